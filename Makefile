@@ -1,0 +1,43 @@
+# Two commands: `make run` (set up everything, serve on :8080) and `make test` (set up everything, run every test).
+SHELL := /bin/bash
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
+
+.PHONY: run test install services migrate generate check-generated lint-spec typecheck worker clean
+
+run: install services migrate
+	@APP_ENV=local tsx scripts/seed-example.ts
+	@APP_ENV=local tsx src/main.ts
+
+test: install services
+	@npm run --silent typecheck
+	@APP_ENV=test npm test
+
+install: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+services:
+	@bash scripts/ensure-services.sh
+
+migrate: install services
+	@APP_ENV=local tsx scripts/migrate.ts
+
+generate: install
+	@npm run --silent generate
+
+check-generated: install
+	@npm run --silent generate:check
+
+lint-spec: install
+	@npm run --silent lint:spec
+
+typecheck: install
+	@npm run --silent typecheck
+
+worker: install services migrate
+	@APP_ENV=local tsx src/worker.ts
+
+clean:
+	rm -rf node_modules

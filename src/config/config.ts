@@ -1,0 +1,136 @@
+/**
+ * Configuration from environment variables. Every variable has a documented default per
+ * environment (README "Configuration"); production refuses to start with development secrets.
+ */
+export type Environment = 'production' | 'staging' | 'local' | 'test';
+
+export interface JwtConfig {
+  /** HS256 shared secret (local, test). */
+  secret?: string;
+  /** RS256 public key in PEM (an external identity provider). */
+  publicKey?: string;
+  /** RS256 keys fetched from a JWKS endpoint (an external identity provider). */
+  jwksUri?: string;
+  issuer?: string;
+  audience?: string;
+  /** Claim holding the username; `preferred_username` for most OIDC providers. */
+  usernameClaim: string;
+  /** Claim (array of strings) holding roles; a user is an admin when it contains `adminRole`. */
+  rolesClaim: string;
+  adminRole: string;
+}
+
+export interface LimitsConfig {
+  bodyBytes: number;
+  uploadBytes: number;
+  batchMaxElements: number;
+  runTimeoutMs: number;
+  scriptMemoryMb: number;
+  callbackMaxRetries: number;
+  callbackMaxDelaySeconds: number;
+  callbackTimeoutMs: number;
+}
+
+export interface AppConfig {
+  environment: Environment;
+  port: number;
+  databaseUrl: string;
+  jobsUrl: string;
+  logLevel: string;
+  jwt: JwtConfig;
+  limits: LimitsConfig;
+  /** Hosts/CIDRs that HTTP nodes and callbacks may reach although private or loopback. */
+  outboundAllowList: string[];
+  /** Secret used to sign callback bodies (HMAC-SHA256). */
+  callbackSigningSecret: string;
+  /** Worker: how many batch elements run at once per worker process. */
+  workerConcurrency: number;
+  /** Elements per batch job (one Agenda job covers this many elements). */
+  batchChunkSize: number;
+}
+
+const DEV_SECRET = 'local-development-secret-change-me';
+
+const DEFAULT_DATABASE_URL: Record<Environment, string> = {
+  production: '',
+  staging: '',
+  local: 'mysql://root@127.0.0.1:3306/scoring',
+  test: 'mysql://root@127.0.0.1:3306/scoring_test',
+};
+
+const DEFAULT_JOBS_URL: Record<Environment, string> = {
+  production: '',
+  staging: '',
+  local: 'redis://127.0.0.1:6379/0',
+  test: 'redis://127.0.0.1:6379/1',
+};
+
+function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function readList(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function readEnvironment(env: NodeJS.ProcessEnv): Environment {
+  const value = env.APP_ENV ?? (env.NODE_ENV === 'test' ? 'test' : 'local');
+  if (!['production', 'staging', 'local', 'test'].includes(value)) {
+    throw new Error(`APP_ENV must be one of production, staging, local, test; got "${value}"`);
+  }
+  return value as Environment;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const environment = readEnvironment(env);
+  const deployed = environment === 'production' || environment === 'staging';
+  const config: AppConfig = {
+    environment,
+    port: readInt(env, 'PORT', 8080),
+    databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL[environment],
+    jobsUrl: env.JOBS_URL ?? DEFAULT_JOBS_URL[environment],
+    logLevel: env.LOG_LEVEL ?? (environment === 'test' ? 'silent' : 'info'),
+    jwt: {
+      secret: env.JWT_SECRET ?? (deployed ? undefined : DEV_SECRET),
+      publicKey: env.JWT_PUBLIC_KEY,
+      jwksUri: env.JWT_JWKS_URI,
+      issuer: env.JWT_ISSUER,
+      audience: env.JWT_AUDIENCE,
+      usernameClaim: env.JWT_USERNAME_CLAIM ?? 'preferred_username',
+      rolesClaim: env.JWT_ROLES_CLAIM ?? 'roles',
+      adminRole: env.JWT_ADMIN_ROLE ?? 'admin',
+    },
+    limits: {
+      bodyBytes: readInt(env, 'LIMIT_BODY_BYTES', 1_048_576),
+      uploadBytes: readInt(env, 'LIMIT_UPLOAD_BYTES', 512 * 1_048_576),
+      batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
+      runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),
+      scriptMemoryMb: readInt(env, 'LIMIT_SCRIPT_MEMORY_MB', 128),
+      callbackMaxRetries: readInt(env, 'LIMIT_CALLBACK_RETRIES', 10),
+      callbackMaxDelaySeconds: readInt(env, 'LIMIT_CALLBACK_DELAY_SECONDS', 3600),
+      callbackTimeoutMs: readInt(env, 'CALLBACK_TIMEOUT_MS', 5000),
+    },
+    outboundAllowList: readList(env, 'OUTBOUND_ALLOW_LIST'),
+    callbackSigningSecret: env.CALLBACK_SIGNING_SECRET ?? (deployed ? '' : DEV_SECRET),
+    workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
+    batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
+  };
+  assertUsable(config);
+  return config;
+}
+
+function assertUsable(config: AppConfig): void {
+  const problems: string[] = [];
+  if (!config.databaseUrl) problems.push('DATABASE_URL is required');
+  if (!config.jobsUrl) problems.push('JOBS_URL is required');
+  const { jwt } = config;
+  if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri) problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
+  if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
+    problems.push('CALLBACK_SIGNING_SECRET is required');
+  }
+  if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+}

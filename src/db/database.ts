@@ -1,0 +1,40 @@
+import knex, { type Knex } from 'knex';
+import { StaticMigrationSource } from './migration-source.js';
+
+export function knexConfig(databaseUrl: string, pool = { min: 0, max: 20 }): Knex.Config {
+  return {
+    client: 'mysql2',
+    connection: {
+      uri: databaseUrl,
+      // Large integers (row counts, ids) stay exact; DECIMALs are not used.
+      supportBigNumbers: true,
+      dateStrings: false,
+      timezone: 'Z',
+      // LOAD DATA LOCAL INFILE is used by the benchmark only; the service inserts in batches.
+    } as unknown as Knex.MySql2ConnectionConfig,
+    pool,
+    migrations: { migrationSource: new StaticMigrationSource(), tableName: 'knex_migrations' },
+  };
+}
+
+export function createDatabase(databaseUrl: string, pool?: { min: number; max: number }): Knex {
+  return knex(knexConfig(databaseUrl, pool));
+}
+
+/** Creates the database named in the URL when it does not exist yet (local and test set-ups). */
+export async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]{1,64}$/.test(name)) throw new Error(`DATABASE_URL names an invalid database "${name}"`);
+  url.pathname = '/';
+  const admin = createDatabase(url.toString(), { min: 0, max: 1 });
+  try {
+    await admin.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [name]);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+export async function migrateToLatest(db: Knex): Promise<void> {
+  await db.migrate.latest();
+}

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import * as users from './migrations/20261122000001_users.js';
+import * as scenarios from './migrations/20261122000002_scenarios.js';
+import * as runs from './migrations/20261122000003_runs.js';
+import * as internalData from './migrations/20261122000004_internal_data.js';
+
+interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are imported statically (not discovered on disk) so the same list runs under tsx,
+ * compiled JavaScript and jest's ESM loader. Append new migrations; never edit a merged one.
+ */
+const MIGRATIONS: Array<[string, Migration]> = [
+  ['20261122000001_users', users],
+  ['20261122000002_scenarios', scenarios],
+  ['20261122000003_runs', runs],
+  ['20261122000004_internal_data', internalData],
+];
+
+export class StaticMigrationSource implements Knex.MigrationSource<string> {
+  async getMigrations(): Promise<string[]> {
+    return MIGRATIONS.map(([name]) => name);
+  }
+
+  getMigrationName(migration: string): string {
+    return migration;
+  }
+
+  async getMigration(name: string): Promise<Migration> {
+    const found = MIGRATIONS.find(([candidate]) => candidate === name);
+    if (!found) throw new Error(`Unknown migration ${name}`);
+    return found[1];
+  }
+}

@@ -1,0 +1,106 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError, type ErrorDetail } from './app-error.js';
+import type { ErrorCode } from './error-codes.js';
+import { NotFoundError } from './not-found-error.js';
+
+/** The wire shape of every non-2xx response (schema `Error` in the spec). */
+export interface ErrorBody {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+  requestId?: string;
+}
+
+interface ValidatorErrorItem {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
+
+/** Errors thrown by express-openapi-validator, body-parser and multer carry these fields. */
+interface ForeignHttpError extends Error {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  code?: string;
+  field?: string;
+  errors?: ValidatorErrorItem[];
+}
+
+const VALIDATOR_CODES: Record<number, ErrorCode> = {
+  400: 'VALIDATION_FAILED',
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  406: 'NOT_ACCEPTABLE',
+};
+
+/** Turns a request path such as `/body/scenarioName` into the field name users wrote: `scenarioName` (in body). */
+function describeValidatorPath(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  const [, location, ...rest] = path.split('/');
+  const field = rest.join('.');
+  if (!location) return path;
+  return field ? `${location}.${field}` : location;
+}
+
+function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
+  if (error.type === 'entity.parse.failed') {
+    return { status: 400, code: 'MALFORMED_BODY', message: `The request body is not valid JSON: ${error.message}` };
+  }
+  if (error.type === 'entity.too.large' || error.code === 'LIMIT_FILE_SIZE' || error.code === 'LIMIT_FIELD_VALUE') {
+    return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than this server accepts.' };
+  }
+  if (typeof error.code === 'string' && error.code.startsWith('LIMIT_')) {
+    return { status: 400, code: 'VALIDATION_FAILED', message: `Upload rejected: ${error.message}${error.field ? ` (field "${error.field}")` : ''}` };
+  }
+  const status = error.status ?? error.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  const details = (error.errors ?? []).map((item) => ({
+    path: describeValidatorPath(item.path),
+    message: item.message ?? 'invalid',
+  }));
+  const summary = details.length > 0
+    ? details.map((detail) => (detail.path ? `${detail.path} ${detail.message}` : detail.message)).join('; ')
+    : error.message;
+  return {
+    status,
+    code: VALIDATOR_CODES[status] ?? 'VALIDATION_FAILED',
+    message: status === 404 ? 'No such route.' : summary,
+    details: details.length > 0 ? details : undefined,
+  };
+}
+
+export function toErrorBody(error: unknown): ErrorBody {
+  if (error instanceof AppError) {
+    return { status: error.status, code: error.code, message: error.message, details: error.details };
+  }
+  const foreign = error instanceof Error ? fromForeignError(error as ForeignHttpError) : undefined;
+  return foreign ?? { status: 500, code: 'INTERNAL_ERROR', message: 'The server failed to handle this request; it has been logged.' };
+}
+
+function requestIdOf(request: Request): string | undefined {
+  return (request as Request & { id?: string }).id;
+}
+
+/** The only place that turns errors into responses. */
+export function createErrorHandler(): ErrorRequestHandler {
+  return (error, request, response, next) => {
+    if (response.headersSent) {
+      next(error);
+      return;
+    }
+    const body = toErrorBody(error);
+    body.requestId = requestIdOf(request);
+    if (body.status >= 500) request.log?.error({ err: error }, 'request failed');
+    else request.log?.info({ code: body.code, status: body.status }, 'request rejected');
+    if (body.details === undefined) delete body.details;
+    response.status(body.status).json(body);
+  };
+}
+
+export const unknownRouteHandler: RequestHandler = (request, _response, next) => {
+  next(new NotFoundError(`No route ${request.method} ${request.path}.`, 'ROUTE_NOT_FOUND'));
+};

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import express, { type Router } from 'express';
+import swaggerUi from 'swagger-ui-express';
+
+export const SPEC_PATH = new URL('../../spec/openapi.json', import.meta.url);
+
+export function loadSpec(): Record<string, unknown> {
+  return JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as Record<string, unknown>;
+}
+
+/** `GET /openapi.json` serves the contract; `/docs` an interactive view that can call the API. */
+export function apiDocsRouter(spec: Record<string, unknown>): Router {
+  const router = express.Router();
+  router.get('/openapi.json', (_request, response) => {
+    response.json(spec);
+  });
+  router.use('/docs', swaggerUi.serve);
+  router.get('/docs', swaggerUi.setup(undefined, {
+    customSiteTitle: 'Scenario Scoring Service API',
+    swaggerOptions: { url: '/openapi.json', persistAuthorization: true, tryItOutEnabled: true, displayOperationId: true },
+  }));
+  return router;
+}

@@ -1,0 +1,14 @@
+import type { OperationHandlers } from '../../generated/routes.js';
+import { createExecutionHandlers } from '../execution/execution-routes.js';
+import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
+import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
+import type { Services } from '../services.js';
+
+/** Every operation of the spec bound to its handler; `tsc` fails if one is missing. */
+export function createHandlerMap(services: Services): OperationHandlers {
+  return {
+    ...createScenarioHandlers(services),
+    ...createExecutionHandlers(services),
+    ...createInternalDataHandlers(services),
+  };
+}

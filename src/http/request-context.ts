@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+
+export interface AuthenticatedUser {
+  id: number;
+  username: string;
+  isAdmin: boolean;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    /** The authenticated user (passport's `req.user`); set by src/auth/authenticate.ts. */
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface User extends AuthenticatedUser {}
+    interface Request {
+      /** This request's id (X-Request-Id when the caller sent a sane one). */
+      id: string;
+      log: Logger;
+      /** Which credential authenticated the request. */
+      authMethod?: 'bearer' | 'scoreToken';
+    }
+  }
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Gives each request an id and a child logger, and logs one structured line when it ends. */
+export function requestContext(logger: Logger): RequestHandler {
+  return (request, response, next) => {
+    const incoming = request.get('x-request-id');
+    request.id = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    request.log = logger.child({ requestId: request.id });
+    response.setHeader('X-Request-Id', request.id);
+    const started = process.hrtime.bigint();
+    response.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      // Only the path: query strings may carry a score token (`key`), which is never logged.
+      request.log.info({ method: request.method, path: request.path, status: response.statusCode, durationMs, user: request.user?.username }, 'request');
+    });
+    next();
+  };
+}

@@ -1,0 +1,55 @@
+import { createApp } from './app.js';
+import { loadConfig } from './config/config.js';
+import { pingJobStore } from './execution/job-store.js';
+import { createHandlerMap } from './http/handler-map.js';
+import { createLogger } from './logger.js';
+import { closeServices, createServices } from './services.js';
+import { checkDependencies } from './startup-checks.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+  const problems = await checkDependencies(config);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel);
+  const services = await createServices(config, logger);
+  const app = createApp({
+    config,
+    logger,
+    users: services.users,
+    handlers: createHandlerMap(services),
+    health: { database: async () => void (await services.db.raw('SELECT 1')), jobStore: () => pingJobStore(config.jobsUrl) },
+  });
+  const server = app.listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
+  server.keepAliveTimeout = 65_000;
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: no new requests, finishing the ones in flight');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    server.close(() => {
+      closeServices(services)
+        .then(() => process.exit(0))
+        .catch(() => process.exit(1));
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Failed to start: ${(error as Error).message}`);
+  process.exit(1);
+});

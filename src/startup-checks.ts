@@ -1,0 +1,35 @@
+import type { AppConfig } from './config/config.js';
+import { createDatabase } from './db/database.js';
+import { pingJobStore } from './execution/job-store.js';
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * Checks that MySQL and the job store answer; returns one actionable line per failure
+ * (the service prints it and exits instead of starting half-connected).
+ */
+export async function checkDependencies(config: AppConfig): Promise<string[]> {
+  const problems: string[] = [];
+  const db = createDatabase(config.databaseUrl, { min: 0, max: 1 });
+  try {
+    await db.raw('SELECT 1');
+  } catch (error) {
+    problems.push(`MySQL at ${redact(config.databaseUrl)} is unreachable (${(error as Error).message}); start it (make services) or set DATABASE_URL.`);
+  } finally {
+    await db.destroy();
+  }
+  try {
+    await pingJobStore(config.jobsUrl);
+  } catch (error) {
+    problems.push(`Job store at ${redact(config.jobsUrl)} is unreachable (${(error as Error).message}); start it (make services) or set JOBS_URL.`);
+  }
+  return problems;
+}

@@ -1,0 +1,91 @@
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import { routes } from '../../generated/routes.js';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { bearerRoutes, sampleUrl, scoreTokenRoutes } from '../support/sample-requests.js';
+
+let testApp: TestApp;
+let user: TestUser;
+
+beforeAll(async () => {
+  testApp = await createTestApp();
+  user = await testApp.newUser();
+});
+afterAll(async () => testApp.close());
+
+function send(route: (typeof routes)[number], url = sampleUrl(route)) {
+  return request(testApp.app)[route.method](url);
+}
+
+describe('bearer operations', () => {
+  it('covers every operation of the spec with one scheme or the other', () => {
+    expect(bearerRoutes.length + scoreTokenRoutes.length).toBe(routes.length);
+    expect(routes).toHaveLength(24);
+  });
+
+  it.each(bearerRoutes.map((route) => [route.operationId, route] as const))('%s answers 401 without a token', async (_id, route) => {
+    const response = await send(route);
+    expect(response.status).toBe(401);
+    expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expect(response.body.message).toMatch(/bearer/i);
+  });
+
+  it.each(bearerRoutes.map((route) => [route.operationId, route] as const))('%s answers 401 with a token signed by another key', async (_id, route) => {
+    const forged = jwt.sign({ preferred_username: user.username }, 'not-the-secret', { algorithm: 'HS256', expiresIn: 60 });
+    const response = await send(route).set('Authorization', `Bearer ${forged}`);
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 401 for an expired token', async () => {
+    const expired = jwt.sign({ preferred_username: user.username, exp: Math.floor(Date.now() / 1000) - 10 }, testApp.config.jwt.secret as string, { algorithm: 'HS256' });
+    const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${expired}`);
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 401 for a token with the "none" algorithm', async () => {
+    const unsigned = jwt.sign({ preferred_username: user.username }, '', { algorithm: 'none' });
+    const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${unsigned}`);
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 401 before looking at a malformed body', async () => {
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .set('Content-Type', 'application/json')
+      .send('{"not json');
+    expect(response.status).toBe(401);
+  });
+
+  it('provisions a user seen for the first time in a valid token', async () => {
+    const username = `fresh-${Date.now()}`;
+    const token = jwt.sign({ preferred_username: username }, testApp.config.jwt.secret as string, { algorithm: 'HS256', expiresIn: 60 });
+    const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${token}`);
+    expect(response.status).not.toBe(401);
+    const provisioned = await testApp.services.users.findByUsername(username);
+    expect(provisioned?.scoreToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('score-token operations', () => {
+  it.each(scoreTokenRoutes.map((route) => [route.operationId, route] as const))('%s answers 401 without a score token', async (_id, route) => {
+    const response = await send(route);
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe('UNAUTHENTICATED');
+  });
+
+  it.each(scoreTokenRoutes.map((route) => [route.operationId, route] as const))('%s answers 401 with a wrong score token in the header', async (_id, route) => {
+    const response = await send(route).set('Score-Token', 'wrong-token');
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe('INVALID_SCORE_TOKEN');
+  });
+
+  it.each(scoreTokenRoutes.map((route) => [route.operationId, route] as const))('%s answers 401 with a wrong score token in `key`', async (_id, route) => {
+    const response = await send(route, `${sampleUrl(route)}${sampleUrl(route).includes('?') ? '&' : '?'}key=wrong-token`);
+    expect(response.status).toBe(401);
+  });
+
+  it('does not accept a bearer access token in place of a score token', async () => {
+    const response = await request(testApp.app).post('/api/scenario/code/remote/score?name=x').set('Authorization', `Bearer ${user.accessToken}`).send({});
+    expect(response.status).toBe(401);
+  });
+});

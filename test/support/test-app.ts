@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.js';
+import { issueAccessToken } from '../../src/auth/access-token.js';
+import { loadConfig, type AppConfig } from '../../src/config/config.js';
+import { pingJobStore } from '../../src/execution/job-store.js';
+import { createHandlerMap } from '../../src/http/handler-map.js';
+import { createLogger } from '../../src/logger.js';
+import { closeServices, createServices, type Services } from '../../src/services.js';
+import type { OperationHandlers } from '../../generated/routes.js';
+import { applyTestEnvironment } from './test-environment.js';
+
+export interface TestUser {
+  id: number;
+  username: string;
+  accessToken: string;
+  scoreToken: string;
+  /** `context` query value naming this user as requester (and optionally an owner). */
+  context(owner?: string): string;
+}
+
+export interface TestApp {
+  app: Express;
+  services: Services;
+  config: AppConfig;
+  /** A new user with a unique name (tests never share users, so they never share data). */
+  newUser(options?: { admin?: boolean; prefix?: string }): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export function contextFor(requester: string, owner?: string): string {
+  return JSON.stringify(owner ? { requester: { username: requester }, owner: { username: owner } } : { requester: { username: requester } });
+}
+
+/**
+ * The real app on the real test database and job store, validating every response against the
+ * spec (a response that breaks the contract becomes a 500 and fails the test).
+ */
+export async function createTestApp(options: { configOverrides?: Partial<AppConfig>; handlers?: Partial<OperationHandlers> } = {}): Promise<TestApp> {
+  applyTestEnvironment();
+  const config = { ...loadConfig(), ...options.configOverrides };
+  const logger = createLogger(config.logLevel);
+  const services = await createServices(config, logger);
+  const app = createApp({
+    config,
+    logger,
+    users: services.users,
+    handlers: { ...createHandlerMap(services), ...options.handlers },
+    health: { database: async () => void (await services.db.raw('SELECT 1')), jobStore: () => pingJobStore(config.jobsUrl) },
+    validateResponses: true,
+  });
+  return {
+    app,
+    services,
+    config,
+    async newUser({ admin = false, prefix = 'user' } = {}) {
+      const username = `${prefix}-${randomUUID().slice(0, 12)}`;
+      const user = await services.users.ensureUser(username, admin);
+      return {
+        id: user.id,
+        username,
+        accessToken: issueAccessToken(config.jwt, username, admin),
+        scoreToken: user.scoreToken,
+        context: (owner?: string) => contextFor(username, owner),
+      };
+    },
+    close: () => closeServices(services),
+  };
+}
