@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError, type ErrorDetail } from './app-error.js';
+import { engineErrorBody } from './engine-error-mapping.js';
 import type { ErrorCode } from './error-codes.js';
 import { NotFoundError } from './not-found-error.js';
 
@@ -77,6 +78,8 @@ export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof AppError) {
     return { status: error.status, code: error.code, message: error.message, details: error.details };
   }
+  const fromEngine = engineErrorBody(error);
+  if (fromEngine) return fromEngine;
   const foreign = error instanceof Error ? fromForeignError(error as ForeignHttpError) : undefined;
   return foreign ?? { status: 500, code: 'INTERNAL_ERROR', message: 'The server failed to handle this request; it has been logged.' };
 }
