@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { routes } from '../../generated/routes.js';
+import { routes, type RouteDefinition } from '../../generated/routes.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearerRoutes, sampleUrl, scoreTokenRoutes } from '../support/sample-requests.js';
 
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => testApp.close());
 
-function send(route: (typeof routes)[number], url = sampleUrl(route)) {
+function send(route: RouteDefinition, url = sampleUrl(route)) {
   return request(testApp.app)[route.method](url);
 }
 
