@@ -3,6 +3,7 @@ import * as users from './migrations/20261122000001_users.js';
 import * as scenarios from './migrations/20261122000002_scenarios.js';
 import * as runs from './migrations/20261122000003_runs.js';
 import * as internalData from './migrations/20261122000004_internal_data.js';
+import * as runErrorDetails from './migrations/20261122000005_run_error_details.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -18,6 +19,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000002_scenarios', scenarios],
   ['20261122000003_runs', runs],
   ['20261122000004_internal_data', internalData],
+  ['20261122000005_run_error_details', runErrorDetails],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

@@ -1,26 +1,108 @@
+import { readFile } from 'node:fs/promises';
+import type { Request } from 'express';
+import { stringify as toYaml } from 'yaml';
 import type { OperationHandlers } from '../../generated/routes.js';
-import { notImplemented } from '../http/not-implemented.js';
+import { resolveOwner } from '../auth/access-context.js';
+import { BadRequestError } from '../errors/bad-request-error.js';
 import type { Services } from '../services.js';
+import type { ScenarioActor } from './scenario-service.js';
+import type { ScenarioImportDto, ScenarioTestCaseSaveDto } from './scenario-types.js';
+import { parseVariablesCsv } from './variables-csv.js';
 
 export type ScenarioOperation =
   | 'openScenario' | 'listScenarioVersions' | 'getScenarioInput' | 'getScenarioInputVariableNames'
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
-export function createScenarioHandlers(_services: Services): Pick<OperationHandlers, ScenarioOperation> {
+/** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
+export function createScenarioHandlers(services: Services): Pick<OperationHandlers, ScenarioOperation> {
+  const scenarios = services.scenarios;
+  const actorOf = async (request: Request): Promise<ScenarioActor> => ({
+    owner: await resolveOwner(request, services.users),
+    isAdmin: request.user?.isAdmin === true,
+  });
+  const idOf = (request: Request, name = 'id'): number => Number(request.params[name]);
+  const flag = (request: Request, name: string): boolean => {
+    const value = request.query[name] as unknown;
+    return value === true || value === 'true';
+  };
+
   return {
-    openScenario: notImplemented('openScenario'),
-    listScenarioVersions: notImplemented('listScenarioVersions'),
-    getScenarioInput: notImplemented('getScenarioInput'),
-    getScenarioInputVariableNames: notImplemented('getScenarioInputVariableNames'),
-    copyScenario: notImplemented('copyScenario'),
-    renameScenario: notImplemented('renameScenario'),
-    debugScenario: notImplemented('debugScenario'),
-    validateScenario: notImplemented('validateScenario'),
-    deployScenario: notImplemented('deployScenario'),
-    createInputVariablesFromCsv: notImplemented('createInputVariablesFromCsv'),
-    importScenarios: notImplemented('importScenarios'),
-    exportScenarios: notImplemented('exportScenarios'),
-    updateScenarioTestCase: notImplemented('updateScenarioTestCase'),
+    async openScenario(request, response) {
+      response.json(await scenarios.open(await actorOf(request), idOf(request)));
+    },
+
+    async listScenarioVersions(request, response) {
+      response.json(await scenarios.listVersions(await actorOf(request), idOf(request)));
+    },
+
+    async getScenarioInput(request, response) {
+      response.json(await scenarios.inputs(await actorOf(request), idOf(request)));
+    },
+
+    async getScenarioInputVariableNames(request, response) {
+      response.json(await scenarios.inputNames(await actorOf(request), idOf(request)));
+    },
+
+    async copyScenario(request, response) {
+      const copy = await scenarios.copy(await actorOf(request), idOf(request), String(request.params.copiedScenarioName));
+      response.status(201).json(copy);
+    },
+
+    async renameScenario(request, response) {
+      response.json(await scenarios.rename(await actorOf(request), String(request.params.currentName), String(request.params.newName)));
+    },
+
+    async debugScenario(request, response) {
+      response.json(await scenarios.debug(await actorOf(request), idOf(request), request.body as Record<string, unknown>));
+    },
+
+    async validateScenario(request, response) {
+      const data = request.body === undefined ? undefined : (request.body as Record<string, unknown>);
+      await scenarios.validate(await actorOf(request), idOf(request), data);
+      response.status(204).end();
+    },
+
+    async deployScenario(request, response) {
+      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation') });
+      response.status(204).end();
+    },
+
+    async createInputVariablesFromCsv(request, response) {
+      await actorOf(request);
+      const files = Array.isArray(request.files) ? request.files : [];
+      const file = files.find((candidate) => candidate.fieldname === 'file');
+      if (!file?.path) {
+        throw new BadRequestError('Upload the CSV as a file in the multipart field "file" (a text field is not a file).', 'VALIDATION_FAILED', [{ path: 'body.file', message: 'must be an uploaded file' }]);
+      }
+      const { variables, problems } = parseVariablesCsv(await readFile(file.path, 'utf8'));
+      if (problems.length > 0) {
+        throw new BadRequestError(`The CSV has ${problems.length} bad line(s); first: ${problems[0].path}: ${problems[0].message}`, 'INVALID_CSV', problems);
+      }
+      response.json(variables);
+    },
+
+    async importScenarios(request, response) {
+      const outcomes = await scenarios.importScenarios(await actorOf(request), request.body as ScenarioImportDto | ScenarioImportDto[], {
+        overwriteDevelop: flag(request, 'overwrite_develop'),
+        overwriteDeploy: flag(request, 'overwrite_deploy'),
+      });
+      response.json({ scenarios: outcomes });
+    },
+
+    async exportScenarios(request, response) {
+      const name = typeof request.query.name === 'string' ? request.query.name : undefined;
+      const versions = await scenarios.exportScenarios(await actorOf(request), name);
+      if (request.query.type === 'yaml') {
+        response.type('application/yaml').send(toYaml(versions, { lineWidth: 0 }));
+        return;
+      }
+      response.json(versions);
+    },
+
+    async updateScenarioTestCase(request, response) {
+      const saved = await scenarios.updateTestCase(await actorOf(request), idOf(request), idOf(request, 'testCaseId'), request.body as ScenarioTestCaseSaveDto);
+      response.json(saved);
+    },
   };
 }
