@@ -171,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a scenario
-         * @description Validates the development version (as validateScenario, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 when the scenario has no development version. 422 (and nothing changes) when validation fails.
+         * @description Validates the development version (as validateScenario, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
          */
         post: operations["deployScenario"];
         delete?: never;
@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is.
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -482,7 +482,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -594,7 +594,7 @@ export interface components {
             name: components["schemas"]["ScenarioName"];
             /** @description `develop` or the deployed version number (`1`, `2`, …). */
             version: string;
-            /** @description The version this one derives from (`develop` for deployed versions made by deploy, `import` for versions made by import). */
+            /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
             sourceVersion?: string | null;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
@@ -609,6 +609,7 @@ export interface components {
             /** @description Username of the owner. */
             owner?: string;
             version: string;
+            /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
             sourceVersion?: string | null;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
@@ -658,7 +659,7 @@ export interface components {
             name: components["schemas"]["ScenarioName"];
             scenarioId?: number;
             /**
-             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: imported as a development version only, because it does not compile (see diagnostics).
+             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: does not compile (see diagnostics): stored as the development version only (new scenario, or existing one with a switch), never deployed.
              * @enum {string}
              */
             outcome: "CREATED" | "UPDATED" | "DEPLOYED" | "UPDATED_AND_DEPLOYED" | "SKIPPED" | "NOT_DEPLOYED";

@@ -30,6 +30,8 @@ async function main(): Promise<void> {
   });
   const server = app.listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
   server.keepAliveTimeout = 65_000;
+  // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
+  if (process.env.RUN_WORKER !== 'false') await services.execution.startWorker();
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -38,8 +40,11 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'stopping: no new requests, finishing the ones in flight');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
+    // Stop taking jobs at once (held ones are unlocked for other workers) while in-flight requests finish.
+    const jobsStopped = services.execution.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the execution worker failed'));
     server.close(() => {
-      closeServices(services)
+      jobsStopped
+        .then(() => closeServices(services))
         .then(() => process.exit(0))
         .catch(() => process.exit(1));
     });

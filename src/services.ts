@@ -4,12 +4,15 @@ import { UserService } from './auth/user-service.js';
 import { UserStore } from './auth/user-store.js';
 import type { AppConfig } from './config/config.js';
 import { createDatabase } from './db/database.js';
+// ── internal data ──
+import { CollectionLookupPort } from './internal-data/collection-lookup-port.js';
+import { InternalDataService } from './internal-data/internal-data-service.js';
+import { InternalDataStore } from './internal-data/internal-data-store.js';
 import { createHttpPort, ScenarioEngine, TargetPolicy } from './engine/index.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
-import { unavailableLookups } from './scenarios/unavailable-lookups.js';
 
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
@@ -24,6 +27,8 @@ export interface Services {
   users: UserService;
   deployedScenarios: DeployedScenarioResolver;
   // ── internal data ──
+  internalData: InternalDataService;
+  collectionLookups: CollectionLookupPort;
   // ── engine ──
   engine: ScenarioEngine;
   // ── scenarios ──
@@ -36,18 +41,20 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const db = createDatabase(config.databaseUrl);
   const users = new UserService(new UserStore(db));
   // ── internal data ──
+  const internalDataStore = new InternalDataStore(db);
+  const collectionLookups = new CollectionLookupPort(internalDataStore);
+  const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
   const deployedScenarios = new DeployedScenarioResolver(db);
   // ── engine ──
   const engine = new ScenarioEngine({
-    // TODO(internal data): services.collectionLookups once it exists; until then no collection exists.
-    ports: { lookups: unavailableLookups, scenarios: deployedScenarios, http: createHttpPort(new TargetPolicy({ allowPrivate: config.outboundAllowList })) },
+    ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: createHttpPort(new TargetPolicy({ allowPrivate: config.outboundAllowList })) },
     limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb },
   });
   // ── scenarios ──
   const scenarios = new ScenarioService(new ScenarioStore(db), engine, deployedScenarios);
   // ── execution ──
   const execution = createExecution({ config, logger, db, deployedScenarios, engine });
-  return { config, logger, db, users, deployedScenarios, engine, scenarios, execution };
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, engine, scenarios, execution };
 }
 
 export async function closeServices(services: Services): Promise<void> {

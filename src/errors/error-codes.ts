@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'VALIDATION_ERRORS',
   'TEST_CASE_NOT_FOUND',
   'INVALID_CSV',
+  'NO_DEVELOP_VERSION',
   // execution
   'INVALID_INPUT',
   'RUN_FAILED',

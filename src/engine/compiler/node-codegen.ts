@@ -1,0 +1,93 @@
+import type {
+  DecisionTableNodeSettings, HitPolicy, ScorecardCharacteristic, ScorecardNodeSettings,
+} from '../types.js';
+import { cellToJs, type CellTest } from './table-cells.js';
+
+/**
+ * Generated JavaScript for the sandbox. User code only ever enters generated source as a JSON string literal
+ * handed to the sandbox's Function constructor (`F`), so it cannot break out of the function it is given.
+ */
+
+const q = JSON.stringify;
+
+/** `let a = v.a, b = v.b;` for generated identifiers and validated variable names. */
+function bindings(names: Iterable<string>): string {
+  const list = [...names];
+  return list.length ? `let ${list.map((n) => `${n} = $$vars[${q(n)}]`).join(', ')};\n` : '';
+}
+
+export function scriptFunction(code: string, bound: string[], outputs: string[]): string {
+  const body = `"use strict";\n${bindings(new Set([...bound, ...outputs]))}(function () {\n${code}\n})();\nreturn [${outputs.join(', ')}];`;
+  return `F("$$vars", ${q(body)})`;
+}
+
+export function expressionFunction(expression: string, bound: string[], extraParams: string[] = []): string {
+  const body = `"use strict";\n${bindings(bound)}return (\n${expression}\n);`;
+  return `F(${['$$vars', ...extraParams].map((p) => q(p)).join(', ')}, ${q(body)})`;
+}
+
+export interface TableColumnSource { read: string /* JS expression over v */ }
+
+/** A decision table as one generated function returning the output values in column order. */
+export function decisionTableFunction(
+  nodeId: string, settings: DecisionTableNodeSettings, columns: TableColumnSource[], cells: CellTest[][], preamble: string[],
+): string {
+  const outputs = settings.outputs.map((o) => o.name);
+  const lines: string[] = [];
+  columns.forEach((c, k) => lines.push(`const c${k} = ${c.read};`));
+  const condition = (rule: number): string => {
+    const parts = cells[rule].map((cell, k) => (cell.kind === 'any' ? null : cellToJs(cell, `c${k}`))).filter(Boolean);
+    return parts.length ? parts.join(' && ') : 'true';
+  };
+  const values = (rule: number): string[] =>
+    outputs.map((name) => q(settings.rules[rule].then?.[name] ?? null));
+  const policy: HitPolicy = settings.hitPolicy;
+  const nulls = `[${outputs.map(() => 'null').join(', ')}]`;
+  if (policy === 'FIRST') {
+    settings.rules.forEach((_, r) => lines.push(`if (${condition(r)}) { if (info) info.m = [${r}]; return [${values(r).join(', ')}]; }`));
+    lines.push(`if (info) info.m = []; return ${nulls};`);
+  } else if (policy === 'UNIQUE') {
+    lines.push('let hit = -1;');
+    settings.rules.forEach((_, r) =>
+      lines.push(`if (${condition(r)}) { if (hit >= 0) throw rt.err("UNIQUE_HIT_VIOLATION", ${q(`decision table '${nodeId}' has more than one matching rule (hit policy UNIQUE): rules `)} + hit + " and " + ${r}); hit = ${r}; }`));
+    lines.push('if (info) info.m = hit >= 0 ? [hit] : [];');
+    lines.push('switch (hit) {');
+    settings.rules.forEach((_, r) => lines.push(`case ${r}: return [${values(r).join(', ')}];`));
+    lines.push(`default: return ${nulls};`, '}');
+  } else {
+    lines.push('const m = [];', `const ${outputs.map((_, k) => `o${k} = []`).join(', ')};`);
+    settings.rules.forEach((_, r) => {
+      const vals = values(r);
+      lines.push(`if (${condition(r)}) { m.push(${r}); ${vals.map((val, k) => `o${k}.push(${val});`).join(' ')} }`);
+    });
+    lines.push(`if (info) info.m = m; return [${outputs.map((_, k) => `o${k}`).join(', ')}];`);
+  }
+  return `(function () {\n${preamble.join('\n')}\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
+}
+
+/** A scorecard as one generated function returning [score, reasonCodes]. */
+export function scorecardFunction(settings: ScorecardNodeSettings): string {
+  const lines = [`let s = ${q(settings.baseScore)};`, 'const lost = [];'];
+  settings.characteristics.forEach((c: ScorecardCharacteristic, k) => {
+    const best = Math.max(c.elsePoints, ...c.bins.map((b) => b.points));
+    const tests = c.bins.map((bin) => {
+      const parts: string[] = [];
+      if (bin.min !== undefined || bin.max !== undefined) {
+        const range = ['typeof x === "number"'];
+        if (bin.min !== undefined) range.push(`x ${bin.minInclusive === false ? '>' : '>='} ${q(bin.min)}`);
+        if (bin.max !== undefined) range.push(`x ${bin.maxInclusive ? '<=' : '<'} ${q(bin.max)}`);
+        parts.push(`(${range.join(' && ')})`);
+      }
+      if (bin.values) parts.push(`(${bin.values.map((value) => `x === ${q(value)}`).join(' || ')})`);
+      return `(${parts.join(' || ')})`;
+    });
+    lines.push(`{ const x = v[${q(c.variable)}]; let p;`);
+    c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p = ${q(bin.points)};`));
+    lines.push(`else p = ${q(c.elsePoints)};`);
+    lines.push(`s += p; if (p < ${q(best)}) lost.push([${q(best)} - p, ${k}, ${q(c.reasonCode ?? c.name)}]); }`);
+  });
+  lines.push('lost.sort((a, b) => b[0] - a[0] || a[1] - b[1]);');
+  const limit = settings.maxReasonCodes !== undefined ? `.slice(0, ${q(settings.maxReasonCodes)})` : '';
+  lines.push(`return [s, lost${limit}.map((e) => e[2])];`);
+  return `function (v, info) {\n${lines.join('\n')}\n}`;
+}

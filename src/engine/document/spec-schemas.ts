@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { NodeType } from '../types.js';
+
+/** Validators built from the schemas in spec/openapi.json, so the spec and the engine cannot drift. */
+
+const SPEC_ID = 'urn:scenario-scoring:openapi';
+
+const SETTINGS_SCHEMA: Record<NodeType, string> = {
+  START: 'StartNodeSettings', END: 'EndNodeSettings', SCRIPT: 'ScriptNodeSettings', DECISION: 'DecisionNodeSettings',
+  DECISION_TABLE: 'DecisionTableNodeSettings', SCORECARD: 'ScorecardNodeSettings', DATA_LOOKUP: 'DataLookupNodeSettings',
+  SCENARIO_CALL: 'ScenarioCallNodeSettings', HTTP_CALL: 'HttpCallNodeSettings',
+};
+
+export interface SchemaProblem { path: string; message: string }
+export type SchemaCheck = (value: unknown, basePath: string) => SchemaProblem[];
+
+let validators: { graph: SchemaCheck; settings: Record<NodeType, SchemaCheck> } | undefined;
+
+export function specSchemas(): { graph: SchemaCheck; settings: Record<NodeType, SchemaCheck> } {
+  if (!validators) validators = buildValidators();
+  return validators;
+}
+
+function specLocation(): URL {
+  return new URL('../../../spec/openapi.json', import.meta.url);
+}
+
+function buildValidators(): { graph: SchemaCheck; settings: Record<NodeType, SchemaCheck> } {
+  const spec = JSON.parse(readFileSync(specLocation(), 'utf8')) as { components: { schemas: Record<string, unknown> } };
+  const ajv = new Ajv2020({ allErrors: true, strict: false, discriminator: true });
+  const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addSchema({ $id: SPEC_ID, components: { schemas: withoutDiscriminatorMappings(spec.components.schemas) } });
+  const check = (name: string): SchemaCheck => {
+    const validate = ajv.getSchema(`${SPEC_ID}#/components/schemas/${name}`) as ValidateFunction | undefined;
+    if (!validate) throw new Error(`Schema ${name} is missing from spec/openapi.json`);
+    return (value, basePath) => (validate(value) ? [] : toProblems(validate.errors ?? [], basePath));
+  };
+  const settings = Object.fromEntries(
+    Object.entries(SETTINGS_SCHEMA).map(([type, name]) => [type, check(name)]),
+  ) as Record<NodeType, SchemaCheck>;
+  return { graph: check('ScenarioGraph'), settings };
+}
+
+function toProblems(errors: ErrorObject[], basePath: string): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  const seen = new Set<string>();
+  // oneOf branches that fail explain themselves more precisely than the oneOf summary
+  const specific = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && e.keyword !== 'if');
+  for (const error of specific.length > 0 ? specific : errors) {
+    let path = basePath + pointerToPath(error.instancePath);
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'additionalProperties') {
+      path += `.${(error.params as { additionalProperty: string }).additionalProperty}`;
+      message = 'is not an allowed property';
+    } else if (error.keyword === 'required') {
+      path += `.${(error.params as { missingProperty: string }).missingProperty}`;
+      message = 'is required';
+    } else if (error.keyword === 'enum') {
+      message = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    }
+    const key = `${path}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push({ path, message });
+  }
+  return problems;
+}
+
+/** `/bins/2/min` → `.bins[2].min` */
+export function pointerToPath(pointer: string): string {
+  if (!pointer) return '';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .join('');
+}
+
+/** Ajv reads the discriminator from the branches' `const`; the OpenAPI `mapping` (for generators) it does not support. */
+function withoutDiscriminatorMappings<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value), (key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) && typeof v.propertyName === 'string' && v.mapping
+      ? { propertyName: v.propertyName }
+      : v,
+  ) as T;
+}

@@ -1,0 +1,20 @@
+/** Public API of the scenario engine (pure: no HTTP server, no SQL). */
+export type {
+  NodeType, MergeType, NodeProperties, ScenarioDocument, ScenarioGraph, GraphNode, GraphEdge, VariableType, VariableInfo,
+  InputValidator, StartNodeSettings, EndNodeSettings, ScriptNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings,
+  ScorecardNodeSettings, DataLookupNodeSettings, ScenarioCallNodeSettings, HttpCallNodeSettings, Diagnostic, DocumentProblem,
+  TraceEntry, RunContext, RunOutcome, TestCaseSpec, TestCaseReport,
+} from './types.js';
+export { NODE_TYPES } from './types.js';
+export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse } from './ports.js';
+export { normalizeScenarioDocument, DocumentNormalizationError, type ScenarioDocumentInput } from './document/normalize.js';
+export { validateScenarioDocument } from './document/parse-document.js';
+export { inputVariables } from './document/input-variables.js';
+export { ScenarioEngine, type ScenarioEngineOptions } from './scenario-engine.js';
+export { CompiledScenario } from './compiled-scenario.js';
+export { ScenarioCompileError } from './errors/scenario-compile-error.js';
+export { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
+export { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
+export { TargetRefusedError } from './errors/target-refused-error.js';
+export { TargetPolicy, type TargetPolicyOptions } from './http/target-policy.js';
+export { createHttpPort } from './http/http-port.js';

@@ -1,0 +1,257 @@
+import { LRUCache } from 'lru-cache';
+import { compileScenario, type NodePlan, type ScenarioPlan } from './compiler/compile-scenario.js';
+import { CompiledScenario } from './compiled-scenario.js';
+import { parseScenarioDocument } from './document/parse-document.js';
+import { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
+import { ScenarioCompileError } from './errors/scenario-compile-error.js';
+import { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
+import type { EnginePorts } from './ports.js';
+import { checkInputs } from './runtime/check-inputs.js';
+import { performHttpCall } from './runtime/http-node.js';
+import { Sandbox, SandboxLimitError } from './sandbox/sandbox.js';
+import type {
+  DataLookupNodeSettings, Diagnostic, EngineLimits, HttpCallNodeSettings, RunContext, RunOutcome, ScenarioCallNodeSettings,
+  ScenarioDocument, TestCaseReport, TestCaseSpec, TraceEntry,
+} from './types.js';
+
+export interface ScenarioEngineOptions {
+  ports: EnginePorts;
+  limits?: { timeoutMs?: number; memoryMb?: number; maxCallDepth?: number };
+  cacheSize?: number;
+}
+
+type Step =
+  | { s: 'end'; node: number; result: Record<string, unknown>; trace: TraceEntry[] | null; seed: number }
+  | { s: 'pause'; node: number; request: Record<string, unknown>; state: Record<string, unknown>; trace: TraceEntry[] | null; seed: number }
+  | { s: 'invalid'; violations: InputViolation[] }
+  | { s: 'error'; node: number; code: RunErrorCode; message: string; trace: TraceEntry[] | null };
+
+interface Resume { values: unknown[]; names?: string[]; read: Record<string, unknown>; micros: number }
+
+const RUN_SEED = 0x5eed;
+const DEFAULT_LIMITS: EngineLimits = { timeoutMs: 1000, memoryMb: 128, maxCallDepth: 8 };
+
+/** Compiles scenario documents once (bounded cache) and runs them in the sandbox, reaching the outside only through ports. */
+export class ScenarioEngine {
+  private readonly ports: EnginePorts;
+  private readonly limits: EngineLimits;
+  private readonly sandbox: Sandbox;
+  private readonly cache: LRUCache<string, CompiledScenario>;
+
+  constructor(options: ScenarioEngineOptions) {
+    this.ports = options.ports;
+    this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
+    this.sandbox = new Sandbox(this.limits.memoryMb);
+    this.cache = new LRUCache<string, CompiledScenario>({
+      max: options.cacheSize ?? 1000,
+      dispose: (compiled) => compiled.releaseProgram(),
+    });
+  }
+
+  /** Compiles (or returns the cached compilation for) `cacheKey`; throws ScenarioCompileError listing every diagnostic. */
+  compile(cacheKey: string, doc: ScenarioDocument): CompiledScenario {
+    const cached = this.cache.get(cacheKey);
+    if (cached) return cached;
+    const { plan, diagnostics } = compileScenario(doc, (code, kind) => this.sandbox.checkSyntax(code, kind));
+    if (!plan) throw new ScenarioCompileError(diagnostics);
+    const compiled = new CompiledScenario(cacheKey, plan);
+    this.ensureProgram(compiled);
+    this.cache.set(cacheKey, compiled);
+    return compiled;
+  }
+
+  /** Shape, compile and external-reference diagnostics (collections, deployed scenarios); [] when the document is fine. */
+  async diagnose(doc: ScenarioDocument, context: RunContext): Promise<Diagnostic[]> {
+    const { diagnostics } = compileScenario(doc, (code, kind) => this.sandbox.checkSyntax(code, kind));
+    const parsed = parseScenarioDocument(doc);
+    for (const node of parsed.graph.nodes) {
+      const settings = parsed.settings.get(node.id);
+      if (!settings) continue;
+      const path = `nodeProperties.${node.id}.content`;
+      if (node.type === 'DATA_LOOKUP') {
+        const s = settings as DataLookupNodeSettings;
+        const table = await this.ports.lookups.describe({ ownerId: context.ownerId, collection: s.collection });
+        if (!table) {
+          diagnostics.push({ code: 'LOOKUP_COLLECTION_NOT_FOUND', message: `Lookup "${node.id}" reads collection "${s.collection}", which does not exist`, nodeId: node.id, path: `${path}.collection` });
+          continue;
+        }
+        if (!table.columns.includes(s.keyColumn)) {
+          diagnostics.push({ code: 'LOOKUP_COLUMN_NOT_FOUND', message: `Collection "${s.collection}" has no column "${s.keyColumn}"`, nodeId: node.id, path: `${path}.keyColumn` });
+        } else if (!table.indexedColumns.includes(s.keyColumn)) {
+          diagnostics.push({ code: 'LOOKUP_KEY_NOT_INDEXED', message: `Column "${s.keyColumn}" of collection "${s.collection}" has no index; lookups need an indexed key column`, nodeId: node.id, path: `${path}.keyColumn` });
+        }
+        (s.columns ?? []).forEach((column, k) => {
+          if (!table.columns.includes(column)) {
+            diagnostics.push({ code: 'LOOKUP_COLUMN_NOT_FOUND', message: `Collection "${s.collection}" has no column "${column}"`, nodeId: node.id, path: `${path}.columns[${k}]` });
+          }
+        });
+      } else if (node.type === 'SCENARIO_CALL') {
+        const s = settings as ScenarioCallNodeSettings;
+        if (s.scenario && !(await this.ports.scenarios.resolveDeployed({ ownerId: context.ownerId, name: s.scenario }))) {
+          diagnostics.push({ code: 'SCENARIO_NOT_DEPLOYED', message: `Scenario call "${node.id}" calls "${s.scenario}", which has no deployed version`, nodeId: node.id, path: `${path}.scenario` });
+        }
+      }
+    }
+    return diagnostics;
+  }
+
+  async run(compiled: CompiledScenario, inputs: Record<string, unknown>, context: RunContext & { trace?: boolean }): Promise<RunOutcome> {
+    const plan = compiled.plan;
+    const { state, violations } = checkInputs(plan.inputs, inputs);
+    let used = 0;
+    const cross = (args: unknown[]): Step => {
+      const remaining = this.limits.timeoutMs - used;
+      if (remaining <= 0) throw new ScenarioRunError('TIME_LIMIT_EXCEEDED', `The run exceeded its CPU time limit of ${this.limits.timeoutMs} ms`);
+      const program = this.ensureProgram(compiled);
+      const started = performance.now();
+      try {
+        return this.sandbox.call<Step>(program, args, remaining);
+      } catch (error) {
+        if (error instanceof SandboxLimitError) {
+          const detail = error.code === 'TIME_LIMIT_EXCEEDED' ? ` of ${this.limits.timeoutMs} ms` : error.code === 'MEMORY_LIMIT_EXCEEDED' ? ` of ${this.limits.memoryMb} MB` : '';
+          throw new ScenarioRunError(error.code, `${error.message}${detail}`);
+        }
+        throw error;
+      } finally {
+        used += performance.now() - started;
+      }
+    };
+    if (violations.length > 0) {
+      const skip = violations.map((v) => v.variable);
+      const step = cross([state, plan.startIndex, null, false, RUN_SEED, skip]);
+      throw new InputValidationError([...violations, ...(step.s === 'invalid' ? step.violations : [])]);
+    }
+    const trace: TraceEntry[] | undefined = context.trace ? [] : undefined;
+    let args: unknown[] = [state, plan.startIndex, null, !!context.trace, RUN_SEED, null];
+    for (;;) {
+      const step = cross(args);
+      if (trace && 'trace' in step && step.trace) trace.push(...step.trace);
+      switch (step.s) {
+        case 'end': return trace ? { result: step.result, trace } : { result: step.result };
+        case 'invalid': throw new InputValidationError(step.violations);
+        case 'error': {
+          const node = plan.nodes[step.node];
+          throw new ScenarioRunError(step.code, `Node "${node.name}" (${node.type}) failed: ${step.message}`, node.id, node.name, node.type);
+        }
+        case 'pause': {
+          const node = plan.nodes[step.node];
+          const started = performance.now();
+          const resume = await this.performNode(node, step.request, context);
+          resume.micros = Math.round((performance.now() - started) * 1000);
+          args = [step.state, step.node, resume, !!context.trace, step.seed, null];
+        }
+      }
+    }
+  }
+
+  async runTestCases(compiled: CompiledScenario, testCases: TestCaseSpec[], context: RunContext): Promise<TestCaseReport[]> {
+    const reports: TestCaseReport[] = [];
+    for (const testCase of testCases) {
+      const base = { id: testCase.id ?? null, name: testCase.name ?? null };
+      if (testCase.ignore) { reports.push({ ...base, passed: false, skipped: true, actual: null }); continue; }
+      let result: Record<string, unknown>;
+      try {
+        result = (await this.run(compiled, testCase.variables ?? {}, context)).result;
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? 'ERROR';
+        reports.push({ ...base, passed: false, skipped: false, actual: null, reason: `${code}: ${(error as Error).message}` });
+        continue;
+      }
+      const verdict = this.sandbox.evalTest(testCase.expression.code, result, this.limits.timeoutMs);
+      reports.push({ ...base, passed: verdict.value, skipped: false, actual: result, ...(verdict.value ? {} : { reason: verdict.description }) });
+    }
+    return reports;
+  }
+
+  dispose(): void {
+    this.cache.clear();
+    this.sandbox.dispose();
+  }
+
+  /** @internal for benchmarks: heap of the sandbox isolate */
+  sandboxHeap(): { used: number; total: number } | null {
+    const stats = this.sandbox.heapStatistics();
+    return stats ? { used: stats.used_heap_size, total: stats.total_heap_size } : null;
+  }
+
+  private ensureProgram(compiled: CompiledScenario) {
+    if (!this.sandbox.isCurrent(compiled.program)) {
+      compiled.program = this.sandbox.instantiate(compiled.plan.source);
+      if (!this.cache.has(compiled.cacheKey)) this.cache.set(compiled.cacheKey, compiled);
+    }
+    return compiled.program!;
+  }
+
+  private async performNode(node: NodePlan, request: Record<string, unknown>, context: RunContext): Promise<Resume> {
+    const fail = (code: RunErrorCode, message: string, details?: unknown): never => {
+      throw new ScenarioRunError(code, `Node "${node.name}" (${node.type}) failed: ${message}`, node.id, node.name, node.type, details);
+    };
+    switch (node.type) {
+      case 'DATA_LOOKUP': {
+        const s = node.settings as DataLookupNodeSettings;
+        const key = request.key;
+        const read = { [s.joinVariable]: key };
+        if (key === null) return { values: [s.mode === 'ALL' ? [] : null], read, micros: 0 };
+        let found: unknown;
+        try {
+          found = await this.ports.lookups.lookup({ ownerId: context.ownerId, collection: s.collection, keyColumn: s.keyColumn, key, columns: s.columns, mode: s.mode });
+        } catch (error) {
+          return fail('LOOKUP_FAILED', `lookup in "${s.collection}" failed: ${(error as Error).message}`);
+        }
+        return { values: [found ?? (s.mode === 'ALL' ? [] : null)], read, micros: 0 };
+      }
+      case 'SCENARIO_CALL': return this.callScenario(node, request, context, fail);
+      case 'HTTP_CALL': {
+        const s = node.settings as HttpCallNodeSettings;
+        const outcome = await performHttpCall(this.ports.http, s, request as { vars: Record<string, unknown>; body: unknown });
+        const read = { ...(request.vars as Record<string, unknown>), ...(s.bodyExpression ? { body: request.body } : {}) };
+        if (outcome.ok) return { values: s.catchErrors ? [outcome.response, null] : [outcome.response], read, micros: 0 };
+        if (s.catchErrors) return { values: [null, outcome.failure], read, micros: 0 };
+        return fail(outcome.failure.code === 'HTTP_TARGET_REFUSED' ? 'HTTP_TARGET_REFUSED' : 'HTTP_CALL_FAILED', outcome.failure.message, outcome.failure);
+      }
+      default: return fail('SCRIPT_ERROR', 'node does not pause');
+    }
+  }
+
+  private async callScenario(
+    node: NodePlan, request: Record<string, unknown>, context: RunContext, fail: (code: RunErrorCode, message: string, details?: unknown) => never,
+  ): Promise<Resume> {
+    const s = node.settings as ScenarioCallNodeSettings;
+    const name = request.name;
+    const inputs = request.inputs;
+    const read = { scenario: name, inputs };
+    if (typeof name !== 'string' || name === '') return fail('SCENARIO_CALL_FAILED', `the scenario name must be a non-empty string, got ${JSON.stringify(name)}`);
+    if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) return fail('SCENARIO_CALL_FAILED', 'the callee inputs must be an object (MAP)');
+    const stack = context.callStack ?? [];
+    if (stack.includes(name)) return fail('CALL_CYCLE', `scenario call cycle: ${[...stack, name].join(' → ')}`, { chain: [...stack, name] });
+    if (stack.length >= this.limits.maxCallDepth) {
+      return fail('CALL_DEPTH_EXCEEDED', `scenario calls nest deeper than ${this.limits.maxCallDepth}: ${[...stack, name].join(' → ')}`, { chain: [...stack, name] });
+    }
+    const deployed = await this.ports.scenarios.resolveDeployed({ ownerId: context.ownerId, name });
+    if (!deployed) return fail('NOT_DEPLOYED', `scenario "${name}" has no deployed version`);
+    let callee: CompiledScenario;
+    try {
+      callee = this.compile(deployed.cacheKey, deployed.document);
+    } catch (error) {
+      return fail('SCENARIO_CALL_FAILED', `scenario "${name}" does not compile: ${(error as Error).message}`);
+    }
+    let result: Record<string, unknown>;
+    try {
+      result = (await this.run(callee, inputs as Record<string, unknown>, { ownerId: context.ownerId, callStack: [...stack, name] })).result;
+    } catch (error) {
+      if (error instanceof ScenarioRunError && ['CALL_CYCLE', 'CALL_DEPTH_EXCEEDED', 'NOT_DEPLOYED', 'TIME_LIMIT_EXCEEDED', 'MEMORY_LIMIT_EXCEEDED'].includes(error.code)) throw error;
+      const details = error instanceof InputValidationError ? error.violations : undefined;
+      return fail('SCENARIO_CALL_FAILED', `scenario "${name}" failed: ${(error as Error).message}`, details);
+    }
+    const selected = s.outputs ? Object.fromEntries(s.outputs.map((o) => [o, result[o] ?? null])) : result;
+    if (s.outputVariable) return { values: [selected], read, micros: 0 };
+    if (s.outputs) return { values: s.outputs.map((o) => selected[o]), read, micros: 0 };
+    return { values: Object.values(selected), names: Object.keys(selected), read, micros: 0 };
+  }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export type { ScenarioPlan };

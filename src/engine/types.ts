@@ -1,0 +1,92 @@
+/** Shapes of the scenario document and of what the engine reports. Mirrors the schemas in spec/openapi.json. */
+
+export type NodeType =
+  | 'START' | 'END' | 'SCRIPT' | 'DECISION' | 'DECISION_TABLE' | 'SCORECARD'
+  | 'DATA_LOOKUP' | 'SCENARIO_CALL' | 'HTTP_CALL';
+
+export const NODE_TYPES: readonly NodeType[] = [
+  'START', 'END', 'SCRIPT', 'DECISION', 'DECISION_TABLE', 'SCORECARD', 'DATA_LOOKUP', 'SCENARIO_CALL', 'HTTP_CALL',
+];
+
+export type MergeType = 'OVERWRITE_ALL' | 'OVERWRITE_NULL' | 'OVERWRITE_NONE' | 'OVERWRITE_ERROR';
+
+export interface NodeProperties { id: string; type: NodeType; content: string }
+export interface ScenarioDocument { content: string; nodeProperties: Record<string, NodeProperties> }
+
+export interface GraphNode { id: string; type: NodeType; name?: string; mergeType?: MergeType; prefix?: string }
+export interface GraphEdge { from: string; to: string; when?: boolean }
+export interface ScenarioGraph { nodes: GraphNode[]; edges: GraphEdge[] }
+
+export type VariableType =
+  | { type: 'STRING' } | { type: 'DOUBLE' } | { type: 'INTEGER' } | { type: 'BOOLEAN' }
+  | { type: 'DICTIONARY'; name: string; options: string[] }
+  | { type: 'MAP' } | { type: 'VECTOR' };
+
+export interface VariableInfo { name: string; type: VariableType; required: boolean; description?: string; tags?: string[] }
+
+export interface InputValidator { variable: string; expression: string; message: string }
+export interface StartNodeSettings { inputs: VariableInfo[]; validators?: InputValidator[] }
+export interface EndNodeSettings { outputs?: string[] }
+export interface ScriptNodeSettings { language: 'javascript'; code: string; outputs: string[] }
+export interface DecisionNodeSettings { language: 'javascript'; condition: string }
+
+export type HitPolicy = 'FIRST' | 'UNIQUE' | 'COLLECT' | 'RULE_ORDER';
+export type ColumnType = 'ANY' | 'NUMBER' | 'STRING' | 'BOOLEAN';
+export interface TableInputColumn { name: string; expression?: string; type?: ColumnType }
+export interface TableOutputColumn { name: string }
+export type CellCondition = string | number | boolean | null | Record<string, unknown>;
+export interface TableRule { description?: string; when?: Record<string, CellCondition>; then?: Record<string, unknown> }
+export interface DecisionTableNodeSettings {
+  hitPolicy: HitPolicy; inputs: TableInputColumn[]; outputs: TableOutputColumn[]; rules: TableRule[];
+}
+
+export interface ScorecardBin {
+  min?: number; max?: number; minInclusive?: boolean; maxInclusive?: boolean;
+  values?: (string | number | boolean)[]; points: number; label?: string;
+}
+export interface ScorecardCharacteristic { name: string; variable: string; reasonCode?: string; bins: ScorecardBin[]; elsePoints: number }
+export interface ScorecardNodeSettings {
+  baseScore: number; scoreVariable?: string; reasonCodesVariable?: string; maxReasonCodes?: number;
+  characteristics: ScorecardCharacteristic[];
+}
+
+export interface DataLookupNodeSettings {
+  collection: string; keyColumn: string; joinVariable: string; columns?: string[]; mode: 'ONE' | 'ALL'; output: string;
+}
+
+export interface ScenarioCallNodeSettings {
+  scenario?: string; scenarioVariable?: string;
+  inputs?: Record<string, string>; inputVariable?: string;
+  outputs?: string[]; outputVariable?: string;
+}
+
+export interface HttpCallNodeSettings {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+  url: string; headers?: Record<string, string>;
+  body?: unknown; bodyExpression?: string;
+  timeoutMs?: number; retries?: number;
+  output: string; catchErrors?: boolean; errorOutput?: string;
+}
+
+export interface Diagnostic { code: string; message: string; nodeId?: string; path?: string; line?: number; column?: number }
+export interface DocumentProblem { path: string; message: string }
+
+export interface TraceEntry {
+  nodeId: string; name: string; type: NodeType;
+  read: Record<string, unknown>; wrote: Record<string, unknown>;
+  branch?: boolean; matchedRules?: number[]; durationMicros: number;
+}
+
+export interface RunContext { ownerId: number; callStack?: string[] }
+export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
+
+export interface TestCaseSpec {
+  id?: number; name?: string; variables: Record<string, unknown>;
+  expression: { code: string; language: 'javascript' }; ignore?: boolean;
+}
+export interface TestCaseReport {
+  id: number | null; name: string | null; passed: boolean; skipped: boolean;
+  actual: Record<string, unknown> | null; reason?: string;
+}
+
+export interface EngineLimits { timeoutMs: number; memoryMb: number; maxCallDepth: number }

@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { HttpPort } from '../engine/ports.js';
+import { signCallback } from './callback-signature.js';
+import type { ExecutionQueue } from './execution-queue.js';
+import type { RunResultStore } from './run-result-store.js';
+import type { ScoreResult } from './run-outcome.js';
+import { storedScoreResult } from './score-results.js';
+
+export interface CallbackSettings {
+  signingSecret: string;
+  timeoutMs: number;
+}
+
+/**
+ * Delivers a finished run's ScoreResult to its callback URL, one attempt per job: a 2xx ends
+ * delivery (DELIVERED); anything else schedules the next attempt as a delayed job until the
+ * retries are used up (FAILED). Every attempt is recorded in callback_attempts. The HTTP port
+ * re-checks the target policy (DNS) at delivery, pins the connection to the approved addresses
+ * and never follows redirects.
+ */
+export class CallbackDelivery {
+  constructor(
+    private readonly store: RunResultStore,
+    private readonly queue: ExecutionQueue,
+    private readonly http: HttpPort,
+    private readonly settings: CallbackSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async attempt(resultId: string, attempt: number): Promise<void> {
+    const row = await this.store.findById(resultId);
+    if (!row || !row.callback_url || row.callback_state !== 'PENDING') return;
+    const body = JSON.stringify(storedScoreResult(row) satisfies ScoreResult);
+    const timestamp = Math.floor(Date.now() / 1000);
+    let status: number | null = null;
+    let failure: string | null = null;
+    try {
+      const response = await this.http.request({
+        method: 'POST',
+        url: row.callback_url,
+        headers: {
+          'content-type': 'application/json',
+          'x-sce-requestid': row.request_id,
+          'x-sce-timestamp': String(timestamp),
+          'x-sce-signature': signCallback(this.settings.signingSecret, timestamp, body),
+          'user-agent': 'scenario-scoring-callback/1',
+        },
+        body,
+        timeoutMs: this.settings.timeoutMs,
+      });
+      status = response.status;
+      if (status < 200 || status > 299) failure = `answered HTTP ${status}`;
+    } catch (error) {
+      failure = (error as Error).message;
+    }
+    await this.store.recordCallbackAttempt(resultId, attempt, status, failure);
+    if (failure === null) {
+      await this.store.setCallbackState(resultId, 'DELIVERED');
+      return;
+    }
+    if (attempt <= row.callback_retry_count) {
+      this.logger.info({ resultId, attempt, failure }, 'callback attempt failed; retrying');
+      await this.queue.scheduleCallback(resultId, attempt + 1, row.callback_retry_delay);
+      return;
+    }
+    this.logger.warn({ resultId, attempts: attempt, failure }, 'callback delivery failed; retries exhausted');
+    await this.store.setCallbackState(resultId, 'FAILED');
+  }
+}

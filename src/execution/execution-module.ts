@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config/config.js';
+import { createHttpPort } from '../engine/http/http-port.js';
+import { TargetPolicy } from '../engine/http/target-policy.js';
+import type { LookupPort } from '../engine/ports.js';
+import { ScenarioEngine } from '../engine/scenario-engine.js';
+import type { DeployedScenarioResolver } from '../scenarios/deployed-scenario-resolver.js';
+import { CallbackDelivery } from './callback-delivery.js';
+import { ExecutionQueue } from './execution-queue.js';
+import { ExecutionService } from './execution-service.js';
+import { loadExecutionSettings, type ExecutionSettings } from './execution-settings.js';
+import { ExecutionWorker } from './execution-worker.js';
+import { RunResultStore } from './run-result-store.js';
+import { ScenarioRunner } from './scenario-runner.js';
+
+/** What `services.execution` holds: the API-side service, the worker (started only by processes that process jobs) and the queue. */
+export interface Execution {
+  service: ExecutionService;
+  worker: ExecutionWorker;
+  queue: ExecutionQueue;
+  settings: ExecutionSettings;
+  store: RunResultStore;
+  /** Starts processing jobs in this process (worker role). */
+  startWorker(): Promise<void>;
+  /** Stops taking jobs (held ones are unlocked for another worker) and closes the job store. */
+  close(): Promise<void>;
+}
+
+export interface ExecutionDependencies {
+  config: AppConfig;
+  logger: Logger;
+  db: Knex;
+  deployedScenarios: DeployedScenarioResolver;
+  /** The shared engine (services.engine); without one, execution builds its own. */
+  engine?: ScenarioEngine;
+  /** Lookup port for the engine execution builds itself. */
+  lookups?: LookupPort;
+  settings?: ExecutionSettings;
+}
+
+const noLookups: LookupPort = {
+  async lookup() { throw new Error('internal data not available'); },
+  async describe() { return null; },
+};
+
+export function createExecution(deps: ExecutionDependencies): Execution {
+  const { config, logger, db } = deps;
+  const settings = deps.settings ?? loadExecutionSettings(config);
+  const policy = new TargetPolicy({ allowPrivate: config.outboundAllowList });
+  const ownEngine = deps.engine
+    ? undefined
+    : new ScenarioEngine({
+      ports: { lookups: deps.lookups ?? noLookups, scenarios: deps.deployedScenarios, http: createHttpPort(policy) },
+      limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb },
+    });
+  const engine = deps.engine ?? (ownEngine as ScenarioEngine);
+  const store = new RunResultStore(db);
+  const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios, db);
+  const callbacks = new CallbackDelivery(store, queue, createHttpPort(policy), { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
+  const worker = new ExecutionWorker(runner, store, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
+  const service = new ExecutionService(config, runner, store, queue, policy);
+  return {
+    service, worker, queue, settings, store,
+    startWorker: () => worker.start(),
+    async close() {
+      await queue.close();
+      ownEngine?.dispose();
+    },
+  };
+}

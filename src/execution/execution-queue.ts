@@ -1,0 +1,170 @@
+import type { Agenda, Job } from 'agenda';
+import type { Logger } from 'pino';
+import type { ExecutionSettings } from './execution-settings.js';
+import { createAgenda } from './job-store.js';
+
+export const RUN_JOB = 'execution.run';
+export const CHUNK_JOB = 'execution.batch-chunk';
+export const CALLBACK_JOB = 'execution.callback';
+
+export interface RunJobData { resultId: string }
+/** Elements with element_index in [from, to) of one batch. */
+export interface ChunkJobData { batchId: string; from: number; to: number }
+export interface CallbackJobData { resultId: string; attempt: number }
+
+export interface JobHandlers {
+  run(data: RunJobData): Promise<void>;
+  chunk(data: ChunkJobData, keepAlive: () => Promise<void>): Promise<void>;
+  callback(data: CallbackJobData): Promise<void>;
+}
+
+/**
+ * The execution feature's only contact with Agenda. Jobs carry ids only (the run_results row
+ * holds inputs and outcome), finished jobs are removed at once (`removeOnComplete`) so the job
+ * store holds only pending work. The Agenda instance is created on first use: processes that
+ * never enqueue (other features' tests) open no job-store connection.
+ */
+export class ExecutionQueue {
+  private agenda?: Promise<Agenda>;
+  private processing = false;
+  private channel?: Promise<void>;
+
+  constructor(private readonly jobsUrl: string, private readonly settings: ExecutionSettings, private readonly logger: Logger) {}
+
+  async enqueueRun(resultId: string): Promise<void> {
+    const agenda = await this.forEnqueue();
+    await agenda.now<RunJobData>(RUN_JOB, { resultId });
+  }
+
+  /** One job per chunk of `chunkSize` elements (never one per element: the store slows with many queued jobs). */
+  async enqueueChunks(batchId: string, total: number, chunkSize: number): Promise<void> {
+    const agenda = await this.forEnqueue();
+    const pending: Promise<unknown>[] = [];
+    for (let from = 0; from < total; from += chunkSize) pending.push(agenda.now<ChunkJobData>(CHUNK_JOB, { batchId, from, to: Math.min(from + chunkSize, total) }));
+    await Promise.all(pending);
+  }
+
+  /** A callback attempt, now or after `delaySeconds` (a delayed job, never a sleep). */
+  async scheduleCallback(resultId: string, attempt: number, delaySeconds: number): Promise<void> {
+    const agenda = await this.forEnqueue();
+    if (delaySeconds <= 0) await agenda.now<CallbackJobData>(CALLBACK_JOB, { resultId, attempt });
+    else await agenda.schedule<CallbackJobData>(new Date(Date.now() + delaySeconds * 1000), CALLBACK_JOB, { resultId, attempt });
+  }
+
+  /** Defines the job handlers and starts taking jobs (the worker role). */
+  async startProcessing(handlers: JobHandlers): Promise<void> {
+    const agenda = await this.instance();
+    const lockLifetime = this.settings.lockLifetimeMs;
+    const onFailure = (name: string) => (error: Error, job: Job) => this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
+    agenda.define<RunJobData>(RUN_JOB, (job) => handlers.run(job.attrs.data), {
+      concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime,
+    });
+    agenda.define<ChunkJobData>(CHUNK_JOB, (job) => handlers.chunk(job.attrs.data, async () => void (await job.touch())), {
+      concurrency: this.settings.chunkConcurrency, lockLimit: this.settings.chunkConcurrency, lockLifetime,
+    });
+    agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => handlers.callback(job.attrs.data), {
+      concurrency: this.settings.callbackConcurrency, lockLimit: this.settings.callbackConcurrency, lockLifetime,
+    });
+    for (const name of [RUN_JOB, CHUNK_JOB, CALLBACK_JOB]) {
+      agenda.on(`fail:${name}`, onFailure(name));
+      refillOnCompletion(agenda, name);
+    }
+    if (this.channel) {
+      // start() connects the channel itself; hand it over rather than subscribing twice.
+      await this.channel;
+      await channelOf(agenda)?.disconnect();
+      this.channel = undefined;
+    }
+    this.processing = true;
+    await agenda.start();
+    this.logger.info({ keyPrefix: this.settings.keyPrefix, runConcurrency: this.settings.runConcurrency, chunkConcurrency: this.settings.chunkConcurrency }, 'execution worker started');
+  }
+
+  /** Stops taking jobs, unlocks the ones held (another worker takes them at once) and closes the job store. */
+  async close(): Promise<void> {
+    if (!this.agenda) return;
+    const agenda = await this.agenda;
+    this.agenda = undefined;
+    if (this.processing) {
+      this.processing = false;
+      await agenda.stop(true);
+      return;
+    }
+    if (this.channel) {
+      await this.channel.catch(() => undefined);
+      await channelOf(agenda)?.disconnect();
+    }
+    this.channel = undefined;
+    await backendOf(agenda).disconnect();
+  }
+
+  /** Pending jobs in the store, by name (benchmarks and tests check the store does not grow). */
+  async pendingJobs(): Promise<number> {
+    const agenda = await this.instance();
+    const { total } = await agenda.queryJobs({});
+    return total;
+  }
+
+  private instance(): Promise<Agenda> {
+    this.agenda ??= createAgenda(this.jobsUrl, {
+      concurrency: this.settings.runConcurrency,
+      lockLifetimeMs: this.settings.lockLifetimeMs,
+      processEveryMs: this.settings.processEveryMs,
+    }, this.settings.keyPrefix).then(async (agenda) => {
+      agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
+      await agenda.ready;
+      return agenda;
+    });
+    return this.agenda;
+  }
+
+  /** An enqueue-only process must connect the notification channel, or workers learn of its jobs only when they poll. */
+  private async forEnqueue(): Promise<Agenda> {
+    const agenda = await this.instance();
+    if (!this.processing) {
+      this.channel ??= channelOf(agenda)?.connect() ?? Promise.resolve();
+      await this.channel;
+    }
+    return agenda;
+  }
+}
+
+interface ProcessorInternals {
+  isRunning: boolean;
+  jobStatus: Record<string, { locked: number } | undefined>;
+  handleNotification(notification: { jobName: string }): Promise<void>;
+}
+
+/**
+ * Agenda locks new jobs only on a notification or a poll: when a burst of notifications arrives
+ * while this process is at its lock limit, the jobs behind it wait for the next poll (seconds).
+ * So when a job completes (and its lock is released), this process looks for the next job of
+ * that name at once, through the processor's own notification path.
+ */
+function refillOnCompletion(agenda: Agenda, name: string): void {
+  agenda.on(`complete:${name}`, () => {
+    let tries = 0;
+    const attempt = (): void => {
+      const processor = (agenda as unknown as { jobProcessor?: ProcessorInternals }).jobProcessor;
+      if (!processor?.isRunning) return;
+      const limit = agenda.definitions[name]?.lockLimit ?? 0;
+      if (limit > 0 && (processor.jobStatus[name]?.locked ?? 0) >= limit && tries < 25) {
+        tries += 1;
+        setTimeout(attempt, 2);
+        return;
+      }
+      processor.handleNotification({ jobName: name }).catch(() => undefined);
+    };
+    setImmediate(attempt);
+  });
+}
+
+interface Connectable { connect(): Promise<void>; disconnect(): Promise<void> }
+
+function channelOf(agenda: Agenda): Connectable | undefined {
+  return (agenda as unknown as { notificationChannel?: Connectable }).notificationChannel;
+}
+
+function backendOf(agenda: Agenda): Connectable {
+  return (agenda as unknown as { backend: Connectable }).backend;
+}

@@ -1,0 +1,43 @@
+import type { AppConfig } from '../config/config.js';
+
+/**
+ * Job-processing settings that only the execution feature reads. They come from environment
+ * variables (documented in docs/execution.md) rather than AppConfig because they tune Agenda,
+ * not the API contract.
+ */
+export interface ExecutionSettings {
+  /** Job-store key prefix: one per environment (and per test run), so deployments never see each other's jobs. */
+  keyPrefix: string;
+  /** A job held by a process that died is picked up again after this long. */
+  lockLifetimeMs: number;
+  /** Safety-net poll for due jobs; notifications normally wake workers at once. */
+  processEveryMs: number;
+  /** Async run jobs one worker process runs at once. */
+  runConcurrency: number;
+  /** Batch chunk jobs one worker process runs at once. */
+  chunkConcurrency: number;
+  /** Elements of one chunk evaluated at once (engine runs are mostly synchronous: a small pool suffices). */
+  elementConcurrency: number;
+  /** Callback deliveries one worker process makes at once. */
+  callbackConcurrency: number;
+}
+
+function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+  return value;
+}
+
+export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv = process.env): ExecutionSettings {
+  return {
+    keyPrefix: env.JOBS_KEY_PREFIX || `scoring:${config.environment}:`,
+    lockLifetimeMs: readInt(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 100),
+    processEveryMs: readInt(env, 'JOB_POLL_MS', 5_000, 10),
+    runConcurrency: readInt(env, 'WORKER_RUN_CONCURRENCY', Math.max(config.workerConcurrency, 1), 1),
+    chunkConcurrency: readInt(env, 'WORKER_CHUNK_CONCURRENCY', 2, 1),
+    elementConcurrency: Math.max(Math.min(config.workerConcurrency, 16), 1),
+    callbackConcurrency: readInt(env, 'WORKER_CALLBACK_CONCURRENCY', 32, 1),
+  };
+}

@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import type { CallbackDelivery } from './callback-delivery.js';
+import type { CallbackJobData, ChunkJobData, JobHandlers, RunJobData } from './execution-queue.js';
+import type { ExecutionQueue } from './execution-queue.js';
+import { isFinished, type PendingElement, type RunResultStore } from './run-result-store.js';
+import type { RunOutcome } from './run-outcome.js';
+import type { ScenarioRunner } from './scenario-runner.js';
+
+/** Results of a chunk are written (and the job's lock renewed) every this many elements. */
+const FLUSH_EVERY = 250;
+
+/**
+ * The worker side of execution: the handlers of the three job kinds. Every handler is safe to
+ * run again for the same job (a worker that died holding it): runs and elements already finished
+ * are skipped, results are written by result id.
+ */
+export class ExecutionWorker implements JobHandlers {
+  constructor(
+    private readonly runner: ScenarioRunner,
+    private readonly store: RunResultStore,
+    private readonly queue: ExecutionQueue,
+    private readonly callbacks: CallbackDelivery,
+    private readonly elementConcurrency: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.queue.startProcessing(this);
+  }
+
+  async run({ resultId }: RunJobData): Promise<void> {
+    const row = await this.store.findById(resultId);
+    if (!row) return;
+    if (!isFinished(row.state)) {
+      await this.store.markRunning(resultId);
+      const deployed = await this.runner.resolveForStoredRun(row.user_id, row.scenario_name);
+      const inputs = row.input ? (JSON.parse(row.input) as Record<string, unknown>) : {};
+      await this.store.finish(resultId, await this.runner.runToOutcome(deployed, inputs, row.user_id));
+    } else if (row.callback_state !== 'PENDING' || (await this.store.callbackAttempts(resultId)).length > 0) {
+      return;
+    }
+    if (row.callback_url && row.callback_state === 'PENDING') await this.queue.scheduleCallback(resultId, 1, 0);
+  }
+
+  async chunk({ batchId, from, to }: ChunkJobData, keepAlive: () => Promise<void>): Promise<void> {
+    const batch = await this.store.findBatch(batchId);
+    if (!batch) return;
+    const pending = await this.store.pendingElements(batchId, from, to);
+    if (pending.length > 0) {
+      await this.store.markElementsRunning(pending.map((element) => element.id));
+      const deployed = await this.runner.resolveForStoredRun(batch.user_id, batch.scenario_name);
+      for (let start = 0; start < pending.length; start += FLUSH_EVERY) {
+        const slice = pending.slice(start, start + FLUSH_EVERY);
+        const finished = await mapWithConcurrency(slice, this.elementConcurrency, async (element: PendingElement) => {
+          const inputs = element.input ? (JSON.parse(element.input) as Record<string, unknown>) : {};
+          return { element, outcome: await this.runner.runToOutcome(deployed, inputs, batch.user_id) as RunOutcome };
+        });
+        await this.store.finishElements(finished);
+        await keepAlive();
+      }
+    }
+    if ((await this.store.countUnfinished(batchId)) === 0) {
+      await this.store.markBatchFinished(batchId);
+      this.logger.info({ batchId, total: batch.total }, 'batch finished');
+    }
+  }
+
+  async callback({ resultId, attempt }: CallbackJobData): Promise<void> {
+    await this.callbacks.attempt(resultId, attempt);
+  }
+}
+
+/** Maps with at most `concurrency` calls in flight, keeping the input order. */
+async function mapWithConcurrency<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await fn(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+  return results;
+}

@@ -1,0 +1,335 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { BadRequestError } from '../errors/bad-request-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { assertCollectionName, indexName, parseIndexes, tableName, type IndexRequest } from './collection-rules.js';
+import { acceptedClasses, fromSqlRow, isIndexable, sqlTypesFor, stringCapacity, toColumnValue, type ColumnSpec, type ColumnType } from './column-types.js';
+import { CsvFile } from './csv-file.js';
+import { insertCsvRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
+import { CLASS_NAMES, profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
+import { ER_DUP_ENTRY, ER_LOCK_WAIT_TIMEOUT, mysqlErrno, type CollectionRecord, type IndexRecord, type InternalDataStore } from './internal-data-store.js';
+
+export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
+export type IndexInfo = IndexRecord;
+
+export interface CollectionInfo {
+  name: string;
+  owner: string;
+  columns: ColumnInfo[];
+  rowCount: number;
+  fileName: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CollectionPage {
+  collection: string;
+  limit: number;
+  offset: number;
+  total: number;
+  rows: Record<string, unknown>[];
+}
+
+export interface LoadReport {
+  collection: string;
+  created: boolean;
+  rowsLoaded: number;
+  rowCount: number;
+  columns: ColumnInfo[];
+  indexes: IndexInfo[];
+}
+
+export interface LoadRequest {
+  ownerId: number;
+  collection: string;
+  fileName: string;
+  /** The `indexes` parameter as sent: `column,true;column2,false`. */
+  indexes?: string;
+  /** The uploaded CSV on disk. */
+  path: string;
+}
+
+export interface PageRequest {
+  limit?: number;
+  offset?: number;
+  filter?: Record<string, string>;
+}
+
+/** Told when a collection changes in this process, so cached registry entries go stale at once. */
+export interface CollectionChangeListener {
+  invalidate(ownerId: number, collection: string): void;
+}
+
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 10_000;
+
+/** Raised inside a create when another request committed the same name first: the load becomes an append. */
+class NameRaced extends Error {}
+
+function toColumnInfo(column: ColumnSpec): ColumnInfo {
+  return { name: column.name, type: column.type, nullable: column.nullable };
+}
+
+function toInfo(record: CollectionRecord): CollectionInfo {
+  return {
+    name: record.name,
+    owner: record.owner,
+    columns: record.columns.map(toColumnInfo),
+    rowCount: record.rowCount,
+    fileName: record.fileName,
+    createdAt: record.createdAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Collections: a registry row plus one MySQL table per collection. Loads are all-or-nothing
+ * although MySQL DDL commits on its own: a new collection's registry row stays uncommitted (and
+ * invisible) until its table is complete, and the table is dropped on any failure; an append
+ * inserts inside one transaction, and indexes it added are dropped again if the load fails.
+ */
+export class InternalDataService {
+  constructor(
+    private readonly store: InternalDataStore,
+    private readonly listener: CollectionChangeListener,
+    private readonly logger: Logger,
+    private readonly tuning: InsertTuning = DEFAULT_INSERT_TUNING,
+  ) {}
+
+  private get db(): Knex {
+    return this.store.db;
+  }
+
+  async list(ownerId: number): Promise<CollectionInfo[]> {
+    return (await this.store.list(ownerId)).map(toInfo);
+  }
+
+  /** The owner's collection, or 404: another user's collection does not exist for this owner. */
+  async get(ownerId: number, collection: string): Promise<CollectionRecord> {
+    assertCollectionName(collection);
+    const record = await this.store.find(ownerId, collection);
+    if (!record) throw new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
+    return record;
+  }
+
+  async columns(ownerId: number, collection: string): Promise<ColumnInfo[]> {
+    return (await this.get(ownerId, collection)).columns.map(toColumnInfo);
+  }
+
+  async indexes(ownerId: number, collection: string): Promise<IndexInfo[]> {
+    return this.store.indexes((await this.get(ownerId, collection)).table);
+  }
+
+  async rows(ownerId: number, collection: string, request: PageRequest): Promise<CollectionPage> {
+    const record = await this.get(ownerId, collection);
+    const limit = Math.min(request.limit ?? DEFAULT_PAGE, MAX_PAGE);
+    const offset = request.offset ?? 0;
+    const filters = this.filtersOf(record, request.filter ?? {});
+    const names = record.columns.map((column) => column.name);
+    const [total, rows] = await Promise.all([
+      filters.length > 0 ? this.store.count(record.table, filters) : Promise.resolve(record.rowCount),
+      this.store.page(record.table, names, filters, limit, offset),
+    ]);
+    const booleans = record.columns.filter((column) => column.type === 'BOOLEAN').map((column) => column.name);
+    return { collection: record.name, limit, offset, total, rows: rows.map((row) => fromSqlRow(row, booleans)) };
+  }
+
+  /** `filter[column]=value`: the column by name (ignoring case), the value converted to its type; an empty value matches NULL. */
+  private filtersOf(record: CollectionRecord, filter: Record<string, string>): Array<{ column: string; value: unknown }> {
+    const problems: Array<{ path: string; message: string }> = [];
+    const filters: Array<{ column: string; value: unknown }> = [];
+    for (const [name, raw] of Object.entries(filter)) {
+      const column = record.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+      const path = `query.filter[${name}]`;
+      if (!column) {
+        problems.push({ path, message: `unknown column "${name}"` });
+        continue;
+      }
+      if (typeof raw !== 'string' || raw === '') {
+        filters.push({ column: column.name, value: null });
+        continue;
+      }
+      const value = toColumnValue(raw, column.type);
+      if (value === undefined) {
+        problems.push({ path, message: `"${raw.slice(0, 80)}" is not a valid ${column.type} for column "${column.name}"` });
+        continue;
+      }
+      filters.push({ column: column.name, value: typeof value === 'bigint' ? this.db.raw(value.toString()) : value });
+    }
+    if (problems.length > 0) throw new BadRequestError(`Invalid filter: ${problems.map((problem) => problem.message).join('; ')}.`, 'VALIDATION_FAILED', problems);
+    return filters;
+  }
+
+  async delete(ownerId: number, collection: string): Promise<void> {
+    assertCollectionName(collection);
+    const trx = await this.db.transaction();
+    let record: CollectionRecord | undefined;
+    try {
+      record = await this.store.findForUpdate(trx, ownerId, collection);
+      if (!record) throw new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
+      await this.store.deleteEntry(trx, record.id);
+      await trx.commit();
+    } catch (error) {
+      await trx.rollback().catch(() => undefined);
+      throw error;
+    }
+    this.listener.invalidate(ownerId, collection);
+    // After the commit: a crash here leaves an unreachable table, never an entry without a table.
+    await this.store.dropTable(record.table);
+  }
+
+  /** Creates the collection (201) or appends to it (200); all-or-nothing either way. */
+  async load(request: LoadRequest): Promise<LoadReport> {
+    assertCollectionName(request.collection);
+    const csv = await CsvFile.open(request.path);
+    const profile = await profileCsv(csv);
+    try {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const existing = await this.store.find(request.ownerId, request.collection);
+        try {
+          return existing ? await this.append(request, csv, profile) : await this.create(request, csv, profile);
+        } catch (error) {
+          if (!(error instanceof NameRaced)) throw error;
+        }
+      }
+      throw new ConflictError(`Collection "${request.collection}" is being changed by other requests; retry.`, 'NAME_TAKEN');
+    } finally {
+      this.listener.invalidate(request.ownerId, request.collection);
+    }
+  }
+
+  private async create(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
+    const sqlTypes = sqlTypesFor(profile.columns);
+    const columns: ColumnSpec[] = profile.columns.map((column, index) => ({ name: column.name, type: column.type, nullable: column.nullable, sqlType: sqlTypes[index] }));
+    const wanted = this.indexRequests(request.indexes, columns);
+    const trx = await this.db.transaction();
+    let table: string | undefined;
+    try {
+      let id: number;
+      try {
+        id = await this.store.insertEntry(trx, { ownerId: request.ownerId, name: request.collection, fileName: request.fileName });
+      } catch (error) {
+        if (mysqlErrno(error) === ER_DUP_ENTRY) throw new NameRaced();
+        throw error;
+      }
+      table = tableName(id);
+      await this.store.createTable(table, columns);
+      // Before the rows, so a duplicate is caught by the insert that brings it.
+      for (const index of wanted) await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
+      const prefix = this.store.insertPrefix(table, columns.map((column) => column.name));
+      const rows = await insertCsvRows(csv, { prefix, types: columns.map((column) => column.type), firstRowId: 1 }, (sql) => this.store.execute(this.db, sql), this.tuning);
+      await this.store.updateEntry(trx, id, { columns, rowCount: rows, fileName: request.fileName });
+      await trx.commit();
+      return { collection: request.collection, created: true, rowsLoaded: rows, rowCount: rows, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(table) };
+    } catch (error) {
+      await trx.rollback().catch(() => undefined);
+      if (table) await this.store.dropTable(table).catch((dropError: unknown) => this.logger.error({ err: dropError, table }, 'could not drop the table of a failed load'));
+      throw this.loadError(error, request.collection);
+    }
+  }
+
+  private async append(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
+    const trx = await this.db.transaction();
+    const added: string[] = [];
+    let record: CollectionRecord | undefined;
+    try {
+      record = await this.store.findForUpdate(trx, request.ownerId, request.collection);
+      if (!record) throw new NameRaced();
+      const fileColumns = this.matchColumns(record, profile);
+      this.assertValuesFit(fileColumns, profile);
+      const wanted = this.indexRequests(request.indexes, record.columns);
+      const present = new Set((await this.store.indexes(record.table)).map((index) => index.name.toLowerCase()));
+      // DDL commits on its own: added before this transaction touches the table, dropped again on failure.
+      for (const index of wanted) {
+        const name = indexName(index);
+        if (present.has(name.toLowerCase())) continue;
+        await this.store.addIndex(record.table, { name, column: index.column, unique: index.unique });
+        added.push(name);
+      }
+      const firstRowId = (await this.store.maxRowId(trx, record.table)) + 1;
+      const prefix = this.store.insertPrefix(record.table, fileColumns.map((column) => column.name));
+      const rows = await insertCsvRows(csv, { prefix, types: fileColumns.map((column) => column.type), firstRowId }, (sql) => this.store.execute(trx, sql), { ...this.tuning, parallelism: 1 });
+      const nullable = new Map(profile.columns.map((column, index) => [fileColumns[index].name, column.nullable]));
+      const columns = record.columns.map((column) => ({ ...column, nullable: column.nullable || (nullable.get(column.name) ?? false) }));
+      const rowCount = record.rowCount + rows;
+      await this.store.updateEntry(trx, record.id, { columns, rowCount, fileName: request.fileName });
+      await trx.commit();
+      return { collection: request.collection, created: false, rowsLoaded: rows, rowCount, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(record.table) };
+    } catch (error) {
+      await trx.rollback().catch(() => undefined);
+      for (const name of added) {
+        await this.store.dropIndex((record as CollectionRecord).table, name).catch((dropError: unknown) => this.logger.error({ err: dropError, name }, 'could not drop an index added by a failed load'));
+      }
+      if (error instanceof NameRaced) throw error;
+      throw this.loadError(error, request.collection);
+    }
+  }
+
+  /** The table column of each file column (names match ignoring case; order may differ); 400 COLUMNS_MISMATCH naming the differences. */
+  private matchColumns(record: CollectionRecord, profile: CsvProfile): ColumnSpec[] {
+    const byLowerName = new Map(record.columns.map((column) => [column.name.toLowerCase(), column]));
+    const inFile = new Set(profile.header.map((name) => name.toLowerCase()));
+    const extra = profile.header.filter((name) => !byLowerName.has(name.toLowerCase()));
+    const missing = record.columns.filter((column) => !inFile.has(column.name.toLowerCase())).map((column) => column.name);
+    if (extra.length > 0 || missing.length > 0) {
+      const parts = [missing.length > 0 ? `missing column${missing.length > 1 ? 's' : ''} ${missing.map((name) => `"${name}"`).join(', ')}` : '', extra.length > 0 ? `unknown column${extra.length > 1 ? 's' : ''} ${extra.map((name) => `"${name}"`).join(', ')}` : ''].filter(Boolean);
+      throw new BadRequestError(`The file's header does not match collection "${record.name}": ${parts.join('; ')}.`, 'COLUMNS_MISMATCH', [
+        ...missing.map((name) => ({ path: 'line 1', message: `missing column "${name}"` })),
+        ...extra.map((name) => ({ path: 'line 1', message: `unknown column "${name}"` })),
+      ]);
+    }
+    return profile.header.map((name) => byLowerName.get(name.toLowerCase()) as ColumnSpec);
+  }
+
+  /** Appends never change column types: a value the column cannot hold is 400 naming its line and column. */
+  private assertValuesFit(fileColumns: ColumnSpec[], profile: CsvProfile): void {
+    const problems: Array<{ path: string; line: number; message: string }> = [];
+    profile.columns.forEach((found, index) => {
+      const target = fileColumns[index];
+      const accepted = acceptedClasses(target.type);
+      let worst: { line: number; message: string } | undefined;
+      for (const kind of VALUE_CLASSES) {
+        const line = found.firstLineOfClass.get(kind);
+        if (line !== undefined && !(accepted & kind) && (!worst || line < worst.line)) {
+          worst = { line, message: `line ${line}: column "${target.name}" is ${target.type} but the value is ${CLASS_NAMES[kind]}` };
+        }
+      }
+      if (!worst && target.type === 'STRING' && found.maxLength > stringCapacity(target.sqlType)) {
+        worst = { line: found.maxLengthLine, message: `line ${found.maxLengthLine}: column "${target.name}" holds at most ${stringCapacity(target.sqlType)} characters but the value has ${found.maxLength}` };
+      }
+      if (worst) problems.push({ path: `line ${worst.line}`, ...worst });
+    });
+    if (problems.length > 0) {
+      problems.sort((a, b) => a.line - b.line);
+      throw new BadRequestError(`Values do not fit the collection's column types (appends never change types): ${problems.map((problem) => problem.message).join('; ')}.`, 'INVALID_CSV', problems);
+    }
+  }
+
+  private indexRequests(raw: string | undefined, columns: ColumnSpec[]): IndexRequest[] {
+    const requests = parseIndexes(raw, columns.map((column) => column.name));
+    const unindexable = requests.filter((request) => !isIndexable(columns.find((column) => column.name === request.column) as ColumnSpec));
+    if (unindexable.length > 0) {
+      throw new BadRequestError(`Invalid indexes: ${unindexable.map((request) => `column "${request.column}" holds long text and cannot be indexed`).join('; ')}.`, 'INVALID_INDEXES',
+        unindexable.map((request) => ({ path: 'query.indexes', message: `column "${request.column}" holds text longer than 768 characters` })));
+    }
+    return requests;
+  }
+
+  /** Database failures of a load as API errors: a duplicate key is 409 naming the index and value. */
+  private loadError(error: unknown, collection: string): unknown {
+    const errno = mysqlErrno(error);
+    if (errno === ER_DUP_ENTRY) {
+      const text = error instanceof Error ? error.message : String(error);
+      const match = /Duplicate entry '([\s\S]*)' for key '([^']*)'/.exec(text);
+      const value = match?.[1] ?? '?';
+      const index = match?.[2] ?? '?';
+      const message = `Unique index "${index}" of collection "${collection}" would hold the value "${value.slice(0, 200)}" twice; nothing was loaded.`;
+      return new ConflictError(message, 'UNIQUE_VIOLATION', [{ path: `index ${index}`, message: `duplicate value "${value.slice(0, 200)}"`, index, value: value.slice(0, 200) }]);
+    }
+    if (errno === ER_LOCK_WAIT_TIMEOUT) {
+      return new ConflictError(`Collection "${collection}" is being loaded by another request; retry when it is done.`, 'NAME_TAKEN');
+    }
+    return error;
+  }
+}

@@ -1,0 +1,181 @@
+import type { Knex } from 'knex';
+import { ROW_ID_COLUMN, tableName } from './collection-rules.js';
+import type { ColumnSpec } from './column-types.js';
+
+/** A registry entry (`internal_collections`) with its owner's username. */
+export interface CollectionRecord {
+  id: number;
+  ownerId: number;
+  owner: string;
+  name: string;
+  table: string;
+  columns: ColumnSpec[];
+  rowCount: number;
+  fileName: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface IndexRecord {
+  name: string;
+  columns: string[];
+  unique: boolean;
+}
+
+interface RegistryRow {
+  id: number;
+  owner_id: number;
+  owner: string;
+  name: string;
+  columns: string;
+  row_count: number | string;
+  file_name: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface IndexRow {
+  Key_name: string;
+  Column_name: string;
+  Non_unique: number | string;
+  Seq_in_index: number | string;
+}
+
+function toRecord(row: RegistryRow): CollectionRecord {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    owner: row.owner,
+    name: row.name,
+    table: tableName(row.id),
+    columns: JSON.parse(row.columns) as ColumnSpec[],
+    rowCount: Number(row.row_count),
+    fileName: row.file_name,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** MySQL error numbers the service reacts to. */
+export const ER_DUP_ENTRY = 1062;
+export const ER_LOCK_WAIT_TIMEOUT = 1205;
+
+export function mysqlErrno(error: unknown): number | undefined {
+  return typeof error === 'object' && error !== null && typeof (error as { errno?: unknown }).errno === 'number' ? (error as { errno: number }).errno : undefined;
+}
+
+/**
+ * Knex queries of internal data: the registry and the collection tables. Identifiers are always
+ * passed as `??` bindings or built from validated names; values as `?` bindings or escaped literals.
+ */
+export class InternalDataStore {
+  constructor(readonly db: Knex) {}
+
+  private registry(db: Knex | Knex.Transaction = this.db) {
+    return db('internal_collections as c').join('users as u', 'u.id', 'c.owner_id')
+      .select('c.id', 'c.owner_id', 'u.username as owner', 'c.name', 'c.columns', 'c.row_count', 'c.file_name', 'c.created_at', 'c.updated_at');
+  }
+
+  async list(ownerId: number): Promise<CollectionRecord[]> {
+    const rows = (await this.registry().where('c.owner_id', ownerId).orderBy('c.name')) as RegistryRow[];
+    return rows.map(toRecord);
+  }
+
+  async find(ownerId: number, name: string): Promise<CollectionRecord | undefined> {
+    const row = (await this.registry().where({ 'c.owner_id': ownerId, 'c.name': name }).first()) as RegistryRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** The entry, locked against other loads and deletes until `trx` ends. */
+  async findForUpdate(trx: Knex.Transaction, ownerId: number, name: string): Promise<CollectionRecord | undefined> {
+    const row = (await this.registry(trx).where({ 'c.owner_id': ownerId, 'c.name': name }).forUpdate().first()) as RegistryRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * Reserves the name inside `trx`: the id (and so the table name) is known at once, while other
+   * requests see nothing until `trx` commits; a concurrent load of the same name waits on the key.
+   */
+  async insertEntry(trx: Knex.Transaction, entry: { ownerId: number; name: string; fileName: string }): Promise<number> {
+    const [id] = await trx('internal_collections').insert({ owner_id: entry.ownerId, name: entry.name, columns: '[]', row_count: 0, file_name: entry.fileName });
+    return Number(id);
+  }
+
+  async updateEntry(trx: Knex.Transaction, id: number, change: { columns: ColumnSpec[]; rowCount: number; fileName: string }): Promise<void> {
+    await trx('internal_collections').where({ id }).update({ columns: JSON.stringify(change.columns), row_count: change.rowCount, file_name: change.fileName, updated_at: trx.fn.now(3) });
+  }
+
+  async deleteEntry(trx: Knex.Transaction, id: number): Promise<void> {
+    await trx('internal_collections').where({ id }).delete();
+  }
+
+  /** DDL (auto-commits): the collection table with a `_row_id` primary key giving load order. */
+  async createTable(table: string, columns: ColumnSpec[]): Promise<void> {
+    const definitions = columns.map((column) => `?? ${column.sqlType} NULL`).join(', ');
+    await this.db.raw(
+      `CREATE TABLE ?? (?? BIGINT UNSIGNED NOT NULL, ${definitions}, PRIMARY KEY (??)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
+      [table, ROW_ID_COLUMN, ...columns.map((column) => column.name), ROW_ID_COLUMN],
+    );
+  }
+
+  async dropTable(table: string): Promise<void> {
+    await this.db.raw('DROP TABLE IF EXISTS ??', [table]);
+  }
+
+  /** DDL (auto-commits). A UNIQUE index on duplicated data fails with ER_DUP_ENTRY and changes nothing. */
+  async addIndex(table: string, index: { name: string; column: string; unique: boolean }): Promise<void> {
+    await this.db.raw(`ALTER TABLE ?? ADD ${index.unique ? 'UNIQUE ' : ''}INDEX ?? (??)`, [table, index.name, index.column]);
+  }
+
+  async dropIndex(table: string, name: string): Promise<void> {
+    await this.db.raw('ALTER TABLE ?? DROP INDEX ??', [table, name]);
+  }
+
+  /** Indexes of a collection table, the primary key excepted, columns in index order. */
+  async indexes(table: string): Promise<IndexRecord[]> {
+    const [rows] = (await this.db.raw('SHOW INDEX FROM ??', [table])) as [IndexRow[], unknown];
+    const byName = new Map<string, IndexRecord & { seq: number[] }>();
+    for (const row of rows) {
+      if (row.Key_name === 'PRIMARY') continue;
+      let index = byName.get(row.Key_name);
+      if (!index) {
+        index = { name: row.Key_name, columns: [], unique: Number(row.Non_unique) === 0, seq: [] };
+        byName.set(row.Key_name, index);
+      }
+      index.columns.push(row.Column_name);
+      index.seq.push(Number(row.Seq_in_index));
+    }
+    return [...byName.values()]
+      .map(({ name, columns, unique, seq }) => ({ name, unique, columns: columns.map((column, i) => [seq[i], column] as const).sort((a, b) => a[0] - b[0]).map(([, column]) => column) }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The highest `_row_id` (0 for an empty table): appended rows continue from here. */
+  async maxRowId(trx: Knex.Transaction, table: string): Promise<number> {
+    const [rows] = (await trx.raw('SELECT COALESCE(MAX(??), 0) AS max_id FROM ??', [ROW_ID_COLUMN, table])) as [Array<{ max_id: number | string }>, unknown];
+    return Number(rows[0].max_id);
+  }
+
+  /** The start of a multi-row INSERT; rows are appended as `(v1, v2, …)` literals. */
+  insertPrefix(table: string, columns: readonly string[]): string {
+    return this.db.raw(`INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES `, [table, ROW_ID_COLUMN, ...columns]).toQuery();
+  }
+
+  /** Runs a statement built from escaped literals: without bindings, knex and mysql2 send it as it is (a `?` inside a value stays a `?`). */
+  async execute(db: Knex | Knex.Transaction, sql: string): Promise<void> {
+    await db.raw(sql);
+  }
+
+  async page(table: string, select: readonly string[], filters: ReadonlyArray<{ column: string; value: unknown }>, limit: number, offset: number): Promise<Record<string, unknown>[]> {
+    let query = this.db(table).select(...select).orderBy(ROW_ID_COLUMN).limit(limit).offset(offset);
+    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, filter.value as Knex.Value);
+    return (await query) as Record<string, unknown>[];
+  }
+
+  async count(table: string, filters: ReadonlyArray<{ column: string; value: unknown }>): Promise<number> {
+    let query = this.db(table).count({ n: '*' });
+    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, filter.value as Knex.Value);
+    const [row] = (await query) as Array<{ n: number | string }>;
+    return Number(row.n);
+  }
+}

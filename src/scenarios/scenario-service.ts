@@ -1,0 +1,435 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { ResourceOwner } from '../auth/access-context.js';
+import {
+  InputValidationError, ScenarioCompileError, ScenarioRunError, inputVariables,
+  type CompiledScenario, type Diagnostic, type ScenarioDocument, type ScenarioEngine, type TestCaseSpec,
+} from '../engine/index.js';
+import type { ErrorDetail } from '../errors/app-error.js';
+import { BadRequestError } from '../errors/bad-request-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
+import { ForbiddenError } from '../errors/forbidden-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { UnprocessableError } from '../errors/unprocessable-error.js';
+import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
+import { prepareImport, type PreparedImport } from './import-document.js';
+import { isDuplicateKeyError, ScenarioStore } from './scenario-store.js';
+import {
+  documentOf, labelOf,
+  type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
+  type ScenarioTestCaseDto, type ScenarioTestCaseSaveDto, type ScenarioVersionDto, type ScenarioVersionPreviewDto,
+  type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
+} from './scenario-types.js';
+
+/**
+ * Who acts: the owner resolved from the `context` (see resolveOwner) and whether the requester is
+ * an admin. Name-addressed operations (import, export, rename) work on `owner`'s scenarios;
+ * id-addressed operations need the scenario to belong to `owner` unless the requester is an admin
+ * (admins may act on every scenario; the scenario's own owner is then used, e.g. for lookups).
+ */
+export interface ScenarioActor {
+  owner: ResourceOwner;
+  isAdmin: boolean;
+}
+
+export interface ImportSwitches {
+  overwriteDevelop: boolean;
+  overwriteDeploy: boolean;
+}
+
+const MYSQL_DEADLOCK = 1213;
+const TRANSACTION_ATTEMPTS = 3;
+
+/** Scenario management: versions, import/export, copy/rename, validation, debugging and deployment. */
+export class ScenarioService {
+  constructor(
+    private readonly store: ScenarioStore,
+    private readonly engine: ScenarioEngine,
+    private readonly deployed: DeployedScenarioResolver,
+  ) {}
+
+  async open(actor: ScenarioActor, id: number): Promise<ScenarioVersionDto> {
+    const scenario = await this.accessible(actor, id);
+    return this.versionDto(scenario, await this.openedVersion(scenario), await this.store.listTestCases(scenario.id));
+  }
+
+  async listVersions(actor: ScenarioActor, id: number): Promise<ScenarioVersionPreviewDto[]> {
+    const scenario = await this.accessible(actor, id);
+    const versions = await this.store.listVersions(scenario.id);
+    return versions.map((version) => ({
+      id: version.id,
+      scenarioId: scenario.id,
+      name: scenario.name,
+      version: labelOf(version),
+      sourceVersion: version.sourceVersion,
+      description: version.description,
+      status: version.status,
+      createdAt: version.createdAt.toISOString(),
+    }));
+  }
+
+  async inputs(actor: ScenarioActor, id: number): Promise<VariableInfoMapDto> {
+    const scenario = await this.accessible(actor, id);
+    const map: VariableInfoMapDto = {};
+    for (const variable of inputVariables(documentOf(await this.openedVersion(scenario)))) {
+      if (!Object.hasOwn(map, variable.name)) map[variable.name] = variable as VariableInfoMapDto[string];
+    }
+    return map;
+  }
+
+  async inputNames(actor: ScenarioActor, id: number): Promise<string[]> {
+    return Object.keys(await this.inputs(actor, id));
+  }
+
+  /** New scenario of the source's owner whose development version copies the source's opened version and test cases. */
+  async copy(actor: ScenarioActor, id: number, newName: string): Promise<ScenarioVersionDto> {
+    const source = await this.accessible(actor, id);
+    const version = await this.openedVersion(source);
+    const testCases = await this.store.listTestCases(source.id);
+    const copyId = await this.write(async (trx) => {
+      const scenarioId = await this.insertScenario(trx, source.ownerId, newName);
+      await this.store.putDevelopVersion(trx, scenarioId, version, 'copy');
+      await this.store.replaceTestCases(trx, scenarioId, testCases);
+      return scenarioId;
+    });
+    const copy = (await this.store.findById(copyId)) as ScenarioRecord;
+    return this.versionDto(copy, await this.openedVersion(copy), await this.store.listTestCases(copyId));
+  }
+
+  async rename(actor: ScenarioActor, currentName: string, newName: string): Promise<ScenarioSummaryDto> {
+    const scenario = await this.store.findByName(actor.owner.id, currentName);
+    if (!scenario) throw scenarioNotFound(`You have no scenario named "${currentName}".`);
+    if (newName !== currentName) {
+      await this.write(async (trx) => {
+        try {
+          await this.store.rename(trx, scenario.id, newName);
+        } catch (error) {
+          if (isDuplicateKeyError(error)) throw nameTaken(newName);
+          throw error;
+        }
+      });
+      this.deployed.invalidate(scenario.ownerId, currentName);
+      this.deployed.invalidate(scenario.ownerId, newName);
+    }
+    return { id: scenario.id, name: newName, owner: scenario.ownerName };
+  }
+
+  async debug(actor: ScenarioActor, id: number, inputs: Record<string, unknown>): Promise<DebugResultDto> {
+    const scenario = await this.accessible(actor, id);
+    const version = await this.openedVersion(scenario);
+    const compiled = this.engine.compile(cacheKeyOf(version), documentOf(version));
+    const outcome = await this.engine.run(compiled, inputs, { ownerId: scenario.ownerId, trace: true });
+    return { version: labelOf(version), result: outcome.result, trace: (outcome.trace ?? []) as DebugResultDto['trace'] };
+  }
+
+  /** Throws 422 VALIDATION_ERRORS listing every problem of the opened version; returns when it is valid. */
+  async validate(actor: ScenarioActor, id: number, validationData?: Record<string, unknown>): Promise<void> {
+    const scenario = await this.accessible(actor, id);
+    const version = await this.openedVersion(scenario);
+    const problems = await this.problemsOf(scenario, version, validationData);
+    if (problems.length > 0) throw validationErrors(scenario, labelOf(version), problems);
+  }
+
+  /**
+   * Deploys the development version as the next numbered version (validated first unless
+   * `skipValidation`; it must compile either way). Returns the new label.
+   */
+  async deploy(actor: ScenarioActor, id: number, options: { skipValidation?: boolean } = {}): Promise<string> {
+    const scenario = await this.accessible(actor, id);
+    const develop = await this.store.findDevelopVersion(scenario.id);
+    if (!develop) {
+      throw new ConflictError(`Scenario "${scenario.name}" has no development version to deploy.`, 'NO_DEVELOP_VERSION');
+    }
+    if (options.skipValidation) {
+      this.engine.compile(cacheKeyOf(develop), documentOf(develop));
+    } else {
+      const problems = await this.problemsOf(scenario, develop);
+      if (problems.length > 0) throw validationErrors(scenario, labelOf(develop), problems);
+    }
+    // Deploys exactly the content that was validated, even if the develop version changes meanwhile.
+    const { label, name } = await this.write(async (trx) => {
+      const locked = await this.store.lockById(trx, scenario.id);
+      if (!locked) throw scenarioNotFound(`Scenario ${scenario.id} no longer exists.`);
+      const created = await this.store.insertDeployedVersion(trx, locked, develop, 'develop');
+      const current = (await this.store.findById(scenario.id, trx)) as ScenarioRecord;
+      return { label: String(created.versionNumber), name: current.name };
+    });
+    this.deployed.invalidate(scenario.ownerId, name);
+    return label;
+  }
+
+  /** Whether the latest deployed version has the development version's content (false when either is missing). */
+  async deployedMatchesDevelop(actor: ScenarioActor, id: number): Promise<boolean> {
+    const scenario = await this.accessible(actor, id);
+    const [develop, latest] = await Promise.all([this.store.findDevelopVersion(scenario.id), this.store.findLatestDeployed(scenario.id)]);
+    return !!develop && !!latest && develop.content === latest.content && develop.nodeProperties === latest.nodeProperties;
+  }
+
+  /** All-or-nothing import of one or more scenarios into the actor's owner; outcomes in input order. */
+  async importScenarios(actor: ScenarioActor, body: ScenarioImportDto | ScenarioImportDto[], switches: ImportSwitches): Promise<ImportOutcomeDto[]> {
+    const { prepared, problems } = prepareImport(body);
+    if (problems.length > 0) {
+      throw new BadRequestError(`The import breaks the scenario document schema (${problems.length} problem(s)); nothing was imported. First: ${problems[0].path} ${problems[0].message.split(': ').slice(1).join(': ')}`, 'INVALID_SCENARIO', problems);
+    }
+    const diagnostics = prepared.map((item) => this.compileDiagnostics(item.document));
+    const ownerId = actor.owner.id;
+    const importAll = () => this.write(async (trx) => {
+      const results: ImportOutcomeDto[] = [];
+      for (const item of prepared) results.push(await this.importOne(trx, ownerId, item, diagnostics[item.index], switches));
+      return results;
+    });
+    let outcomes: ImportOutcomeDto[];
+    try {
+      outcomes = await importAll();
+    } catch (error) {
+      // A concurrent request created one of the names meanwhile: once more, now seeing it as existing.
+      if (!(error instanceof ConflictError)) throw error;
+      outcomes = await importAll();
+    }
+    for (const outcome of outcomes) if (outcome.version) this.deployed.invalidate(ownerId, outcome.name);
+    return outcomes;
+  }
+
+  async exportScenarios(actor: ScenarioActor, name?: string): Promise<ScenarioVersionDto[]> {
+    let scenarios: ScenarioRecord[];
+    if (name !== undefined) {
+      const found = await this.store.findByName(actor.owner.id, name);
+      if (!found) throw scenarioNotFound(`You have no scenario named "${name}".`);
+      scenarios = [found];
+    } else {
+      scenarios = await this.store.listByOwner(actor.owner.id);
+    }
+    const versions: ScenarioVersionDto[] = [];
+    for (const scenario of scenarios) {
+      versions.push(this.versionDto(scenario, await this.openedVersion(scenario), await this.store.listTestCases(scenario.id)));
+    }
+    return versions;
+  }
+
+  async updateTestCase(actor: ScenarioActor, id: number, testCaseId: number, dto: ScenarioTestCaseSaveDto): Promise<ScenarioTestCaseDto> {
+    const mismatches: ErrorDetail[] = [];
+    if (dto.id !== undefined && dto.id !== testCaseId) mismatches.push({ path: 'body.id', message: `must equal the test case id in the path (${testCaseId})` });
+    if (dto.scenarioId !== undefined && dto.scenarioId !== id) mismatches.push({ path: 'body.scenarioId', message: `must equal the scenario id in the path (${id})` });
+    if (mismatches.length > 0) throw new BadRequestError(`The body names another ${mismatches.map((m) => (m.path ?? '').slice(5)).join(' and ')} than the path.`, 'VALIDATION_FAILED', mismatches);
+    const scenario = await this.accessible(actor, id);
+    const existing = await this.store.findTestCase(testCaseId);
+    if (!existing || existing.scenarioId !== scenario.id) {
+      throw new NotFoundError(`Scenario "${scenario.name}" has no test case ${testCaseId}.`, 'TEST_CASE_NOT_FOUND');
+    }
+    const saved = {
+      name: dto.name,
+      variables: dto.variables.map((variable) => ('value' in variable ? { name: variable.name, value: variable.value } : { name: variable.name })),
+      expression: dto.expression.code,
+      ignore: dto.ignore ?? false,
+    };
+    await this.write(async (trx) => {
+      await this.store.updateTestCase(trx, testCaseId, saved);
+      await this.store.touch(trx, scenario.id);
+    });
+    return testCaseDto({ ...saved, id: testCaseId, scenarioId: scenario.id });
+  }
+
+  // ── rules shared by the operations ──
+
+  /** The scenario with this id, when the actor may act on it: 404 when unknown, 403 when another owner's (unless admin). */
+  private async accessible(actor: ScenarioActor, id: number): Promise<ScenarioRecord> {
+    const scenario = await this.store.findById(id);
+    if (!scenario) throw scenarioNotFound(`Scenario ${id} does not exist.`);
+    if (scenario.ownerId !== actor.owner.id && !actor.isAdmin) {
+      throw new ForbiddenError(`Scenario ${id} belongs to another user.`, 'FORBIDDEN', [{ path: 'path.id', message: `is not a scenario of "${actor.owner.username}"` }]);
+    }
+    return scenario;
+  }
+
+  private async openedVersion(scenario: ScenarioRecord, trx?: Knex): Promise<VersionRecord> {
+    const version = await this.store.findOpenedVersion(scenario.id, trx);
+    if (!version) throw scenarioNotFound(`Scenario "${scenario.name}" has no version.`);
+    return version;
+  }
+
+  /** Every problem of a version: diagnostics (compile and external references), the validation data's run, failing test cases. */
+  private async problemsOf(scenario: ScenarioRecord, version: VersionRecord, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
+    const document = documentOf(version);
+    const context = { ownerId: scenario.ownerId };
+    const problems: ErrorDetail[] = [];
+    const seen = new Set<string>();
+    const addDiagnostic = (diagnostic: Diagnostic) => {
+      const key = `${diagnostic.code}|${diagnostic.path ?? ''}|${diagnostic.message}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      problems.push(diagnosticDetail(diagnostic));
+    };
+    let compiled: CompiledScenario | undefined;
+    try {
+      compiled = this.engine.compile(cacheKeyOf(version), document);
+    } catch (error) {
+      if (!(error instanceof ScenarioCompileError)) throw error;
+      error.diagnostics.forEach(addDiagnostic);
+    }
+    (await this.engine.diagnose(document, context)).forEach(addDiagnostic);
+    if (!compiled) return problems;
+    if (validationData !== undefined) {
+      try {
+        await this.engine.run(compiled, validationData, context);
+      } catch (error) {
+        problems.push(...runProblems(error, 'body'));
+      }
+    }
+    const testCases = await this.store.listTestCases(scenario.id);
+    const reports = await this.engine.runTestCases(compiled, testCases.map(testCaseSpec), context);
+    reports.forEach((report, index) => {
+      if (report.passed || report.skipped) return;
+      const testCase = testCases[index];
+      problems.push({
+        path: `testCases[${index}]`,
+        code: 'TEST_CASE_FAILED',
+        message: `Test case "${testCase.name}" failed: ${report.reason ?? 'the expression is not true'}`,
+        testCaseId: testCase.id,
+        testCaseName: testCase.name,
+        expected: testCase.expression,
+        actual: report.actual,
+        reason: report.reason ?? 'the expression is not true',
+      });
+    });
+    return problems;
+  }
+
+  /** [] when the document compiles, else its diagnostics. */
+  private compileDiagnostics(document: ScenarioDocument): Diagnostic[] {
+    try {
+      this.engine.compile(cacheKeyOfDocument(document.content, JSON.stringify(document.nodeProperties)), document);
+      return [];
+    } catch (error) {
+      if (error instanceof ScenarioCompileError) return error.diagnostics;
+      throw error;
+    }
+  }
+
+  private async importOne(trx: Knex.Transaction, ownerId: number, item: PreparedImport, diagnostics: Diagnostic[], switches: ImportSwitches): Promise<ImportOutcomeDto> {
+    const compiles = diagnostics.length === 0;
+    const notDeployed = (scenarioId: number): ImportOutcomeDto => ({ name: item.name, scenarioId, outcome: 'NOT_DEPLOYED', diagnostics: diagnostics.map(diagnosticDto) });
+    const existing = await this.store.findByName(ownerId, item.name, trx);
+    if (!existing) {
+      const scenarioId = await this.insertScenario(trx, ownerId, item.name);
+      await this.store.putDevelopVersion(trx, scenarioId, item.version, 'import');
+      await this.store.replaceTestCases(trx, scenarioId, item.testCases);
+      return compiles ? { name: item.name, scenarioId, outcome: 'CREATED' } : notDeployed(scenarioId);
+    }
+    if (!switches.overwriteDevelop && !switches.overwriteDeploy) return { name: item.name, scenarioId: existing.id, outcome: 'SKIPPED' };
+    const locked = await this.store.lockById(trx, existing.id);
+    if (!locked) throw scenarioNotFound(`Scenario "${item.name}" was deleted during the import.`);
+    if (switches.overwriteDevelop) await this.store.replaceTestCases(trx, existing.id, item.testCases);
+    if (!compiles) {
+      // Never deployed; kept as the development version so it can be fixed.
+      await this.store.putDevelopVersion(trx, existing.id, item.version, 'import');
+      return notDeployed(existing.id);
+    }
+    if (switches.overwriteDevelop) await this.store.putDevelopVersion(trx, existing.id, item.version, 'import');
+    if (!switches.overwriteDeploy) {
+      await this.store.touch(trx, existing.id);
+      return { name: item.name, scenarioId: existing.id, outcome: 'UPDATED' };
+    }
+    const created = await this.store.insertDeployedVersion(trx, locked, item.version, 'import');
+    return { name: item.name, scenarioId: existing.id, outcome: switches.overwriteDevelop ? 'UPDATED_AND_DEPLOYED' : 'DEPLOYED', version: String(created.versionNumber) };
+  }
+
+  private async insertScenario(trx: Knex.Transaction, ownerId: number, name: string): Promise<number> {
+    try {
+      return await this.store.insertScenario(trx, ownerId, name);
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw nameTaken(name);
+      throw error;
+    }
+  }
+
+  /** One transaction, retried when MariaDB picks it as a deadlock victim. */
+  private async write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.store.transaction(work);
+      } catch (error) {
+        if ((error as { errno?: number }).errno !== MYSQL_DEADLOCK || attempt >= TRANSACTION_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private versionDto(scenario: ScenarioRecord, version: VersionRecord, testCases: TestCaseRecord[]): ScenarioVersionDto {
+    return {
+      id: version.id,
+      scenarioId: scenario.id,
+      name: scenario.name,
+      owner: scenario.ownerName,
+      version: labelOf(version),
+      sourceVersion: version.sourceVersion,
+      description: version.description,
+      status: version.status,
+      createdAt: version.createdAt.toISOString(),
+      content: version.content,
+      nodeProperties: documentOf(version).nodeProperties,
+      testCases: testCases.map(testCaseDto),
+    };
+  }
+}
+
+/** Compile-cache key: deployed versions share the resolver's key (`version:<id>`); anything editable is keyed by its content. */
+function cacheKeyOf(version: VersionRecord): string {
+  return version.status === 'DEPLOYED' ? `version:${version.id}` : cacheKeyOfDocument(version.content, version.nodeProperties);
+}
+
+function cacheKeyOfDocument(content: string, nodeProperties: string): string {
+  return `doc:${createHash('sha256').update(content).update('\u0000').update(nodeProperties).digest('hex')}`;
+}
+
+function testCaseSpec(testCase: TestCaseRecord): TestCaseSpec {
+  const variables: Record<string, unknown> = {};
+  for (const variable of testCase.variables) variables[variable.name] = variable.value ?? null;
+  return { id: testCase.id, name: testCase.name, variables, expression: { code: testCase.expression, language: 'javascript' }, ignore: testCase.ignore };
+}
+
+function testCaseDto(testCase: TestCaseRecord): ScenarioTestCaseDto {
+  return {
+    id: testCase.id,
+    name: testCase.name,
+    variables: testCase.variables as ScenarioTestCaseDto['variables'],
+    expression: { code: testCase.expression, language: 'javascript' },
+    ignore: testCase.ignore,
+  };
+}
+
+function diagnosticDto(diagnostic: Diagnostic): Diagnostic {
+  const dto: Diagnostic = { code: diagnostic.code, message: diagnostic.message };
+  if (diagnostic.nodeId !== undefined) dto.nodeId = diagnostic.nodeId;
+  if (diagnostic.path !== undefined) dto.path = diagnostic.path;
+  if (diagnostic.line !== undefined) dto.line = diagnostic.line;
+  if (diagnostic.column !== undefined) dto.column = diagnostic.column;
+  return dto;
+}
+
+function diagnosticDetail(diagnostic: Diagnostic): ErrorDetail {
+  return { ...diagnosticDto(diagnostic), path: diagnostic.path ?? (diagnostic.nodeId ? `nodes.${diagnostic.nodeId}` : undefined) };
+}
+
+/** The validation data's run failed: input violations (under `base`) or the failing node. */
+function runProblems(error: unknown, base: string): ErrorDetail[] {
+  if (error instanceof InputValidationError) {
+    return error.violations.map((violation) => ({ path: `${base}.${violation.variable}`, code: 'INVALID_INPUT', variable: violation.variable, message: `Validation data: ${violation.variable} ${violation.message}` }));
+  }
+  if (error instanceof ScenarioRunError) {
+    const detail: ErrorDetail = { code: error.code, message: `Validation data run failed: ${error.message}` };
+    if (error.nodeId) Object.assign(detail, { nodeId: error.nodeId, path: `nodes.${error.nodeId}` });
+    return [detail];
+  }
+  throw error;
+}
+
+function validationErrors(scenario: ScenarioRecord, label: string, problems: ErrorDetail[]): UnprocessableError {
+  return new UnprocessableError(`Scenario "${scenario.name}" (${label}) is not valid: ${problems.length} problem(s). First: ${problems[0].message}`, 'VALIDATION_ERRORS', problems);
+}
+
+function scenarioNotFound(message: string): NotFoundError {
+  return new NotFoundError(message, 'SCENARIO_NOT_FOUND');
+}
+
+function nameTaken(name: string): ConflictError {
+  return new ConflictError(`You already have a scenario named "${name}".`, 'NAME_TAKEN', [{ path: 'name', message: `"${name}" is taken` }]);
+}

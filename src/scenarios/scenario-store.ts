@@ -1,0 +1,210 @@
+import type { Knex } from 'knex';
+import type { NewTestCase, ScenarioRecord, TestCaseRecord, TestCaseVariable, VersionContent, VersionRecord, VersionStatus } from './scenario-types.js';
+
+interface ScenarioRow {
+  id: number;
+  owner_id: number;
+  owner_name: string;
+  name: string;
+}
+
+interface VersionRow {
+  id: number;
+  scenario_id: number;
+  status: VersionStatus;
+  version_number: number | null;
+  source_version: string | null;
+  description: string;
+  content: string;
+  node_properties: string;
+  created_at: Date | string;
+}
+
+interface TestCaseRow {
+  id: number;
+  scenario_id: number;
+  name: string;
+  variables: string;
+  expression: string;
+  ignore: number | boolean;
+}
+
+const SCENARIO_COLUMNS = ['s.id', 's.owner_id', 'u.username as owner_name', 's.name'];
+
+function toScenario(row: ScenarioRow): ScenarioRecord {
+  return { id: row.id, ownerId: row.owner_id, ownerName: row.owner_name, name: row.name };
+}
+
+function toVersion(row: VersionRow): VersionRecord {
+  return {
+    id: row.id,
+    scenarioId: row.scenario_id,
+    status: row.status,
+    versionNumber: row.version_number,
+    sourceVersion: row.source_version,
+    description: row.description,
+    content: row.content,
+    nodeProperties: row.node_properties,
+    createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+  };
+}
+
+function toTestCase(row: TestCaseRow): TestCaseRecord {
+  return {
+    id: row.id,
+    scenarioId: row.scenario_id,
+    name: row.name,
+    variables: JSON.parse(row.variables) as TestCaseVariable[],
+    expression: row.expression,
+    ignore: Boolean(row.ignore),
+  };
+}
+
+/** MySQL/MariaDB duplicate-key error (the unique index on scenarios(owner_id, name)). */
+export function isDuplicateKeyError(error: unknown): boolean {
+  const code = (error as { code?: string; errno?: number } | null)?.code;
+  return code === 'ER_DUP_ENTRY' || (error as { errno?: number } | null)?.errno === 1062;
+}
+
+/**
+ * Knex queries over scenarios, scenario_versions and scenario_test_cases. Every method takes an
+ * optional transaction; the service decides transaction boundaries.
+ */
+export class ScenarioStore {
+  constructor(private readonly db: Knex) {}
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async findById(id: number, trx: Knex = this.db): Promise<ScenarioRecord | undefined> {
+    const row = (await trx('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.id', id).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
+    return row ? toScenario(row) : undefined;
+  }
+
+  async findByName(ownerId: number, name: string, trx: Knex = this.db): Promise<ScenarioRecord | undefined> {
+    const row = (await trx('scenarios as s').join('users as u', 'u.id', 's.owner_id').where({ 's.owner_id': ownerId, 's.name': name }).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
+    return row ? toScenario(row) : undefined;
+  }
+
+  async listByOwner(ownerId: number): Promise<ScenarioRecord[]> {
+    const rows = (await this.db('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.owner_id', ownerId).orderBy('s.name').select(SCENARIO_COLUMNS)) as ScenarioRow[];
+    return rows.map(toScenario);
+  }
+
+  /** Locks the scenario row for the rest of the transaction: deploys and imports of one scenario run one at a time. */
+  async lockByName(trx: Knex.Transaction, ownerId: number, name: string): Promise<{ id: number; nextVersion: number } | undefined> {
+    const row = (await trx('scenarios').where({ owner_id: ownerId, name }).forUpdate().first('id', 'next_version')) as { id: number; next_version: number } | undefined;
+    return row ? { id: row.id, nextVersion: row.next_version } : undefined;
+  }
+
+  async lockById(trx: Knex.Transaction, id: number): Promise<{ id: number; nextVersion: number } | undefined> {
+    const row = (await trx('scenarios').where({ id }).forUpdate().first('id', 'next_version')) as { id: number; next_version: number } | undefined;
+    return row ? { id: row.id, nextVersion: row.next_version } : undefined;
+  }
+
+  /** Inserts a scenario; a name the owner already has fails with a duplicate-key error (see isDuplicateKeyError). */
+  async insertScenario(trx: Knex.Transaction, ownerId: number, name: string): Promise<number> {
+    const [id] = await trx('scenarios').insert({ owner_id: ownerId, name });
+    return id;
+  }
+
+  async rename(trx: Knex.Transaction, id: number, newName: string): Promise<void> {
+    await trx('scenarios').where({ id }).update({ name: newName, updated_at: trx.fn.now(3) });
+  }
+
+  async touch(trx: Knex.Transaction, id: number): Promise<void> {
+    await trx('scenarios').where({ id }).update({ updated_at: trx.fn.now(3) });
+  }
+
+  /** The version `open` shows: the development version if any, else the latest deployed. */
+  async findOpenedVersion(scenarioId: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+    const row = (await trx('scenario_versions')
+      .where({ scenario_id: scenarioId })
+      // develop (NULL number) first, then the highest number
+      .orderByRaw('version_number IS NOT NULL, version_number DESC')
+      .first()) as VersionRow | undefined;
+    return row ? toVersion(row) : undefined;
+  }
+
+  async findDevelopVersion(scenarioId: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+    const row = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEVELOP' }).first()) as VersionRow | undefined;
+    return row ? toVersion(row) : undefined;
+  }
+
+  async findLatestDeployed(scenarioId: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+    const row = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEPLOYED' }).orderBy('version_number', 'desc').first()) as VersionRow | undefined;
+    return row ? toVersion(row) : undefined;
+  }
+
+  /** Every version without content, develop first, then deployed by descending number. */
+  async listVersions(scenarioId: number): Promise<Omit<VersionRecord, 'content' | 'nodeProperties'>[]> {
+    const rows = (await this.db('scenario_versions')
+      .where({ scenario_id: scenarioId })
+      .orderByRaw('version_number IS NOT NULL, version_number DESC')
+      .select('id', 'scenario_id', 'status', 'version_number', 'source_version', 'description', 'created_at')) as VersionRow[];
+    return rows.map((row) => {
+      const { content: _content, nodeProperties: _nodeProperties, ...rest } = toVersion({ ...row, content: '', node_properties: '' });
+      return rest;
+    });
+  }
+
+  /** Creates or replaces the development version (one row per scenario, replaced in place). */
+  async putDevelopVersion(trx: Knex.Transaction, scenarioId: number, version: VersionContent, sourceVersion: string): Promise<number> {
+    const existing = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEVELOP' }).first('id')) as { id: number } | undefined;
+    const values = { content: version.content, node_properties: version.nodeProperties, description: version.description, source_version: sourceVersion };
+    if (existing) {
+      await trx('scenario_versions').where({ id: existing.id }).update({ ...values, created_at: trx.fn.now(3) });
+      return existing.id;
+    }
+    const [id] = await trx('scenario_versions').insert({ ...values, scenario_id: scenarioId, status: 'DEVELOP', version_number: null });
+    return id;
+  }
+
+  /**
+   * Adds deployed version `nextVersion` (read under the row lock by lockById/lockByName) and bumps
+   * the scenario's counter, so concurrent deploys get consecutive numbers.
+   */
+  async insertDeployedVersion(trx: Knex.Transaction, scenario: { id: number; nextVersion: number }, version: VersionContent, sourceVersion: string): Promise<{ id: number; versionNumber: number }> {
+    const versionNumber = scenario.nextVersion;
+    const [id] = await trx('scenario_versions').insert({
+      scenario_id: scenario.id, status: 'DEPLOYED', version_number: versionNumber, source_version: sourceVersion,
+      description: version.description, content: version.content, node_properties: version.nodeProperties,
+    });
+    await trx('scenarios').where({ id: scenario.id }).update({ next_version: versionNumber + 1, updated_at: trx.fn.now(3) });
+    scenario.nextVersion = versionNumber + 1;
+    return { id, versionNumber };
+  }
+
+  async listTestCases(scenarioId: number, trx: Knex = this.db): Promise<TestCaseRecord[]> {
+    const rows = (await trx('scenario_test_cases').where({ scenario_id: scenarioId }).orderBy(['position', 'id'])) as TestCaseRow[];
+    return rows.map(toTestCase);
+  }
+
+  async findTestCase(id: number, trx: Knex = this.db): Promise<TestCaseRecord | undefined> {
+    const row = (await trx('scenario_test_cases').where({ id }).first()) as TestCaseRow | undefined;
+    return row ? toTestCase(row) : undefined;
+  }
+
+  async replaceTestCases(trx: Knex.Transaction, scenarioId: number, testCases: NewTestCase[]): Promise<void> {
+    await trx('scenario_test_cases').where({ scenario_id: scenarioId }).delete();
+    if (testCases.length === 0) return;
+    await trx('scenario_test_cases').insert(testCases.map((testCase, position) => ({
+      scenario_id: scenarioId,
+      name: testCase.name,
+      variables: JSON.stringify(testCase.variables),
+      expression: testCase.expression,
+      ignore: testCase.ignore,
+      position,
+    })));
+  }
+
+  async updateTestCase(trx: Knex.Transaction, id: number, testCase: NewTestCase): Promise<void> {
+    await trx('scenario_test_cases').where({ id }).update({
+      name: testCase.name,
+      variables: JSON.stringify(testCase.variables),
+      expression: testCase.expression,
+      ignore: testCase.ignore,
+    });
+  }
+}

@@ -1,0 +1,76 @@
+import type { components } from '../../generated/api-types.js';
+import type { ScenarioDocument } from '../engine/index.js';
+
+/** Wire shapes (from the spec) the scenario operations answer with or read. */
+export type ScenarioVersionDto = components['schemas']['ScenarioVersion'];
+export type ScenarioVersionPreviewDto = components['schemas']['ScenarioVersionPreview'];
+export type ScenarioSummaryDto = components['schemas']['ScenarioSummary'];
+export type ScenarioImportDto = components['schemas']['ScenarioImport'];
+export type ImportOutcomeDto = components['schemas']['ImportOutcome'];
+export type ScenarioTestCaseDto = components['schemas']['ScenarioTestCase'];
+export type ScenarioTestCaseSaveDto = components['schemas']['ScenarioTestCaseDto'];
+export type VariableInfoMapDto = components['schemas']['VariableInfoMap'];
+export type DebugResultDto = components['schemas']['DebugResult'];
+
+export type VersionStatus = 'DEVELOP' | 'DEPLOYED';
+
+/** Label of the development version; deployed versions are labelled by their number. */
+export const DEVELOP_LABEL = 'develop';
+
+/** Where a version's content came from (`source_version`). */
+export type SourceVersion = 'develop' | 'import' | 'copy';
+
+export interface ScenarioRecord {
+  id: number;
+  ownerId: number;
+  ownerName: string;
+  name: string;
+}
+
+export interface VersionRecord {
+  id: number;
+  scenarioId: number;
+  status: VersionStatus;
+  /** null for the development version */
+  versionNumber: number | null;
+  sourceVersion: string | null;
+  description: string;
+  /** canonical JSON text of the graph, stored as given */
+  content: string;
+  /** JSON text of the nodeProperties map, stored as given */
+  nodeProperties: string;
+  createdAt: Date;
+}
+
+export interface TestCaseVariable {
+  name: string;
+  value?: unknown;
+}
+
+export interface TestCaseRecord {
+  id: number;
+  scenarioId: number;
+  name: string;
+  variables: TestCaseVariable[];
+  /** JavaScript boolean expression */
+  expression: string;
+  ignore: boolean;
+}
+
+/** A test case before it has an id (import, copy). */
+export type NewTestCase = Omit<TestCaseRecord, 'id' | 'scenarioId'>;
+
+/** What is written as a version: the document as JSON text plus its description. */
+export interface VersionContent {
+  content: string;
+  nodeProperties: string;
+  description: string;
+}
+
+export function labelOf(version: Pick<VersionRecord, 'versionNumber'>): string {
+  return version.versionNumber === null ? DEVELOP_LABEL : String(version.versionNumber);
+}
+
+export function documentOf(version: Pick<VersionRecord, 'content' | 'nodeProperties'>): ScenarioDocument {
+  return { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as ScenarioDocument['nodeProperties'] };
+}

@@ -1,0 +1,51 @@
+import { loadConfig } from './config/config.js';
+import { createLogger } from './logger.js';
+import { closeServices, createServices } from './services.js';
+import { checkDependencies } from './startup-checks.js';
+
+/**
+ * A job-processing process (`npm run worker`): runs async runs, batch chunks and callback
+ * deliveries from the shared job store; serves no HTTP. Start as many as needed next to the API
+ * processes. SIGTERM/SIGINT: stop taking jobs, unlock the ones held (another worker takes them
+ * at once; their finished elements are kept), close connections, exit.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+  const problems = await checkDependencies(config);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel);
+  const services = await createServices(config, logger);
+  await services.execution.startWorker();
+  logger.info({ pid: process.pid, environment: config.environment }, 'worker ready');
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'worker stopping: no new jobs, releasing held ones');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    closeServices(services)
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'worker did not stop cleanly');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Worker failed to start: ${(error as Error).message}`);
+  process.exit(1);
+});

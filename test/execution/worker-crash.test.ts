@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { deployScenario, slowDoublingScenario } from '../support/scenario-fixtures.js';
+import { isolateJobStore, waitFor } from './support.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ELEMENTS = 2000;
+const CHUNK = 500;
+
+let t: TestApp;
+let alice: TestUser;
+let prefix: string;
+const children: ChildProcess[] = [];
+
+/** A worker process (`tsx src/worker.ts`) on this test's job-store prefix. */
+function startWorker(env: Record<string, string>): ChildProcess {
+  const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/worker.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', APP_ENV: 'test', NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS_KEY_PREFIX: prefix, WORKER_CHUNK_CONCURRENCY: '2', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
+  if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+  else child.once('exit', (code) => resolve(code));
+});
+
+beforeAll(async () => {
+  prefix = isolateJobStore('crash');
+  // This process only enqueues: it never calls startWorker.
+  t = await createTestApp({ configOverrides: { batchChunkSize: CHUNK } });
+  alice = await t.newUser();
+  await deployScenario(t.services.db, alice.id, 'slow', slowDoublingScenario(1_300_000));
+});
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await t.close();
+});
+
+const counts = async (batchId: string) => {
+  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).groupBy('state').select('state').count({ n: '*' })) as Array<{ state: string; n: number }>;
+  return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)])) as Record<string, number>;
+};
+
+it('finishes a batch with exactly one result per element after a worker is killed mid-batch', async () => {
+  // The first worker holds its locks for the default minute: only the second worker's short lock lifetime lets it take them over.
+  const first = startWorker({ JOB_LOCK_LIFETIME_MS: '60000' });
+  const parameters = Array.from({ length: ELEMENTS }, (_, i) => ({ a: i }));
+  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slow', parameters });
+  expect(submitted.status).toBe(202);
+  const batchId: string = submitted.body.batchTaskId;
+
+  const before = await waitFor(async () => {
+    const c = await counts(batchId);
+    return (c.SUCCEEDED ?? 0) >= 250 ? c : undefined;
+  }, 30_000, 10);
+  first.kill('SIGKILL');
+  await exited(first);
+  const atKill = await counts(batchId);
+  expect(atKill.SUCCEEDED).toBeLessThan(ELEMENTS);
+  expect(atKill.RUNNING ?? 0).toBeGreaterThan(0);
+  expect(before.SUCCEEDED).toBeGreaterThan(0);
+
+  const second = startWorker({ JOB_LOCK_LIFETIME_MS: '2000', JOB_POLL_MS: '500' });
+  const status = await waitFor(async () => {
+    const response = await request(t.app).get(`/api/batch/${batchId}`).query({ key: alice.scoreToken });
+    return response.body.state === 'FINISHED' ? response.body : undefined;
+  }, 40_000, 100);
+
+  expect(status).toMatchObject({ total: ELEMENTS, completed: ELEMENTS, failed: 0 });
+  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).orderBy('element_index').select('id', 'element_index', 'state', 'input', 'result')) as Array<{ id: string; element_index: number; state: string; input: string; result: string }>;
+  expect(rows).toHaveLength(ELEMENTS);
+  expect(rows.every((row, i) => row.element_index === i && row.state === 'SUCCEEDED')).toBe(true);
+  expect(rows.every((row) => JSON.parse(row.result).doubled === JSON.parse(row.input).a * 2)).toBe(true);
+  expect(status.resultsIds).toHaveLength(ELEMENTS);
+  expect(new Set(status.resultsIds).size).toBe(ELEMENTS);
+  expect(status.resultsIds).toEqual(rows.map((row) => row.id));
+  // Finished work leaves nothing behind in the job store.
+  expect(await t.services.execution.queue.pendingJobs()).toBe(0);
+
+  // Graceful shutdown: SIGTERM ends the worker cleanly.
+  second.kill('SIGTERM');
+  expect(await exited(second)).toBe(0);
+}, 60_000);

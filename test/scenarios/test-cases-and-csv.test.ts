@@ -1,0 +1,137 @@
+import request from 'supertest';
+import { parseVariablesCsv } from '../../src/scenarios/variables-csv.js';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { bearer, createScenario, simpleScenario } from './support/fixtures.js';
+
+let testApp: TestApp;
+
+beforeAll(async () => {
+  testApp = await createTestApp();
+});
+afterAll(async () => testApp.close());
+
+async function scenarioWithTestCase(user: TestUser, name = 's'): Promise<{ id: number; testCaseId: number }> {
+  const id = await createScenario(testApp, user, simpleScenario(name));
+  const opened = await request(testApp.app).get(`/api/scenario/open/${id}`).query({ context: user.context() }).set(bearer(user));
+  return { id, testCaseId: opened.body.testCases[0].id };
+}
+
+const put = (user: TestUser, id: number, testCaseId: number, body: unknown, context = user.context()) =>
+  request(testApp.app).put(`/api/scenario/${id}/testcases/${testCaseId}`).query({ context }).set(bearer(user)).send(body as object);
+
+const dto = { name: 'renamed case', variables: [{ name: 'income', value: 1000 }, { name: 'age', value: 18 }], expression: { code: 'score === 19', language: 'javascript' }, ignore: true };
+
+describe('updateScenarioTestCase', () => {
+  it('replaces the test case (200 ScenarioTestCase); open and export show it', async () => {
+    const user = await testApp.newUser();
+    const { id, testCaseId } = await scenarioWithTestCase(user);
+    const response = await put(user, id, testCaseId, { ...dto, id: testCaseId, scenarioId: id });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ id: testCaseId, name: 'renamed case', variables: dto.variables, expression: dto.expression, ignore: true });
+    const opened = await request(testApp.app).get(`/api/scenario/open/${id}`).query({ context: user.context() }).set(bearer(user));
+    expect(opened.body.testCases).toEqual([response.body]);
+  });
+
+  it('answers 400 when the body names another test case or scenario than the path, or is malformed', async () => {
+    const user = await testApp.newUser();
+    const { id, testCaseId } = await scenarioWithTestCase(user);
+    const otherId = await put(user, id, testCaseId, { ...dto, id: testCaseId + 1 });
+    expect(otherId.status).toBe(400);
+    expect(otherId.body.details[0].path).toBe('body.id');
+    expect((await put(user, id, testCaseId, { ...dto, scenarioId: id + 1 })).status).toBe(400);
+    expect((await put(user, id, testCaseId, { name: 'no expression', variables: [] })).status).toBe(400);
+  });
+
+  it('answers 404 TEST_CASE_NOT_FOUND for an unknown test case or one of another scenario', async () => {
+    const user = await testApp.newUser();
+    const { id } = await scenarioWithTestCase(user, 'one');
+    const other = await scenarioWithTestCase(user, 'two');
+    const unknown = await put(user, id, 2_000_000_000, dto);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('TEST_CASE_NOT_FOUND');
+    expect((await put(user, id, other.testCaseId, dto)).body.code).toBe('TEST_CASE_NOT_FOUND');
+  });
+
+  it('answers 403 for another user\'s scenario, 404 for an unknown scenario, 401 without a token, 413 for a huge body', async () => {
+    const user = await testApp.newUser();
+    const stranger = await testApp.newUser();
+    const { id, testCaseId } = await scenarioWithTestCase(user);
+    expect((await put(stranger, id, testCaseId, dto)).status).toBe(403);
+    expect((await put(user, 2_000_000_000, testCaseId, dto)).body.code).toBe('SCENARIO_NOT_FOUND');
+    expect((await request(testApp.app).put(`/api/scenario/${id}/testcases/${testCaseId}`).query({ context: user.context() }).send(dto)).status).toBe(401);
+    expect((await put(user, id, testCaseId, { ...dto, name: 'x'.repeat(testApp.config.limits.bodyBytes) })).status).toBe(413);
+  });
+});
+
+describe('createInputVariablesFromCsv', () => {
+  const upload = (user: TestUser, csv: string) =>
+    request(testApp.app).post('/api/scenario/data/inputvariables/create').query({ context: user.context() }).set(bearer(user))
+      .attach('file', Buffer.from(csv, 'utf8'), { filename: 'variables.csv', contentType: 'text/csv' });
+
+  it('turns one line per variable into a VariableInfo map (dictionary, tags, description)', async () => {
+    const user = await testApp.newUser();
+    const csv = 'true;income;DOUBLE;yearly income;money,applicant\nfalse;age;integer\ntrue;segment;A#B#C;customer segment;risk\ntrue;flags;MAP;;\n';
+    const response = await upload(user, csv);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      income: { name: 'income', type: { type: 'DOUBLE' }, required: true, description: 'yearly income', tags: ['money', 'applicant'] },
+      age: { name: 'age', type: { type: 'INTEGER' }, required: false },
+      segment: { name: 'segment', type: { type: 'DICTIONARY', name: 'segment', options: ['A', 'B', 'C'] }, required: true, description: 'customer segment', tags: ['risk'] },
+      flags: { name: 'flags', type: { type: 'MAP' }, required: true },
+    });
+  });
+
+  it('accepts a header line and Windows line ends', async () => {
+    const user = await testApp.newUser();
+    const response = await upload(user, 'required;name;type;description;tags\r\ntrue;name;STRING;"a; quoted description";\r\n');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ name: { name: 'name', type: { type: 'STRING' }, required: true, description: 'a; quoted description' } });
+  });
+
+  it('answers 400 INVALID_CSV naming the line number and the problem of every bad line', async () => {
+    const user = await testApp.newUser();
+    const response = await upload(user, 'true;ok;STRING\n\nyes;bad;STRING\ntrue;1bad;STRING\ntrue;t;STRNG\ntrue;d;A##B\ntrue;only\n');
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_CSV');
+    expect(response.body.details.map((d: { line: number }) => d.line)).toEqual([3, 4, 5, 6, 7]);
+    expect(response.body.details[0]).toMatchObject({ path: 'line 3', message: expect.stringContaining('required') });
+    expect(response.body.details[2].message).toMatch(/STRNG/);
+  });
+
+  it('answers 400 for duplicate names', async () => {
+    const user = await testApp.newUser();
+    const response = await upload(user, 'true;a;STRING\nfalse;a;DOUBLE\n');
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual([expect.objectContaining({ line: 2, message: expect.stringMatching(/more than once/) })]);
+  });
+
+  it('answers 400 when `file` is a text field rather than an uploaded file', async () => {
+    const user = await testApp.newUser();
+    const response = await request(testApp.app).post('/api/scenario/data/inputvariables/create').query({ context: user.context() }).set(bearer(user)).field('file', 'true;a;STRING');
+    expect(response.status).toBe(400);
+    expect(response.body.details[0].path).toBe('body.file');
+  });
+
+  it('answers 401 without a token, 403 for a context naming another requester, 413 for a file over the limit', async () => {
+    const user = await testApp.newUser();
+    expect((await request(testApp.app).post('/api/scenario/data/inputvariables/create').query({ context: user.context() }).attach('file', Buffer.from('true;a;STRING'), 'v.csv')).status).toBe(401);
+    const mismatch = await request(testApp.app).post('/api/scenario/data/inputvariables/create').query({ context: JSON.stringify({ requester: { username: 'someone-else' } }) }).set(bearer(user)).attach('file', Buffer.from('true;a;STRING'), 'v.csv');
+    expect(mismatch.status).toBe(403);
+    const small = await createTestApp({ configOverrides: { limits: { ...testApp.config.limits, uploadBytes: 64 } } });
+    try {
+      const smallUser = await small.newUser();
+      const response = await request(small.app).post('/api/scenario/data/inputvariables/create').query({ context: smallUser.context() }).set(bearer(smallUser)).attach('file', Buffer.from('true;a;STRING\n'.repeat(20)), 'v.csv');
+      expect(response.status).toBe(413);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('parseVariablesCsv', () => {
+  it('skips blank lines, treats only the first line as a possible header, and rejects too many columns', () => {
+    expect(parseVariablesCsv('\nrequired;name;type\ntrue;a;VECTOR\n').variables).toEqual({ a: { name: 'a', type: { type: 'VECTOR' }, required: true } });
+    const { problems } = parseVariablesCsv('true;a;STRING\nrequired;name;type\ntrue;b;STRING;d;t;extra');
+    expect(problems.map((p) => p.line)).toEqual([2, 3]);
+  });
+});
