@@ -2063,7 +2063,7 @@ export interface operations {
             query: {
                 /** @description Name of the uploaded file, kept in the registry. */
                 fileName: string;
-                /** @description Index definitions `column,true|false;…`. */
+                /** @description Index definitions `column,true|false;…` (`true`: a UNIQUE index, `false`: a plain one). Commas and semicolons may be sent as they are (allowReserved) or URL-encoded. */
                 indexes?: string;
             };
             header?: never;
