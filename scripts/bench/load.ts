@@ -2,7 +2,11 @@
  * Internal-data benchmark: CSV upload through the HTTP API vs MariaDB `LOAD DATA LOCAL INFILE`, then
  * keyed lookups through a scenario (DATA_LOOKUP node) on the loaded collection.
  *
- *   npm run bench:load -- [--rows=1000000] [--rows-per-insert=2000] [--parallelism=2] [--lookups=20000] [--sweep]
+ *   npm run bench:load -- [--rows=1000000] [--lookups=20000] [--insert] [--rows-per-insert=2000] [--parallelism=2] [--sweep]
+ *
+ * Uploads take the service's fast path (LOAD DATA LOCAL INFILE fed from its own stream) when the server
+ * has local_infile ON; `--insert` forces the multi-row INSERT fallback, which `--rows-per-insert`,
+ * `--parallelism` and `--sweep` (which implies `--insert`) tune.
  *
  * The service runs in a child process (this file with `--serve`) so its peak RSS (VmHWM) is its own.
  * Database: BENCH_DATABASE_URL (default mysql://root@127.0.0.1:3306/scoring_bench), created and migrated here.
@@ -53,7 +57,12 @@ async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const services = await createServices(config, logger);
-  const tuning: InsertTuning = { ...DEFAULT_INSERT_TUNING, rowsPerInsert: flag('rows-per-insert', DEFAULT_INSERT_TUNING.rowsPerInsert), parallelism: flag('parallelism', DEFAULT_INSERT_TUNING.parallelism) };
+  const tuning: InsertTuning = {
+    ...DEFAULT_INSERT_TUNING,
+    rowsPerInsert: flag('rows-per-insert', DEFAULT_INSERT_TUNING.rowsPerInsert),
+    parallelism: flag('parallelism', DEFAULT_INSERT_TUNING.parallelism),
+    localInfile: !process.argv.includes('--insert'),
+  };
   // The same wiring as services.ts, with the tuning under test.
   const store = new InternalDataStore(services.db);
   services.internalData = new InternalDataService(store, services.collectionLookups, logger, tuning);
@@ -105,7 +114,7 @@ const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 const rate = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 
 async function uploadOnce(csvPath: string, rows: number, tuning: { rowsPerInsert: number; parallelism: number }, collection: string, token: string, indexes?: string) {
-  const { child, port } = await startService([`--rows-per-insert=${tuning.rowsPerInsert}`, `--parallelism=${tuning.parallelism}`]);
+  const { child, port } = await startService([`--rows-per-insert=${tuning.rowsPerInsert}`, `--parallelism=${tuning.parallelism}`, ...(insertPath ? ['--insert'] : [])]);
   try {
     const pid = child.pid as number;
     const idleRss = procStatus(pid, 'VmRSS');
@@ -201,12 +210,16 @@ async function measureLookups(ownerId: number, collection: string, rows: number,
   }
 }
 
+/** `--insert`: the service loads with multi-row INSERTs (its fallback) instead of LOAD DATA LOCAL INFILE. */
+const insertPath = process.argv.includes('--insert') || process.argv.includes('--sweep');
+
 async function main(): Promise<void> {
   benchEnvironment();
   const rows = flag('rows', 1_000_000);
   const lookups = flag('lookups', 20_000);
   const tuning = { rowsPerInsert: flag('rows-per-insert', DEFAULT_INSERT_TUNING.rowsPerInsert), parallelism: flag('parallelism', DEFAULT_INSERT_TUNING.parallelism) };
   const sweep = process.argv.includes('--sweep');
+  const path = insertPath ? `${tuning.rowsPerInsert} rows/INSERT × ${tuning.parallelism}` : 'LOAD DATA LOCAL INFILE path';
 
   await ensureDatabaseExists(BENCH_DATABASE_URL);
   const db = createDatabase(BENCH_DATABASE_URL, { min: 0, max: 2 });
@@ -234,7 +247,7 @@ async function main(): Promise<void> {
     for (const combo of combos) {
       await dropIfThere('bench_plain');
       const result = await uploadOnce(csvPath, rows, combo, 'bench_plain', token);
-      console.log(`upload, no index, ${combo.rowsPerInsert} rows/INSERT × ${combo.parallelism}: ${(result.ms / 1000).toFixed(2)} s, ${result.rate.toLocaleString('en')} rows/s = ${((result.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(result.peakRss)} (idle ${mb(result.idleRss)})`);
+      console.log(`upload, no index, ${sweep || insertPath ? `${combo.rowsPerInsert} rows/INSERT × ${combo.parallelism}` : path}: ${(result.ms / 1000).toFixed(2)} s, ${result.rate.toLocaleString('en')} rows/s = ${((result.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(result.peakRss)} (idle ${mb(result.idleRss)})`);
     }
     await dropIfThere('bench_plain');
     if (sweep) return;
@@ -242,7 +255,7 @@ async function main(): Promise<void> {
     await dropIfThere('bench_keyed');
     started = performance.now();
     const keyed = await uploadOnce(csvPath, rows, tuning, 'bench_keyed', token, 'id,true');
-    console.log(`upload, UNIQUE index on id: ${(keyed.ms / 1000).toFixed(2)} s, ${keyed.rate.toLocaleString('en')} rows/s = ${((keyed.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(keyed.peakRss)}`);
+    console.log(`upload, UNIQUE index on id (${path}): ${(keyed.ms / 1000).toFixed(2)} s, ${keyed.rate.toLocaleString('en')} rows/s = ${((keyed.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(keyed.peakRss)}`);
 
     const latency = await measureLookups(user.id, 'bench_keyed', rows, lookups);
     const fmt = (value: number) => `${(value * 1000).toFixed(0)} µs`;

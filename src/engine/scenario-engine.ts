@@ -55,7 +55,12 @@ export class ScenarioEngine {
     const { plan, diagnostics } = compileScenario(doc, (code, kind) => this.sandbox.checkSyntax(code, kind));
     if (!plan) throw new ScenarioCompileError(diagnostics);
     const compiled = new CompiledScenario(cacheKey, plan);
-    this.ensureProgram(compiled);
+    try {
+      this.ensureProgram(compiled);
+    } catch (error) {
+      // code that parses alone but not inside its generated function (e.g. unbalanced braces closing the wrapper)
+      throw new ScenarioCompileError([{ code: 'SCRIPT_SYNTAX_ERROR', message: `Scenario code does not compile: ${(error as Error).message}` }]);
+    }
     this.cache.set(cacheKey, compiled);
     return compiled;
   }
@@ -109,6 +114,8 @@ export class ScenarioEngine {
       } catch (error) {
         if (error instanceof SandboxLimitError) {
           const detail = error.code === 'TIME_LIMIT_EXCEEDED' ? ` of ${this.limits.timeoutMs} ms` : error.code === 'MEMORY_LIMIT_EXCEEDED' ? ` of ${this.limits.memoryMb} MB` : '';
+          const node = error.code === 'TIME_LIMIT_EXCEEDED' ? plan.nodes[this.sandbox.lastNode()] : undefined;
+          if (node) throw new ScenarioRunError(error.code, `${error.message}${detail} in node "${node.name}" (${node.type})`, node.id, node.name, node.type);
           throw new ScenarioRunError(error.code, `${error.message}${detail}`);
         }
         throw error;

@@ -6,8 +6,11 @@ import { createAgenda } from './job-store.js';
 export const RUN_JOB = 'execution.run';
 export const CHUNK_JOB = 'execution.batch-chunk';
 export const CALLBACK_JOB = 'execution.callback';
+/** Most async runs one job carries. */
+const MAX_RUNS_PER_JOB = 200;
 
-export interface RunJobData { resultId: string }
+/** One job per group of async runs submitted together (see enqueueRun). */
+export interface RunJobData { resultIds: string[] }
 /** Elements with element_index in [from, to) of one batch. */
 export interface ChunkJobData { batchId: string; from: number; to: number }
 export interface CallbackJobData { resultId: string; attempt: number }
@@ -28,12 +31,41 @@ export class ExecutionQueue {
   private agenda?: Promise<Agenda>;
   private processing = false;
   private channel?: Promise<void>;
+  private runGroup: Array<{ resultId: string; resolve: () => void; reject: (error: Error) => void }> = [];
+  private flushing = false;
 
   constructor(private readonly jobsUrl: string, private readonly settings: ExecutionSettings, private readonly logger: Logger) {}
 
-  async enqueueRun(resultId: string): Promise<void> {
-    const agenda = await this.forEnqueue();
-    await agenda.now<RunJobData>(RUN_JOB, { resultId });
+  /**
+   * Enqueues an async run; resolves once a job holding its id is saved (so a 202 always means a
+   * durable job). Group commit: while one save is in flight, ids submitted meanwhile wait and go
+   * into the next job together. An idle service saves each run's job at once; under load, jobs
+   * hold several ids, which keeps the job store small (its Redis backend slows sharply with many
+   * queued jobs).
+   */
+  enqueueRun(resultId: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.runGroup.push({ resultId, resolve, reject });
+      if (!this.flushing) void this.flushRuns();
+    });
+  }
+
+  private async flushRuns(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.runGroup.length > 0) {
+        const group = this.runGroup.splice(0, MAX_RUNS_PER_JOB);
+        try {
+          const agenda = await this.forEnqueue();
+          await agenda.now<RunJobData>(RUN_JOB, { resultIds: group.map((entry) => entry.resultId) });
+          for (const entry of group) entry.resolve();
+        } catch (error) {
+          for (const entry of group) entry.reject(error as Error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   /** One job per chunk of `chunkSize` elements (never one per element: the store slows with many queued jobs). */

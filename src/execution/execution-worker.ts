@@ -28,18 +28,27 @@ export class ExecutionWorker implements JobHandlers {
     await this.queue.startProcessing(this);
   }
 
-  async run({ resultId }: RunJobData): Promise<void> {
-    const row = await this.store.findById(resultId);
-    if (!row) return;
-    if (!isFinished(row.state)) {
-      await this.store.markRunning(resultId);
-      const deployed = await this.runner.resolveForStoredRun(row.user_id, row.scenario_name);
-      const inputs = row.input ? (JSON.parse(row.input) as Record<string, unknown>) : {};
-      await this.store.finish(resultId, await this.runner.runToOutcome(deployed, inputs, row.user_id));
-    } else if (row.callback_state !== 'PENDING' || (await this.store.callbackAttempts(resultId)).length > 0) {
-      return;
+  /** Runs a group of async runs: one read, one RUNNING update and one upsert of outcomes for the group. */
+  async run({ resultIds }: RunJobData): Promise<void> {
+    const rows = await this.store.findByIds(resultIds);
+    const pending = rows.filter((row) => !isFinished(row.state));
+    const callbacks = pending.filter((row) => row.callback_url && row.callback_state === 'PENDING').map((row) => row.id);
+    for (const row of rows) {
+      // A re-run job (its worker died) whose run finished but whose first callback attempt never happened.
+      if (isFinished(row.state) && row.callback_url && row.callback_state === 'PENDING' && (await this.store.callbackAttempts(row.id)).length === 0) callbacks.push(row.id);
     }
-    if (row.callback_url && row.callback_state === 'PENDING') await this.queue.scheduleCallback(resultId, 1, 0);
+    if (pending.length > 0) {
+      await this.store.markRunning(pending.map((row) => row.id));
+      const resolved = new Map<string, ReturnType<ScenarioRunner['resolveForStoredRun']>>();
+      const finished = await mapWithConcurrency(pending, this.elementConcurrency, async (row) => {
+        const key = `${row.user_id}\u0000${row.scenario_name}`;
+        if (!resolved.has(key)) resolved.set(key, this.runner.resolveForStoredRun(row.user_id, row.scenario_name));
+        const inputs = row.input ? (JSON.parse(row.input) as Record<string, unknown>) : {};
+        return { element: row, outcome: await this.runner.runToOutcome(await (resolved.get(key) as ReturnType<ScenarioRunner['resolveForStoredRun']>), inputs, row.user_id) };
+      });
+      await this.store.finishRuns(finished);
+    }
+    await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
   }
 
   async chunk({ batchId, from, to }: ChunkJobData, keepAlive: () => Promise<void>): Promise<void> {
@@ -47,7 +56,7 @@ export class ExecutionWorker implements JobHandlers {
     if (!batch) return;
     const pending = await this.store.pendingElements(batchId, from, to);
     if (pending.length > 0) {
-      await this.store.markElementsRunning(pending.map((element) => element.id));
+      await this.store.markRunning(pending.map((element) => element.id));
       const deployed = await this.runner.resolveForStoredRun(batch.user_id, batch.scenario_name);
       for (let start = 0; start < pending.length; start += FLUSH_EVERY) {
         const slice = pending.slice(start, start + FLUSH_EVERY);
@@ -55,7 +64,7 @@ export class ExecutionWorker implements JobHandlers {
           const inputs = element.input ? (JSON.parse(element.input) as Record<string, unknown>) : {};
           return { element, outcome: await this.runner.runToOutcome(deployed, inputs, batch.user_id) as RunOutcome };
         });
-        await this.store.finishElements(finished);
+        await this.store.finishRuns(finished);
         await keepAlive();
       }
     }

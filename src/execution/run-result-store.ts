@@ -46,12 +46,18 @@ export interface NewAsyncRun {
   callback: { url: string; retryCount: number; retryDelaySeconds: number } | null;
 }
 
-/** A batch element ready to run (what a chunk job reads). */
-export interface PendingElement {
+/** The columns that identify a stored run (enough to upsert its outcome). */
+export interface RunIdentity {
   id: string;
   user_id: number;
   request_id: string;
   scenario_name: string;
+  batch_id: string | null;
+  element_index: number | null;
+}
+
+/** A batch element ready to run (what a chunk job reads). */
+export interface PendingElement extends RunIdentity {
   batch_id: string;
   element_index: number;
   input: string | null;
@@ -93,14 +99,9 @@ export class RunResultStore {
     return (await this.db('run_results').where({ user_id: userId, request_id: requestId }).first()) as RunResultRow | undefined;
   }
 
-  /** QUEUED → RUNNING; false when the run already finished (a re-delivered job). */
-  async markRunning(id: string): Promise<boolean> {
-    const changed = await this.db('run_results').where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'RUNNING', started_at: this.db.fn.now(3) });
-    return changed > 0;
-  }
-
-  async finish(id: string, outcome: RunOutcome): Promise<void> {
-    await this.db('run_results').where({ id }).update(outcomeColumns(outcome));
+  async findByIds(ids: string[]): Promise<RunResultRow[]> {
+    if (ids.length === 0) return [];
+    return (await this.db('run_results').whereIn('id', ids)) as RunResultRow[];
   }
 
   /** A batch and all its elements, in one transaction, with multi-row inserts. */
@@ -138,7 +139,8 @@ export class RunResultStore {
       .select('id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index', 'input')) as PendingElement[];
   }
 
-  async markElementsRunning(ids: string[]): Promise<void> {
+  /** QUEUED → RUNNING (runs of a job, elements of a chunk). */
+  async markRunning(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.db('run_results').whereIn('id', ids).where('state', 'QUEUED').update({ state: 'RUNNING', started_at: this.db.fn.now(3) });
   }
@@ -147,7 +149,7 @@ export class RunResultStore {
    * Stores finished elements with one multi-row upsert keyed by result id: running it again (a
    * chunk re-run after a crash) rewrites the same rows and never adds any.
    */
-  async finishElements(finished: Array<{ element: PendingElement; outcome: RunOutcome }>): Promise<void> {
+  async finishRuns(finished: Array<{ element: RunIdentity; outcome: RunOutcome }>): Promise<void> {
     if (finished.length === 0) return;
     const rows = finished.map(({ element, outcome }) => ({
       id: element.id,

@@ -11,9 +11,14 @@ export interface InsertTuning {
   maxStatementBytes: number;
   /** INSERTs in flight at once (new collections only; appends run in one transaction, one at a time). */
   parallelism: number;
+  /**
+   * Load through `LOAD DATA LOCAL INFILE` when the server allows it (`@@local_infile`); false always
+   * takes the multi-row INSERT path below (the fallback; tests force it with this).
+   */
+  localInfile: boolean;
 }
 
-export const DEFAULT_INSERT_TUNING: InsertTuning = { rowsPerInsert: 2000, maxStatementBytes: 4 << 20, parallelism: 2 };
+export const DEFAULT_INSERT_TUNING: InsertTuning = { rowsPerInsert: 2000, maxStatementBytes: 4 << 20, parallelism: 2, localInfile: true };
 
 export interface InsertPlan {
   /** `INSERT INTO … (_row_id, c1, c2, …) VALUES ` with the columns in file order. */
@@ -25,7 +30,7 @@ export interface InsertPlan {
 }
 
 /**
- * The second pass: streams the file again and sends its data rows as multi-row INSERTs through
+ * The second pass of the fallback path (used when `LOAD DATA LOCAL INFILE` is not available): streams the file again and sends its data rows as multi-row INSERTs through
  * `run`, with at most `parallelism` statements in flight while the next one is being built. The
  * first failure stops the pass (statements in flight are awaited) and is thrown.
  */

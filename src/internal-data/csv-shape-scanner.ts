@@ -22,6 +22,15 @@ const QUOTE = 34;
  * counts fields, classifies values and measures lengths. Line numbers count records (header = 1).
  */
 export async function scanCsv(path: string, dialect: CsvDialect, sink: FieldSink, chunkBytes = 1 << 20): Promise<void> {
+  for await (const _ of scanCsvChunks(path, dialect, sink, chunkBytes)) { /* the sink has what it needs */ }
+}
+
+/**
+ * `scanCsv` one chunk at a time: yields after the complete records of each chunk have been reported
+ * to `sink` (so a consumer can hand on what the sink built, with backpressure: the next chunk is read
+ * only when the consumer asks for it).
+ */
+export async function* scanCsvChunks(path: string, dialect: CsvDialect, sink: FieldSink, chunkBytes = 1 << 20): AsyncGenerator<void> {
   const delimiter = dialect.delimiter.charCodeAt(0);
   const newline = dialect.newline;
   const newlineFirst = newline.charCodeAt(0);
@@ -107,8 +116,10 @@ export async function scanCsv(path: string, dialect: CsvDialect, sink: FieldSink
         first = false;
       }
       pending = text.slice(scan(text, false));
+      yield;
     }
     if (pending !== '') scan(pending, true);
+    yield;
   } finally {
     stream.destroy();
   }

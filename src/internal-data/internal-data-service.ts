@@ -7,8 +7,9 @@ import { assertCollectionName, indexName, parseIndexes, tableName, type IndexReq
 import { acceptedClasses, fromSqlRow, isIndexable, sqlTypesFor, stringCapacity, toColumnValue, type ColumnSpec, type ColumnType } from './column-types.js';
 import { CsvFile } from './csv-file.js';
 import { insertCsvRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
+import { loadDataSource } from './load-data-stream.js';
 import { CLASS_NAMES, profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
-import { ER_DUP_ENTRY, ER_LOCK_WAIT_TIMEOUT, mysqlErrno, type CollectionRecord, type IndexRecord, type InternalDataStore } from './internal-data-store.js';
+import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_WAIT_TIMEOUT, ER_NOT_ALLOWED_COMMAND, mysqlErrno, type CollectionRecord, type IndexRecord, type InternalDataStore } from './internal-data-store.js';
 
 export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
 export type IndexInfo = IndexRecord;
@@ -63,6 +64,19 @@ export interface CollectionChangeListener {
 
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 10_000;
+
+/** 409 UNIQUE_VIOLATION: the load would put `value` twice into unique index `index`; nothing was loaded. */
+function uniqueViolation(index: string, value: string, collection: string): ConflictError {
+  const shown = value.slice(0, 200);
+  const message = `Unique index "${index}" of collection "${collection}" would hold the value "${shown}" twice; nothing was loaded.`;
+  return new ConflictError(message, 'UNIQUE_VIOLATION', [{ path: `index ${index}`, message: `duplicate value "${shown}"`, index, value: shown }]);
+}
+
+/** The server (or its `local_infile` setting) refused LOAD DATA LOCAL INFILE: nothing was read. */
+function localInfileRefused(error: unknown): boolean {
+  const errno = mysqlErrno(error);
+  return errno === ER_NOT_ALLOWED_COMMAND || errno === ER_CLIENT_LOCAL_FILES_DISABLED;
+}
 
 /** Raised inside a create when another request committed the same name first: the load becomes an append. */
 class NameRaced extends Error {}
@@ -182,8 +196,10 @@ export class InternalDataService {
   /** Creates the collection (201) or appends to it (200); all-or-nothing either way. */
   async load(request: LoadRequest): Promise<LoadReport> {
     assertCollectionName(request.collection);
+    const started = performance.now();
     const csv = await CsvFile.open(request.path);
     const profile = await profileCsv(csv);
+    this.logger.debug({ collection: request.collection, rows: profile.rows, ms: Math.round(performance.now() - started) }, 'first pass done');
     try {
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const existing = await this.store.find(request.ownerId, request.collection);
@@ -199,10 +215,46 @@ export class InternalDataService {
     }
   }
 
+  /**
+   * Whether this load takes the fast path (`LOAD DATA LOCAL INFILE`): allowed by the tuning and by
+   * the server (`@@local_infile`, off by default on MySQL 8). Asked on every load, so a server
+   * setting changed at run time is followed.
+   */
+  private async fastPath(): Promise<boolean> {
+    if (!this.tuning.localInfile) return false;
+    try {
+      if (await this.store.localInfileEnabled()) return true;
+      this.logger.info('local_infile is OFF on the database server: loading with multi-row INSERTs');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not read @@local_infile: loading with multi-row INSERTs');
+    }
+    return false;
+  }
+
+  /**
+   * Streams the validated rows into `table` with `LOAD DATA LOCAL INFILE` and checks that every row
+   * arrived unchanged: with LOCAL the server skips a duplicate key and converts a bad value with a
+   * warning instead of failing, so any difference between rows sent, rows written and the first
+   * pass's count, or any warning, is an error (the caller then drops what was loaded).
+   */
+  private async loadRows(csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, expectedRows: number): Promise<number> {
+    const started = performance.now();
+    const source = loadDataSource(csv, { types: columns.map((column) => column.type), firstRowId });
+    const result = await this.store.loadLocal(table, columns.map((column) => column.name), source.readable);
+    const sent = source.rows();
+    this.logger.debug({ table, rows: sent, ms: Math.round(performance.now() - started) }, 'LOAD DATA LOCAL INFILE done');
+    if (sent !== expectedRows || result.affectedRows !== sent || result.warnings !== 0) {
+      this.logger.error({ table, expectedRows, sent, affectedRows: result.affectedRows, warnings: result.warnings, warningText: result.warningText }, 'LOAD DATA did not load every row unchanged');
+      throw new Error(`LOAD DATA wrote ${result.affectedRows} of ${sent} rows (${expectedRows} in the first pass) with ${result.warnings} warnings${result.warningText.length > 0 ? `: ${result.warningText.join('; ')}` : ''}`);
+    }
+    return sent;
+  }
+
   private async create(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
     const sqlTypes = sqlTypesFor(profile.columns);
     const columns: ColumnSpec[] = profile.columns.map((column, index) => ({ name: column.name, type: column.type, nullable: column.nullable, sqlType: sqlTypes[index] }));
     const wanted = this.indexRequests(request.indexes, columns);
+    const fast = await this.fastPath();
     const trx = await this.db.transaction();
     let table: string | undefined;
     try {
@@ -215,10 +267,23 @@ export class InternalDataService {
       }
       table = tableName(id);
       await this.store.createTable(table, columns);
-      // Before the rows, so a duplicate is caught by the insert that brings it.
-      for (const index of wanted) await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
-      const prefix = this.store.insertPrefix(table, columns.map((column) => column.name));
-      const rows = await insertCsvRows(csv, { prefix, types: columns.map((column) => column.type), firstRowId: 1 }, (sql) => this.store.execute(this.db, sql), this.tuning);
+      let rows: number | undefined;
+      if (fast) {
+        rows = await this.loadRows(csv, table, columns, 1, profile.rows).catch((error: unknown) => {
+          if (!localInfileRefused(error)) throw error;
+          this.logger.warn({ err: error }, 'LOAD DATA LOCAL INFILE refused: loading with multi-row INSERTs');
+          return undefined; // refused before any row was read: the table is still empty
+        });
+        // After the rows (faster, one pass over the table): LOAD DATA would skip a duplicate
+        // silently, ADD UNIQUE INDEX fails on it with ER_DUP_ENTRY naming the index and value.
+        if (rows !== undefined) await this.store.addIndexes(table, wanted.map((index) => ({ name: indexName(index), columns: [index.column], unique: index.unique })));
+      }
+      if (rows === undefined) {
+        // Before the rows, so a duplicate is caught by the insert that brings it.
+        for (const index of wanted) await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
+        const prefix = this.store.insertPrefix(table, columns.map((column) => column.name));
+        rows = await insertCsvRows(csv, { prefix, types: columns.map((column) => column.type), firstRowId: 1 }, (sql) => this.store.execute(this.db, sql), this.tuning);
+      }
       await this.store.updateEntry(trx, id, { columns, rowCount: rows, fileName: request.fileName });
       await trx.commit();
       return { collection: request.collection, created: true, rowsLoaded: rows, rowCount: rows, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(table) };
@@ -230,9 +295,17 @@ export class InternalDataService {
   }
 
   private async append(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
-    const trx = await this.db.transaction();
+    const fast = await this.fastPath();
+    // READ COMMITTED on the fast path: the staging table is created after the transaction's first
+    // read, and a REPEATABLE READ snapshot older than a table cannot read it ("insufficient history").
+    // The registry row stays locked (FOR UPDATE) either way, so appends remain serialized.
+    const trx = await this.db.transaction(fast ? { isolationLevel: 'read committed' } : undefined);
     const added: string[] = [];
     let record: CollectionRecord | undefined;
+    let staging: string | undefined;
+    const dropStaging = async () => {
+      if (staging) await this.store.dropTable(staging).catch((dropError: unknown) => this.logger.error({ err: dropError, table: staging }, 'could not drop the staging table of a load'));
+    };
     try {
       record = await this.store.findForUpdate(trx, request.ownerId, request.collection);
       if (!record) throw new NameRaced();
@@ -248,22 +321,61 @@ export class InternalDataService {
         added.push(name);
       }
       const firstRowId = (await this.store.maxRowId(trx, record.table)) + 1;
-      const prefix = this.store.insertPrefix(record.table, fileColumns.map((column) => column.name));
-      const rows = await insertCsvRows(csv, { prefix, types: fileColumns.map((column) => column.type), firstRowId }, (sql) => this.store.execute(trx, sql), { ...this.tuning, parallelism: 1 });
+      let rows: number | undefined;
+      if (fast) rows = await this.appendThroughStaging(trx, record, fileColumns, firstRowId, csv, profile, (name) => { staging = name; });
+      if (rows === undefined) {
+        const prefix = this.store.insertPrefix(record.table, fileColumns.map((column) => column.name));
+        rows = await insertCsvRows(csv, { prefix, types: fileColumns.map((column) => column.type), firstRowId }, (sql) => this.store.execute(trx, sql), { ...this.tuning, parallelism: 1 });
+      }
       const nullable = new Map(profile.columns.map((column, index) => [fileColumns[index].name, column.nullable]));
       const columns = record.columns.map((column) => ({ ...column, nullable: column.nullable || (nullable.get(column.name) ?? false) }));
       const rowCount = record.rowCount + rows;
       await this.store.updateEntry(trx, record.id, { columns, rowCount, fileName: request.fileName });
       await trx.commit();
+      // After the commit: the transaction read the staging table, so its metadata lock is released only now.
+      await dropStaging();
       return { collection: request.collection, created: false, rowsLoaded: rows, rowCount, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(record.table) };
     } catch (error) {
       await trx.rollback().catch(() => undefined);
+      await dropStaging();
       for (const name of added) {
         await this.store.dropIndex((record as CollectionRecord).table, name).catch((dropError: unknown) => this.logger.error({ err: dropError, name }, 'could not drop an index added by a failed load'));
       }
       if (error instanceof NameRaced) throw error;
       throw this.loadError(error, request.collection);
     }
+  }
+
+  /**
+   * The fast append: LOAD DATA into a staging table that has no unique index (LOAD DATA LOCAL would
+   * skip duplicates silently), then, for every unique index of the collection, the same index on
+   * the staging table (a value repeated within the file fails with ER_DUP_ENTRY naming it) and a
+   * query for a value the collection already holds; only then are the rows copied in load order,
+   * inside the append's transaction. Answers the rows appended, or undefined when the server
+   * refused LOAD DATA LOCAL before reading anything (the caller inserts instead). The staging
+   * table's name goes to `created` as soon as it exists; the caller drops it after its transaction.
+   */
+  private async appendThroughStaging(trx: Knex.Transaction, record: CollectionRecord, fileColumns: ColumnSpec[], firstRowId: number, csv: CsvFile, profile: CsvProfile, created: (table: string) => void): Promise<number | undefined> {
+    const staging = this.store.stagingTableName(record.id);
+    await this.store.createTable(staging, record.columns);
+    created(staging);
+    let rows: number;
+    try {
+      rows = await this.loadRows(csv, staging, fileColumns, firstRowId, profile.rows);
+    } catch (error) {
+      if (!localInfileRefused(error)) throw error;
+      this.logger.warn({ err: error }, 'LOAD DATA LOCAL INFILE refused: loading with multi-row INSERTs');
+      return undefined;
+    }
+    const unique = (await this.store.indexes(record.table)).filter((index) => index.unique);
+    await this.store.addIndexes(staging, unique);
+    for (const index of unique) {
+      const value = await this.store.firstSharedValue(staging, record.table, index.columns);
+      if (value !== undefined) throw uniqueViolation(index.name, value, record.name);
+    }
+    const moved = await this.store.insertFromStaging(trx, record.table, staging, record.columns.map((column) => column.name));
+    if (moved !== rows) throw new Error(`copying ${rows} staged rows into ${record.table} inserted ${moved}`);
+    return rows;
   }
 
   /** The table column of each file column (names match ignoring case; order may differ); 400 COLUMNS_MISMATCH naming the differences. */
@@ -322,10 +434,7 @@ export class InternalDataService {
     if (errno === ER_DUP_ENTRY) {
       const text = error instanceof Error ? error.message : String(error);
       const match = /Duplicate entry '([\s\S]*)' for key '([^']*)'/.exec(text);
-      const value = match?.[1] ?? '?';
-      const index = match?.[2] ?? '?';
-      const message = `Unique index "${index}" of collection "${collection}" would hold the value "${value.slice(0, 200)}" twice; nothing was loaded.`;
-      return new ConflictError(message, 'UNIQUE_VIOLATION', [{ path: `index ${index}`, message: `duplicate value "${value.slice(0, 200)}"`, index, value: value.slice(0, 200) }]);
+      return uniqueViolation(match?.[2] ?? '?', match?.[1] ?? '?', collection);
     }
     if (errno === ER_LOCK_WAIT_TIMEOUT) {
       return new ConflictError(`Collection "${collection}" is being loaded by another request; retry when it is done.`, 'NAME_TAKEN');

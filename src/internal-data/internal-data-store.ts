@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { ROW_ID_COLUMN, tableName } from './collection-rules.js';
 import type { ColumnSpec } from './column-types.js';
@@ -59,6 +61,30 @@ function toRecord(row: RegistryRow): CollectionRecord {
 /** MySQL error numbers the service reacts to. */
 export const ER_DUP_ENTRY = 1062;
 export const ER_LOCK_WAIT_TIMEOUT = 1205;
+/** `LOAD DATA LOCAL` refused: MariaDB (and MySQL 5.7) answer ER_NOT_ALLOWED_COMMAND, MySQL 8 ER_CLIENT_LOCAL_FILES_DISABLED. */
+export const ER_NOT_ALLOWED_COMMAND = 1148;
+export const ER_CLIENT_LOCAL_FILES_DISABLED = 3948;
+
+/** What `LOAD DATA` answered: rows written, warnings (skipped or converted values), the first warnings' text. */
+export interface LocalLoadResult {
+  affectedRows: number;
+  warnings: number;
+  warningText: string[];
+}
+
+/** The parts of a raw mysql2 connection (callback API) the fast path uses. */
+interface RawConnection {
+  query(options: { sql: string; infileStreamFactory?: () => Readable }, callback: (error: Error | null, result: unknown) => void): void;
+  destroy(): void;
+}
+interface PoolClient {
+  acquireConnection(): Promise<RawConnection>;
+  releaseConnection(connection: RawConnection): Promise<unknown>;
+}
+
+function rawQuery(connection: RawConnection, options: { sql: string; infileStreamFactory?: () => Readable }): Promise<unknown> {
+  return new Promise((resolve, reject) => connection.query(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
 
 export function mysqlErrno(error: unknown): number | undefined {
   return typeof error === 'object' && error !== null && typeof (error as { errno?: unknown }).errno === 'number' ? (error as { errno: number }).errno : undefined;
@@ -129,6 +155,84 @@ export class InternalDataStore {
 
   async dropIndex(table: string, name: string): Promise<void> {
     await this.db.raw('ALTER TABLE ?? DROP INDEX ??', [table, name]);
+  }
+
+  /** DDL (auto-commits): several indexes in one statement (the table is read once). A duplicate fails with ER_DUP_ENTRY naming the index, and adds none. */
+  async addIndexes(table: string, indexes: ReadonlyArray<{ name: string; columns: readonly string[]; unique: boolean }>): Promise<void> {
+    if (indexes.length === 0) return;
+    const clauses = indexes.map((index) => `ADD ${index.unique ? 'UNIQUE ' : ''}INDEX ?? (${index.columns.map(() => '??').join(', ')})`).join(', ');
+    await this.db.raw(`ALTER TABLE ?? ${clauses}`, [table, ...indexes.flatMap((index) => [index.name, ...index.columns])]);
+  }
+
+  /** A fresh name for an append's staging table; not `idc_…`, so it is never taken for a collection table. */
+  stagingTableName(collectionId: number): string {
+    return `idcstage_${collectionId}_${randomBytes(6).toString('hex')}`;
+  }
+
+  /** Whether the server accepts `LOAD DATA LOCAL INFILE` (MySQL 8 turns `local_infile` off by default). */
+  async localInfileEnabled(): Promise<boolean> {
+    const [rows] = (await this.db.raw('SELECT @@local_infile AS enabled')) as [Array<{ enabled: number | string }>, unknown];
+    return Number(rows[0]?.enabled) === 1;
+  }
+
+  /**
+   * `LOAD DATA LOCAL INFILE` into `table` on a connection of its own (autocommit), fed from `source`
+   * — the server asks the client for a file name, and whatever name it asks for, it gets `source`;
+   * no path of the server's or the client's file system is ever read. `source` must be in the format
+   * of `load-data-stream.ts`: tab-separated, `\N` for NULL, backslash escapes, `\n` line ends.
+   * With LOCAL, the server does not stop at a bad row: a duplicate key or a value that does not
+   * convert is skipped or changed with a warning, so callers compare `affectedRows` and `warnings`.
+   */
+  async loadLocal(table: string, columns: readonly string[], source: Readable): Promise<LocalLoadResult> {
+    const client = this.db.client as unknown as PoolClient;
+    const sql = this.db.raw(
+      // Hex literals: the same bytes whatever the session's sql_mode (NO_BACKSLASH_ESCAPES) says about backslashes in quotes.
+      `LOAD DATA LOCAL INFILE 'collection-rows.tsv' INTO TABLE ?? CHARACTER SET utf8mb4 FIELDS TERMINATED BY 0x09 ESCAPED BY 0x5c LINES TERMINATED BY 0x0a (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')})`,
+      [table, ROW_ID_COLUMN, ...columns],
+    ).toQuery();
+    const connection = await client.acquireConnection();
+    let failed = true;
+    try {
+      const result = (await rawQuery(connection, { sql, infileStreamFactory: () => source })) as { affectedRows: number; warningStatus?: number };
+      const warnings = Number(result.warningStatus ?? 0);
+      let warningText: string[] = [];
+      if (warnings > 0) {
+        const shown = (await rawQuery(connection, { sql: 'SHOW WARNINGS LIMIT 3' })) as Array<{ Message: string }>;
+        warningText = shown.map((row) => row.Message);
+      }
+      failed = false;
+      return { affectedRows: Number(result.affectedRows), warnings, warningText };
+    } finally {
+      source.destroy();
+      // After a failed LOAD the connection may still hold the stream's listeners or be mid-protocol:
+      // closed, so the pool's validation drops it instead of handing it out again.
+      if (failed) connection.destroy();
+      await client.releaseConnection(connection);
+    }
+  }
+
+  /**
+   * A value that `staging` and `target` both hold in `columns` (one of a unique index's values the
+   * append would repeat), the first in `staging`'s load order; undefined when there is none.
+   */
+  async firstSharedValue(staging: string, target: string, columns: readonly string[]): Promise<string | undefined> {
+    const on = columns.map(() => 't.?? = s.??').join(' AND ');
+    const shown = columns.length === 1 ? 'CAST(s.?? AS CHAR)' : `CONCAT_WS('-', ${columns.map(() => 'CAST(s.?? AS CHAR)').join(', ')})`;
+    const [rows] = (await this.db.raw(
+      `SELECT ${shown} AS value FROM ?? AS s WHERE EXISTS (SELECT 1 FROM ?? AS t WHERE ${on}) ORDER BY s.?? LIMIT 1`,
+      [...columns, staging, target, ...columns.flatMap((column) => [column, column]), ROW_ID_COLUMN],
+    )) as [Array<{ value: string | Buffer | null }>, unknown];
+    if (rows.length === 0) return undefined;
+    const value = rows[0].value;
+    return value === null ? '' : String(value);
+  }
+
+  /** Moves an append's rows from its staging table into the collection table, in load order, inside `trx`; answers the rows inserted. */
+  async insertFromStaging(trx: Knex.Transaction, target: string, staging: string, columns: readonly string[]): Promise<number> {
+    const names = [ROW_ID_COLUMN, ...columns];
+    const list = names.map(() => '??').join(', ');
+    const [result] = (await trx.raw(`INSERT INTO ?? (${list}) SELECT ${list} FROM ?? ORDER BY ??`, [target, ...names, ...names, staging, ROW_ID_COLUMN])) as [{ affectedRows: number }, unknown];
+    return Number(result.affectedRows);
   }
 
   /** Indexes of a collection table, the primary key excepted, columns in index order. */

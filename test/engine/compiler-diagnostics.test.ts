@@ -166,3 +166,9 @@ describe('diagnose', () => {
     expect((await engine.diagnose(chain([], [script('s', 'x = (;', ['x'])]), { ownerId: 1 })).map((d) => d.code)).toEqual(['SCRIPT_SYNTAX_ERROR']);
   });
 });
+
+describe('code that escapes its wrapper', () => {
+  it('is reported as SCRIPT_SYNTAX_ERROR instead of being spliced into generated code', () => {
+    expect(codes(chain([], [script('s', 'x = 1; }); (function () {', ['x'])]))).toEqual(['SCRIPT_SYNTAX_ERROR']);
+  });
+});

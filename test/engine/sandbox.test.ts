@@ -51,9 +51,11 @@ describe('sandbox', () => {
     await expectFailureThenRecovery('globalThis.leak = 1; out = 1;', 'SCRIPT_ERROR');
   });
 
-  it('stops an endless loop with TIME_LIMIT_EXCEEDED', async () => {
+  it('stops an endless loop with TIME_LIMIT_EXCEEDED naming the node', async () => {
     const error = await expectFailureThenRecovery('while (true) {}', 'TIME_LIMIT_EXCEEDED');
     expect(error.message).toMatch(/200 ms/);
+    expect(error.nodeId).toBe('evil');
+    expect(error.nodeType).toBe('SCRIPT');
   });
 
   it('turns infinite recursion into a run error', async () => {

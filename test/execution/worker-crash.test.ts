@@ -15,9 +15,12 @@ let alice: TestUser;
 let prefix: string;
 const children: ChildProcess[] = [];
 
-/** A worker process (`tsx src/worker.ts`) on this test's job-store prefix. */
+/**
+ * A worker process on this test's job-store prefix: `node --import tsx src/worker.ts`, not the
+ * `tsx` launcher, which runs the worker in a grandchild that a SIGKILL of the launcher leaves alive.
+ */
 function startWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/worker.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: '', APP_ENV: 'test', NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS_KEY_PREFIX: prefix, WORKER_CHUNK_CONCURRENCY: '2', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

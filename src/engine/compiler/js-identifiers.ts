@@ -19,8 +19,11 @@ export const SANDBOX_GLOBALS = new Set(
     'unescape isFinite isNaN').split(' '),
 );
 
+/** Names inherited by every object: variables hold plain objects, so these cannot be variable names. */
+const OBJECT_PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 export function isReservedName(name: string): boolean {
-  return KEYWORDS.has(name) || SANDBOX_GLOBALS.has(name) || name === '__proto__' || name === 'value' || name === 'result';
+  return KEYWORDS.has(name) || SANDBOX_GLOBALS.has(name) || OBJECT_PROTOTYPE_NAMES.has(name) || name === 'value' || name === 'result';
 }
 
 const REGEX_PRECEDERS = new Set(['(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^']);

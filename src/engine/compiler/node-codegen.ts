@@ -17,7 +17,10 @@ function bindings(names: Iterable<string>): string {
 }
 
 export function scriptFunction(code: string, bound: string[], outputs: string[]): string {
-  const body = `"use strict";\n${bindings(new Set([...bound, ...outputs]))}(function () {\n${code}\n})();\nreturn [${outputs.join(', ')}];`;
+  // A plain block is faster than a closure; `return` (early exit) and `var` (would clash with the bindings) need the closure.
+  const needsClosure = /\b(return|var|arguments)\b/.test(code);
+  const run = needsClosure ? `(function () {\n${code}\n})();` : `{\n${code}\n}`;
+  const body = `"use strict";\n${bindings(new Set([...bound, ...outputs]))}${run}\nreturn [${outputs.join(', ')}];`;
   return `F("$$vars", ${q(body)})`;
 }
 

@@ -11,11 +11,15 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const RealFunction = Function;
   const RealDate = Date;
   const hasOwn = Object.prototype.hasOwnProperty;
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
   const TAG = Symbol("engine-error");
   const MERGE = ["OVERWRITE_ALL", "OVERWRITE_NULL", "OVERWRITE_NONE", "OVERWRITE_ERROR"];
 
   // --- deterministic Math.random: mulberry32, seeded per run, state carried across pauses
   let rngState = 0;
+  // index of the node being executed, so the host can name it when a limit ends the crossing
+  let currentNode = -1;
   function random() {
     rngState = (rngState + 0x6D2B79F5) | 0;
     let t = rngState;
@@ -41,6 +45,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
       const name = names[k];
       let value = values[k];
       if (value === undefined) value = null;
+      else if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
+        throw err("RESULT_NOT_SERIALIZABLE", "node '" + node.id + "' set variable '" + name + "' to a " + typeof value + "; variables hold JSON data only");
+      }
       const current = v[name];
       if (mode === 1) { if (current != null) continue; }
       else if (mode === 2) { if (hasOwn.call(v, name)) continue; }
@@ -84,9 +91,18 @@ export const BOOTSTRAP_SOURCE = String.raw`
    * (s: "pause", with the request it needs), invalid inputs (s: "invalid") or an error (s: "error").
    */
   function makeEntry(nodes, validators) {
-    return function entry(input, at, resume, trace, seed, skip) {
+    // arguments and result cross as JSON text: far cheaper than structured-clone copies of small objects
+    return function entry(json) {
+      const a = parse(json);
+      let out;
+      try { out = stringify(step(nodes, validators, a[0], a[1], a[2], a[3], a[4], a[5])); }
+      catch (e) { out = stringify({ s: "error", node: a[1], code: "RESULT_NOT_SERIALIZABLE", message: describe(e), trace: null }); }
+      return out;
+    };
+  }
+
+  function step(nodes, validators, v, at, resume, trace, seed, skip) {
       rngState = seed | 0;
-      const v = Object.assign(Object.create(null), input);
       const tr = trace ? [] : null;
       let i = at;
       let node = nodes[i];
@@ -103,6 +119,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
           i = node.next; node = nodes[i];
         }
         for (;;) {
+          currentNode = i;
           const t0 = tr ? now() : 0;
           const entryTrace = tr ? { nodeId: node.id, name: node.name, type: node.type, read: readValues(node, v), wrote: {}, durationMicros: 0 } : null;
           switch (node.k) {
@@ -138,7 +155,6 @@ export const BOOTSTRAP_SOURCE = String.raw`
         const code = e && typeof e === "object" && hasOwn.call(e, TAG) ? e[TAG] : "SCRIPT_ERROR";
         return { s: "error", node: i, code: code, message: describe(e), trace: tr };
       }
-    };
   }
 
   const testCache = new Map();
@@ -228,6 +244,6 @@ export const BOOTSTRAP_SOURCE = String.raw`
   deepFreeze(Object.getPrototypeOf(""[Symbol.iterator]()));
   deepFreeze(Object.getPrototypeOf(/a/[Symbol.matchAll]("")));
 
-  return Object.freeze({ F: RealFunction, err: err, makeEntry: makeEntry, evalTest: evalTest });
+  return Object.freeze({ F: RealFunction, err: err, makeEntry: makeEntry, evalTest: evalTest, lastNode: function () { return currentNode; } });
 })
 `;

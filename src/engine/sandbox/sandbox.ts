@@ -27,6 +27,7 @@ export class Sandbox {
   private context: IsolatedVm.Context | null = null;
   private rt: IsolatedVm.Reference<unknown> | null = null;
   private evalTestRef: IsolatedVm.Reference<(...args: unknown[]) => unknown> | null = null;
+  private lastNodeRef: IsolatedVm.Reference<() => number> | null = null;
   private generation = 0;
   private readonly clock = new ivm.Callback(() => Number(process.hrtime.bigint() / 1000n));
 
@@ -42,6 +43,17 @@ export class Sandbox {
     this.rt = bootstrap.applySync(undefined, [this.clock], { result: { reference: true } }) as unknown as IsolatedVm.Reference<unknown>;
     bootstrap.release();
     this.evalTestRef = (this.rt as IsolatedVm.Reference<Record<string, unknown>>).getSync('evalTest', { reference: true }) as unknown as IsolatedVm.Reference<(...args: unknown[]) => unknown>;
+    this.lastNodeRef = (this.rt as IsolatedVm.Reference<Record<string, unknown>>).getSync('lastNode', { reference: true }) as unknown as IsolatedVm.Reference<() => number>;
+  }
+
+  /** Index of the node the last crossing was executing (-1 if unknown), e.g. when a time limit stopped it. */
+  lastNode(): number {
+    if (!this.lastNodeRef || !this.isolate || this.isolate.isDisposed) return -1;
+    try {
+      return Number(this.lastNodeRef.applySync(undefined, [], { timeout: 50 }));
+    } catch {
+      return -1;
+    }
   }
 
   /** Parses code in the sandbox (never on the host) and reports the first syntax error with a position relative to the code. */
@@ -80,10 +92,14 @@ export class Sandbox {
 
   /** One crossing with copied arguments and result. Maps limit failures to SandboxLimitError. */
   call<T>(program: SandboxProgram, args: unknown[], timeoutMs: number): T {
+    let json: string;
     try {
-      return program.entry.applySync(undefined, args, {
-        arguments: { copy: true }, result: { copy: true }, timeout: Math.max(1, Math.ceil(timeoutMs)),
-      }) as T;
+      json = JSON.stringify(args);
+    } catch (error) {
+      throw new SandboxLimitError('RESULT_NOT_SERIALIZABLE', `Inputs are not JSON data: ${(error as Error).message}`);
+    }
+    try {
+      return JSON.parse(program.entry.applySync(undefined, [json], { timeout: Math.max(1, Math.ceil(timeoutMs)) }) as string) as T;
     } catch (error) {
       throw this.limitError(error);
     }
@@ -115,8 +131,9 @@ export class Sandbox {
   }
 
   private releaseAll(): void {
-    try { this.evalTestRef?.release(); this.rt?.release(); } catch { /* isolate already gone */ }
+    try { this.evalTestRef?.release(); this.lastNodeRef?.release(); this.rt?.release(); } catch { /* isolate already gone */ }
     this.evalTestRef = null;
+    this.lastNodeRef = null;
     this.rt = null;
     this.context = null;
     if (this.isolate && !this.isolate.isDisposed) this.isolate.dispose();

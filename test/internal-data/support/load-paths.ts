@@ -1,0 +1,70 @@
+import type { Readable } from 'node:stream';
+import type { Knex } from 'knex';
+import { createInternalDataHandlers } from '../../../src/internal-data/internal-data-routes.js';
+import { InternalDataService } from '../../../src/internal-data/internal-data-service.js';
+import { InternalDataStore, type LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
+import type { Services } from '../../../src/services.js';
+import { createTestApp, type TestApp } from '../../support/test-app.js';
+
+/** The two ways a load reaches the table: the fast path, and the fallback when the server has `local_infile` OFF. */
+export const LOAD_PATHS = ['LOAD DATA LOCAL INFILE', 'INSERT fallback (local_infile OFF)'] as const;
+export type LoadPath = (typeof LOAD_PATHS)[number];
+
+/** The real store, counting which path ran, with switches to simulate what the test server cannot do. */
+export class RecordingStore extends InternalDataStore {
+  localLoads = 0;
+  insertStatements = 0;
+  /** The next LOAD DATA answers with one row fewer than it wrote (as if the server had skipped one). */
+  loseOneRow = false;
+  /** LOAD DATA answers ER_NOT_ALLOWED_COMMAND (1148) without reading anything, as a server refusing LOCAL does. */
+  refuseLocal = false;
+
+  constructor(db: Knex, private readonly localInfile: boolean) {
+    super(db);
+  }
+
+  override async localInfileEnabled(): Promise<boolean> {
+    return this.localInfile && super.localInfileEnabled();
+  }
+
+  override async loadLocal(table: string, columns: readonly string[], source: Readable): Promise<LocalLoadResult> {
+    this.localLoads += 1;
+    if (this.refuseLocal) {
+      source.destroy();
+      throw Object.assign(new Error('The used command is not allowed with this MariaDB version'), { errno: 1148, code: 'ER_NOT_ALLOWED_COMMAND' });
+    }
+    const result = await super.loadLocal(table, columns, source);
+    if (this.loseOneRow) {
+      this.loseOneRow = false;
+      return { ...result, affectedRows: result.affectedRows - 1 };
+    }
+    return result;
+  }
+
+  override async execute(db: Knex | Knex.Transaction, sql: string): Promise<void> {
+    this.insertStatements += 1;
+    await super.execute(db, sql);
+  }
+
+  reset(): void {
+    this.localLoads = 0;
+    this.insertStatements = 0;
+  }
+}
+
+/** The real test app whose load endpoint runs on a RecordingStore taking `path`. */
+export async function createLoadTestApp(path: LoadPath): Promise<{ testApp: TestApp; store: RecordingStore }> {
+  const slot: { service?: InternalDataService } = {};
+  // The handlers are built before the services exist: they reach the service through this delegate.
+  const delegate = new Proxy({} as InternalDataService, {
+    get: (_target, key) => {
+      const service = slot.service as unknown as Record<string | symbol, unknown>;
+      const value = service[key];
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(service) : value;
+    },
+  });
+  const testApp = await createTestApp({ handlers: createInternalDataHandlers({ internalData: delegate } as unknown as Services) });
+  const store = new RecordingStore(testApp.services.db, path === 'LOAD DATA LOCAL INFILE');
+  slot.service = new InternalDataService(store, testApp.services.collectionLookups, testApp.services.logger);
+  return { testApp, store };
+}
