@@ -4,15 +4,16 @@ import { normalizeScenarioDocument, validateScenarioDocument } from '../../src/e
 import { ScenarioEngine } from '../../src/engine/scenario-engine.js';
 import { fakePorts } from './support/scenario-builder.js';
 
-/** What docs/scenarios.md promises must hold: its YAML examples are valid scenario documents. */
-const markdown = readFileSync(new URL('../../docs/scenarios.md', import.meta.url), 'utf8');
-const blocks = [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => parseYaml(match[1]) as Record<string, unknown> | null);
-
 interface Fragment {
   content?: unknown;
   nodes?: Array<{ id: string; type: string }>;
   nodeProperties?: Record<string, { id?: string; type: string; content: unknown }>;
 }
+
+/** What docs/scenarios.md promises must hold: its YAML examples are valid scenario documents. */
+const markdown = readFileSync(new URL('../../docs/scenarios.md', import.meta.url), 'utf8');
+const blocks = [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => parseYaml(match[1]) as Fragment | null);
+
 
 const complete = blocks.filter((block): block is Fragment & { content: unknown } => !!block && 'content' in block && 'nodeProperties' in block);
 const fragments = blocks.filter((block): block is Fragment => !!block && !('content' in block) && 'nodeProperties' in block && 'nodes' in block);
