@@ -15,6 +15,17 @@ export interface RouteDefinition {
 }
 
 export const routes = [
+  { operationId: 'scoreScenario', method: 'post', path: '/api/scenario/code/remote/score', expressPath: '/api/scenario/code/remote/score', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
+  { operationId: 'scoreAsync', method: 'post', path: '/api/scenario/code/scoreasync/{name}', expressPath: '/api/scenario/code/scoreasync/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
+  { operationId: 'getAsyncScoreResult', method: 'get', path: '/api/scenario/code/scoreasyncresult/{name}', expressPath: '/api/scenario/code/scoreasyncresult/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
+  { operationId: 'submitBatch', method: 'post', path: '/api/batch/score', expressPath: '/api/batch/score', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
+  { operationId: 'getBatchStatus', method: 'get', path: '/api/batch/{batchTaskId}', expressPath: '/api/batch/:batchTaskId', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
+  { operationId: 'listCollections', method: 'get', path: '/api/internaldata/collections', expressPath: '/api/internaldata/collections', security: ['bearerAuth'] },
+  { operationId: 'getCollectionRows', method: 'get', path: '/api/internaldata/collections/{collection_name}', expressPath: '/api/internaldata/collections/:collection_name', security: ['bearerAuth'] },
+  { operationId: 'getCollectionColumns', method: 'get', path: '/api/internaldata/columns/{collection_name}', expressPath: '/api/internaldata/columns/:collection_name', security: ['bearerAuth'] },
+  { operationId: 'getCollectionIndexes', method: 'get', path: '/api/internaldata/indexes/{collection_name}', expressPath: '/api/internaldata/indexes/:collection_name', security: ['bearerAuth'] },
+  { operationId: 'deleteCollection', method: 'delete', path: '/api/internaldata/collections/delete/{collection_name}', expressPath: '/api/internaldata/collections/delete/:collection_name', security: ['bearerAuth'] },
+  { operationId: 'loadCollectionData', method: 'post', path: '/api/internaldata/collections/loadData/{collection_name}', expressPath: '/api/internaldata/collections/loadData/:collection_name', security: ['bearerAuth'] },
   { operationId: 'openScenario', method: 'get', path: '/api/scenario/open/{id}', expressPath: '/api/scenario/open/:id', security: ['bearerAuth'] },
   { operationId: 'listScenarioVersions', method: 'get', path: '/api/scenario/{id}/version', expressPath: '/api/scenario/:id/version', security: ['bearerAuth'] },
   { operationId: 'getScenarioInput', method: 'get', path: '/api/scenario/{id}/input', expressPath: '/api/scenario/:id/input', security: ['bearerAuth'] },
@@ -28,17 +39,6 @@ export const routes = [
   { operationId: 'importScenarios', method: 'post', path: '/api/scenario/import', expressPath: '/api/scenario/import', security: ['bearerAuth'] },
   { operationId: 'exportScenarios', method: 'get', path: '/api/scenario/export', expressPath: '/api/scenario/export', security: ['bearerAuth'] },
   { operationId: 'updateScenarioTestCase', method: 'put', path: '/api/scenario/{id}/testcases/{testCaseId}', expressPath: '/api/scenario/:id/testcases/:testCaseId', security: ['bearerAuth'] },
-  { operationId: 'scoreScenario', method: 'post', path: '/api/scenario/code/remote/score', expressPath: '/api/scenario/code/remote/score', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
-  { operationId: 'scoreAsync', method: 'post', path: '/api/scenario/code/scoreasync/{name}', expressPath: '/api/scenario/code/scoreasync/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
-  { operationId: 'getAsyncScoreResult', method: 'get', path: '/api/scenario/code/scoreasyncresult/{name}', expressPath: '/api/scenario/code/scoreasyncresult/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
-  { operationId: 'submitBatch', method: 'post', path: '/api/batch/score', expressPath: '/api/batch/score', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
-  { operationId: 'getBatchStatus', method: 'get', path: '/api/batch/{batchTaskId}', expressPath: '/api/batch/:batchTaskId', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
-  { operationId: 'listCollections', method: 'get', path: '/api/internaldata/collections', expressPath: '/api/internaldata/collections', security: ['bearerAuth'] },
-  { operationId: 'getCollectionRows', method: 'get', path: '/api/internaldata/collections/{collection_name}', expressPath: '/api/internaldata/collections/:collection_name', security: ['bearerAuth'] },
-  { operationId: 'getCollectionColumns', method: 'get', path: '/api/internaldata/columns/{collection_name}', expressPath: '/api/internaldata/columns/:collection_name', security: ['bearerAuth'] },
-  { operationId: 'getCollectionIndexes', method: 'get', path: '/api/internaldata/indexes/{collection_name}', expressPath: '/api/internaldata/indexes/:collection_name', security: ['bearerAuth'] },
-  { operationId: 'deleteCollection', method: 'delete', path: '/api/internaldata/collections/delete/{collection_name}', expressPath: '/api/internaldata/collections/delete/:collection_name', security: ['bearerAuth'] },
-  { operationId: 'loadCollectionData', method: 'post', path: '/api/internaldata/collections/loadData/{collection_name}', expressPath: '/api/internaldata/collections/loadData/:collection_name', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     server.close(() => {
       jobsStopped
         .then(() => closeServices(services))
+        .then(() => logger.flush())
         .then(() => process.exit(0))
         .catch(() => process.exit(1));
     });

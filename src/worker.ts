@@ -35,7 +35,8 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     closeServices(services)
-      .then(() => process.exit(0))
+      .then(() => logger.flush())
+        .then(() => process.exit(0))
       .catch((error: unknown) => {
         logger.error({ err: error }, 'worker did not stop cleanly');
         process.exit(1);

@@ -25,32 +25,35 @@ export function createRouteMatcher(): (method: string, path: string) => RouteDef
   return (method, path) => compiled.find((candidate) => candidate.method === method && candidate.pattern.test(path))?.route;
 }
 
-function scoreTokenFrom(request: Parameters<RequestHandler>[0], route: RouteDefinition): string | undefined {
-  if (route.security.includes('scoreTokenHeader')) {
-    const header = request.get('score-token');
-    if (header) return header;
-  }
-  if (route.security.includes('scoreTokenQuery')) {
-    const raw = new URL(request.originalUrl, 'http://local').searchParams.get('key');
-    if (raw) return raw;
+/** The `key` query parameter, read from the raw URL (cheaper than a full query parse on the hot path). */
+function keyParameter(url: string): string | undefined {
+  const query = url.indexOf('?');
+  if (query < 0) return undefined;
+  for (const pair of url.slice(query + 1).split('&')) {
+    if (pair.startsWith('key=')) {
+      try {
+        return decodeURIComponent(pair.slice(4).replace(/\+/g, ' '));
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
 
-/**
- * Authenticates every request to an operation of the spec before anything else looks at it (body
- * parsing, validation): an unauthenticated request gets 401 whatever else is wrong with it.
- * Bearer operations take a JWT; execution operations take the score token (header or `key`).
- */
-export function authenticate(users: UserService): RequestHandler {
-  const matchRoute = createRouteMatcher();
-  return (request, response, next) => {
-    const route = matchRoute(request.method, request.path);
-    if (!route || route.security.length === 0) {
-      next();
-      return;
-    }
-    if (route.security.includes('bearerAuth')) {
+function scoreTokenFrom(request: Parameters<RequestHandler>[0], route: RouteDefinition): string | undefined {
+  if (route.security.includes('scoreTokenHeader')) {
+    const header = request.headers['score-token'];
+    if (typeof header === 'string' && header) return header;
+  }
+  if (route.security.includes('scoreTokenQuery')) return keyParameter(request.originalUrl) || undefined;
+  return undefined;
+}
+
+/** Authenticates a request to one known operation by its security schemes (bearer JWT or score token). */
+export function authenticateRoute(route: RouteDefinition, users: UserService): RequestHandler {
+  if (route.security.includes('bearerAuth')) {
+    return (request, response, next) => {
       passport.authenticate('jwt', { session: false }, (error: unknown, user: AuthenticatedUser | false) => {
         if (error) {
           next(error);
@@ -64,8 +67,9 @@ export function authenticate(users: UserService): RequestHandler {
         request.authMethod = 'bearer';
         next();
       })(request, response, next);
-      return;
-    }
+    };
+  }
+  return (request, _response, next) => {
     const token = scoreTokenFrom(request, route);
     if (!token) {
       next(new UnauthorizedError('A score token is required: send it in the Score-Token header or the `key` query parameter.', 'UNAUTHENTICATED'));
@@ -83,5 +87,28 @@ export function authenticate(users: UserService): RequestHandler {
         next();
       })
       .catch(next);
+  };
+}
+
+/**
+ * Authenticates every request to an operation of the spec before anything else looks at it (body
+ * parsing, validation): an unauthenticated request gets 401 whatever else is wrong with it.
+ * Bearer operations take a JWT; execution operations take the score token (header or `key`).
+ */
+export function authenticate(users: UserService): RequestHandler {
+  const matchRoute = createRouteMatcher();
+  const byRoute = new Map<RouteDefinition, RequestHandler>();
+  return (request, response, next) => {
+    const route = matchRoute(request.method, request.path);
+    if (!route || route.security.length === 0) {
+      next();
+      return;
+    }
+    let handler = byRoute.get(route);
+    if (!handler) {
+      handler = authenticateRoute(route, users);
+      byRoute.set(route, handler);
+    }
+    handler(request, response, next);
   };
 }

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedUser } from '../http/request-context.js';
-import { generateScoreToken, hashScoreToken, scoreTokensEqual } from './score-token.js';
+import { timingSafeEqual } from 'node:crypto';
+import { generateScoreToken, hashScoreToken } from './score-token.js';
 import type { UserRecord, UserStore } from './user-store.js';
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,190}$/;
@@ -10,7 +11,7 @@ const USERNAME = /^[A-Za-z0-9._@-]{1,190}$/;
  * are cached briefly (keyed by the token's hash, never the token) because every score request needs one.
  */
 export class UserService {
-  private readonly byTokenHash = new LRUCache<string, UserRecord>({ max: 10_000, ttl: 30_000 });
+  private readonly byTokenHash = new LRUCache<string, { user: UserRecord; tokenHash: Buffer }>({ max: 10_000, ttl: 30_000 });
 
   constructor(private readonly store: UserStore) {}
 
@@ -40,16 +41,20 @@ export class UserService {
     return this.store.findById(id);
   }
 
+  /** One SHA-256 per request: the hash finds the user (cached) and is compared in constant time with the stored token's. */
   async authenticateScoreToken(token: string): Promise<AuthenticatedUser | undefined> {
     const hash = hashScoreToken(token);
     const cacheKey = hash.toString('hex');
-    let user = this.byTokenHash.get(cacheKey);
-    if (!user) {
-      user = await this.store.findByScoreTokenHash(hash);
+    let entry = this.byTokenHash.get(cacheKey);
+    if (!entry) {
+      const user = await this.store.findByScoreTokenHash(hash);
       if (!user) return undefined;
-      this.byTokenHash.set(cacheKey, user);
+      entry = { user, tokenHash: hashScoreToken(user.scoreToken) };
+      this.byTokenHash.set(cacheKey, entry);
     }
-    if (!user.enabled || !scoreTokensEqual(user.scoreToken, token)) return undefined;
+    const { user, tokenHash } = entry;
+    if (!user.enabled || !timingSafeEqual(tokenHash, hash)) return undefined;
     return { id: user.id, username: user.username, isAdmin: user.isAdmin };
   }
+
 }

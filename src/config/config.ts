@@ -22,6 +22,8 @@ export interface JwtConfig {
 
 export interface LimitsConfig {
   bodyBytes: number;
+  /** Batch submissions carry many elements, so they have their own body limit. */
+  batchBodyBytes: number;
   uploadBytes: number;
   batchMaxElements: number;
   runTimeoutMs: number;
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     limits: {
       bodyBytes: readInt(env, 'LIMIT_BODY_BYTES', 1_048_576),
+      batchBodyBytes: readInt(env, 'LIMIT_BATCH_BODY_BYTES', 64 * 1_048_576),
       uploadBytes: readInt(env, 'LIMIT_UPLOAD_BYTES', 512 * 1_048_576),
       batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
       runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),

@@ -10,7 +10,7 @@ export function knexConfig(databaseUrl: string, pool = { min: 0, max: 20 }): Kne
       supportBigNumbers: true,
       dateStrings: false,
       timezone: 'Z',
-      // LOAD DATA LOCAL INFILE is used by the benchmark only; the service inserts in batches.
+      // Collection loads use LOAD DATA LOCAL INFILE (src/internal-data/) when the server allows it.
     } as unknown as Knex.MySql2ConnectionConfig,
     pool,
     migrations: { migrationSource: new StaticMigrationSource(), tableName: 'knex_migrations' },

@@ -26,18 +26,28 @@ declare global {
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Gives each request an id and a child logger, and logs one structured line when it ends. */
+/**
+ * Gives each request an id and a child logger (created on first use: most requests only log one
+ * line, and a child logger per request costs more than a score), and logs one structured line
+ * when the request ends.
+ */
 export function requestContext(logger: Logger): RequestHandler {
   return (request, response, next) => {
-    const incoming = request.get('x-request-id');
-    request.id = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    request.log = logger.child({ requestId: request.id });
-    response.setHeader('X-Request-Id', request.id);
+    const incoming = request.headers['x-request-id'];
+    const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    request.id = id;
+    let child: Logger | undefined;
+    Object.defineProperty(request, 'log', { configurable: true, enumerable: false, get: () => (child ??= logger.child({ requestId: id })) });
+    response.setHeader('X-Request-Id', id);
+    if (!logger.isLevelEnabled('info')) {
+      next();
+      return;
+    }
     const started = process.hrtime.bigint();
     response.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // Only the path: query strings may carry a score token (`key`), which is never logged.
-      request.log.info({ method: request.method, path: request.path, status: response.statusCode, durationMs, user: request.user?.username }, 'request');
+      logger.info({ requestId: id, method: request.method, path: request.path, status: response.statusCode, durationMs, user: request.user?.username }, 'request');
     });
     next();
   };
