@@ -40,9 +40,6 @@ export function createApp(deps: AppDependencies): Express {
 
   passport.use('jwt', createJwtStrategy(config.jwt, deps.users));
   app.use(requestContext(deps.logger));
-  app.use(healthRouter(deps.health));
-  app.use(apiDocsRouter(spec));
-
   // The hot path gets a lean lane: the same authentication, body limit and spec validation
   // (compiled once with Ajv), without the generic middleware chain. Measured: twice the throughput.
   const scoreRoute = routes.find((route) => route.operationId === 'scoreScenario');
@@ -57,6 +54,9 @@ export function createApp(deps: AppDependencies): Express {
       deps.handlers.scoreScenario,
     );
   }
+
+  app.use(healthRouter(deps.health));
+  app.use(apiDocsRouter(spec));
 
   app.use(authenticate(deps.users));
   const batchRoute = routes.find((route) => route.operationId === 'submitBatch');
