@@ -1,24 +1,11 @@
 import { createApp } from './app.js';
-import { loadConfig } from './config/config.js';
-import { pingJobStore } from './execution/job-store.js';
 import { createHandlerMap } from './http/handler-map.js';
 import { createLogger } from './logger.js';
-import { closeServices, createServices } from './services.js';
-import { checkDependencies } from './startup-checks.js';
+import { closeServices, createServices, healthChecks } from './services.js';
+import { loadConfigOrExit } from './startup-checks.js';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(1);
-  }
-  const problems = await checkDependencies(config);
-  if (problems.length > 0) {
-    for (const problem of problems) console.error(problem);
-    process.exit(1);
-  }
+  const config = await loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const services = await createServices(config, logger);
   const app = createApp({
@@ -26,7 +13,7 @@ async function main(): Promise<void> {
     logger,
     users: services.users,
     handlers: createHandlerMap(services),
-    health: { database: async () => void (await services.db.raw('SELECT 1')), jobStore: () => pingJobStore(config.jobsUrl) },
+    health: healthChecks(services),
   });
   const server = app.listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
   server.keepAliveTimeout = 65_000;
@@ -46,7 +33,7 @@ async function main(): Promise<void> {
       jobsStopped
         .then(() => closeServices(services))
         .then(() => logger.flush())
-        .then(() => process.exit(0))
+      .then(() => process.exit(0))
         .catch(() => process.exit(1));
     });
     server.closeIdleConnections();

@@ -11,6 +11,8 @@ import { InternalDataStore } from './internal-data/internal-data-store.js';
 import { createHttpPort, ScenarioEngine, TargetPolicy } from './engine/index.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
+import { pingJobStore } from './execution/job-store.js';
+import type { HealthChecks } from './http/health-router.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 
@@ -63,4 +65,12 @@ export async function closeServices(services: Services): Promise<void> {
   // ── engine ──
   services.engine.dispose();
   await services.db.destroy();
+}
+
+/** What `/health/ready` checks: a round trip to MySQL and to the job store. */
+export function healthChecks(services: Services): HealthChecks {
+  return {
+    database: async () => void (await services.db.raw('SELECT 1')),
+    jobStore: () => pingJobStore(services.config.jobsUrl),
+  };
 }

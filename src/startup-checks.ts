@@ -1,4 +1,4 @@
-import type { AppConfig } from './config/config.js';
+import { loadConfig, type AppConfig } from './config/config.js';
 import { createDatabase } from './db/database.js';
 import { pingJobStore } from './execution/job-store.js';
 
@@ -18,7 +18,7 @@ function redact(url: string): string {
  */
 export async function checkDependencies(config: AppConfig): Promise<string[]> {
   const problems: string[] = [];
-  const db = createDatabase(config.databaseUrl, { min: 0, max: 1 });
+  const db = createDatabase(config.databaseUrl, { min: 0, max: 1 }, true);
   try {
     await db.raw('SELECT 1');
   } catch (error) {
@@ -32,4 +32,21 @@ export async function checkDependencies(config: AppConfig): Promise<string[]> {
     problems.push(`Job store at ${redact(config.jobsUrl)} is unreachable (${(error as Error).message}); start it (make services) or set JOBS_URL.`);
   }
   return problems;
+}
+
+/** Loads the configuration and checks MySQL and the job store; prints one line per problem and exits 1 if any. */
+export async function loadConfigOrExit(): Promise<AppConfig> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+  const problems = await checkDependencies(config);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    process.exit(1);
+  }
+  return config;
 }

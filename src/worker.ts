@@ -1,7 +1,6 @@
-import { loadConfig } from './config/config.js';
 import { createLogger } from './logger.js';
 import { closeServices, createServices } from './services.js';
-import { checkDependencies } from './startup-checks.js';
+import { loadConfigOrExit } from './startup-checks.js';
 
 /**
  * A job-processing process (`npm run worker`): runs async runs, batch chunks and callback
@@ -10,18 +9,7 @@ import { checkDependencies } from './startup-checks.js';
  * at once; their finished elements are kept), close connections, exit.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(1);
-  }
-  const problems = await checkDependencies(config);
-  if (problems.length > 0) {
-    for (const problem of problems) console.error(problem);
-    process.exit(1);
-  }
+  const config = await loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const services = await createServices(config, logger);
   await services.execution.startWorker();
@@ -36,7 +24,7 @@ async function main(): Promise<void> {
     force.unref();
     closeServices(services)
       .then(() => logger.flush())
-        .then(() => process.exit(0))
+      .then(() => process.exit(0))
       .catch((error: unknown) => {
         logger.error({ err: error }, 'worker did not stop cleanly');
         process.exit(1);

@@ -130,6 +130,8 @@ function assertUsable(config: AppConfig): void {
   const problems: string[] = [];
   if (!config.databaseUrl) problems.push('DATABASE_URL is required');
   if (!config.jobsUrl) problems.push('JOBS_URL is required');
+  else if (!/^(mongodb(\+srv)?|rediss?|postgres(ql)?):\/\//.test(config.jobsUrl)) problems.push('JOBS_URL must start with mongodb://, redis:// or postgres://');
+  if (config.databaseUrl && !/^mysql:\/\//.test(config.databaseUrl)) problems.push('DATABASE_URL must start with mysql://');
   const { jwt } = config;
   if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri) problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {

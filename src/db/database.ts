@@ -1,8 +1,10 @@
 import knex, { type Knex } from 'knex';
 import { StaticMigrationSource } from './migration-source.js';
 
-export function knexConfig(databaseUrl: string, pool = { min: 0, max: 20 }): Knex.Config {
+export function knexConfig(databaseUrl: string, pool = { min: 0, max: 20 }, quiet = false): Knex.Config {
   return {
+    // quiet: no console output from knex (the start-up check reports failures in one line of its own)
+    ...(quiet ? { log: { warn() {}, error() {}, deprecate() {}, debug() {} } } : {}),
     client: 'mysql2',
     connection: {
       uri: databaseUrl,
@@ -17,8 +19,8 @@ export function knexConfig(databaseUrl: string, pool = { min: 0, max: 20 }): Kne
   };
 }
 
-export function createDatabase(databaseUrl: string, pool?: { min: number; max: number }): Knex {
-  return knex(knexConfig(databaseUrl, pool));
+export function createDatabase(databaseUrl: string, pool?: { min: number; max: number }, quiet = false): Knex {
+  return knex(knexConfig(databaseUrl, pool, quiet));
 }
 
 /** Creates the database named in the URL when it does not exist yet (local and test set-ups). */

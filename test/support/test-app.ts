@@ -3,10 +3,9 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
-import { pingJobStore } from '../../src/execution/job-store.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { createLogger } from '../../src/logger.js';
-import { closeServices, createServices, type Services } from '../../src/services.js';
+import { closeServices, createServices, healthChecks, type Services } from '../../src/services.js';
 import type { OperationHandlers } from '../../generated/routes.js';
 import { applyTestEnvironment } from './test-environment.js';
 
@@ -46,7 +45,7 @@ export async function createTestApp(options: { configOverrides?: Partial<AppConf
     logger,
     users: services.users,
     handlers: { ...createHandlerMap(services), ...options.handlers },
-    health: { database: async () => void (await services.db.raw('SELECT 1')), jobStore: () => pingJobStore(config.jobsUrl) },
+    health: healthChecks(services),
     validateResponses: true,
   });
   return {

@@ -1,0 +1,47 @@
+import { loadConfig } from '../../src/config/config.js';
+import { checkDependencies } from '../../src/startup-checks.js';
+
+describe('configuration', () => {
+  it('has working defaults for local development', () => {
+    const config = loadConfig({ APP_ENV: 'local' });
+    expect(config).toMatchObject({ environment: 'local', port: 8080, databaseUrl: 'mysql://root@127.0.0.1:3306/scoring', jobsUrl: 'redis://127.0.0.1:6379/0' });
+    expect(config.limits.runTimeoutMs).toBe(1000);
+  });
+
+  it('refuses to start production without URLs and secrets, naming each', () => {
+    expect(() => loadConfig({ APP_ENV: 'production' })).toThrow(/DATABASE_URL is required.*JOBS_URL is required.*JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI.*CALLBACK_SIGNING_SECRET/);
+  });
+
+  it('accepts production with an external identity provider', () => {
+    const config = loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'mongodb://jobs:27017/agenda', JWT_JWKS_URI: 'https://idp.example.com/jwks', CALLBACK_SIGNING_SECRET: 's' });
+    expect(config.jwt.secret).toBeUndefined();
+    expect(config.jobsUrl).toBe('mongodb://jobs:27017/agenda');
+  });
+
+  it('names a job store URL of an unknown kind', () => {
+    expect(() => loadConfig({ APP_ENV: 'local', JOBS_URL: 'amqp://x' })).toThrow(/JOBS_URL must start with mongodb:\/\/, redis:\/\/ or postgres:\/\//);
+  });
+
+  it('names a limit that is not a whole number', () => {
+    expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
+  });
+
+  it('names an unknown environment', () => {
+    expect(() => loadConfig({ APP_ENV: 'qa' })).toThrow(/APP_ENV must be one of/);
+  });
+});
+
+describe('start-up checks', () => {
+  it('report an unreachable MySQL and job store in one actionable line each', async () => {
+    const config = loadConfig({ APP_ENV: 'local', DATABASE_URL: 'mysql://root:secret@127.0.0.1:1/scoring', JOBS_URL: 'redis://127.0.0.1:1/0' });
+    const problems = await checkDependencies(config);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^MySQL at mysql:\/\/root:\*\*\*@127\.0\.0\.1:1\/scoring is unreachable .*set DATABASE_URL\.$/);
+    expect(problems[1]).toMatch(/^Job store at redis:\/\/127\.0\.0\.1:1\/0 is unreachable .*set JOBS_URL\.$/);
+    expect(problems.join('')).not.toContain('secret');
+  });
+
+  it('report nothing when both answer', async () => {
+    expect(await checkDependencies(loadConfig({ APP_ENV: 'test' }))).toEqual([]);
+  });
+});
