@@ -1,7 +1,8 @@
 import { createApp } from './app.js';
 import { createHandlerMap } from './http/handler-map.js';
 import { createLogger } from './logger.js';
-import { closeServices, createServices, healthChecks } from './services.js';
+import { createServer } from 'node:http';
+import { closeServices, createServices, healthChecks, scoreFastLane } from './services.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
 async function main(): Promise<void> {
@@ -14,8 +15,9 @@ async function main(): Promise<void> {
     users: services.users,
     handlers: createHandlerMap(services),
     health: healthChecks(services),
+    scoreFastLane: scoreFastLane(services),
   });
-  const server = app.listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
+  const server = createServer(app).listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
   server.keepAliveTimeout = 65_000;
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
   if (process.env.RUN_WORKER !== 'false') await services.execution.startWorker();

@@ -74,3 +74,10 @@ export function healthChecks(services: Services): HealthChecks {
     jobStore: () => pingJobStore(services.config.jobsUrl),
   };
 }
+
+/** The synchronous scoring the fast lane runs, or undefined when SCORE_FAST_LANE=false. */
+export function scoreFastLane(services: Services): ((caller: { id: number }, name: string, inputs: Record<string, unknown>) => Promise<{ runId: string }>) | undefined {
+  if (!services.config.scoreFastLane) return undefined;
+  const execution = services.execution.service;
+  return (caller, name, inputs) => execution.score(caller, name, inputs);
+}

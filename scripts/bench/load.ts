@@ -15,7 +15,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createWriteStream, createReadStream, openAsBlob, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,14 +28,13 @@ import { UserStore } from '../../src/auth/user-store.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
 import { ScenarioEngine, normalizeScenarioDocument, type EnginePorts } from '../../src/engine/index.js';
-import { pingJobStore } from '../../src/execution/job-store.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { CollectionLookupPort } from '../../src/internal-data/collection-lookup-port.js';
 import { DEFAULT_INSERT_TUNING, type InsertTuning } from '../../src/internal-data/csv-inserter.js';
 import { InternalDataService } from '../../src/internal-data/internal-data-service.js';
 import { InternalDataStore } from '../../src/internal-data/internal-data-store.js';
 import { createLogger } from '../../src/logger.js';
-import { createServices } from '../../src/services.js';
+import { createServices, healthChecks } from '../../src/services.js';
 
 const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_bench';
 
@@ -68,9 +67,9 @@ async function serve(): Promise<void> {
   services.internalData = new InternalDataService(store, services.collectionLookups, logger, tuning);
   const app = createApp({
     config, logger, users: services.users, handlers: createHandlerMap(services),
-    health: { database: async () => void (await services.db.raw('SELECT 1')), jobStore: () => pingJobStore(config.jobsUrl) },
+    health: healthChecks(services),
   });
-  const server: Server = app.listen(0, '127.0.0.1', () => {
+  const server: Server = createServer(app).listen(0, '127.0.0.1', () => {
     process.send?.({ port: (server.address() as AddressInfo).port });
   });
 }

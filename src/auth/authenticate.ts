@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import passport from 'passport';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
@@ -41,12 +42,13 @@ function keyParameter(url: string): string | undefined {
   return undefined;
 }
 
-function scoreTokenFrom(request: Parameters<RequestHandler>[0], route: RouteDefinition): string | undefined {
+/** The score token of a request to `route`: the `Score-Token` header or the `key` query parameter, as the route allows. */
+export function scoreTokenFrom(headers: IncomingHttpHeaders, url: string, route: RouteDefinition): string | undefined {
   if (route.security.includes('scoreTokenHeader')) {
-    const header = request.headers['score-token'];
+    const header = headers['score-token'];
     if (typeof header === 'string' && header) return header;
   }
-  if (route.security.includes('scoreTokenQuery')) return keyParameter(request.originalUrl) || undefined;
+  if (route.security.includes('scoreTokenQuery')) return keyParameter(url) || undefined;
   return undefined;
 }
 
@@ -70,7 +72,7 @@ export function authenticateRoute(route: RouteDefinition, users: UserService): R
     };
   }
   return (request, _response, next) => {
-    const token = scoreTokenFrom(request, route);
+    const token = scoreTokenFrom(request.headers, request.originalUrl, route);
     if (!token) {
       next(new UnauthorizedError('A score token is required: send it in the Score-Token header or the `key` query parameter.', 'UNAUTHENTICATED'));
       return;

@@ -49,6 +49,8 @@ export interface AppConfig {
   workerConcurrency: number;
   /** Elements per batch job (one Agenda job covers this many elements). */
   batchChunkSize: number;
+  /** Serve synchronous scoring on the fast lane (src/http/fast-lane.ts) instead of through Express. */
+  scoreFastLane: boolean;
 }
 
 const DEV_SECRET = 'local-development-secret-change-me';
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     callbackSigningSecret: env.CALLBACK_SIGNING_SECRET ?? (deployed ? '' : DEV_SECRET),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
+    scoreFastLane: env.SCORE_FAST_LANE !== 'false',
   };
   assertUsable(config);
   return config;

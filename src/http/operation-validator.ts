@@ -1,15 +1,12 @@
-import type { RequestHandler, Response } from 'express';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { BadRequestError } from '../errors/bad-request-error.js';
 import type { ErrorDetail } from '../errors/app-error.js';
 
 /**
- * Request and response validation of ONE operation, compiled once from spec/openapi.json with Ajv.
- * Used for the hot path (scoreScenario), where express-openapi-validator's per-request route lookup
- * and parameter mutation halved throughput; every other operation goes through
- * express-openapi-validator. Same spec, same error shape (400 VALIDATION_FAILED naming each field).
- * Supports what such an operation declares: query parameters with schemas and a JSON body.
+ * Request and response checks of ONE operation, compiled once from spec/openapi.json with Ajv, for
+ * the fast lane (src/http/fast-lane.ts); every other operation goes through express-openapi-validator.
+ * Same spec, same error details (`query.name`, `body.x`). Supports what such an operation declares:
+ * query parameters with schemas and a JSON body.
  */
 
 const SPEC_ID = 'urn:scenario-scoring:openapi-operation';
@@ -29,19 +26,19 @@ interface SpecOperation {
   security?: Array<Record<string, string[]>>;
 }
 
-interface Spec {
+export interface OpenApiDocument {
   paths: Record<string, Record<string, SpecOperation>>;
   components: { schemas: Record<string, unknown>; parameters?: Record<string, SpecParameter>; responses?: Record<string, { content?: Record<string, { schema: unknown }> }>; securitySchemes?: Record<string, { in?: string; name?: string }> };
 }
 
-function findOperation(spec: Spec, operationId: string): SpecOperation {
+function findOperation(spec: OpenApiDocument, operationId: string): SpecOperation {
   for (const item of Object.values(spec.paths)) {
     for (const operation of Object.values(item)) if (operation.operationId === operationId) return operation;
   }
   throw new Error(`Operation ${operationId} is not in the spec`);
 }
 
-function resolve<T>(spec: Spec, value: T | { $ref: string }): T {
+function resolve<T>(spec: OpenApiDocument, value: T | { $ref: string }): T {
   if (value && typeof value === 'object' && '$ref' in value) {
     const path = value.$ref.replace(/^#\//, '').split('/');
     return path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], spec) as T;
@@ -49,7 +46,7 @@ function resolve<T>(spec: Spec, value: T | { $ref: string }): T {
   return value as T;
 }
 
-function createAjv(spec: Spec): Ajv2020 {
+function createAjv(spec: OpenApiDocument): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
@@ -72,12 +69,16 @@ function details(errors: ErrorObject[] | null | undefined, location: string): Er
   });
 }
 
-function fail(problems: ErrorDetail[]): BadRequestError {
-  return new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems);
+export interface OperationRequest {
+  query: Record<string, unknown>;
+  /** The parsed JSON body; undefined when none was sent. */
+  body: unknown;
+  /** Whether the body was declared as JSON (Content-Type). */
+  isJson: boolean;
 }
 
-/** Validates the query string and JSON body of requests to `operationId`; 400 with every problem otherwise. */
-export function validateOperationRequest(spec: Spec, operationId: string): RequestHandler {
+/** Compiles the checks of the query string and JSON body of `operationId`; the result lists every problem ([] when valid). */
+export function compileRequestCheck(spec: OpenApiDocument, operationId: string): (request: OperationRequest) => ErrorDetail[] {
   const operation = findOperation(spec, operationId);
   const ajv = createAjv(spec);
   const parameters = (operation.parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter));
@@ -98,26 +99,20 @@ export function validateOperationRequest(spec: Spec, operationId: string): Reque
   const validateBody: ValidateFunction | undefined = jsonBody ? ajv.compile(anchored(jsonBody.schema) as object) : undefined;
   const bodyRequired = operation.requestBody?.required === true;
 
-  return (request, _response, next) => {
+  return ({ query, body, isJson }) => {
     const problems: ErrorDetail[] = [];
-    if (!validateQuery(request.query)) problems.push(...details(validateQuery.errors, 'query'));
+    if (!validateQuery(query)) problems.push(...details(validateQuery.errors, 'query'));
     if (validateBody) {
-      const hasBody = request.body !== undefined && request.headers['content-length'] !== '0';
-      if (!request.is('application/json') && (hasBody || bodyRequired)) {
-        problems.push({ path: 'body', message: 'must be sent as application/json' });
-      } else if (hasBody && !validateBody(request.body)) {
-        problems.push(...details(validateBody.errors, 'body'));
-      }
+      if (body !== undefined && !isJson) problems.push({ path: 'body', message: 'must be sent as application/json' });
+      else if (body === undefined && bodyRequired) problems.push({ path: 'body', message: 'is required (application/json)' });
+      else if (body !== undefined && !validateBody(body)) problems.push(...details(validateBody.errors, 'body'));
     }
-    next(problems.length > 0 ? fail(problems) : undefined);
+    return problems;
   };
 }
 
-/**
- * Tests only: checks every JSON response of `operationId` against the spec's schema for its status;
- * a response that breaks the contract becomes a 500 (as express-openapi-validator does elsewhere).
- */
-export function validateOperationResponses(spec: Spec, operationId: string): RequestHandler {
+/** Tests only: compiles a check of responses of `operationId` against the spec; it returns what is wrong, or undefined. */
+export function compileResponseCheck(spec: OpenApiDocument, operationId: string): (status: number, body: unknown) => string | undefined {
   const operation = findOperation(spec, operationId);
   const ajv = createAjv(spec);
   const byStatus = new Map<string, ValidateFunction>();
@@ -125,21 +120,9 @@ export function validateOperationResponses(spec: Spec, operationId: string): Req
     const schema = resolve(spec, declared).content?.['application/json']?.schema;
     if (schema) byStatus.set(status, ajv.compile(anchored(schema) as object));
   }
-  return (_request, response, next) => {
-    const send = response.json.bind(response);
-    response.json = ((body: unknown) => {
-      const validate = byStatus.get(String(response.statusCode));
-      if (!validate) {
-        const undeclared = response.statusCode;
-        response.status(500);
-        return send({ status: 500, code: 'INTERNAL_ERROR', message: `Response status ${undeclared} is not declared for ${operationId}.` });
-      }
-      if (!validate(body)) {
-        response.status(500);
-        return send({ status: 500, code: 'INTERNAL_ERROR', message: `The response breaks the contract: ${ajv.errorsText(validate.errors)}` });
-      }
-      return send(body);
-    }) as Response['json'];
-    next();
+  return (status, body) => {
+    const validate = byStatus.get(String(status));
+    if (!validate) return `response status ${status} is not declared for ${operationId}`;
+    return validate(body) ? undefined : `the response breaks the contract: ${ajv.errorsText(validate.errors)}`;
   };
 }

@@ -3,11 +3,13 @@ import request from 'supertest';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { createUndeployedScenario, deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 
+// The same behaviour on the fast lane (default) and through Express (SCORE_FAST_LANE=false).
+describe.each([['on the fast lane', true], ['through Express', false]])('scoreScenario %s', (_lane, fastLane) => {
 let t: TestApp;
 let alice: TestUser;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ configOverrides: { scoreFastLane: fastLane } });
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
   await createUndeployedScenario(t.services.db, alice.id, 'draft');
@@ -17,7 +19,6 @@ afterAll(() => t.close());
 const score = (name: string, body: unknown, token = alice.scoreToken) =>
   request(t.app).post('/api/scenario/code/remote/score').query({ name, key: token }).send(body as object);
 
-describe('scoreScenario', () => {
   it('answers 200 with the result, the version and the run id in body and header', async () => {
     const response = await score('double', { a: 21 });
     expect(response.status).toBe(200);

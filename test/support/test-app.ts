@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Express } from 'express';
-import { createApp } from '../../src/app.js';
+import type { RequestListener } from 'node:http';
+import { createApp, type AppDependencies } from '../../src/app.js';
 import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { createLogger } from '../../src/logger.js';
-import { closeServices, createServices, healthChecks, type Services } from '../../src/services.js';
+import { closeServices, createServices, healthChecks, scoreFastLane, type Services } from '../../src/services.js';
 import type { OperationHandlers } from '../../generated/routes.js';
 import { applyTestEnvironment } from './test-environment.js';
 
@@ -19,7 +19,8 @@ export interface TestUser {
 }
 
 export interface TestApp {
-  app: Express;
+  /** The service's request listener (the score fast lane, then Express), for supertest. */
+  app: RequestListener;
   services: Services;
   config: AppConfig;
   /** A new user with a unique name (tests never share users, so they never share data). */
@@ -35,7 +36,14 @@ export function contextFor(requester: string, owner?: string): string {
  * The real app on the real test database and job store, validating every response against the
  * spec (a response that breaks the contract becomes a 500 and fails the test).
  */
-export async function createTestApp(options: { configOverrides?: Partial<AppConfig>; handlers?: Partial<OperationHandlers> } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  configOverrides?: Partial<AppConfig>;
+  handlers?: Partial<OperationHandlers>;
+  /** Replaces synchronous scoring on the fast lane (e.g. to break the contract on purpose). */
+  scoreFastLane?: AppDependencies['scoreFastLane'];
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   applyTestEnvironment();
   const config = { ...loadConfig(), ...options.configOverrides };
   const logger = createLogger(config.logLevel);
@@ -47,6 +55,7 @@ export async function createTestApp(options: { configOverrides?: Partial<AppConf
     handlers: { ...createHandlerMap(services), ...options.handlers },
     health: healthChecks(services),
     validateResponses: true,
+    scoreFastLane: options.scoreFastLane ?? scoreFastLane(services),
   });
   return {
     app,
