@@ -8,6 +8,8 @@ export const CHUNK_JOB = 'execution.batch-chunk';
 export const CALLBACK_JOB = 'execution.callback';
 /** Most async runs one job carries. */
 const MAX_RUNS_PER_JOB = 200;
+/** How long a stopping worker waits for the jobs it runs (chunks hand their rest back within one flush). */
+const DRAIN_TIMEOUT_MS = 20_000;
 
 /** One job per group of async runs submitted together (see enqueueRun). */
 export interface RunJobData { resultIds: string[] }
@@ -17,7 +19,11 @@ export interface CallbackJobData { resultId: string; attempt: number }
 
 export interface JobHandlers {
   run(data: RunJobData): Promise<void>;
-  chunk(data: ChunkJobData, keepAlive: () => Promise<void>): Promise<void>;
+  /**
+   * Runs a chunk's unfinished elements; answers false when it stopped early because the worker is
+   * stopping (`stopping()` turned true), true when the chunk is done.
+   */
+  chunk(data: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean>;
   callback(data: CallbackJobData): Promise<void>;
 }
 
@@ -30,6 +36,9 @@ export interface JobHandlers {
 export class ExecutionQueue {
   private agenda?: Promise<Agenda>;
   private processing = false;
+  private stopping = false;
+  /** Handlers running now: a stopping worker waits for them (Agenda's drain does not count them reliably). */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private channel?: Promise<void>;
   private runGroup: Array<{ resultId: string; resolve: () => void; reject: (error: Error) => void }> = [];
   private flushing = false;
@@ -88,13 +97,18 @@ export class ExecutionQueue {
     const agenda = await this.instance();
     const lockLifetime = this.settings.lockLifetimeMs;
     const onFailure = (name: string) => (error: Error, job: Job) => this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
-    agenda.define<RunJobData>(RUN_JOB, (job) => handlers.run(job.attrs.data), {
+    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data)), {
       concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime,
     });
-    agenda.define<ChunkJobData>(CHUNK_JOB, (job) => handlers.chunk(job.attrs.data, async () => void (await job.touch())), {
+    agenda.define<ChunkJobData>(CHUNK_JOB, (job) => this.track((async () => {
+      const done = await handlers.chunk(job.attrs.data, async () => void (await job.touch()), () => this.stopping);
+      // A started job is never run again once unlocked, so a stopping worker hands the rest of its
+      // chunk back as a new job, runnable at once by any worker (finished elements are skipped).
+      if (!done) await agenda.now<ChunkJobData>(CHUNK_JOB, job.attrs.data);
+    })()), {
       concurrency: this.settings.chunkConcurrency, lockLimit: this.settings.chunkConcurrency, lockLifetime,
     });
-    agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => handlers.callback(job.attrs.data), {
+    agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => this.track(handlers.callback(job.attrs.data)), {
       concurrency: this.settings.callbackConcurrency, lockLimit: this.settings.callbackConcurrency, lockLifetime,
     });
     for (const name of [RUN_JOB, CHUNK_JOB, CALLBACK_JOB]) {
@@ -112,14 +126,26 @@ export class ExecutionQueue {
     this.logger.info({ keyPrefix: this.settings.keyPrefix, runConcurrency: this.settings.runConcurrency, chunkConcurrency: this.settings.chunkConcurrency }, 'execution worker started');
   }
 
-  /** Stops taking jobs, unlocks the ones held (another worker takes them at once) and closes the job store. */
+  /**
+   * Stops taking jobs and lets the running ones end: async runs and callbacks finish, batch chunks
+   * stop after their current flush and hand the rest back as new jobs. Then closes the job store.
+   * (Agenda's stop() would unlock running jobs into a state no worker runs again.)
+   */
   async close(): Promise<void> {
     if (!this.agenda) return;
     const agenda = await this.agenda;
     this.agenda = undefined;
     if (this.processing) {
       this.processing = false;
-      await agenda.stop(true);
+      this.stopping = true;
+      // drain() with no wait: stop taking jobs, keep the connection for the hand-backs.
+      await agenda.drain({ timeout: 1, closeConnection: false });
+      const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+      while (this.inFlight.size > 0 && Date.now() < deadline) {
+        await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, deadline - Date.now()).unref())]);
+      }
+      if (this.inFlight.size > 0) this.logger.warn({ running: this.inFlight.size }, 'jobs still running after the drain time-out; their locks expire and another worker takes them');
+      await backendOf(agenda).disconnect();
       return;
     }
     if (this.channel) {
@@ -128,6 +154,12 @@ export class ExecutionQueue {
     }
     this.channel = undefined;
     await backendOf(agenda).disconnect();
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
   }
 
   /** Pending jobs in the store, by name (benchmarks and tests check the store does not grow). */

@@ -51,14 +51,16 @@ export class ExecutionWorker implements JobHandlers {
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
   }
 
-  async chunk({ batchId, from, to }: ChunkJobData, keepAlive: () => Promise<void>): Promise<void> {
+  async chunk({ batchId, from, to }: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean = () => false): Promise<boolean> {
+    if (stopping()) return false;
     const batch = await this.store.findBatch(batchId);
-    if (!batch) return;
+    if (!batch) return true;
     const pending = await this.store.pendingElements(batchId, from, to);
     if (pending.length > 0) {
       await this.store.markRunning(pending.map((element) => element.id));
       const deployed = await this.runner.resolveForStoredRun(batch.user_id, batch.scenario_name);
       for (let start = 0; start < pending.length; start += FLUSH_EVERY) {
+        if (stopping()) return false;
         const slice = pending.slice(start, start + FLUSH_EVERY);
         const finished = await mapWithConcurrency(slice, this.elementConcurrency, async (element: PendingElement) => {
           const inputs = element.input ? (JSON.parse(element.input) as Record<string, unknown>) : {};
@@ -72,6 +74,7 @@ export class ExecutionWorker implements JobHandlers {
       await this.store.markBatchFinished(batchId);
       this.logger.info({ batchId, total: batch.total }, 'batch finished');
     }
+    return true;
   }
 
   async callback({ resultId, attempt }: CallbackJobData): Promise<void> {

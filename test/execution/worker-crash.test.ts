@@ -22,7 +22,7 @@ const children: ChildProcess[] = [];
 function startWorker(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
     cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', APP_ENV: 'test', NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS_KEY_PREFIX: prefix, WORKER_CHUNK_CONCURRENCY: '2', ...env },
+    env: { ...process.env, DEBUG: process.env.WORKER_DEBUG ?? '', NODE_OPTIONS: '', APP_ENV: 'test', NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS_KEY_PREFIX: prefix, WORKER_CHUNK_CONCURRENCY: '2', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
@@ -90,4 +90,30 @@ it('finishes a batch with exactly one result per element after a worker is kille
   // Graceful shutdown: SIGTERM ends the worker cleanly.
   second.kill('SIGTERM');
   expect(await exited(second)).toBe(0);
+}, 60_000);
+
+it('releases its chunks at once when stopped with SIGTERM mid-batch, so another worker finishes the batch exactly once', async () => {
+  // Both workers hold locks for a minute: the batch can finish within the test only if the stopped worker releases them.
+  const first = startWorker({ JOB_LOCK_LIFETIME_MS: '60000' });
+  const parameters = Array.from({ length: 1000 }, (_, i) => ({ a: i }));
+  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slow', parameters });
+  expect(submitted.status).toBe(202);
+  const batchId: string = submitted.body.batchTaskId;
+  await waitFor(async () => (((await counts(batchId)).SUCCEEDED ?? 0) >= 100 ? true : undefined), 30_000, 10);
+
+  const stoppedAt = Date.now();
+  first.kill('SIGTERM');
+  expect(await exited(first)).toBe(0);
+  expect(Date.now() - stoppedAt).toBeLessThan(15_000);
+  expect((await counts(batchId)).SUCCEEDED).toBeLessThan(1000);
+
+  startWorker({ JOB_LOCK_LIFETIME_MS: '60000', JOB_POLL_MS: '500' });
+  const status = await waitFor(async () => {
+    const response = await request(t.app).get(`/api/batch/${batchId}`).query({ key: alice.scoreToken });
+    return response.body.state === 'FINISHED' ? response.body : undefined;
+  }, 40_000, 100);
+  expect(status).toMatchObject({ total: 1000, completed: 1000, failed: 0 });
+  expect(new Set(status.resultsIds).size).toBe(1000);
+  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).select('input', 'result', 'state')) as Array<{ input: string; result: string; state: string }>;
+  expect(rows.every((row) => row.state === 'SUCCEEDED' && JSON.parse(row.result).doubled === JSON.parse(row.input).a * 2)).toBe(true);
 }, 60_000);
