@@ -6,6 +6,7 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
+import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import { isDuplicateKey, isFinished, type RunResultStore, type RunState } from './run-result-store.js';
 import type { ScoreResult } from './run-outcome.js';
@@ -71,7 +72,13 @@ export class ExecutionService {
       }
       throw error;
     }
-    await this.queue.enqueueRun(id);
+    try {
+      await this.queue.enqueueRun(id);
+    } catch (error) {
+      // Nothing half-done: without its job the run would stay QUEUED and block its request id.
+      await this.store.deleteRun(id);
+      throw jobStoreUnavailable(error);
+    }
     return requestId;
   }
 
@@ -95,7 +102,13 @@ export class ExecutionService {
     const chunkCount = Math.ceil(parameters.length / chunkSize);
     const elements = parameters.map((input) => ({ id: randomUUID(), input }));
     await this.store.insertBatch({ id: batchId, user_id: caller.id, scenario_name: scenarioName, total: parameters.length, chunk_count: chunkCount }, elements);
-    await this.queue.enqueueChunks(batchId, parameters.length, chunkSize);
+    try {
+      await this.queue.enqueueChunks(batchId, parameters.length, chunkSize);
+    } catch (error) {
+      // Chunk jobs already saved find no batch and end at once.
+      await this.store.deleteBatch(batchId);
+      throw jobStoreUnavailable(error);
+    }
     return batchId;
   }
 
@@ -144,3 +157,8 @@ export class ExecutionService {
 }
 
 export type { RunState };
+
+function jobStoreUnavailable(cause: unknown): ServiceUnavailableError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new ServiceUnavailableError(`The job store did not take the work (${reason}); nothing was stored, so the same request can be sent again.`);
+}

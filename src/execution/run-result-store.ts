@@ -105,6 +105,16 @@ export class RunResultStore {
   }
 
   /** A batch and all its elements, in one transaction, with multi-row inserts. */
+  /** Undoes insertAsyncRun when its job could not be saved. */
+  async deleteRun(id: string): Promise<void> {
+    await this.db('run_results').where({ id }).delete();
+  }
+
+  /** Undoes insertBatch (its elements go with it) when its jobs could not be saved. */
+  async deleteBatch(id: string): Promise<void> {
+    await this.db('batches').where({ id }).delete();
+  }
+
   async insertBatch(batch: Omit<BatchRow, 'created_at' | 'finished_at'>, elements: Array<{ id: string; input: Record<string, unknown> }>): Promise<void> {
     await this.db.transaction(async (trx) => {
       await trx('batches').insert(batch);
