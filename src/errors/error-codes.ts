@@ -11,7 +11,6 @@ export const ERROR_CODES = [
   'METHOD_NOT_ALLOWED',
   'UNSUPPORTED_MEDIA_TYPE',
   'NOT_ACCEPTABLE',
-  'NOT_IMPLEMENTED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
   // authentication and access

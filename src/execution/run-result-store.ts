@@ -4,13 +4,17 @@ import type { RunError, RunOutcome } from './run-outcome.js';
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
 
-export interface RunResultRow {
+/** The columns that identify a stored run (enough to upsert its outcome). */
+export interface RunIdentity {
   id: string;
   user_id: number;
   request_id: string;
   scenario_name: string;
   batch_id: string | null;
   element_index: number | null;
+}
+
+export interface RunResultRow extends RunIdentity {
   state: RunState;
   input: string | null;
   result: string | null;
@@ -46,15 +50,6 @@ export interface NewAsyncRun {
   callback: { url: string; retryCount: number; retryDelaySeconds: number } | null;
 }
 
-/** The columns that identify a stored run (enough to upsert its outcome). */
-export interface RunIdentity {
-  id: string;
-  user_id: number;
-  request_id: string;
-  scenario_name: string;
-  batch_id: string | null;
-  element_index: number | null;
-}
 
 /** A batch element ready to run (what a chunk job reads). */
 export interface PendingElement extends RunIdentity {
