@@ -4,6 +4,7 @@ import * as scenarios from './migrations/20261122000002_scenarios.js';
 import * as runs from './migrations/20261122000003_runs.js';
 import * as internalData from './migrations/20261122000004_internal_data.js';
 import * as runErrorDetails from './migrations/20261122000005_run_error_details.js';
+import * as runQueuedAt from './migrations/20261122000006_run_queued_at.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000003_runs', runs],
   ['20261122000004_internal_data', internalData],
   ['20261122000005_run_error_details', runErrorDetails],
+  ['20261122000006_run_queued_at', runQueuedAt],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

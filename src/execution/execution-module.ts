@@ -13,6 +13,7 @@ import { loadExecutionSettings, type ExecutionSettings } from './execution-setti
 import { ExecutionWorker } from './execution-worker.js';
 import { RunResultStore } from './run-result-store.js';
 import { ScenarioRunner } from './scenario-runner.js';
+import { StalledWorkSweeper } from './stalled-work-sweeper.js';
 
 /** What `services.execution` holds: the API-side service, the worker (started only by processes that process jobs) and the queue. */
 export interface Execution {
@@ -21,7 +22,8 @@ export interface Execution {
   queue: ExecutionQueue;
   settings: ExecutionSettings;
   store: RunResultStore;
-  /** Starts processing jobs in this process (worker role). */
+  sweeper: StalledWorkSweeper;
+  /** Starts processing jobs in this process (worker role), with the stalled-work sweeper. */
   startWorker(): Promise<void>;
   /** Stops taking jobs (held ones are unlocked for another worker) and closes the job store. */
   close(): Promise<void>;
@@ -61,10 +63,15 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const callbacks = new CallbackDelivery(store, queue, createHttpPort(policy), { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
   const worker = new ExecutionWorker(runner, store, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, queue, policy);
+  const sweeper = new StalledWorkSweeper(store, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs, chunkSize: Math.max(config.batchChunkSize, 1) }, logger.child({ component: 'stalled-work-sweeper' }));
   return {
-    service, worker, queue, settings, store,
-    startWorker: () => worker.start(),
+    service, worker, queue, settings, store, sweeper,
+    async startWorker() {
+      await worker.start();
+      sweeper.start();
+    },
     async close() {
+      sweeper.stop();
       await queue.close();
       ownEngine?.dispose();
     },

@@ -85,6 +85,12 @@ export class ExecutionQueue {
     await Promise.all(pending);
   }
 
+  /** One chunk job (the stalled-work sweeper queues chunks of stalled batches again). */
+  async enqueueChunk(chunk: ChunkJobData): Promise<void> {
+    const agenda = await this.forEnqueue();
+    await agenda.now<ChunkJobData>(CHUNK_JOB, chunk);
+  }
+
   /** A callback attempt, now or after `delaySeconds` (a delayed job, never a sleep). */
   async scheduleCallback(resultId: string, attempt: number, delaySeconds: number): Promise<void> {
     const agenda = await this.forEnqueue();

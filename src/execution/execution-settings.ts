@@ -20,6 +20,10 @@ export interface ExecutionSettings {
   elementConcurrency: number;
   /** Callback deliveries one worker process makes at once. */
   callbackConcurrency: number;
+  /** Work QUEUED this long without a job is queued again by the stalled-work sweeper. */
+  stalledAfterMs: number;
+  /** How often each worker runs the stalled-work sweeper. */
+  sweepEveryMs: number;
 }
 
 function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -39,5 +43,7 @@ export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv 
     chunkConcurrency: readInt(env, 'WORKER_CHUNK_CONCURRENCY', 2, 1),
     elementConcurrency: Math.max(Math.min(config.workerConcurrency, 16), 1),
     callbackConcurrency: readInt(env, 'WORKER_CALLBACK_CONCURRENCY', 32, 1),
+    stalledAfterMs: readInt(env, 'STALLED_WORK_AFTER_SECONDS', 300, 1) * 1000,
+    sweepEveryMs: readInt(env, 'STALLED_WORK_SWEEP_SECONDS', 60, 1) * 1000,
   };
 }

@@ -100,6 +100,30 @@ export class RunResultStore {
   }
 
   /** A batch and all its elements, in one transaction, with multi-row inserts. */
+  /** Async runs QUEUED since before `cutoff` (their job may never have been saved). */
+  async stalledRuns(cutoff: Date, limit: number): Promise<string[]> {
+    const rows = (await this.db('run_results').where('state', 'QUEUED').andWhere('queued_at', '<', cutoff).whereNull('batch_id').limit(limit).select('id')) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  /** Ranges of `chunkSize` elements of batches holding elements QUEUED since before `cutoff`. */
+  async stalledChunks(cutoff: Date, chunkSize: number, limit: number): Promise<Array<{ batchId: string; from: number; to: number }>> {
+    const rows = (await this.db('run_results')
+      .where('state', 'QUEUED').andWhere('queued_at', '<', cutoff).whereNotNull('batch_id')
+      .groupBy('batch_id', 'chunk')
+      .limit(limit)
+      .select('batch_id', this.db.raw('FLOOR(element_index / ?) AS chunk', [chunkSize]))) as Array<{ batch_id: string; chunk: number }>;
+    return rows.map((row) => ({ batchId: row.batch_id, from: Number(row.chunk) * chunkSize, to: (Number(row.chunk) + 1) * chunkSize }));
+  }
+
+  /** Claims stalled QUEUED runs for re-queuing (moves their queued_at); false when another sweeper was first. */
+  async claimStalled(cutoff: Date, where: { id: string } | { batchId: string; from: number; to: number }): Promise<boolean> {
+    const query = this.db('run_results').where('state', 'QUEUED').andWhere('queued_at', '<', cutoff);
+    if ('id' in where) query.andWhere('id', where.id);
+    else query.andWhere('batch_id', where.batchId).andWhere('element_index', '>=', where.from).andWhere('element_index', '<', where.to);
+    return (await query.update({ queued_at: this.db.fn.now(3) })) > 0;
+  }
+
   /** Undoes insertAsyncRun when its job could not be saved. */
   async deleteRun(id: string): Promise<void> {
     await this.db('run_results').where({ id }).delete();

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
+import { isolateJobStore, waitFor } from './support.js';
+
+let t: TestApp;
+let alice: TestUser;
+
+beforeAll(async () => {
+  isolateJobStore('stalled');
+  process.env.STALLED_WORK_AFTER_SECONDS = '60';
+  t = await createTestApp({ configOverrides: { batchChunkSize: 10 } });
+  delete process.env.STALLED_WORK_AFTER_SECONDS;
+  alice = await t.newUser();
+  await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
+  await t.services.execution.startWorker();
+});
+afterAll(() => t.close());
+
+/** Work stored as the API stores it, whose job was never saved (the API process died in between), 2 minutes ago. */
+async function storeWithoutJob(): Promise<{ runId: string; batchId: string }> {
+  const { store } = t.services.execution;
+  const runId = randomUUID();
+  await store.insertAsyncRun({ id: runId, userId: alice.id, requestId: `lost-${runId}`, scenarioName: 'double', input: { a: 5 }, callback: null });
+  const batchId = randomUUID();
+  await store.insertBatch({ id: batchId, user_id: alice.id, scenario_name: 'double', total: 25, chunk_count: 3 }, Array.from({ length: 25 }, (_, i) => ({ id: randomUUID(), input: { a: 100 + i } })));
+  const twoMinutesAgo = new Date(Date.now() - 120_000);
+  await t.services.db('run_results').whereIn('id', [runId]).orWhere('batch_id', batchId).update({ queued_at: twoMinutesAgo });
+  return { runId, batchId };
+}
+
+describe('the stalled-work sweeper', () => {
+  it('queues again runs and batches stored without a job, once, and they finish', async () => {
+    const { runId, batchId } = await storeWithoutJob();
+    const swept = await t.services.execution.sweeper.sweepOnce();
+    expect(swept).toEqual({ runs: 1, chunks: 3 });
+    // Claimed: a second sweep (another worker's) finds nothing to queue.
+    expect(await t.services.execution.sweeper.sweepOnce()).toEqual({ runs: 0, chunks: 0 });
+
+    const run = await waitFor(async () => {
+      const row = await t.services.db('run_results').where({ id: runId }).first('state', 'result');
+      return row?.state === 'SUCCEEDED' ? row : undefined;
+    });
+    expect(JSON.parse(run.result)).toEqual({ doubled: 10 });
+    const batch = await waitFor(async () => {
+      const row = await t.services.db('batches').where({ id: batchId }).first('finished_at');
+      return row?.finished_at ? row : undefined;
+    });
+    expect(batch.finished_at).toBeTruthy();
+    const elements = (await t.services.db('run_results').where({ batch_id: batchId }).select('state')) as Array<{ state: string }>;
+    expect(elements).toHaveLength(25);
+    expect(elements.every((row) => row.state === 'SUCCEEDED')).toBe(true);
+  });
+
+  it('leaves alone work queued recently', async () => {
+    const { store } = t.services.execution;
+    await store.insertAsyncRun({ id: randomUUID(), userId: alice.id, requestId: `fresh-${randomUUID()}`, scenarioName: 'double', input: { a: 1 }, callback: null });
+    expect((await t.services.execution.sweeper.sweepOnce()).runs).toBe(0);
+  });
+});
