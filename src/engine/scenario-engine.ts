@@ -103,9 +103,10 @@ export class ScenarioEngine {
   async run(compiled: CompiledScenario, inputs: Record<string, unknown>, context: RunContext & { trace?: boolean }): Promise<RunOutcome> {
     const plan = compiled.plan;
     const { state, violations } = checkInputs(plan.inputs, inputs);
-    let used = 0;
+    // One CPU budget for the run and every scenario it calls.
+    const budget = context.budget ?? { usedMs: 0 };
     const cross = (args: unknown[]): Step => {
-      const remaining = this.limits.timeoutMs - used;
+      const remaining = this.limits.timeoutMs - budget.usedMs;
       if (remaining <= 0) throw new ScenarioRunError('TIME_LIMIT_EXCEEDED', `The run exceeded its CPU time limit of ${this.limits.timeoutMs} ms`);
       const program = this.ensureProgram(compiled);
       const started = performance.now();
@@ -120,7 +121,7 @@ export class ScenarioEngine {
         }
         throw error;
       } finally {
-        used += performance.now() - started;
+        budget.usedMs += performance.now() - started;
       }
     };
     if (violations.length > 0) {
@@ -143,7 +144,7 @@ export class ScenarioEngine {
         case 'pause': {
           const node = plan.nodes[step.node];
           const started = performance.now();
-          const resume = await this.performNode(node, step.request, context);
+          const resume = await this.performNode(node, step.request, { ...context, budget });
           resume.micros = Math.round((performance.now() - started) * 1000);
           args = [step.state, step.node, resume, !!context.trace, step.seed, null];
         }
@@ -244,7 +245,7 @@ export class ScenarioEngine {
     }
     let result: Record<string, unknown>;
     try {
-      result = (await this.run(callee, inputs as Record<string, unknown>, { ownerId: context.ownerId, callStack: [...stack, name] })).result;
+      result = (await this.run(callee, inputs as Record<string, unknown>, { ownerId: context.ownerId, callStack: [...stack, name], budget: context.budget })).result;
     } catch (error) {
       if (error instanceof ScenarioRunError && ['CALL_CYCLE', 'CALL_DEPTH_EXCEEDED', 'NOT_DEPLOYED', 'TIME_LIMIT_EXCEEDED', 'MEMORY_LIMIT_EXCEEDED'].includes(error.code)) throw error;
       const details = error instanceof InputValidationError ? error.violations : undefined;

@@ -77,7 +77,12 @@ export interface TraceEntry {
   branch?: boolean; matchedRules?: number[]; durationMicros: number;
 }
 
-export interface RunContext { ownerId: number; callStack?: string[] }
+export interface RunContext {
+  ownerId: number;
+  callStack?: string[];
+  /** CPU time spent so far by this run and the scenarios it calls: one limit covers them all (set by the engine). */
+  budget?: { usedMs: number };
+}
 export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
 
 export interface TestCaseSpec {
