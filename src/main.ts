@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   const config = await loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const services = await createServices(config, logger);
+  await services.internalData.removeOrphanTables().catch((error: unknown) => logger.error({ err: error }, 'could not look for tables left by interrupted loads'));
   const app = createApp({
     config,
     logger,

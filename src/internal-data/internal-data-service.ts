@@ -115,6 +115,17 @@ export class InternalDataService {
     return this.store.db;
   }
 
+  /**
+   * Drops tables left by a process that died in the middle of a load (no registry row owns them;
+   * older than an hour, so no live load is touched). Run at start-up; answers the tables dropped.
+   */
+  async removeOrphanTables(olderThanSeconds = 3600): Promise<string[]> {
+    const orphans = await this.store.orphanTables(olderThanSeconds);
+    for (const table of orphans) await this.store.dropTable(table);
+    if (orphans.length > 0) this.logger.warn({ tables: orphans }, 'dropped tables left by interrupted loads');
+    return orphans;
+  }
+
   async list(ownerId: number): Promise<CollectionInfo[]> {
     return (await this.store.list(ownerId)).map(toInfo);
   }

@@ -164,6 +164,22 @@ export class InternalDataStore {
     await this.db.raw(`ALTER TABLE ?? ${clauses}`, [table, ...indexes.flatMap((index) => [index.name, ...index.columns])]);
   }
 
+  /**
+   * Collection and staging tables older than `olderThanSeconds` that no registry row owns: what a
+   * process that died in the middle of a load leaves behind (a live load's table is younger).
+   */
+  async orphanTables(olderThanSeconds: number): Promise<string[]> {
+    const [rows] = (await this.db.raw(
+      `SELECT t.table_name AS name FROM information_schema.tables t
+        WHERE t.table_schema = DATABASE()
+          AND (t.table_name LIKE 'idcstage\\_%' OR (t.table_name LIKE 'idc\\_%'
+               AND NOT EXISTS (SELECT 1 FROM internal_collections c WHERE CONCAT('idc_', c.id) = t.table_name)))
+          AND t.create_time < NOW() - INTERVAL ? SECOND`,
+      [olderThanSeconds],
+    )) as [Array<{ name: string }>, unknown];
+    return rows.map((row) => row.name);
+  }
+
   /** A fresh name for an append's staging table; not `idc_…`, so it is never taken for a collection table. */
   stagingTableName(collectionId: number): string {
     return `idcstage_${collectionId}_${randomBytes(6).toString('hex')}`;
