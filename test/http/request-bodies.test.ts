@@ -1,10 +1,12 @@
 import request from 'supertest';
 import type { RouteDefinition } from '../../generated/routes.js';
+import { loadConfig } from '../../src/config/config.js';
 import { loadSpec } from '../../src/http/api-docs.js';
+import { applyTestEnvironment } from '../support/test-environment.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearerRoutes, sampleUrl, scoreTokenRoutes } from '../support/sample-requests.js';
 
-/** Every operation that takes a body declares 415 and answers it for a body it does not accept. */
+/** Every operation that takes a body declares 415 and 413, and answers them. */
 const spec = loadSpec() as { paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown>; parameters?: Array<{ name?: string; $ref?: string }> }>> };
 const withBody = [...bearerRoutes, ...scoreTokenRoutes].filter((route) => spec.paths[route.path][route.method].requestBody);
 
@@ -12,7 +14,9 @@ let testApp: TestApp;
 let user: TestUser;
 
 beforeAll(async () => {
-  testApp = await createTestApp();
+  applyTestEnvironment();
+  const limits = loadConfig().limits;
+  testApp = await createTestApp({ configOverrides: { limits: { ...limits, bodyBytes: 1024, batchBodyBytes: 2048, uploadBytes: 1024 } } });
   user = await testApp.newUser();
 });
 afterAll(async () => testApp.close());
@@ -42,5 +46,18 @@ describe('operations with a request body', () => {
     const response = await authorized(route).set('Content-Type', 'text/plain').send('just some text');
     expect(response.status).toBe(415);
     expect(response.body).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+});
+
+describe('bodies over the configured limits', () => {
+  it.each(withBody.map((route) => [route.operationId, route] as const))('%s declares 413 and answers it', async (_id, route) => {
+    expect(Object.keys(spec.paths[route.path][route.method].responses)).toContain('413');
+    const big = 'x'.repeat(8192);
+    const multipart = Object.keys((spec.paths[route.path][route.method].requestBody as { content: Record<string, unknown> }).content).includes('multipart/form-data');
+    const response = multipart
+      ? await authorized(route).attach('file', Buffer.from(`a,b\n${big},1\n`), 'big.csv')
+      : await authorized(route).set('Content-Type', 'application/json').send(JSON.stringify({ scenarioName: 'x', parameters: [{ pad: big }], pad: big }));
+    expect(response.status).toBe(413);
+    expect(response.body).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
   });
 });
