@@ -34,6 +34,10 @@ const BATCH_ELEMENTS = Number(process.env.BENCH_BATCH_ELEMENTS ?? 10_000);
 const SCENARIO = 'credit';
 
 const children: ChildProcess[] = [];
+// However this process ends (an error, a closed stdout pipe), it takes its service processes with it.
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 function startProcess(script: string, env: Record<string, string>): ChildProcess {

@@ -69,6 +69,8 @@ async function serve(): Promise<void> {
     config, logger, users: services.users, handlers: createHandlerMap(services),
     health: healthChecks(services),
   });
+  // The measuring parent holds the IPC channel: when it ends, however it ends, so does this service.
+  process.on('disconnect', () => process.exit(0));
   const server: Server = createServer(app).listen(0, '127.0.0.1', () => {
     process.send?.({ port: (server.address() as AddressInfo).port });
   });
