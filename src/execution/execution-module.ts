@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import { createHttpPort } from '../engine/http/http-port.js';
 import { TargetPolicy } from '../engine/http/target-policy.js';
-import type { LookupPort } from '../engine/ports.js';
-import { ScenarioEngine } from '../engine/scenario-engine.js';
+import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import type { DeployedScenarioResolver } from '../scenarios/deployed-scenario-resolver.js';
 import { CallbackDelivery } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
@@ -34,29 +33,15 @@ export interface ExecutionDependencies {
   logger: Logger;
   db: Knex;
   deployedScenarios: DeployedScenarioResolver;
-  /** The shared engine (services.engine); without one, execution builds its own. */
-  engine?: ScenarioEngine;
-  /** Lookup port for the engine execution builds itself. */
-  lookups?: LookupPort;
+  /** The shared engine (services.engine). */
+  engine: ScenarioEngine;
   settings?: ExecutionSettings;
 }
 
-const noLookups: LookupPort = {
-  async lookup() { throw new Error('internal data not available'); },
-  async describe() { return null; },
-};
-
 export function createExecution(deps: ExecutionDependencies): Execution {
-  const { config, logger, db } = deps;
+  const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
   const policy = new TargetPolicy({ allowPrivate: config.outboundAllowList });
-  const ownEngine = deps.engine
-    ? undefined
-    : new ScenarioEngine({
-      ports: { lookups: deps.lookups ?? noLookups, scenarios: deps.deployedScenarios, http: createHttpPort(policy) },
-      limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb },
-    });
-  const engine = deps.engine ?? (ownEngine as ScenarioEngine);
   const store = new RunResultStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios, db);
@@ -73,7 +58,6 @@ export function createExecution(deps: ExecutionDependencies): Execution {
     async close() {
       sweeper.stop();
       await queue.close();
-      ownEngine?.dispose();
     },
   };
 }

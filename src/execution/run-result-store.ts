@@ -62,9 +62,6 @@ const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 /** Rows per multi-row INSERT: large enough to be fast, small enough to stay far below max_allowed_packet. */
 const INSERT_ROWS = 1000;
 
-export function isDuplicateKey(error: unknown): boolean {
-  return (error as { code?: string }).code === 'ER_DUP_ENTRY';
-}
 
 /** Knex queries on run_results, batches and callback_attempts. */
 export class RunResultStore {

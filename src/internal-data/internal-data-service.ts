@@ -9,7 +9,8 @@ import { CsvFile } from './csv-file.js';
 import { insertCsvRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
 import { loadDataSource } from './load-data-stream.js';
 import { CLASS_NAMES, profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
-import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_WAIT_TIMEOUT, ER_NOT_ALLOWED_COMMAND, mysqlErrno, type CollectionRecord, type IndexRecord, type InternalDataStore } from './internal-data-store.js';
+import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_WAIT_TIMEOUT, ER_NOT_ALLOWED_COMMAND, mysqlErrno } from '../db/mysql-errors.js';
+import type { CollectionRecord, IndexRecord, InternalDataStore } from './internal-data-store.js';
 
 export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
 export type IndexInfo = IndexRecord;

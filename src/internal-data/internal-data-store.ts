@@ -58,13 +58,6 @@ function toRecord(row: RegistryRow): CollectionRecord {
   };
 }
 
-/** MySQL error numbers the service reacts to. */
-export const ER_DUP_ENTRY = 1062;
-export const ER_LOCK_WAIT_TIMEOUT = 1205;
-/** `LOAD DATA LOCAL` refused: MariaDB (and MySQL 5.7) answer ER_NOT_ALLOWED_COMMAND, MySQL 8 ER_CLIENT_LOCAL_FILES_DISABLED. */
-export const ER_NOT_ALLOWED_COMMAND = 1148;
-export const ER_CLIENT_LOCAL_FILES_DISABLED = 3948;
-
 /** What `LOAD DATA` answered: rows written, warnings (skipped or converted values), the first warnings' text. */
 export interface LocalLoadResult {
   affectedRows: number;
@@ -84,10 +77,6 @@ interface PoolClient {
 
 function rawQuery(connection: RawConnection, options: { sql: string; infileStreamFactory?: () => Readable }): Promise<unknown> {
   return new Promise((resolve, reject) => connection.query(options, (error, result) => (error ? reject(error) : resolve(result))));
-}
-
-export function mysqlErrno(error: unknown): number | undefined {
-  return typeof error === 'object' && error !== null && typeof (error as { errno?: unknown }).errno === 'number' ? (error as { errno: number }).errno : undefined;
 }
 
 /**

@@ -13,7 +13,8 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
 import { prepareImport, type PreparedImport } from './import-document.js';
-import { isDuplicateKeyError, ScenarioStore } from './scenario-store.js';
+import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
+import { ScenarioStore } from './scenario-store.js';
 import {
   documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
@@ -37,7 +38,6 @@ export interface ImportSwitches {
   overwriteDeploy: boolean;
 }
 
-const MYSQL_DEADLOCK = 1213;
 const TRANSACTION_ATTEMPTS = 3;
 
 /** Scenario management: versions, import/export, copy/rename, validation, debugging and deployment. */
@@ -104,7 +104,7 @@ export class ScenarioService {
         try {
           await this.store.rename(trx, scenario.id, newName);
         } catch (error) {
-          if (isDuplicateKeyError(error)) throw nameTaken(newName);
+          if (isDuplicateKey(error)) throw nameTaken(newName);
           throw error;
         }
       });
@@ -337,7 +337,7 @@ export class ScenarioService {
     try {
       return await this.store.insertScenario(trx, ownerId, name);
     } catch (error) {
-      if (isDuplicateKeyError(error)) throw nameTaken(name);
+      if (isDuplicateKey(error)) throw nameTaken(name);
       throw error;
     }
   }
@@ -348,7 +348,7 @@ export class ScenarioService {
       try {
         return await this.store.transaction(work);
       } catch (error) {
-        if ((error as { errno?: number }).errno !== MYSQL_DEADLOCK || attempt >= TRANSACTION_ATTEMPTS) throw error;
+        if (mysqlErrno(error) !== ER_LOCK_DEADLOCK || attempt >= TRANSACTION_ATTEMPTS) throw error;
       }
     }
   }

@@ -60,11 +60,6 @@ function toTestCase(row: TestCaseRow): TestCaseRecord {
   };
 }
 
-/** MySQL/MariaDB duplicate-key error (the unique index on scenarios(owner_id, name)). */
-export function isDuplicateKeyError(error: unknown): boolean {
-  const code = (error as { code?: string; errno?: number } | null)?.code;
-  return code === 'ER_DUP_ENTRY' || (error as { errno?: number } | null)?.errno === 1062;
-}
 
 /**
  * Knex queries over scenarios, scenario_versions and scenario_test_cases. Every method takes an
@@ -103,7 +98,7 @@ export class ScenarioStore {
     return row ? { id: row.id, nextVersion: row.next_version } : undefined;
   }
 
-  /** Inserts a scenario; a name the owner already has fails with a duplicate-key error (see isDuplicateKeyError). */
+  /** Inserts a scenario; a name the owner already has fails with a duplicate-key error (see isDuplicateKey in src/db/mysql-errors.ts). */
   async insertScenario(trx: Knex.Transaction, ownerId: number, name: string): Promise<number> {
     const [id] = await trx('scenarios').insert({ owner_id: ownerId, name });
     return id;

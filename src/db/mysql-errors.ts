@@ -1,0 +1,16 @@
+/** MySQL/MariaDB error numbers the service reacts to, and how to read them off a driver error. */
+export const ER_DUP_ENTRY = 1062;
+export const ER_LOCK_WAIT_TIMEOUT = 1205;
+export const ER_LOCK_DEADLOCK = 1213;
+/** `LOAD DATA LOCAL` refused: MariaDB (and MySQL 5.7) answer ER_NOT_ALLOWED_COMMAND, MySQL 8 ER_CLIENT_LOCAL_FILES_DISABLED. */
+export const ER_NOT_ALLOWED_COMMAND = 1148;
+export const ER_CLIENT_LOCAL_FILES_DISABLED = 3948;
+
+export function mysqlErrno(error: unknown): number | undefined {
+  return typeof error === 'object' && error !== null && typeof (error as { errno?: unknown }).errno === 'number' ? (error as { errno: number }).errno : undefined;
+}
+
+/** A unique index refused the write (a name, request id or key already taken). */
+export function isDuplicateKey(error: unknown): boolean {
+  return mysqlErrno(error) === ER_DUP_ENTRY;
+}
