@@ -3,14 +3,14 @@ export type {
   NodeType, MergeType, NodeProperties, ScenarioDocument, ScenarioGraph, GraphNode, GraphEdge, VariableType, VariableInfo,
   InputValidator, StartNodeSettings, EndNodeSettings, ScriptNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings,
   ScorecardNodeSettings, DataLookupNodeSettings, ScenarioCallNodeSettings, HttpCallNodeSettings, Diagnostic, DocumentProblem,
-  TraceEntry, RunContext, RunOutcome, TestCaseSpec, TestCaseReport,
+  TraceEntry, RunBudget, RunContext, RunOutcome, TestCaseSpec, TestCaseReport,
 } from './types.js';
 export { NODE_TYPES } from './types.js';
 export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse } from './ports.js';
 export { normalizeScenarioDocument, DocumentNormalizationError, type ScenarioDocumentInput } from './document/normalize.js';
 export { validateScenarioDocument } from './document/parse-document.js';
 export { inputVariables } from './document/input-variables.js';
-export { ScenarioEngine, type ScenarioEngineOptions } from './scenario-engine.js';
+export { ScenarioEngine, defaultEngineWorkers, type ScenarioEngineOptions } from './scenario-engine.js';
 export { CompiledScenario } from './compiled-scenario.js';
 export { ScenarioCompileError } from './errors/scenario-compile-error.js';
 export { InputValidationError, type InputViolation } from './errors/input-validation-error.js';

@@ -1,0 +1,296 @@
+import { Worker } from 'node:worker_threads';
+import { BOOTSTRAP_SOURCE } from '../sandbox/bootstrap-source.js';
+import { TenantScheduler } from './tenant-scheduler.js';
+
+export interface EnginePoolSettings {
+  /** Worker threads (each owns the isolates of the tenants it served lately). */
+  workers: number;
+  /** Most workers one tenant may hold at once. */
+  workersPerTenant: number;
+  /** Tenant isolates kept per worker (least recently used ones are disposed). */
+  isolatesPerWorker: number;
+  /** Memory limit of each tenant isolate. */
+  memoryMb: number;
+  /** Most items per message to a worker. */
+  maxBatch: number;
+  /** A crossing starts new items only during its first windowMs, so batched items keep (almost) their whole limit. */
+  windowMs: number;
+  /** How long past its time-out a crossing may run before its worker is given up and replaced. */
+  stuckGraceMs: number;
+}
+
+export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'memoryMb'> = {
+  isolatesPerWorker: 32,
+  maxBatch: 64,
+  windowMs: 10,
+  stuckGraceMs: 40,
+};
+
+/** A compiled program as the workers know it: its id and the source that instantiates it. */
+export interface PoolProgram { readonly id: number; readonly source: string }
+
+export type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR';
+
+/** How one item ended: its output (parsed JSON) and the run time it used, or a failure of the item as a whole. */
+export type ItemOutcome =
+  | { ok: true; output: unknown; ms: number }
+  | { ok: false; code: LimitCode; message: string; node: number };
+
+interface Pending {
+  owner: number;
+  program: PoolProgram | null;
+  item: string;
+  budgetMs: number;
+  resolve: (outcome: ItemOutcome) => void;
+}
+
+interface InFlight { seq: number; owner: number; items: Pending[]; answered: boolean[] }
+
+interface Slot {
+  index: number;
+  worker: Worker;
+  /** Programs whose source this worker has. */
+  sent: Set<number>;
+  busy: InFlight | null;
+  progress: Int32Array;
+  watch: Float64Array;
+}
+
+export interface PoolStats { messages: number; crossings: number; items: number; crossingMs: number; replacedWorkers: number }
+
+const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
+const WATCHDOG_EVERY_MS = 20;
+
+/**
+ * Runs sandbox items (steps of scenario runs, test expressions) on worker threads, never on the caller's
+ * event loop. Items queue per tenant (TenantScheduler); a free worker gets a batch of one tenant's items as
+ * one message and runs them in as few sandbox crossings as it can. A watchdog replaces a worker whose
+ * crossing overruns its time-out (a sandbox that cannot be interrupted, e.g. while collecting garbage at its
+ * memory limit), failing only the item that was running.
+ */
+export class EnginePool {
+  private readonly scheduler: TenantScheduler<Pending>;
+  private readonly slots: Slot[] = [];
+  private readonly idle: Slot[] = [];
+  /** The worker that last ran a tenant (its isolate is warm there). */
+  private readonly affinity = new Map<number, Slot>();
+  private seq = 0;
+  private pumpQueued = false;
+  private closed = false;
+  private watchdog: NodeJS.Timeout | null = null;
+  private readonly counters: PoolStats = { messages: 0, crossings: 0, items: 0, crossingMs: 0, replacedWorkers: 0 };
+
+  constructor(private readonly settings: EnginePoolSettings) {
+    this.scheduler = new TenantScheduler<Pending>({
+      workersPerTenant: Math.max(1, settings.workersPerTenant),
+      maxBatch: Math.max(1, settings.maxBatch),
+      budgetSpreadMs: settings.windowMs,
+    });
+    for (let k = 0; k < Math.max(1, settings.workers); k++) {
+      const slot = this.spawn(k);
+      this.slots.push(slot);
+      this.idle.push(slot);
+    }
+  }
+
+  /** Queues one item (`item` is its JSON text without brackets) for `owner`; resolves when a worker ran it. */
+  submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number): Promise<ItemOutcome> {
+    if (this.closed) return Promise.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
+    return new Promise((resolve) => {
+      this.scheduler.enqueue(owner, { owner, program, item, budgetMs, resolve });
+      if (!this.pumpQueued) {
+        // items submitted in the same tick leave together
+        this.pumpQueued = true;
+        queueMicrotask(() => { this.pumpQueued = false; this.pump(); });
+      }
+    });
+  }
+
+  /** The workers drop a program (its compilation left the host's cache). */
+  forget(ids: number[]): void {
+    if (ids.length === 0 || this.closed) return;
+    for (const slot of this.slots) {
+      const known = ids.filter((id) => slot.sent.delete(id));
+      if (known.length > 0) slot.worker.postMessage({ t: 'forget', pids: known });
+    }
+  }
+
+  stats(): PoolStats {
+    return { ...this.counters };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    for (const pending of this.scheduler.drain()) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
+    for (const slot of this.slots) this.abandon(slot, 'The engine is shut down');
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private spawn(index: number): Slot {
+    const progressBuffer = new SharedArrayBuffer(8);
+    const watchBuffer = new SharedArrayBuffer(16);
+    const worker = new Worker(WORKER_URL, {
+      workerData: {
+        bootstrapSource: BOOTSTRAP_SOURCE,
+        memoryMb: this.settings.memoryMb,
+        maxIsolates: Math.max(1, this.settings.isolatesPerWorker),
+        windowMs: this.settings.windowMs,
+        progressBuffer,
+        watchBuffer,
+      },
+    });
+    // an idle pool never keeps the process alive; a busy worker does (see dispatch)
+    worker.unref();
+    const slot: Slot = { index, worker, sent: new Set(), busy: null, progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer) };
+    worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
+    worker.on('error', (error) => this.replace(slot, `The engine worker failed: ${error.message}`));
+    worker.on('exit', () => { if (!this.closed && this.slots[slot.index] === slot) this.replace(slot, 'The engine worker stopped'); });
+    return slot;
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.scheduler.pending > 0) {
+      const batch = this.scheduler.take();
+      if (!batch) return;
+      this.dispatch(this.pickWorker(batch.owner), batch.owner, batch.items);
+    }
+  }
+
+  private pickWorker(owner: number): Slot {
+    const warm = this.affinity.get(owner);
+    const at = warm ? this.idle.indexOf(warm) : -1;
+    const slot = at >= 0 ? this.idle.splice(at, 1)[0] : this.idle.pop()!;
+    this.affinity.set(owner, slot);
+    if (this.affinity.size > 10_000) this.affinity.delete(this.affinity.keys().next().value as number);
+    return slot;
+  }
+
+  private dispatch(slot: Slot, owner: number, items: Pending[]): void {
+    const seq = ++this.seq;
+    const sources: [number, string][] = [];
+    const pids: number[] = new Array(items.length);
+    const texts: string[] = new Array(items.length);
+    const budgets: number[] = new Array(items.length);
+    for (let k = 0; k < items.length; k++) {
+      const { program, item, budgetMs } = items[k];
+      pids[k] = program ? program.id : -1;
+      texts[k] = item;
+      budgets[k] = budgetMs;
+      if (program && !slot.sent.has(program.id)) {
+        slot.sent.add(program.id);
+        sources.push([program.id, program.source]);
+      }
+    }
+    slot.busy = { seq, owner, items, answered: new Array(items.length).fill(false) };
+    slot.worker.ref();
+    this.counters.messages++;
+    slot.worker.postMessage({ t: 'run', seq, owner, sources, pids, items: texts, budgets });
+    this.startWatchdog();
+  }
+
+  private onMessage(slot: Slot, msg: WorkerMessage): void {
+    const flight = slot.busy;
+    if (!flight || msg.seq !== flight.seq) return;
+    switch (msg.t) {
+      case 'out': {
+        const [outputs, millis] = JSON.parse(msg.text) as [unknown[], number[]];
+        let measured = 0;
+        for (const ms of millis) measured += ms;
+        // the crossing's own cost (copying, parsing) is shared by its items
+        const overhead = Math.max(0, msg.crossMs - measured) / outputs.length;
+        this.counters.crossings++;
+        this.counters.items += outputs.length;
+        this.counters.crossingMs += msg.crossMs;
+        for (let k = 0; k < outputs.length; k++) {
+          const i = msg.idx[k];
+          if (flight.answered[i]) continue;
+          flight.answered[i] = true;
+          flight.items[i].resolve({ ok: true, output: outputs[k], ms: millis[k] + overhead });
+        }
+        return;
+      }
+      case 'fail': {
+        if (flight.answered[msg.i]) return;
+        flight.answered[msg.i] = true;
+        flight.items[msg.i].resolve({ ok: false, code: msg.code, message: msg.message, node: msg.node });
+        return;
+      }
+      case 'done': {
+        this.finish(slot, flight, 'The engine worker skipped this item');
+        this.idle.push(slot);
+        this.pump();
+      }
+    }
+  }
+
+  /** Ends a message: unanswered items fail (`reason`), the tenant's hold on the worker ends. */
+  private finish(slot: Slot, flight: InFlight, reason: string): void {
+    slot.busy = null;
+    slot.worker.unref();
+    flight.items.forEach((pending, i) => {
+      if (!flight.answered[i]) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: reason, node: -1 });
+    });
+    this.scheduler.release(flight.owner);
+  }
+
+  private abandon(slot: Slot, reason: string): void {
+    if (slot.busy) this.finish(slot, slot.busy, reason);
+  }
+
+  /** Gives up a worker (crashed, or stuck past its crossing's time-out) and starts another in its place. */
+  private replace(slot: Slot, reason: string, requeue?: { culprit: number; code: LimitCode }): void {
+    if (this.closed || this.slots[slot.index] !== slot) return;
+    const flight = slot.busy;
+    if (flight && requeue) {
+      const again: Pending[] = [];
+      flight.items.forEach((pending, i) => {
+        if (flight.answered[i]) return;
+        flight.answered[i] = true;
+        if (i === requeue.culprit || requeue.culprit < 0) pending.resolve({ ok: false, code: requeue.code, message: reason, node: slot.progress[1] });
+        else again.push(pending);
+      });
+      this.scheduler.requeue(flight.owner, again);
+    }
+    this.abandon(slot, reason);
+    slot.worker.removeAllListeners('exit');
+    void slot.worker.terminate();
+    this.counters.replacedWorkers++;
+    const fresh = this.spawn(slot.index);
+    this.slots[slot.index] = fresh;
+    const at = this.idle.indexOf(slot);
+    if (at >= 0) this.idle.splice(at, 1);
+    this.idle.push(fresh);
+    for (const [owner, warm] of this.affinity) if (warm === slot) this.affinity.delete(owner);
+    this.pump();
+  }
+
+  private startWatchdog(): void {
+    if (this.watchdog) return;
+    this.watchdog = setInterval(() => this.checkStuck(), WATCHDOG_EVERY_MS);
+    this.watchdog.unref();
+  }
+
+  private checkStuck(): void {
+    const now = Date.now();
+    let busy = false;
+    for (const slot of [...this.slots]) {
+      if (!slot.busy) continue;
+      busy = true;
+      const started = slot.watch[0];
+      if (started > 0 && now - started > slot.watch[1] + this.settings.stuckGraceMs) {
+        this.replace(slot, 'The run exceeded its CPU time limit', { culprit: slot.progress[0], code: 'TIME_LIMIT_EXCEEDED' });
+      }
+    }
+    if (!busy && this.watchdog) {
+      clearInterval(this.watchdog);
+      this.watchdog = null;
+    }
+  }
+}
+
+type WorkerMessage =
+  | { t: 'out'; seq: number; idx: number[]; text: string; crossMs: number }
+  | { t: 'fail'; seq: number; i: number; code: LimitCode; message: string; node: number }
+  | { t: 'done'; seq: number };

@@ -1,0 +1,125 @@
+/** What the scheduler needs to know of a queued item: how much run time it may still use. */
+export interface Schedulable { budgetMs: number }
+
+interface TenantQueue<T> {
+  items: T[];
+  head: number;
+  /** Workers holding a batch of this tenant right now. */
+  held: number;
+  ready: boolean;
+}
+
+export interface SchedulerSettings {
+  /** Most workers one tenant may hold at once: the rest stay free for the other tenants. */
+  workersPerTenant: number;
+  /** Most items in one batch (one message to a worker). */
+  maxBatch: number;
+  /** Items of one batch differ by at most this much in remaining budget (their crossing's time-out is shared). */
+  budgetSpreadMs: number;
+}
+
+/**
+ * Fair queueing of engine work across tenants. Each tenant has its own FIFO queue; a free worker takes a
+ * batch from the next tenant in round-robin order that holds fewer than `workersPerTenant` workers. So a
+ * tenant whose runs loop until their time limit holds at most that many workers, and every other tenant
+ * is served by the next worker that frees up, however much the first one has queued.
+ */
+export class TenantScheduler<T extends Schedulable> {
+  private readonly tenants = new Map<number, TenantQueue<T>>();
+  /** Tenants with queued items, in the order they get served. */
+  private readonly ready: number[] = [];
+  private queued = 0;
+
+  constructor(private readonly settings: SchedulerSettings) {}
+
+  get pending(): number {
+    return this.queued;
+  }
+
+  enqueue(owner: number, item: T): void {
+    const tenant = this.tenant(owner);
+    tenant.items.push(item);
+    this.queued++;
+    this.markReady(owner, tenant);
+  }
+
+  /** Puts items back at the front of their tenant's queue (work a lost worker did not finish). */
+  requeue(owner: number, items: T[]): void {
+    if (items.length === 0) return;
+    const tenant = this.tenant(owner);
+    tenant.items = [...items, ...tenant.items.slice(tenant.head)];
+    tenant.head = 0;
+    this.queued += items.length;
+    this.markReady(owner, tenant);
+  }
+
+  /** The next batch for a free worker, or null when no tenant with work may take another worker. */
+  take(): { owner: number; items: T[] } | null {
+    for (let k = 0; k < this.ready.length; k++) {
+      const owner = this.ready[k];
+      const tenant = this.tenants.get(owner)!;
+      if (tenant.held >= this.settings.workersPerTenant) continue;
+      this.ready.splice(k, 1);
+      tenant.ready = false;
+      const items = this.batchOf(tenant);
+      tenant.held++;
+      if (tenant.head < tenant.items.length) this.markReady(owner, tenant);
+      return { owner, items };
+    }
+    return null;
+  }
+
+  /** A worker finished a batch of `owner`. */
+  release(owner: number): void {
+    const tenant = this.tenants.get(owner);
+    if (!tenant) return;
+    tenant.held--;
+    if (tenant.held === 0 && tenant.head >= tenant.items.length) this.tenants.delete(owner);
+  }
+
+  /** Every queued item, removed (the pool is closing). */
+  drain(): T[] {
+    const all: T[] = [];
+    for (const tenant of this.tenants.values()) all.push(...tenant.items.slice(tenant.head));
+    this.tenants.clear();
+    this.ready.length = 0;
+    this.queued = 0;
+    return all;
+  }
+
+  private tenant(owner: number): TenantQueue<T> {
+    let tenant = this.tenants.get(owner);
+    if (!tenant) {
+      tenant = { items: [], head: 0, held: 0, ready: false };
+      this.tenants.set(owner, tenant);
+    }
+    return tenant;
+  }
+
+  private markReady(owner: number, tenant: TenantQueue<T>): void {
+    if (tenant.ready) return;
+    tenant.ready = true;
+    this.ready.push(owner);
+  }
+
+  private batchOf(tenant: TenantQueue<T>): T[] {
+    const { maxBatch, budgetSpreadMs } = this.settings;
+    const first = tenant.items[tenant.head];
+    let end = tenant.head + 1;
+    while (end < tenant.items.length && end - tenant.head < maxBatch && Math.abs(tenant.items[end].budgetMs - first.budgetMs) <= budgetSpreadMs) end++;
+    const items = tenant.items.slice(tenant.head, end);
+    this.queued -= items.length;
+    if (end >= tenant.items.length) {
+      tenant.items = [];
+      tenant.head = 0;
+    } else {
+      tenant.head = end;
+      // drop the consumed prefix now and then, so a long-lived queue does not grow without bound
+      if (tenant.head > 1024) {
+        tenant.items = tenant.items.slice(tenant.head);
+        tenant.head = 0;
+      }
+    }
+    return items;
+  }
+}
