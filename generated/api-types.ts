@@ -365,7 +365,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a scenario
-         * @description Compiles the development version (else the latest deployed), checks external references (collections, called scenarios), checks the optional validation data against the declared inputs, and runs every test case not marked `ignore`. 204 when all is well; 422 with every problem in `details` otherwise (compile diagnostics, input violations, failing test cases with actual and expected).
+         * @description Compiles the development version (else the latest deployed), checks external references (collections, called scenarios), checks the optional validation data against the declared inputs, and runs every test case not marked `ignore`. The validation data's run and all test cases share one time budget (`LIMIT_TEST_CASES_BUDGET_MS`, 3000 ms by default; each run also keeps its own limit): test cases that find it used up fail with `TIME_LIMIT_EXCEEDED`. A scenario with more than 200 test cases is refused with 400 TOO_MANY_TEST_CASES. 204 when all is well; 422 with every problem in `details` otherwise (compile diagnostics, input violations, failing test cases with actual and expected).
          */
         post: operations["validateScenario"];
         delete?: never;
@@ -385,7 +385,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a scenario
-         * @description Validates the development version (as validateScenario, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
+         * @description Validates the development version (as validateScenario, with the same shared time budget for its test cases and the same 400 TOO_MANY_TEST_CASES above 200 test cases, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
          */
         post: operations["deployScenario"];
         delete?: never;
@@ -425,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node; so does a scenario with more than 200 test cases (400 TOO_MANY_TEST_CASES). Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -482,7 +482,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -636,6 +636,7 @@ export interface components {
                     content: string | Record<string, unknown>;
                 };
             };
+            /** @description Test cases of the scenario: at most 200 (400 TOO_MANY_TEST_CASES above; validate and deploy run them all under one time budget, LIMIT_TEST_CASES_BUDGET_MS). */
             testCases?: components["schemas"]["ScenarioTestCaseInput"][];
             /** @description Ignored. */
             id?: unknown;

@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * Configuration from environment variables. Every variable has a documented default per
  * environment (README "Configuration"); production refuses to start with development secrets.
@@ -28,6 +30,8 @@ export interface LimitsConfig {
   batchMaxElements: number;
   runTimeoutMs: number;
   scriptMemoryMb: number;
+  /** One budget for all the test cases (and validation data) of one validate or deploy. */
+  testCasesBudgetMs: number;
   callbackMaxRetries: number;
   callbackMaxDelaySeconds: number;
   callbackTimeoutMs: number;
@@ -51,6 +55,17 @@ export interface AppConfig {
   batchChunkSize: number;
   /** Serve synchronous scoring on the fast lane (src/http/fast-lane.ts) instead of through Express. */
   scoreFastLane: boolean;
+  engine: EngineConfig;
+}
+
+/** The engine's worker pool (src/engine/pool/): scenario code never runs on the event loop of the API. */
+export interface EngineConfig {
+  /** Worker threads running scenario code. */
+  workers: number;
+  /** Most workers one tenant (scenario owner) may hold at once; the others stay free for everyone else. */
+  workersPerTenant: number;
+  /** Tenant sandboxes (isolates) each worker keeps warm. */
+  isolatesPerWorker: number;
 }
 
 const DEV_SECRET = 'local-development-secret-change-me';
@@ -115,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
       runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),
       scriptMemoryMb: readInt(env, 'LIMIT_SCRIPT_MEMORY_MB', 128),
+      testCasesBudgetMs: readInt(env, 'LIMIT_TEST_CASES_BUDGET_MS', 3000),
       callbackMaxRetries: readInt(env, 'LIMIT_CALLBACK_RETRIES', 10),
       callbackMaxDelaySeconds: readInt(env, 'LIMIT_CALLBACK_DELAY_SECONDS', 3600),
       callbackTimeoutMs: readInt(env, 'CALLBACK_TIMEOUT_MS', 5000),
@@ -124,9 +140,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
+    engine: readEngineConfig(env),
   };
   assertUsable(config);
   return config;
+}
+
+function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
+  const workers = readInt(env, 'ENGINE_WORKERS', availableParallelism());
+  return {
+    workers,
+    workersPerTenant: readInt(env, 'ENGINE_WORKERS_PER_TENANT', Math.max(1, workers - 1)),
+    isolatesPerWorker: readInt(env, 'ENGINE_ISOLATES_PER_WORKER', 32),
+  };
 }
 
 function assertUsable(config: AppConfig): void {
@@ -140,5 +166,8 @@ function assertUsable(config: AppConfig): void {
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
     problems.push('CALLBACK_SIGNING_SECRET is required');
   }
+  if (config.engine.workers < 1) problems.push('ENGINE_WORKERS must be at least 1');
+  if (config.engine.workersPerTenant < 1) problems.push('ENGINE_WORKERS_PER_TENANT must be at least 1');
+  if (config.engine.isolatesPerWorker < 1) problems.push('ENGINE_ISOLATES_PER_WORKER must be at least 1');
   if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
 }

@@ -15,6 +15,7 @@ import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
 import { prepareImport, type PreparedImport } from './import-document.js';
 import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
 import { ScenarioStore } from './scenario-store.js';
+import { assertTestCaseCount } from './test-case-cap.js';
 import {
   documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
@@ -171,6 +172,7 @@ export class ScenarioService {
     if (problems.length > 0) {
       throw new BadRequestError(`The import breaks the scenario document schema (${problems.length} problem(s)); nothing was imported. First: ${problems[0].path} ${problems[0].message.split(': ').slice(1).join(': ')}`, 'INVALID_SCENARIO', problems);
     }
+    for (const item of prepared) assertTestCaseCount(item.name, item.testCases.length, `scenarios[${item.index}].testCases`);
     const diagnostics = prepared.map((item) => this.compileDiagnostics(item.document));
     const ownerId = actor.owner.id;
     const importAll = () => this.write(async (trx) => {
@@ -250,7 +252,10 @@ export class ScenarioService {
   /** Every problem of a version: diagnostics (compile and external references), the validation data's run, failing test cases. */
   private async problemsOf(scenario: ScenarioRecord, version: VersionRecord, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
     const document = documentOf(version);
-    const context = { ownerId: scenario.ownerId };
+    const testCases = await this.store.listTestCases(scenario.id);
+    assertTestCaseCount(scenario.name, testCases.length, 'testCases');
+    // the validation data's run and every test case share one time budget
+    const context = { ownerId: scenario.ownerId, shared: this.engine.testCasesBudget() };
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     const addDiagnostic = (diagnostic: Diagnostic) => {
@@ -266,7 +271,7 @@ export class ScenarioService {
       if (!(error instanceof ScenarioCompileError)) throw error;
       error.diagnostics.forEach(addDiagnostic);
     }
-    (await this.engine.diagnose(document, context)).forEach(addDiagnostic);
+    (await this.engine.diagnose(document, { ownerId: scenario.ownerId })).forEach(addDiagnostic);
     if (!compiled) return problems;
     if (validationData !== undefined) {
       try {
@@ -275,7 +280,6 @@ export class ScenarioService {
         problems.push(...runProblems(error, 'body'));
       }
     }
-    const testCases = await this.store.listTestCases(scenario.id);
     const reports = await this.engine.runTestCases(compiled, testCases.map(testCaseSpec), context);
     reports.forEach((report, index) => {
       if (report.passed || report.skipped) return;
