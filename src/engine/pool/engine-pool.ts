@@ -54,6 +54,8 @@ interface Slot {
   busy: InFlight | null;
   progress: Int32Array;
   watch: Float64Array;
+  /** Tenants whose warm worker this is. */
+  tenants: number;
 }
 
 export interface PoolStats { messages: number; crossings: number; items: number; crossingMs: number; replacedWorkers: number }
@@ -143,7 +145,7 @@ export class EnginePool {
     });
     // an idle pool never keeps the process alive; a busy worker does (see dispatch)
     worker.unref();
-    const slot: Slot = { index, worker, sent: new Set(), busy: null, progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer) };
+    const slot: Slot = { index, worker, sent: new Set(), busy: null, progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer), tenants: 0 };
     worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
     worker.on('error', (error) => this.replace(slot, `The engine worker failed: ${error.message}`));
     worker.on('exit', () => { if (!this.closed && this.slots[slot.index] === slot) this.replace(slot, 'The engine worker stopped'); });
@@ -158,12 +160,29 @@ export class EnginePool {
     }
   }
 
+  /**
+   * The tenant's warm worker when it is free (its isolate and programs are loaded there); else the free worker
+   * fewest tenants call home, so tenants spread over the workers instead of evicting each other's sandboxes.
+   */
   private pickWorker(owner: number): Slot {
     const warm = this.affinity.get(owner);
-    const at = warm ? this.idle.indexOf(warm) : -1;
-    const slot = at >= 0 ? this.idle.splice(at, 1)[0] : this.idle.pop()!;
+    let at = warm ? this.idle.indexOf(warm) : -1;
+    if (at < 0) {
+      at = 0;
+      for (let k = 1; k < this.idle.length; k++) if (this.idle[k].tenants < this.idle[at].tenants) at = k;
+    }
+    const slot = this.idle.splice(at, 1)[0];
+    if (warm !== slot) {
+      if (warm) warm.tenants--;
+      slot.tenants++;
+      this.affinity.delete(owner);
+      if (this.affinity.size >= 10_000) {
+        const [oldest, home] = this.affinity.entries().next().value as [number, Slot];
+        this.affinity.delete(oldest);
+        home.tenants--;
+      }
+    }
     this.affinity.set(owner, slot);
-    if (this.affinity.size > 10_000) this.affinity.delete(this.affinity.keys().next().value as number);
     return slot;
   }
 
@@ -262,6 +281,7 @@ export class EnginePool {
     const at = this.idle.indexOf(slot);
     if (at >= 0) this.idle.splice(at, 1);
     this.idle.push(fresh);
+    // its tenants' sandboxes are gone with it: they start afresh wherever they land next
     for (const [owner, warm] of this.affinity) if (warm === slot) this.affinity.delete(owner);
     this.pump();
   }
