@@ -66,6 +66,8 @@ export interface EngineConfig {
   workersPerTenant: number;
   /** Tenant sandboxes (isolates) each worker keeps warm. */
   isolatesPerWorker: number;
+  /** Microseconds a worker keeps looking for its next message after answering, before it sleeps (0: never). */
+  spinMicros: number;
 }
 
 const DEV_SECRET = 'local-development-secret-change-me';
@@ -152,6 +154,7 @@ function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
     workers,
     workersPerTenant: readInt(env, 'ENGINE_WORKERS_PER_TENANT', Math.max(1, workers - 1)),
     isolatesPerWorker: readInt(env, 'ENGINE_ISOLATES_PER_WORKER', 32),
+    spinMicros: readInt(env, 'ENGINE_SPIN_MICROS', 50),
   };
 }
 

@@ -21,7 +21,7 @@ export interface ScenarioEngineOptions {
   limits?: { timeoutMs?: number; memoryMb?: number; maxCallDepth?: number; testCasesBudgetMs?: number };
   cacheSize?: number;
   /** The worker pool; defaults: one worker per core, a tenant holds at most all but one of them. */
-  pool?: Partial<Pick<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'isolatesPerWorker' | 'maxBatch'>>;
+  pool?: Partial<Pick<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'isolatesPerWorker' | 'maxBatch' | 'spinMicros'>>;
 }
 
 type Step =

@@ -68,9 +68,15 @@ export function decisionTableFunction(
   return `(function () {\n${preamble.join('\n')}\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
 }
 
-/** A scorecard as one generated function returning [score, reasonCodes]. */
+/**
+ * A scorecard as one generated function returning [score, reasonCodes]. Reason codes are picked by repeated
+ * selection of the largest loss (ties: the earlier characteristic): no sort, no comparator, no intermediate
+ * arrays beyond the losses and the codes returned.
+ */
 export function scorecardFunction(settings: ScorecardNodeSettings): string {
-  const lines = [`let s = ${q(settings.baseScore)};`, 'const lost = [];'];
+  const count = settings.characteristics.length;
+  const codes = settings.characteristics.map((c) => c.reasonCode ?? c.name);
+  const lines = [`let s = ${q(settings.baseScore)};`, `const L = [${settings.characteristics.map(() => '0').join(', ')}];`];
   settings.characteristics.forEach((c: ScorecardCharacteristic, k) => {
     const best = Math.max(c.elsePoints, ...c.bins.map((b) => b.points));
     const tests = c.bins.map((bin) => {
@@ -87,10 +93,14 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
     lines.push(`{ const x = v[${q(c.variable)}]; let p;`);
     c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p = ${q(bin.points)};`));
     lines.push(`else p = ${q(c.elsePoints)};`);
-    lines.push(`s += p; if (p < ${q(best)}) lost.push([${q(best)} - p, ${k}, ${q(c.reasonCode ?? c.name)}]); }`);
+    lines.push(`s += p; if (p < ${q(best)}) L[${k}] = ${q(best)} - p; }`);
   });
-  lines.push('lost.sort((a, b) => b[0] - a[0] || a[1] - b[1]);');
-  const limit = settings.maxReasonCodes !== undefined ? `.slice(0, ${q(settings.maxReasonCodes)})` : '';
-  lines.push(`return [s, lost${limit}.map((e) => e[2])];`);
-  return `function (v, info) {\n${lines.join('\n')}\n}`;
+  const limit = Math.min(count, settings.maxReasonCodes ?? count);
+  lines.push('const reasons = [];');
+  lines.push(`for (let r = 0; r < ${limit}; r++) {`);
+  lines.push(`  let b = -1; for (let k = 0; k < ${count}; k++) if (L[k] > 0 && (b < 0 || L[k] > L[b])) b = k;`);
+  lines.push('  if (b < 0) break; reasons.push(CODES[b]); L[b] = 0;');
+  lines.push('}');
+  lines.push('return [s, reasons];');
+  return `(function () {\nconst CODES = ${q(codes)};\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
 }

@@ -17,6 +17,8 @@ export interface EnginePoolSettings {
   windowMs: number;
   /** How long past its time-out a crossing may run before its worker is given up and replaced. */
   stuckGraceMs: number;
+  /** How long a worker keeps looking for its next message after answering, before it sleeps (0: never). */
+  spinMicros: number;
 }
 
 export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'memoryMb'> = {
@@ -24,6 +26,7 @@ export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'workers' | 'worker
   maxBatch: 64,
   windowMs: 10,
   stuckGraceMs: 40,
+  spinMicros: 50,
 };
 
 /** A compiled program as the workers know it: its id and the source that instantiates it. */
@@ -134,11 +137,14 @@ export class EnginePool {
     const progressBuffer = new SharedArrayBuffer(8);
     const watchBuffer = new SharedArrayBuffer(16);
     const worker = new Worker(WORKER_URL, {
+      // plain JavaScript: no loader of the parent (tsx, jest) is needed, so none is inherited
+      execArgv: [],
       workerData: {
         bootstrapSource: BOOTSTRAP_SOURCE,
         memoryMb: this.settings.memoryMb,
         maxIsolates: Math.max(1, this.settings.isolatesPerWorker),
         windowMs: this.settings.windowMs,
+        spinMicros: this.settings.spinMicros,
         progressBuffer,
         watchBuffer,
       },
@@ -212,35 +218,33 @@ export class EnginePool {
   private onMessage(slot: Slot, msg: WorkerMessage): void {
     const flight = slot.busy;
     if (!flight || msg.seq !== flight.seq) return;
-    switch (msg.t) {
-      case 'out': {
-        const [outputs, millis] = JSON.parse(msg.text) as [unknown[], number[]];
-        let measured = 0;
-        for (const ms of millis) measured += ms;
-        // the crossing's own cost (copying, parsing) is shared by its items
-        const overhead = Math.max(0, msg.crossMs - measured) / outputs.length;
-        this.counters.crossings++;
-        this.counters.items += outputs.length;
-        this.counters.crossingMs += msg.crossMs;
-        for (let k = 0; k < outputs.length; k++) {
-          const i = msg.idx[k];
-          if (flight.answered[i]) continue;
-          flight.answered[i] = true;
-          flight.items[i].resolve({ ok: true, output: outputs[k], ms: millis[k] + overhead });
-        }
-        return;
-      }
-      case 'fail': {
-        if (flight.answered[msg.i]) return;
-        flight.answered[msg.i] = true;
-        flight.items[msg.i].resolve({ ok: false, code: msg.code, message: msg.message, node: msg.node });
-        return;
-      }
-      case 'done': {
-        this.finish(slot, flight, 'The engine worker skipped this item');
-        this.idle.push(slot);
-        this.pump();
-      }
+    for (const out of msg.outs) this.resolveOutputs(flight, out);
+    for (const failed of msg.fails) {
+      if (flight.answered[failed.i]) continue;
+      flight.answered[failed.i] = true;
+      flight.items[failed.i].resolve({ ok: false, code: failed.code, message: failed.message, node: failed.node });
+    }
+    if (msg.done) {
+      this.finish(slot, flight, 'The engine worker skipped this item');
+      this.idle.push(slot);
+      this.pump();
+    }
+  }
+
+  private resolveOutputs(flight: InFlight, out: CrossingOutput): void {
+    const [outputs, millis] = JSON.parse(out.text) as [unknown[], number[]];
+    let measured = 0;
+    for (const ms of millis) measured += ms;
+    // the crossing's own cost (copying, parsing) is shared by its items
+    const overhead = Math.max(0, out.crossMs - measured) / outputs.length;
+    this.counters.crossings++;
+    this.counters.items += outputs.length;
+    this.counters.crossingMs += out.crossMs;
+    for (let k = 0; k < outputs.length; k++) {
+      const i = out.idx[k];
+      if (flight.answered[i]) continue;
+      flight.answered[i] = true;
+      flight.items[i].resolve({ ok: true, output: outputs[k], ms: millis[k] + overhead });
     }
   }
 
@@ -310,7 +314,14 @@ export class EnginePool {
   }
 }
 
-type WorkerMessage =
-  | { t: 'out'; seq: number; idx: number[]; text: string; crossMs: number }
-  | { t: 'fail'; seq: number; i: number; code: LimitCode; message: string; node: number }
-  | { t: 'done'; seq: number };
+/** Outputs of one crossing: items `idx` of the message, as "[[outputs…],[milliseconds…]]". */
+interface CrossingOutput { idx: number[]; text: string; crossMs: number }
+
+/** A worker's answer to a run message; `done` ends the message (usually its first and only answer). */
+interface WorkerMessage {
+  t: 'r';
+  seq: number;
+  outs: CrossingOutput[];
+  fails: { i: number; code: LimitCode; message: string; node: number }[];
+  done: boolean;
+}

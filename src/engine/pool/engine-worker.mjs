@@ -10,16 +10,16 @@
  *
  * Messages in:  {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
  *               {t:'forget', pids:number[]}
- * Messages out: {t:'out', seq, idx:number[], text, crossMs}  (outputs of the items idx, in order; see batch in bootstrap)
- *               {t:'fail', seq, i, code, message, node}     (item i failed as a whole: a limit or a broken sandbox)
- *               {t:'done', seq}
+ * Messages out: {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], done:boolean}
+ *               outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
+ *               (a limit or a broken sandbox); done: the message is finished (usually the first and only answer).
  */
 import { createRequire } from 'node:module';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 
 const ivm = createRequire(import.meta.url)('isolated-vm');
 
-const { bootstrapSource, memoryMb, maxIsolates, windowMs, progressBuffer, watchBuffer } = workerData;
+const { bootstrapSource, memoryMb, maxIsolates, windowMs, spinMicros, progressBuffer, watchBuffer } = workerData;
 /** Written by the sandbox runtime: [0] message index of the running item (-2 when all are done), [1] node index. */
 const progress = new Int32Array(progressBuffer);
 /** Read by the host's watchdog: [0] when the current crossing started (epoch ms, 0 outside crossings), [1] its timeout. */
@@ -98,16 +98,28 @@ const LIMIT_MESSAGES = {
   MEMORY_LIMIT_EXCEEDED: 'The run exceeded the sandbox memory limit',
 };
 
-function fail(seq, i, code, message, node = -1) {
-  parentPort.postMessage({ t: 'fail', seq, i, code, message: message ?? LIMIT_MESSAGES[code], node });
+/** What a message has produced since its last answer. */
+let outs = [];
+let fails = [];
+
+function fail(i, code, message, node = -1) {
+  fails.push({ i, code, message: message ?? LIMIT_MESSAGES[code], node });
 }
 
-/** Posts the outputs of a crossing ("<count>\n<json>"); returns how many items it finished. */
-function deliver(seq, queue, out, crossMs) {
+/** Keeps the outputs of a crossing ("<count>\n<json>"); returns how many items it finished. */
+function deliver(queue, out, crossMs) {
   const cut = out.indexOf('\n');
   const count = Number(out.slice(0, cut));
-  if (count > 0) parentPort.postMessage({ t: 'out', seq, idx: queue.slice(0, count), text: out.slice(cut + 1), crossMs });
+  if (count > 0) outs.push({ idx: queue.slice(0, count), text: out.slice(cut + 1), crossMs });
   return count;
+}
+
+/** Sends what the message has produced so far: after each crossing, so early items are answered early. */
+function answer(seq, done) {
+  if (!done && outs.length === 0 && fails.length === 0) return;
+  parentPort.postMessage({ t: 'r', seq, outs, fails, done });
+  outs = [];
+  fails = [];
 }
 
 function run(msg) {
@@ -121,7 +133,7 @@ function run(msg) {
     try {
       sandbox = tenantFor(owner);
     } catch (error) {
-      for (const i of queue) fail(seq, i, 'SCRIPT_ERROR', `The sandbox could not start: ${error?.message ?? error}`);
+      for (const i of queue) fail(i, 'SCRIPT_ERROR', `The sandbox could not start: ${error?.message ?? error}`);
       break;
     }
     const unusable = new Set();
@@ -133,7 +145,7 @@ function run(msg) {
       } catch (error) {
         unusable.add(pid);
         const code = classify(error, sandbox) === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
-        for (const j of queue) if (pids[j] === pid) fail(seq, j, code, code === 'SCRIPT_ERROR' ? `The scenario program does not load: ${error?.message ?? error}` : undefined);
+        for (const j of queue) if (pids[j] === pid) fail(j, code, code === 'SCRIPT_ERROR' ? `The scenario program does not load: ${error?.message ?? error}` : undefined);
         if (sandbox.isolate.isDisposed) break;
       }
     }
@@ -160,8 +172,9 @@ function run(msg) {
     watch[0] = 0;
     const crossMs = performance.now() - started;
     if (!error) {
-      const finished = new Set(crossing.slice(0, deliver(seq, crossing, out, crossMs)));
+      const finished = new Set(crossing.slice(0, deliver(crossing, out, crossMs)));
       queue = queue.filter((i) => !finished.has(i));
+      if (queue.length > 0) answer(seq, false);
       continue;
     }
     const culprit = progress[0];
@@ -175,26 +188,27 @@ function run(msg) {
       // the isolate survives a time-out: keep what finished before the culprit started
       let done = 0;
       try {
-        done = deliver(seq, crossing, sandbox.collected.applySync(undefined, [], { timeout: 1000 }), crossMs);
+        done = deliver(crossing, sandbox.collected.applySync(undefined, [], { timeout: 1000 }), crossMs);
       } catch {
         done = 0;
       }
       const finished = new Set(crossing.slice(0, done));
       queue = queue.filter((i) => !finished.has(i));
       // every item finished and only their promise jobs ran on: the outputs stand
-      if (culprit === ITEMS_DONE) continue;
+      if (culprit === ITEMS_DONE) { answer(seq, false); continue; }
     }
     const code = kind === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : kind === 'timeout' ? 'TIME_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
     const message = kind === 'other' ? `The sandbox failed: ${error?.message ?? error}` : undefined;
     const blamed = culprit >= 0 ? culprit : crossing.length === 1 ? crossing[0] : -1;
     if (blamed >= 0) {
-      fail(seq, blamed, code, message, node);
+      fail(blamed, code, message, node);
       queue = queue.filter((i) => i !== blamed);
     } else {
       oneByOne = true;
     }
+    answer(seq, false);
   }
-  parentPort.postMessage({ t: 'done', seq });
+  answer(seq, true);
 }
 
 function forget(pids) {
@@ -211,7 +225,28 @@ function forget(pids) {
   }
 }
 
-parentPort.on('message', (msg) => {
+function handle(msg) {
   if (msg.t === 'run') run(msg);
   else if (msg.t === 'forget') forget(msg.pids);
+}
+
+/**
+ * After answering, look for the next message for a few microseconds before going back to sleep: a caller that
+ * awaits one run at a time sends its next one about then, and waking a sleeping thread costs more than this.
+ */
+function linger() {
+  const until = performance.now() + spinMicros / 1000;
+  for (;;) {
+    const next = receiveMessageOnPort(parentPort);
+    if (next) {
+      handle(next.message);
+      continue;
+    }
+    if (performance.now() >= until) return;
+  }
+}
+
+parentPort.on('message', (msg) => {
+  handle(msg);
+  if (spinMicros > 0) linger();
 });
