@@ -3,28 +3,9 @@ import type { RequestHandler } from 'express';
 import passport from 'passport';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
 import type { AuthenticatedUser } from '../http/request-context.js';
+import { createRouteMatcher } from '../http/route-matching.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import type { UserService } from './user-service.js';
-
-interface CompiledRoute {
-  method: string;
-  pattern: RegExp;
-  route: RouteDefinition;
-}
-
-function compileRoutes(): CompiledRoute[] {
-  return routes.map((route) => ({
-    method: route.method.toUpperCase(),
-    pattern: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    route,
-  }));
-}
-
-/** Finds the operation a request addresses, from the generated route table. */
-export function createRouteMatcher(): (method: string, path: string) => RouteDefinition | undefined {
-  const compiled = compileRoutes();
-  return (method, path) => compiled.find((candidate) => candidate.method === method && candidate.pattern.test(path))?.route;
-}
 
 /** The `key` query parameter, read from the raw URL (cheaper than a full query parse on the hot path). */
 function keyParameter(url: string): string | undefined {
@@ -67,6 +48,7 @@ export function authenticateRoute(route: RouteDefinition, users: UserService): R
         }
         request.user = user;
         request.authMethod = 'bearer';
+        request.authenticatedOperation = route.operationId;
         next();
       })(request, response, next);
     };
@@ -86,6 +68,7 @@ export function authenticateRoute(route: RouteDefinition, users: UserService): R
         }
         request.user = user;
         request.authMethod = 'scoreToken';
+        request.authenticatedOperation = route.operationId;
         next();
       })
       .catch(next);
@@ -96,9 +79,12 @@ export function authenticateRoute(route: RouteDefinition, users: UserService): R
  * Authenticates every request to an operation of the spec before anything else looks at it (body
  * parsing, validation): an unauthenticated request gets 401 whatever else is wrong with it.
  * Bearer operations take a JWT; execution operations take the score token (header or `key`).
+ * The operation is found by the same rule Express routes by (src/http/route-matching.ts), so
+ * exactly the requests that reach a handler are authenticated; `requireAuthentication` checks it
+ * again in front of every handler.
  */
 export function authenticate(users: UserService): RequestHandler {
-  const matchRoute = createRouteMatcher();
+  const matchRoute = createRouteMatcher(routes);
   const byRoute = new Map<RouteDefinition, RequestHandler>();
   return (request, response, next) => {
     const route = matchRoute(request.method, request.path);
