@@ -56,13 +56,13 @@ describe('bearer operations', () => {
     expect(response.status).toBe(401);
   });
 
-  it('provisions a user seen for the first time in a valid token', async () => {
+  it('provisions a user seen for the first time in a valid token, without a score token until one is issued', async () => {
     const username = `fresh-${Date.now()}`;
     const token = jwt.sign({ preferred_username: username }, testApp.config.jwt.secret as string, { algorithm: 'HS256', expiresIn: 60 });
     const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${token}`);
     expect(response.status).not.toBe(401);
     const provisioned = await testApp.services.users.findByUsername(username);
-    expect(provisioned?.scoreToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(provisioned).toMatchObject({ username, enabled: true, hasScoreToken: false });
   });
 });
 
