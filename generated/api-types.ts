@@ -509,14 +509,16 @@ export interface components {
             /** @description The id of this HTTP request in the service's logs. */
             requestId?: string;
         };
-        /** @description Scenario name, unique per owner: letters, digits, space, dot, underscore and dash; starting with a letter or digit. */
+        /** @description Scenario name, unique per owner and case-sensitive (`Credit` and `credit` are two scenarios): letters, digits, space, dot, underscore and dash; starting with a letter or digit and not ending with a space (leading or trailing whitespace is refused with 400 naming the field). */
         ScenarioName: string;
+        /** @description A username, case-sensitive (`alice` and `ALICE` are two users): letters, digits, dot, underscore, at sign and dash; no whitespace. */
+        Username: string;
         /** @description Run request id: letters, digits and `.` `_` `:` `-`. */
         RequestId: string;
         /** @description Identifies a user by id or username (at least one). */
         AccessActors: {
             userId?: number;
-            username?: string;
+            username?: components["schemas"]["Username"];
         };
         /** @description Who asks (`requester`, must be the token's user) and whose scenarios are addressed (`owner`, defaults to the requester; another user only for admins). */
         AccessControlContext: {
@@ -1330,7 +1332,7 @@ export interface components {
     parameters: {
         /** @description Scenario id. */
         ScenarioId: number;
-        /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+        /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
         CollectionName: string;
         /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
         Context: string;
@@ -1546,7 +1548,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1572,7 +1574,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1598,7 +1600,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1624,7 +1626,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1653,7 +1655,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
