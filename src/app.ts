@@ -50,12 +50,14 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
-  passport.use('jwt', createJwtStrategy(config.jwt, deps.users));
+  // One authenticator per app (not passport's global one): each app checks tokens with its own configuration.
+  const authenticator = new passport.Authenticator();
+  authenticator.use('jwt', createJwtStrategy(config.jwt, deps.users));
   app.use(requestContext(deps.logger));
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 
-  app.use(authenticate(deps.users));
+  app.use(authenticate(deps.users, authenticator));
   const batchRoute = routes.find((route) => route.operationId === 'submitBatch');
   if (batchRoute) app.post(batchRoute.expressPath, jsonBody(config.limits.batchBodyBytes));
   app.use(jsonBody(config.limits.bodyBytes));

@@ -1,9 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
-import passport from 'passport';
+import type passport from 'passport';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
 import type { AuthenticatedUser } from '../http/request-context.js';
 import { createRouteMatcher } from '../http/route-matching.js';
+import type { RefusalInfo } from './jwt-strategy.js';
+
+/** A passport instance holding the `jwt` strategy (one per app, see src/app.ts). */
+export type Authenticator = InstanceType<typeof passport.Authenticator>;
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import type { UserService } from './user-service.js';
 
@@ -34,16 +38,19 @@ export function scoreTokenFrom(headers: IncomingHttpHeaders, url: string, route:
 }
 
 /** Authenticates a request to one known operation by its security schemes (bearer JWT or score token). */
-export function authenticateRoute(route: RouteDefinition, users: UserService): RequestHandler {
+export function authenticateRoute(route: RouteDefinition, users: UserService, authenticator: Authenticator): RequestHandler {
   if (route.security.includes('bearerAuth')) {
     return (request, response, next) => {
-      passport.authenticate('jwt', { session: false }, (error: unknown, user: AuthenticatedUser | false) => {
+      authenticator.authenticate('jwt', { session: false }, (error: unknown, user: AuthenticatedUser | false, info?: Partial<RefusalInfo>) => {
         if (error) {
           next(error);
           return;
         }
         if (!user) {
-          next(new UnauthorizedError('A valid bearer access token is required (Authorization: Bearer <JWT>); it is missing, malformed, expired or not signed by a trusted key.'));
+          // Our own refusals say why; signature and expiry failures stay generic.
+          next(new UnauthorizedError(typeof info?.reason === 'string'
+            ? `The bearer access token is refused: ${info.reason}.`
+            : 'A valid bearer access token is required (Authorization: Bearer <JWT>); it is missing, malformed, expired or not signed by a trusted key.'));
           return;
         }
         request.user = user;
@@ -83,7 +90,7 @@ export function authenticateRoute(route: RouteDefinition, users: UserService): R
  * exactly the requests that reach a handler are authenticated; `requireAuthentication` checks it
  * again in front of every handler.
  */
-export function authenticate(users: UserService): RequestHandler {
+export function authenticate(users: UserService, authenticator: Authenticator): RequestHandler {
   const matchRoute = createRouteMatcher(routes);
   const byRoute = new Map<RouteDefinition, RequestHandler>();
   return (request, response, next) => {
@@ -94,7 +101,7 @@ export function authenticate(users: UserService): RequestHandler {
     }
     let handler = byRoute.get(route);
     if (!handler) {
-      handler = authenticateRoute(route, users);
+      handler = authenticateRoute(route, users, authenticator);
       byRoute.set(route, handler);
     }
     handler(request, response, next);
