@@ -142,9 +142,13 @@ async function main(): Promise<void> {
   await ensureDatabaseExists(DATABASE_URL);
   const db = createDatabase(DATABASE_URL, { min: 0, max: 4 });
   await migrateToLatest(db);
-  const users = new UserService(new UserStore(db));
-  const alice = await users.ensureUser(`fair-alice-${randomUUID().slice(0, 8)}`, false);
-  const bob = await users.ensureUser(`fair-bob-${randomUUID().slice(0, 8)}`, false);
+  const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0 });
+  const withToken = async (prefix: string) => {
+    const created = await users.ensureUser(`${prefix}-${randomUUID().slice(0, 8)}`, false);
+    return { ...created, scoreToken: (await users.issueScoreToken(created.id)) as string };
+  };
+  const alice = await withToken('fair-alice');
+  const bob = await withToken('fair-bob');
   const deploy = async (ownerId: number, name: string, doc: ScenarioDocument) => {
     const [id] = await db('scenarios').insert({ owner_id: ownerId, name, next_version: 2 });
     await db('scenario_versions').insert({ scenario_id: id, status: 'DEPLOYED', version_number: 1, content: doc.content, node_properties: JSON.stringify(doc.nodeProperties) });
