@@ -7,6 +7,8 @@ interface TenantQueue<T> {
   /** Workers holding a batch of this tenant right now. */
   held: number;
   ready: boolean;
+  /** When the tenant was last served (or arrived): the least recently served eligible tenant goes next. */
+  served: number;
 }
 
 export interface SchedulerSettings {
@@ -20,7 +22,8 @@ export interface SchedulerSettings {
 
 /**
  * Fair queueing of engine work across tenants. Each tenant has its own FIFO queue; a free worker takes a
- * batch from the next tenant in round-robin order that holds fewer than `workersPerTenant` workers. So a
+ * batch from the tenant served least recently among those with work that hold fewer than `workersPerTenant`
+ * workers (a tenant arriving counts as served when it arrives, so coming back never jumps the queue). So a
  * tenant whose runs loop until their time limit holds at most that many workers, and every other tenant
  * is served by the next worker that frees up, however much the first one has queued.
  */
@@ -29,6 +32,7 @@ export class TenantScheduler<T extends Schedulable> {
   /** Tenants with queued items, in the order they get served. */
   private readonly ready: number[] = [];
   private queued = 0;
+  private clock = 0;
 
   constructor(private readonly settings: SchedulerSettings) {}
 
@@ -55,18 +59,25 @@ export class TenantScheduler<T extends Schedulable> {
 
   /** The next batch for a free worker, or null when no tenant with work may take another worker. */
   take(): { owner: number; items: T[] } | null {
+    let pick = -1;
+    let pickServed = Infinity;
     for (let k = 0; k < this.ready.length; k++) {
-      const owner = this.ready[k];
-      const tenant = this.tenants.get(owner)!;
-      if (tenant.held >= this.settings.workersPerTenant) continue;
-      this.ready.splice(k, 1);
-      tenant.ready = false;
-      const items = this.batchOf(tenant);
-      tenant.held++;
-      if (tenant.head < tenant.items.length) this.markReady(owner, tenant);
-      return { owner, items };
+      const tenant = this.tenants.get(this.ready[k])!;
+      if (tenant.held < this.settings.workersPerTenant && tenant.served < pickServed) {
+        pick = k;
+        pickServed = tenant.served;
+      }
     }
-    return null;
+    if (pick < 0) return null;
+    const owner = this.ready[pick];
+    const tenant = this.tenants.get(owner)!;
+    this.ready.splice(pick, 1);
+    tenant.ready = false;
+    tenant.served = ++this.clock;
+    const items = this.batchOf(tenant);
+    tenant.held++;
+    if (tenant.head < tenant.items.length) this.markReady(owner, tenant);
+    return { owner, items };
   }
 
   /** A worker finished a batch of `owner`. */
@@ -90,7 +101,8 @@ export class TenantScheduler<T extends Schedulable> {
   private tenant(owner: number): TenantQueue<T> {
     let tenant = this.tenants.get(owner);
     if (!tenant) {
-      tenant = { items: [], head: 0, held: 0, ready: false };
+      // arriving counts as served just before the latest service: after every tenant waiting longer, before the one just served
+      tenant = { items: [], head: 0, held: 0, ready: false, served: this.clock - 0.5 };
       this.tenants.set(owner, tenant);
     }
     return tenant;

@@ -28,6 +28,30 @@ describe('TenantScheduler', () => {
     expect(names(scheduler.take())).toEqual(['a1']);
   });
 
+  it("serves a tenant that arrives while another is being served before that one's next batch", () => {
+    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 1, budgetSpreadMs: 10 });
+    scheduler.enqueue(1, item('loop 1'));
+    scheduler.enqueue(1, item('loop 2'));
+    expect(names(scheduler.take())).toEqual(['loop 1']);
+    scheduler.enqueue(2, item('b0'));
+    scheduler.release(1);
+    expect(names(scheduler.take())).toEqual(['b0']);
+    expect(names(scheduler.take())).toEqual(['loop 2']);
+  });
+
+  it('lets a tenant coming back after its run serve after the tenants already waiting', () => {
+    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 1, budgetSpreadMs: 10 });
+    scheduler.enqueue(1, item('loop 1'));
+    expect(names(scheduler.take())).toEqual(['loop 1']);
+    scheduler.enqueue(2, item('b0'));
+    scheduler.enqueue(3, item('c0'));
+    expect(names(scheduler.take())).toEqual(['b0']);
+    scheduler.release(1);
+    scheduler.enqueue(1, item('loop 2'));
+    expect(names(scheduler.take())).toEqual(['c0']);
+    expect(names(scheduler.take())).toEqual(['loop 2']);
+  });
+
   it('batches only items whose remaining budgets are close, since they share one time-out', () => {
     const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 10, budgetSpreadMs: 10 });
     scheduler.enqueue(1, item('fresh', 1000));
