@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { defaultEngineWorkers } from './engine-defaults.js';
 
 /**
  * Configuration from environment variables. Every variable has a documented default per
@@ -158,7 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 }
 
 function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
-  const workers = readInt(env, 'ENGINE_WORKERS', availableParallelism());
+  const workers = readInt(env, 'ENGINE_WORKERS', defaultEngineWorkers());
   return {
     workers,
     workersPerTenant: readInt(env, 'ENGINE_WORKERS_PER_TENANT', Math.max(1, workers - 1)),

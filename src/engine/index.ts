@@ -10,7 +10,7 @@ export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort
 export { normalizeScenarioDocument, DocumentNormalizationError, type ScenarioDocumentInput } from './document/normalize.js';
 export { validateScenarioDocument } from './document/parse-document.js';
 export { inputVariables } from './document/input-variables.js';
-export { ScenarioEngine, defaultEngineWorkers, type ScenarioEngineOptions } from './scenario-engine.js';
+export { ScenarioEngine, type ScenarioEngineOptions } from './scenario-engine.js';
 export { CompiledScenario } from './compiled-scenario.js';
 export { ScenarioCompileError } from './errors/scenario-compile-error.js';
 export { InputValidationError, type InputViolation } from './errors/input-validation-error.js';

@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { defaultEngineWorkers } from '../config/engine-defaults.js';
 import { LRUCache } from 'lru-cache';
 import { compileScenario, type NodePlan, type ScenarioPlan } from './compiler/compile-scenario.js';
 import { CompiledScenario } from './compiled-scenario.js';
@@ -20,7 +20,7 @@ export interface ScenarioEngineOptions {
   ports: EnginePorts;
   limits?: { timeoutMs?: number; memoryMb?: number; maxCallDepth?: number; testCasesBudgetMs?: number };
   cacheSize?: number;
-  /** The worker pool; defaults: one worker per core, a tenant holds at most all but one of them. */
+  /** The worker pool; defaults: one worker per core (at least two), a tenant holds at most all but one of them. */
   pool?: Partial<Pick<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'isolatesPerWorker' | 'maxBatch' | 'spinMicros'>>;
 }
 
@@ -37,11 +37,6 @@ interface OwnBudget extends RunBudget { sharedMs?: number }
 
 const RUN_SEED = 0x5eed;
 const DEFAULT_LIMITS: EngineLimits = { timeoutMs: 1000, memoryMb: 128, maxCallDepth: 8, testCasesBudgetMs: 3000 };
-
-/** Engine workers by default: one per core. */
-export function defaultEngineWorkers(): number {
-  return availableParallelism();
-}
 
 /**
  * Compiles scenario documents once (bounded cache) and runs them on a pool of worker threads, each tenant in

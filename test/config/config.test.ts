@@ -27,10 +27,10 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
   });
 
-  it('sizes the engine pool to the cores and keeps one worker free of any single tenant', () => {
+  it('sizes the engine pool to the cores (at least two) and keeps one worker free of any single tenant', () => {
     const config = loadConfig({ APP_ENV: 'local' });
-    expect(config.engine.workers).toBe(availableParallelism());
-    expect(config.engine.workersPerTenant).toBe(Math.max(1, availableParallelism() - 1));
+    expect(config.engine.workers).toBe(Math.max(2, availableParallelism()));
+    expect(config.engine.workersPerTenant).toBe(config.engine.workers - 1);
     expect(loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '6' }).engine).toMatchObject({ workers: 6, workersPerTenant: 5 });
     expect(loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '1' }).engine.workersPerTenant).toBe(1);
   });
