@@ -1,4 +1,4 @@
-import { defaultEngineWorkers } from './engine-defaults.js';
+import { defaultEngineWorkers } from '../engine/pool/pool-size.js';
 
 /**
  * Configuration from environment variables. Every variable has a documented default per

@@ -1,4 +1,4 @@
-import { defaultEngineWorkers } from '../config/engine-defaults.js';
+import { defaultEngineWorkers } from './pool/pool-size.js';
 import { LRUCache } from 'lru-cache';
 import { compileScenario, type NodePlan, type ScenarioPlan } from './compiler/compile-scenario.js';
 import { CompiledScenario } from './compiled-scenario.js';
