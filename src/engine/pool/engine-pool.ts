@@ -54,7 +54,8 @@ interface Slot {
   worker: Worker;
   /** Programs whose source this worker has. */
   sent: Set<number>;
-  busy: InFlight | null;
+  /** Messages sent and not finished, in the order the worker runs them; all of one tenant. */
+  flights: InFlight[];
   progress: Int32Array;
   watch: Float64Array;
   /** Tenants whose warm worker this is. */
@@ -65,17 +66,22 @@ export interface PoolStats { messages: number; crossings: number; items: number;
 
 const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
 const WATCHDOG_EVERY_MS = 20;
+/** Messages a worker may hold at once: the next batch waits in its port, so caller and worker overlap. */
+const PIPELINE_DEPTH = 2;
 
 /**
  * Runs sandbox items (steps of scenario runs, test expressions) on worker threads, never on the caller's
  * event loop. Items queue per tenant (TenantScheduler); a free worker gets a batch of one tenant's items as
- * one message and runs them in as few sandbox crossings as it can. A watchdog replaces a worker whose
- * crossing overruns its time-out (a sandbox that cannot be interrupted, e.g. while collecting garbage at its
- * memory limit), failing only the item that was running.
+ * one message and runs them in as few sandbox crossings as it can. While it runs, the tenant's next batch may
+ * wait in the same worker's port (never another tenant's, and only when no other tenant is waiting), so the
+ * caller prepares and reads batches while the worker runs them. A watchdog replaces a worker whose crossing
+ * overruns its time-out (a sandbox that cannot be interrupted, e.g. while collecting garbage at its memory
+ * limit), failing only the item that was running.
  */
 export class EnginePool {
   private readonly scheduler: TenantScheduler<Pending>;
   private readonly slots: Slot[] = [];
+  /** Workers with no message. */
   private readonly idle: Slot[] = [];
   /** The worker that last ran a tenant (its isolate is warm there). */
   private readonly affinity = new Map<number, Slot>();
@@ -130,6 +136,7 @@ export class EnginePool {
     if (this.watchdog) clearInterval(this.watchdog);
     for (const pending of this.scheduler.drain()) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     for (const slot of this.slots) this.abandon(slot, 'The engine is shut down');
+    this.idle.length = 0;
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
   }
 
@@ -151,7 +158,7 @@ export class EnginePool {
     });
     // an idle pool never keeps the process alive; a busy worker does (see dispatch)
     worker.unref();
-    const slot: Slot = { index, worker, sent: new Set(), busy: null, progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer), tenants: 0 };
+    const slot: Slot = { index, worker, sent: new Set(), flights: [], progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer), tenants: 0 };
     worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
     worker.on('error', (error) => this.replace(slot, `The engine worker failed: ${error.message}`));
     worker.on('exit', () => { if (!this.closed && this.slots[slot.index] === slot) this.replace(slot, 'The engine worker stopped'); });
@@ -161,8 +168,17 @@ export class EnginePool {
   private pump(): void {
     while (this.idle.length > 0 && this.scheduler.pending > 0) {
       const batch = this.scheduler.take();
-      if (!batch) return;
+      if (!batch) break;
       this.dispatch(this.pickWorker(batch.owner), batch.owner, batch.items);
+    }
+    // a worker busy with a tenant gets that tenant's next batch in advance, unless another tenant could use a worker
+    for (const slot of this.slots) {
+      if (this.scheduler.pending === 0) return;
+      if (slot.flights.length === 0 || slot.flights.length >= PIPELINE_DEPTH) continue;
+      const owner = slot.flights[0].owner;
+      if (this.scheduler.othersWaiting(owner)) continue;
+      const items = this.scheduler.takeMore(owner);
+      if (items) this.dispatch(slot, owner, items);
     }
   }
 
@@ -208,7 +224,7 @@ export class EnginePool {
         sources.push([program.id, program.source]);
       }
     }
-    slot.busy = { seq, owner, items, answered: new Array(items.length).fill(false) };
+    slot.flights.push({ seq, owner, items, answered: new Array(items.length).fill(false) });
     slot.worker.ref();
     this.counters.messages++;
     slot.worker.postMessage({ t: 'run', seq, owner, sources, pids, items: texts, budgets });
@@ -216,7 +232,7 @@ export class EnginePool {
   }
 
   private onMessage(slot: Slot, msg: WorkerMessage): void {
-    const flight = slot.busy;
+    const flight = slot.flights[0];
     if (!flight || msg.seq !== flight.seq) return;
     for (const out of msg.outs) this.resolveOutputs(flight, out);
     for (const failed of msg.fails) {
@@ -226,7 +242,7 @@ export class EnginePool {
     }
     if (msg.done) {
       this.finish(slot, flight, 'The engine worker skipped this item');
-      this.idle.push(slot);
+      if (slot.flights.length === 0) this.idle.push(slot);
       this.pump();
     }
   }
@@ -248,33 +264,35 @@ export class EnginePool {
     }
   }
 
-  /** Ends a message: unanswered items fail (`reason`), the tenant's hold on the worker ends. */
+  /** Ends a message: unanswered items fail (`reason`); with the worker's last message, the tenant's hold on it ends. */
   private finish(slot: Slot, flight: InFlight, reason: string): void {
-    slot.busy = null;
-    slot.worker.unref();
+    slot.flights.splice(slot.flights.indexOf(flight), 1);
     flight.items.forEach((pending, i) => {
       if (!flight.answered[i]) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: reason, node: -1 });
     });
-    this.scheduler.release(flight.owner);
+    if (slot.flights.length === 0) {
+      slot.worker.unref();
+      this.scheduler.release(flight.owner);
+    }
   }
 
   private abandon(slot: Slot, reason: string): void {
-    if (slot.busy) this.finish(slot, slot.busy, reason);
+    for (const flight of [...slot.flights]) this.finish(slot, flight, reason);
   }
 
   /** Gives up a worker (crashed, or stuck past its crossing's time-out) and starts another in its place. */
   private replace(slot: Slot, reason: string, requeue?: { culprit: number; code: LimitCode }): void {
     if (this.closed || this.slots[slot.index] !== slot) return;
-    const flight = slot.busy;
-    if (flight && requeue) {
+    if (requeue && slot.flights.length > 0) {
+      // the running message: its culprit fails; everything else, including a message not yet started, runs again
       const again: Pending[] = [];
-      flight.items.forEach((pending, i) => {
+      slot.flights.forEach((flight, f) => flight.items.forEach((pending, i) => {
         if (flight.answered[i]) return;
         flight.answered[i] = true;
-        if (i === requeue.culprit || requeue.culprit < 0) pending.resolve({ ok: false, code: requeue.code, message: reason, node: slot.progress[1] });
+        if (f === 0 && (i === requeue.culprit || requeue.culprit < 0)) pending.resolve({ ok: false, code: requeue.code, message: reason, node: slot.progress[1] });
         else again.push(pending);
-      });
-      this.scheduler.requeue(flight.owner, again);
+      }));
+      this.scheduler.requeue(slot.flights[0].owner, again);
     }
     this.abandon(slot, reason);
     slot.worker.removeAllListeners('exit');
@@ -300,7 +318,7 @@ export class EnginePool {
     const now = Date.now();
     let busy = false;
     for (const slot of [...this.slots]) {
-      if (!slot.busy) continue;
+      if (slot.flights.length === 0) continue;
       busy = true;
       const started = slot.watch[0];
       if (started > 0 && now - started > slot.watch[1] + this.settings.stuckGraceMs) {

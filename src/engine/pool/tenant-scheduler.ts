@@ -80,7 +80,27 @@ export class TenantScheduler<T extends Schedulable> {
     return { owner, items };
   }
 
-  /** A worker finished a batch of `owner`. */
+  /** The next batch of `owner` for a worker it already holds (no new worker is taken), or null. */
+  takeMore(owner: number): T[] | null {
+    const tenant = this.tenants.get(owner);
+    if (!tenant || tenant.head >= tenant.items.length) return null;
+    const items = this.batchOf(tenant);
+    if (tenant.head >= tenant.items.length && tenant.ready) {
+      this.ready.splice(this.ready.indexOf(owner), 1);
+      tenant.ready = false;
+    }
+    return items;
+  }
+
+  /** Whether a tenant other than `owner` has work and may take a worker. */
+  othersWaiting(owner: number): boolean {
+    for (const other of this.ready) {
+      if (other !== owner && this.tenants.get(other)!.held < this.settings.workersPerTenant) return true;
+    }
+    return false;
+  }
+
+  /** A worker no longer holds any batch of `owner`. */
   release(owner: number): void {
     const tenant = this.tenants.get(owner);
     if (!tenant) return;

@@ -62,6 +62,19 @@ describe('TenantScheduler', () => {
     expect(names(scheduler.take())).toEqual(['resumed']);
   });
 
+  it("hands a busy tenant's next batch to its own worker only while no other tenant could use a worker", () => {
+    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 1, budgetSpreadMs: 10 });
+    scheduler.enqueue(1, item('a0'));
+    scheduler.enqueue(1, item('a1'));
+    expect(names(scheduler.take())).toEqual(['a0']);
+    expect(scheduler.othersWaiting(1)).toBe(false);
+    expect(scheduler.takeMore(1)?.map((i) => i.name)).toEqual(['a1']);
+    expect(scheduler.takeMore(1)).toBeNull();
+    scheduler.enqueue(2, item('b0'));
+    expect(scheduler.othersWaiting(1)).toBe(true);
+    expect(scheduler.othersWaiting(2)).toBe(false);
+  });
+
   it('puts work a lost worker did not finish back at the front of its queue', () => {
     const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 5, budgetSpreadMs: 10 });
     scheduler.enqueue(1, item('a0'));
