@@ -73,7 +73,7 @@ export interface EngineConfig {
   workersPerTenant: number;
   /** Tenant sandboxes (isolates) each worker keeps warm. */
   isolatesPerWorker: number;
-  /** Microseconds a worker keeps looking for its next message after answering, before it sleeps (0: never). */
+  /** Microseconds an engine worker (and the caller, for a lone run) looks for the next message before sleeping (0: never). */
   spinMicros: number;
 }
 

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { BOOTSTRAP_SOURCE } from '../sandbox/bootstrap-source.js';
 import { TenantScheduler } from './tenant-scheduler.js';
 
@@ -17,7 +17,11 @@ export interface EnginePoolSettings {
   windowMs: number;
   /** How long past its time-out a crossing may run before its worker is given up and replaced. */
   stuckGraceMs: number;
-  /** How long a worker keeps looking for its next message after answering, before it sleeps (0: never). */
+  /**
+   * How long a worker keeps looking for its next message after answering, before it sleeps, and how long the
+   * caller waits for the answer to a lone run on an otherwise idle pool before returning to its event loop
+   * (0: neither).
+   */
   spinMicros: number;
 }
 
@@ -47,11 +51,17 @@ interface Pending {
   resolve: (outcome: ItemOutcome) => void;
 }
 
-interface InFlight { seq: number; owner: number; items: Pending[]; answered: boolean[] }
+interface InFlight {
+  seq: number; owner: number; items: Pending[]; answered: boolean[];
+  /** A lone run's dispatch time, when its answer is measured in onMessage rather than awaited. */
+  loneSince?: number;
+}
 
 interface Slot {
   index: number;
   worker: Worker;
+  /** Where the worker answers: listened to, and polled while a lone run's answer is awaited. */
+  answers: MessagePort;
   /** Programs whose source this worker has. */
   sent: Set<number>;
   /** Messages sent and not finished, in the order the worker runs them; all of one tenant. */
@@ -86,6 +96,8 @@ export class EnginePool {
   /** The worker that last ran a tenant (its isolate is warm there). */
   private readonly affinity = new Map<number, Slot>();
   private seq = 0;
+  /** How long lone runs took lately (µs, moving average): the caller waits for one only if that is short. */
+  private loneRoundTrip = 0;
   private pumpQueued = false;
   private closed = false;
   private watchdog: NodeJS.Timeout | null = null;
@@ -135,7 +147,10 @@ export class EnginePool {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
     for (const pending of this.scheduler.drain()) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
-    for (const slot of this.slots) this.abandon(slot, 'The engine is shut down');
+    for (const slot of this.slots) {
+      this.abandon(slot, 'The engine is shut down');
+      slot.answers.close();
+    }
     this.idle.length = 0;
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
   }
@@ -143,6 +158,7 @@ export class EnginePool {
   private spawn(index: number): Slot {
     const progressBuffer = new SharedArrayBuffer(8);
     const watchBuffer = new SharedArrayBuffer(16);
+    const channel = new MessageChannel();
     const worker = new Worker(WORKER_URL, {
       // plain JavaScript: no loader of the parent (tsx, jest) is needed, so none is inherited
       execArgv: [],
@@ -154,12 +170,16 @@ export class EnginePool {
         spinMicros: this.settings.spinMicros,
         progressBuffer,
         watchBuffer,
+        answers: channel.port2,
       },
+      transferList: [channel.port2],
     });
     // an idle pool never keeps the process alive; a busy worker does (see dispatch)
     worker.unref();
-    const slot: Slot = { index, worker, sent: new Set(), flights: [], progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer), tenants: 0 };
-    worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
+    const slot: Slot = { index, worker, answers: channel.port1, sent: new Set(), flights: [], progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer), tenants: 0 };
+    channel.port1.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
+    // the worker's own handle keeps the process alive while it is busy
+    channel.port1.unref();
     worker.on('error', (error) => this.replace(slot, `The engine worker failed: ${error.message}`));
     worker.on('exit', () => { if (!this.closed && this.slots[slot.index] === slot) this.replace(slot, 'The engine worker stopped'); });
     return slot;
@@ -229,6 +249,38 @@ export class EnginePool {
     this.counters.messages++;
     slot.worker.postMessage({ t: 'run', seq, owner, sources, pids, items: texts, budgets });
     this.startWatchdog();
+    const lone = items.length === 1 && this.idle.length === this.slots.length - 1 && slot.flights.length === 1;
+    if (!lone || this.settings.spinMicros <= 0) return;
+    if (this.loneRoundTrip <= this.settings.spinMicros) this.awaitLone(slot, seq);
+    else slot.flights[0].loneSince = performance.now();
+  }
+
+  /**
+   * A lone run on an otherwise idle pool (a caller awaiting runs one at a time): poll for its answer for up to
+   * spinMicros before going back to the event loop, which saves this thread a wake-up. The event loop waits
+   * at most that long; the pool has nothing else to do meanwhile.
+   */
+  private awaitLone(slot: Slot, seq: number): void {
+    const started = performance.now();
+    const until = started + this.settings.spinMicros / 1000;
+    for (;;) {
+      const answer = receiveMessageOnPort(slot.answers);
+      if (answer) {
+        this.onMessage(slot, answer.message as WorkerMessage);
+        if (slot.flights[0]?.seq !== seq) {
+          this.noteLoneRoundTrip((performance.now() - started) * 1000);
+          return;
+        }
+      } else if (performance.now() >= until) {
+        // the answer will be measured when it comes (onMessage); a slow one stops the waiting for a while
+        slot.flights[0].loneSince = started;
+        return;
+      }
+    }
+  }
+
+  private noteLoneRoundTrip(micros: number): void {
+    this.loneRoundTrip = this.loneRoundTrip * 0.8 + micros * 0.2;
   }
 
   private onMessage(slot: Slot, msg: WorkerMessage): void {
@@ -241,6 +293,7 @@ export class EnginePool {
       flight.items[failed.i].resolve({ ok: false, code: failed.code, message: failed.message, node: failed.node });
     }
     if (msg.done) {
+      if (flight.loneSince !== undefined) this.noteLoneRoundTrip((performance.now() - flight.loneSince) * 1000);
       this.finish(slot, flight, 'The engine worker skipped this item');
       if (slot.flights.length === 0) this.idle.push(slot);
       this.pump();
@@ -295,6 +348,7 @@ export class EnginePool {
       this.scheduler.requeue(slot.flights[0].owner, again);
     }
     this.abandon(slot, reason);
+    slot.answers.close();
     slot.worker.removeAllListeners('exit');
     void slot.worker.terminate();
     this.counters.replacedWorkers++;

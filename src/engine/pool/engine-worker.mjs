@@ -10,7 +10,8 @@
  *
  * Messages in:  {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
  *               {t:'forget', pids:number[]}
- * Messages out: {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], done:boolean}
+ * Messages out (on workerData.answers, a port the host can also poll synchronously):
+ *               {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], done:boolean}
  *               outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
  *               (a limit or a broken sandbox); done: the message is finished (usually the first and only answer).
  */
@@ -19,7 +20,7 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 
 const ivm = createRequire(import.meta.url)('isolated-vm');
 
-const { bootstrapSource, memoryMb, maxIsolates, windowMs, spinMicros, progressBuffer, watchBuffer } = workerData;
+const { bootstrapSource, memoryMb, maxIsolates, windowMs, spinMicros, progressBuffer, watchBuffer, answers } = workerData;
 /** Written by the sandbox runtime: [0] message index of the running item (-2 when all are done), [1] node index. */
 const progress = new Int32Array(progressBuffer);
 /** Read by the host's watchdog: [0] when the current crossing started (epoch ms, 0 outside crossings), [1] its timeout. */
@@ -117,7 +118,7 @@ function deliver(queue, out, crossMs) {
 /** Sends what the message has produced so far: after each crossing, so early items are answered early. */
 function answer(seq, done) {
   if (!done && outs.length === 0 && fails.length === 0) return;
-  parentPort.postMessage({ t: 'r', seq, outs, fails, done });
+  answers.postMessage({ t: 'r', seq, outs, fails, done });
   outs = [];
   fails = [];
 }
@@ -230,23 +231,41 @@ function handle(msg) {
   else if (msg.t === 'forget') forget(msg.pids);
 }
 
+/** How soon, lately, the next message came after an answer (µs, moving average): lingering pays only if soon. */
+let nextGap = 0;
+let answeredAt = 0;
+
+function noteGap(gap) {
+  nextGap = nextGap * 0.8 + gap * 0.2;
+}
+
 /**
- * After answering, look for the next message for a few microseconds before going back to sleep: a caller that
- * awaits one run at a time sends its next one about then, and waking a sleeping thread costs more than this.
+ * After answering, look for the next message for up to spinMicros before going back to sleep, while the next
+ * message has lately come that soon (a caller awaiting one run at a time sends its next one about then, and
+ * waking a sleeping thread costs more); on a machine too busy for that, it sleeps at once.
  */
 function linger() {
-  const until = performance.now() + spinMicros / 1000;
+  answeredAt = performance.now();
+  if (nextGap > spinMicros) return;
+  const until = answeredAt + spinMicros / 1000;
   for (;;) {
     const next = receiveMessageOnPort(parentPort);
+    const now = performance.now();
     if (next) {
+      noteGap((now - answeredAt) * 1000);
       handle(next.message);
+      answeredAt = performance.now();
       continue;
     }
-    if (performance.now() >= until) return;
+    if (now >= until) {
+      noteGap(2 * spinMicros);
+      return;
+    }
   }
 }
 
 parentPort.on('message', (msg) => {
+  if (answeredAt > 0) noteGap((performance.now() - answeredAt) * 1000);
   handle(msg);
   if (spinMicros > 0) linger();
 });
