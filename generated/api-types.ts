@@ -482,7 +482,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1317,9 +1317,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency (the job store) did not take the work; nothing was stored, so the same request can be sent again. */
+        /** @description MySQL (`DATABASE_UNAVAILABLE`) or the job store (`JOB_STORE_UNAVAILABLE`) is unavailable: nothing was stored, and the same request (the same `X-SCE-RequestId` too) can be sent again after `Retry-After` seconds. Work accepted before an outage is not lost. See docs/execution.md, "Outages". */
         ServiceUnavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description MySQL is unavailable (`DATABASE_UNAVAILABLE`): nothing was changed, and the same request can be sent again after `Retry-After` seconds. See docs/execution.md, "Outages". */
+        DatabaseUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1336,7 +1347,10 @@ export interface components {
         Context: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before sending the same request again (5). MySQL and the job store are reconnected by the service itself within a second of their return; no restart is needed. */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1375,6 +1389,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     scoreAsync: {
@@ -1456,6 +1471,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     submitBatch: {
@@ -1511,6 +1527,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listCollections: {
@@ -1532,6 +1549,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionRows: {
@@ -1565,6 +1583,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionColumns: {
@@ -1591,6 +1610,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionIndexes: {
@@ -1617,6 +1637,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteCollection: {
@@ -1641,6 +1662,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     loadCollectionData: {
@@ -1693,6 +1715,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     openScenario: {
@@ -1723,6 +1746,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listScenarioVersions: {
@@ -1753,6 +1777,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInput: {
@@ -1783,6 +1808,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInputVariableNames: {
@@ -1813,6 +1839,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     copyScenario: {
@@ -1845,6 +1872,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     renameScenario: {
@@ -1876,6 +1904,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     debugScenario: {
@@ -1914,6 +1943,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     validateScenario: {
@@ -1950,6 +1980,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deployScenario: {
@@ -1982,6 +2013,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createInputVariablesFromCsv: {
@@ -2020,6 +2052,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     importScenarios: {
@@ -2057,6 +2090,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     exportScenarios: {
@@ -2089,6 +2123,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateScenarioTestCase: {
@@ -2126,6 +2161,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }
