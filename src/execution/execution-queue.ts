@@ -216,6 +216,23 @@ export class ExecutionQueue {
     return total;
   }
 
+  /**
+   * When the job store died between recording a job's completion and removing the job, the
+   * finished job stays (unlocked, never run again). After each reconnection the worker removes
+   * such leftovers, so the store keeps holding pending work only.
+   */
+  private async removeFinishedLeftovers(): Promise<void> {
+    try {
+      const { agenda } = await this.instance();
+      const { jobs } = await agenda.queryJobs({ names: [RUN_JOB, CHUNK_JOB, CALLBACK_JOB], state: 'completed' });
+      if (jobs.length === 0) return;
+      const removed = await agenda.cancel({ ids: jobs.map((job) => job._id) });
+      this.logger.info({ removed }, 'removed finished jobs left in the job store by its outage');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not look for finished jobs left by a job-store outage');
+    }
+  }
+
   /** Saves jobs through `work`, refusing at once while the job store is known to be unreachable. */
   private async save(work: (agenda: Agenda) => Promise<void>): Promise<void> {
     try {
@@ -245,6 +262,7 @@ export class ExecutionQueue {
       onRestored: () => {
         this.storeLost = false;
         this.logger.warn('job store connection restored');
+        if (this.processing) void this.removeFinishedLeftovers();
       },
       onError: (error) => this.logger.warn({ err: error }, 'job store client error'),
     });

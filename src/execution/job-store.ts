@@ -69,7 +69,8 @@ async function openRedisJobStore(jobsUrl: string, keyPrefix: string, events: Job
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new JobStoreUnavailableError(`Redis at ${redisAddress(jobsUrl)} is unreachable: ${(error as Error).message}`, { cause: error });
+    // ioredis reports "Connection is closed."; the socket's own error says why (ECONNREFUSED, a time-out).
+    throw new JobStoreUnavailableError(`Redis at ${redisAddress(jobsUrl)} is unreachable: ${(lastError ?? (error as Error)).message}`, { cause: error });
   }
   client.on('close', () => {
     if (lost || closing) return;
