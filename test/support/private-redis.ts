@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reapOnExit } from './child-reaper.js';
 
 /** A port nothing listens on right now (the OS picks it; a race with other processes is unlikely and retried by callers). */
 export async function freePort(): Promise<number> {
@@ -53,6 +54,7 @@ export class PrivateRedis {
       '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir,
       '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no',
     ], { stdio: 'ignore' });
+    reapOnExit(child);
     this.process = child;
     const deadline = Date.now() + 10_000;
     while (!(await answersPing(this.port))) {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { reapOnExit } from './child-reaper.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,6 +27,7 @@ export function startServiceProcess(script: 'src/main.ts' | 'src/worker.ts', env
     env: { ...process.env, NODE_OPTIONS: '', APP_ENV: 'test', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  reapOnExit(child);
   const chunks: string[] = [];
   child.stdout?.on('data', (data: Buffer) => chunks.push(data.toString('utf8')));
   child.stderr?.on('data', (data: Buffer) => chunks.push(data.toString('utf8')));
