@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import { RETRY_AFTER_SECONDS } from '../errors/error-handler.js';
+import { ROUTE_MATCHING } from './route-matching.js';
 
 export interface HealthChecks {
   database(): Promise<void>;
@@ -21,7 +22,7 @@ async function outcome(check: () => Promise<void>): Promise<'ok' | string> {
  * the one that does not (`checks.database` / `checks.jobStore`: "unavailable: …").
  */
 export function healthRouter(checks: HealthChecks): Router {
-  const router = express.Router();
+  const router = express.Router(ROUTE_MATCHING);
   router.get('/health/live', (_request, response) => {
     response.json({ status: 'ok' });
   });
