@@ -1,7 +1,8 @@
 import express, { type RequestHandler } from 'express';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { nestingTooDeep, pathBeyondDepth } from './nesting-depth.js';
+import { pathBeyondDepth } from '../engine/index.js';
+import { nestingTooDeep } from './nesting-depth.js';
 import { yamlNestingBeyond } from './yaml-nesting.js';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];

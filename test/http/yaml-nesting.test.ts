@@ -1,13 +1,5 @@
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { pathBeyondDepth } from '../../src/http/nesting-depth.js';
 import { yamlNestingBeyond } from '../../src/http/yaml-nesting.js';
-
-/** `levels` arrays nested in one another, built without recursion. */
-function nestedArrays(levels: number): unknown {
-  let value: unknown = 1;
-  for (let level = 0; level < levels; level += 1) value = [value];
-  return value;
-}
 
 /** The real nesting of a parsed value (the value itself is level 1), measured without recursion. */
 function depthOf(value: unknown): number {
@@ -21,30 +13,6 @@ function depthOf(value: unknown): number {
   }
   return deepest;
 }
-
-describe('pathBeyondDepth', () => {
-  it('walks a value nested a million levels deep without overflowing its own stack', () => {
-    const path = pathBeyondDepth(nestedArrays(1_000_000), 64);
-    expect(path).toBe(`body${'[0]'.repeat(64)}`);
-  });
-
-  it('answers nothing at the limit and the path one level past it', () => {
-    expect(pathBeyondDepth({ a: nestedArrays(63) }, 64)).toBeUndefined();
-    expect(pathBeyondDepth({ a: nestedArrays(64) }, 64)).toBe(`body.a${'[0]'.repeat(63)}`);
-    expect(pathBeyondDepth('text', 1)).toBeUndefined();
-    expect(pathBeyondDepth({ flat: 1, list: [1, 2, 3] }, 2)).toBeUndefined();
-  });
-
-  it('names keys that are not identifiers in quotes, shortened', () => {
-    expect(pathBeyondDepth({ 'a key': { [`${'k'.repeat(100)}`]: {} } }, 2)).toBe(`body["a key"]["${'k'.repeat(32)}…"]`);
-  });
-
-  it('reports a cycle as nesting past the limit', () => {
-    const loop: unknown[] = [];
-    loop.push(loop);
-    expect(pathBeyondDepth({ loop }, 5)).toBe('body.loop[0][0][0][0]');
-  });
-});
 
 describe('yamlNestingBeyond', () => {
   it('bounds flow and block nesting from above on documents the YAML library writes', () => {
