@@ -65,9 +65,12 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(yamlBody(config.limits.bodyBytes, config.limits.bodyDepth));
   app.use(bodyDepthLimit(config.limits.bodyDepth));
   app.use(removeUploadsWhenDone);
-  const upload = multipartBody({ storage: multer.diskStorage({ destination: tmpdir() }), limits: { fileSize: config.limits.uploadBytes, files: 1, fields: 10 } });
+  const storage = multer.diskStorage({ destination: tmpdir() });
   for (const route of routes) {
-    if (takesMultipart(spec, route)) app[route.method](route.expressPath, upload);
+    if (!takesMultipart(spec, route)) continue;
+    // Collections take large CSV files; every other upload (a list of variables) is as small as a body.
+    const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes : config.limits.bodyBytes;
+    app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
   }
   app.use(
     OpenApiValidator.middleware({

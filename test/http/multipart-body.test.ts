@@ -43,3 +43,25 @@ describe.each([0, 1])('malformed multipart bodies (operation %#)', (which) => {
   });
 });
 
+
+describe('upload sizes per operation', () => {
+  let small: TestApp;
+  let owner: TestUser;
+  beforeAll(async () => {
+    small = await createTestApp({ configOverrides: { limits: { ...testApp.config.limits, bodyBytes: 2048, uploadBytes: 1 << 20 } } });
+    owner = await small.newUser();
+  });
+  afterAll(async () => small.close());
+
+  it('bounds a variables CSV by the body limit (it is read whole into memory), and a collection CSV by the upload limit', async () => {
+    const lines = Array.from({ length: 200 }, (_, index) => `true;v${index};INTEGER;variable number ${index};`).join('\n');
+    expect(Buffer.byteLength(lines)).toBeGreaterThan(2048);
+    const variables = await request(small.app).post('/api/scenario/data/inputvariables/create').query({ context: owner.context() })
+      .set('Authorization', `Bearer ${owner.accessToken}`).attach('file', Buffer.from(lines), 'variables.csv');
+    expect(variables.status).toBe(413);
+    expect(variables.body.code).toBe('PAYLOAD_TOO_LARGE');
+    const collection = await request(small.app).post(`/api/internaldata/collections/loadData/big_${Date.now().toString(36)}`).query({ fileName: 'c.csv' })
+      .set('Authorization', `Bearer ${owner.accessToken}`).attach('file', Buffer.from(`required;name;type;description;tags\n${lines}\n`), 'c.csv');
+    expect(collection.status).toBe(201);
+  });
+});
