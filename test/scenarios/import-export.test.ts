@@ -141,6 +141,18 @@ describe('importScenarios', () => {
     expect((await exportOf(user)).body).toEqual([]);
   });
 
+  it('stores a test-case expression as long as the spec allows, in four-byte characters', async () => {
+    const user = await testApp.newUser();
+    const scenario = simpleScenario('long-expression');
+    // 20,000 characters as the spec counts them (code points): 80,000 bytes of UTF-8.
+    const code = `${'😀'.repeat(19_996)}true`;
+    (scenario.testCases as Array<{ expression: { code: string } }>)[0].expression.code = code;
+    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([scenario]);
+    expect(response.status).toBe(200);
+    const [exported] = (await exportOf(user, { name: 'long-expression' })).body;
+    expect(exported.testCases[0].expression.code).toBe(code);
+  });
+
   it('answers 400 when the same name appears twice in one import', async () => {
     const user = await testApp.newUser();
     const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([simpleScenario('twice'), simpleScenario('twice')]);
