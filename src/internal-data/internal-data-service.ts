@@ -193,7 +193,7 @@ export class InternalDataService {
         problems.push({ path, message: `"${raw.slice(0, 80)}" is not a valid ${column.type} for column "${column.name}"` });
         continue;
       }
-      filters.push({ column: column.name, value: typeof value === 'bigint' ? this.db.raw(value.toString()) : value });
+      filters.push({ column: column.name, value });
     }
     if (problems.length > 0) throw new BadRequestError(`Invalid filter: ${problems.map((problem) => problem.message).join('; ')}.`, 'VALIDATION_FAILED', problems);
     return filters;

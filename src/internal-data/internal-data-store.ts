@@ -84,7 +84,7 @@ function rawQuery(connection: RawConnection, options: { sql: string; infileStrea
 
 /**
  * Knex queries of internal data: the registry and the collection tables. Identifiers are always
- * passed as `??` bindings or built from validated names; values as `?` bindings or escaped literals.
+ * passed as `??` bindings or built from validated names; values as `?` bindings or escaped `LOAD DATA` fields, never as SQL text.
  */
 export class InternalDataStore {
   constructor(readonly db: Knex) {}
@@ -290,18 +290,27 @@ export class InternalDataStore {
     await db.raw(`INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES ${new Array(rows.length).fill(placeholders).join(', ')}`, bindings);
   }
 
+  /**
+   * A filter value as knex binds it. An integer beyond 2^53 (a bigint, converted from validated
+   * digits) is written as a numeric literal: bound as a string, MySQL would compare it with the
+   * BIGINT column as a double and lose its last digits.
+   */
+  private filterValue(value: unknown): Knex.Value | Knex.Raw {
+    return typeof value === 'bigint' ? this.db.raw(value.toString()) : (value as Knex.Value);
+  }
+
   /** A page of rows in load order; `limit` and `offset` must be non-negative safe integers (they become SQL text). */
   async page(table: string, select: readonly string[], filters: ReadonlyArray<{ column: string; value: unknown }>, limit: number, offset: number): Promise<Record<string, unknown>[]> {
     // Knex writes LIMIT and OFFSET into the statement: 1e21 would print as `1e+21`, a syntax error.
     if (!Number.isSafeInteger(limit) || limit < 0 || !Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`page bounds must be non-negative safe integers, not limit ${limit}, offset ${offset}`);
     let query = this.db(table).select(...select).orderBy(ROW_ID_COLUMN).limit(limit).offset(offset);
-    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, filter.value as Knex.Value);
+    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, this.filterValue(filter.value));
     return (await query) as Record<string, unknown>[];
   }
 
   async count(table: string, filters: ReadonlyArray<{ column: string; value: unknown }>): Promise<number> {
     let query = this.db(table).count({ n: '*' });
-    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, filter.value as Knex.Value);
+    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, this.filterValue(filter.value));
     const [row] = (await query) as Array<{ n: number | string }>;
     return Number(row.n);
   }
