@@ -2,7 +2,7 @@ import { createApp } from './app.js';
 import { createHandlerMap } from './http/handler-map.js';
 import { listen } from './http/listen.js';
 import { createLogger } from './logger.js';
-import { createServer } from 'node:http';
+import { createHttpServer } from './http/server.js';
 import { closeServices, createServices, healthChecks, scoreFastLane } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     health: healthChecks(services),
     scoreFastLane: scoreFastLane(services),
   });
-  const server = createServer(app);
+  const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger });
   server.keepAliveTimeout = 65_000;
   await listen(server, config.port);
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
