@@ -205,7 +205,7 @@ export interface paths {
         put?: never;
         /**
          * Load CSV into a collection
-         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row (400 with its line number), a unique violation (409) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded.
+         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row or a row with more or fewer fields than the header (400 with its line number), a value its column cannot hold (400 naming line and column), a unique violation (409 `UNIQUE_VIOLATION`), another load holding the collection past the database's lock wait timeout or a deadlock (409 `LOAD_CONFLICT`) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded. The file may be at most `LIMIT_UPLOAD_BYTES` (512 MiB by default) long; larger is 413.
          */
         post: operations["loadCollectionData"];
         delete?: never;
@@ -405,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Input variables from CSV
-         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number.
+         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number. The file may be at most `LIMIT_BODY_BYTES` (1 MiB by default) long, like any other body; larger is 413.
          */
         post: operations["createInputVariablesFromCsv"];
         delete?: never;
@@ -482,7 +482,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1248,7 +1248,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: `details` names each offending field, node or row. */
+        /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1284,7 +1284,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy). */
+        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1320,9 +1320,29 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency (the job store) did not take the work; nothing was stored, so the same request can be sent again. */
+        /** @description MySQL (`DATABASE_UNAVAILABLE`) or the job store (`JOB_STORE_UNAVAILABLE`) is unavailable: nothing was stored, and the same request (the same `X-SCE-RequestId` too) can be sent again after `Retry-After` seconds. Work accepted before an outage is not lost. See docs/execution.md, "Outages". */
         ServiceUnavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request line and headers together are larger than the server accepts (`LIMIT_HEADER_BYTES`, 16,384 bytes by default). Answered by the HTTP server before routing, with code `HEADERS_TOO_LARGE`, and the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description MySQL is unavailable (`DATABASE_UNAVAILABLE`): nothing was changed, and the same request can be sent again after `Retry-After` seconds. See docs/execution.md, "Outages". */
+        DatabaseUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1339,7 +1359,10 @@ export interface components {
         Context: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before sending the same request again (5). MySQL and the job store are reconnected by the service itself within a second of their return; no restart is needed. */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1354,7 +1377,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). */
+        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1378,6 +1401,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     scoreAsync: {
@@ -1398,7 +1423,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). */
+        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1422,6 +1447,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1459,6 +1485,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     submitBatch: {
@@ -1468,6 +1496,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BatchRequest"];
@@ -1488,6 +1517,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1514,6 +1544,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listCollections: {
@@ -1534,13 +1566,18 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionInfo"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionRows: {
         parameters: {
             query?: {
+                /** @description Rows per page: 1 to 10,000. */
                 limit?: number;
+                /** @description Rows to skip, in load order: 0 to 9,007,199,254,740,991 (2^53 − 1, the largest integer a JSON number holds exactly); a larger value is 400 naming `query.offset`. */
                 offset?: number;
                 /** @description Equality filters, `filter[column]=value`. */
                 filter?: {
@@ -1568,6 +1605,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionColumns: {
@@ -1594,6 +1633,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionIndexes: {
@@ -1620,6 +1661,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteCollection: {
@@ -1644,6 +1687,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     loadCollectionData: {
@@ -1696,6 +1741,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     openScenario: {
@@ -1726,6 +1773,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listScenarioVersions: {
@@ -1756,6 +1805,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInput: {
@@ -1786,6 +1837,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInputVariableNames: {
@@ -1816,6 +1869,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     copyScenario: {
@@ -1848,6 +1903,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     renameScenario: {
@@ -1879,6 +1936,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     debugScenario: {
@@ -1894,7 +1953,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name. */
+        /** @description Input variables by name. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1917,6 +1976,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     validateScenario: {
@@ -1932,7 +1993,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional validation data: input variables by name, checked against the start node and run once. */
+        /** @description Optional validation data: input variables by name, checked against the start node and run once. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1953,6 +2014,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deployScenario: {
@@ -1985,6 +2048,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createInputVariablesFromCsv: {
@@ -2023,6 +2088,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     importScenarios: {
@@ -2039,6 +2106,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScenarioImportBody"];
@@ -2060,6 +2128,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     exportScenarios: {
@@ -2092,6 +2162,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateScenarioTestCase: {
@@ -2108,6 +2180,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScenarioTestCaseDto"];
@@ -2129,6 +2202,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }
