@@ -425,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `userId`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`, and the test cases' `id` and `externalId`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -574,7 +574,8 @@ export interface components {
         ScenarioStatus: "DEVELOP" | "DEPLOYED";
         /** @description A scenario without its versions. */
         ScenarioSummary: {
-            id: number;
+            /** @description Scenario id. */
+            id: string;
             name: components["schemas"]["ScenarioName"];
             owner?: string;
         };
@@ -588,14 +589,15 @@ export interface components {
         };
         /** @description A version without its content. */
         ScenarioVersionPreview: {
-            /** @description Version id. */
-            id: number;
-            scenarioId: number;
+            /** @description Version record id. */
+            id: string;
+            /** @description Scenario id. */
+            scenarioId: string;
             name: components["schemas"]["ScenarioName"];
             /** @description `develop` or the deployed version number (`1`, `2`, …). */
             version: string;
             /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
-            sourceVersion?: string | null;
+            sourceVersion?: string;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
             /** Format: date-time */
@@ -603,14 +605,19 @@ export interface components {
         };
         /** @description A version with its graph, node properties and the scenario's test cases. */
         ScenarioVersion: {
-            id: number;
-            scenarioId: number;
+            /** @description Version record id. */
+            id: string;
+            /** @description The owner's user id. */
+            userId: string;
+            /** @description Scenario id (the `{id}` of the scenario operations). */
+            scenarioId: string;
             name: components["schemas"]["ScenarioName"];
             /** @description Username of the owner. */
             owner?: string;
+            /** @description `develop` or the deployed version number (`1`, `2`, …). */
             version: string;
             /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
-            sourceVersion?: string | null;
+            sourceVersion?: string;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
             /** Format: date-time */
@@ -651,13 +658,16 @@ export interface components {
             status?: unknown;
             /** @description Ignored. */
             createdAt?: unknown;
+            /** @description Ignored. */
+            userId?: unknown;
         };
         /** @description One scenario or a list of them. */
         ScenarioImportBody: components["schemas"]["ScenarioImport"] | components["schemas"]["ScenarioImport"][];
         /** @description What happened to one imported scenario. */
         ImportOutcome: {
             name: components["schemas"]["ScenarioName"];
-            scenarioId?: number;
+            /** @description Scenario id. */
+            scenarioId?: string;
             /**
              * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: does not compile (see diagnostics): stored as the development version only (new scenario, or existing one with a switch), never deployed.
              * @enum {string}
@@ -670,56 +680,62 @@ export interface components {
         ImportReport: {
             scenarios: components["schemas"]["ImportOutcome"][];
         };
-        /** @description A JavaScript boolean expression. */
+        /** @description A code snippet with its language: a boolean JavaScript expression over the result variables. */
         ExpressionDto: {
+            /** @description The expression code. */
             code: string;
-            /**
-             * @default javascript
-             * @enum {string}
-             */
-            language: "javascript";
+            /** @description The language of `code`. Only `javascript` runs here, and an absent language means `javascript`. */
+            language?: string;
         };
         /** @description A named input value of a test case. */
         Variable: {
-            name: string;
+            variableName: string;
             /** @description Any JSON value. */
             value?: unknown;
         };
-        /** @description A named value, as sent by clients when saving a test case. */
-        VariableValueDto: {
-            name: string;
-            /** @description Any JSON value. */
-            value?: unknown;
-        };
+        /** @description A named input value, as sent when saving or importing a test case: a Variable (`variableName`, `value`), or, as written before 1.9, `name` and `value`. */
+        VariableValueDto: components["schemas"]["Variable"] | components["schemas"]["LegacyVariable"];
         /** @description A test case: run the scenario with `variables`; passes when `expression` (with the result variables in scope) is true. */
         ScenarioTestCase: {
-            id: number;
+            /** @description Test case id (the `{testCaseId}` of updateScenarioTestCase). */
+            id: string;
+            /**
+             * Format: int64
+             * @description The same id as a number: what ScenarioTestCaseDto.id carries.
+             */
+            externalId: number;
             name: string;
             variables: components["schemas"]["Variable"][];
             expression: components["schemas"]["ExpressionDto"];
             ignore: boolean;
         };
-        /** @description A test case in an import (`id` ignored). */
+        /** @description A test case in an import (`id` and `externalId` are ignored). */
         ScenarioTestCaseInput: {
             /** @description Ignored. */
             id?: unknown;
-            name: string;
-            variables: components["schemas"]["Variable"][];
-            expression: components["schemas"]["ExpressionDto"];
-            /** @default false */
-            ignore: boolean;
-        };
-        /** @description A test case to save. */
-        ScenarioTestCaseDto: {
-            /** @description Must equal the path's test case id when given. */
-            id?: number;
-            /** @description Must equal the path's scenario id when given. */
-            scenarioId?: number;
+            /** @description Ignored. */
+            externalId?: unknown;
             name: string;
             variables: components["schemas"]["VariableValueDto"][];
             expression: components["schemas"]["ExpressionDto"];
-            /** @default false */
-            ignore: boolean;
+            /** @description Skip this test case when validating; absent means false. */
+            ignore?: boolean;
+        };
+        /** @description A test case to save. */
+        ScenarioTestCaseDto: {
+            /**
+             * Format: int64
+             * @description Test case id; must equal the path's test case id when given.
+             */
+            id?: number;
+            /** @description Must equal the path's scenario id when given. */
+            scenarioId?: string;
+            name: string;
+            /** @description Input variable values. */
+            variables: components["schemas"]["VariableValueDto"][];
+            expression: components["schemas"]["ExpressionDto"];
+            /** @description Skip this test case when validating; absent means false. */
+            ignore?: boolean;
         };
         /** @description Variable declarations by name. */
         VariableInfoMap: {
@@ -1243,6 +1259,15 @@ export interface components {
             /** @description Why it failed. */
             reason?: string;
         };
+        /**
+         * @deprecated
+         * @description A Variable as written before 1.9 (`name` instead of `variableName`); still accepted in requests, never returned.
+         */
+        LegacyVariable: {
+            name: string;
+            /** @description Any JSON value. */
+            value?: unknown;
+        };
     };
     responses: {
         /** @description The request is invalid: `details` names each offending field, node or row. */
@@ -1328,12 +1353,14 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Scenario id. */
-        ScenarioId: number;
+        /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        ScenarioId: string;
         /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
         CollectionName: string;
         /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
         Context: string;
+        /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        TestCaseId: string;
     };
     requestBodies: never;
     headers: never;
@@ -1703,7 +1730,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1733,7 +1760,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1763,7 +1790,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1793,7 +1820,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1823,7 +1850,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
                 copiedScenarioName: components["schemas"]["ScenarioName"];
             };
@@ -1832,7 +1859,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The new scenario's development version. */
-            201: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1886,7 +1913,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1924,7 +1951,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1962,7 +1989,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -2099,9 +2126,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
-                testCaseId: number;
+                /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                testCaseId: components["parameters"]["TestCaseId"];
             };
             cookie?: never;
         };

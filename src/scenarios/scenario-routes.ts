@@ -21,7 +21,7 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     owner: await resolveOwner(request, services.users),
     isAdmin: request.user?.isAdmin === true,
   });
-  const idOf = (request: Request, name = 'id'): number => Number(request.params[name]);
+  const idOf = (request: Request, name = 'id'): string => String(request.params[name]);
   const flag = (request: Request, name: string): boolean => {
     const value = request.query[name] as unknown;
     return value === true || value === 'true';
@@ -45,8 +45,7 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     },
 
     async copyScenario(request, response) {
-      const copy = await scenarios.copy(await actorOf(request), idOf(request), String(request.params.copiedScenarioName));
-      response.status(201).json(copy);
+      response.json(await scenarios.copy(await actorOf(request), idOf(request), String(request.params.copiedScenarioName)));
     },
 
     async renameScenario(request, response) {

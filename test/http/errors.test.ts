@@ -64,10 +64,16 @@ describe('error responses', () => {
     expect(response.body.message).toMatch(/context/);
   });
 
-  it('answers 400 naming the parameter when a path parameter has the wrong type', async () => {
-    const response = await request(testApp.app).post('/api/scenario/deploy/abc').query({ context: user.context() }).set(bearer());
+  it('answers 400 naming the parameter when a query parameter has the wrong type', async () => {
+    const response = await request(testApp.app).post('/api/scenario/deploy/1').query({ context: user.context(), skip_validation: 'maybe' }).set(bearer());
     expect(response.status).toBe(400);
-    expect(response.body.details[0].path).toMatch(/id/);
+    expect(response.body.details[0].path).toMatch(/skip_validation/);
+  });
+
+  it('answers 404, not 400, for a path id that is not one of ours', async () => {
+    const response = await request(testApp.app).post('/api/scenario/validate/abc').query({ context: user.context() }).set(bearer());
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('SCENARIO_NOT_FOUND');
   });
 
   it('answers 400 for an unknown query parameter', async () => {

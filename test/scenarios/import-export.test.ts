@@ -17,20 +17,21 @@ const exportOf = (user: Awaited<ReturnType<TestApp['newUser']>>, query: Record<s
 const portable = (versions: Record<string, unknown>[]) =>
   versions.map(({ name, description, content, nodeProperties, testCases }) => ({
     name, description, content, nodeProperties,
-    testCases: (testCases as Record<string, unknown>[]).map(({ id: _id, ...rest }) => rest),
+    testCases: (testCases as Record<string, unknown>[]).map(({ id: _id, externalId: _externalId, ...rest }) => rest),
   }));
 
 describe('importScenarios', () => {
   it('creates a new scenario with a development version and its test cases (content given as objects)', async () => {
     const user = await testApp.newUser();
     const outcomes = await importAs(testApp, user, simpleScenario('simple'));
-    expect(outcomes).toEqual([{ name: 'simple', scenarioId: expect.any(Number), outcome: 'CREATED' }]);
+    expect(outcomes).toEqual([{ name: 'simple', scenarioId: expect.stringMatching(/^[1-9][0-9]*$/), outcome: 'CREATED' }]);
     const opened = await request(testApp.app).get(`/api/scenario/open/${outcomes[0].scenarioId}`).query({ context: user.context() }).set(bearer(user));
     expect(opened.status).toBe(200);
     expect(opened.body).toMatchObject({ name: 'simple', owner: user.username, version: 'develop', status: 'DEVELOP', sourceVersion: 'import', description: 'income and age to a score' });
     expect(typeof opened.body.content).toBe('string');
     expect(JSON.parse(opened.body.nodeProperties.calc.content)).toMatchObject({ code: 'score = income / 1000 + age;' });
-    expect(opened.body.testCases).toEqual([{ id: expect.any(Number), name: 'typical applicant', variables: [{ name: 'income', value: 50000 }, { name: 'age', value: 30 }], expression: { code: 'score === 80', language: 'javascript' }, ignore: false }]);
+    const [testCase] = opened.body.testCases;
+    expect(opened.body.testCases).toEqual([{ id: String(testCase.externalId), externalId: expect.any(Number), name: 'typical applicant', variables: [{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }], expression: { code: 'score === 80', language: 'javascript' }, ignore: false }]);
   });
 
   it('imports a list given as YAML, reporting outcomes in input order', async () => {

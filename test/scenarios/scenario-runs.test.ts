@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 const post = (path: string, user: TestUser, query: Record<string, unknown> = {}) => request(testApp.app).post(path).query({ context: user.context(), ...query }).set(bearer(user));
-const versionsOf = async (id: number, user: TestUser) =>
+const versionsOf = async (id: string, user: TestUser) =>
   (await request(testApp.app).get(`/api/scenario/${id}/version`).query({ context: user.context() }).set(bearer(user))).body.map((v: { version: string }) => v.version);
 
 describe('validateScenario', () => {
@@ -66,7 +66,7 @@ describe('validateScenario', () => {
     const opened = await request(testApp.app).get(`/api/scenario/open/${id}`).query({ context: user.context() }).set(bearer(user));
     const testCaseId = opened.body.testCases[0].id;
     const save = (code: string) => request(testApp.app).put(`/api/scenario/${id}/testcases/${testCaseId}`).query({ context: user.context() }).set(bearer(user))
-      .send({ id: testCaseId, name: 'edited', variables: [{ name: 'income', value: 10000 }, { name: 'age', value: 20 }], expression: { code } });
+      .send({ id: Number(testCaseId), name: 'edited', variables: [{ name: 'income', value: 10000 }, { name: 'age', value: 20 }], expression: { code } });
     expect((await save('score === 99')).status).toBe(200);
     const failing = await post(`/api/scenario/validate/${id}`, user);
     expect(failing.status).toBe(422);
