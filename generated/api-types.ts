@@ -513,59 +513,126 @@ export interface components {
         ScenarioName: string;
         /** @description Run request id: letters, digits and `.` `_` `:` `-`. */
         RequestId: string;
-        /** @description Identifies a user by id or username (at least one). */
+        /** @description Who asks and whose scenarios are addressed. `{}` (or no `context` at all) means the token's user acting on their own scenarios. `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH). `actors.resourceOwner` names whose scenarios are addressed; a user other than the requester only for admins (else 403 FORBIDDEN). `resourceOwnerOrRequester`, when given, is read as the resource owner and must agree with `actors.resourceOwner`. Users are named by `id` or `username` (other User fields are accepted and ignored). `requester` and `owner` are the pre-1.9 spelling of `actors.requester` and `actors.resourceOwner`, still accepted. */
+        AccessControlContext: {
+            actors?: components["schemas"]["AccessActors"];
+            /** @description The resource owner, or the requester when no other owner is named. */
+            resourceOwnerOrRequester?: components["schemas"]["User"];
+            /**
+             * @deprecated
+             * @description Pre-1.9 spelling of `actors.requester`.
+             */
+            requester?: components["schemas"]["LegacyAccessActor"];
+            /**
+             * @deprecated
+             * @description Pre-1.9 spelling of `actors.resourceOwner`.
+             */
+            owner?: components["schemas"]["LegacyAccessActor"];
+        };
+        /** @description The requester and the owner of the addressed resources. */
         AccessActors: {
-            userId?: number;
+            /** @description Who asks: must be the token's user. */
+            requester?: components["schemas"]["User"];
+            /** @description Whose scenarios are addressed (default: the requester); another user only for admins. */
+            resourceOwner?: components["schemas"]["User"];
+        };
+        /**
+         * @deprecated
+         * @description A user as named in `context` before 1.9: by `userId` or `username`.
+         */
+        LegacyAccessActor: {
+            /** @description User id (a number, or its decimal string). */
+            userId?: number | string;
             username?: string;
         };
-        /** @description Who asks (`requester`, must be the token's user) and whose scenarios are addressed (`owner`, defaults to the requester; another user only for admins). */
-        AccessControlContext: {
-            requester: components["schemas"]["AccessActors"];
-            owner?: components["schemas"]["AccessActors"];
-        };
-        /** @description An authority granted to a user. */
-        GrantedAuthority: {
-            authority: string;
+        /** @description A user of the service (users are provisioned from their first valid token). In `context` a user is named by `id` or `username`; the other fields are accepted and ignored. */
+        User: {
+            /** @description User id. */
+            id?: string;
+            username?: string;
+            /** @description Password. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            password?: string;
+            email?: string;
+            firstName?: string;
+            lastName?: string;
+            companyName?: string;
+            phoneNumber?: string;
+            /** @description Authentication token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            authenticationToken?: string;
+            /** @description Score token (the `key` / `Score-Token` of the execution operations). Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            scoreToken?: string;
+            /** @description Account activation token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            activationToken?: string;
+            /** @description Password reset token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            resetPasswordToken?: string;
+            /** Format: date-time */
+            activationTokenExpires?: string;
+            /** Format: date-time */
+            resetPasswordTokenExpires?: string;
+            /** Format: date-time */
+            passwordValidityDuration?: string;
+            lastSuccessfulLogin?: string;
+            lastUnsuccessfulLogin?: string;
+            isPasswordExpired?: boolean;
+            accountNonExpired?: boolean;
+            accountNonLocked?: boolean;
+            credentialsNonExpired?: boolean;
+            enabled?: boolean;
+            registered?: boolean;
+            agreePolicy?: boolean;
+            agreeProcessing?: boolean;
+            isBeforeFirstLogin?: boolean;
+            isLoginHasToBeReported?: boolean;
+            passwordDurationLimited?: boolean;
+            admin?: boolean;
+            externalUser?: boolean;
+            workspace?: boolean;
+            /** @description Write-only: never returned. */
+            isAccountNonLocked?: boolean;
+            /**
+             * @description The external identity provider that issues access tokens.
+             * @enum {string}
+             */
+            identityProvider?: "OIDC";
+            /** Format: int32 */
+            attempts?: number;
+            roles?: components["schemas"]["Role"][];
+            credentials?: components["schemas"]["Credential"][];
+            authorities?: components["schemas"]["GrantedAuthority"][];
         };
         /** @description A role of a user. */
         Role: {
-            id?: number;
             /**
              * @example admin
              * @example user
              */
-            name: string;
+            name?: string;
+            authority?: string;
+        };
+        /** @description An authority granted to a user. */
+        GrantedAuthority: {
+            authority?: string;
         };
         /** @description A credential of a user: a database connection (DATABASE) or the score token (GETSCORE). */
         Credential: {
-            id?: number;
+            /** @description Credential id. */
+            id?: string;
+            /** Format: int64 */
+            businessId?: number;
             name?: string;
             /** @enum {string} */
-            type: "DATABASE" | "GETSCORE";
+            credentialType?: "DATABASE" | "GETSCORE";
             /**
              * @description For DATABASE credentials.
              * @enum {string}
              */
             databaseType?: "POSTGRES" | "MYSQL";
-            /** @description The secret; never returned. */
-            value?: string;
-        };
-        /** @description A user of the service. Users are provisioned from their first valid token. */
-        User: {
-            id: number;
-            username: string;
-            email?: string | null;
-            firstName?: string | null;
-            lastName?: string | null;
-            enabled?: boolean;
-            isAccountNonExpired?: boolean;
-            isAccountNonLocked?: boolean;
-            isCredentialsNonExpired?: boolean;
-            /** @enum {string} */
-            identityProvider?: "OIDC";
-            roles?: components["schemas"]["Role"][];
-            authorities?: components["schemas"]["GrantedAuthority"][];
-            credentials?: components["schemas"]["Credential"][];
+            databaseName?: string;
+            schema?: string;
+            login?: string;
+            /** @description The secret of the credential. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            password?: string;
+            host?: string;
         };
         /**
          * @description DEVELOP: the version being edited (at most one per scenario). DEPLOYED: immutable; scoring runs the latest.
@@ -1357,8 +1424,15 @@ export interface components {
         ScenarioId: string;
         /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
         CollectionName: string;
-        /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
-        Context: string;
+        /**
+         * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+         *
+         *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+         *
+         *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+         * @example {}
+         */
+        Context: components["schemas"]["AccessControlContext"];
         /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
         TestCaseId: string;
     };
@@ -1725,7 +1799,14 @@ export interface operations {
     openScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1755,7 +1836,14 @@ export interface operations {
     listScenarioVersions: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1785,7 +1873,14 @@ export interface operations {
     getScenarioInput: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1815,7 +1910,14 @@ export interface operations {
     getScenarioInputVariableNames: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1845,7 +1947,14 @@ export interface operations {
     copyScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1877,7 +1986,14 @@ export interface operations {
     renameScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1908,7 +2024,14 @@ export interface operations {
     debugScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1946,7 +2069,14 @@ export interface operations {
     validateScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -1982,7 +2112,14 @@ export interface operations {
     deployScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Deploy without compiling test cases or checking references. The document must still compile. */
                 skip_validation?: boolean;
@@ -2014,7 +2151,14 @@ export interface operations {
     createInputVariablesFromCsv: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
@@ -2052,7 +2196,14 @@ export interface operations {
     importScenarios: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Replace the development version of existing scenarios. */
                 overwrite_develop?: boolean;
@@ -2089,7 +2240,14 @@ export interface operations {
     exportScenarios: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Export only this scenario (404 if the owner has none of that name). */
                 name?: components["schemas"]["ScenarioName"];
@@ -2121,7 +2279,14 @@ export interface operations {
     updateScenarioTestCase: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;

@@ -13,6 +13,7 @@ import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { jsonBody, yamlBody } from './http/body-parsers.js';
+import { contextQuery } from './http/context-query.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { createFastLane } from './http/fast-lane.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
@@ -42,7 +43,7 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.
   app.set('etag', false);
-  // node:querystring; the validator itself expands `filter[column]=value` (deepObject) and JSON `context`.
+  // node:querystring; the validator itself expands `filter[column]=value` (deepObject); `context` is decoded by contextQuery.
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
@@ -57,6 +58,7 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(jsonBody(config.limits.bodyBytes));
   app.use(yamlBody(config.limits.bodyBytes));
   app.use(removeUploadsWhenDone);
+  app.use(contextQuery(spec as never));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec as never,

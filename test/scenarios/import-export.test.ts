@@ -202,11 +202,14 @@ describe('exportScenarios', () => {
     expect(parseYaml(response.text)).toEqual((await exportOf(user)).body);
   });
 
-  it('answers 401 without a token, 400 without context, 403 for another owner', async () => {
+  it('answers 401 without a token, 403 for another owner, and reads a missing context as {} (own scenarios)', async () => {
     const user = await testApp.newUser();
     const other = await testApp.newUser();
+    await importAs(testApp, user, simpleScenario('mine'));
     expect((await request(testApp.app).get('/api/scenario/export').query({ context: user.context() })).status).toBe(401);
-    expect((await request(testApp.app).get('/api/scenario/export').set(bearer(user))).status).toBe(400);
+    const withoutContext = await request(testApp.app).get('/api/scenario/export').set(bearer(user));
+    expect(withoutContext.status).toBe(200);
+    expect(withoutContext.body.map((v: { name: string }) => v.name)).toEqual(['mine']);
     expect((await exportOf(user, { context: user.context(other.username) })).status).toBe(403);
   });
 });
