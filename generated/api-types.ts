@@ -443,7 +443,7 @@ export interface paths {
         };
         /**
          * Export scenarios
-         * @description Exports the opened version (development, else latest deployed) of every scenario of the owner, or of the one named, with node properties and test cases, as JSON (default) or YAML (`type=yaml`). `importScenarios` of the output reproduces the scenarios exactly.
+         * @description Exports the opened version (development, else latest deployed) of every scenario of the owner, or of the one named, with node properties and test cases, as JSON (default) or YAML (`type=yaml`, or `Accept: application/yaml`). `importScenarios` of the output reproduces the scenarios exactly.
          */
         get: operations["exportScenarios"];
         put?: never;
@@ -701,14 +701,11 @@ export interface components {
         ScenarioImport: {
             name: components["schemas"]["ScenarioName"];
             description?: string;
-            /** @description The graph, as JSON text or as an object. */
-            content: string | Record<string, unknown>;
+            /** @description The graph, as JSON text (as exported) or as the object itself. */
+            content: string | components["schemas"]["ScenarioGraph"];
+            /** @description Node settings by node id. */
             nodeProperties: {
-                [key: string]: {
-                    id?: string;
-                    type: components["schemas"]["NodeType"];
-                    content: string | Record<string, unknown>;
-                };
+                [key: string]: components["schemas"]["NodePropertiesImport"];
             };
             testCases?: components["schemas"]["ScenarioTestCaseInput"][];
             /** @description Ignored. */
@@ -822,20 +819,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The result of a run with its metadata. */
+        /** @description The result of a run with its metadata. `name`, `beginTime`, `endTime`, `result` and `error` are the fields the original system documents for remote/score; the others are this service's. */
         ScoreResult: {
             /** @description Run id (the request id of asynchronous runs, the result id of batch elements). */
             runId: string;
             requestId?: string;
+            /** @description The scenario's name (the same as `scenarioName`). */
+            name: string;
             scenarioName: string;
             /** @description The deployed version that ran. */
             version?: string | null;
             /** @enum {string} */
             state: "SUCCEEDED" | "FAILED";
-            /** Format: date-time */
-            beginTime?: string | null;
-            /** Format: date-time */
-            endTime?: string | null;
+            /**
+             * Format: date-time
+             * @description When the run started (null for a stored run that never started).
+             */
+            beginTime: string | null;
+            /**
+             * Format: date-time
+             * @description When the run ended (null for a stored run that never started).
+             */
+            endTime: string | null;
             /** @description Result variables by name; null when the run failed. */
             result: {
                 [key: string]: unknown;
@@ -1115,11 +1120,10 @@ export interface components {
             /** @description JavaScript expression computing the column value. */
             expression?: string;
             /**
-             * @description Type the cells are checked against at compile time.
-             * @default ANY
+             * @description Type the cells are checked against at compile time. Default (when absent): `ANY`.
              * @enum {string}
              */
-            type: "ANY" | "NUMBER" | "STRING" | "BOOLEAN";
+            type?: "ANY" | "NUMBER" | "STRING" | "BOOLEAN";
         };
         /** @description An output column; its name is the variable defined. */
         DecisionTableOutput: {
@@ -1135,7 +1139,9 @@ export interface components {
                 [key: string]: components["schemas"]["CellCondition"];
             };
             /** @description Output values (any JSON). */
-            then?: Record<string, unknown>;
+            then?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A decision table compiled once into predicates. */
         DecisionTableNodeSettings: {
@@ -1157,16 +1163,10 @@ export interface components {
             min?: number;
             /** @description Upper bound (unbounded if absent). */
             max?: number;
-            /**
-             * @description Whether min belongs to the bin.
-             * @default true
-             */
-            minInclusive: boolean;
-            /**
-             * @description Whether max belongs to the bin.
-             * @default false
-             */
-            maxInclusive: boolean;
+            /** @description Whether min belongs to the bin. Default (when absent): `true`. */
+            minInclusive?: boolean;
+            /** @description Whether max belongs to the bin. Default (when absent): `false`. */
+            maxInclusive?: boolean;
             /** @description Category values. */
             values?: (string | number | boolean)[];
             /** @description Points given. */
@@ -1191,16 +1191,10 @@ export interface components {
         ScorecardNodeSettings: {
             /** @description Points before characteristics. */
             baseScore: number;
-            /**
-             * @description Output variable for the total.
-             * @default score
-             */
-            scoreVariable: string;
-            /**
-             * @description Output variable for the ranked reason codes.
-             * @default reasonCodes
-             */
-            reasonCodesVariable: string;
+            /** @description Output variable for the total. Default (when absent): `score`. */
+            scoreVariable?: string;
+            /** @description Output variable for the ranked reason codes. Default (when absent): `reasonCodes`. */
+            reasonCodesVariable?: string;
             /** @description Cap on reason codes returned (default all). */
             maxReasonCodes?: number;
             /** @description Characteristics. */
@@ -1258,23 +1252,14 @@ export interface components {
             body?: unknown;
             /** @description JavaScript expression computing the body (instead of body). */
             bodyExpression?: string;
-            /**
-             * @description Per attempt.
-             * @default 5000
-             */
-            timeoutMs: number;
-            /**
-             * @description Extra attempts on network errors and 5xx.
-             * @default 0
-             */
-            retries: number;
+            /** @description Per attempt. Default (when absent): `5000`. */
+            timeoutMs?: number;
+            /** @description Extra attempts on network errors and 5xx. Default (when absent): `0`. */
+            retries?: number;
             /** @description Variable receiving {status, body}. */
             output: string;
-            /**
-             * @description Store failures in errorOutput instead of failing the run.
-             * @default false
-             */
-            catchErrors: boolean;
+            /** @description Store failures in errorOutput instead of failing the run. Default (when absent): `false`. */
+            catchErrors?: boolean;
             /** @description Variable receiving {code, message, status?} on failure (default `<output>Error`). */
             errorOutput?: string;
         };
@@ -1301,9 +1286,13 @@ export interface components {
             name: string;
             type: components["schemas"]["NodeType"];
             /** @description Variables the node read, with values. */
-            read: Record<string, unknown>;
+            read: {
+                [key: string]: unknown;
+            };
             /** @description Variables written. */
-            wrote: Record<string, unknown>;
+            wrote: {
+                [key: string]: unknown;
+            };
             /** @description DECISION outcome. */
             branch?: boolean;
             /** @description Matched rule indexes (0-based). */
@@ -1322,7 +1311,9 @@ export interface components {
             /** @description Ignored test case. */
             skipped: boolean;
             /** @description Result variables of the run (null if it failed). */
-            actual: Record<string, unknown> | null;
+            actual: {
+                [key: string]: unknown;
+            } | null;
             /** @description Why it failed. */
             reason?: string;
         };
@@ -1335,11 +1326,22 @@ export interface components {
             /** @description Any JSON value. */
             value?: unknown;
         };
+        /** @description A node's settings, by node type: StartNodeSettings for START, ScriptNodeSettings for SCRIPT, and so on (see docs/scenarios.md). */
+        NodeSettings: components["schemas"]["StartNodeSettings"] | components["schemas"]["EndNodeSettings"] | components["schemas"]["ScriptNodeSettings"] | components["schemas"]["DecisionNodeSettings"] | components["schemas"]["DecisionTableNodeSettings"] | components["schemas"]["ScorecardNodeSettings"] | components["schemas"]["DataLookupNodeSettings"] | components["schemas"]["ScenarioCallNodeSettings"] | components["schemas"]["HttpCallNodeSettings"];
+        /** @description A node's settings in an import: `content` as JSON text (as exported) or as the settings object itself (hand-written YAML/JSON). `id` may be left out: the node's key is used. */
+        NodePropertiesImport: {
+            /** @description The node id, equal to its key in `nodeProperties`. */
+            id?: string;
+            type: components["schemas"]["NodeType"];
+            /** @description The settings for `type`: JSON text, or the object. */
+            content: string | components["schemas"]["NodeSettings"];
+        };
     };
     responses: {
         /** @description The request is invalid: `details` names each offending field, node or row. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1349,6 +1351,7 @@ export interface components {
         /** @description Missing, invalid or expired credentials (bearer JWT or score token). Checked before anything else. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1358,6 +1361,7 @@ export interface components {
         /** @description Authenticated, but the requester may not act on this resource, or `context` names another requester. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1367,6 +1371,7 @@ export interface components {
         /** @description The resource does not exist for this requester. */
         NotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1376,6 +1381,7 @@ export interface components {
         /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy). */
         Conflict: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1385,6 +1391,7 @@ export interface components {
         /** @description The body, upload or batch is larger than the configured limit. */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1394,6 +1401,7 @@ export interface components {
         /** @description The body's content type is not one this operation accepts. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1403,6 +1411,7 @@ export interface components {
         /** @description Well-formed, but the scenario does not compile, fails validation, or failed while running: `details` lists every problem with its node. */
         Unprocessable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1412,6 +1421,7 @@ export interface components {
         /** @description A dependency (the job store) did not take the work; nothing was stored, so the same request can be sent again. */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1422,7 +1432,10 @@ export interface components {
     parameters: {
         /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
         ScenarioId: string;
-        /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+        /**
+         * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+         * @example customers
+         */
         CollectionName: string;
         /**
          * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
@@ -1437,7 +1450,14 @@ export interface components {
         TestCaseId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The id of this HTTP request in the service's logs (the caller's `X-Request-Id` when it sent a sane one: 1–128 of letters, digits and `._:-`). Sent on every response, errors included. */
+        XRequestId: string;
+        /** @description The run id, as `runId` in the body. */
+        XSceRunId: string;
+        /** @description The request id of the queued run, as `requestId` in the body. */
+        XSceRequestId: components["schemas"]["RequestId"];
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1445,7 +1465,10 @@ export interface operations {
     scoreScenario: {
         parameters: {
             query: {
-                /** @description Scenario name. */
+                /**
+                 * @description Scenario name.
+                 * @example credit-decision
+                 */
                 name: components["schemas"]["ScenarioName"];
             };
             header?: never;
@@ -1455,6 +1478,14 @@ export interface operations {
         /** @description Input variables by name (a flat object). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1462,8 +1493,8 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
-                    /** @description The run id, as in the body. */
-                    "X-SCE-RunId"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-SCE-RunId": components["headers"]["XSceRunId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1492,6 +1523,7 @@ export interface operations {
                 "X-SCE-CallbackRetryDelay"?: number;
             };
             path: {
+                /** @example credit-decision */
                 name: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1499,6 +1531,14 @@ export interface operations {
         /** @description Input variables by name (a flat object). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1506,8 +1546,8 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
-                    /** @description The request id. */
-                    "X-SCE-RequestId"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-SCE-RequestId": components["headers"]["XSceRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1530,6 +1570,7 @@ export interface operations {
                 "X-SCE-RequestId": components["schemas"]["RequestId"];
             };
             path: {
+                /** @example credit-decision */
                 name: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1539,6 +1580,7 @@ export interface operations {
             /** @description Finished. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1548,6 +1590,7 @@ export interface operations {
             /** @description Not finished yet. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1568,6 +1611,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scenarioName": "credit-decision",
+                 *       "parameters": [
+                 *         {
+                 *           "income": 52000,
+                 *           "existingDebt": 4000,
+                 *           "age": 34,
+                 *           "employment": "EMPLOYED"
+                 *         },
+                 *         {
+                 *           "income": 9000,
+                 *           "existingDebt": 8000,
+                 *           "age": 19,
+                 *           "employment": "UNEMPLOYED"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BatchRequest"];
             };
         };
@@ -1575,6 +1637,7 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1603,6 +1666,7 @@ export interface operations {
             /** @description Status. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1626,6 +1690,7 @@ export interface operations {
             /** @description Collections. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1647,7 +1712,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /**
+                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1657,6 +1725,7 @@ export interface operations {
             /** @description A page of rows. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1673,7 +1742,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /**
+                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1683,6 +1755,7 @@ export interface operations {
             /** @description Columns in file order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1699,7 +1772,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /**
+                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1709,6 +1785,7 @@ export interface operations {
             /** @description Indexes. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1725,7 +1802,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /**
+                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1735,6 +1815,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1747,14 +1828,23 @@ export interface operations {
     loadCollectionData: {
         parameters: {
             query: {
-                /** @description Name of the uploaded file, kept in the registry. */
+                /**
+                 * @description Name of the uploaded file, kept in the registry.
+                 * @example customers.csv
+                 */
                 fileName: string;
-                /** @description Index definitions `column,true|false;…` (`true`: a UNIQUE index, `false`: a plain one). Commas and semicolons may be sent as they are (allowReserved) or URL-encoded. */
+                /**
+                 * @description Index definitions `column,true|false;…` (`true`: a UNIQUE index, `false`: a plain one). Commas and semicolons may be sent as they are (allowReserved) or URL-encoded.
+                 * @example customer_id,true
+                 */
                 indexes?: string;
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /**
+                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1774,6 +1864,7 @@ export interface operations {
             /** @description Rows appended to an existing collection. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1783,6 +1874,7 @@ export interface operations {
             /** @description Collection created and loaded. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1821,6 +1913,7 @@ export interface operations {
             /** @description The opened version. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1858,6 +1951,7 @@ export interface operations {
             /** @description Versions, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,6 +1989,7 @@ export interface operations {
             /** @description Inputs by name. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1932,6 +2027,7 @@ export interface operations {
             /** @description Names. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1961,6 +2057,7 @@ export interface operations {
             path: {
                 /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
+                /** @example credit-decision-copy */
                 copiedScenarioName: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1970,6 +2067,7 @@ export interface operations {
             /** @description The new scenario's development version. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1998,7 +2096,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example credit-decision */
                 currentName: components["schemas"]["ScenarioName"];
+                /** @example credit-decision-v2 */
                 newName: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -2008,6 +2108,7 @@ export interface operations {
             /** @description The renamed scenario. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2044,6 +2145,14 @@ export interface operations {
         /** @description Input variables by name. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -2051,6 +2160,7 @@ export interface operations {
             /** @description Result and trace. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2089,6 +2199,14 @@ export interface operations {
         /** @description Optional validation data: input variables by name, checked against the start node and run once. */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -2096,6 +2214,7 @@ export interface operations {
             /** @description Valid: compiles and every test case passes. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2136,6 +2255,7 @@ export interface operations {
             /** @description Deployed. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2180,6 +2300,7 @@ export interface operations {
             /** @description Declared variables by name. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2216,7 +2337,713 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "credit-decision",
+                 *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                 *       "content": {
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "type": "START",
+                 *             "name": "Applicant"
+                 *           },
+                 *           {
+                 *             "id": "ratio",
+                 *             "type": "SCRIPT",
+                 *             "name": "Debt ratio"
+                 *           },
+                 *           {
+                 *             "id": "card",
+                 *             "type": "SCORECARD",
+                 *             "name": "Applicant scorecard"
+                 *           },
+                 *           {
+                 *             "id": "band",
+                 *             "type": "DECISION_TABLE",
+                 *             "name": "Risk band"
+                 *           },
+                 *           {
+                 *             "id": "accept",
+                 *             "type": "DECISION",
+                 *             "name": "Accept?"
+                 *           },
+                 *           {
+                 *             "id": "approved",
+                 *             "type": "END",
+                 *             "name": "Approved"
+                 *           },
+                 *           {
+                 *             "id": "declined",
+                 *             "type": "END",
+                 *             "name": "Declined"
+                 *           }
+                 *         ],
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "ratio"
+                 *           },
+                 *           {
+                 *             "from": "ratio",
+                 *             "to": "card"
+                 *           },
+                 *           {
+                 *             "from": "card",
+                 *             "to": "band"
+                 *           },
+                 *           {
+                 *             "from": "band",
+                 *             "to": "accept"
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "approved",
+                 *             "when": true
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "declined",
+                 *             "when": false
+                 *           }
+                 *         ]
+                 *       },
+                 *       "nodeProperties": {
+                 *         "start": {
+                 *           "type": "START",
+                 *           "content": {
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "income",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": true,
+                 *                 "description": "Yearly net income"
+                 *               },
+                 *               {
+                 *                 "name": "existingDebt",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": false,
+                 *                 "description": "Outstanding debt (absent means none)"
+                 *               },
+                 *               {
+                 *                 "name": "age",
+                 *                 "type": {
+                 *                   "type": "INTEGER"
+                 *                 },
+                 *                 "required": true
+                 *               },
+                 *               {
+                 *                 "name": "employment",
+                 *                 "type": {
+                 *                   "type": "DICTIONARY",
+                 *                   "name": "employment",
+                 *                   "options": [
+                 *                     "EMPLOYED",
+                 *                     "SELF_EMPLOYED",
+                 *                     "UNEMPLOYED"
+                 *                   ]
+                 *                 },
+                 *                 "required": true
+                 *               }
+                 *             ],
+                 *             "validators": [
+                 *               {
+                 *                 "variable": "age",
+                 *                 "expression": "value >= 18",
+                 *                 "message": "the applicant must be an adult"
+                 *               },
+                 *               {
+                 *                 "variable": "income",
+                 *                 "expression": "value >= 0",
+                 *                 "message": "must not be negative"
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "ratio": {
+                 *           "type": "SCRIPT",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
+                 *             "outputs": [
+                 *               "debtRatio"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "card": {
+                 *           "type": "SCORECARD",
+                 *           "content": {
+                 *             "baseScore": 500,
+                 *             "scoreVariable": "score",
+                 *             "reasonCodesVariable": "reasonCodes",
+                 *             "maxReasonCodes": 2,
+                 *             "characteristics": [
+                 *               {
+                 *                 "name": "Age",
+                 *                 "variable": "age",
+                 *                 "reasonCode": "AGE",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 25,
+                 *                     "points": 20
+                 *                   },
+                 *                   {
+                 *                     "min": 25,
+                 *                     "max": 60,
+                 *                     "points": 60
+                 *                   },
+                 *                   {
+                 *                     "min": 60,
+                 *                     "points": 40
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Employment",
+                 *                 "variable": "employment",
+                 *                 "reasonCode": "EMPLOYMENT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "values": [
+                 *                       "EMPLOYED"
+                 *                     ],
+                 *                     "points": 80
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "SELF_EMPLOYED"
+                 *                     ],
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "UNEMPLOYED"
+                 *                     ],
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Debt ratio",
+                 *                 "variable": "debtRatio",
+                 *                 "reasonCode": "DEBT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 0.2,
+                 *                     "points": 100
+                 *                   },
+                 *                   {
+                 *                     "min": 0.2,
+                 *                     "max": 0.5,
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "min": 0.5,
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "band": {
+                 *           "type": "DECISION_TABLE",
+                 *           "content": {
+                 *             "hitPolicy": "FIRST",
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "score",
+                 *                 "type": "NUMBER"
+                 *               }
+                 *             ],
+                 *             "outputs": [
+                 *               {
+                 *                 "name": "riskBand"
+                 *               },
+                 *               {
+                 *                 "name": "decision"
+                 *               },
+                 *               {
+                 *                 "name": "creditLimit"
+                 *               }
+                 *             ],
+                 *             "rules": [
+                 *               {
+                 *                 "description": "strong",
+                 *                 "when": {
+                 *                   "score": ">= 680"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "LOW",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 10000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "fair",
+                 *                 "when": {
+                 *                   "score": "[600..680)"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "MEDIUM",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 3000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "weak",
+                 *                 "then": {
+                 *                   "riskBand": "HIGH",
+                 *                   "decision": "DECLINE",
+                 *                   "creditLimit": 0
+                 *                 }
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "accept": {
+                 *           "type": "DECISION",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "condition": "decision === 'APPROVE'"
+                 *           }
+                 *         },
+                 *         "approved": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "riskBand",
+                 *               "creditLimit",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "declined": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "testCases": [
+                 *         {
+                 *           "name": "employed applicant with little debt is approved",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 52000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 4000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 34
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "EMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "unemployed young applicant with high debt is declined",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 12000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 9000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 21
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "UNEMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScenarioImportBody"];
+                /**
+                 * @example {
+                 *       "name": "credit-decision",
+                 *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                 *       "content": {
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "type": "START",
+                 *             "name": "Applicant"
+                 *           },
+                 *           {
+                 *             "id": "ratio",
+                 *             "type": "SCRIPT",
+                 *             "name": "Debt ratio"
+                 *           },
+                 *           {
+                 *             "id": "card",
+                 *             "type": "SCORECARD",
+                 *             "name": "Applicant scorecard"
+                 *           },
+                 *           {
+                 *             "id": "band",
+                 *             "type": "DECISION_TABLE",
+                 *             "name": "Risk band"
+                 *           },
+                 *           {
+                 *             "id": "accept",
+                 *             "type": "DECISION",
+                 *             "name": "Accept?"
+                 *           },
+                 *           {
+                 *             "id": "approved",
+                 *             "type": "END",
+                 *             "name": "Approved"
+                 *           },
+                 *           {
+                 *             "id": "declined",
+                 *             "type": "END",
+                 *             "name": "Declined"
+                 *           }
+                 *         ],
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "ratio"
+                 *           },
+                 *           {
+                 *             "from": "ratio",
+                 *             "to": "card"
+                 *           },
+                 *           {
+                 *             "from": "card",
+                 *             "to": "band"
+                 *           },
+                 *           {
+                 *             "from": "band",
+                 *             "to": "accept"
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "approved",
+                 *             "when": true
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "declined",
+                 *             "when": false
+                 *           }
+                 *         ]
+                 *       },
+                 *       "nodeProperties": {
+                 *         "start": {
+                 *           "type": "START",
+                 *           "content": {
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "income",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": true,
+                 *                 "description": "Yearly net income"
+                 *               },
+                 *               {
+                 *                 "name": "existingDebt",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": false,
+                 *                 "description": "Outstanding debt (absent means none)"
+                 *               },
+                 *               {
+                 *                 "name": "age",
+                 *                 "type": {
+                 *                   "type": "INTEGER"
+                 *                 },
+                 *                 "required": true
+                 *               },
+                 *               {
+                 *                 "name": "employment",
+                 *                 "type": {
+                 *                   "type": "DICTIONARY",
+                 *                   "name": "employment",
+                 *                   "options": [
+                 *                     "EMPLOYED",
+                 *                     "SELF_EMPLOYED",
+                 *                     "UNEMPLOYED"
+                 *                   ]
+                 *                 },
+                 *                 "required": true
+                 *               }
+                 *             ],
+                 *             "validators": [
+                 *               {
+                 *                 "variable": "age",
+                 *                 "expression": "value >= 18",
+                 *                 "message": "the applicant must be an adult"
+                 *               },
+                 *               {
+                 *                 "variable": "income",
+                 *                 "expression": "value >= 0",
+                 *                 "message": "must not be negative"
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "ratio": {
+                 *           "type": "SCRIPT",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
+                 *             "outputs": [
+                 *               "debtRatio"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "card": {
+                 *           "type": "SCORECARD",
+                 *           "content": {
+                 *             "baseScore": 500,
+                 *             "scoreVariable": "score",
+                 *             "reasonCodesVariable": "reasonCodes",
+                 *             "maxReasonCodes": 2,
+                 *             "characteristics": [
+                 *               {
+                 *                 "name": "Age",
+                 *                 "variable": "age",
+                 *                 "reasonCode": "AGE",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 25,
+                 *                     "points": 20
+                 *                   },
+                 *                   {
+                 *                     "min": 25,
+                 *                     "max": 60,
+                 *                     "points": 60
+                 *                   },
+                 *                   {
+                 *                     "min": 60,
+                 *                     "points": 40
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Employment",
+                 *                 "variable": "employment",
+                 *                 "reasonCode": "EMPLOYMENT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "values": [
+                 *                       "EMPLOYED"
+                 *                     ],
+                 *                     "points": 80
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "SELF_EMPLOYED"
+                 *                     ],
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "UNEMPLOYED"
+                 *                     ],
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Debt ratio",
+                 *                 "variable": "debtRatio",
+                 *                 "reasonCode": "DEBT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 0.2,
+                 *                     "points": 100
+                 *                   },
+                 *                   {
+                 *                     "min": 0.2,
+                 *                     "max": 0.5,
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "min": 0.5,
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "band": {
+                 *           "type": "DECISION_TABLE",
+                 *           "content": {
+                 *             "hitPolicy": "FIRST",
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "score",
+                 *                 "type": "NUMBER"
+                 *               }
+                 *             ],
+                 *             "outputs": [
+                 *               {
+                 *                 "name": "riskBand"
+                 *               },
+                 *               {
+                 *                 "name": "decision"
+                 *               },
+                 *               {
+                 *                 "name": "creditLimit"
+                 *               }
+                 *             ],
+                 *             "rules": [
+                 *               {
+                 *                 "description": "strong",
+                 *                 "when": {
+                 *                   "score": ">= 680"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "LOW",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 10000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "fair",
+                 *                 "when": {
+                 *                   "score": "[600..680)"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "MEDIUM",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 3000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "weak",
+                 *                 "then": {
+                 *                   "riskBand": "HIGH",
+                 *                   "decision": "DECLINE",
+                 *                   "creditLimit": 0
+                 *                 }
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "accept": {
+                 *           "type": "DECISION",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "condition": "decision === 'APPROVE'"
+                 *           }
+                 *         },
+                 *         "approved": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "riskBand",
+                 *               "creditLimit",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "declined": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "testCases": [
+                 *         {
+                 *           "name": "employed applicant with little debt is approved",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 52000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 4000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 34
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "EMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "unemployed young applicant with high debt is declined",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 12000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 9000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 21
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "UNEMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/yaml": components["schemas"]["ScenarioImportBody"];
             };
         };
@@ -2224,6 +3051,7 @@ export interface operations {
             /** @description What happened to each scenario, in input order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2251,7 +3079,7 @@ export interface operations {
                 context: components["parameters"]["Context"];
                 /** @description Export only this scenario (404 if the owner has none of that name). */
                 name?: components["schemas"]["ScenarioName"];
-                /** @description Output format. */
+                /** @description Output format. Without it the `Accept` header decides: `application/yaml` (preferred over `application/json`) gives YAML, anything else JSON. `type` wins over `Accept`. */
                 type?: "json" | "yaml";
             };
             header?: never;
@@ -2263,6 +3091,7 @@ export interface operations {
             /** @description The versions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2300,6 +3129,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "employed applicant with little debt is approved",
+                 *       "variables": [
+                 *         {
+                 *           "variableName": "income",
+                 *           "value": 52000
+                 *         },
+                 *         {
+                 *           "variableName": "existingDebt",
+                 *           "value": 4000
+                 *         },
+                 *         {
+                 *           "variableName": "age",
+                 *           "value": 34
+                 *         },
+                 *         {
+                 *           "variableName": "employment",
+                 *           "value": "EMPLOYED"
+                 *         }
+                 *       ],
+                 *       "expression": {
+                 *         "code": "decision === 'APPROVE'",
+                 *         "language": "javascript"
+                 *       },
+                 *       "ignore": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScenarioTestCaseDto"];
             };
         };
@@ -2307,6 +3164,7 @@ export interface operations {
             /** @description The saved test case. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -19,6 +19,7 @@ import { createFastLane } from './http/fast-lane.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext, type AuthenticatedUser } from './http/request-context.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
+import { importPrecheck } from './scenarios/import-precheck.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -59,6 +60,8 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(yamlBody(config.limits.bodyBytes));
   app.use(removeUploadsWhenDone);
   app.use(contextQuery(spec as never));
+  const importRoute = routes.find((route) => route.operationId === 'importScenarios');
+  if (importRoute) app.post(importRoute.expressPath, importPrecheck);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec as never,

@@ -14,6 +14,12 @@ export type ScenarioOperation =
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
+/** `type` when given, else what `Accept` prefers of JSON (the default) and YAML. */
+function exportFormat(request: Request): 'json' | 'yaml' {
+  if (request.query.type === 'json' || request.query.type === 'yaml') return request.query.type;
+  return request.accepts(['application/json', 'application/yaml']) === 'application/yaml' ? 'yaml' : 'json';
+}
+
 /** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
 export function createScenarioHandlers(services: Services): Pick<OperationHandlers, ScenarioOperation> {
   const scenarios = services.scenarios;
@@ -92,7 +98,8 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     async exportScenarios(request, response) {
       const name = typeof request.query.name === 'string' ? request.query.name : undefined;
       const versions = await scenarios.exportScenarios(await actorOf(request), name);
-      if (request.query.type === 'yaml') {
+      response.vary('Accept');
+      if (exportFormat(request) === 'yaml') {
         response.type('application/yaml').send(toYaml(versions, { lineWidth: 0 }));
         return;
       }

@@ -12,7 +12,7 @@ import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
-import { prepareImport, type PreparedImport } from './import-document.js';
+import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
 import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
 import { parseRecordId } from '../db/record-id.js';
 import { ScenarioStore } from './scenario-store.js';
@@ -169,9 +169,7 @@ export class ScenarioService {
   /** All-or-nothing import of one or more scenarios into the actor's owner; outcomes in input order. */
   async importScenarios(actor: ScenarioActor, body: ScenarioImportDto | ScenarioImportDto[], switches: ImportSwitches): Promise<ImportOutcomeDto[]> {
     const { prepared, problems } = prepareImport(body);
-    if (problems.length > 0) {
-      throw new BadRequestError(`The import breaks the scenario document schema (${problems.length} problem(s)); nothing was imported. First: ${problems[0].path} ${problems[0].message.split(': ').slice(1).join(': ')}`, 'INVALID_SCENARIO', problems);
-    }
+    if (problems.length > 0) throw invalidScenario(problems);
     const diagnostics = prepared.map((item) => this.compileDiagnostics(item.document));
     const ownerId = actor.owner.id;
     const importAll = () => this.write(async (trx) => {

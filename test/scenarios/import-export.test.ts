@@ -193,6 +193,22 @@ describe('exportScenarios', () => {
     expect(missing.body.code).toBe('SCENARIO_NOT_FOUND');
   });
 
+  it('exports YAML when Accept prefers application/yaml, and type wins over Accept', async () => {
+    const user = await testApp.newUser();
+    await importAs(testApp, user, simpleScenario('y'));
+    const yaml = await exportOf(user).set('Accept', 'application/yaml');
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers['content-type']).toMatch(/^application\/yaml/);
+    expect(yaml.headers.vary).toMatch(/Accept/);
+    expect(parseYaml(yaml.text)).toEqual((await exportOf(user)).body);
+    const preferred = await exportOf(user).set('Accept', 'application/json;q=0.5, application/yaml');
+    expect(preferred.headers['content-type']).toMatch(/^application\/yaml/);
+    const json = await exportOf(user).set('Accept', 'application/json, application/yaml;q=0.9');
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    const forced = await exportOf(user, { type: 'json' }).set('Accept', 'application/yaml');
+    expect(forced.headers['content-type']).toMatch(/^application\/json/);
+  });
+
   it('exports YAML with type=yaml', async () => {
     const user = await testApp.newUser();
     await importAs(testApp, user, simpleScenario('y'));
