@@ -425,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `userId`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`, and the test cases' `id` and `externalId`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `userId`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`, and the test cases' `id` and `externalId`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -509,8 +509,10 @@ export interface components {
             /** @description The id of this HTTP request in the service's logs. */
             requestId?: string;
         };
-        /** @description Scenario name, unique per owner: letters, digits, space, dot, underscore and dash; starting with a letter or digit. */
+        /** @description Scenario name, unique per owner and case-sensitive (`Credit` and `credit` are two scenarios): letters, digits, space, dot, underscore and dash; starting with a letter or digit and not ending with a space (leading or trailing whitespace is refused with 400 naming the field). */
         ScenarioName: string;
+        /** @description A username, case-sensitive (`alice` and `ALICE` are two users): letters, digits, dot, underscore, at sign and dash; no whitespace. */
+        Username: string;
         /** @description Run request id: letters, digits and `.` `_` `:` `-`. */
         RequestId: string;
         /** @description Who asks and whose scenarios are addressed. `{}` (or no `context` at all) means the token's user acting on their own scenarios. `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH). `actors.resourceOwner` names whose scenarios are addressed; a user other than the requester only for admins (else 403 FORBIDDEN). `resourceOwnerOrRequester`, when given, is read as the resource owner and must agree with `actors.resourceOwner`. Users are named by `id` or `username` (other User fields are accepted and ignored). `requester` and `owner` are the pre-1.9 spelling of `actors.requester` and `actors.resourceOwner`, still accepted. */
@@ -543,13 +545,13 @@ export interface components {
         LegacyAccessActor: {
             /** @description User id (a number, or its decimal string). */
             userId?: number | string;
-            username?: string;
+            username?: components["schemas"]["Username"];
         };
         /** @description A user of the service (users are provisioned from their first valid token). In `context` a user is named by `id` or `username`; the other fields are accepted and ignored. */
         User: {
             /** @description User id. */
             id?: string;
-            username?: string;
+            username?: components["schemas"]["Username"];
             /** @description Password. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
             password?: string;
             email?: string;
@@ -733,7 +735,7 @@ export interface components {
             /** @description Scenario id. */
             scenarioId?: string;
             /**
-             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: does not compile (see diagnostics): stored as the development version only (new scenario, or existing one with a switch), never deployed.
+             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: not deployed (see diagnostics). Either it does not compile: stored as the development version only (new scenario, or existing one with a switch); or, with `overwrite_deploy`, it fails deployScenario's validation: the development version is replaced only with `overwrite_develop`.
              * @enum {string}
              */
             outcome: "CREATED" | "UPDATED" | "DEPLOYED" | "UPDATED_AND_DEPLOYED" | "SKIPPED" | "NOT_DEPLOYED";
@@ -1433,7 +1435,7 @@ export interface components {
         /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
         ScenarioId: string;
         /**
-         * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+         * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
          * @example customers
          */
         CollectionName: string;
@@ -1713,7 +1715,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
                  * @example customers
                  */
                 collection_name: components["parameters"]["CollectionName"];
@@ -1743,7 +1745,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
                  * @example customers
                  */
                 collection_name: components["parameters"]["CollectionName"];
@@ -1773,7 +1775,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
                  * @example customers
                  */
                 collection_name: components["parameters"]["CollectionName"];
@@ -1803,7 +1805,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
                  * @example customers
                  */
                 collection_name: components["parameters"]["CollectionName"];
@@ -1842,7 +1844,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Collection name: a letter, then letters, digits or underscores; at most 64 characters.
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
                  * @example customers
                  */
                 collection_name: components["parameters"]["CollectionName"];
@@ -2328,7 +2330,7 @@ export interface operations {
                 context: components["parameters"]["Context"];
                 /** @description Replace the development version of existing scenarios. */
                 overwrite_develop?: boolean;
-                /** @description Deploy the imported content of existing scenarios as a new version. */
+                /** @description Deploy the imported content of existing scenarios as a new version, if it passes deployScenario's validation (else `NOT_DEPLOYED`). */
                 overwrite_deploy?: boolean;
             };
             header?: never;

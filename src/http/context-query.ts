@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { parse as parseNested } from 'qs';
 import { routes } from '../../generated/routes.js';
-import { createRouteMatcher } from '../auth/authenticate.js';
+import { createRouteMatcher } from './route-matching.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 
 /**
@@ -20,7 +20,7 @@ import { BadRequestError } from '../errors/bad-request-error.js';
  * What the fields mean is decided later (resolveOwner); this only decodes.
  */
 export function contextQuery(spec: { paths: Record<string, Record<string, unknown>> }): RequestHandler {
-  const matchRoute = createRouteMatcher();
+  const matchRoute = createRouteMatcher(routes);
   const takesContext = new Set<string>(routes.filter((route) => declaresContext(spec.paths[route.path]?.[route.method])).map((route) => route.operationId));
   return (request, _response, next) => {
     const route = matchRoute(request.method, request.path);

@@ -47,7 +47,7 @@ describe('the examples /docs pre-fills work as they are', () => {
     const { demo, seeded } = await demoUser();
     const response = await request(testApp.app).post('/api/scenario/code/remote/score')
       .query({ name: parameterExample('scoreScenario', 'name') as string })
-      .set('Score-Token', seeded.scoreToken)
+      .set('Score-Token', demo.scoreToken)
       .send(bodyExample('scoreScenario') as object);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ name: 'credit-decision', state: 'SUCCEEDED', result: { decision: 'APPROVE' }, error: null });
@@ -58,7 +58,7 @@ describe('the examples /docs pre-fills work as they are', () => {
     const bearer = { Authorization: `Bearer ${demo.accessToken}` };
     expect((await request(testApp.app).post(`/api/scenario/debug/${seeded.scenarioId}`).set(bearer).send(bodyExample('debugScenario') as object)).status).toBe(200);
     expect((await request(testApp.app).post(`/api/scenario/validate/${seeded.scenarioId}`).set(bearer).send(bodyExample('validateScenario') as object)).status).toBe(204);
-    const batch = await request(testApp.app).post('/api/batch/score').set('Score-Token', seeded.scoreToken).send(bodyExample('submitBatch') as object);
+    const batch = await request(testApp.app).post('/api/batch/score').set('Score-Token', demo.scoreToken).send(bodyExample('submitBatch') as object);
     expect(batch.status).toBe(202);
   });
 
