@@ -873,11 +873,11 @@ export interface components {
             parameters: components["schemas"]["ScoreInputs"][];
         };
         BatchSubmission: {
-            /** Format: uuid */
+            /** @description The batch id (a UUID). */
             batchTaskId: string;
         };
         BatchStatus: {
-            /** Format: uuid */
+            /** @description The batch id (a UUID). */
             batchTaskId: string;
             scenarioName: string;
             /** @enum {string} */
@@ -1659,6 +1659,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND. */
                 batchTaskId: string;
             };
             cookie?: never;
