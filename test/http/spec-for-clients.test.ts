@@ -106,6 +106,11 @@ describe('the spec as client generators read it', () => {
     }
   });
 
+  it('has the interface\'s defaults: skip_validation, overwrite_develop and overwrite_deploy are false', () => {
+    const defaultOf = (id: string, name: string) => (operation(id).parameters?.find((parameter) => parameter.name === name)?.schema as { default?: unknown } | undefined)?.default;
+    expect([defaultOf('deployScenario', 'skip_validation'), defaultOf('importScenarios', 'overwrite_develop'), defaultOf('importScenarios', 'overwrite_deploy')]).toEqual([false, false, false]);
+  });
+
   it('answers copy with 200 and declares every status of the interface\'s error table on its operation', () => {
     const table: Record<string, string[]> = {
       openScenario: ['200', '401', '403', '404'], listScenarioVersions: ['200', '401', '404'], getScenarioInput: ['200'],

@@ -40,6 +40,9 @@ describe('updateScenarioTestCase', () => {
     expect(otherId.body.details[0].path).toBe('body.id');
     expect((await put(user, id, testCaseId, { ...dto, scenarioId: `${id}0` })).status).toBe(400);
     expect((await put(user, id, testCaseId, { name: 'no expression', variables: [] })).status).toBe(400);
+    const python = await put(user, id, testCaseId, { ...dto, expression: { code: 'True', language: 'python' } });
+    expect(python.status).toBe(400);
+    expect(python.body.details[0].path).toMatch(/expression\.language/);
   });
 
   it('accepts variables written as before 1.9 (`name`) and answers with `variableName`', async () => {
