@@ -385,7 +385,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a scenario
-         * @description Validates the development version (as validateScenario, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
+         * @description Validates the development version (as validateScenario, with the optional validation data of the body, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
          */
         post: operations["deployScenario"];
         delete?: never;
@@ -2176,8 +2176,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
-        requestBody: {
+        /** @description Optional debugging data: input variables by name (without a body the run has no inputs). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2286,7 +2286,20 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional validation data, as for validateScenario: input variables by name, checked against the start node and run once before deploying (ignored with `skip_validation=true`). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScoreInputs"];
+            };
+        };
         responses: {
             /** @description Deployed. */
             204: {
@@ -2301,22 +2314,20 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
     createInputVariablesFromCsv: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
-                 *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
-                 *
-                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @description Optional here (the interface declares no query parameter on this operation): when given, it is checked as on every management operation (the requester must be the token's user, else 403). See the `context` of the other scenario operations.
                  * @example {}
                  */
-                context: components["parameters"]["Context"];
+                context?: components["schemas"]["AccessControlContext"];
             };
             header?: never;
             path?: never;

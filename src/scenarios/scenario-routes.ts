@@ -28,6 +28,8 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     isAdmin: request.user?.isAdmin === true,
   });
   const idOf = (request: Request, name = 'id'): string => String(request.params[name]);
+  /** The optional JSON object of a body (debugging or validation data); undefined when there is no body. */
+  const optionalData = (request: Request): Record<string, unknown> | undefined => (request.body === undefined ? undefined : (request.body as Record<string, unknown>));
   const flag = (request: Request, name: string): boolean => {
     const value = request.query[name] as unknown;
     return value === true || value === 'true';
@@ -59,17 +61,16 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     },
 
     async debugScenario(request, response) {
-      response.json(await scenarios.debug(await actorOf(request), idOf(request), request.body as Record<string, unknown>));
+      response.json(await scenarios.debug(await actorOf(request), idOf(request), optionalData(request) ?? {}));
     },
 
     async validateScenario(request, response) {
-      const data = request.body === undefined ? undefined : (request.body as Record<string, unknown>);
-      await scenarios.validate(await actorOf(request), idOf(request), data);
+      await scenarios.validate(await actorOf(request), idOf(request), optionalData(request));
       response.status(204).end();
     },
 
     async deployScenario(request, response) {
-      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation') });
+      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation'), validationData: optionalData(request) });
       response.status(204).end();
     },
 

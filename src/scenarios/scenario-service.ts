@@ -141,10 +141,11 @@ export class ScenarioService {
   }
 
   /**
-   * Deploys the development version as the next numbered version (validated first unless
-   * `skipValidation`; it must compile either way). Returns the new label.
+   * Deploys the development version as the next numbered version (validated first, with the
+   * optional validation data run once, unless `skipValidation`; it must compile either way).
+   * Returns the new label.
    */
-  async deploy(actor: ScenarioActor, id: string, options: { skipValidation?: boolean } = {}): Promise<string> {
+  async deploy(actor: ScenarioActor, id: string, options: { skipValidation?: boolean; validationData?: Record<string, unknown> } = {}): Promise<string> {
     const scenario = await this.accessible(actor, id);
     const develop = await this.store.findDevelopVersion(scenario.id);
     if (!develop) {
@@ -153,7 +154,7 @@ export class ScenarioService {
     if (options.skipValidation) {
       this.engine.compile(cacheKeyOf(develop), documentOf(develop));
     } else {
-      const problems = await this.problemsOf(scenario, develop);
+      const problems = await this.problemsOf(scenario, develop, options.validationData);
       if (problems.length > 0) throw validationErrors(scenario, labelOf(develop), problems);
     }
     // Deploys exactly the content that was validated, even if the develop version changes meanwhile.

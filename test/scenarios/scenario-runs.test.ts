@@ -114,6 +114,15 @@ describe('debugScenario', () => {
     expect(response.body.details.map((d: { variable: string }) => d.variable).sort()).toEqual(['age', 'income']);
   });
 
+  it('takes the debugging data as optional: without a body the run has no inputs (400 naming the required ones)', async () => {
+    const user = await testApp.newUser();
+    const id = await createScenario(testApp, user, simpleScenario('dbg'));
+    const response = await post(`/api/scenario/debug/${id}`, user);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_INPUT');
+    expect(response.body.details.map((d: { variable: string }) => d.variable).sort()).toEqual(['age', 'income']);
+  });
+
   it('answers 422 COMPILE_ERROR when the version does not compile and 422 RUN_FAILED when the run fails', async () => {
     const user = await testApp.newUser();
     const broken = await createScenario(testApp, user, simpleScenario('broken', { code: 'score = income +;' }));
@@ -156,6 +165,17 @@ describe('deployScenario', () => {
     expect(refused.body.code).toBe('VALIDATION_ERRORS');
     expect(await versionsOf(id, user)).toEqual(['develop']);
     expect((await post(`/api/scenario/deploy/${id}`, user, { skip_validation: true })).status).toBe(204);
+    expect(await versionsOf(id, user)).toEqual(['develop', '1']);
+  });
+
+  it('runs the optional validation data of the body before deploying: 422 naming each violation and nothing deployed, 204 when it runs', async () => {
+    const user = await testApp.newUser();
+    const id = await createScenario(testApp, user, simpleScenario('dep'));
+    const refused = await post(`/api/scenario/deploy/${id}`, user).send({ income: 'lots', age: 30 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details).toEqual([expect.objectContaining({ path: 'body.income', code: 'INVALID_INPUT' })]);
+    expect(await versionsOf(id, user)).toEqual(['develop']);
+    expect((await post(`/api/scenario/deploy/${id}`, user).send({ income: 50000, age: 30 })).status).toBe(204);
     expect(await versionsOf(id, user)).toEqual(['develop', '1']);
   });
 

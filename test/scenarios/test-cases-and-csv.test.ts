@@ -93,6 +93,13 @@ describe('createInputVariablesFromCsv', () => {
     });
   });
 
+  it('takes no context: the interface declares no query parameter on this operation (a context, when sent, is still checked)', async () => {
+    const user = await testApp.newUser();
+    const response = await request(testApp.app).post('/api/scenario/data/inputvariables/create').set(bearer(user)).attach('file', Buffer.from('true;a;STRING\n'), 'v.csv');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ a: { name: 'a', type: { type: 'STRING' }, required: true } });
+  });
+
   it('accepts a header line and Windows line ends', async () => {
     const user = await testApp.newUser();
     const response = await upload(user, 'required;name;type;description;tags\r\ntrue;name;STRING;"a; quoted description";\r\n');
