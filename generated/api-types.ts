@@ -482,7 +482,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1420,10 +1420,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency (the job store) did not take the work; nothing was stored, so the same request can be sent again. */
+        /** @description MySQL (`DATABASE_UNAVAILABLE`) or the job store (`JOB_STORE_UNAVAILABLE`) is unavailable: nothing was stored, and the same request (the same `X-SCE-RequestId` too) can be sent again after `Retry-After` seconds. Work accepted before an outage is not lost. See docs/execution.md, "Outages". */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1434,6 +1435,17 @@ export interface components {
         HeadersTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description MySQL is unavailable (`DATABASE_UNAVAILABLE`): nothing was changed, and the same request can be sent again after `Retry-After` seconds. See docs/execution.md, "Outages". */
+        DatabaseUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1463,6 +1475,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description Seconds to wait before sending the same request again (5). MySQL and the job store are reconnected by the service itself within a second of their return; no restart is needed. */
+        RetryAfter: number;
         /** @description The id of this HTTP request in the service's logs (the caller's `X-Request-Id` when it sent a sane one: 1–128 of letters, digits and `._:-`). Sent on every response, errors included. */
         XRequestId: string;
         /** @description The run id, as `runId` in the body. */
@@ -1520,6 +1534,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     scoreAsync: {
@@ -1615,6 +1630,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     submitBatch: {
@@ -1695,6 +1711,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listCollections: {
@@ -1719,6 +1736,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionRows: {
@@ -1759,6 +1777,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionColumns: {
@@ -1790,6 +1809,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionIndexes: {
@@ -1821,6 +1841,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteCollection: {
@@ -1850,6 +1871,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     loadCollectionData: {
@@ -1914,6 +1936,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     openScenario: {
@@ -1953,6 +1976,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listScenarioVersions: {
@@ -1992,6 +2016,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInput: {
@@ -2031,6 +2056,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInputVariableNames: {
@@ -2070,6 +2096,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     copyScenario: {
@@ -2112,6 +2139,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     renameScenario: {
@@ -2154,6 +2182,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     debugScenario: {
@@ -2209,6 +2238,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     validateScenario: {
@@ -2262,6 +2292,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deployScenario: {
@@ -2318,6 +2349,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createInputVariablesFromCsv: {
@@ -2361,6 +2393,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     importScenarios: {
@@ -3114,6 +3147,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     exportScenarios: {
@@ -3155,6 +3189,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateScenarioTestCase: {
@@ -3231,6 +3266,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }
