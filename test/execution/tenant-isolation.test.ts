@@ -44,7 +44,7 @@ function scriptScenario(name: string, code: string, inputs: { name: string; type
 }
 
 /** Imports and deploys; returns the scenario id. */
-async function deployed(user: TestUser, item: ImportItem): Promise<number> {
+async function deployed(user: TestUser, item: ImportItem): Promise<string> {
   const [outcome] = await importAs(t, user, item);
   const response = await request(t.app).post(`/api/scenario/deploy/${outcome.scenarioId}`).query({ context: user.context() }).set(bearer(user));
   if (response.status !== 204) throw new Error(`deploy failed: ${response.status} ${JSON.stringify(response.body)}`);
@@ -53,7 +53,7 @@ async function deployed(user: TestUser, item: ImportItem): Promise<number> {
 
 const score = (user: TestUser, name: string, inputs: unknown = {}) =>
   request(t.app).post('/api/scenario/code/remote/score').query({ name, key: user.scoreToken }).send(inputs as object);
-const debug = (user: TestUser, id: number, inputs: unknown = {}) =>
+const debug = (user: TestUser, id: string, inputs: unknown = {}) =>
   request(t.app).post(`/api/scenario/debug/${id}`).query({ context: user.context() }).set(bearer(user)).send(inputs as object);
 
 describe('nothing a run leaves behind reaches another tenant', () => {
