@@ -8,7 +8,8 @@ import { createDatabase } from './db/database.js';
 import { CollectionLookupPort } from './internal-data/collection-lookup-port.js';
 import { InternalDataService } from './internal-data/internal-data-service.js';
 import { InternalDataStore } from './internal-data/internal-data-store.js';
-import { createHttpPort, ScenarioEngine, TargetPolicy } from './engine/index.js';
+import { ScenarioEngine } from './engine/index.js';
+import { createOutbound, type Outbound } from './outbound/outbound.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
 import { pingJobStore } from './execution/job-store.js';
@@ -19,7 +20,8 @@ import { ScenarioStore } from './scenarios/scenario-store.js';
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
  * features' handler factories. Build order: database → users → internal data (the engine's
- * lookups) → deployed-scenario resolver (the engine's scenario calls) → engine → scenarios →
+ * lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest deployed
+ * version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine → scenarios →
  * execution.
  */
 export interface Services {
@@ -31,6 +33,8 @@ export interface Services {
   // ── internal data ──
   internalData: InternalDataService;
   collectionLookups: CollectionLookupPort;
+  // ── outbound HTTP ──
+  outbound: Outbound;
   // ── engine ──
   engine: ScenarioEngine;
   // ── scenarios ──
@@ -46,17 +50,20 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
-  const deployedScenarios = new DeployedScenarioResolver(db);
+  const scenarioStore = new ScenarioStore(db);
+  const deployedScenarios = new DeployedScenarioResolver(scenarioStore);
+  // ── outbound HTTP ──
+  const outbound = createOutbound(config);
   // ── engine ──
   const engine = new ScenarioEngine({
-    ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: createHttpPort(new TargetPolicy({ allowPrivate: config.outboundAllowList })) },
+    ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: outbound.client },
     limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb },
   });
   // ── scenarios ──
-  const scenarios = new ScenarioService(new ScenarioStore(db), engine, deployedScenarios);
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios);
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, engine, scenarios, execution };
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, execution };
 }
 
 export async function closeServices(services: Services): Promise<void> {

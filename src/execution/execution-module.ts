@@ -1,10 +1,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
-import { createHttpPort } from '../engine/http/http-port.js';
-import { TargetPolicy } from '../engine/http/target-policy.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
-import type { DeployedScenarioResolver } from '../scenarios/deployed-scenario-resolver.js';
+import type { Outbound } from '../outbound/outbound.js';
+import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { CallbackDelivery } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
@@ -32,22 +31,24 @@ export interface ExecutionDependencies {
   config: AppConfig;
   logger: Logger;
   db: Knex;
-  deployedScenarios: DeployedScenarioResolver;
+  /** The scenarios feature's "latest deployed version" (execution never reads scenario tables). */
+  deployedScenarios: DeployedScenarios;
   /** The shared engine (services.engine). */
   engine: ScenarioEngine;
+  /** The shared outbound HTTP client and target policy (services.outbound): callbacks use both. */
+  outbound: Outbound;
   settings?: ExecutionSettings;
 }
 
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
-  const policy = new TargetPolicy({ allowPrivate: config.outboundAllowList });
   const store = new RunResultStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios, db);
-  const callbacks = new CallbackDelivery(store, queue, createHttpPort(policy), { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios);
+  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
   const worker = new ExecutionWorker(runner, store, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
-  const service = new ExecutionService(config, runner, store, queue, policy);
+  const service = new ExecutionService(config, runner, store, queue, deps.outbound.policy);
   const sweeper = new StalledWorkSweeper(store, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs, chunkSize: Math.max(config.batchChunkSize, 1) }, logger.child({ component: 'stalled-work-sweeper' }));
   return {
     service, worker, queue, settings, store, sweeper,

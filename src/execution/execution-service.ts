@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/config.js';
-import { TargetRefusedError } from '../engine/errors/target-refused-error.js';
-import type { TargetPolicy } from '../engine/http/target-policy.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
@@ -9,6 +7,8 @@ import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
+import type { TargetPolicy } from '../outbound/target-policy.js';
+import { TargetRefusedError } from '../outbound/target-refused-error.js';
 import { isFinished, type RunResultStore, type RunState } from './run-result-store.js';
 import type { ScoreResult } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
@@ -84,12 +84,12 @@ export class ExecutionService {
   }
 
   async asyncResult(caller: Caller, name: string, requestId: string): Promise<AsyncResult> {
-    const row = await this.store.findByRequestId(caller.id, requestId);
-    if (!row || row.scenario_name !== name) {
+    const run = await this.store.findByRequestId(caller.id, requestId);
+    if (!run || run.scenarioName !== name) {
       throw new NotFoundError(`No run with request id "${requestId}" of scenario "${name}".`, 'RESULT_NOT_FOUND');
     }
-    if (!isFinished(row.state)) return { finished: false, requestId, state: row.state as 'QUEUED' | 'RUNNING' };
-    return { finished: true, result: storedScoreResult(row) };
+    if (!isFinished(run.state)) return { finished: false, requestId, state: run.state as 'QUEUED' | 'RUNNING' };
+    return { finished: true, result: storedScoreResult(run) };
   }
 
   async submitBatch(caller: Caller, scenarioName: string, parameters: Record<string, unknown>[]): Promise<string> {
@@ -102,7 +102,7 @@ export class ExecutionService {
     const chunkSize = Math.max(this.config.batchChunkSize, 1);
     const chunkCount = Math.ceil(parameters.length / chunkSize);
     const elements = parameters.map((input) => ({ id: randomUUID(), input }));
-    await this.store.insertBatch({ id: batchId, user_id: caller.id, scenario_name: scenarioName, total: parameters.length, chunk_count: chunkCount }, elements);
+    await this.store.insertBatch({ id: batchId, userId: caller.id, scenarioName, total: parameters.length, chunkCount }, elements);
     try {
       await this.queue.enqueueChunks(batchId, parameters.length, chunkSize);
     } catch (error) {
@@ -115,20 +115,20 @@ export class ExecutionService {
 
   async batchStatus(caller: Caller, batchId: string): Promise<BatchStatus> {
     const batch = await this.store.findBatch(batchId);
-    if (!batch || batch.user_id !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
+    if (!batch || batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
     const counts = await this.store.batchCounts(batchId);
-    const finished = batch.finished_at !== null;
+    const finished = batch.finishedAt !== null;
     const started = counts.RUNNING + counts.SUCCEEDED + counts.FAILED > 0;
     const state: BatchStatus['state'] = finished ? 'FINISHED' : started ? 'RUNNING' : 'QUEUED';
     return {
       batchTaskId: batch.id,
-      scenarioName: batch.scenario_name,
+      scenarioName: batch.scenarioName,
       state,
       total: batch.total,
       completed: counts.SUCCEEDED + counts.FAILED,
       failed: counts.FAILED,
-      createdAt: new Date(batch.created_at).toISOString(),
-      finishedAt: batch.finished_at ? new Date(batch.finished_at).toISOString() : null,
+      createdAt: batch.createdAt.toISOString(),
+      finishedAt: batch.finishedAt ? batch.finishedAt.toISOString() : null,
       resultsIds: finished ? await this.store.batchResultIds(batchId) : [],
     };
   }

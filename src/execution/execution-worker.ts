@@ -30,21 +30,20 @@ export class ExecutionWorker implements JobHandlers {
 
   /** Runs a group of async runs: one read, one RUNNING update and one upsert of outcomes for the group. */
   async run({ resultIds }: RunJobData): Promise<void> {
-    const rows = await this.store.findByIds(resultIds);
-    const pending = rows.filter((row) => !isFinished(row.state));
-    const callbacks = pending.filter((row) => row.callback_url && row.callback_state === 'PENDING').map((row) => row.id);
-    for (const row of rows) {
+    const runs = await this.store.findByIds(resultIds);
+    const pending = runs.filter((run) => !isFinished(run.state));
+    const callbacks = pending.filter((run) => run.callback?.state === 'PENDING').map((run) => run.id);
+    for (const run of runs) {
       // A re-run job (its worker died) whose run finished but whose first callback attempt never happened.
-      if (isFinished(row.state) && row.callback_url && row.callback_state === 'PENDING' && (await this.store.callbackAttempts(row.id)).length === 0) callbacks.push(row.id);
+      if (isFinished(run.state) && run.callback?.state === 'PENDING' && (await this.store.callbackAttempts(run.id)).length === 0) callbacks.push(run.id);
     }
     if (pending.length > 0) {
-      await this.store.markRunning(pending.map((row) => row.id));
+      await this.store.markRunning(pending.map((run) => run.id));
       const resolved = new Map<string, ReturnType<ScenarioRunner['resolveForStoredRun']>>();
-      const finished = await mapWithConcurrency(pending, this.elementConcurrency, async (row) => {
-        const key = `${row.user_id}\u0000${row.scenario_name}`;
-        if (!resolved.has(key)) resolved.set(key, this.runner.resolveForStoredRun(row.user_id, row.scenario_name));
-        const inputs = row.input ? (JSON.parse(row.input) as Record<string, unknown>) : {};
-        return { element: row, outcome: await this.runner.runToOutcome(await (resolved.get(key) as ReturnType<ScenarioRunner['resolveForStoredRun']>), inputs, row.user_id) };
+      const finished = await mapWithConcurrency(pending, this.elementConcurrency, async (run) => {
+        const key = `${run.userId}\u0000${run.scenarioName}`;
+        if (!resolved.has(key)) resolved.set(key, this.runner.resolveForStoredRun(run.userId, run.scenarioName));
+        return { run, outcome: await this.runner.runToOutcome(await (resolved.get(key) as ReturnType<ScenarioRunner['resolveForStoredRun']>), run.input ?? {}, run.userId) };
       });
       await this.store.finishRuns(finished);
     }
@@ -58,14 +57,13 @@ export class ExecutionWorker implements JobHandlers {
     const pending = await this.store.pendingElements(batchId, from, to);
     if (pending.length > 0) {
       await this.store.markRunning(pending.map((element) => element.id));
-      const deployed = await this.runner.resolveForStoredRun(batch.user_id, batch.scenario_name);
+      const deployed = await this.runner.resolveForStoredRun(batch.userId, batch.scenarioName);
       for (let start = 0; start < pending.length; start += FLUSH_EVERY) {
         if (stopping()) return false;
         const slice = pending.slice(start, start + FLUSH_EVERY);
-        const finished = await mapWithConcurrency(slice, this.elementConcurrency, async (element: PendingElement) => {
-          const inputs = element.input ? (JSON.parse(element.input) as Record<string, unknown>) : {};
-          return { element, outcome: await this.runner.runToOutcome(deployed, inputs, batch.user_id) as RunOutcome };
-        });
+        const finished = await mapWithConcurrency(slice, this.elementConcurrency, async (element: PendingElement) => (
+          { run: element, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) as RunOutcome }
+        ));
         await this.store.finishRuns(finished);
         await keepAlive();
       }

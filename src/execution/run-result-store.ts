@@ -4,17 +4,85 @@ import type { RunError, RunOutcome } from './run-outcome.js';
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
 
-/** The columns that identify a stored run (enough to upsert its outcome). */
+/** What identifies a stored run (enough to upsert its outcome). */
 export interface RunIdentity {
+  id: string;
+  userId: number;
+  requestId: string;
+  scenarioName: string;
+  batchId: string | null;
+  elementIndex: number | null;
+}
+
+/** Where and how a run's result is delivered (async runs submitted with X-SCE-CallbackUrl). */
+export interface StoredCallback {
+  url: string;
+  retryCount: number;
+  retryDelaySeconds: number;
+  state: CallbackState;
+}
+
+/** A stored run (async run or batch element), parsed. */
+export interface RunRecord extends RunIdentity {
+  state: RunState;
+  input: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  /** Set when state is FAILED. */
+  error: RunError | null;
+  version: string | null;
+  callback: StoredCallback | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface BatchRecord {
+  id: string;
+  userId: number;
+  scenarioName: string;
+  total: number;
+  chunkCount: number;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface NewBatch {
+  id: string;
+  userId: number;
+  scenarioName: string;
+  total: number;
+  chunkCount: number;
+}
+
+export interface NewAsyncRun {
+  id: string;
+  userId: number;
+  requestId: string;
+  scenarioName: string;
+  input: Record<string, unknown>;
+  callback: { url: string; retryCount: number; retryDelaySeconds: number } | null;
+}
+
+/** A batch element ready to run (what a chunk job reads). */
+export interface PendingElement extends RunIdentity {
+  batchId: string;
+  elementIndex: number;
+  input: Record<string, unknown>;
+}
+
+export interface CallbackAttemptRecord {
+  attempt: number;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+interface RunRow {
   id: string;
   user_id: number;
   request_id: string;
   scenario_name: string;
   batch_id: string | null;
   element_index: number | null;
-}
-
-export interface RunResultRow extends RunIdentity {
   state: RunState;
   input: string | null;
   result: string | null;
@@ -31,7 +99,7 @@ export interface RunResultRow extends RunIdentity {
   finished_at: Date | null;
 }
 
-export interface BatchRow {
+interface BatchRow {
   id: string;
   user_id: number;
   scenario_name: string;
@@ -41,29 +109,11 @@ export interface BatchRow {
   finished_at: Date | null;
 }
 
-export interface NewAsyncRun {
-  id: string;
-  userId: number;
-  requestId: string;
-  scenarioName: string;
-  input: Record<string, unknown>;
-  callback: { url: string; retryCount: number; retryDelaySeconds: number } | null;
-}
-
-
-/** A batch element ready to run (what a chunk job reads). */
-export interface PendingElement extends RunIdentity {
-  batch_id: string;
-  element_index: number;
-  input: string | null;
-}
-
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 /** Rows per multi-row INSERT: large enough to be fast, small enough to stay far below max_allowed_packet. */
 const INSERT_ROWS = 1000;
 
-
-/** Knex queries on run_results, batches and callback_attempts. */
+/** Knex queries on run_results, batches and callback_attempts; answers parsed records. */
 export class RunResultStore {
   constructor(private readonly db: Knex) {}
 
@@ -83,20 +133,21 @@ export class RunResultStore {
     });
   }
 
-  async findById(id: string): Promise<RunResultRow | undefined> {
-    return (await this.db('run_results').where({ id }).first()) as RunResultRow | undefined;
+  async findById(id: string): Promise<RunRecord | undefined> {
+    const row = (await this.db('run_results').where({ id }).first()) as RunRow | undefined;
+    return row ? toRun(row) : undefined;
   }
 
-  async findByRequestId(userId: number, requestId: string): Promise<RunResultRow | undefined> {
-    return (await this.db('run_results').where({ user_id: userId, request_id: requestId }).first()) as RunResultRow | undefined;
+  async findByRequestId(userId: number, requestId: string): Promise<RunRecord | undefined> {
+    const row = (await this.db('run_results').where({ user_id: userId, request_id: requestId }).first()) as RunRow | undefined;
+    return row ? toRun(row) : undefined;
   }
 
-  async findByIds(ids: string[]): Promise<RunResultRow[]> {
+  async findByIds(ids: string[]): Promise<RunRecord[]> {
     if (ids.length === 0) return [];
-    return (await this.db('run_results').whereIn('id', ids)) as RunResultRow[];
+    return ((await this.db('run_results').whereIn('id', ids)) as RunRow[]).map(toRun);
   }
 
-  /** A batch and all its elements, in one transaction, with multi-row inserts. */
   /** Async runs QUEUED since before `cutoff` (their job may never have been saved). */
   async stalledRuns(cutoff: Date, limit: number): Promise<string[]> {
     const rows = (await this.db('run_results').where('state', 'QUEUED').andWhere('queued_at', '<', cutoff).whereNull('batch_id').limit(limit).select('id')) as Array<{ id: string }>;
@@ -131,15 +182,16 @@ export class RunResultStore {
     await this.db('batches').where({ id }).delete();
   }
 
-  async insertBatch(batch: Omit<BatchRow, 'created_at' | 'finished_at'>, elements: Array<{ id: string; input: Record<string, unknown> }>): Promise<void> {
+  /** A batch and all its elements, in one transaction, with multi-row inserts. */
+  async insertBatch(batch: NewBatch, elements: Array<{ id: string; input: Record<string, unknown> }>): Promise<void> {
     await this.db.transaction(async (trx) => {
-      await trx('batches').insert(batch);
+      await trx('batches').insert({ id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.total, chunk_count: batch.chunkCount });
       for (let start = 0; start < elements.length; start += INSERT_ROWS) {
         const rows = elements.slice(start, start + INSERT_ROWS).map((element, offset) => ({
           id: element.id,
-          user_id: batch.user_id,
+          user_id: batch.userId,
           request_id: element.id,
-          scenario_name: batch.scenario_name,
+          scenario_name: batch.scenarioName,
           batch_id: batch.id,
           element_index: start + offset,
           state: 'QUEUED',
@@ -150,19 +202,21 @@ export class RunResultStore {
     });
   }
 
-  async findBatch(id: string): Promise<BatchRow | undefined> {
-    return (await this.db('batches').where({ id }).first()) as BatchRow | undefined;
+  async findBatch(id: string): Promise<BatchRecord | undefined> {
+    const row = (await this.db('batches').where({ id }).first()) as BatchRow | undefined;
+    return row ? toBatch(row) : undefined;
   }
 
   /** Unfinished elements with element_index in [from, to), which this chunk job still has to run. */
   async pendingElements(batchId: string, from: number, to: number): Promise<PendingElement[]> {
-    return (await this.db('run_results')
+    const rows = (await this.db('run_results')
       .where('batch_id', batchId)
       .andWhere('element_index', '>=', from)
       .andWhere('element_index', '<', to)
       .whereIn('state', ['QUEUED', 'RUNNING'])
       .orderBy('element_index')
-      .select('id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index', 'input')) as PendingElement[];
+      .select('id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index', 'input')) as Array<Pick<RunRow, 'id' | 'user_id' | 'request_id' | 'scenario_name' | 'input'> & { batch_id: string; element_index: number }>;
+    return rows.map((row) => ({ ...identityOf(row), batchId: row.batch_id, elementIndex: row.element_index, input: parseObject(row.input) ?? {} }));
   }
 
   /** QUEUED → RUNNING (runs of a job, elements of a chunk). */
@@ -172,18 +226,18 @@ export class RunResultStore {
   }
 
   /**
-   * Stores finished elements with one multi-row upsert keyed by result id: running it again (a
-   * chunk re-run after a crash) rewrites the same rows and never adds any.
+   * Stores finished runs with one multi-row upsert keyed by result id: running it again (a chunk
+   * re-run after a crash) rewrites the same rows and never adds any.
    */
-  async finishRuns(finished: Array<{ element: RunIdentity; outcome: RunOutcome }>): Promise<void> {
+  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<void> {
     if (finished.length === 0) return;
-    const rows = finished.map(({ element, outcome }) => ({
-      id: element.id,
-      user_id: element.user_id,
-      request_id: element.request_id,
-      scenario_name: element.scenario_name,
-      batch_id: element.batch_id,
-      element_index: element.element_index,
+    const rows = finished.map(({ run, outcome }) => ({
+      id: run.id,
+      user_id: run.userId,
+      request_id: run.requestId,
+      scenario_name: run.scenarioName,
+      batch_id: run.batchId,
+      element_index: run.elementIndex,
       ...outcomeColumns(outcome),
     }));
     await this.db('run_results')
@@ -221,13 +275,56 @@ export class RunResultStore {
     await this.db('run_results').where({ id: resultId }).update({ callback_state: state });
   }
 
-  async callbackAttempts(resultId: string): Promise<Array<{ attempt: number; http_status: number | null; error: string | null }>> {
-    return this.db('callback_attempts').where({ result_id: resultId }).orderBy('id').select('attempt', 'http_status', 'error');
+  async callbackAttempts(resultId: string): Promise<CallbackAttemptRecord[]> {
+    const rows = (await this.db('callback_attempts').where({ result_id: resultId }).orderBy('id').select('attempt', 'http_status', 'error')) as Array<{ attempt: number; http_status: number | null; error: string | null }>;
+    return rows.map((row) => ({ attempt: row.attempt, httpStatus: row.http_status, error: row.error }));
   }
 }
 
 export function isFinished(state: RunState): boolean {
   return FINISHED.includes(state);
+}
+
+function parseObject(text: string | null): Record<string, unknown> | null {
+  return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+}
+
+function identityOf(row: Pick<RunRow, 'id' | 'user_id' | 'request_id' | 'scenario_name'> & { batch_id?: string | null; element_index?: number | null }): RunIdentity {
+  return { id: row.id, userId: row.user_id, requestId: row.request_id, scenarioName: row.scenario_name, batchId: row.batch_id ?? null, elementIndex: row.element_index ?? null };
+}
+
+function toRun(row: RunRow): RunRecord {
+  return {
+    ...identityOf(row),
+    state: row.state,
+    input: parseObject(row.input),
+    result: row.state === 'SUCCEEDED' ? parseObject(row.result) : null,
+    error: storedError(row),
+    version: row.version,
+    callback: row.callback_url === null ? null : { url: row.callback_url, retryCount: row.callback_retry_count, retryDelaySeconds: row.callback_retry_delay, state: row.callback_state },
+    createdAt: new Date(row.created_at),
+    startedAt: row.started_at ? new Date(row.started_at) : null,
+    finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+  };
+}
+
+function toBatch(row: BatchRow): BatchRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    scenarioName: row.scenario_name,
+    total: row.total,
+    chunkCount: row.chunk_count,
+    createdAt: new Date(row.created_at),
+    finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+  };
+}
+
+/** The stored RunError of a failed row: code and message in columns, the rest (node, violations) as JSON. */
+function storedError(row: Pick<RunRow, 'state' | 'error_code' | 'error_message' | 'error_details'>): RunError | null {
+  if (row.state !== 'FAILED') return null;
+  const details = row.error_details ? (JSON.parse(row.error_details) as Record<string, unknown>) : {};
+  return { ...details, code: row.error_code ?? 'INTERNAL_ERROR', message: row.error_message ?? '' };
 }
 
 function outcomeColumns(outcome: RunOutcome): Record<string, unknown> {
@@ -247,11 +344,4 @@ function outcomeColumns(outcome: RunOutcome): Record<string, unknown> {
     started_at: outcome.beganAt,
     finished_at: outcome.endedAt,
   };
-}
-
-/** The stored RunError of a failed row. */
-export function rowError(row: RunResultRow): RunError | null {
-  if (row.state !== 'FAILED') return null;
-  const details = row.error_details ? (JSON.parse(row.error_details) as Record<string, unknown>) : {};
-  return { ...details, code: row.error_code ?? 'INTERNAL_ERROR', message: row.error_message ?? '' };
 }

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import { TargetRefusedError } from '../errors/target-refused-error.js';
+import { TargetRefusedError } from './target-refused-error.js';
 
 export interface TargetPolicyOptions {
   /** Host patterns a URL's host must match when the list is not empty: `api.example.com`, `*.example.com` (any subdomain). */
@@ -17,7 +17,8 @@ const PUBLIC_RANGE = 'unicast';
 
 /**
  * Decides whether the service may call a URL: the host must match the allow-list (if any) and every address
- * it resolves to must be public unless explicitly allowed. Shared by HTTP_CALL nodes and execution callbacks.
+ * it resolves to must be public unless explicitly allowed. Shared by HTTP_CALL nodes and execution callbacks
+ * (through OutboundHttpClient), and checked on its own when a callback URL is submitted.
  */
 export class TargetPolicy {
   private readonly allowedHosts: string[];
