@@ -156,6 +156,16 @@ describe('HTTP_CALL', () => {
     engine.dispose();
   });
 
+  it('refuses an IPv4-compatible IPv6 form of a loopback target even when 127.0.0.1 is allowed', async () => {
+    const engine = new ScenarioEngine({ ports: fakePorts({ http: new OutboundHttpClient(allowed) }) });
+    const before = seen.length;
+    const url = `http://[::127.0.0.1]:${new URL(base).port}/x`;
+    await expect(engine.run(engine.compile('h7', call({ url })), { id: 'a', amount: 1 }, { ownerId: 1 }))
+      .rejects.toMatchObject({ code: 'HTTP_TARGET_REFUSED', nodeId: 'http' });
+    expect(seen.length).toBe(before);
+    engine.dispose();
+  });
+
   it('refuses loopback targets unless they are explicitly allowed', async () => {
     const engine = new ScenarioEngine({ ports: fakePorts({ http: new OutboundHttpClient(new TargetPolicy()) }) });
     await expect(engine.run(engine.compile('h6', call({ url: `${base}/x` })), { id: 'a', amount: 1 }, { ownerId: 1 }))

@@ -177,7 +177,10 @@ describe('callbacks', () => {
   });
 
   it('answers 400 CALLBACK_REFUSED for private and metadata targets outside the allow-list, without sending anything', async () => {
-    for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://192.168.1.1/hook']) {
+    const loopbackPort = new URL(receiver.url('/')).port;
+    for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://192.168.1.1/hook',
+      // IPv6 forms embedding a loopback or private IPv4 address (127.0.0.1 itself is allow-listed in this app).
+      `http://[::127.0.0.1]:${loopbackPort}/hook`, `http://[::ffff:0:127.0.0.1]:${loopbackPort}/hook`, `http://[64:ff9b::127.0.0.1]:${loopbackPort}/hook`, 'http://[2002:a9fe:a9fe::]/hook']) {
       const response = await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': url });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('CALLBACK_REFUSED');
