@@ -5,6 +5,7 @@ import * as runs from './migrations/20261122000003_runs.js';
 import * as internalData from './migrations/20261122000004_internal_data.js';
 import * as runErrorDetails from './migrations/20261122000005_run_error_details.js';
 import * as runQueuedAt from './migrations/20261122000006_run_queued_at.js';
+import * as batchChunks from './migrations/20261122000020_batch_chunks.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000004_internal_data', internalData],
   ['20261122000005_run_error_details', runErrorDetails],
   ['20261122000006_run_queued_at', runQueuedAt],
+  ['20261122000020_batch_chunks', batchChunks],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

@@ -4,6 +4,8 @@ import type { AppConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import type { Outbound } from '../outbound/outbound.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
+import { BatchService } from './batch-service.js';
+import { BatchStore } from './batch-store.js';
 import { CallbackDelivery } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
@@ -13,13 +15,15 @@ import { RunResultStore } from './run-result-store.js';
 import { ScenarioRunner } from './scenario-runner.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
 
-/** What `services.execution` holds: the API-side service, the worker (started only by processes that process jobs) and the queue. */
+/** What `services.execution` holds: the API-side services, the worker (started only by processes that process jobs) and the queue. */
 export interface Execution {
   service: ExecutionService;
+  batches: BatchService;
   worker: ExecutionWorker;
   queue: ExecutionQueue;
   settings: ExecutionSettings;
   store: RunResultStore;
+  batchStore: BatchStore;
   sweeper: StalledWorkSweeper;
   /** Starts processing jobs in this process (worker role), with the stalled-work sweeper. */
   startWorker(): Promise<void>;
@@ -44,14 +48,16 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
   const store = new RunResultStore(db);
+  const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
-  const worker = new ExecutionWorker(runner, store, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
+  const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, queue, deps.outbound.policy);
-  const sweeper = new StalledWorkSweeper(store, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs, chunkSize: Math.max(config.batchChunkSize, 1) }, logger.child({ component: 'stalled-work-sweeper' }));
+  const batches = new BatchService(config, runner, batchStore, queue);
+  const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
   return {
-    service, worker, queue, settings, store, sweeper,
+    service, batches, worker, queue, settings, store, batchStore, sweeper,
     async startWorker() {
       await worker.start();
       sweeper.start();

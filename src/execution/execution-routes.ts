@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { OperationHandlers } from '../../generated/routes.js';
 import type { Services } from '../services.js';
 
-export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScoreResult' | 'submitBatch' | 'getBatchStatus';
+export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScoreResult';
 
 function caller(request: Request): { id: number } {
   return { id: (request.user as Express.User).id };
@@ -38,16 +38,6 @@ export function createExecutionHandlers(services: Services): Pick<OperationHandl
       const outcome = await execution.asyncResult(caller(request), request.params.name as string, request.get('x-sce-requestid') as string);
       if (outcome.finished) response.status(200).json(outcome.result);
       else response.status(202).json({ requestId: outcome.requestId, state: outcome.state });
-    },
-
-    async submitBatch(request, response) {
-      const body = request.body as { scenarioName: string; parameters: Record<string, unknown>[] };
-      const batchTaskId = await execution.submitBatch(caller(request), body.scenarioName, body.parameters);
-      response.status(202).json({ batchTaskId });
-    },
-
-    async getBatchStatus(request, response) {
-      response.status(200).json(await execution.batchStatus(caller(request), request.params.batchTaskId as string));
     },
   };
 }

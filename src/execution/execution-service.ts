@@ -3,8 +3,6 @@ import type { AppConfig } from '../config/config.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
-import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import type { TargetPolicy } from '../outbound/target-policy.js';
@@ -13,6 +11,7 @@ import { isFinished, type RunResultStore, type RunState } from './run-result-sto
 import type { ScoreResult } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 import { storedScoreResult } from './score-results.js';
+import { jobStoreUnavailable } from './job-store-unavailable.js';
 
 export interface Caller { id: number }
 
@@ -25,23 +24,11 @@ export interface AsyncRequest {
 
 export type AsyncResult = { finished: true; result: ScoreResult } | { finished: false; requestId: string; state: 'QUEUED' | 'RUNNING' };
 
-export interface BatchStatus {
-  batchTaskId: string;
-  scenarioName: string;
-  state: 'QUEUED' | 'RUNNING' | 'FINISHED';
-  total: number;
-  completed: number;
-  failed: number;
-  createdAt: string;
-  finishedAt: string | null;
-  resultsIds: string[];
-}
-
 /** Spec defaults of X-SCE-CallbackRetryCount / X-SCE-CallbackRetryDelay. */
 const DEFAULT_RETRY_COUNT = 3;
 const DEFAULT_RETRY_DELAY_SECONDS = 5;
 
-/** The API side of execution: synchronous scores, async submissions and results, batches. */
+/** The API side of execution: synchronous scores, async submissions and results (batches: BatchService). */
 export class ExecutionService {
   constructor(
     private readonly config: AppConfig,
@@ -92,47 +79,6 @@ export class ExecutionService {
     return { finished: true, result: storedScoreResult(run) };
   }
 
-  async submitBatch(caller: Caller, scenarioName: string, parameters: Record<string, unknown>[]): Promise<string> {
-    const max = this.config.limits.batchMaxElements;
-    if (parameters.length > max) {
-      throw new PayloadTooLargeError(`A batch may hold at most ${max} elements; this one has ${parameters.length}. Split it.`, 'BATCH_TOO_LARGE', [{ path: 'body.parameters', message: `at most ${max} elements` }]);
-    }
-    await this.runner.requireDeployed(caller.id, scenarioName);
-    const batchId = randomUUID();
-    const chunkSize = Math.max(this.config.batchChunkSize, 1);
-    const chunkCount = Math.ceil(parameters.length / chunkSize);
-    const elements = parameters.map((input) => ({ id: randomUUID(), input }));
-    await this.store.insertBatch({ id: batchId, userId: caller.id, scenarioName, total: parameters.length, chunkCount }, elements);
-    try {
-      await this.queue.enqueueChunks(batchId, parameters.length, chunkSize);
-    } catch (error) {
-      // Chunk jobs already saved find no batch and end at once.
-      await this.store.deleteBatch(batchId);
-      throw jobStoreUnavailable(error);
-    }
-    return batchId;
-  }
-
-  async batchStatus(caller: Caller, batchId: string): Promise<BatchStatus> {
-    const batch = await this.store.findBatch(batchId);
-    if (!batch || batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
-    const counts = await this.store.batchCounts(batchId);
-    const finished = batch.finishedAt !== null;
-    const started = counts.RUNNING + counts.SUCCEEDED + counts.FAILED > 0;
-    const state: BatchStatus['state'] = finished ? 'FINISHED' : started ? 'RUNNING' : 'QUEUED';
-    return {
-      batchTaskId: batch.id,
-      scenarioName: batch.scenarioName,
-      state,
-      total: batch.total,
-      completed: counts.SUCCEEDED + counts.FAILED,
-      failed: counts.FAILED,
-      createdAt: batch.createdAt.toISOString(),
-      finishedAt: batch.finishedAt ? batch.finishedAt.toISOString() : null,
-      resultsIds: finished ? await this.store.batchResultIds(batchId) : [],
-    };
-  }
-
   private async checkCallback(request: AsyncRequest): Promise<{ url: string; retryCount: number; retryDelaySeconds: number }> {
     const { limits } = this.config;
     const retryCount = request.callbackRetryCount ?? Math.min(DEFAULT_RETRY_COUNT, limits.callbackMaxRetries);
@@ -158,8 +104,3 @@ export class ExecutionService {
 }
 
 export type { RunState };
-
-function jobStoreUnavailable(cause: unknown): ServiceUnavailableError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new ServiceUnavailableError(`The job store did not take the work (${reason}); nothing was stored, so the same request can be sent again.`);
-}

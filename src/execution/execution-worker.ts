@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { CallbackDelivery } from './callback-delivery.js';
 import type { CallbackJobData, ChunkJobData, JobHandlers, RunJobData } from './execution-queue.js';
 import type { ExecutionQueue } from './execution-queue.js';
-import { isFinished, type PendingElement, type RunResultStore } from './run-result-store.js';
-import type { RunOutcome } from './run-outcome.js';
+import type { BatchStore, ElementOutcome } from './batch-store.js';
+import { isFinished, type RunResultStore } from './run-result-store.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 
-/** Results of a chunk are written (and the job's lock renewed) every this many elements. */
+/** Results of a chunk are inserted (and the job's lock renewed) every this many elements. */
 const FLUSH_EVERY = 250;
 
 /**
@@ -18,6 +18,7 @@ export class ExecutionWorker implements JobHandlers {
   constructor(
     private readonly runner: ScenarioRunner,
     private readonly store: RunResultStore,
+    private readonly batches: BatchStore,
     private readonly queue: ExecutionQueue,
     private readonly callbacks: CallbackDelivery,
     private readonly elementConcurrency: number,
@@ -50,28 +51,36 @@ export class ExecutionWorker implements JobHandlers {
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
   }
 
-  async chunk({ batchId, from, to }: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean = () => false): Promise<boolean> {
+  /**
+   * Runs the unfinished elements of a chunk: reads the chunk's inputs, runs them through a small
+   * pool and inserts their results FLUSH_EVERY at a time (renewing the job's lock each time), marks
+   * the chunk finished, and the batch when no chunk is left. A chunk run before (its worker died or
+   * stopped) skips the elements already stored.
+   */
+  async chunk(range: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean = () => false): Promise<boolean> {
     if (stopping()) return false;
-    const batch = await this.store.findBatch(batchId);
+    const chunk = { batchId: range.batchId, from: range.from, to: range.to };
+    const batch = await this.batches.findBatch(chunk.batchId);
     if (!batch) return true;
-    const pending = await this.store.pendingElements(batchId, from, to);
-    if (pending.length > 0) {
-      await this.store.markRunning(pending.map((element) => element.id));
+    const parts = await this.batches.unfinishedParts(chunk);
+    if (parts.length > 0) {
+      const stored = parts.some((part) => part.started) ? await this.batches.storedIndexes(chunk) : new Set<number>();
+      await this.batches.markStarted(chunk);
       const deployed = await this.runner.resolveForStoredRun(batch.userId, batch.scenarioName);
-      for (let start = 0; start < pending.length; start += FLUSH_EVERY) {
-        if (stopping()) return false;
-        const slice = pending.slice(start, start + FLUSH_EVERY);
-        const finished = await mapWithConcurrency(slice, this.elementConcurrency, async (element: PendingElement) => (
-          { run: element, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) as RunOutcome }
-        ));
-        await this.store.finishRuns(finished);
-        await keepAlive();
+      for (const part of parts) {
+        const elements = part.inputs.map((input, offset) => ({ index: part.from + offset, input })).filter((element) => !stored.has(element.index));
+        for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
+          if (stopping()) return false;
+          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.elementConcurrency, async (element): Promise<ElementOutcome> => (
+            { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) }
+          ));
+          await this.batches.insertResults(batch, results);
+          await keepAlive();
+        }
+        await this.batches.markPartFinished(batch.id, part.from);
       }
     }
-    if ((await this.store.countUnfinished(batchId)) === 0) {
-      await this.store.markBatchFinished(batchId);
-      this.logger.info({ batchId, total: batch.total }, 'batch finished');
-    }
+    if (await this.batches.finishIfComplete(batch.id)) this.logger.info({ batchId: batch.id, total: batch.total }, 'batch finished');
     return true;
   }
 
