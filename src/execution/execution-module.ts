@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import type { Outbound } from '../outbound/outbound.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
+import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
 import { BatchStore } from './batch-store.js';
 import { CallbackDelivery } from './callback-delivery.js';
@@ -53,7 +54,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const runner = new ScenarioRunner(engine, deps.deployedScenarios);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
-  const service = new ExecutionService(config, runner, store, queue, deps.outbound.policy);
+  const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
   const batches = new BatchService(config, runner, batchStore, queue);
   const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
   return {

@@ -6,12 +6,10 @@ import { createAgenda } from './job-store.js';
 export const RUN_JOB = 'execution.run';
 export const CHUNK_JOB = 'execution.batch-chunk';
 export const CALLBACK_JOB = 'execution.callback';
-/** Most async runs one job carries. */
-const MAX_RUNS_PER_JOB = 200;
 /** How long a stopping worker waits for the jobs it runs (chunks hand their rest back within one flush). */
 const DRAIN_TIMEOUT_MS = 20_000;
 
-/** One job per group of async runs submitted together (see enqueueRun). */
+/** One job per group of async runs submitted together (see AsyncSubmissions). */
 export interface RunJobData { resultIds: string[] }
 /** Elements with element_index in [from, to) of one batch. */
 export interface ChunkJobData { batchId: string; from: number; to: number }
@@ -40,41 +38,16 @@ export class ExecutionQueue {
   /** Handlers running now: a stopping worker waits for them (Agenda's drain does not count them reliably). */
   private readonly inFlight = new Set<Promise<unknown>>();
   private channel?: Promise<void>;
-  private runGroup: Array<{ resultId: string; resolve: () => void; reject: (error: Error) => void }> = [];
-  private flushing = false;
 
   constructor(private readonly jobsUrl: string, private readonly settings: ExecutionSettings, private readonly logger: Logger) {}
 
   /**
-   * Enqueues an async run; resolves once a job holding its id is saved (so a 202 always means a
-   * durable job). Group commit: while one save is in flight, ids submitted meanwhile wait and go
-   * into the next job together. An idle service saves each run's job at once; under load, jobs
-   * hold several ids, which keeps the job store small (its Redis backend slows sharply with many
-   * queued jobs).
+   * One job for a group of async runs (AsyncSubmissions groups the runs submitted together):
+   * few, full jobs keep the job store small, and its Redis backend slows sharply with many queued jobs.
    */
-  enqueueRun(resultId: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.runGroup.push({ resultId, resolve, reject });
-      if (!this.flushing) void this.flushRuns();
-    });
-  }
-
-  private async flushRuns(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.runGroup.length > 0) {
-        const group = this.runGroup.splice(0, MAX_RUNS_PER_JOB);
-        try {
-          const agenda = await this.forEnqueue();
-          await agenda.now<RunJobData>(RUN_JOB, { resultIds: group.map((entry) => entry.resultId) });
-          for (const entry of group) entry.resolve();
-        } catch (error) {
-          for (const entry of group) entry.reject(error as Error);
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
+  async enqueueRuns(resultIds: string[]): Promise<void> {
+    const agenda = await this.forEnqueue();
+    await agenda.now<RunJobData>(RUN_JOB, { resultIds });
   }
 
   /** One job per chunk of `chunkSize` elements (never one per element: the store slows with many queued jobs). */

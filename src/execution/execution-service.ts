@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/config.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import type { ExecutionQueue } from './execution-queue.js';
-import { isDuplicateKey } from '../db/mysql-errors.js';
+import type { AsyncSubmissions } from './async-submissions.js';
 import type { TargetPolicy } from '../outbound/target-policy.js';
 import { TargetRefusedError } from '../outbound/target-refused-error.js';
 import { isFinished, type RunResultStore, type RunState } from './run-result-store.js';
 import type { ScoreResult } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 import { storedScoreResult } from './score-results.js';
-import { jobStoreUnavailable } from './job-store-unavailable.js';
 
 export interface Caller { id: number }
 
@@ -34,7 +31,7 @@ export class ExecutionService {
     private readonly config: AppConfig,
     private readonly runner: ScenarioRunner,
     private readonly store: RunResultStore,
-    private readonly queue: ExecutionQueue,
+    private readonly submissions: AsyncSubmissions,
     private readonly callbackPolicy: TargetPolicy,
   ) {}
 
@@ -46,27 +43,12 @@ export class ExecutionService {
     return { runId: randomUUID(), scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
   }
 
-  /** Stores the run QUEUED, then enqueues a job carrying only its id. Returns the request id. */
+  /** Stores the run QUEUED with a job carrying its id (grouped with concurrent submissions: AsyncSubmissions). Returns the request id. */
   async submitAsync(caller: Caller, name: string, inputs: Record<string, unknown>, request: AsyncRequest): Promise<string> {
     await this.runner.requireDeployed(caller.id, name);
     const callback = request.callbackUrl ? await this.checkCallback(request) : null;
     const requestId = request.requestId ?? randomUUID();
-    const id = randomUUID();
-    try {
-      await this.store.insertAsyncRun({ id, userId: caller.id, requestId, scenarioName: name, input: inputs, callback });
-    } catch (error) {
-      if (isDuplicateKey(error)) {
-        throw new ConflictError(`Request id "${requestId}" was already used; choose another X-SCE-RequestId.`, 'REQUEST_ID_TAKEN', [{ path: 'header.X-SCE-RequestId', message: 'already used by this user' }]);
-      }
-      throw error;
-    }
-    try {
-      await this.queue.enqueueRun(id);
-    } catch (error) {
-      // Nothing half-done: without its job the run would stay QUEUED and block its request id.
-      await this.store.deleteRun(id);
-      throw jobStoreUnavailable(error);
-    }
+    await this.submissions.submit({ id: randomUUID(), userId: caller.id, requestId, scenarioName: name, input: inputs, callback });
     return requestId;
   }
 

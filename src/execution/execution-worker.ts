@@ -3,6 +3,7 @@ import type { CallbackDelivery } from './callback-delivery.js';
 import type { CallbackJobData, ChunkJobData, JobHandlers, RunJobData } from './execution-queue.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import type { BatchStore, ElementOutcome } from './batch-store.js';
+import { CoalescedRunStore } from './coalesced-run-store.js';
 import { isFinished, type RunResultStore } from './run-result-store.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 
@@ -15,6 +16,8 @@ const FLUSH_EVERY = 250;
  * are skipped, results are written by result id.
  */
 export class ExecutionWorker implements JobHandlers {
+  private readonly runStore: CoalescedRunStore;
+
   constructor(
     private readonly runner: ScenarioRunner,
     private readonly store: RunResultStore,
@@ -23,31 +26,31 @@ export class ExecutionWorker implements JobHandlers {
     private readonly callbacks: CallbackDelivery,
     private readonly elementConcurrency: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.runStore = new CoalescedRunStore(store);
+  }
 
   async start(): Promise<void> {
     await this.queue.startProcessing(this);
   }
 
-  /** Runs a group of async runs: one read, one RUNNING update and one upsert of outcomes for the group. */
+  /**
+   * Runs a job's async runs. Reads and writes go through CoalescedRunStore: one claim and one upsert
+   * serve all the run jobs this worker holds at once.
+   */
   async run({ resultIds }: RunJobData): Promise<void> {
-    const runs = await this.store.findByIds(resultIds);
+    const runs = await this.runStore.claim(resultIds);
     const pending = runs.filter((run) => !isFinished(run.state));
-    const callbacks = pending.filter((run) => run.callback?.state === 'PENDING').map((run) => run.id);
+    const callbacks: string[] = [];
     for (const run of runs) {
       // A re-run job (its worker died) whose run finished but whose first callback attempt never happened.
       if (isFinished(run.state) && run.callback?.state === 'PENDING' && (await this.store.callbackAttempts(run.id)).length === 0) callbacks.push(run.id);
     }
-    if (pending.length > 0) {
-      await this.store.markRunning(pending.map((run) => run.id));
-      const resolved = new Map<string, ReturnType<ScenarioRunner['resolveForStoredRun']>>();
-      const finished = await mapWithConcurrency(pending, this.elementConcurrency, async (run) => {
-        const key = `${run.userId}\u0000${run.scenarioName}`;
-        if (!resolved.has(key)) resolved.set(key, this.runner.resolveForStoredRun(run.userId, run.scenarioName));
-        return { run, outcome: await this.runner.runToOutcome(await (resolved.get(key) as ReturnType<ScenarioRunner['resolveForStoredRun']>), run.input ?? {}, run.userId) };
-      });
-      await this.store.finishRuns(finished);
-    }
+    await mapWithConcurrency(pending, this.elementConcurrency, async (run) => {
+      const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
+      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId));
+      if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+    });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
   }
 

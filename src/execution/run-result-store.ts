@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { RunError, RunOutcome } from './run-outcome.js';
+import { isDuplicateKey } from '../db/mysql-errors.js';
 import { outcomeColumns, parseObject, storedError } from './run-columns.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
@@ -83,18 +84,32 @@ export class RunResultStore {
 
   /** Inserts a QUEUED async run; throws a duplicate-key error when the user already used the request id. */
   async insertAsyncRun(run: NewAsyncRun): Promise<void> {
-    await this.db('run_results').insert({
-      id: run.id,
-      user_id: run.userId,
-      request_id: run.requestId,
-      scenario_name: run.scenarioName,
-      state: 'QUEUED',
-      input: JSON.stringify(run.input),
-      callback_url: run.callback?.url ?? null,
-      callback_retry_count: run.callback?.retryCount ?? 0,
-      callback_retry_delay: run.callback?.retryDelaySeconds ?? 0,
-      callback_state: run.callback ? 'PENDING' : 'NONE',
-    });
+    await this.db('run_results').insert(asyncRunRow(run));
+  }
+
+  /**
+   * Inserts QUEUED async runs with one multi-row insert; answers, per run, whether it was stored
+   * (false: its user already used the request id). A duplicate fails the whole statement, so only
+   * then are the runs inserted one by one to tell which.
+   */
+  async insertAsyncRuns(runs: NewAsyncRun[]): Promise<boolean[]> {
+    try {
+      await this.db('run_results').insert(runs.map(asyncRunRow));
+      return runs.map(() => true);
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    const stored: boolean[] = [];
+    for (const run of runs) {
+      try {
+        await this.insertAsyncRun(run);
+        stored.push(true);
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        stored.push(false);
+      }
+    }
+    return stored;
   }
 
   async findById(id: string): Promise<RunRecord | undefined> {
@@ -123,9 +138,10 @@ export class RunResultStore {
     return (await this.db('run_results').where({ id, state: 'QUEUED' }).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
   }
 
-  /** Undoes insertAsyncRun when its job could not be saved. */
-  async deleteRun(id: string): Promise<void> {
-    await this.db('run_results').where({ id }).delete();
+  /** Undoes insertAsyncRuns when their job could not be saved. */
+  async deleteRuns(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db('run_results').whereIn('id', ids).delete();
   }
 
   /** QUEUED → RUNNING (the runs of a job). */
@@ -171,6 +187,21 @@ export class RunResultStore {
 
 export function isFinished(state: RunState): boolean {
   return FINISHED.includes(state);
+}
+
+function asyncRunRow(run: NewAsyncRun): Record<string, unknown> {
+  return {
+    id: run.id,
+    user_id: run.userId,
+    request_id: run.requestId,
+    scenario_name: run.scenarioName,
+    state: 'QUEUED',
+    input: JSON.stringify(run.input),
+    callback_url: run.callback?.url ?? null,
+    callback_retry_count: run.callback?.retryCount ?? 0,
+    callback_retry_delay: run.callback?.retryDelaySeconds ?? 0,
+    callback_state: run.callback ? 'PENDING' : 'NONE',
+  };
 }
 
 function identityOf(row: Pick<RunRow, 'id' | 'user_id' | 'request_id' | 'scenario_name'> & { batch_id?: string | null; element_index?: number | null }): RunIdentity {

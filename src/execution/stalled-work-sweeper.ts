@@ -4,6 +4,7 @@ import type { BatchStore } from './batch-store.js';
 import type { RunResultStore } from './run-result-store.js';
 
 const BATCH_OF_WORK = 1000;
+const RUNS_PER_JOB = 200;
 
 /**
  * Queues again the work that was stored but never queued: an API process that dies between
@@ -41,12 +42,12 @@ export class StalledWorkSweeper {
   /** One sweep; answers how many runs and batch chunks it queued again. */
   async sweepOnce(): Promise<{ runs: number; chunks: number }> {
     const cutoff = new Date(Date.now() - this.settings.stalledAfterMs);
-    let runs = 0;
+    const claimed: string[] = [];
     for (const id of await this.runs.stalledRuns(cutoff, BATCH_OF_WORK)) {
-      if (!(await this.runs.claimStalled(cutoff, id))) continue;
-      await this.queue.enqueueRun(id);
-      runs += 1;
+      if (await this.runs.claimStalled(cutoff, id)) claimed.push(id);
     }
+    for (let start = 0; start < claimed.length; start += RUNS_PER_JOB) await this.queue.enqueueRuns(claimed.slice(start, start + RUNS_PER_JOB));
+    const runs = claimed.length;
     let chunks = 0;
     for (const chunk of await this.batches.stalledChunks(cutoff, BATCH_OF_WORK)) {
       if (!(await this.batches.claimStalled(cutoff, chunk))) continue;
