@@ -2,7 +2,7 @@ import { createApp } from './app.js';
 import { createHandlerMap } from './http/handler-map.js';
 import { createLogger } from './logger.js';
 import { createServer } from 'node:http';
-import { closeServices, createServices, healthChecks, scoreFastLane } from './services.js';
+import { closeServices, createServices, fastLaneOperations, healthChecks } from './services.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
 async function main(): Promise<void> {
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     users: services.users,
     handlers: createHandlerMap(services),
     health: healthChecks(services),
-    scoreFastLane: scoreFastLane(services),
+    fastLane: fastLaneOperations(services),
   });
   const server = createServer(app).listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
   server.keepAliveTimeout = 65_000;

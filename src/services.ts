@@ -11,7 +11,9 @@ import { InternalDataStore } from './internal-data/internal-data-store.js';
 import { ScenarioEngine } from './engine/index.js';
 import { createOutbound, type Outbound } from './outbound/outbound.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
+import type { AppDependencies } from './app.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
+import { executionOperations } from './execution/execution-operations.js';
 import { pingJobStore } from './execution/job-store.js';
 import type { HealthChecks } from './http/health-router.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
@@ -82,9 +84,8 @@ export function healthChecks(services: Services): HealthChecks {
   };
 }
 
-/** The synchronous scoring the fast lane runs, or undefined when SCORE_FAST_LANE=false. */
-export function scoreFastLane(services: Services): ((caller: { id: number }, name: string, inputs: Record<string, unknown>) => Promise<{ runId: string }>) | undefined {
+/** The operations the fast lane serves (the execution hot paths), or undefined when SCORE_FAST_LANE=false. */
+export function fastLaneOperations(services: Services): AppDependencies['fastLane'] {
   if (!services.config.scoreFastLane) return undefined;
-  const execution = services.execution.service;
-  return (caller, name, inputs) => execution.score(caller, name, inputs);
+  return executionOperations(services.execution.service);
 }
