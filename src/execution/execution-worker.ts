@@ -56,7 +56,8 @@ export class ExecutionWorker implements JobHandlers {
 
   /**
    * Runs the unfinished elements of a chunk: reads the chunk's inputs, runs them through a small
-   * pool and inserts their results FLUSH_EVERY at a time (renewing the job's lock each time), marks
+   * pool and inserts their results FLUSH_EVERY at a time (renewing the job's lock each time; each
+   * insert overlaps the running of the next slice), marks
    * the chunk finished, and the batch when no chunk is left. A chunk run before (its worker died or
    * stopped) skips the elements already stored.
    */
@@ -72,14 +73,22 @@ export class ExecutionWorker implements JobHandlers {
       const deployed = await this.runner.resolveForStoredRun(batch.userId, batch.scenarioName);
       for (const part of parts) {
         const elements = part.inputs.map((input, offset) => ({ index: part.from + offset, input })).filter((element) => !stored.has(element.index));
+        // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
+        let flushing: Promise<void> = Promise.resolve();
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
-          if (stopping()) return false;
+          if (stopping()) {
+            await flushing;
+            return false;
+          }
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.elementConcurrency, async (element): Promise<ElementOutcome> => (
             { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) }
           ));
-          await this.batches.insertResults(batch, results);
-          await keepAlive();
+          await flushing;
+          flushing = this.batches.insertResults(batch, results).then(keepAlive);
+          // Never left unobserved: awaited before the next insert or the end of the part.
+          flushing.catch(() => undefined);
         }
+        await flushing;
         await this.batches.markPartFinished(batch.id, part.from);
       }
     }
