@@ -53,7 +53,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
-  const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
+  const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
   const batches = new BatchService(config, runner, batchStore, queue);
   const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));

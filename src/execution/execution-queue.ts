@@ -16,7 +16,8 @@ export interface ChunkJobData { batchId: string; from: number; to: number }
 export interface CallbackJobData { resultId: string; attempt: number }
 
 export interface JobHandlers {
-  run(data: RunJobData): Promise<void>;
+  /** Runs a job's async runs; `keepAlive` renews the job's lock (call it at least every lock lifetime). */
+  run(data: RunJobData, keepAlive: () => Promise<void>): Promise<void>;
   /**
    * Runs a chunk's unfinished elements; answers false when it stopped early because the worker is
    * stopping (`stopping()` turned true), true when the chunk is done.
@@ -76,7 +77,7 @@ export class ExecutionQueue {
     const agenda = await this.instance();
     const lockLifetime = this.settings.lockLifetimeMs;
     const onFailure = (name: string) => (error: Error, job: Job) => this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
-    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data)), {
+    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data, async () => void (await job.touch()))), {
       concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime,
     });
     agenda.define<ChunkJobData>(CHUNK_JOB, (job) => this.track((async () => {

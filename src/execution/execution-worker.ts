@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CallbackDelivery } from './callback-delivery.js';
+import type { ExecutionSettings } from './execution-settings.js';
 import type { CallbackJobData, ChunkJobData, JobHandlers, RunJobData } from './execution-queue.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import type { BatchStore, ElementOutcome } from './batch-store.js';
@@ -7,7 +8,7 @@ import { CoalescedRunStore } from './coalesced-run-store.js';
 import { isFinished, type RunResultStore } from './run-result-store.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 
-/** Results of a chunk are inserted (and the job's lock renewed) every this many elements. */
+/** Results of a chunk are inserted every this many elements. */
 const FLUSH_EVERY = 250;
 
 /**
@@ -24,7 +25,7 @@ export class ExecutionWorker implements JobHandlers {
     private readonly batches: BatchStore,
     private readonly queue: ExecutionQueue,
     private readonly callbacks: CallbackDelivery,
-    private readonly elementConcurrency: number,
+    private readonly settings: Pick<ExecutionSettings, 'elementConcurrency' | 'lockLifetimeMs'>,
     private readonly logger: Logger,
   ) {
     this.runStore = new CoalescedRunStore(store);
@@ -38,7 +39,8 @@ export class ExecutionWorker implements JobHandlers {
    * Runs a job's async runs. Reads and writes go through CoalescedRunStore: one claim and one upsert
    * serve all the run jobs this worker holds at once.
    */
-  async run({ resultIds }: RunJobData): Promise<void> {
+  async run({ resultIds }: RunJobData, keepAlive: () => Promise<void> = async () => undefined): Promise<void> {
+    const stayAlive = this.lockRenewal(keepAlive);
     const runs = await this.runStore.claim(resultIds);
     const pending = runs.filter((run) => !isFinished(run.state));
     const callbacks: string[] = [];
@@ -46,9 +48,11 @@ export class ExecutionWorker implements JobHandlers {
       // A re-run job (its worker died) whose run finished but whose first callback attempt never happened.
       if (isFinished(run.state) && run.callback?.state === 'PENDING' && (await this.store.callbackAttempts(run.id)).length === 0) callbacks.push(run.id);
     }
-    await mapWithConcurrency(pending, this.elementConcurrency, async (run) => {
+    await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId));
+      const outcome = await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId);
+      await stayAlive();
+      await this.runStore.finish(run, outcome);
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
@@ -56,8 +60,8 @@ export class ExecutionWorker implements JobHandlers {
 
   /**
    * Runs the unfinished elements of a chunk: reads the chunk's inputs, runs them through a small
-   * pool and inserts their results FLUSH_EVERY at a time (renewing the job's lock each time; each
-   * insert overlaps the running of the next slice), marks
+   * pool and inserts their results FLUSH_EVERY at a time (each insert overlaps the running of the
+   * next slice; the job's lock is renewed as time passes, see lockRenewal), marks
    * the chunk finished, and the batch when no chunk is left. A chunk run before (its worker died or
    * stopped) skips the elements already stored.
    */
@@ -66,6 +70,7 @@ export class ExecutionWorker implements JobHandlers {
     const chunk = { batchId: range.batchId, from: range.from, to: range.to };
     const batch = await this.batches.findBatch(chunk.batchId);
     if (!batch) return true;
+    const stayAlive = this.lockRenewal(keepAlive);
     const parts = await this.batches.unfinishedParts(chunk);
     if (parts.length > 0) {
       const stored = parts.some((part) => part.started) ? await this.batches.storedIndexes(chunk) : new Set<number>();
@@ -80,11 +85,13 @@ export class ExecutionWorker implements JobHandlers {
             await flushing;
             return false;
           }
-          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.elementConcurrency, async (element): Promise<ElementOutcome> => (
-            { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) }
-          ));
+          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
+            const outcome = await this.runner.runToOutcome(deployed, element.input, batch.userId);
+            await stayAlive();
+            return { index: element.index, outcome };
+          });
           await flushing;
-          flushing = this.batches.insertResults(batch, results).then(keepAlive);
+          flushing = this.batches.insertResults(batch, results);
           // Never left unobserved: awaited before the next insert or the end of the part.
           flushing.catch(() => undefined);
         }
@@ -94,6 +101,21 @@ export class ExecutionWorker implements JobHandlers {
     }
     if (await this.batches.finishIfComplete(batch.id)) this.logger.info({ batchId: batch.id, total: batch.total }, 'batch finished');
     return true;
+  }
+
+  /**
+   * Renews a job's lock whenever a quarter of the lock lifetime has passed since the last renewal:
+   * checked after every run, so a job of slow runs is never taken for dead (Agenda cancels a job
+   * whose lock was not renewed within its lifetime, and such a job would never run again).
+   */
+  private lockRenewal(keepAlive: () => Promise<void>): () => Promise<void> {
+    const every = this.settings.lockLifetimeMs / 4;
+    let last = performance.now();
+    return async () => {
+      if (performance.now() - last < every) return;
+      last = performance.now();
+      await keepAlive();
+    };
   }
 
   async callback({ resultId, attempt }: CallbackJobData): Promise<void> {
