@@ -39,8 +39,16 @@ export class ExecutionWorker implements JobHandlers {
    * Runs a job's async runs. Reads and writes go through CoalescedRunStore: one claim and one upsert
    * serve all the run jobs this worker holds at once.
    */
-  async run({ resultIds }: RunJobData, keepAlive: () => Promise<void> = async () => undefined): Promise<void> {
-    const stayAlive = this.lockRenewal(keepAlive);
+  async run(data: RunJobData, keepAlive: () => Promise<void> = async () => undefined): Promise<void> {
+    const stopRenewal = this.renewLock(keepAlive, 'run');
+    try {
+      await this.runJob(data);
+    } finally {
+      stopRenewal();
+    }
+  }
+
+  private async runJob({ resultIds }: RunJobData): Promise<void> {
     const runs = await this.runStore.claim(resultIds);
     const pending = runs.filter((run) => !isFinished(run.state));
     const callbacks: string[] = [];
@@ -50,9 +58,7 @@ export class ExecutionWorker implements JobHandlers {
     }
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      const outcome = await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId);
-      await stayAlive();
-      await this.runStore.finish(run, outcome);
+      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId));
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
@@ -61,16 +67,24 @@ export class ExecutionWorker implements JobHandlers {
   /**
    * Runs the unfinished elements of a chunk: reads the chunk's inputs, runs them through a small
    * pool and inserts their results FLUSH_EVERY at a time (each insert overlaps the running of the
-   * next slice; the job's lock is renewed as time passes, see lockRenewal), marks
+   * next slice; the job's lock is renewed as time passes, see renewLock), marks
    * the chunk finished, and the batch when no chunk is left. A chunk run before (its worker died or
    * stopped) skips the elements already stored.
    */
   async chunk(range: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean = () => false): Promise<boolean> {
     if (stopping()) return false;
+    const stopRenewal = this.renewLock(keepAlive, 'chunk');
+    try {
+      return await this.runChunk(range, stopping);
+    } finally {
+      stopRenewal();
+    }
+  }
+
+  private async runChunk(range: ChunkJobData, stopping: () => boolean): Promise<boolean> {
     const chunk = { batchId: range.batchId, from: range.from, to: range.to };
     const batch = await this.batches.findBatch(chunk.batchId);
     if (!batch) return true;
-    const stayAlive = this.lockRenewal(keepAlive);
     const parts = await this.batches.unfinishedParts(chunk);
     if (parts.length > 0) {
       const stored = parts.some((part) => part.started) ? await this.batches.storedIndexes(chunk) : new Set<number>();
@@ -81,19 +95,18 @@ export class ExecutionWorker implements JobHandlers {
         // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
         let flushing: Promise<void> = Promise.resolve();
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
-          if (stopping()) {
-            await flushing;
-            return false;
-          }
-          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
-            const outcome = await this.runner.runToOutcome(deployed, element.input, batch.userId);
-            await stayAlive();
-            return { index: element.index, outcome };
-          });
+          // A stopping worker takes no new element: the ones running finish and are stored.
+          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => (
+            { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) }
+          ), stopping);
           await flushing;
           flushing = this.batches.insertResults(batch, results);
           // Never left unobserved: awaited before the next insert or the end of the part.
           flushing.catch(() => undefined);
+          if (stopping()) {
+            await flushing;
+            return false;
+          }
         }
         await flushing;
         await this.batches.markPartFinished(batch.id, part.from);
@@ -104,18 +117,19 @@ export class ExecutionWorker implements JobHandlers {
   }
 
   /**
-   * Renews a job's lock whenever a quarter of the lock lifetime has passed since the last renewal:
-   * checked after every run, so a job of slow runs is never taken for dead (Agenda cancels a job
-   * whose lock was not renewed within its lifetime, and such a job would never run again).
+   * Renews a job's lock every quarter of the lock lifetime while the job runs, from a timer: slow
+   * runs and a slow database alike would otherwise let Agenda take the job for dead, cancel it and
+   * run it again. Answers the function that stops the renewal.
    */
-  private lockRenewal(keepAlive: () => Promise<void>): () => Promise<void> {
-    const every = this.settings.lockLifetimeMs / 4;
-    let last = performance.now();
-    return async () => {
-      if (performance.now() - last < every) return;
-      last = performance.now();
-      await keepAlive();
-    };
+  private renewLock(keepAlive: () => Promise<void>, name: string): () => void {
+    const timer = setInterval(() => {
+      keepAlive().catch((error: unknown) => {
+        this.logger.warn({ err: error, job: name }, 'could not renew a job lock');
+        clearInterval(timer);
+      });
+    }, Math.max(this.settings.lockLifetimeMs / 4, 10));
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   async callback({ resultId, attempt }: CallbackJobData): Promise<void> {
@@ -123,17 +137,20 @@ export class ExecutionWorker implements JobHandlers {
   }
 }
 
-/** Maps with at most `concurrency` calls in flight, keeping the input order. */
-async function mapWithConcurrency<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+/**
+ * Maps with at most `concurrency` calls in flight, keeping the input order. When `stop()` turns
+ * true no further item is started, and the answer holds the results of the items started (a prefix).
+ */
+async function mapWithConcurrency<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>, stop: () => boolean = () => false): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !stop()) {
       const index = next;
       next += 1;
       results[index] = await fn(items[index]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
-  return results;
+  return next < items.length ? results.slice(0, next) : results;
 }
