@@ -24,7 +24,8 @@ export class AsyncSubmissions {
   private readonly groups: GroupCommit<NewAsyncRun, void>;
 
   constructor(private readonly store: RunResultStore, private readonly queue: ExecutionQueue) {
-    this.groups = new GroupCommit({ maxItems: MAX_GROUP, concurrency: 2, minIntervalMs: GROUP_INTERVAL_MS, commit: (runs) => this.commit(runs) });
+    // Up to 4 groups in flight: a slow insert or job save (a loaded database) delays a group, not the ones behind it.
+    this.groups = new GroupCommit({ maxItems: MAX_GROUP, concurrency: 4, minIntervalMs: GROUP_INTERVAL_MS, commit: (runs) => this.commit(runs) });
   }
 
   submit(run: NewAsyncRun): Promise<void> {
