@@ -90,6 +90,17 @@ describe('getBatchResults', () => {
     expect(JSON.parse(rows[1][4])).toMatchObject({ code: 'INVALID_INPUT' });
   });
 
+  it('answers NDJSON to a client that accepts anything else, and CSV only when it prefers text/csv', async () => {
+    const batch = await finishedBatch([{ a: 1 }, { a: 2 }]);
+    for (const accept of ['application/json', '*/*', 'application/x-ndjson, text/csv;q=0.5']) {
+      const response = await results(batch.batchTaskId, alice.scoreToken, accept);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    }
+    const csv = await results(batch.batchTaskId, alice.scoreToken, 'application/x-ndjson;q=0.5, text/csv');
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+  });
+
   it('pages through more results than one query reads, without losing or repeating one', async () => {
     // Arranged in the store directly: 4,321 finished elements (more than two pages of 2,000).
     const { batchStore } = t.services.execution;
