@@ -225,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Load CSV into a collection
-         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row (400 with its line number), a unique violation (409) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded.
+         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row or a row with more or fewer fields than the header (400 with its line number), a value its column cannot hold (400 naming line and column), a unique violation (409 `UNIQUE_VIOLATION`), another load holding the collection past the database's lock wait timeout or a deadlock (409 `LOAD_CONFLICT`) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded. The file may be at most `LIMIT_UPLOAD_BYTES` (512 MiB by default) long; larger is 413.
          */
         post: operations["loadCollectionData"];
         delete?: never;
@@ -425,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Input variables from CSV
-         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number.
+         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number. The file may be at most `LIMIT_BODY_BYTES` (1 MiB by default) long, like any other body; larger is 413.
          */
         post: operations["createInputVariablesFromCsv"];
         delete?: never;
@@ -445,7 +445,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -502,7 +502,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -529,14 +529,16 @@ export interface components {
             /** @description The id of this HTTP request in the service's logs. */
             requestId?: string;
         };
-        /** @description Scenario name, unique per owner: letters, digits, space, dot, underscore and dash; starting with a letter or digit. */
+        /** @description Scenario name, unique per owner and case-sensitive (`Credit` and `credit` are two scenarios): letters, digits, space, dot, underscore and dash; starting with a letter or digit and not ending with a space (leading or trailing whitespace is refused with 400 naming the field). */
         ScenarioName: string;
+        /** @description A username, case-sensitive (`alice` and `ALICE` are two users): letters, digits, dot, underscore, at sign and dash; no whitespace. */
+        Username: string;
         /** @description Run request id: letters, digits and `.` `_` `:` `-`. */
         RequestId: string;
         /** @description Identifies a user by id or username (at least one). */
         AccessActors: {
             userId?: number;
-            username?: string;
+            username?: components["schemas"]["Username"];
         };
         /** @description Who asks (`requester`, must be the token's user) and whose scenarios are addressed (`owner`, defaults to the requester; another user only for admins). */
         AccessControlContext: {
@@ -679,7 +681,7 @@ export interface components {
             name: components["schemas"]["ScenarioName"];
             scenarioId?: number;
             /**
-             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: does not compile (see diagnostics): stored as the development version only (new scenario, or existing one with a switch), never deployed.
+             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: not deployed (see diagnostics). Either it does not compile: stored as the development version only (new scenario, or existing one with a switch); or, with `overwrite_deploy`, it fails deployScenario's validation: the development version is replaced only with `overwrite_develop`.
              * @enum {string}
              */
             outcome: "CREATED" | "UPDATED" | "DEPLOYED" | "UPDATED_AND_DEPLOYED" | "SKIPPED" | "NOT_DEPLOYED";
@@ -1280,7 +1282,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: `details` names each offending field, node or row. */
+        /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1316,7 +1318,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy). */
+        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1361,11 +1363,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request line and headers together are larger than the server accepts (`LIMIT_HEADER_BYTES`, 16,384 bytes by default). Answered by the HTTP server before routing, with code `HEADERS_TOO_LARGE`, and the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Scenario id. */
         ScenarioId: number;
-        /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+        /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
         CollectionName: string;
         /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
         Context: string;
@@ -1386,7 +1397,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). */
+        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1410,6 +1421,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     scoreAsync: {
@@ -1430,7 +1442,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). */
+        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1454,6 +1466,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1491,6 +1504,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     submitBatch: {
@@ -1500,6 +1514,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BatchRequest"];
@@ -1520,6 +1535,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1546,6 +1562,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getBatchResults: {
@@ -1603,13 +1620,17 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionInfo"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getCollectionRows: {
         parameters: {
             query?: {
+                /** @description Rows per page: 1 to 10,000. */
                 limit?: number;
+                /** @description Rows to skip, in load order: 0 to 9,007,199,254,740,991 (2^53 − 1, the largest integer a JSON number holds exactly); a larger value is 400 naming `query.offset`. */
                 offset?: number;
                 /** @description Equality filters, `filter[column]=value`. */
                 filter?: {
@@ -1618,7 +1639,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1637,6 +1658,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getCollectionColumns: {
@@ -1644,7 +1666,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1663,6 +1685,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getCollectionIndexes: {
@@ -1670,7 +1693,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1689,6 +1712,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     deleteCollection: {
@@ -1696,7 +1720,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1713,6 +1737,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     loadCollectionData: {
@@ -1725,7 +1750,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1765,6 +1790,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     openScenario: {
@@ -1795,6 +1821,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listScenarioVersions: {
@@ -1825,6 +1852,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getScenarioInput: {
@@ -1855,6 +1883,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getScenarioInputVariableNames: {
@@ -1885,6 +1914,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     copyScenario: {
@@ -1917,6 +1947,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     renameScenario: {
@@ -1948,6 +1979,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     debugScenario: {
@@ -1963,7 +1995,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name. */
+        /** @description Input variables by name. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1986,6 +2018,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     validateScenario: {
@@ -2001,7 +2034,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional validation data: input variables by name, checked against the start node and run once. */
+        /** @description Optional validation data: input variables by name, checked against the start node and run once. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -2022,6 +2055,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     deployScenario: {
@@ -2054,6 +2088,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     createInputVariablesFromCsv: {
@@ -2092,6 +2127,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     importScenarios: {
@@ -2101,13 +2137,14 @@ export interface operations {
                 context: components["parameters"]["Context"];
                 /** @description Replace the development version of existing scenarios. */
                 overwrite_develop?: boolean;
-                /** @description Deploy the imported content of existing scenarios as a new version. */
+                /** @description Deploy the imported content of existing scenarios as a new version, if it passes deployScenario's validation (else `NOT_DEPLOYED`). */
                 overwrite_deploy?: boolean;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScenarioImportBody"];
@@ -2129,6 +2166,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     exportScenarios: {
@@ -2161,6 +2199,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     updateScenarioTestCase: {
@@ -2177,6 +2216,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScenarioTestCaseDto"];
@@ -2198,6 +2238,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
 }

@@ -8,15 +8,18 @@ import type { Logger } from 'pino';
 import { routes, type OperationHandlers, type OperationId } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
+import { requireAuthentication } from './auth/require-authentication.js';
 import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
-import { jsonBody, yamlBody } from './http/body-parsers.js';
+import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { createFastLane, type FastLaneOperation } from './http/fast-lane.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext } from './http/request-context.js';
+import { multipartBody } from './http/multipart-body.js';
+import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 
 export interface AppDependencies {
@@ -34,11 +37,19 @@ export interface AppDependencies {
   fastLane?: Partial<Record<OperationId, FastLaneOperation['handle']>>;
 }
 
+/** Whether the spec lets `route` take a multipart/form-data body. */
+function takesMultipart(spec: unknown, route: { path: string; method: string }): boolean {
+  const operation = (spec as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> }).paths[route.path]?.[route.method];
+  return operation?.requestBody?.content?.['multipart/form-data'] !== undefined;
+}
+
 /** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
 export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
   const spec = loadSpec();
   const app = express();
+  // Before any route: the one matching rule shared with the validator, authentication and the fast lane.
+  applyRouteMatching(app);
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.
   app.set('etag', false);
@@ -46,17 +57,27 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
-  passport.use('jwt', createJwtStrategy(config.jwt, deps.users));
+  // One authenticator per app (not passport's global one): each app checks tokens with its own configuration.
+  const authenticator = new passport.Authenticator();
+  authenticator.use('jwt', createJwtStrategy(config.jwt, deps.users));
   app.use(requestContext(deps.logger));
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 
-  app.use(authenticate(deps.users));
+  app.use(authenticate(deps.users, authenticator));
   const batchRoute = routes.find((route) => route.operationId === 'submitBatch');
   if (batchRoute) app.post(batchRoute.expressPath, jsonBody(config.limits.batchBodyBytes));
   app.use(jsonBody(config.limits.bodyBytes));
-  app.use(yamlBody(config.limits.bodyBytes));
+  app.use(yamlBody(config.limits.bodyBytes, config.limits.bodyDepth));
+  app.use(bodyDepthLimit(config.limits.bodyDepth));
   app.use(removeUploadsWhenDone);
+  const storage = multer.diskStorage({ destination: tmpdir() });
+  for (const route of routes) {
+    if (!takesMultipart(spec, route)) continue;
+    // Collections take large CSV files; every other upload (a list of variables) is as small as a body.
+    const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes : config.limits.bodyBytes;
+    app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
+  }
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec as never,
@@ -64,13 +85,14 @@ export function createApp(deps: AppDependencies): RequestListener {
       validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
       validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
-      fileUploader: { storage: multer.diskStorage({ destination: tmpdir() }), limits: { fileSize: config.limits.uploadBytes, files: 1, fields: 10 } },
+      // Multipart bodies are read by multipartBody above (so a malformed form is a 400, not a 500).
+      fileUploader: false,
       operationHandlers: false,
     }),
   );
 
   for (const route of routes) {
-    app[route.method](route.expressPath, deps.handlers[route.operationId]);
+    app[route.method](route.expressPath, requireAuthentication(route), deps.handlers[route.operationId]);
   }
 
   app.use(unknownRouteHandler);
@@ -87,6 +109,7 @@ export function createApp(deps: AppDependencies): RequestListener {
     logger: deps.logger,
     users: deps.users,
     bodyLimitBytes: config.limits.bodyBytes,
+    bodyDepthLimit: config.limits.bodyDepth,
     validateResponses: deps.validateResponses,
   });
   return (request, response) => {

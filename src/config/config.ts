@@ -18,6 +18,8 @@ export interface JwtConfig {
   /** Claim (array of strings) holding roles; a user is an admin when it contains `adminRole`. */
   rolesClaim: string;
   adminRole: string;
+  /** Longest accepted token lifetime: `exp` is required, at most this far from `iat` and from now. */
+  maxLifetimeSeconds: number;
 }
 
 export interface LimitsConfig {
@@ -25,6 +27,10 @@ export interface LimitsConfig {
   /** Batch submissions carry many elements, so they have their own body limit. */
   batchBodyBytes: number;
   uploadBytes: number;
+  /** Deepest nesting of a JSON or YAML body (the body itself is level 1); deeper is 400 NESTING_TOO_DEEP. */
+  bodyDepth: number;
+  /** Largest request line plus headers (Node's maxHeaderSize); larger is 431 HEADERS_TOO_LARGE. */
+  headerBytes: number;
   batchMaxElements: number;
   runTimeoutMs: number;
   scriptMemoryMb: number;
@@ -51,7 +57,15 @@ export interface AppConfig {
   batchChunkSize: number;
   /** Serve synchronous scoring on the fast lane (src/http/fast-lane.ts) instead of through Express. */
   scoreFastLane: boolean;
+  /**
+   * How long a process reuses a score-token look-up (0: never): the longest a disabled user or a
+   * rotated token keeps working in a process other than the one that made the change.
+   */
+  scoreTokenCacheSeconds: number;
 }
+
+/** The deepest LIMIT_BODY_DEPTH accepted (see assertUsable). */
+export const MAX_BODY_DEPTH = 256;
 
 const DEV_SECRET = 'local-development-secret-change-me';
 
@@ -107,11 +121,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       usernameClaim: env.JWT_USERNAME_CLAIM ?? 'preferred_username',
       rolesClaim: env.JWT_ROLES_CLAIM ?? 'roles',
       adminRole: env.JWT_ADMIN_ROLE ?? 'admin',
+      maxLifetimeSeconds: readInt(env, 'JWT_MAX_LIFETIME_SECONDS', 86_400),
     },
     limits: {
       bodyBytes: readInt(env, 'LIMIT_BODY_BYTES', 1_048_576),
       batchBodyBytes: readInt(env, 'LIMIT_BATCH_BODY_BYTES', 64 * 1_048_576),
       uploadBytes: readInt(env, 'LIMIT_UPLOAD_BYTES', 512 * 1_048_576),
+      bodyDepth: readInt(env, 'LIMIT_BODY_DEPTH', 64),
+      headerBytes: readInt(env, 'LIMIT_HEADER_BYTES', 16_384),
       batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
       runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),
       scriptMemoryMb: readInt(env, 'LIMIT_SCRIPT_MEMORY_MB', 128),
@@ -124,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
+    scoreTokenCacheSeconds: readInt(env, 'SCORE_TOKEN_CACHE_SECONDS', 5),
   };
   assertUsable(config);
   return config;
@@ -137,8 +155,12 @@ function assertUsable(config: AppConfig): void {
   if (config.databaseUrl && !/^mysql:\/\//.test(config.databaseUrl)) problems.push('DATABASE_URL must start with mysql://');
   const { jwt } = config;
   if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri) problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
+  if (jwt.maxLifetimeSeconds < 1) problems.push('JWT_MAX_LIFETIME_SECONDS must be at least 1');
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
     problems.push('CALLBACK_SIGNING_SECRET is required');
   }
+  // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
+  if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
+  if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');
   if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
 }

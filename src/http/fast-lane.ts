@@ -11,17 +11,21 @@ import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import type { AuthenticatedUser } from './request-context.js';
+import { assertNestingWithin } from './nesting-depth.js';
 import { compileRequestCheck, compileResponseCheck, declaredHeaders, type OpenApiDocument } from './operation-validator.js';
+import { createOperationMatcher } from './route-matching.js';
 
 /**
  * The fast lane serves the execution hot paths (synchronous scoring, async submission and async
  * result) on Node's request listener, before Express: Express's own per-request work cost more than
  * a whole score (measured in docs/benchmarks.md). It keeps every rule of the Express chain: a request
  * id and one access-log line, the score token checked first (401 whatever else is wrong), the body
- * limit (413), JSON only (415), the spec's validation of query, path and header parameters and body
- * (400 naming each field), errors through the one mapping of src/errors, and, in tests, every
- * response checked against the spec. A request it does not recognise exactly (another method, path
- * case or a malformed escape) goes to Express untouched. `SCORE_FAST_LANE=false` turns it off.
+ * limit (413) and nesting-depth limit (400), JSON only (415), the spec's validation of query, path and
+ * header parameters and body (400 naming each field), errors through the one mapping of src/errors,
+ * and, in tests, every response checked against the spec. It recognises its operations with the
+ * service's one route-matching rule (src/http/route-matching.ts); a request it does not serve (or
+ * whose path parameter has a malformed escape) goes to Express untouched. `SCORE_FAST_LANE=false`
+ * turns it off.
  */
 
 export interface FastLaneReply {
@@ -50,6 +54,8 @@ export interface FastLaneOptions {
   logger: Logger;
   users: UserService;
   bodyLimitBytes: number;
+  /** Deepest nesting of the body (LIMIT_BODY_DEPTH); deeper is 400 NESTING_TOO_DEEP, before validation. */
+  bodyDepthLimit: number;
   /** Check every response against the spec (tests). */
   validateResponses?: boolean;
 }
@@ -61,9 +67,6 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 interface LaneOperation extends FastLaneOperation {
-  method: string;
-  pattern: RegExp;
-  paramNames: string[];
   headerNames: string[];
   check: ReturnType<typeof compileRequestCheck>;
   checkResponse?: ReturnType<typeof compileResponseCheck>;
@@ -75,32 +78,19 @@ interface RequestLog { requestId: string; started: bigint; user?: string; route:
 function compileOperation(options: FastLaneOptions, operation: FastLaneOperation): LaneOperation {
   const { route } = operation;
   if (!route.security.some((scheme) => scheme === 'scoreTokenQuery' || scheme === 'scoreTokenHeader')) throw new Error(`the fast lane serves score-token operations, not ${route.operationId}`);
-  const paramNames: string[] = [];
-  const source = route.path.split(/\{([^}]+)\}/).map((part, index) => {
-    if (index % 2 === 1) {
-      paramNames.push(part);
-      return '([^/]+)';
-    }
-    return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-  }).join('');
   return {
     ...operation,
-    method: route.method.toUpperCase(),
-    pattern: new RegExp(`^${source}/?$`),
-    paramNames,
     headerNames: declaredHeaders(options.spec, route.operationId),
     check: compileRequestCheck(options.spec, route.operationId),
     checkResponse: options.validateResponses ? compileResponseCheck(options.spec, route.operationId) : undefined,
   };
 }
 
-/** Path parameters of a matched path, decoded; undefined when an escape is malformed (Express then answers). */
-function pathParams(operation: LaneOperation, match: RegExpExecArray): Record<string, string> | undefined {
+/** Path parameters decoded; undefined when an escape is malformed (Express then answers). */
+function decodeParams(raw: Record<string, string>): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   try {
-    operation.paramNames.forEach((name, index) => {
-      params[name] = decodeURIComponent(match[index + 1]);
-    });
+    for (const [name, value] of Object.entries(raw)) params[name] = decodeURIComponent(value);
   } catch {
     return undefined;
   }
@@ -109,7 +99,9 @@ function pathParams(operation: LaneOperation, match: RegExpExecArray): Record<st
 
 export function createFastLane(options: FastLaneOptions): FastLane {
   const { logger } = options;
-  const operations = options.operations.map((operation) => compileOperation(options, operation));
+  const operations = new Map(options.operations.map((operation) => [operation.route, compileOperation(options, operation)]));
+  // The same matching rule as Express (src/http/route-matching.ts): what the lane declines, Express serves or answers 404.
+  const matchOperation = createOperationMatcher(options.operations.map((operation) => operation.route));
 
   async function serve(request: IncomingMessage, operation: LaneOperation, params: Record<string, string>, log: RequestLog, queryString: string): Promise<FastLaneReply> {
     const token = scoreTokenFrom(request.headers, request.url ?? '', operation.route);
@@ -125,6 +117,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${contentType.split(';')[0]}.`);
     }
     const body = await readJsonBody(request, options.bodyLimitBytes, isJson);
+    assertNestingWithin(body, options.bodyDepthLimit);
     const headers: Record<string, unknown> = {};
     for (const name of operation.headerNames) {
       const value = request.headers[name];
@@ -157,16 +150,9 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const url = request.url ?? '';
     const mark = url.indexOf('?');
     const pathname = mark < 0 ? url : url.slice(0, mark);
-    let operation: LaneOperation | undefined;
-    let params: Record<string, string> | undefined;
-    for (const candidate of operations) {
-      if (request.method !== candidate.method) continue;
-      const match = candidate.pattern.exec(pathname);
-      if (!match) continue;
-      params = pathParams(candidate, match);
-      operation = candidate;
-      break;
-    }
+    const matched = matchOperation(request.method ?? '', pathname);
+    const operation = matched && operations.get(matched.route);
+    const params = matched && decodeParams(matched.rawParams);
     if (!operation || !params) return false;
     const served = operation;
     const incoming = request.headers['x-request-id'];

@@ -1,47 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import type { Knex } from 'knex';
-import { UserService } from '../../src/auth/user-service.js';
-import { UserStore } from '../../src/auth/user-store.js';
-import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
-import * as batchChunks from '../../src/db/migrations/20261122000020_batch_chunks.js';
-import { applyTestEnvironment } from '../support/test-environment.js';
+import { createLegacyDatabase, type LegacyDatabase } from '../support/legacy-database.js';
 
-// A database of its own: this test runs a migration down and up again.
-let db: Knex;
-let name: string;
+/** Migration 20261123000130_batch_chunks, run on a database holding batches stored the previous way. */
+const BEFORE_BATCH_CHUNKS = '20261123000120_test_case_expression_mediumtext';
+
+let legacy: LegacyDatabase;
 
 beforeAll(async () => {
-  applyTestEnvironment();
-  const url = new URL(process.env.DATABASE_URL as string);
-  name = `${url.pathname.slice(1)}_migration`.slice(0, 64);
-  url.pathname = '/';
-  const server = createDatabase(url.toString(), { min: 0, max: 1 });
-  await server.raw('DROP DATABASE IF EXISTS ??', [name]);
-  await server.destroy();
-  url.pathname = `/${name}`;
-  await ensureDatabaseExists(url.toString());
-  db = createDatabase(url.toString(), { min: 0, max: 2 });
-  await migrateToLatest(db);
+  legacy = await createLegacyDatabase('legacy_batches', 'utf8mb4_bin', BEFORE_BATCH_CHUNKS);
 });
-afterAll(async () => {
-  await db.raw('DROP DATABASE ??', [name]);
-  await db.destroy();
-});
+afterAll(async () => legacy.drop());
 
 it('turns the unfinished elements of batches stored before it into chunk rows, keeping finished ones', async () => {
-  await batchChunks.down(db);
-  const { id: userId } = await new UserService(new UserStore(db)).ensureUser(`migration-${randomUUID().slice(0, 8)}`, false);
+  const { db } = legacy;
+  const [userId] = await db('users').insert({ username: `migration-${randomUUID().slice(0, 8)}`, score_token_hash: Buffer.alloc(32, 7) });
   const batchId = randomUUID();
   await db('batches').insert({ id: batchId, user_id: userId, scenario_name: 's', total: 5, chunk_count: 2 });
-  const legacy = [['SUCCEEDED', { a: 0 }], ['QUEUED', { a: 1 }], ['RUNNING', { a: 2 }], ['SUCCEEDED', { a: 3 }], ['QUEUED', { a: 4 }]] as const;
-  const ids = legacy.map(() => randomUUID());
-  await db('run_results').insert(legacy.map(([state, input], index) => ({
+  const legacyElements = [['SUCCEEDED', { a: 0 }], ['QUEUED', { a: 1 }], ['RUNNING', { a: 2 }], ['SUCCEEDED', { a: 3 }], ['QUEUED', { a: 4 }]] as const;
+  const ids = legacyElements.map(() => randomUUID());
+  await db('run_results').insert(legacyElements.map(([state, input], index) => ({
     id: ids[index], user_id: userId, request_id: ids[index], scenario_name: 's', batch_id: batchId, element_index: index, state, input: JSON.stringify(input),
     result: state === 'SUCCEEDED' ? JSON.stringify({ doubled: input.a * 2 }) : null,
   })));
 
-  await batchChunks.up(db);
+  await legacy.migrateToLatest();
 
   const chunks = await db('batch_chunks').where({ batch_id: batchId }).orderBy('from_index').select('from_index', 'to_index', 'inputs', 'started_at', 'finished_at');
   expect(chunks.map((chunk: { from_index: number; to_index: number; inputs: string }) => [chunk.from_index, chunk.to_index, JSON.parse(chunk.inputs)])).toEqual([
