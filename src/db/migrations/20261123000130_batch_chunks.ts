@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 
+/** DDL commits implicitly in MySQL: the schema steps run on their own, the data conversion in its own transaction. */
+export const config = { transaction: false };
+
 /** Elements per chunk row made from the unfinished elements of batches submitted before this migration. */
 const LEGACY_CHUNK = 500;
 
@@ -12,8 +15,10 @@ const LEGACY_CHUNK = 500;
  * Unfinished elements of existing batches become chunk rows, so their jobs still find them.
  */
 export async function up(db: Knex): Promise<void> {
+  // A foreign key needs the referenced column's collation, whatever the database's default.
+  const [[{ collation }]] = (await db.raw("SELECT COLLATION_NAME AS collation FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'batches' AND COLUMN_NAME = 'id'")) as [[{ collation: string }]];
   await db.schema.createTable('batch_chunks', (table) => {
-    table.string('batch_id', 36).notNullable().references('batches.id').onDelete('CASCADE');
+    table.string('batch_id', 36).collate(collation).notNullable().references('batches.id').onDelete('CASCADE');
     table.integer('from_index').unsigned().notNullable();
     // Exclusive.
     table.integer('to_index').unsigned().notNullable();
