@@ -47,8 +47,9 @@ const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
-// Enough sockets that the bench's own client never queues requests (the async phase keeps hundreds in flight when the service slows).
-const agent = new http.Agent({ keepAlive: true, maxSockets: 2048 });
+// Keep-alive connections, at most 256: opening thousands at once overflows the server's accept
+// backlog (SYN retries of 1, 3, 7 s, and resets), which measures the TCP stack, not the service.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 function startProcess(script: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
@@ -230,6 +231,7 @@ async function main(): Promise<void> {
     const submittedAt = new Map<string, number>();
     const observed: number[] = [];
     let submitErrors = 0;
+    const submitErrorKinds = new Map<string, number>();
     let pollErrors = 0;
     const pending: Promise<void>[] = [];
     const pollClosely = async (requestId: string, started: number) => {
@@ -254,8 +256,17 @@ async function main(): Promise<void> {
         submittedAt.set(requestId, Date.now());
         sent += 1;
         pending.push(send('POST', `/api/scenario/code/scoreasync/${SCENARIO}`, { ...token, 'x-sce-requestid': requestId }, inputs[sent % inputs.length])
-          .then((res) => (res.status !== 202 ? void (submitErrors += 1) : sample ? pollClosely(requestId, started) : undefined))
-          .catch(() => void (submitErrors += 1)));
+          .then((res) => {
+            if (res.status === 202) return sample ? pollClosely(requestId, started) : undefined;
+            submitErrors += 1;
+            const code = `${res.status} ${res.text.slice(0, 120)}`;
+            submitErrorKinds.set(code, (submitErrorKinds.get(code) ?? 0) + 1);
+            return undefined;
+          })
+          .catch((error: Error) => {
+            submitErrors += 1;
+            submitErrorKinds.set(error.message, (submitErrorKinds.get(error.message) ?? 0) + 1);
+          }));
       }
       await sleep(2);
     }
@@ -277,6 +288,7 @@ async function main(): Promise<void> {
     report(`  submit to result, as seen by a client polling every 10 ms (1 run in ${SAMPLE_EVERY}, ${observed.length} runs): p50 ${fixed(percentile(observed, 50))} ms, p99 ${fixed(percentile(observed, 99))} ms`);
     report(`  submit to stored result (finished_at − submit time, every run): p50 ${fixed(percentile(stored, 50))} ms, p99 ${fixed(percentile(stored, 99))} ms`);
     report(`  job-store keys under the bench prefix: ${keysBefore} before, ${keysAfter} after (finished jobs are removed)`);
+    for (const [kind, count] of submitErrorKinds) report(`  submit error ×${count}: ${kind}`);
     const complete = submitErrors === 0 && pollErrors === 0 && succeeded === sent && offered >= 0.97 * rate;
     goal(`async at 30 % of bare Express (${rate}/s) for ${ASYNC_SECONDS} s, every run stored`, `${fixed(offered, 0)}/s, ${succeeded}/${sent} stored, ${submitErrors + pollErrors} errors`, complete);
     const p50 = Math.max(percentile(observed, 50), percentile(stored, 50));
