@@ -40,6 +40,9 @@ beforeAll(async () => {
   t = await createTestApp({ configOverrides: { batchChunkSize: CHUNK } });
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'slow', slowDoublingScenario(1_300_000));
+  // Slower elements for the SIGTERM test: the batch must not be able to finish in the moments between
+  // the test seeing its first stored results and the worker handling the signal.
+  await deployScenario(t.services.db, alice.id, 'slower', slowDoublingScenario(4_000_000));
 });
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -98,7 +101,7 @@ it('releases its chunks at once when stopped with SIGTERM mid-batch, so another 
   // Both workers hold locks for a minute: the batch can finish within the test only if the stopped worker releases them.
   const first = startWorker({ JOB_LOCK_LIFETIME_MS: '60000' });
   const parameters = Array.from({ length: 1000 }, (_, i) => ({ a: i }));
-  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slow', parameters });
+  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slower', parameters });
   expect(submitted.status).toBe(202);
   const batchId: string = submitted.body.batchTaskId;
   await waitFor(async () => (((await counts(batchId)).SUCCEEDED ?? 0) >= 100 ? true : undefined), 30_000, 10);
