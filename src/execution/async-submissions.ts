@@ -41,7 +41,8 @@ export class AsyncSubmissions {
       } catch (error) {
         // Nothing half-done: without their job the runs would stay QUEUED and block their request ids.
         await this.store.deleteRuns(ids);
-        const unavailable = jobStoreUnavailable(error);
+        const failure = jobStoreUnavailable(error);
+        const unavailable = failure instanceof Error ? failure : new Error(String(failure));
         return runs.map((run, index) => (stored[index] ? unavailable : requestIdTaken(run.requestId)));
       }
     }

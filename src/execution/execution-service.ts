@@ -40,7 +40,7 @@ export class ExecutionService {
     const deployed = await this.runner.requireDeployed(caller.id, name);
     const beginTime = new Date().toISOString();
     const result = await this.runner.run(deployed, inputs, caller.id);
-    return { runId: randomUUID(), scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
+    return { runId: randomUUID(), name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
   }
 
   /** Stores the run QUEUED with a job carrying its id (grouped with concurrent submissions: AsyncSubmissions). Returns the request id. */

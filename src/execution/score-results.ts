@@ -6,6 +6,7 @@ export function storedScoreResult(run: RunRecord): ScoreResult {
   return {
     runId: run.requestId,
     requestId: run.requestId,
+    name: run.scenarioName,
     scenarioName: run.scenarioName,
     version: run.version,
     state: run.state === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',

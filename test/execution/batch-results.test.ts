@@ -140,7 +140,7 @@ describe('getBatchResults', () => {
     expect(unknown.body.code).toBe('BATCH_NOT_FOUND');
   });
 
-  it('answers 401 without a score token or with a wrong one, and 400 for a batch id that is not a UUID', async () => {
+  it('answers 401 without a score token or with a wrong one, and 404 for a batch id that is not one of ours', async () => {
     const batch = await finishedBatch([{ a: 1 }]);
     const missing = await request(t.app).get(`/api/batch/${batch.batchTaskId}/results`);
     expect(missing.status).toBe(401);
@@ -149,6 +149,6 @@ describe('getBatchResults', () => {
     expect(wrong.status).toBe(401);
     const header = await request(t.app).get(`/api/batch/${batch.batchTaskId}/results`).set('Score-Token', alice.scoreToken).buffer(true).parse(asText as never);
     expect(header.status).toBe(200);
-    expect((await request(t.app).get('/api/batch/not-a-uuid/results').query({ key: alice.scoreToken })).status).toBe(400);
+    expect((await request(t.app).get('/api/batch/not-a-uuid/results').query({ key: alice.scoreToken })).body.code).toBe('BATCH_NOT_FOUND');
   });
 });
