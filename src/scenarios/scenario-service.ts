@@ -12,6 +12,7 @@ import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
+import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
 import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
 import { parseRecordId } from '../db/record-id.js';
@@ -415,7 +416,7 @@ export class ScenarioService {
 
 /** Compile-cache key: deployed versions share the resolver's key (`version:<id>`); anything editable is keyed by its content. */
 function cacheKeyOf(version: VersionRecord): string {
-  return version.status === 'DEPLOYED' ? `version:${version.id}` : cacheKeyOfDocument(version.content, version.nodeProperties);
+  return version.status === 'DEPLOYED' ? deployedCacheKey(version.id) : cacheKeyOfDocument(version.content, version.nodeProperties);
 }
 
 function cacheKeyOfDocument(content: string, nodeProperties: string): string {
