@@ -631,10 +631,14 @@ export interface components {
             description?: string;
             /** @description The graph, as JSON text or as an object. */
             content: string | Record<string, unknown>;
+            /** @description Node settings by node id. `id` and `type` may be left out: they are taken from the key and from the graph node with that id (the shortest form is `{content}`). When given they must agree with them. */
             nodeProperties: {
                 [key: string]: {
+                    /** @description The node id; defaults to the key. */
                     id?: string;
-                    type: components["schemas"]["NodeType"];
+                    /** @description The node type; defaults to the type of the graph node with this id. */
+                    type?: components["schemas"]["NodeType"];
+                    /** @description The node settings, as JSON text or as an object. */
                     content: string | Record<string, unknown>;
                 };
             };

@@ -13,7 +13,7 @@ export interface PreparedImport {
 
 /**
  * Normalises every scenario of an import (content given as objects becomes JSON text; a node's
- * missing `id` is taken from its key) and checks it against the document schemas. Returns the
+ * missing `id` and `type` are taken from its key and its graph node) and checks it against the document schemas. Returns the
  * prepared scenarios, or every problem of every scenario, each path prefixed `scenarios[i].`.
  */
 export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { prepared: PreparedImport[]; problems: ErrorDetail[] } {
@@ -29,7 +29,7 @@ export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { 
     else firstIndexOfName.set(item.name, index);
     let document: ScenarioDocument;
     try {
-      document = normalizeScenarioDocument({ content: item.content, nodeProperties: withIds(item.nodeProperties) });
+      document = normalizeScenarioDocument({ content: item.content, nodeProperties: item.nodeProperties });
     } catch (error) {
       if (error instanceof DocumentNormalizationError) {
         problem(error.path, error.message.slice(error.path.length + 1));
@@ -54,8 +54,3 @@ export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { 
   return { prepared, problems };
 }
 
-function withIds(nodeProperties: ScenarioImportDto['nodeProperties']): Record<string, { id: string; type: string; content: unknown }> {
-  const result: Record<string, { id: string; type: string; content: unknown }> = {};
-  for (const [key, props] of Object.entries(nodeProperties)) result[key] = { id: props.id ?? key, type: props.type, content: props.content };
-  return result;
-}
