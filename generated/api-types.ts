@@ -691,11 +691,18 @@ export interface components {
             /** @description Any JSON value. */
             value?: unknown;
         };
-        /** @description A named value, as sent by clients when saving a test case. */
+        /** @description A named input value of a test case, as sent when importing or saving one: `variableName` (the interface's name for the field) or `name` (as exported before 1.9), and `value`. Exactly one of the two names. */
         VariableValueDto: {
-            name: string;
-            /** @description Any JSON value. */
+            /** @description The input variable. */
+            variableName?: string;
+            /** @description The input variable (the same as `variableName`). */
+            name?: string;
+            /** @description Any JSON value; absent means null. */
             value?: unknown;
+        } & (unknown | unknown);
+        /** @description The input values of a test case, in either form: a map from variable name to value (`{"age": 40, "income": 5000}`), or a list of named values (`[{"variableName": "age", "value": 40}]`, `name` accepted for `variableName`). Both are stored as the list. */
+        TestCaseVariables: components["schemas"]["VariableValueDto"][] | {
+            [key: string]: unknown;
         };
         /** @description A test case: run the scenario with `variables`; passes when `expression` (with the result variables in scope) is true. */
         ScenarioTestCase: {
@@ -710,7 +717,7 @@ export interface components {
             /** @description Ignored. */
             id?: unknown;
             name: string;
-            variables: components["schemas"]["Variable"][];
+            variables: components["schemas"]["TestCaseVariables"];
             expression: components["schemas"]["ExpressionDto"];
             /** @default false */
             ignore: boolean;
@@ -722,7 +729,7 @@ export interface components {
             /** @description Must equal the path's scenario id when given. */
             scenarioId?: number;
             name: string;
-            variables: components["schemas"]["VariableValueDto"][];
+            variables: components["schemas"]["TestCaseVariables"];
             expression: components["schemas"]["ExpressionDto"];
             /** @default false */
             ignore: boolean;

@@ -1,6 +1,7 @@
 import { DocumentNormalizationError, normalizeScenarioDocument, validateScenarioDocument, type ScenarioDocument } from '../engine/index.js';
 import type { ErrorDetail } from '../errors/app-error.js';
 import type { NewTestCase, ScenarioImportDto, VersionContent } from './scenario-types.js';
+import { storedTestCaseVariables } from './test-case-variables.js';
 
 /** One scenario of an import body, normalised and shape-checked, ready to store. */
 export interface PreparedImport {
@@ -45,7 +46,7 @@ export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { 
       version: { content: document.content, nodeProperties: JSON.stringify(document.nodeProperties), description: item.description ?? '' },
       testCases: (item.testCases ?? []).map((testCase) => ({
         name: testCase.name,
-        variables: testCase.variables.map((variable) => ('value' in variable ? { name: variable.name, value: variable.value } : { name: variable.name })),
+        variables: storedTestCaseVariables(testCase.variables),
         expression: testCase.expression.code,
         ignore: testCase.ignore ?? false,
       })),

@@ -15,6 +15,7 @@ import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
 import { prepareImport, type PreparedImport } from './import-document.js';
 import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
 import { ScenarioStore } from './scenario-store.js';
+import { storedTestCaseVariables } from './test-case-variables.js';
 import {
   documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
@@ -233,7 +234,7 @@ export class ScenarioService {
     }
     const saved = {
       name: dto.name,
-      variables: dto.variables.map((variable) => ('value' in variable ? { name: variable.name, value: variable.value } : { name: variable.name })),
+      variables: storedTestCaseVariables(dto.variables),
       expression: dto.expression.code,
       ignore: dto.ignore ?? false,
     };
