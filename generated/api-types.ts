@@ -1064,8 +1064,15 @@ export interface components {
             when?: {
                 [key: string]: components["schemas"]["CellCondition"];
             };
-            /** @description Output values (any JSON). */
-            then?: Record<string, unknown>;
+            /** @description Output values keyed by output column name (missing = null). A value is a literal (any JSON: strings are always text, never code), or `{"expr": "<JavaScript expression>"}`: an object whose only key is `expr`, computed when the rule matches, with the variables in scope (compiled once, run in the sandbox). */
+            then?: {
+                [key: string]: components["schemas"]["DecisionTableOutputExpression"] | unknown;
+            };
+        };
+        /** @description An output value computed by a JavaScript expression, e.g. `{"expr": "income * 3"}`. To output a literal object whose only key is `expr`, write it as an expression: `{"expr": "({ expr: 'x' })"}`. */
+        DecisionTableOutputExpression: {
+            /** @description JavaScript expression; reads variables by name like every other expression of the scenario. */
+            expr: string;
         };
         /** @description A decision table compiled once into predicates. */
         DecisionTableNodeSettings: {
@@ -1081,7 +1088,7 @@ export interface components {
             /** @description Rules in order. */
             rules: components["schemas"]["DecisionTableRule"][];
         };
-        /** @description A bin: a numeric range (`min` inclusive and `max` exclusive by default) and/or a set of values, with the points it gives. */
+        /** @description A bin: a numeric range (`min` inclusive and `max` exclusive by default) and/or a set of `values`; with both, a value matching either gives the points. Bins are tried in order and the first match counts. */
         ScorecardBin: {
             /** @description Lower bound (unbounded if absent). */
             min?: number;
@@ -1097,7 +1104,7 @@ export interface components {
              * @default false
              */
             maxInclusive: boolean;
-            /** @description Category values. */
+            /** @description Values matched exactly (same type and value: strings, numbers or booleans; `1` does not match `"1"`). */
             values?: (string | number | boolean)[];
             /** @description Points given. */
             points: number;
@@ -1110,12 +1117,14 @@ export interface components {
             name: string;
             /** @description Variable binned. */
             variable: string;
-            /** @description Reason code reported when points are lost (default: name). */
+            /** @description Reason code reported when points are lost (default: `name`). */
             reasonCode?: string;
             /** @description Bins; numeric ranges must not overlap. */
             bins: components["schemas"]["ScorecardBin"][];
             /** @description Points when no bin matches (including null). */
             elsePoints: number;
+            /** @description Output variable for the points this characteristic gave (not written when absent), e.g. `p_age`. */
+            pointsVariable?: string;
         };
         /** @description A points scorecard with reason codes. */
         ScorecardNodeSettings: {
@@ -1127,14 +1136,27 @@ export interface components {
              */
             scoreVariable: string;
             /**
-             * @description Output variable for the ranked reason codes.
+             * @description Output variable for the reason codes: the `reasonCode` of every characteristic that lost points against its best bin (`elsePoints` included), ranked by points lost, ties in characteristic order.
              * @default reasonCodes
              */
             reasonCodesVariable: string;
-            /** @description Cap on reason codes returned (default all). */
+            /** @description Top N: at most this many reason codes (default all). */
             maxReasonCodes?: number;
+            /** @description Output variable for the breakdown (not written when absent): a list with one `ScorecardBreakdownEntry` per characteristic, in characteristic order. */
+            breakdownVariable?: string;
             /** @description Characteristics. */
             characteristics: components["schemas"]["ScorecardCharacteristic"][];
+        };
+        /** @description One characteristic's part of a scorecard result (the list written to `breakdownVariable`). */
+        ScorecardBreakdownEntry: {
+            /** @description The characteristic's name. */
+            name: string;
+            /** @description Its reason code (default: the name). */
+            reasonCode: string;
+            /** @description Points it gave (its matching bin's, or `elsePoints`). */
+            points: number;
+            /** @description Points of its best bin (or `elsePoints` if higher) minus `points`. */
+            pointsLost: number;
         };
         /** @description Looks rows up in a collection by key. */
         DataLookupNodeSettings: {

@@ -97,7 +97,7 @@ describe('test case variables in updateScenarioTestCase', () => {
     const user = await testApp.newUser();
     const imported = await importBody(user, simpleScenario('s'));
     const { scenarioId } = imported.body.scenarios[0];
-    const [testCase] = (await storedTestCases(user, scenarioId)) as Array<{ id: number }>;
+    const [testCase] = (await storedTestCases(user, scenarioId)) as unknown as Array<{ id: number }>;
     const response = await request(testApp.app).put(`/api/scenario/${scenarioId}/testcases/${testCase.id}`).query({ context: user.context() }).set(bearer(user))
       .send({ name: 'map form', variables: { income: 1000, age: 18 }, expression: { code: 'score === 19' } });
     expect(response.status).toBe(200);

@@ -1,6 +1,7 @@
 import type {
   DecisionTableNodeSettings, HitPolicy, ScorecardCharacteristic, ScorecardNodeSettings,
 } from '../types.js';
+import { reasonCodeOf } from './scorecard-outputs.js';
 import { cellToJs, type CellTest } from './table-cells.js';
 
 /**
@@ -31,9 +32,13 @@ export function expressionFunction(expression: string, bound: string[], extraPar
 
 export interface TableColumnSource { read: string /* JS expression over v */ }
 
-/** A decision table as one generated function returning the output values in column order. */
+/**
+ * A decision table as one generated function returning the output values in column order. `outputValues[r][k]`
+ * is the JavaScript source of rule r's value for output k (a literal, or a call of a compiled expression), so
+ * a value is only computed when its rule matched.
+ */
 export function decisionTableFunction(
-  nodeId: string, settings: DecisionTableNodeSettings, columns: TableColumnSource[], cells: CellTest[][], preamble: string[],
+  nodeId: string, settings: DecisionTableNodeSettings, columns: TableColumnSource[], cells: CellTest[][], outputValues: string[][], preamble: string[],
 ): string {
   const outputs = settings.outputs.map((o) => o.name);
   const lines: string[] = [];
@@ -42,8 +47,7 @@ export function decisionTableFunction(
     const parts = cells[rule].map((cell, k) => (cell.kind === 'any' ? null : cellToJs(cell, `c${k}`))).filter(Boolean);
     return parts.length ? parts.join(' && ') : 'true';
   };
-  const values = (rule: number): string[] =>
-    outputs.map((name) => q(settings.rules[rule].then?.[name] ?? null));
+  const values = (rule: number): string[] => outputValues[rule];
   const policy: HitPolicy = settings.hitPolicy;
   const nulls = `[${outputs.map(() => 'null').join(', ')}]`;
   if (policy === 'FIRST') {
@@ -68,11 +72,16 @@ export function decisionTableFunction(
   return `(function () {\n${preamble.join('\n')}\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
 }
 
-/** A scorecard as one generated function returning [score, reasonCodes]. */
+/**
+ * A scorecard as one generated function returning the values of `scorecardOutputs(settings)`, in that order:
+ * the score, the reason codes (ranked by points lost against each characteristic's best bin, ties in
+ * characteristic order, at most `maxReasonCodes`), the breakdown when asked for, and the points of each
+ * characteristic that names a `pointsVariable`.
+ */
 export function scorecardFunction(settings: ScorecardNodeSettings): string {
   const lines = [`let s = ${q(settings.baseScore)};`, 'const lost = [];'];
+  const best = settings.characteristics.map((c) => Math.max(c.elsePoints, ...c.bins.map((b) => b.points)));
   settings.characteristics.forEach((c: ScorecardCharacteristic, k) => {
-    const best = Math.max(c.elsePoints, ...c.bins.map((b) => b.points));
     const tests = c.bins.map((bin) => {
       const parts: string[] = [];
       if (bin.min !== undefined || bin.max !== undefined) {
@@ -81,16 +90,23 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
         if (bin.max !== undefined) range.push(`x ${bin.maxInclusive ? '<=' : '<'} ${q(bin.max)}`);
         parts.push(`(${range.join(' && ')})`);
       }
+      // a bin with a range and values matches either
       if (bin.values) parts.push(`(${bin.values.map((value) => `x === ${q(value)}`).join(' || ')})`);
       return `(${parts.join(' || ')})`;
     });
-    lines.push(`{ const x = v[${q(c.variable)}]; let p;`);
-    c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p = ${q(bin.points)};`));
-    lines.push(`else p = ${q(c.elsePoints)};`);
-    lines.push(`s += p; if (p < ${q(best)}) lost.push([${q(best)} - p, ${k}, ${q(c.reasonCode ?? c.name)}]); }`);
+    lines.push(`let p${k};`, `{ const x = v[${q(c.variable)}];`);
+    c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p${k} = ${q(bin.points)};`));
+    lines.push(`else p${k} = ${q(c.elsePoints)};`);
+    lines.push(`s += p${k}; if (p${k} < ${q(best[k])}) lost.push([${q(best[k])} - p${k}, ${k}, ${q(reasonCodeOf(c))}]); }`);
   });
   lines.push('lost.sort((a, b) => b[0] - a[0] || a[1] - b[1]);');
   const limit = settings.maxReasonCodes !== undefined ? `.slice(0, ${q(settings.maxReasonCodes)})` : '';
-  lines.push(`return [s, lost${limit}.map((e) => e[2])];`);
+  const values = ['s', `lost${limit}.map((e) => e[2])`];
+  if (settings.breakdownVariable !== undefined) {
+    values.push(`[${settings.characteristics.map((c, k) =>
+      `{ name: ${q(c.name)}, reasonCode: ${q(reasonCodeOf(c))}, points: p${k}, pointsLost: ${q(best[k])} - p${k} }`).join(', ')}]`);
+  }
+  settings.characteristics.forEach((c, k) => { if (c.pointsVariable !== undefined) values.push(`p${k}`); });
+  lines.push(`return [${values.join(', ')}];`);
   return `function (v, info) {\n${lines.join('\n')}\n}`;
 }
