@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { docsExamples } from '../support/docs-examples.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-import { bearer } from './support/fixtures.js';
+import { bearer, simpleScenario } from './support/fixtures.js';
 
 let testApp: TestApp;
 
@@ -34,5 +35,36 @@ describe('docs/scenarios.md through the API', () => {
       expect(scored.status).toBe(200);
       expect(scored.body.result).toEqual(run.result);
     }
+  });
+});
+
+describe('docs/scenario-management.md through the API', () => {
+  const markdown = readFileSync(new URL('../../docs/scenario-management.md', import.meta.url), 'utf8');
+
+  it('reports a scenario that breaks the document schema with the documented detail', async () => {
+    const documented = JSON.parse(/```json\n(.*)\n```/.exec(markdown)![1]);
+    const bad = simpleScenario('bad');
+    bad.content = { nodes: [{ id: 'start', type: 'START' }, { id: 'card', type: 'SCORECARD' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'card' }, { from: 'card', to: 'end' }] };
+    bad.nodeProperties = {
+      start: { content: { inputs: [{ name: 'age', type: { type: 'INTEGER' }, required: true }] } },
+      card: { content: { baseScore: 0, characteristics: [{ name: 'Age', variable: 'age', elsePoints: 0, bins: [{ max: 20, points: 1 }, { min: 20, max: 40, points: 2 }, { min: 'forty', points: 3 }] }] } },
+    } as never;
+    bad.testCases = [];
+    const user = await testApp.newUser();
+    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([simpleScenario('good'), bad]);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_SCENARIO');
+    expect(response.body.details).toContainEqual(documented);
+  });
+
+  it('saves a test case with the documented updateScenarioTestCase body', async () => {
+    const body = JSON.parse(/testcases\/31\?\$CTX" [^\n]*\n\s+-d '([^']*)'/.exec(markdown)![1]);
+    const user = await testApp.newUser();
+    const imported = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send(simpleScenario('s'));
+    const { scenarioId } = imported.body.scenarios[0];
+    const opened = await request(testApp.app).get(`/api/scenario/open/${scenarioId}`).query({ context: user.context() }).set(bearer(user));
+    const saved = await request(testApp.app).put(`/api/scenario/${scenarioId}/testcases/${opened.body.testCases[0].id}`).query({ context: user.context() }).set(bearer(user)).send(body);
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ name: 'approved', variables: [{ name: 'income', value: 52000 }, { name: 'age', value: 34 }] });
   });
 });
