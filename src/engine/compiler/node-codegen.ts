@@ -74,13 +74,16 @@ export function decisionTableFunction(
 
 /**
  * A scorecard as one generated function returning the values of `scorecardOutputs(settings)`, in that order:
- * the score, the reason codes (ranked by points lost against each characteristic's best bin, ties in
- * characteristic order, at most `maxReasonCodes`), the breakdown when asked for, and the points of each
- * characteristic that names a `pointsVariable`.
+ * the score, the reason codes (ranked by points lost against each characteristic's best bin, ties: the earlier
+ * characteristic, at most `maxReasonCodes`), the breakdown when asked for, and the points of each characteristic
+ * that names a `pointsVariable`. Reason codes are picked by repeated selection of the largest loss: no sort, no
+ * comparator, no intermediate arrays beyond the losses and the codes returned.
  */
 export function scorecardFunction(settings: ScorecardNodeSettings): string {
-  const lines = [`let s = ${q(settings.baseScore)};`, 'const lost = [];'];
+  const count = settings.characteristics.length;
+  const codes = settings.characteristics.map(reasonCodeOf);
   const best = settings.characteristics.map((c) => Math.max(c.elsePoints, ...c.bins.map((b) => b.points)));
+  const lines = [`let s = ${q(settings.baseScore)};`, `const L = [${settings.characteristics.map(() => '0').join(', ')}];`];
   settings.characteristics.forEach((c: ScorecardCharacteristic, k) => {
     const tests = c.bins.map((bin) => {
       const parts: string[] = [];
@@ -97,16 +100,20 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
     lines.push(`let p${k};`, `{ const x = v[${q(c.variable)}];`);
     c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p${k} = ${q(bin.points)};`));
     lines.push(`else p${k} = ${q(c.elsePoints)};`);
-    lines.push(`s += p${k}; if (p${k} < ${q(best[k])}) lost.push([${q(best[k])} - p${k}, ${k}, ${q(reasonCodeOf(c))}]); }`);
+    lines.push(`s += p${k}; if (p${k} < ${q(best[k])}) L[${k}] = ${q(best[k])} - p${k}; }`);
   });
-  lines.push('lost.sort((a, b) => b[0] - a[0] || a[1] - b[1]);');
-  const limit = settings.maxReasonCodes !== undefined ? `.slice(0, ${q(settings.maxReasonCodes)})` : '';
-  const values = ['s', `lost${limit}.map((e) => e[2])`];
+  const limit = Math.min(count, settings.maxReasonCodes ?? count);
+  lines.push('const reasons = [];');
+  lines.push(`for (let r = 0; r < ${limit}; r++) {`);
+  lines.push(`  let b = -1; for (let k = 0; k < ${count}; k++) if (L[k] > 0 && (b < 0 || L[k] > L[b])) b = k;`);
+  lines.push('  if (b < 0) break; reasons.push(CODES[b]); L[b] = 0;');
+  lines.push('}');
+  const values = ['s', 'reasons'];
   if (settings.breakdownVariable !== undefined) {
     values.push(`[${settings.characteristics.map((c, k) =>
-      `{ name: ${q(c.name)}, reasonCode: ${q(reasonCodeOf(c))}, points: p${k}, pointsLost: ${q(best[k])} - p${k} }`).join(', ')}]`);
+      `{ name: ${q(c.name)}, reasonCode: CODES[${k}], points: p${k}, pointsLost: ${q(best[k])} - p${k} }`).join(', ')}]`);
   }
   settings.characteristics.forEach((c, k) => { if (c.pointsVariable !== undefined) values.push(`p${k}`); });
   lines.push(`return [${values.join(', ')}];`);
-  return `function (v, info) {\n${lines.join('\n')}\n}`;
+  return `(function () {\nconst CODES = ${q(codes)};\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
 }
