@@ -1,5 +1,5 @@
 import type { components } from '../../generated/api-types.js';
-import type { TestCaseVariable } from './scenario-types.js';
+import { storedVariable, type TestCaseVariable } from './scenario-types.js';
 
 export type TestCaseVariablesDto = components['schemas']['TestCaseVariables'];
 
@@ -9,8 +9,5 @@ export type TestCaseVariablesDto = components['schemas']['TestCaseVariables'];
  */
 export function storedTestCaseVariables(variables: TestCaseVariablesDto): TestCaseVariable[] {
   if (!Array.isArray(variables)) return Object.entries(variables).map(([name, value]) => ({ name, value }));
-  return variables.map((variable) => {
-    const name = (variable.variableName ?? variable.name) as string;
-    return 'value' in variable ? { name, value: variable.value } : { name };
-  });
+  return variables.map(storedVariable);
 }

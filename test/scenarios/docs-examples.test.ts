@@ -63,8 +63,11 @@ describe('docs/scenario-management.md through the API', () => {
     const imported = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send(simpleScenario('s'));
     const { scenarioId } = imported.body.scenarios[0];
     const opened = await request(testApp.app).get(`/api/scenario/open/${scenarioId}`).query({ context: user.context() }).set(bearer(user));
-    const saved = await request(testApp.app).put(`/api/scenario/${scenarioId}/testcases/${opened.body.testCases[0].id}`).query({ context: user.context() }).set(bearer(user)).send(body);
+    const [testCase] = opened.body.testCases;
+    // the documented body names test case 31; here it is the one just imported
+    const saved = await request(testApp.app).put(`/api/scenario/${scenarioId}/testcases/${testCase.id}`).query({ context: user.context() }).set(bearer(user))
+      .send({ ...body, id: testCase.externalId });
     expect(saved.status).toBe(200);
-    expect(saved.body).toMatchObject({ name: 'approved', variables: [{ name: 'income', value: 52000 }, { name: 'age', value: 34 }] });
+    expect(saved.body).toMatchObject({ name: 'approved', variables: [{ variableName: 'income', value: 52000 }, { variableName: 'age', value: 34 }] });
   });
 });

@@ -28,12 +28,12 @@ describe('test case variables in an import', () => {
     ['a map from name to value (docs/scenarios.md §7)', { income: 50000, age: 30 }],
     ['a list of {variableName, value}', [{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }]],
     ['a list of {name, value} (as exported)', [{ name: 'income', value: 50000 }, { name: 'age', value: 30 }]],
-  ])('accepts %s, stores it as the list and the test case passes', async (_form, variables) => {
+  ])('accepts %s, stores it as the list of {variableName, value} and the test case passes', async (_form, variables) => {
     const user = await testApp.newUser();
     const imported = await importBody(user, withVariables(variables));
     expect(imported.status).toBe(200);
     const { scenarioId } = imported.body.scenarios[0];
-    expect((await storedTestCases(user, scenarioId))[0].variables).toEqual([{ name: 'income', value: 50000 }, { name: 'age', value: 30 }]);
+    expect((await storedTestCases(user, scenarioId))[0].variables).toEqual([{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }]);
     const validated = await request(testApp.app).post(`/api/scenario/validate/${scenarioId}`).query({ context: user.context() }).set(bearer(user));
     expect(validated.status).toBe(204);
   });
@@ -56,7 +56,7 @@ testCases:
     const imported = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).set('Content-Type', 'application/yaml').send(yaml);
     expect(imported.status).toBe(200);
     expect(parseYaml(yaml).nodeProperties.start.type).toBeUndefined();
-    expect((await storedTestCases(user, imported.body.scenarios[0].scenarioId))[0].variables).toEqual([{ name: 'age', value: 40 }]);
+    expect((await storedTestCases(user, imported.body.scenarios[0].scenarioId))[0].variables).toEqual([{ variableName: 'age', value: 40 }]);
   });
 
   it('names the real problem of a bad variables value, without the other forms of the body', async () => {
@@ -97,10 +97,10 @@ describe('test case variables in updateScenarioTestCase', () => {
     const user = await testApp.newUser();
     const imported = await importBody(user, simpleScenario('s'));
     const { scenarioId } = imported.body.scenarios[0];
-    const [testCase] = (await storedTestCases(user, scenarioId)) as unknown as Array<{ id: number }>;
+    const [testCase] = (await storedTestCases(user, scenarioId)) as unknown as Array<{ id: string }>;
     const response = await request(testApp.app).put(`/api/scenario/${scenarioId}/testcases/${testCase.id}`).query({ context: user.context() }).set(bearer(user))
       .send({ name: 'map form', variables: { income: 1000, age: 18 }, expression: { code: 'score === 19' } });
     expect(response.status).toBe(200);
-    expect(response.body.variables).toEqual([{ name: 'income', value: 1000 }, { name: 'age', value: 18 }]);
+    expect(response.body.variables).toEqual([{ variableName: 'income', value: 1000 }, { variableName: 'age', value: 18 }]);
   });
 });
