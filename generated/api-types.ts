@@ -2520,7 +2520,6 @@ export interface operations {
                  *       },
                  *       "nodeProperties": {
                  *         "start": {
-                 *           "type": "START",
                  *           "content": {
                  *             "inputs": [
                  *               {
@@ -2575,7 +2574,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "ratio": {
-                 *           "type": "SCRIPT",
                  *           "content": {
                  *             "language": "javascript",
                  *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
@@ -2585,7 +2583,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "card": {
-                 *           "type": "SCORECARD",
                  *           "content": {
                  *             "baseScore": 500,
                  *             "scoreVariable": "score",
@@ -2664,7 +2661,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "band": {
-                 *           "type": "DECISION_TABLE",
                  *           "content": {
                  *             "hitPolicy": "FIRST",
                  *             "inputs": [
@@ -2719,14 +2715,12 @@ export interface operations {
                  *           }
                  *         },
                  *         "accept": {
-                 *           "type": "DECISION",
                  *           "content": {
                  *             "language": "javascript",
                  *             "condition": "decision === 'APPROVE'"
                  *           }
                  *         },
                  *         "approved": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -2738,7 +2732,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "declined": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -2751,48 +2744,24 @@ export interface operations {
                  *       "testCases": [
                  *         {
                  *           "name": "employed applicant with little debt is approved",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 52000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 4000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 34
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "EMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 52000,
+                 *             "existingDebt": 4000,
+                 *             "age": 34,
+                 *             "employment": "EMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
                  *           }
                  *         },
                  *         {
                  *           "name": "unemployed young applicant with high debt is declined",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 12000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 9000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 21
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "UNEMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 12000,
+                 *             "existingDebt": 9000,
+                 *             "age": 21,
+                 *             "employment": "UNEMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
                  *           }
@@ -2874,7 +2843,6 @@ export interface operations {
                  *       },
                  *       "nodeProperties": {
                  *         "start": {
-                 *           "type": "START",
                  *           "content": {
                  *             "inputs": [
                  *               {
@@ -2929,7 +2897,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "ratio": {
-                 *           "type": "SCRIPT",
                  *           "content": {
                  *             "language": "javascript",
                  *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
@@ -2939,7 +2906,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "card": {
-                 *           "type": "SCORECARD",
                  *           "content": {
                  *             "baseScore": 500,
                  *             "scoreVariable": "score",
@@ -3018,7 +2984,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "band": {
-                 *           "type": "DECISION_TABLE",
                  *           "content": {
                  *             "hitPolicy": "FIRST",
                  *             "inputs": [
@@ -3073,14 +3038,12 @@ export interface operations {
                  *           }
                  *         },
                  *         "accept": {
-                 *           "type": "DECISION",
                  *           "content": {
                  *             "language": "javascript",
                  *             "condition": "decision === 'APPROVE'"
                  *           }
                  *         },
                  *         "approved": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -3092,7 +3055,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "declined": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -3105,48 +3067,24 @@ export interface operations {
                  *       "testCases": [
                  *         {
                  *           "name": "employed applicant with little debt is approved",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 52000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 4000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 34
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "EMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 52000,
+                 *             "existingDebt": 4000,
+                 *             "age": 34,
+                 *             "employment": "EMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
                  *           }
                  *         },
                  *         {
                  *           "name": "unemployed young applicant with high debt is declined",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 12000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 9000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 21
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "UNEMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 12000,
+                 *             "existingDebt": 9000,
+                 *             "age": 21,
+                 *             "employment": "UNEMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
                  *           }
