@@ -780,8 +780,22 @@ export interface components {
             /** @description Any JSON value. */
             value?: unknown;
         };
-        /** @description A named input value, as sent when saving or importing a test case: a Variable (`variableName`, `value`), or, as written before 1.9, `name` and `value`. */
-        VariableValueDto: components["schemas"]["Variable"] | components["schemas"]["LegacyVariable"];
+        /** @description A named input value of a test case, as sent when importing or saving one: a Variable (`variableName`, `value`), or, as written before 1.9, `name` and `value`. Exactly one of `variableName` and `name`. */
+        VariableValueDto: {
+            /** @description The input variable. */
+            variableName?: string;
+            /**
+             * @deprecated
+             * @description The input variable, as written before 1.9 (answers always say `variableName`).
+             */
+            name?: string;
+            /** @description Any JSON value; absent means null. */
+            value?: unknown;
+        } & (unknown | unknown);
+        /** @description The input values of a test case, in either form: a map from variable name to value (`{"age": 40, "income": 5000}`), or a list of named values (`[{"variableName": "age", "value": 40}]`; `name` is accepted for `variableName`). Both are stored as the list. */
+        TestCaseVariables: components["schemas"]["VariableValueDto"][] | {
+            [key: string]: unknown;
+        };
         /** @description A test case: run the scenario with `variables`; passes when `expression` (with the result variables in scope) is true. */
         ScenarioTestCase: {
             /** @description Test case id (the `{testCaseId}` of updateScenarioTestCase). */
@@ -803,7 +817,8 @@ export interface components {
             /** @description Ignored. */
             externalId?: unknown;
             name: string;
-            variables: components["schemas"]["VariableValueDto"][];
+            /** @description Input variable values: a map, or a list of named values. */
+            variables: components["schemas"]["TestCaseVariables"];
             expression: components["schemas"]["ExpressionDto"];
             /** @description Skip this test case when validating; absent means false. */
             ignore?: boolean;
@@ -818,8 +833,8 @@ export interface components {
             /** @description Must equal the path's scenario id when given. */
             scenarioId?: string;
             name: string;
-            /** @description Input variable values. */
-            variables: components["schemas"]["VariableValueDto"][];
+            /** @description Input variable values: a map, or a list of named values. */
+            variables: components["schemas"]["TestCaseVariables"];
             expression: components["schemas"]["ExpressionDto"];
             /** @description Skip this test case when validating; absent means false. */
             ignore?: boolean;
@@ -1176,10 +1191,15 @@ export interface components {
             when?: {
                 [key: string]: components["schemas"]["CellCondition"];
             };
-            /** @description Output values (any JSON). */
+            /** @description Output values keyed by output column name (missing = null). A value is a literal (any JSON: strings are always text, never code), or `{"expr": "<JavaScript expression>"}`: an object whose only key is `expr`, computed when the rule matches, with the variables in scope (compiled once, run in the sandbox). */
             then?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["DecisionTableOutputExpression"] | unknown;
             };
+        };
+        /** @description An output value computed by a JavaScript expression, e.g. `{"expr": "income * 3"}`. To output a literal object whose only key is `expr`, write it as an expression: `{"expr": "({ expr: 'x' })"}`. */
+        DecisionTableOutputExpression: {
+            /** @description JavaScript expression; reads variables by name like every other expression of the scenario. */
+            expr: string;
         };
         /** @description A decision table compiled once into predicates. */
         DecisionTableNodeSettings: {
@@ -1195,7 +1215,7 @@ export interface components {
             /** @description Rules in order. */
             rules: components["schemas"]["DecisionTableRule"][];
         };
-        /** @description A bin: a numeric range (`min` inclusive and `max` exclusive by default) and/or a set of values, with the points it gives. */
+        /** @description A bin: a numeric range (`min` inclusive and `max` exclusive by default) and/or a set of `values`, with the points it gives; with both, a value in the range or among the values matches. Bins are tried in order and the first match counts. */
         ScorecardBin: {
             /** @description Lower bound (unbounded if absent). */
             min?: number;
@@ -1205,7 +1225,7 @@ export interface components {
             minInclusive?: boolean;
             /** @description Whether max belongs to the bin. Default (when absent): `false`. */
             maxInclusive?: boolean;
-            /** @description Category values. */
+            /** @description Values matched exactly (same type and value: strings, numbers or booleans; `1` does not match `"1"`). */
             values?: (string | number | boolean)[];
             /** @description Points given. */
             points: number;
@@ -1218,12 +1238,14 @@ export interface components {
             name: string;
             /** @description Variable binned. */
             variable: string;
-            /** @description Reason code reported when points are lost (default: name). */
+            /** @description Reason code reported when points are lost. Default (when absent): `name`. */
             reasonCode?: string;
             /** @description Bins; numeric ranges must not overlap. */
             bins: components["schemas"]["ScorecardBin"][];
             /** @description Points when no bin matches (including null). */
             elsePoints: number;
+            /** @description Output variable for the points this characteristic gave, e.g. `p_age`. Not written when absent. */
+            pointsVariable?: string;
         };
         /** @description A points scorecard with reason codes. */
         ScorecardNodeSettings: {
@@ -1231,12 +1253,25 @@ export interface components {
             baseScore: number;
             /** @description Output variable for the total. Default (when absent): `score`. */
             scoreVariable?: string;
-            /** @description Output variable for the ranked reason codes. Default (when absent): `reasonCodes`. */
+            /** @description Output variable for the reason codes: the `reasonCode` of every characteristic that lost points against its best bin (`elsePoints` included), ranked by points lost, ties in characteristic order. Default (when absent): `reasonCodes`. */
             reasonCodesVariable?: string;
-            /** @description Cap on reason codes returned (default all). */
+            /** @description Top N: at most this many reason codes. Default (when absent): all. */
             maxReasonCodes?: number;
+            /** @description Output variable for the breakdown: a list with one `ScorecardBreakdownEntry` per characteristic, in characteristic order. Not written when absent. */
+            breakdownVariable?: string;
             /** @description Characteristics. */
             characteristics: components["schemas"]["ScorecardCharacteristic"][];
+        };
+        /** @description One characteristic's part of a scorecard result (the list written to `breakdownVariable`). */
+        ScorecardBreakdownEntry: {
+            /** @description The characteristic's name. */
+            name: string;
+            /** @description Its reason code (its `reasonCode`, else its name). */
+            reasonCode: string;
+            /** @description Points it gave (its matching bin's, or `elsePoints`). */
+            points: number;
+            /** @description Points of its best bin (or `elsePoints` if higher) minus `points`. */
+            pointsLost: number;
         };
         /** @description Looks rows up in a collection by key. */
         DataLookupNodeSettings: {
@@ -1355,22 +1390,14 @@ export interface components {
             /** @description Why it failed. */
             reason?: string;
         };
-        /**
-         * @deprecated
-         * @description A Variable as written before 1.9 (`name` instead of `variableName`); still accepted in requests, never returned.
-         */
-        LegacyVariable: {
-            name: string;
-            /** @description Any JSON value. */
-            value?: unknown;
-        };
         /** @description A node's settings, by node type: StartNodeSettings for START, ScriptNodeSettings for SCRIPT, and so on (see docs/scenarios.md). */
         NodeSettings: components["schemas"]["StartNodeSettings"] | components["schemas"]["EndNodeSettings"] | components["schemas"]["ScriptNodeSettings"] | components["schemas"]["DecisionNodeSettings"] | components["schemas"]["DecisionTableNodeSettings"] | components["schemas"]["ScorecardNodeSettings"] | components["schemas"]["DataLookupNodeSettings"] | components["schemas"]["ScenarioCallNodeSettings"] | components["schemas"]["HttpCallNodeSettings"];
-        /** @description A node's settings in an import: `content` as JSON text (as exported) or as the settings object itself (hand-written YAML/JSON). `id` may be left out: the node's key is used. */
+        /** @description A node's settings in an import: `content` as JSON text (as exported) or as the settings object itself (hand-written YAML/JSON). `id` and `type` may be left out: they are taken from the entry's key and from the graph node with that id, so the shortest form is `{content}`; when given they must agree with them. */
         NodePropertiesImport: {
-            /** @description The node id, equal to its key in `nodeProperties`. */
+            /** @description The node id, equal to its key in `nodeProperties`. Default (when absent): the key. */
             id?: string;
-            type: components["schemas"]["NodeType"];
+            /** @description The node type, equal to the graph node's. Default (when absent): the type of the graph node with this id. */
+            type?: components["schemas"]["NodeType"];
             /** @description The settings for `type`: JSON text, or the object. */
             content: string | components["schemas"]["NodeSettings"];
         };
@@ -2571,7 +2598,6 @@ export interface operations {
                  *       },
                  *       "nodeProperties": {
                  *         "start": {
-                 *           "type": "START",
                  *           "content": {
                  *             "inputs": [
                  *               {
@@ -2626,7 +2652,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "ratio": {
-                 *           "type": "SCRIPT",
                  *           "content": {
                  *             "language": "javascript",
                  *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
@@ -2636,7 +2661,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "card": {
-                 *           "type": "SCORECARD",
                  *           "content": {
                  *             "baseScore": 500,
                  *             "scoreVariable": "score",
@@ -2715,7 +2739,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "band": {
-                 *           "type": "DECISION_TABLE",
                  *           "content": {
                  *             "hitPolicy": "FIRST",
                  *             "inputs": [
@@ -2770,14 +2793,12 @@ export interface operations {
                  *           }
                  *         },
                  *         "accept": {
-                 *           "type": "DECISION",
                  *           "content": {
                  *             "language": "javascript",
                  *             "condition": "decision === 'APPROVE'"
                  *           }
                  *         },
                  *         "approved": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -2789,7 +2810,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "declined": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -2802,48 +2822,24 @@ export interface operations {
                  *       "testCases": [
                  *         {
                  *           "name": "employed applicant with little debt is approved",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 52000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 4000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 34
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "EMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 52000,
+                 *             "existingDebt": 4000,
+                 *             "age": 34,
+                 *             "employment": "EMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
                  *           }
                  *         },
                  *         {
                  *           "name": "unemployed young applicant with high debt is declined",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 12000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 9000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 21
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "UNEMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 12000,
+                 *             "existingDebt": 9000,
+                 *             "age": 21,
+                 *             "employment": "UNEMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
                  *           }
@@ -2925,7 +2921,6 @@ export interface operations {
                  *       },
                  *       "nodeProperties": {
                  *         "start": {
-                 *           "type": "START",
                  *           "content": {
                  *             "inputs": [
                  *               {
@@ -2980,7 +2975,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "ratio": {
-                 *           "type": "SCRIPT",
                  *           "content": {
                  *             "language": "javascript",
                  *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
@@ -2990,7 +2984,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "card": {
-                 *           "type": "SCORECARD",
                  *           "content": {
                  *             "baseScore": 500,
                  *             "scoreVariable": "score",
@@ -3069,7 +3062,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "band": {
-                 *           "type": "DECISION_TABLE",
                  *           "content": {
                  *             "hitPolicy": "FIRST",
                  *             "inputs": [
@@ -3124,14 +3116,12 @@ export interface operations {
                  *           }
                  *         },
                  *         "accept": {
-                 *           "type": "DECISION",
                  *           "content": {
                  *             "language": "javascript",
                  *             "condition": "decision === 'APPROVE'"
                  *           }
                  *         },
                  *         "approved": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -3143,7 +3133,6 @@ export interface operations {
                  *           }
                  *         },
                  *         "declined": {
-                 *           "type": "END",
                  *           "content": {
                  *             "outputs": [
                  *               "decision",
@@ -3156,48 +3145,24 @@ export interface operations {
                  *       "testCases": [
                  *         {
                  *           "name": "employed applicant with little debt is approved",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 52000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 4000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 34
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "EMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 52000,
+                 *             "existingDebt": 4000,
+                 *             "age": 34,
+                 *             "employment": "EMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
                  *           }
                  *         },
                  *         {
                  *           "name": "unemployed young applicant with high debt is declined",
-                 *           "variables": [
-                 *             {
-                 *               "variableName": "income",
-                 *               "value": 12000
-                 *             },
-                 *             {
-                 *               "variableName": "existingDebt",
-                 *               "value": 9000
-                 *             },
-                 *             {
-                 *               "variableName": "age",
-                 *               "value": 21
-                 *             },
-                 *             {
-                 *               "variableName": "employment",
-                 *               "value": "UNEMPLOYED"
-                 *             }
-                 *           ],
+                 *           "variables": {
+                 *             "income": 12000,
+                 *             "existingDebt": 9000,
+                 *             "age": 21,
+                 *             "employment": "UNEMPLOYED"
+                 *           },
                  *           "expression": {
                  *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
                  *           }

@@ -44,11 +44,19 @@ export interface ScorecardBin {
   min?: number; max?: number; minInclusive?: boolean; maxInclusive?: boolean;
   values?: (string | number | boolean)[]; points: number; label?: string;
 }
-export interface ScorecardCharacteristic { name: string; variable: string; reasonCode?: string; bins: ScorecardBin[]; elsePoints: number }
+export interface ScorecardCharacteristic {
+  name: string; variable: string; reasonCode?: string; bins: ScorecardBin[]; elsePoints: number;
+  /** variable that receives the points this characteristic gave */
+  pointsVariable?: string;
+}
 export interface ScorecardNodeSettings {
   baseScore: number; scoreVariable?: string; reasonCodesVariable?: string; maxReasonCodes?: number;
+  /** variable that receives, per characteristic, `{name, reasonCode, points, pointsLost}` */
+  breakdownVariable?: string;
   characteristics: ScorecardCharacteristic[];
 }
+/** One characteristic's part of a scorecard result, as written to `breakdownVariable`. */
+export interface ScorecardBreakdownEntry { name: string; reasonCode: string; points: number; pointsLost: number }
 
 export interface DataLookupNodeSettings {
   collection: string; keyColumn: string; joinVariable: string; columns?: string[]; mode: 'ONE' | 'ALL'; output: string;

@@ -4,6 +4,7 @@ import { AppError, type ErrorDetail } from './app-error.js';
 import { engineErrorBody } from './engine-error-mapping.js';
 import type { ErrorCode } from './error-codes.js';
 import { NotFoundError } from './not-found-error.js';
+import { explainValidatorErrors, type ValidatorErrorItem } from './validator-error-details.js';
 
 /** The wire shape of every non-2xx response (schema `Error` in the spec). */
 export interface ErrorBody {
@@ -12,12 +13,6 @@ export interface ErrorBody {
   message: string;
   details?: ErrorDetail[];
   requestId?: string;
-}
-
-interface ValidatorErrorItem {
-  path?: string;
-  message?: string;
-  errorCode?: string;
 }
 
 /** Errors thrown by express-openapi-validator, body-parser and multer carry these fields. */
@@ -61,7 +56,7 @@ function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
   }
   const status = error.status ?? error.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
-  const details = (error.errors ?? []).map((item) => ({
+  const details = explainValidatorErrors(error.errors ?? []).map((item) => ({
     path: describeValidatorPath(item.path),
     message: item.message ?? 'invalid',
   }));

@@ -1,7 +1,8 @@
 import { DocumentNormalizationError, normalizeScenarioDocument, validateScenarioDocument, type ScenarioDocument } from '../engine/index.js';
 import type { ErrorDetail } from '../errors/app-error.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { storedVariable, type NewTestCase, type ScenarioImportDto, type VersionContent } from './scenario-types.js';
+import type { NewTestCase, ScenarioImportDto, VersionContent } from './scenario-types.js';
+import { storedTestCaseVariables } from './test-case-variables.js';
 
 /** One scenario of an import body, normalised and shape-checked, ready to store. */
 export interface PreparedImport {
@@ -17,7 +18,7 @@ type ImportedDocument = Pick<ScenarioImportDto, 'name' | 'content' | 'nodeProper
 
 /**
  * Normalises every scenario of an import (content given as objects becomes JSON text; a node's
- * missing `id` is taken from its key) and checks it against the document schemas. Returns the
+ * missing `id` and `type` are taken from its key and its graph node) and checks it against the document schemas. Returns the
  * prepared scenarios, or every problem of every scenario, each path prefixed `scenarios[i].`.
  */
 export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { prepared: PreparedImport[]; problems: ErrorDetail[] } {
@@ -34,7 +35,7 @@ export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { 
       version: { content: document.content, nodeProperties: JSON.stringify(document.nodeProperties), description: item.description ?? '' },
       testCases: (item.testCases ?? []).map((testCase) => ({
         name: testCase.name,
-        variables: testCase.variables.map(storedVariable),
+        variables: storedTestCaseVariables(testCase.variables),
         expression: testCase.expression.code,
         ignore: testCase.ignore ?? false,
       })),
@@ -45,7 +46,7 @@ export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { 
 
 /**
  * The document problems of an import body of any shape, or undefined when some scenario is not even
- * shaped like one (a name, a content, node properties with types): the spec's validation reports that.
+ * shaped like one (a name, a content, node properties with contents): the spec's validation reports that.
  * Run before the spec's validation, because the spec types `content` and node contents as a union
  * (JSON text, or any of nine settings objects), and a validator can only say that no member of the union
  * matched, for every member; the document checker knows the node's type and names scenario, node and field.
@@ -74,7 +75,7 @@ function checkDocuments(items: ImportedDocument[]): { documents: Array<ScenarioD
     else firstIndexOfName.set(item.name, index);
     let document: ScenarioDocument;
     try {
-      document = normalizeScenarioDocument({ content: item.content, nodeProperties: withIds(item.nodeProperties) });
+      document = normalizeScenarioDocument({ content: item.content, nodeProperties: item.nodeProperties });
     } catch (error) {
       if (error instanceof DocumentNormalizationError) {
         problem(error.path, error.message.slice(error.path.length + 1));
@@ -95,11 +96,6 @@ function isShapedLikeADocument(item: unknown): item is ImportedDocument {
   if (!isObject(item) || typeof item.name !== 'string') return false;
   if (typeof item.content !== 'string' && !isObject(item.content)) return false;
   if (!isObject(item.nodeProperties)) return false;
-  return Object.values(item.nodeProperties).every((node) => isObject(node) && typeof node.type === 'string' && (typeof node.content === 'string' || isObject(node.content)) && (node.id === undefined || typeof node.id === 'string'));
+  return Object.values(item.nodeProperties).every((node) => isObject(node) && (node.type === undefined || typeof node.type === 'string') && (typeof node.content === 'string' || isObject(node.content)) && (node.id === undefined || typeof node.id === 'string'));
 }
 
-function withIds(nodeProperties: ScenarioImportDto['nodeProperties']): Record<string, { id: string; type: string; content: unknown }> {
-  const result: Record<string, { id: string; type: string; content: unknown }> = {};
-  for (const [key, props] of Object.entries(nodeProperties)) result[key] = { id: props.id ?? key, type: props.type, content: props.content };
-  return result;
-}

@@ -18,8 +18,9 @@ import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors
 import { parseRecordId } from '../db/record-id.js';
 import { ScenarioStore } from './scenario-store.js';
 import { assertTestCaseCount } from './test-case-cap.js';
+import { storedTestCaseVariables } from './test-case-variables.js';
 import {
-  documentOf, labelOf, storedVariable,
+  documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
   type NewTestCase, type ScenarioTestCaseDto, type ScenarioTestCaseSaveDto, type ScenarioVersionDto, type ScenarioVersionPreviewDto,
   type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
@@ -237,7 +238,7 @@ export class ScenarioService {
     }
     const saved = {
       name: dto.name,
-      variables: dto.variables.map(storedVariable),
+      variables: storedTestCaseVariables(dto.variables),
       expression: dto.expression.code,
       ignore: dto.ignore ?? false,
     };

@@ -74,7 +74,8 @@ export function labelOf(version: Pick<VersionRecord, 'versionNumber'>): string {
 
 /** A test case variable as sent (`variableName`, or `name` as written before 1.9) in the form it is stored. */
 export function storedVariable(variable: VariableValueDto): TestCaseVariable {
-  const name = 'variableName' in variable ? variable.variableName : variable.name;
+  // the spec lets exactly one of the two through
+  const name = (variable.variableName ?? variable.name) as string;
   return 'value' in variable ? { name, value: variable.value } : { name };
 }
 
