@@ -25,8 +25,6 @@ export interface AppDependencies {
   users: UserService;
   handlers: OperationHandlers;
   health: HealthChecks;
-  /** Validate every response against the spec (tests): a response that breaks the contract becomes a 500. */
-  validateResponses?: boolean;
   /**
    * Synchronous scoring on the fast lane (src/http/fast-lane.ts). Without it (SCORE_FAST_LANE=false)
    * scoreScenario goes through Express like every other operation.
@@ -62,7 +60,8 @@ export function createApp(deps: AppDependencies): RequestListener {
       apiSpec: spec as never,
       validateApiSpec: false,
       validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
-      validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
+      // A response that breaks the spec becomes a 500 (logged by the error handler); see VALIDATE_RESPONSES.
+      validateResponses: config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
       fileUploader: { storage: multer.diskStorage({ destination: tmpdir() }), limits: { fileSize: config.limits.uploadBytes, files: 1, fields: 10 } },
       operationHandlers: false,
@@ -85,7 +84,7 @@ export function createApp(deps: AppDependencies): RequestListener {
     logger: deps.logger,
     users: deps.users,
     bodyLimitBytes: config.limits.bodyBytes,
-    validateResponses: deps.validateResponses,
+    validateResponses: config.validateResponses,
     handle: async (caller, query, body) => {
       const result = await score(caller, String(query.name), body as Record<string, unknown>);
       return { status: 200, headers: { 'X-SCE-RunId': result.runId }, body: result };

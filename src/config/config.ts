@@ -51,6 +51,11 @@ export interface AppConfig {
   batchChunkSize: number;
   /** Serve synchronous scoring on the fast lane (src/http/fast-lane.ts) instead of through Express. */
   scoreFastLane: boolean;
+  /**
+   * Check every response against the spec on both lanes: one that breaks it is logged and answered as
+   * a 500. On by default except in production, where it costs a schema check per response.
+   */
+  validateResponses: boolean;
 }
 
 const DEV_SECRET = 'local-development-secret-change-me';
@@ -79,6 +84,14 @@ function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number
 
 function readList(env: NodeJS.ProcessEnv, name: string): string[] {
   return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
 function readEnvironment(env: NodeJS.ProcessEnv): Environment {
@@ -124,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
+    validateResponses: readBoolean(env, 'VALIDATE_RESPONSES', environment !== 'production'),
   };
   assertUsable(config);
   return config;

@@ -19,7 +19,7 @@ import { compileRequestCheck, compileResponseCheck, type OpenApiDocument } from 
  * (measured in docs/benchmarks.md). It keeps every rule of the Express chain: a request id and one
  * access-log line, the score token checked first (401 whatever else is wrong), the body limit (413),
  * JSON only, the spec's validation of query and body (400 naming each field), errors through the one
- * mapping of src/errors, and, in tests, every response checked against the spec.
+ * mapping of src/errors, and, when VALIDATE_RESPONSES is on, every response checked against the spec.
  * `SCORE_FAST_LANE=false` turns it off: the operation then goes through Express like the others.
  */
 
@@ -36,7 +36,7 @@ export interface FastLaneOptions {
   logger: Logger;
   users: UserService;
   bodyLimitBytes: number;
-  /** Check every response against the spec (tests). */
+  /** Check every response against the spec (VALIDATE_RESPONSES): one that breaks it is logged and becomes a 500. */
   validateResponses?: boolean;
   handle(caller: AuthenticatedUser, query: Record<string, unknown>, body: unknown): Promise<FastLaneReply>;
 }

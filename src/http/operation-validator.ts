@@ -111,7 +111,7 @@ export function compileRequestCheck(spec: OpenApiDocument, operationId: string):
   };
 }
 
-/** Tests only: compiles a check of responses of `operationId` against the spec; it returns what is wrong, or undefined. */
+/** Compiles a check of responses (VALIDATE_RESPONSES) of `operationId` against the spec; it returns what is wrong, or undefined. */
 export function compileResponseCheck(spec: OpenApiDocument, operationId: string): (status: number, body: unknown) => string | undefined {
   const operation = findOperation(spec, operationId);
   const ajv = createAjv(spec);

@@ -26,6 +26,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
   });
 
+  it('validates responses everywhere but in production unless VALIDATE_RESPONSES says otherwise', () => {
+    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's' };
+    expect(loadConfig(production).validateResponses).toBe(false);
+    expect(loadConfig({ ...production, APP_ENV: 'staging' }).validateResponses).toBe(true);
+    expect(loadConfig({ APP_ENV: 'local' }).validateResponses).toBe(true);
+    expect(loadConfig({ APP_ENV: 'test' }).validateResponses).toBe(true);
+    expect(loadConfig({ ...production, VALIDATE_RESPONSES: 'true' }).validateResponses).toBe(true);
+    expect(loadConfig({ ...production, APP_ENV: 'staging', VALIDATE_RESPONSES: 'false' }).validateResponses).toBe(false);
+  });
+
+  it('names a switch that is not true or false', () => {
+    expect(() => loadConfig({ APP_ENV: 'local', VALIDATE_RESPONSES: 'yes' })).toThrow(/VALIDATE_RESPONSES must be true or false, got "yes"/);
+  });
+
   it('names an unknown environment', () => {
     expect(() => loadConfig({ APP_ENV: 'qa' })).toThrow(/APP_ENV must be one of/);
   });
