@@ -95,7 +95,8 @@ function createAjv(): Ajv2020 {
         // Compiled on first use: compiling inside this keyword's own compilation would recurse.
         validateParsed ??= ajv.compile(anchored(contentSchema));
         if (validateParsed(parsed)) return true;
-        check.errors = (validateParsed.errors ?? []).map((error) => ({ ...error, message: `(in the JSON text${error.instancePath ? ` at ${error.instancePath}` : ''}) ${error.message ?? 'is invalid'}` }));
+        // Without instancePath, Ajv fills in where the string is; the message says where inside its JSON text.
+        check.errors = (validateParsed.errors ?? []).map((error) => ({ keyword: 'contentSchema', params: error.params, message: `(in the JSON text${error.instancePath ? ` at ${error.instancePath}` : ''}) ${error.message ?? 'is invalid'}` }));
         return false;
       };
       return check;
