@@ -28,6 +28,8 @@ export interface CallOptions {
   body?: RequestBody;
   /** Statuses this call must end in (besides being declared by the spec). */
   expect?: number[];
+  /** The media type a successful response must have (e.g. YAML when it was asked for). */
+  expectMediaType?: string;
 }
 
 export interface Exchange {
@@ -131,6 +133,10 @@ export class ContractClient {
       const error = outcome.body as { code?: unknown; message?: unknown } | undefined;
       const said = typeof error?.code === 'string' ? ` ${error.code}${typeof error.message === 'string' ? `: ${error.message.slice(0, 300)}` : ''}` : '';
       exchange.violations.push(`expected ${options.expect.join(' or ')}, got ${response.status}${said}`);
+    }
+    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (options.expectMediaType && response.status < 300 && mediaType !== options.expectMediaType) {
+      exchange.violations.push(`expected ${options.expectMediaType}, got ${mediaType || 'no Content-Type'}`);
     }
     return { status: response.status, headers: response.headers, body: outcome.body, ok: exchange.violations.length === 0 };
   }

@@ -59,7 +59,7 @@ async function collectionReads(client: ContractClient): Promise<void> {
 
 async function scenarioReads(client: ContractClient, spec: ServedSpec, context: unknown): Promise<void> {
   const exported = await client.call('exportScenarios', { label: 'the user\'s scenarios', credential: 'bearer', query: { context }, expect: [200] });
-  await client.call('exportScenarios', { label: 'the user\'s scenarios as YAML (type=yaml)', credential: 'bearer', query: { context, type: 'yaml' }, expect: [200] });
+  await client.call('exportScenarios', { label: 'the user\'s scenarios as YAML (type=yaml)', credential: 'bearer', query: { context, type: 'yaml' }, expect: [200], expectMediaType: 'application/yaml' });
   const first = Array.isArray(exported.body) ? (exported.body[0] as { scenarioId?: unknown } | undefined) : undefined;
   if (first?.scenarioId !== undefined) {
     const path = { id: String(first.scenarioId) };

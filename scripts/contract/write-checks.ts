@@ -119,7 +119,7 @@ async function scenarioTour(client: ContractClient, spec: ServedSpec, options: W
   if (renameResult.ok) written.scenarios.splice(written.scenarios.indexOf(copy), 1, renamed);
   await client.call('copyScenario', { label: 'a copy under a name that is taken', credential: 'bearer', path: { id: String(scenarioId), copiedScenarioName: renamed }, query: { context }, expect: [409] });
   await client.call('exportScenarios', { label: 'the scenario as JSON', credential: 'bearer', query: { context, name }, expect: [200] });
-  await client.call('exportScenarios', { label: 'the scenario as YAML (type=yaml)', credential: 'bearer', query: { context, name, type: 'yaml' }, expect: [200] });
+  await client.call('exportScenarios', { label: 'the scenario as YAML (type=yaml)', credential: 'bearer', query: { context, name, type: 'yaml' }, expect: [200], expectMediaType: 'application/yaml' });
   const yamlDeclared = Object.keys(client.operation('exportScenarios').responses['200']?.content ?? {}).includes('application/yaml');
   if (yamlDeclared) await client.call('exportScenarios', { label: 'the scenario as YAML (Accept: application/yaml)', credential: 'bearer', query: { context, name }, headers: { Accept: 'application/yaml' }, expect: [200] });
   return deployed.ok;
