@@ -111,7 +111,11 @@ export class ContractClient {
   }
 
   async call(operationId: string, options: CallOptions): Promise<CallResult> {
-    const operation = this.operation(operationId);
+    const operation = this.spec.operation(operationId);
+    if (!operation) {
+      this.fail(operationId, options.label, `the served spec has no operation ${operationId}`);
+      return { status: 0, headers: new Headers(), body: undefined, ok: false };
+    }
     const url = this.urlFor(operation, options);
     const headers = new Headers(options.headers);
     this.authenticate(operation, options.credential, url, headers);

@@ -33,11 +33,21 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   const context = options.context ?? {};
   const hasBearer = Boolean(options.credentials.bearerToken);
   const hasScoreToken = Boolean(options.credentials.scoreToken);
-  await runReadOnlyChecks(client, spec, { context, hasBearer, hasScoreToken, score: options.score });
+  if (options.write && (!hasBearer || !hasScoreToken)) throw new Error('--write needs both CONTRACT_BEARER_TOKEN and CONTRACT_SCORE_TOKEN');
+  // A step that cannot go on (e.g. the served spec lacks an operation it needs) is a failure of the run, not a crash.
+  const guarded = async (phase: string, checks: () => Promise<unknown>) => {
+    try {
+      await checks();
+    } catch (error) {
+      client.fail('(contract kit)', phase, `stopped: ${(error as Error).message}`);
+    }
+  };
+  await guarded('read-only checks', () => runReadOnlyChecks(client, spec, { context, hasBearer, hasScoreToken, score: options.score }));
   let written: WriteRun | undefined;
   if (options.write) {
-    if (!hasBearer || !hasScoreToken) throw new Error('--write needs both CONTRACT_BEARER_TOKEN and CONTRACT_SCORE_TOKEN');
-    written = await runWriteChecks(client, spec, { context, timeoutMs: options.timeoutMs ?? 60_000 });
+    await guarded('write checks', async () => {
+      written = await runWriteChecks(client, spec, { context, timeoutMs: options.timeoutMs ?? 60_000 });
+    });
   }
   return { report: buildReport(spec, client.exchanges), written };
 }

@@ -105,4 +105,20 @@ describe('the contract kit against a service that breaks the contract', () => {
     expect(text).toMatch(/listCollections: the collections — GET \/api\/internaldata\/collections → 200\n\s+body \(application\/json, response 200\): \(root\) must be array/);
     expect(text).toMatch(/contract: 23 passed, 1 failed/);
   });
+
+  it('fails, without stopping, when the served spec lacks an operation it tests', async () => {
+    // The deployment serves a spec without getBatchStatus (as if it had been removed or renamed).
+    const servedWithout: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input).endsWith('/openapi.json')) return response;
+      const document = (await response.json()) as { paths: Record<string, unknown> };
+      delete document.paths['/api/batch/{batchTaskId}'];
+      return new Response(JSON.stringify(document), { status: 200, headers: { 'Content-Type': 'application/json' } });
+    };
+    const { report } = await runContract({ baseUrl, credentials: { scoreToken: user.scoreToken }, fetch: servedWithout });
+    const row = report.rows.find((candidate) => candidate.operationId === 'getBatchStatus');
+    expect(row).toMatchObject({ path: '(not in the served spec)', result: 'FAIL' });
+    expect(formatReport(report)).toMatch(/getBatchStatus: a batch id that does not exist — \s*\n\s+the served spec has no operation getBatchStatus/);
+    expect(report.rows.find((candidate) => candidate.operationId === 'getAsyncScoreResult')?.result).toBe('PASS');
+  });
 });
