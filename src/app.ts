@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { routes, type OperationHandlers } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
+import { requireAuthentication } from './auth/require-authentication.js';
 import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
@@ -17,6 +18,7 @@ import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { createFastLane } from './http/fast-lane.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext, type AuthenticatedUser } from './http/request-context.js';
+import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 
 export interface AppDependencies {
@@ -37,6 +39,8 @@ export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
   const spec = loadSpec();
   const app = express();
+  // Before any route: the one matching rule shared with the validator, authentication and the fast lane.
+  applyRouteMatching(app);
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.
   app.set('etag', false);
@@ -44,12 +48,14 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
-  passport.use('jwt', createJwtStrategy(config.jwt, deps.users));
+  // One authenticator per app (not passport's global one): each app checks tokens with its own configuration.
+  const authenticator = new passport.Authenticator();
+  authenticator.use('jwt', createJwtStrategy(config.jwt, deps.users));
   app.use(requestContext(deps.logger));
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 
-  app.use(authenticate(deps.users));
+  app.use(authenticate(deps.users, authenticator));
   const batchRoute = routes.find((route) => route.operationId === 'submitBatch');
   if (batchRoute) app.post(batchRoute.expressPath, jsonBody(config.limits.batchBodyBytes));
   app.use(jsonBody(config.limits.bodyBytes));
@@ -69,7 +75,7 @@ export function createApp(deps: AppDependencies): RequestListener {
   );
 
   for (const route of routes) {
-    app[route.method](route.expressPath, deps.handlers[route.operationId]);
+    app[route.method](route.expressPath, requireAuthentication(route), deps.handlers[route.operationId]);
   }
 
   app.use(unknownRouteHandler);
