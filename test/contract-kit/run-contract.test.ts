@@ -48,7 +48,7 @@ describe('the contract kit against a service that keeps the contract', () => {
   it('passes every operation read-only and changes nothing', async () => {
     const before = await scenarioCount();
     const { report, written } = await runContract({ baseUrl, credentials: credentials(), context: context() });
-    expect(formatReport(report)).toMatch(/contract: 24 passed, 0 failed/);
+    expect(formatReport(report)).toContain(`contract: ${report.rows.length} passed, 0 failed`);
     expect(report.passed).toBe(true);
     expect(written).toBeUndefined();
     expect(await scenarioCount()).toBe(before);
@@ -103,7 +103,7 @@ describe('the contract kit against a service that breaks the contract', () => {
     expect(failed).toEqual(['listCollections']);
     const text = formatReport(report);
     expect(text).toMatch(/listCollections: the collections — GET \/api\/internaldata\/collections → 200\n\s+body \(application\/json, response 200\): \(root\) must be array/);
-    expect(text).toMatch(/contract: 23 passed, 1 failed/);
+    expect(text).toContain(`contract: ${report.rows.length - 1} passed, 1 failed`);
   });
 
   it('fails, without stopping, when the served spec lacks an operation it tests', async () => {
