@@ -8,6 +8,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import type { ExecutionQueue } from './execution-queue.js';
+import { JobStoreUnavailableError } from './job-store-unavailable-error.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import { isFinished, type RunResultStore, type RunState } from './run-result-store.js';
 import type { ScoreResult } from './run-outcome.js';
@@ -159,7 +160,8 @@ export class ExecutionService {
 
 export type { RunState };
 
-function jobStoreUnavailable(cause: unknown): ServiceUnavailableError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new ServiceUnavailableError(`The job store did not take the work (${reason}); nothing was stored, so the same request can be sent again.`);
+/** Only job-store failures become 503 JOB_STORE_UNAVAILABLE; anything else (a MySQL outage while undoing) keeps its own meaning. */
+function jobStoreUnavailable(cause: unknown): unknown {
+  if (!(cause instanceof JobStoreUnavailableError)) return cause;
+  return new ServiceUnavailableError(`The job store is unavailable (${cause.message}); nothing was stored, so the same request can be sent again later.`, 'JOB_STORE_UNAVAILABLE');
 }

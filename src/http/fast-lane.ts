@@ -6,7 +6,7 @@ import type { RouteDefinition } from '../../generated/routes.js';
 import { scoreTokenFrom } from '../auth/authenticate.js';
 import type { UserService } from '../auth/user-service.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { toErrorBody } from '../errors/error-handler.js';
+import { errorHeaders, toErrorBody } from '../errors/error-handler.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
@@ -96,7 +96,8 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     response.writeHead(status, { ...outcome.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
     response.end(text);
     const durationMs = Number(process.hrtime.bigint() - log.started) / 1e6;
-    if (status >= 500) logger.error({ requestId, err: error ?? problem, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request failed');
+    if (status === 503) logger.warn({ requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request refused: dependency unavailable');
+    else if (status >= 500) logger.error({ requestId, err: error ?? problem, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request failed');
     else logger.info({ requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request');
   }
 
@@ -113,7 +114,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
         const body = toErrorBody(error);
         body.requestId = log.requestId;
         if (body.details === undefined) delete body.details;
-        reply(response, log, { status: body.status, body }, error);
+        reply(response, log, { status: body.status, headers: errorHeaders(body), body }, error);
       },
     );
     return true;
