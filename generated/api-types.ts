@@ -385,7 +385,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a scenario
-         * @description Validates the development version (as validateScenario, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
+         * @description Validates the development version (as validateScenario, with the optional validation data of the body, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
          */
         post: operations["deployScenario"];
         delete?: never;
@@ -425,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `userId`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`, and the test cases' `id` and `externalId`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -443,7 +443,7 @@ export interface paths {
         };
         /**
          * Export scenarios
-         * @description Exports the opened version (development, else latest deployed) of every scenario of the owner, or of the one named, with node properties and test cases, as JSON (default) or YAML (`type=yaml`). `importScenarios` of the output reproduces the scenarios exactly.
+         * @description Exports the opened version (development, else latest deployed) of every scenario of the owner, or of the one named, with node properties and test cases, as JSON (default) or YAML (`type=yaml`, or `Accept: application/yaml`). `importScenarios` of the output reproduces the scenarios exactly.
          */
         get: operations["exportScenarios"];
         put?: never;
@@ -515,59 +515,126 @@ export interface components {
         Username: string;
         /** @description Run request id: letters, digits and `.` `_` `:` `-`. */
         RequestId: string;
-        /** @description Identifies a user by id or username (at least one). */
+        /** @description Who asks and whose scenarios are addressed. `{}` (or no `context` at all) means the token's user acting on their own scenarios. `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH). `actors.resourceOwner` names whose scenarios are addressed; a user other than the requester only for admins (else 403 FORBIDDEN). `resourceOwnerOrRequester`, when given, is read as the resource owner and must agree with `actors.resourceOwner`. Users are named by `id` or `username` (other User fields are accepted and ignored). `requester` and `owner` are the pre-1.9 spelling of `actors.requester` and `actors.resourceOwner`, still accepted. */
+        AccessControlContext: {
+            actors?: components["schemas"]["AccessActors"];
+            /** @description The resource owner, or the requester when no other owner is named. */
+            resourceOwnerOrRequester?: components["schemas"]["User"];
+            /**
+             * @deprecated
+             * @description Pre-1.9 spelling of `actors.requester`.
+             */
+            requester?: components["schemas"]["LegacyAccessActor"];
+            /**
+             * @deprecated
+             * @description Pre-1.9 spelling of `actors.resourceOwner`.
+             */
+            owner?: components["schemas"]["LegacyAccessActor"];
+        };
+        /** @description The requester and the owner of the addressed resources. */
         AccessActors: {
-            userId?: number;
+            /** @description Who asks: must be the token's user. */
+            requester?: components["schemas"]["User"];
+            /** @description Whose scenarios are addressed (default: the requester); another user only for admins. */
+            resourceOwner?: components["schemas"]["User"];
+        };
+        /**
+         * @deprecated
+         * @description A user as named in `context` before 1.9: by `userId` or `username`.
+         */
+        LegacyAccessActor: {
+            /** @description User id (a number, or its decimal string). */
+            userId?: number | string;
             username?: components["schemas"]["Username"];
         };
-        /** @description Who asks (`requester`, must be the token's user) and whose scenarios are addressed (`owner`, defaults to the requester; another user only for admins). */
-        AccessControlContext: {
-            requester: components["schemas"]["AccessActors"];
-            owner?: components["schemas"]["AccessActors"];
-        };
-        /** @description An authority granted to a user. */
-        GrantedAuthority: {
-            authority: string;
+        /** @description A user of the service (users are provisioned from their first valid token). In `context` a user is named by `id` or `username`; the other fields are accepted and ignored. */
+        User: {
+            /** @description User id. */
+            id?: string;
+            username?: components["schemas"]["Username"];
+            /** @description Password. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            password?: string;
+            email?: string;
+            firstName?: string;
+            lastName?: string;
+            companyName?: string;
+            phoneNumber?: string;
+            /** @description Authentication token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            authenticationToken?: string;
+            /** @description Score token (the `key` / `Score-Token` of the execution operations). Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            scoreToken?: string;
+            /** @description Account activation token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            activationToken?: string;
+            /** @description Password reset token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            resetPasswordToken?: string;
+            /** Format: date-time */
+            activationTokenExpires?: string;
+            /** Format: date-time */
+            resetPasswordTokenExpires?: string;
+            /** Format: date-time */
+            passwordValidityDuration?: string;
+            lastSuccessfulLogin?: string;
+            lastUnsuccessfulLogin?: string;
+            isPasswordExpired?: boolean;
+            accountNonExpired?: boolean;
+            accountNonLocked?: boolean;
+            credentialsNonExpired?: boolean;
+            enabled?: boolean;
+            registered?: boolean;
+            agreePolicy?: boolean;
+            agreeProcessing?: boolean;
+            isBeforeFirstLogin?: boolean;
+            isLoginHasToBeReported?: boolean;
+            passwordDurationLimited?: boolean;
+            admin?: boolean;
+            externalUser?: boolean;
+            workspace?: boolean;
+            /** @description Write-only: never returned. */
+            isAccountNonLocked?: boolean;
+            /**
+             * @description The external identity provider that issues access tokens.
+             * @enum {string}
+             */
+            identityProvider?: "OIDC";
+            /** Format: int32 */
+            attempts?: number;
+            roles?: components["schemas"]["Role"][];
+            credentials?: components["schemas"]["Credential"][];
+            authorities?: components["schemas"]["GrantedAuthority"][];
         };
         /** @description A role of a user. */
         Role: {
-            id?: number;
             /**
              * @example admin
              * @example user
              */
-            name: string;
+            name?: string;
+            authority?: string;
+        };
+        /** @description An authority granted to a user. */
+        GrantedAuthority: {
+            authority?: string;
         };
         /** @description A credential of a user: a database connection (DATABASE) or the score token (GETSCORE). */
         Credential: {
-            id?: number;
+            /** @description Credential id. */
+            id?: string;
+            /** Format: int64 */
+            businessId?: number;
             name?: string;
             /** @enum {string} */
-            type: "DATABASE" | "GETSCORE";
+            credentialType?: "DATABASE" | "GETSCORE";
             /**
              * @description For DATABASE credentials.
              * @enum {string}
              */
             databaseType?: "POSTGRES" | "MYSQL";
-            /** @description The secret; never returned. */
-            value?: string;
-        };
-        /** @description A user of the service. Users are provisioned from their first valid token. */
-        User: {
-            id: number;
-            username: string;
-            email?: string | null;
-            firstName?: string | null;
-            lastName?: string | null;
-            enabled?: boolean;
-            isAccountNonExpired?: boolean;
-            isAccountNonLocked?: boolean;
-            isCredentialsNonExpired?: boolean;
-            /** @enum {string} */
-            identityProvider?: "OIDC";
-            roles?: components["schemas"]["Role"][];
-            authorities?: components["schemas"]["GrantedAuthority"][];
-            credentials?: components["schemas"]["Credential"][];
+            databaseName?: string;
+            schema?: string;
+            login?: string;
+            /** @description The secret of the credential. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            password?: string;
+            host?: string;
         };
         /**
          * @description DEVELOP: the version being edited (at most one per scenario). DEPLOYED: immutable; scoring runs the latest.
@@ -576,7 +643,8 @@ export interface components {
         ScenarioStatus: "DEVELOP" | "DEPLOYED";
         /** @description A scenario without its versions. */
         ScenarioSummary: {
-            id: number;
+            /** @description Scenario id. */
+            id: string;
             name: components["schemas"]["ScenarioName"];
             owner?: string;
         };
@@ -590,14 +658,15 @@ export interface components {
         };
         /** @description A version without its content. */
         ScenarioVersionPreview: {
-            /** @description Version id. */
-            id: number;
-            scenarioId: number;
+            /** @description Version record id. */
+            id: string;
+            /** @description Scenario id. */
+            scenarioId: string;
             name: components["schemas"]["ScenarioName"];
             /** @description `develop` or the deployed version number (`1`, `2`, …). */
             version: string;
             /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
-            sourceVersion?: string | null;
+            sourceVersion?: string;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
             /** Format: date-time */
@@ -605,14 +674,19 @@ export interface components {
         };
         /** @description A version with its graph, node properties and the scenario's test cases. */
         ScenarioVersion: {
-            id: number;
-            scenarioId: number;
+            /** @description Version record id. */
+            id: string;
+            /** @description The owner's user id. */
+            userId: string;
+            /** @description Scenario id (the `{id}` of the scenario operations). */
+            scenarioId: string;
             name: components["schemas"]["ScenarioName"];
             /** @description Username of the owner. */
             owner?: string;
+            /** @description `develop` or the deployed version number (`1`, `2`, …). */
             version: string;
             /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
-            sourceVersion?: string | null;
+            sourceVersion?: string;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
             /** Format: date-time */
@@ -629,14 +703,11 @@ export interface components {
         ScenarioImport: {
             name: components["schemas"]["ScenarioName"];
             description?: string;
-            /** @description The graph, as JSON text or as an object. */
-            content: string | Record<string, unknown>;
+            /** @description The graph, as JSON text (as exported) or as the object itself. */
+            content: string | components["schemas"]["ScenarioGraph"];
+            /** @description Node settings by node id. */
             nodeProperties: {
-                [key: string]: {
-                    id?: string;
-                    type: components["schemas"]["NodeType"];
-                    content: string | Record<string, unknown>;
-                };
+                [key: string]: components["schemas"]["NodePropertiesImport"];
             };
             testCases?: components["schemas"]["ScenarioTestCaseInput"][];
             /** @description Ignored. */
@@ -653,13 +724,16 @@ export interface components {
             status?: unknown;
             /** @description Ignored. */
             createdAt?: unknown;
+            /** @description Ignored. */
+            userId?: unknown;
         };
         /** @description One scenario or a list of them. */
         ScenarioImportBody: components["schemas"]["ScenarioImport"] | components["schemas"]["ScenarioImport"][];
         /** @description What happened to one imported scenario. */
         ImportOutcome: {
             name: components["schemas"]["ScenarioName"];
-            scenarioId?: number;
+            /** @description Scenario id. */
+            scenarioId?: string;
             /**
              * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: not deployed (see diagnostics). Either it does not compile: stored as the development version only (new scenario, or existing one with a switch); or, with `overwrite_deploy`, it fails deployScenario's validation: the development version is replaced only with `overwrite_develop`.
              * @enum {string}
@@ -672,56 +746,62 @@ export interface components {
         ImportReport: {
             scenarios: components["schemas"]["ImportOutcome"][];
         };
-        /** @description A JavaScript boolean expression. */
+        /** @description A code snippet with its language: a boolean JavaScript expression over the result variables. */
         ExpressionDto: {
+            /** @description The expression code. */
             code: string;
-            /**
-             * @default javascript
-             * @enum {string}
-             */
-            language: "javascript";
+            /** @description The language of `code`. Only `javascript` runs here, and an absent language means `javascript`. */
+            language?: string;
         };
         /** @description A named input value of a test case. */
         Variable: {
-            name: string;
+            variableName: string;
             /** @description Any JSON value. */
             value?: unknown;
         };
-        /** @description A named value, as sent by clients when saving a test case. */
-        VariableValueDto: {
-            name: string;
-            /** @description Any JSON value. */
-            value?: unknown;
-        };
+        /** @description A named input value, as sent when saving or importing a test case: a Variable (`variableName`, `value`), or, as written before 1.9, `name` and `value`. */
+        VariableValueDto: components["schemas"]["Variable"] | components["schemas"]["LegacyVariable"];
         /** @description A test case: run the scenario with `variables`; passes when `expression` (with the result variables in scope) is true. */
         ScenarioTestCase: {
-            id: number;
+            /** @description Test case id (the `{testCaseId}` of updateScenarioTestCase). */
+            id: string;
+            /**
+             * Format: int64
+             * @description The same id as a number: what ScenarioTestCaseDto.id carries.
+             */
+            externalId: number;
             name: string;
             variables: components["schemas"]["Variable"][];
             expression: components["schemas"]["ExpressionDto"];
             ignore: boolean;
         };
-        /** @description A test case in an import (`id` ignored). */
+        /** @description A test case in an import (`id` and `externalId` are ignored). */
         ScenarioTestCaseInput: {
             /** @description Ignored. */
             id?: unknown;
-            name: string;
-            variables: components["schemas"]["Variable"][];
-            expression: components["schemas"]["ExpressionDto"];
-            /** @default false */
-            ignore: boolean;
-        };
-        /** @description A test case to save. */
-        ScenarioTestCaseDto: {
-            /** @description Must equal the path's test case id when given. */
-            id?: number;
-            /** @description Must equal the path's scenario id when given. */
-            scenarioId?: number;
+            /** @description Ignored. */
+            externalId?: unknown;
             name: string;
             variables: components["schemas"]["VariableValueDto"][];
             expression: components["schemas"]["ExpressionDto"];
-            /** @default false */
-            ignore: boolean;
+            /** @description Skip this test case when validating; absent means false. */
+            ignore?: boolean;
+        };
+        /** @description A test case to save. */
+        ScenarioTestCaseDto: {
+            /**
+             * Format: int64
+             * @description Test case id; must equal the path's test case id when given.
+             */
+            id?: number;
+            /** @description Must equal the path's scenario id when given. */
+            scenarioId?: string;
+            name: string;
+            /** @description Input variable values. */
+            variables: components["schemas"]["VariableValueDto"][];
+            expression: components["schemas"]["ExpressionDto"];
+            /** @description Skip this test case when validating; absent means false. */
+            ignore?: boolean;
         };
         /** @description Variable declarations by name. */
         VariableInfoMap: {
@@ -741,20 +821,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The result of a run with its metadata. */
+        /** @description The result of a run with its metadata. `name`, `beginTime`, `endTime`, `result` and `error` are the fields the original system documents for remote/score; the others are this service's. */
         ScoreResult: {
             /** @description Run id (the request id of asynchronous runs, the result id of batch elements). */
             runId: string;
             requestId?: string;
+            /** @description The scenario's name (the same as `scenarioName`). */
+            name: string;
             scenarioName: string;
             /** @description The deployed version that ran. */
             version?: string | null;
             /** @enum {string} */
             state: "SUCCEEDED" | "FAILED";
-            /** Format: date-time */
-            beginTime?: string | null;
-            /** Format: date-time */
-            endTime?: string | null;
+            /**
+             * Format: date-time
+             * @description When the run started (null for a stored run that never started).
+             */
+            beginTime: string | null;
+            /**
+             * Format: date-time
+             * @description When the run ended (null for a stored run that never started).
+             */
+            endTime: string | null;
             /** @description Result variables by name; null when the run failed. */
             result: {
                 [key: string]: unknown;
@@ -785,11 +873,11 @@ export interface components {
             parameters: components["schemas"]["ScoreInputs"][];
         };
         BatchSubmission: {
-            /** Format: uuid */
+            /** @description The batch id (a UUID). */
             batchTaskId: string;
         };
         BatchStatus: {
-            /** Format: uuid */
+            /** @description The batch id (a UUID). */
             batchTaskId: string;
             scenarioName: string;
             /** @enum {string} */
@@ -1034,11 +1122,10 @@ export interface components {
             /** @description JavaScript expression computing the column value. */
             expression?: string;
             /**
-             * @description Type the cells are checked against at compile time.
-             * @default ANY
+             * @description Type the cells are checked against at compile time. Default (when absent): `ANY`.
              * @enum {string}
              */
-            type: "ANY" | "NUMBER" | "STRING" | "BOOLEAN";
+            type?: "ANY" | "NUMBER" | "STRING" | "BOOLEAN";
         };
         /** @description An output column; its name is the variable defined. */
         DecisionTableOutput: {
@@ -1054,7 +1141,9 @@ export interface components {
                 [key: string]: components["schemas"]["CellCondition"];
             };
             /** @description Output values (any JSON). */
-            then?: Record<string, unknown>;
+            then?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A decision table compiled once into predicates. */
         DecisionTableNodeSettings: {
@@ -1076,16 +1165,10 @@ export interface components {
             min?: number;
             /** @description Upper bound (unbounded if absent). */
             max?: number;
-            /**
-             * @description Whether min belongs to the bin.
-             * @default true
-             */
-            minInclusive: boolean;
-            /**
-             * @description Whether max belongs to the bin.
-             * @default false
-             */
-            maxInclusive: boolean;
+            /** @description Whether min belongs to the bin. Default (when absent): `true`. */
+            minInclusive?: boolean;
+            /** @description Whether max belongs to the bin. Default (when absent): `false`. */
+            maxInclusive?: boolean;
             /** @description Category values. */
             values?: (string | number | boolean)[];
             /** @description Points given. */
@@ -1110,16 +1193,10 @@ export interface components {
         ScorecardNodeSettings: {
             /** @description Points before characteristics. */
             baseScore: number;
-            /**
-             * @description Output variable for the total.
-             * @default score
-             */
-            scoreVariable: string;
-            /**
-             * @description Output variable for the ranked reason codes.
-             * @default reasonCodes
-             */
-            reasonCodesVariable: string;
+            /** @description Output variable for the total. Default (when absent): `score`. */
+            scoreVariable?: string;
+            /** @description Output variable for the ranked reason codes. Default (when absent): `reasonCodes`. */
+            reasonCodesVariable?: string;
             /** @description Cap on reason codes returned (default all). */
             maxReasonCodes?: number;
             /** @description Characteristics. */
@@ -1177,23 +1254,14 @@ export interface components {
             body?: unknown;
             /** @description JavaScript expression computing the body (instead of body). */
             bodyExpression?: string;
-            /**
-             * @description Per attempt.
-             * @default 5000
-             */
-            timeoutMs: number;
-            /**
-             * @description Extra attempts on network errors and 5xx.
-             * @default 0
-             */
-            retries: number;
+            /** @description Per attempt. Default (when absent): `5000`. */
+            timeoutMs?: number;
+            /** @description Extra attempts on network errors and 5xx. Default (when absent): `0`. */
+            retries?: number;
             /** @description Variable receiving {status, body}. */
             output: string;
-            /**
-             * @description Store failures in errorOutput instead of failing the run.
-             * @default false
-             */
-            catchErrors: boolean;
+            /** @description Store failures in errorOutput instead of failing the run. Default (when absent): `false`. */
+            catchErrors?: boolean;
             /** @description Variable receiving {code, message, status?} on failure (default `<output>Error`). */
             errorOutput?: string;
         };
@@ -1220,9 +1288,13 @@ export interface components {
             name: string;
             type: components["schemas"]["NodeType"];
             /** @description Variables the node read, with values. */
-            read: Record<string, unknown>;
+            read: {
+                [key: string]: unknown;
+            };
             /** @description Variables written. */
-            wrote: Record<string, unknown>;
+            wrote: {
+                [key: string]: unknown;
+            };
             /** @description DECISION outcome. */
             branch?: boolean;
             /** @description Matched rule indexes (0-based). */
@@ -1241,15 +1313,37 @@ export interface components {
             /** @description Ignored test case. */
             skipped: boolean;
             /** @description Result variables of the run (null if it failed). */
-            actual: Record<string, unknown> | null;
+            actual: {
+                [key: string]: unknown;
+            } | null;
             /** @description Why it failed. */
             reason?: string;
+        };
+        /**
+         * @deprecated
+         * @description A Variable as written before 1.9 (`name` instead of `variableName`); still accepted in requests, never returned.
+         */
+        LegacyVariable: {
+            name: string;
+            /** @description Any JSON value. */
+            value?: unknown;
+        };
+        /** @description A node's settings, by node type: StartNodeSettings for START, ScriptNodeSettings for SCRIPT, and so on (see docs/scenarios.md). */
+        NodeSettings: components["schemas"]["StartNodeSettings"] | components["schemas"]["EndNodeSettings"] | components["schemas"]["ScriptNodeSettings"] | components["schemas"]["DecisionNodeSettings"] | components["schemas"]["DecisionTableNodeSettings"] | components["schemas"]["ScorecardNodeSettings"] | components["schemas"]["DataLookupNodeSettings"] | components["schemas"]["ScenarioCallNodeSettings"] | components["schemas"]["HttpCallNodeSettings"];
+        /** @description A node's settings in an import: `content` as JSON text (as exported) or as the settings object itself (hand-written YAML/JSON). `id` may be left out: the node's key is used. */
+        NodePropertiesImport: {
+            /** @description The node id, equal to its key in `nodeProperties`. */
+            id?: string;
+            type: components["schemas"]["NodeType"];
+            /** @description The settings for `type`: JSON text, or the object. */
+            content: string | components["schemas"]["NodeSettings"];
         };
     };
     responses: {
         /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1259,6 +1353,7 @@ export interface components {
         /** @description Missing, invalid or expired credentials (bearer JWT or score token). Checked before anything else. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1268,6 +1363,7 @@ export interface components {
         /** @description Authenticated, but the requester may not act on this resource, or `context` names another requester. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1277,6 +1373,7 @@ export interface components {
         /** @description The resource does not exist for this requester. */
         NotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1286,6 +1383,7 @@ export interface components {
         /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
         Conflict: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1295,6 +1393,7 @@ export interface components {
         /** @description The body, upload or batch is larger than the configured limit. */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1304,6 +1403,7 @@ export interface components {
         /** @description The body's content type is not one this operation accepts. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1313,6 +1413,7 @@ export interface components {
         /** @description Well-formed, but the scenario does not compile, fails validation, or failed while running: `details` lists every problem with its node. */
         Unprocessable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1322,6 +1423,7 @@ export interface components {
         /** @description MySQL (`DATABASE_UNAVAILABLE`) or the job store (`JOB_STORE_UNAVAILABLE`) is unavailable: nothing was stored, and the same request (the same `X-SCE-RequestId` too) can be sent again after `Retry-After` seconds. Work accepted before an outage is not lost. See docs/execution.md, "Outages". */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -1332,6 +1434,7 @@ export interface components {
         /** @description The request line and headers together are larger than the server accepts (`LIMIT_HEADER_BYTES`, 16,384 bytes by default). Answered by the HTTP server before routing, with code `HEADERS_TOO_LARGE`, and the connection is closed. */
         HeadersTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1341,6 +1444,7 @@ export interface components {
         /** @description MySQL is unavailable (`DATABASE_UNAVAILABLE`): nothing was changed, and the same request can be sent again after `Retry-After` seconds. See docs/execution.md, "Outages". */
         DatabaseUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -1350,17 +1454,35 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Scenario id. */
-        ScenarioId: number;
-        /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+        /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        ScenarioId: string;
+        /**
+         * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+         * @example customers
+         */
         CollectionName: string;
-        /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
-        Context: string;
+        /**
+         * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+         *
+         *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+         *
+         *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+         * @example {}
+         */
+        Context: components["schemas"]["AccessControlContext"];
+        /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        TestCaseId: string;
     };
     requestBodies: never;
     headers: {
         /** @description Seconds to wait before sending the same request again (5). MySQL and the job store are reconnected by the service itself within a second of their return; no restart is needed. */
         RetryAfter: number;
+        /** @description The id of this HTTP request in the service's logs (the caller's `X-Request-Id` when it sent a sane one: 1–128 of letters, digits and `._:-`). Sent on every response, errors included. */
+        XRequestId: string;
+        /** @description The run id, as `runId` in the body. */
+        XSceRunId: string;
+        /** @description The request id of the queued run, as `requestId` in the body. */
+        XSceRequestId: components["schemas"]["RequestId"];
     };
     pathItems: never;
 }
@@ -1369,7 +1491,10 @@ export interface operations {
     scoreScenario: {
         parameters: {
             query: {
-                /** @description Scenario name. */
+                /**
+                 * @description Scenario name.
+                 * @example credit-decision
+                 */
                 name: components["schemas"]["ScenarioName"];
             };
             header?: never;
@@ -1379,6 +1504,14 @@ export interface operations {
         /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1386,8 +1519,8 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
-                    /** @description The run id, as in the body. */
-                    "X-SCE-RunId"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-SCE-RunId": components["headers"]["XSceRunId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1418,6 +1551,7 @@ export interface operations {
                 "X-SCE-CallbackRetryDelay"?: number;
             };
             path: {
+                /** @example credit-decision */
                 name: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1425,6 +1559,14 @@ export interface operations {
         /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1432,8 +1574,8 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
-                    /** @description The request id. */
-                    "X-SCE-RequestId"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-SCE-RequestId": components["headers"]["XSceRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1457,6 +1599,7 @@ export interface operations {
                 "X-SCE-RequestId": components["schemas"]["RequestId"];
             };
             path: {
+                /** @example credit-decision */
                 name: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1466,6 +1609,7 @@ export interface operations {
             /** @description Finished. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1475,6 +1619,7 @@ export interface operations {
             /** @description Not finished yet. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,6 +1643,25 @@ export interface operations {
         /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scenarioName": "credit-decision",
+                 *       "parameters": [
+                 *         {
+                 *           "income": 52000,
+                 *           "existingDebt": 4000,
+                 *           "age": 34,
+                 *           "employment": "EMPLOYED"
+                 *         },
+                 *         {
+                 *           "income": 9000,
+                 *           "existingDebt": 8000,
+                 *           "age": 19,
+                 *           "employment": "UNEMPLOYED"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BatchRequest"];
             };
         };
@@ -1505,6 +1669,7 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1525,6 +1690,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND. */
                 batchTaskId: string;
             };
             cookie?: never;
@@ -1534,6 +1700,7 @@ export interface operations {
             /** @description Status. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1559,6 +1726,7 @@ export interface operations {
             /** @description Collections. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1585,7 +1753,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1595,6 +1766,7 @@ export interface operations {
             /** @description A page of rows. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1613,7 +1785,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1623,6 +1798,7 @@ export interface operations {
             /** @description Columns in file order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1641,7 +1817,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1651,6 +1830,7 @@ export interface operations {
             /** @description Indexes. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1669,7 +1849,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1679,6 +1862,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1693,14 +1877,23 @@ export interface operations {
     loadCollectionData: {
         parameters: {
             query: {
-                /** @description Name of the uploaded file, kept in the registry. */
+                /**
+                 * @description Name of the uploaded file, kept in the registry.
+                 * @example customers.csv
+                 */
                 fileName: string;
-                /** @description Index definitions `column,true|false;…` (`true`: a UNIQUE index, `false`: a plain one). Commas and semicolons may be sent as they are (allowReserved) or URL-encoded. */
+                /**
+                 * @description Index definitions `column,true|false;…` (`true`: a UNIQUE index, `false`: a plain one). Commas and semicolons may be sent as they are (allowReserved) or URL-encoded.
+                 * @example customer_id,true
+                 */
                 indexes?: string;
             };
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1720,6 +1913,7 @@ export interface operations {
             /** @description Rows appended to an existing collection. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1729,6 +1923,7 @@ export interface operations {
             /** @description Collection created and loaded. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1747,12 +1942,19 @@ export interface operations {
     openScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1762,6 +1964,7 @@ export interface operations {
             /** @description The opened version. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,12 +1982,19 @@ export interface operations {
     listScenarioVersions: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1794,6 +2004,7 @@ export interface operations {
             /** @description Versions, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1811,12 +2022,19 @@ export interface operations {
     getScenarioInput: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1826,6 +2044,7 @@ export interface operations {
             /** @description Inputs by name. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1843,12 +2062,19 @@ export interface operations {
     getScenarioInputVariableNames: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1858,6 +2084,7 @@ export interface operations {
             /** @description Names. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1875,13 +2102,21 @@ export interface operations {
     copyScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
+                /** @example credit-decision-copy */
                 copiedScenarioName: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1889,8 +2124,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The new scenario's development version. */
-            201: {
+            200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1909,12 +2145,21 @@ export interface operations {
     renameScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
+                /** @example credit-decision */
                 currentName: components["schemas"]["ScenarioName"];
+                /** @example credit-decision-v2 */
                 newName: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1924,6 +2169,7 @@ export interface operations {
             /** @description The renamed scenario. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1942,19 +2188,34 @@ export interface operations {
     debugScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
         };
-        /** @description Input variables by name. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
-        requestBody: {
+        /** @description Optional debugging data: input variables by name (without a body the run has no inputs). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1962,6 +2223,7 @@ export interface operations {
             /** @description Result and trace. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,12 +2244,19 @@ export interface operations {
     validateScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1995,6 +2264,14 @@ export interface operations {
         /** @description Optional validation data: input variables by name, checked against the start node and run once. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -2002,6 +2279,7 @@ export interface operations {
             /** @description Valid: compiles and every test case passes. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2020,23 +2298,44 @@ export interface operations {
     deployScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Deploy without compiling test cases or checking references. The document must still compile. */
                 skip_validation?: boolean;
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional validation data, as for validateScenario: input variables by name, checked against the start node and run once before deploying (ignored with `skip_validation=true`). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScoreInputs"];
+            };
+        };
         responses: {
             /** @description Deployed. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2046,6 +2345,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
@@ -2053,9 +2354,12 @@ export interface operations {
     };
     createInputVariablesFromCsv: {
         parameters: {
-            query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
-                context: components["parameters"]["Context"];
+            query?: {
+                /**
+                 * @description Optional here (the interface declares no query parameter on this operation): when given, it is checked as on every management operation (the requester must be the token's user, else 403). See the `context` of the other scenario operations.
+                 * @example {}
+                 */
+                context?: components["schemas"]["AccessControlContext"];
             };
             header?: never;
             path?: never;
@@ -2076,6 +2380,7 @@ export interface operations {
             /** @description Declared variables by name. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,7 +2399,14 @@ export interface operations {
     importScenarios: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Replace the development version of existing scenarios. */
                 overwrite_develop?: boolean;
@@ -2108,7 +2420,713 @@ export interface operations {
         /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "credit-decision",
+                 *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                 *       "content": {
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "type": "START",
+                 *             "name": "Applicant"
+                 *           },
+                 *           {
+                 *             "id": "ratio",
+                 *             "type": "SCRIPT",
+                 *             "name": "Debt ratio"
+                 *           },
+                 *           {
+                 *             "id": "card",
+                 *             "type": "SCORECARD",
+                 *             "name": "Applicant scorecard"
+                 *           },
+                 *           {
+                 *             "id": "band",
+                 *             "type": "DECISION_TABLE",
+                 *             "name": "Risk band"
+                 *           },
+                 *           {
+                 *             "id": "accept",
+                 *             "type": "DECISION",
+                 *             "name": "Accept?"
+                 *           },
+                 *           {
+                 *             "id": "approved",
+                 *             "type": "END",
+                 *             "name": "Approved"
+                 *           },
+                 *           {
+                 *             "id": "declined",
+                 *             "type": "END",
+                 *             "name": "Declined"
+                 *           }
+                 *         ],
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "ratio"
+                 *           },
+                 *           {
+                 *             "from": "ratio",
+                 *             "to": "card"
+                 *           },
+                 *           {
+                 *             "from": "card",
+                 *             "to": "band"
+                 *           },
+                 *           {
+                 *             "from": "band",
+                 *             "to": "accept"
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "approved",
+                 *             "when": true
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "declined",
+                 *             "when": false
+                 *           }
+                 *         ]
+                 *       },
+                 *       "nodeProperties": {
+                 *         "start": {
+                 *           "type": "START",
+                 *           "content": {
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "income",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": true,
+                 *                 "description": "Yearly net income"
+                 *               },
+                 *               {
+                 *                 "name": "existingDebt",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": false,
+                 *                 "description": "Outstanding debt (absent means none)"
+                 *               },
+                 *               {
+                 *                 "name": "age",
+                 *                 "type": {
+                 *                   "type": "INTEGER"
+                 *                 },
+                 *                 "required": true
+                 *               },
+                 *               {
+                 *                 "name": "employment",
+                 *                 "type": {
+                 *                   "type": "DICTIONARY",
+                 *                   "name": "employment",
+                 *                   "options": [
+                 *                     "EMPLOYED",
+                 *                     "SELF_EMPLOYED",
+                 *                     "UNEMPLOYED"
+                 *                   ]
+                 *                 },
+                 *                 "required": true
+                 *               }
+                 *             ],
+                 *             "validators": [
+                 *               {
+                 *                 "variable": "age",
+                 *                 "expression": "value >= 18",
+                 *                 "message": "the applicant must be an adult"
+                 *               },
+                 *               {
+                 *                 "variable": "income",
+                 *                 "expression": "value >= 0",
+                 *                 "message": "must not be negative"
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "ratio": {
+                 *           "type": "SCRIPT",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
+                 *             "outputs": [
+                 *               "debtRatio"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "card": {
+                 *           "type": "SCORECARD",
+                 *           "content": {
+                 *             "baseScore": 500,
+                 *             "scoreVariable": "score",
+                 *             "reasonCodesVariable": "reasonCodes",
+                 *             "maxReasonCodes": 2,
+                 *             "characteristics": [
+                 *               {
+                 *                 "name": "Age",
+                 *                 "variable": "age",
+                 *                 "reasonCode": "AGE",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 25,
+                 *                     "points": 20
+                 *                   },
+                 *                   {
+                 *                     "min": 25,
+                 *                     "max": 60,
+                 *                     "points": 60
+                 *                   },
+                 *                   {
+                 *                     "min": 60,
+                 *                     "points": 40
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Employment",
+                 *                 "variable": "employment",
+                 *                 "reasonCode": "EMPLOYMENT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "values": [
+                 *                       "EMPLOYED"
+                 *                     ],
+                 *                     "points": 80
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "SELF_EMPLOYED"
+                 *                     ],
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "UNEMPLOYED"
+                 *                     ],
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Debt ratio",
+                 *                 "variable": "debtRatio",
+                 *                 "reasonCode": "DEBT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 0.2,
+                 *                     "points": 100
+                 *                   },
+                 *                   {
+                 *                     "min": 0.2,
+                 *                     "max": 0.5,
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "min": 0.5,
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "band": {
+                 *           "type": "DECISION_TABLE",
+                 *           "content": {
+                 *             "hitPolicy": "FIRST",
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "score",
+                 *                 "type": "NUMBER"
+                 *               }
+                 *             ],
+                 *             "outputs": [
+                 *               {
+                 *                 "name": "riskBand"
+                 *               },
+                 *               {
+                 *                 "name": "decision"
+                 *               },
+                 *               {
+                 *                 "name": "creditLimit"
+                 *               }
+                 *             ],
+                 *             "rules": [
+                 *               {
+                 *                 "description": "strong",
+                 *                 "when": {
+                 *                   "score": ">= 680"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "LOW",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 10000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "fair",
+                 *                 "when": {
+                 *                   "score": "[600..680)"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "MEDIUM",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 3000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "weak",
+                 *                 "then": {
+                 *                   "riskBand": "HIGH",
+                 *                   "decision": "DECLINE",
+                 *                   "creditLimit": 0
+                 *                 }
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "accept": {
+                 *           "type": "DECISION",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "condition": "decision === 'APPROVE'"
+                 *           }
+                 *         },
+                 *         "approved": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "riskBand",
+                 *               "creditLimit",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "declined": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "testCases": [
+                 *         {
+                 *           "name": "employed applicant with little debt is approved",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 52000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 4000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 34
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "EMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "unemployed young applicant with high debt is declined",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 12000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 9000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 21
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "UNEMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScenarioImportBody"];
+                /**
+                 * @example {
+                 *       "name": "credit-decision",
+                 *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                 *       "content": {
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "type": "START",
+                 *             "name": "Applicant"
+                 *           },
+                 *           {
+                 *             "id": "ratio",
+                 *             "type": "SCRIPT",
+                 *             "name": "Debt ratio"
+                 *           },
+                 *           {
+                 *             "id": "card",
+                 *             "type": "SCORECARD",
+                 *             "name": "Applicant scorecard"
+                 *           },
+                 *           {
+                 *             "id": "band",
+                 *             "type": "DECISION_TABLE",
+                 *             "name": "Risk band"
+                 *           },
+                 *           {
+                 *             "id": "accept",
+                 *             "type": "DECISION",
+                 *             "name": "Accept?"
+                 *           },
+                 *           {
+                 *             "id": "approved",
+                 *             "type": "END",
+                 *             "name": "Approved"
+                 *           },
+                 *           {
+                 *             "id": "declined",
+                 *             "type": "END",
+                 *             "name": "Declined"
+                 *           }
+                 *         ],
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "ratio"
+                 *           },
+                 *           {
+                 *             "from": "ratio",
+                 *             "to": "card"
+                 *           },
+                 *           {
+                 *             "from": "card",
+                 *             "to": "band"
+                 *           },
+                 *           {
+                 *             "from": "band",
+                 *             "to": "accept"
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "approved",
+                 *             "when": true
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "declined",
+                 *             "when": false
+                 *           }
+                 *         ]
+                 *       },
+                 *       "nodeProperties": {
+                 *         "start": {
+                 *           "type": "START",
+                 *           "content": {
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "income",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": true,
+                 *                 "description": "Yearly net income"
+                 *               },
+                 *               {
+                 *                 "name": "existingDebt",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": false,
+                 *                 "description": "Outstanding debt (absent means none)"
+                 *               },
+                 *               {
+                 *                 "name": "age",
+                 *                 "type": {
+                 *                   "type": "INTEGER"
+                 *                 },
+                 *                 "required": true
+                 *               },
+                 *               {
+                 *                 "name": "employment",
+                 *                 "type": {
+                 *                   "type": "DICTIONARY",
+                 *                   "name": "employment",
+                 *                   "options": [
+                 *                     "EMPLOYED",
+                 *                     "SELF_EMPLOYED",
+                 *                     "UNEMPLOYED"
+                 *                   ]
+                 *                 },
+                 *                 "required": true
+                 *               }
+                 *             ],
+                 *             "validators": [
+                 *               {
+                 *                 "variable": "age",
+                 *                 "expression": "value >= 18",
+                 *                 "message": "the applicant must be an adult"
+                 *               },
+                 *               {
+                 *                 "variable": "income",
+                 *                 "expression": "value >= 0",
+                 *                 "message": "must not be negative"
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "ratio": {
+                 *           "type": "SCRIPT",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
+                 *             "outputs": [
+                 *               "debtRatio"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "card": {
+                 *           "type": "SCORECARD",
+                 *           "content": {
+                 *             "baseScore": 500,
+                 *             "scoreVariable": "score",
+                 *             "reasonCodesVariable": "reasonCodes",
+                 *             "maxReasonCodes": 2,
+                 *             "characteristics": [
+                 *               {
+                 *                 "name": "Age",
+                 *                 "variable": "age",
+                 *                 "reasonCode": "AGE",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 25,
+                 *                     "points": 20
+                 *                   },
+                 *                   {
+                 *                     "min": 25,
+                 *                     "max": 60,
+                 *                     "points": 60
+                 *                   },
+                 *                   {
+                 *                     "min": 60,
+                 *                     "points": 40
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Employment",
+                 *                 "variable": "employment",
+                 *                 "reasonCode": "EMPLOYMENT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "values": [
+                 *                       "EMPLOYED"
+                 *                     ],
+                 *                     "points": 80
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "SELF_EMPLOYED"
+                 *                     ],
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "UNEMPLOYED"
+                 *                     ],
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Debt ratio",
+                 *                 "variable": "debtRatio",
+                 *                 "reasonCode": "DEBT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 0.2,
+                 *                     "points": 100
+                 *                   },
+                 *                   {
+                 *                     "min": 0.2,
+                 *                     "max": 0.5,
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "min": 0.5,
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "band": {
+                 *           "type": "DECISION_TABLE",
+                 *           "content": {
+                 *             "hitPolicy": "FIRST",
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "score",
+                 *                 "type": "NUMBER"
+                 *               }
+                 *             ],
+                 *             "outputs": [
+                 *               {
+                 *                 "name": "riskBand"
+                 *               },
+                 *               {
+                 *                 "name": "decision"
+                 *               },
+                 *               {
+                 *                 "name": "creditLimit"
+                 *               }
+                 *             ],
+                 *             "rules": [
+                 *               {
+                 *                 "description": "strong",
+                 *                 "when": {
+                 *                   "score": ">= 680"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "LOW",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 10000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "fair",
+                 *                 "when": {
+                 *                   "score": "[600..680)"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "MEDIUM",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 3000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "weak",
+                 *                 "then": {
+                 *                   "riskBand": "HIGH",
+                 *                   "decision": "DECLINE",
+                 *                   "creditLimit": 0
+                 *                 }
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "accept": {
+                 *           "type": "DECISION",
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "condition": "decision === 'APPROVE'"
+                 *           }
+                 *         },
+                 *         "approved": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "riskBand",
+                 *               "creditLimit",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "declined": {
+                 *           "type": "END",
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "testCases": [
+                 *         {
+                 *           "name": "employed applicant with little debt is approved",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 52000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 4000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 34
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "EMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "unemployed young applicant with high debt is declined",
+                 *           "variables": [
+                 *             {
+                 *               "variableName": "income",
+                 *               "value": 12000
+                 *             },
+                 *             {
+                 *               "variableName": "existingDebt",
+                 *               "value": 9000
+                 *             },
+                 *             {
+                 *               "variableName": "age",
+                 *               "value": 21
+                 *             },
+                 *             {
+                 *               "variableName": "employment",
+                 *               "value": "UNEMPLOYED"
+                 *             }
+                 *           ],
+                 *           "expression": {
+                 *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/yaml": components["schemas"]["ScenarioImportBody"];
             };
         };
@@ -2116,6 +3134,7 @@ export interface operations {
             /** @description What happened to each scenario, in input order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2134,11 +3153,18 @@ export interface operations {
     exportScenarios: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Export only this scenario (404 if the owner has none of that name). */
                 name?: components["schemas"]["ScenarioName"];
-                /** @description Output format. */
+                /** @description Output format. Without it the `Accept` header decides: `application/yaml` (preferred over `application/json`) gives YAML, anything else JSON. `type` wins over `Accept`. */
                 type?: "json" | "yaml";
             };
             header?: never;
@@ -2150,6 +3176,7 @@ export interface operations {
             /** @description The versions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2168,20 +3195,56 @@ export interface operations {
     updateScenarioTestCase: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
-                testCaseId: number;
+                /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                testCaseId: components["parameters"]["TestCaseId"];
             };
             cookie?: never;
         };
         /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "employed applicant with little debt is approved",
+                 *       "variables": [
+                 *         {
+                 *           "variableName": "income",
+                 *           "value": 52000
+                 *         },
+                 *         {
+                 *           "variableName": "existingDebt",
+                 *           "value": 4000
+                 *         },
+                 *         {
+                 *           "variableName": "age",
+                 *           "value": 34
+                 *         },
+                 *         {
+                 *           "variableName": "employment",
+                 *           "value": "EMPLOYED"
+                 *         }
+                 *       ],
+                 *       "expression": {
+                 *         "code": "decision === 'APPROVE'",
+                 *         "language": "javascript"
+                 *       },
+                 *       "ignore": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScenarioTestCaseDto"];
             };
         };
@@ -2189,6 +3252,7 @@ export interface operations {
             /** @description The saved test case. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -14,6 +14,7 @@ import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
+import { contextQuery } from './http/context-query.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { createFastLane } from './http/fast-lane.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
@@ -21,6 +22,7 @@ import { requestContext, type AuthenticatedUser } from './http/request-context.j
 import { multipartBody } from './http/multipart-body.js';
 import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
+import { importPrecheck } from './scenarios/import-precheck.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -51,7 +53,7 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.
   app.set('etag', false);
-  // node:querystring; the validator itself expands `filter[column]=value` (deepObject) and JSON `context`.
+  // node:querystring; the validator itself expands `filter[column]=value` (deepObject); `context` is decoded by contextQuery.
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
@@ -76,6 +78,9 @@ export function createApp(deps: AppDependencies): RequestListener {
     const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes : config.limits.bodyBytes;
     app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
   }
+  app.use(contextQuery(spec as never));
+  const importRoute = routes.find((route) => route.operationId === 'importScenarios');
+  if (importRoute) app.post(importRoute.expressPath, importPrecheck);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec as never,

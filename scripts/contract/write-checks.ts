@@ -121,7 +121,7 @@ async function scenarioTour(client: ContractClient, spec: ServedSpec, options: W
   await client.call('exportScenarios', { label: 'the scenario as JSON', credential: 'bearer', query: { context, name }, expect: [200] });
   await client.call('exportScenarios', { label: 'the scenario as YAML (type=yaml)', credential: 'bearer', query: { context, name, type: 'yaml' }, expect: [200], expectMediaType: 'application/yaml' });
   const yamlDeclared = Object.keys(client.operation('exportScenarios').responses['200']?.content ?? {}).includes('application/yaml');
-  if (yamlDeclared) await client.call('exportScenarios', { label: 'the scenario as YAML (Accept: application/yaml)', credential: 'bearer', query: { context, name }, headers: { Accept: 'application/yaml' }, expect: [200] });
+  if (yamlDeclared) await client.call('exportScenarios', { label: 'the scenario as YAML (Accept: application/yaml)', credential: 'bearer', query: { context, name }, headers: { Accept: 'application/yaml' }, expect: [200], expectMediaType: 'application/yaml' });
   return deployed.ok;
 }
 

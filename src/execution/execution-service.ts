@@ -57,7 +57,7 @@ export class ExecutionService {
     const deployed = await this.runner.requireDeployed(caller.id, name);
     const beginTime = new Date().toISOString();
     const result = await this.runner.run(deployed, inputs, caller.id);
-    return { runId: randomUUID(), scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
+    return { runId: randomUUID(), name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
   }
 
   /** Stores the run QUEUED, then enqueues a job carrying only its id. Returns the request id. */

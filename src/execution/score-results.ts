@@ -7,6 +7,7 @@ export function storedScoreResult(row: RunResultRow): ScoreResult {
   return {
     runId: row.request_id,
     requestId: row.request_id,
+    name: row.scenario_name,
     scenarioName: row.scenario_name,
     version: row.version,
     state: row.state === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',

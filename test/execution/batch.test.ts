@@ -120,7 +120,13 @@ describe('submitBatch and getBatchStatus', () => {
     expect((await submit({ scenarioName: 'double', parameters: [] })).status).toBe(400);
     expect((await submit({ scenarioName: 'double' })).status).toBe(400);
     expect((await submit({ scenarioName: 'double', parameters: [1] })).status).toBe(400);
-    expect((await status('not-a-uuid')).status).toBe(400);
+  });
+
+  it('answers 404 BATCH_NOT_FOUND, not 400, for a batch id that is not one of ours', async () => {
+    for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', 'x'.repeat(300)]) {
+      const response = await status(id);
+      expect([id, response.status, response.body.code]).toEqual([id, 404, 'BATCH_NOT_FOUND']);
+    }
   });
 
   it("answers 404 BATCH_NOT_FOUND for an unknown or another user's batch", async () => {

@@ -29,8 +29,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The interface's AccessControlContext as JSON: `requester` acting, on `owner`'s scenarios when given. */
 export function contextFor(requester: string, owner?: string): string {
-  return JSON.stringify(owner ? { requester: { username: requester }, owner: { username: owner } } : { requester: { username: requester } });
+  return JSON.stringify({ actors: owner ? { requester: { username: requester }, resourceOwner: { username: owner } } : { requester: { username: requester } } });
 }
 
 /**
