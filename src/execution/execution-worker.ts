@@ -10,6 +10,8 @@ import type { ScenarioRunner } from './scenario-runner.js';
 
 /** Results of a chunk are inserted every this many elements. */
 const FLUSH_EVERY = 250;
+/** Runs give the event loop a turn at least this often. */
+const YIELD_EVERY_MS = 20;
 
 /**
  * The worker side of execution: the handlers of the three job kinds. Every handler is safe to
@@ -144,11 +146,18 @@ export class ExecutionWorker implements JobHandlers {
 async function mapWithConcurrency<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>, stop: () => boolean = () => false): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let lastYield = performance.now();
   const lane = async (): Promise<void> => {
     while (next < items.length && !stop()) {
       const index = next;
       next += 1;
       results[index] = await fn(items[index]);
+      // Engine runs settle through microtasks only: without this, a whole slice would hold the event
+      // loop, and timers (lock renewal), signals (SIGTERM) and I/O would wait for its end.
+      if (performance.now() - lastYield >= YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
