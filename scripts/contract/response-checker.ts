@@ -6,7 +6,8 @@ import type { HeaderInfo, OperationInfo, ResponseInfo, ServedSpec } from './serv
 
 /**
  * Checks one HTTP response against what the served spec declares for its operation: the status (exact,
- * `4XX` range or `default`), the media type, the body against its schema, and the declared headers.
+ * `4XX` range or `default`), the media type, the body against its schema (JSON, YAML, each line of
+ * NDJSON, text as a string), and the declared headers.
  *
  * OpenAPI 3.1 schemas are JSON Schema 2020-12 (Ajv2020) plus what OpenAPI adds or means differently:
  * - the vocabulary keywords `discriminator`, `xml`, `externalDocs` and `example` are annotations;
@@ -35,6 +36,8 @@ export interface CheckOutcome {
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]*\+)?json$/;
 const YAML_MEDIA = /^(?:application|text)\/(?:x-)?yaml$/;
+/** Newline-delimited JSON: the schema describes one line. */
+const NDJSON_MEDIA = /^application\/(?:x-ndjson|ndjson|jsonl|x-jsonlines)$/;
 
 function loadAddFormats(): (ajv: Ajv2020) => void {
   const module = addFormatsModule as unknown as { default?: unknown };
@@ -197,7 +200,14 @@ export class ResponseChecker {
       return { body, violations };
     }
     const schemaPointer = declared.response.content[mediaType];
-    if (schemaPointer && (JSON_MEDIA.test(contentType) || YAML_MEDIA.test(contentType))) {
+    if (!schemaPointer) return { body, violations };
+    if (NDJSON_MEDIA.test(contentType) && Array.isArray(body)) {
+      body.forEach((line: unknown, index) => {
+        const problem = this.validate(schemaPointer, line);
+        if (problem) violations.push(`body (${mediaType}, response ${declared.key}), line ${index + 1}: ${problem}`);
+      });
+    } else if (JSON_MEDIA.test(contentType) || YAML_MEDIA.test(contentType) || contentType.startsWith('text/')) {
+      // Text bodies are checked as the string they are (a schema such as `{type: string, maxLength}`).
       const problem = this.validate(schemaPointer, body);
       if (problem) violations.push(`body (${mediaType}, response ${declared.key}): ${problem}`);
     }
@@ -210,6 +220,7 @@ function parseBody(contentType: string, text: string, violations: string[]): unk
   try {
     if (JSON_MEDIA.test(contentType)) return JSON.parse(text) as unknown;
     if (YAML_MEDIA.test(contentType)) return parseYaml(text) as unknown;
+    if (NDJSON_MEDIA.test(contentType)) return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as unknown);
   } catch (error) {
     violations.push(`the body is not valid ${contentType}: ${(error as Error).message}`);
   }

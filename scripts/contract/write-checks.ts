@@ -8,7 +8,8 @@ import type { JsonObject, ServedSpec } from './served-spec.js';
  * `--write`: the README tour on a scenario and a collection of this run's own, named
  * `contract-<run>` and `contract_<run>`: import, open, inputs, debug, validate, save a test case, deploy,
  * versions, copy and rename, export (JSON and YAML), score synchronously (both token transports),
- * asynchronously and in a batch, load a collection and read it, then delete the collection. The
+ * asynchronously and in a batch (status, an element's result, the results in every declared media type),
+ * load a collection and read it, then delete the collection. The
  * interface has no operation that deletes a scenario, so the run's three scenarios stay, under the
  * user whose tokens ran the kit (use a dedicated user for contract tests).
  */
@@ -149,6 +150,12 @@ async function executionTour(client: ContractClient, options: WriteOptions, name
     return;
   }
   await client.call('getAsyncScoreResult', { label: 'a batch element\'s result', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': String(resultsIds[0]) }, expect: [200] });
+  if (client.has('getBatchResults')) {
+    const declared = Object.keys(client.operation('getBatchResults').responses['200']?.content ?? {});
+    for (const mediaType of declared) {
+      await client.call('getBatchResults', { label: `its results (Accept: ${mediaType})`, credential: 'scoreTokenQuery', path: { batchTaskId }, headers: { Accept: mediaType }, expect: [200], expectMediaType: mediaType });
+    }
+  }
 }
 
 /** Loads, reads and deletes the run's collection (deleted even when a step before failed). */

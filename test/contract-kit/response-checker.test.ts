@@ -21,6 +21,17 @@ const document = {
       },
       delete: { operationId: 'deleteThing', responses: { 204: { description: 'Gone.' }, default: { $ref: '#/components/responses/Problem' } } },
     },
+    '/things': {
+      get: {
+        operationId: 'streamThings',
+        responses: {
+          200: {
+            description: 'One thing per line, or CSV.',
+            content: { 'application/x-ndjson': { schema: { $ref: '#/components/schemas/Graph' } }, 'text/csv': { schema: { type: 'string', pattern: '^nodes\\n' } } },
+          },
+        },
+      },
+    },
   },
   components: {
     responses: { Problem: { description: 'A problem.', content: { 'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } } } } } },
@@ -101,6 +112,17 @@ describe('the contract kit\'s response checker', () => {
   it('reports a body where none is declared and no body where one is', () => {
     expect(checker.check(deleteThing, { status: 204, headers: new Headers({ 'Content-Type': 'text/plain' }), text: 'gone' }).violations).toEqual(['204 declares no body but 4 bytes of text/plain were sent']);
     expect(checker.check(getThing, { status: 200, headers: new Headers({ 'X-Run': '1' }), text: '' }).violations).toEqual(['200 declares a body (application/json, application/yaml) but none was sent']);
+  });
+
+  it('checks each line of an NDJSON body, and a text body as a string', () => {
+    const streamThings = spec.operation('streamThings')!;
+    const body = (type: string, text: string) => ({ status: 200, headers: new Headers({ 'Content-Type': type }), text });
+    expect(checker.check(streamThings, body('application/x-ndjson', '{"nodes":[]}\n{"nodes":[1]}\n')).violations).toEqual([]);
+    expect(checker.check(streamThings, body('application/x-ndjson', '{"nodes":[]}\n{"edges":[]}\n')).violations)
+      .toEqual([expect.stringMatching(/^body \(application\/x-ndjson, response 200\), line 2: \(root\) must have required property 'nodes'/)]);
+    expect(checker.check(streamThings, body('application/x-ndjson', '{"nodes":[]}\nnot json\n')).violations).toEqual([expect.stringMatching(/^the body is not valid application\/x-ndjson/)]);
+    expect(checker.check(streamThings, body('text/csv', 'nodes\n1\n')).violations).toEqual([]);
+    expect(checker.check(streamThings, body('text/csv', 'edges\n1\n')).violations).toEqual([expect.stringContaining('must match pattern')]);
   });
 
   it('refuses a document that is not OpenAPI 3.1', () => {

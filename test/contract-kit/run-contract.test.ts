@@ -68,6 +68,7 @@ describe('the contract kit against a service that keeps the contract', () => {
     expect(statuses.deployScenario).toContain(204);
     expect(statuses.getAsyncScoreResult).toContain(200);
     expect(statuses.getBatchStatus).toContain(200);
+    expect(statuses.getBatchResults).toContain(200);
     expect(statuses.deleteCollection).toContain(204);
     expect(written?.scenarios).toEqual([`contract-${written?.runId}`, `contract-${written?.runId}-renamed`]);
     expect(written?.collectionLeft).toBeUndefined();
