@@ -50,7 +50,8 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   // ── engine ──
   const engine = new ScenarioEngine({
     ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: createHttpPort(new TargetPolicy({ allowPrivate: config.outboundAllowList })) },
-    limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb },
+    limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb, testCasesBudgetMs: config.limits.testCasesBudgetMs },
+    pool: config.engine,
   });
   // ── scenarios ──
   const scenarios = new ScenarioService(new ScenarioStore(db), engine, deployedScenarios);
@@ -63,7 +64,7 @@ export async function closeServices(services: Services): Promise<void> {
   // ── execution ──
   await services.execution.close();
   // ── engine ──
-  services.engine.dispose();
+  await services.engine.dispose();
   await services.db.destroy();
 }
 

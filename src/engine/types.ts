@@ -85,11 +85,17 @@ export interface TraceEntry {
   branch?: boolean; matchedRules?: number[]; durationMicros: number;
 }
 
+/** Run time spent against a limit (milliseconds of sandbox time; waiting for lookups, HTTP or a worker is not counted). */
+export interface RunBudget { usedMs: number; limitMs: number }
+
 export interface RunContext {
+  /** The tenant: whose scenario runs, whose collections and scenarios it reaches, whose sandbox it runs in. */
   ownerId: number;
   callStack?: string[];
-  /** CPU time spent so far by this run and the scenarios it calls: one limit covers them all (set by the engine). */
-  budget?: { usedMs: number };
+  /** Time spent so far by this run and the scenarios it calls: one limit covers them all (set by the engine). */
+  budget?: RunBudget;
+  /** A budget shared by several runs (validation): each run's limit is at most what is left of it, and uses it up. */
+  shared?: RunBudget;
 }
 export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
 
@@ -102,4 +108,4 @@ export interface TestCaseReport {
   actual: Record<string, unknown> | null; reason?: string;
 }
 
-export interface EngineLimits { timeoutMs: number; memoryMb: number; maxCallDepth: number }
+export interface EngineLimits { timeoutMs: number; memoryMb: number; maxCallDepth: number; testCasesBudgetMs: number }

@@ -137,7 +137,15 @@ export class ExecutionQueue {
       concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime, backoff,
     });
     agenda.define<ChunkJobData>(CHUNK_JOB, (job) => this.track((async () => {
-      const done = await handlers.chunk(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
+      // Scenario code runs on the engine's workers, so this event loop is free and Agenda's lock check fires on
+      // time: the lock is renewed by the clock as well, not only between flushes (a slow flush would lose it).
+      const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
+      let done: boolean;
+      try {
+        done = await handlers.chunk(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
+      } finally {
+        clearInterval(renew);
+      }
       // A started job is never run again once unlocked, so a stopping worker hands the rest of its
       // chunk back as a new job, runnable at once by any worker (finished elements are skipped).
       if (!done) await agenda.now<ChunkJobData>(CHUNK_JOB, job.attrs.data);

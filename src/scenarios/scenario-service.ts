@@ -17,6 +17,7 @@ import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors
 import { parseRecordId } from '../db/record-id.js';
 import { ScenarioStore } from './scenario-store.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
+import { assertTestCaseCount } from './test-case-cap.js';
 import {
   documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
@@ -181,6 +182,7 @@ export class ScenarioService {
   async importScenarios(actor: ScenarioActor, body: ScenarioImportDto | ScenarioImportDto[], switches: ImportSwitches): Promise<ImportOutcomeDto[]> {
     const { prepared, problems } = prepareImport(body);
     if (problems.length > 0) throw invalidScenario(problems);
+    for (const item of prepared) assertTestCaseCount(item.name, item.testCases.length, `scenarios[${item.index}].testCases`);
     const ownerId = actor.owner.id;
     // Import-deploy passes deploy's validation (compiles, references resolve, test cases pass); it
     // runs scenario code, so it happens before the transaction takes its locks.
@@ -267,12 +269,15 @@ export class ScenarioService {
 
   /** Every problem of a stored version, with the scenario's stored test cases (what validate and deploy check). */
   private async problemsOf(scenario: ScenarioRecord, version: VersionRecord, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
-    return this.problemsOfDocument(scenario.ownerId, documentOf(version), cacheKeyOf(version), await this.store.listTestCases(scenario.id), validationData);
+    const testCases = await this.store.listTestCases(scenario.id);
+    assertTestCaseCount(scenario.name, testCases.length, 'testCases');
+    return this.problemsOfDocument(scenario.ownerId, documentOf(version), cacheKeyOf(version), testCases, validationData);
   }
 
   /** Every problem of a document: diagnostics (compile and external references), the validation data's run, failing test cases. */
   private async problemsOfDocument(ownerId: number, document: ScenarioDocument, cacheKey: string, testCases: Array<NewTestCase & { id?: number }>, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
-    const context = { ownerId };
+    // the validation data's run and every test case share one time budget
+    const context = { ownerId, shared: this.engine.testCasesBudget() };
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     const addDiagnostic = (diagnostic: Diagnostic) => {
@@ -288,7 +293,7 @@ export class ScenarioService {
       if (!(error instanceof ScenarioCompileError)) throw error;
       error.diagnostics.forEach(addDiagnostic);
     }
-    (await this.engine.diagnose(document, context)).forEach(addDiagnostic);
+    (await this.engine.diagnose(document, { ownerId })).forEach(addDiagnostic);
     if (!compiled) return problems;
     if (validationData !== undefined) {
       try {

@@ -20,7 +20,7 @@ export interface NodePlan {
 }
 
 export interface ScenarioPlan {
-  /** evaluates in the sandbox to `function (rt) → entry` */
+  /** evaluates in the sandbox to `function (rt) → { nodes, validators }` (the runtime's view of the program) */
   source: string;
   startIndex: number;
   nodes: NodePlan[];
@@ -221,7 +221,7 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
   }
   if (diagnostics.length > 0 || !shape.start) return { plan: null, diagnostics };
   const source = `(function (rt) {\n"use strict";\nconst F = rt.F;\nconst nodes = [\n${nodeSources.join(',\n')}\n];\n` +
-    `const validators = [\n${validatorSources.join(',\n')}\n];\nreturn rt.makeEntry(nodes, validators);\n})`;
+    `const validators = [\n${validatorSources.join(',\n')}\n];\nreturn { nodes: nodes, validators: validators };\n})`;
   return { plan: { source, startIndex: index.get(shape.start.id)!, nodes: nodePlans, inputs }, diagnostics };
 }
 
