@@ -89,9 +89,29 @@ export interface paths {
         };
         /**
          * Batch status
-         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`.
+         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`; or stream them all at once with `getBatchResults`.
          */
         get: operations["getBatchStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/batch/{batchTaskId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Batch results, streamed
+         * @description Every result of a finished batch in one response, streamed in submission order: one line per element with its index (0-based position in `parameters`), result id (as in `resultsIds`), state, and result or error. NDJSON (`application/x-ndjson`, one `BatchResultLine` JSON object per line) by default; CSV with `Accept: text/csv` (header `index,resultId,state,result,error`; `result` and `error` hold the JSON text of the object, empty when null; RFC 4180 quoting, CRLF line ends). Same score-token authentication as the other batch operations; another user's batch is 404. While the batch has not finished, nothing is streamed: the answer is 202 with the batch's status (as `getBatchStatus`, `resultsIds` empty) and `Retry-After`, like `getAsyncScoreResult` for an unfinished run. If the service fails after the stream has begun, the connection is closed before the last line: a complete stream has exactly `total` lines (plus the CSV header).
+         */
+        get: operations["getBatchResults"];
         put?: never;
         post?: never;
         delete?: never;
@@ -911,6 +931,21 @@ export interface components {
             /** @description Empty until all elements finished; then one result id per element, in submission order. */
             resultsIds: string[];
         };
+        /** @description One element of a finished batch, as streamed by `getBatchResults` (one JSON object per NDJSON line). */
+        BatchResultLine: {
+            /** @description Position of the element in the submitted `parameters` (0-based). */
+            index: number;
+            /** @description The element's result id (as in `resultsIds`; `getAsyncScoreResult` answers its full ScoreResult). */
+            resultId: string;
+            /** @enum {string} */
+            state: "SUCCEEDED" | "FAILED";
+            /** @description Result variables by name; null when the element failed. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Null when the element succeeded. */
+            error: components["schemas"]["RunError"] | null;
+        };
         /** @enum {string} */
         ColumnType: "INTEGER" | "DOUBLE" | "BOOLEAN" | "STRING";
         ColumnInfo: {
@@ -1728,6 +1763,48 @@ export interface operations {
             /** @description Status. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND. */
+                batchTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, one line per element in submission order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["BatchResultLine"];
+                    "text/csv": string;
+                };
+            };
+            /** @description The batch has not finished: nothing is streamed. Ask again after `Retry-After` seconds. */
+            202: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };

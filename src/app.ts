@@ -5,7 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import multer from 'multer';
 import passport from 'passport';
 import type { Logger } from 'pino';
-import { routes, type OperationHandlers } from '../generated/routes.js';
+import { routes, type OperationHandlers, type OperationId } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
 import { requireAuthentication } from './auth/require-authentication.js';
@@ -16,9 +16,9 @@ import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
-import { createFastLane } from './http/fast-lane.js';
+import { createFastLane, type FastLaneOperation } from './http/fast-lane.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
-import { requestContext, type AuthenticatedUser } from './http/request-context.js';
+import { requestContext } from './http/request-context.js';
 import { multipartBody } from './http/multipart-body.js';
 import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
@@ -33,10 +33,10 @@ export interface AppDependencies {
   /** Validate every response against the spec (tests): a response that breaks the contract becomes a 500. */
   validateResponses?: boolean;
   /**
-   * Synchronous scoring on the fast lane (src/http/fast-lane.ts). Without it (SCORE_FAST_LANE=false)
-   * scoreScenario goes through Express like every other operation.
+   * The operations served on the fast lane (src/http/fast-lane.ts), by operationId. Without them
+   * (SCORE_FAST_LANE=false) every operation goes through Express.
    */
-  scoreFastLane?: (caller: AuthenticatedUser, name: string, inputs: Record<string, unknown>) => Promise<{ runId: string }>;
+  fastLane?: Partial<Record<OperationId, FastLaneOperation['handle']>>;
 }
 
 /** Whether the spec lets `route` take a multipart/form-data body. */
@@ -45,7 +45,7 @@ function takesMultipart(spec: unknown, route: { path: string; method: string }):
   return operation?.requestBody?.content?.['multipart/form-data'] !== undefined;
 }
 
-/** The service's HTTP request listener: the fast lane for synchronous scoring, then the Express app. */
+/** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
 export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
   const spec = loadSpec();
@@ -103,21 +103,19 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(unknownRouteHandler);
   app.use(createErrorHandler());
 
-  const scoreRoute = routes.find((route) => route.operationId === 'scoreScenario');
-  const score = deps.scoreFastLane;
-  if (!scoreRoute || !score) return app;
+  const laneOperations = routes.flatMap((route) => {
+    const handle = deps.fastLane?.[route.operationId];
+    return handle ? [{ route, handle }] : [];
+  });
+  if (laneOperations.length === 0) return app;
   const fastLane = createFastLane({
     spec: spec as unknown as OpenApiDocument,
-    route: scoreRoute,
+    operations: laneOperations,
     logger: deps.logger,
     users: deps.users,
     bodyLimitBytes: config.limits.bodyBytes,
     bodyDepthLimit: config.limits.bodyDepth,
     validateResponses: deps.validateResponses,
-    handle: async (caller, query, body) => {
-      const result = await score(caller, String(query.name), body as Record<string, unknown>);
-      return { status: 200, headers: { 'X-SCE-RunId': result.runId }, body: result };
-    },
   });
   return (request, response) => {
     if (!fastLane(request, response)) app(request, response);

@@ -3,7 +3,7 @@ import { createHandlerMap } from './http/handler-map.js';
 import { listen } from './http/listen.js';
 import { createLogger } from './logger.js';
 import { createHttpServer } from './http/server.js';
-import { closeServices, createServices, healthChecks, scoreFastLane } from './services.js';
+import { closeServices, createServices, fastLaneOperations, healthChecks } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     users: services.users,
     handlers: createHandlerMap(services),
     health: healthChecks(services),
-    scoreFastLane: scoreFastLane(services),
+    fastLane: fastLaneOperations(services),
   });
   const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger });
   server.keepAliveTimeout = 65_000;

@@ -16,6 +16,3 @@ export { CompiledScenario } from './compiled-scenario.js';
 export { ScenarioCompileError } from './errors/scenario-compile-error.js';
 export { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
 export { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
-export { TargetRefusedError } from './errors/target-refused-error.js';
-export { TargetPolicy, type TargetPolicyOptions } from './http/target-policy.js';
-export { createHttpPort } from './http/http-port.js';

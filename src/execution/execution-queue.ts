@@ -9,8 +9,6 @@ import { JobStoreUnavailableError } from './job-store-unavailable-error.js';
 export const RUN_JOB = 'execution.run';
 export const CHUNK_JOB = 'execution.batch-chunk';
 export const CALLBACK_JOB = 'execution.callback';
-/** Most async runs one job carries. */
-const MAX_RUNS_PER_JOB = 200;
 /** How long a stopping worker waits for the jobs it runs (chunks hand their rest back within one flush). */
 const DRAIN_TIMEOUT_MS = 20_000;
 /** Longest wait between two tries of a job that failed because MySQL or the job store was unavailable. */
@@ -26,14 +24,15 @@ export const retryWhileUnavailable: BackoffStrategy = ({ attempt, error }) => {
   return Math.min(500 * 2 ** Math.min(Math.max(attempt - 1, 0), 10), OUTAGE_RETRY_MAX_MS);
 };
 
-/** One job per group of async runs submitted together (see enqueueRun). */
+/** One job per group of async runs submitted together (see AsyncSubmissions). */
 export interface RunJobData { resultIds: string[] }
 /** Elements with element_index in [from, to) of one batch. */
 export interface ChunkJobData { batchId: string; from: number; to: number }
 export interface CallbackJobData { resultId: string; attempt: number }
 
 export interface JobHandlers {
-  run(data: RunJobData): Promise<void>;
+  /** Runs a job's async runs; `keepAlive` renews the job's lock (call it at least every lock lifetime). */
+  run(data: RunJobData, keepAlive: () => Promise<void>): Promise<void>;
   /**
    * Runs a chunk's unfinished elements; answers false when it stopped early because the worker is
    * stopping (`stopping()` turned true), true when the chunk is done.
@@ -60,43 +59,19 @@ export class ExecutionQueue {
   /** Handlers running now: a stopping worker waits for them (Agenda's drain does not count them reliably). */
   private readonly inFlight = new Set<Promise<unknown>>();
   private channel?: Promise<void>;
-  private runGroup: Array<{ resultId: string; resolve: () => void; reject: (error: Error) => void }> = [];
-  private flushing = false;
   private storeLost = false;
 
   constructor(private readonly jobsUrl: string, private readonly settings: ExecutionSettings, private readonly logger: Logger) {}
 
   /**
-   * Enqueues an async run; resolves once a job holding its id is saved (so a 202 always means a
-   * durable job). Group commit: while one save is in flight, ids submitted meanwhile wait and go
-   * into the next job together. An idle service saves each run's job at once; under load, jobs
-   * hold several ids, which keeps the job store small (its Redis backend slows sharply with many
-   * queued jobs). Rejects with JobStoreUnavailableError when the job store does not take it.
+   * One job for a group of async runs (AsyncSubmissions groups the runs submitted together): few,
+   * full jobs keep the job store small, and its Redis backend slows sharply with many queued jobs.
+   * Rejects with JobStoreUnavailableError when the job store does not take it.
    */
-  enqueueRun(resultId: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.runGroup.push({ resultId, resolve, reject });
-      if (!this.flushing) void this.flushRuns();
+  async enqueueRuns(resultIds: string[]): Promise<void> {
+    await this.save(async (agenda) => {
+      await agenda.now<RunJobData>(RUN_JOB, { resultIds });
     });
-  }
-
-  private async flushRuns(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.runGroup.length > 0) {
-        const group = this.runGroup.splice(0, MAX_RUNS_PER_JOB);
-        try {
-          await this.save(async (agenda) => {
-            await agenda.now<RunJobData>(RUN_JOB, { resultIds: group.map((entry) => entry.resultId) });
-          });
-          for (const entry of group) entry.resolve();
-        } catch (error) {
-          for (const entry of group) entry.reject(error as Error);
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
   }
 
   /** One job per chunk of `chunkSize` elements (never one per element: the store slows with many queued jobs). */
@@ -133,7 +108,7 @@ export class ExecutionQueue {
       if (retryInMs === null) this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
       else this.logger.warn({ reason: error.message, job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
     };
-    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data)), {
+    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data, () => this.keepAlive(job))), {
       concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime, backoff,
     });
     agenda.define<ChunkJobData>(CHUNK_JOB, (job) => this.track((async () => {
@@ -205,15 +180,15 @@ export class ExecutionQueue {
   }
 
   /**
-   * Renews a chunk job's lock. When the job store is unreachable the chunk goes on (its results go
-   * to MySQL); if the outage outlasts the lock, another worker may run the chunk's rest again,
-   * which skips finished elements and writes by result id.
+   * Renews a running job's lock. When the job store is unreachable the job goes on (its results go
+   * to MySQL); if the outage outlasts the lock, another worker may run the job again, which skips
+   * finished runs and elements and writes by result id.
    */
   private async keepAlive(job: Job): Promise<void> {
     try {
       await job.touch();
     } catch (error) {
-      this.logger.warn({ err: error }, 'could not renew a batch chunk lock (job store unavailable); the chunk goes on');
+      this.logger.warn({ err: error, job: job.attrs.name }, 'could not renew a job lock (job store unavailable); the job goes on');
     }
   }
 

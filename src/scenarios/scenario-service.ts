@@ -12,12 +12,13 @@ import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
+import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
 import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
 import { parseRecordId } from '../db/record-id.js';
 import { ScenarioStore } from './scenario-store.js';
-import { storedTestCaseVariables } from './test-case-variables.js';
 import { assertTestCaseCount } from './test-case-cap.js';
+import { storedTestCaseVariables } from './test-case-variables.js';
 import {
   documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
@@ -416,7 +417,7 @@ export class ScenarioService {
 
 /** Compile-cache key: deployed versions share the resolver's key (`version:<id>`); anything editable is keyed by its content. */
 function cacheKeyOf(version: VersionRecord): string {
-  return version.status === 'DEPLOYED' ? `version:${version.id}` : cacheKeyOfDocument(version.content, version.nodeProperties);
+  return version.status === 'DEPLOYED' ? deployedCacheKey(version.id) : cacheKeyOfDocument(version.content, version.nodeProperties);
 }
 
 function cacheKeyOfDocument(content: string, nodeProperties: string): string {

@@ -33,12 +33,12 @@ it('refuses work at once while the job store has never been reachable, and takes
   const { queue, redis } = await queueOnPrivateRedis();
   await redis.kill();
   const started = Date.now();
-  await expect(queue.enqueueRun(randomUUID())).rejects.toBeInstanceOf(JobStoreUnavailableError);
+  await expect(queue.enqueueRuns([randomUUID()])).rejects.toBeInstanceOf(JobStoreUnavailableError);
   await expect(queue.enqueueChunks(randomUUID(), 10, 5)).rejects.toThrow(/Redis at 127\.0\.0\.1:\d+ is unreachable: connect ECONNREFUSED/);
   expect(Date.now() - started).toBeLessThan(3000);
 
   await redis.start();
-  await queue.enqueueRun(randomUUID());
+  await queue.enqueueRuns([randomUUID()]);
   await queue.enqueueChunks(randomUUID(), 10, 5);
   expect(await queue.pendingJobs()).toBe(3);
 });

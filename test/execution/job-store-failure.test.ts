@@ -15,13 +15,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** The real queue, made to fail once as it would if the job store went away mid-request. */
-function failNextEnqueue(method: 'enqueueRun' | 'enqueueChunks'): void {
+function failNextEnqueue(method: 'enqueueRuns' | 'enqueueChunks'): void {
   jest.spyOn(t.services.execution.queue, method).mockRejectedValueOnce(new JobStoreUnavailableError('connection lost'));
 }
 
 describe('when the job store does not take the work', () => {
   it('answers 503 JOB_STORE_UNAVAILABLE with Retry-After to an async submission, stores nothing, and the same request id works on retry', async () => {
-    failNextEnqueue('enqueueRun');
+    failNextEnqueue('enqueueRuns');
     const submit = () => request(t.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', 'retry-me').send({ a: 4 });
     const failed = await submit();
     expect(failed.status).toBe(503);

@@ -26,9 +26,10 @@ async function storeWithoutJob(): Promise<{ runId: string; batchId: string }> {
   const runId = randomUUID();
   await store.insertAsyncRun({ id: runId, userId: alice.id, requestId: `lost-${runId}`, scenarioName: 'double', input: { a: 5 }, callback: null });
   const batchId = randomUUID();
-  await store.insertBatch({ id: batchId, user_id: alice.id, scenario_name: 'double', total: 25, chunk_count: 3 }, Array.from({ length: 25 }, (_, i) => ({ id: randomUUID(), input: { a: 100 + i } })));
+  await t.services.execution.batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: Array.from({ length: 25 }, (_, i) => ({ a: 100 + i })) });
   const twoMinutesAgo = new Date(Date.now() - 120_000);
-  await t.services.db('run_results').whereIn('id', [runId]).orWhere('batch_id', batchId).update({ queued_at: twoMinutesAgo });
+  await t.services.db('run_results').where({ id: runId }).update({ queued_at: twoMinutesAgo });
+  await t.services.db('batch_chunks').where({ batch_id: batchId }).update({ queued_at: twoMinutesAgo });
   return { runId, batchId };
 }
 

@@ -5,7 +5,7 @@ import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { createLogger } from '../../src/logger.js';
-import { closeServices, createServices, healthChecks, scoreFastLane, type Services } from '../../src/services.js';
+import { closeServices, createServices, fastLaneOperations, healthChecks, type Services } from '../../src/services.js';
 import type { OperationHandlers } from '../../generated/routes.js';
 import { applyTestEnvironment } from './test-environment.js';
 
@@ -40,8 +40,8 @@ export function contextFor(requester: string, owner?: string): string {
 export interface TestAppOptions {
   configOverrides?: Partial<AppConfig>;
   handlers?: Partial<OperationHandlers>;
-  /** Replaces synchronous scoring on the fast lane (e.g. to break the contract on purpose). */
-  scoreFastLane?: AppDependencies['scoreFastLane'];
+  /** Replaces operations on the fast lane (e.g. to break the contract on purpose). */
+  fastLane?: AppDependencies['fastLane'];
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -56,7 +56,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     handlers: { ...createHandlerMap(services), ...options.handlers },
     health: healthChecks(services),
     validateResponses: true,
-    scoreFastLane: options.scoreFastLane ?? scoreFastLane(services),
+    fastLane: config.scoreFastLane ? { ...fastLaneOperations(services), ...options.fastLane } : undefined,
   });
   return {
     app,
