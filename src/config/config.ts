@@ -62,6 +62,11 @@ export interface AppConfig {
   /** Serve synchronous scoring on the fast lane (src/http/fast-lane.ts) instead of through Express. */
   scoreFastLane: boolean;
   /**
+   * Check every response against the spec on both lanes: one that breaks it is logged and answered as
+   * a 500. On by default except in production, where it costs a schema check per response.
+   */
+  validateResponses: boolean;
+  /**
    * How long a process reuses a score-token look-up (0: never): the longest a disabled user or a
    * rotated token keeps working in a process other than the one that made the change.
    */
@@ -112,6 +117,14 @@ function readList(env: NodeJS.ProcessEnv, name: string): string[] {
   return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 }
 
+function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
 function readEnvironment(env: NodeJS.ProcessEnv): Environment {
   const value = env.APP_ENV ?? (env.NODE_ENV === 'test' ? 'test' : 'local');
   if (!['production', 'staging', 'local', 'test'].includes(value)) {
@@ -159,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
+    validateResponses: readBoolean(env, 'VALIDATE_RESPONSES', environment !== 'production'),
     scoreTokenCacheSeconds: readInt(env, 'SCORE_TOKEN_CACHE_SECONDS', 5),
     engine: readEngineConfig(env),
   };

@@ -22,7 +22,7 @@ import { createOperationMatcher } from './route-matching.js';
  * id and one access-log line, the score token checked first (401 whatever else is wrong), the body
  * limit (413) and nesting-depth limit (400), JSON only (415), the spec's validation of query, path and
  * header parameters and body (400 naming each field), errors through the one mapping of src/errors,
- * and, in tests, every response checked against the spec. It recognises its operations with the
+ * and, when VALIDATE_RESPONSES is on, every response checked against the spec (one that breaks it is logged and becomes a 500). It recognises its operations with the
  * service's one route-matching rule (src/http/route-matching.ts); a request it does not serve (or
  * whose path parameter has a malformed escape) goes to Express untouched. `SCORE_FAST_LANE=false`
  * turns it off.
@@ -56,7 +56,7 @@ export interface FastLaneOptions {
   bodyLimitBytes: number;
   /** Deepest nesting of the body (LIMIT_BODY_DEPTH); deeper is 400 NESTING_TOO_DEEP, before validation. */
   bodyDepthLimit: number;
-  /** Check every response against the spec (tests). */
+  /** Check every response against the spec (VALIDATE_RESPONSES): one that breaks it is logged and becomes a 500. */
   validateResponses?: boolean;
 }
 

@@ -140,7 +140,7 @@ export function declaredHeaders(spec: OpenApiDocument, operationId: string): str
     .filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());
 }
 
-/** Tests only: compiles a check of responses of `operationId` against the spec; it returns what is wrong, or undefined. */
+/** Compiles a check of responses (VALIDATE_RESPONSES) of `operationId` against the spec; it returns what is wrong, or undefined. */
 export function compileResponseCheck(spec: OpenApiDocument, operationId: string): (status: number, body: unknown) => string | undefined {
   const operation = findOperation(spec, operationId);
   const ajv = createAjv(spec);

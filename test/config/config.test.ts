@@ -39,6 +39,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '0' })).toThrow(/ENGINE_WORKERS must be at least 1/);
   });
 
+  it('validates responses everywhere but in production unless VALIDATE_RESPONSES says otherwise', () => {
+    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's' };
+    expect(loadConfig(production).validateResponses).toBe(false);
+    expect(loadConfig({ ...production, APP_ENV: 'staging' }).validateResponses).toBe(true);
+    expect(loadConfig({ APP_ENV: 'local' }).validateResponses).toBe(true);
+    expect(loadConfig({ APP_ENV: 'test' }).validateResponses).toBe(true);
+    expect(loadConfig({ ...production, VALIDATE_RESPONSES: 'true' }).validateResponses).toBe(true);
+    expect(loadConfig({ ...production, APP_ENV: 'staging', VALIDATE_RESPONSES: 'false' }).validateResponses).toBe(false);
+  });
+
+  it('names a switch that is not true or false', () => {
+    expect(() => loadConfig({ APP_ENV: 'local', VALIDATE_RESPONSES: 'yes' })).toThrow(/VALIDATE_RESPONSES must be true or false, got "yes"/);
+  });
+
   it('limits body nesting to 64 levels and headers to 16 KB by default, and refuses a nesting limit the parsers could not honour', () => {
     const config = loadConfig({ APP_ENV: 'local' });
     expect(config.limits).toMatchObject({ bodyDepth: 64, headerBytes: 16_384 });

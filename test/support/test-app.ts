@@ -6,6 +6,7 @@ import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { createLogger } from '../../src/logger.js';
 import { closeServices, createServices, fastLaneOperations, healthChecks, type Services } from '../../src/services.js';
+import type { Logger } from 'pino';
 import type { OperationHandlers } from '../../generated/routes.js';
 import { applyTestEnvironment } from './test-environment.js';
 
@@ -42,12 +43,15 @@ export interface TestAppOptions {
   handlers?: Partial<OperationHandlers>;
   /** Replaces operations on the fast lane (e.g. to break the contract on purpose). */
   fastLane?: AppDependencies['fastLane'];
+  /** Where the app logs (to read what it logged); a silent logger by default. */
+  logger?: Logger;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   applyTestEnvironment();
+  // Responses are validated (VALIDATE_RESPONSES defaults to true in tests) unless a test overrides it.
   const config = { ...loadConfig(), ...options.configOverrides };
-  const logger = createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel);
   const services = await createServices(config, logger);
   const app = createApp({
     config,
@@ -55,7 +59,6 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     users: services.users,
     handlers: { ...createHandlerMap(services), ...options.handlers },
     health: healthChecks(services),
-    validateResponses: true,
     fastLane: config.scoreFastLane ? { ...fastLaneOperations(services), ...options.fastLane } : undefined,
   });
   return {

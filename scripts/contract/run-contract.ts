@@ -1,0 +1,53 @@
+import { ContractClient, type Credentials } from './contract-client.js';
+import { runReadOnlyChecks } from './read-only-checks.js';
+import { buildReport, type ContractReport } from './report.js';
+import { ResponseChecker } from './response-checker.js';
+import { ServedSpec, type JsonObject } from './served-spec.js';
+import { runWriteChecks, type WriteRun } from './write-checks.js';
+
+/** The kit's core: fetch the served spec, run the checks, report per operation (`npm run contract`). */
+
+export interface ContractOptions {
+  baseUrl: string;
+  credentials: Credentials;
+  /** `context` for management operations; `{}` (the token's user on their own scenarios) by default. */
+  context?: unknown;
+  /** Also run the write tour (imports, deploys, scores, loads; cleans up what the interface can delete). */
+  write?: boolean;
+  /** A deployed scenario to score synchronously in read-only mode (synchronous scoring stores nothing). */
+  score?: { scenario: string; inputs: JsonObject };
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+export interface ContractRun {
+  report: ContractReport;
+  /** What a write run left on the deployment. */
+  written?: WriteRun;
+}
+
+export async function runContract(options: ContractOptions): Promise<ContractRun> {
+  const fetchImpl = options.fetch ?? fetch;
+  const spec = await ServedSpec.fetch(options.baseUrl, fetchImpl);
+  const client = new ContractClient(options.baseUrl, spec, new ResponseChecker(spec), options.credentials, fetchImpl);
+  const context = options.context ?? {};
+  const hasBearer = Boolean(options.credentials.bearerToken);
+  const hasScoreToken = Boolean(options.credentials.scoreToken);
+  if (options.write && (!hasBearer || !hasScoreToken)) throw new Error('--write needs both CONTRACT_BEARER_TOKEN and CONTRACT_SCORE_TOKEN');
+  // A step that cannot go on (e.g. the served spec lacks an operation it needs) is a failure of the run, not a crash.
+  const guarded = async (phase: string, checks: () => Promise<unknown>) => {
+    try {
+      await checks();
+    } catch (error) {
+      client.fail('(contract kit)', phase, `stopped: ${(error as Error).message}`);
+    }
+  };
+  await guarded('read-only checks', () => runReadOnlyChecks(client, spec, { context, hasBearer, hasScoreToken, score: options.score }));
+  let written: WriteRun | undefined;
+  if (options.write) {
+    await guarded('write checks', async () => {
+      written = await runWriteChecks(client, spec, { context, timeoutMs: options.timeoutMs ?? 60_000 });
+    });
+  }
+  return { report: buildReport(spec, client.exchanges), written };
+}

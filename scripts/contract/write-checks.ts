@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallResult, ContractClient } from './contract-client.js';
+import { propertyName, requestSchemaPointer } from './sample-values.js';
+import type { JsonObject, ServedSpec } from './served-spec.js';
+
+/**
+ * `--write`: the README tour on a scenario and a collection of this run's own, named
+ * `contract-<run>` and `contract_<run>`: import, open, inputs, debug, validate, save a test case, deploy,
+ * versions, copy and rename, export (JSON and YAML), score synchronously (both token transports),
+ * asynchronously and in a batch, load a collection and read it, then delete the collection. The
+ * interface has no operation that deletes a scenario, so the run's three scenarios stay, under the
+ * user whose tokens ran the kit (use a dedicated user for contract tests).
+ */
+
+export interface WriteOptions {
+  context: unknown;
+  /** How long to wait for an asynchronous run or a batch to finish. */
+  timeoutMs: number;
+}
+
+/** What a write run left on the deployment. */
+export interface WriteRun {
+  runId: string;
+  /** Scenarios created (the interface cannot delete them). */
+  scenarios: string[];
+  /** The collection loaded, if it could not be deleted. */
+  collectionLeft?: string;
+}
+
+/** The scenario the kit imports: `a` (INTEGER) → `doubled`, with one test case. */
+function scenarioDocument(spec: ServedSpec, client: ContractClient, name: string): JsonObject {
+  const importSchema = requestSchemaPointer(client.operation('importScenarios'), 'application/json');
+  // The test case variable's name field, as the served spec calls it (`variableName` in interface 1.9).
+  const variableField = propertyName(spec, importSchema, ['testCases', '[]', 'variables', '[]'], ['variableName', 'name']);
+  return {
+    name,
+    description: 'Created by the contract test kit (npm run contract -- --write); safe to ignore.',
+    content: {
+      nodes: [{ id: 'start', type: 'START', name: 'Input' }, { id: 'double', type: 'SCRIPT', name: 'Double' }, { id: 'end', type: 'END', name: 'Result' }],
+      edges: [{ from: 'start', to: 'double' }, { from: 'double', to: 'end' }],
+    },
+    nodeProperties: {
+      start: { type: 'START', content: { inputs: [{ name: 'a', type: { type: 'INTEGER' }, required: true }] } },
+      double: { type: 'SCRIPT', content: { language: 'javascript', code: 'doubled = a * 2;', outputs: ['doubled'] } },
+      end: { type: 'END', content: { outputs: ['doubled'] } },
+    },
+    testCases: [{ name: 'two doubles to four', variables: [{ [variableField]: 'a', value: 2 }], expression: { code: 'doubled === 4' } }],
+  };
+}
+
+function field(result: CallResult, ...path: Array<string | number>): unknown {
+  return path.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string | number, unknown>)[key] : undefined), result.body);
+}
+
+/** Calls `poll` until `done` says so or the time is up; answers the last result. */
+async function until(timeoutMs: number, poll: () => Promise<CallResult>, done: (result: CallResult) => boolean): Promise<CallResult> {
+  const deadline = Date.now() + timeoutMs;
+  let result = await poll();
+  while (!done(result) && result.ok && Date.now() < deadline) {
+    await sleep(200);
+    result = await poll();
+  }
+  return result;
+}
+
+export async function runWriteChecks(client: ContractClient, spec: ServedSpec, options: WriteOptions): Promise<WriteRun> {
+  const run = `${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomUUID().slice(0, 8)}`;
+  const name = `contract-${run}`;
+  const collection = `contract_${run.replace(/-/g, '_')}`;
+  const written: WriteRun = { runId: run, scenarios: [] };
+  try {
+    const ok = await scenarioTour(client, spec, options, name, written);
+    if (ok) await executionTour(client, options, name);
+  } finally {
+    await collectionTour(client, collection, written);
+  }
+  return written;
+}
+
+/** Management operations; answers whether the scenario ended deployed (execution needs it). */
+async function scenarioTour(client: ContractClient, spec: ServedSpec, options: WriteOptions, name: string, written: WriteRun): Promise<boolean> {
+  const { context } = options;
+  const imported = await client.call('importScenarios', { label: 'a new scenario (JSON)', credential: 'bearer', query: { context }, body: { json: scenarioDocument(spec, client, name) }, expect: [200] });
+  const scenarioId = field(imported, 'scenarios', 0, 'scenarioId');
+  if (scenarioId === undefined || scenarioId === null) {
+    client.fail('importScenarios', 'a new scenario (JSON)', 'the import report names no scenarioId: the scenario steps cannot go on');
+    return false;
+  }
+  written.scenarios.push(name);
+  const path = { id: String(scenarioId) };
+  const opened = await client.call('openScenario', { label: 'the imported scenario', credential: 'bearer', path, query: { context }, expect: [200] });
+  await client.call('getScenarioInput', { label: 'its inputs', credential: 'bearer', path, query: { context }, expect: [200] });
+  await client.call('getScenarioInputVariableNames', { label: 'its input names', credential: 'bearer', path, query: { context }, expect: [200] });
+  await client.call('debugScenario', { label: 'a run with a trace', credential: 'bearer', path, query: { context }, body: { json: { a: 2 } }, expect: [200] });
+  await client.call('debugScenario', { label: 'an input of the wrong type', credential: 'bearer', path, query: { context }, body: { json: { a: 'two' } }, expect: [400, 422] });
+  await client.call('validateScenario', { label: 'compiles and its test case passes', credential: 'bearer', path, query: { context }, expect: [204] });
+
+  const testCaseId = field(opened, 'testCases', 0, 'id');
+  if (testCaseId !== undefined) {
+    const saveOperation = client.operation('updateScenarioTestCase');
+    const variableField = propertyName(spec, requestSchemaPointer(saveOperation, 'application/json'), ['variables', '[]'], ['variableName', 'name']);
+    await client.call('updateScenarioTestCase', {
+      label: 'its test case, renamed', credential: 'bearer', path: { id: String(scenarioId), testCaseId: String(testCaseId) }, query: { context },
+      body: { json: { name: 'two doubles to four (saved)', variables: [{ [variableField]: 'a', value: 2 }], expression: { code: 'doubled === 4' } } }, expect: [200],
+    });
+  } else {
+    client.fail('updateScenarioTestCase', 'its test case, renamed', 'the opened scenario lists no test case id');
+  }
+
+  const deployed = await client.call('deployScenario', { label: 'deploy', credential: 'bearer', path, query: { context }, expect: [204] });
+  await client.call('listScenarioVersions', { label: 'versions after deploying', credential: 'bearer', path, query: { context }, expect: [200] });
+
+  const copy = `${name}-copy`;
+  const renamed = `${name}-renamed`;
+  const copied = await client.call('copyScenario', { label: 'a copy', credential: 'bearer', path: { id: String(scenarioId), copiedScenarioName: copy }, query: { context }, expect: [200, 201] });
+  if (copied.ok) written.scenarios.push(copy);
+  const renameResult = await client.call('renameScenario', { label: 'the copy, renamed', credential: 'bearer', path: { currentName: copy, newName: renamed }, query: { context }, expect: [200] });
+  if (renameResult.ok) written.scenarios.splice(written.scenarios.indexOf(copy), 1, renamed);
+  await client.call('copyScenario', { label: 'a copy under a name that is taken', credential: 'bearer', path: { id: String(scenarioId), copiedScenarioName: renamed }, query: { context }, expect: [409] });
+  await client.call('exportScenarios', { label: 'the scenario as JSON', credential: 'bearer', query: { context, name }, expect: [200] });
+  await client.call('exportScenarios', { label: 'the scenario as YAML (type=yaml)', credential: 'bearer', query: { context, name, type: 'yaml' }, expect: [200], expectMediaType: 'application/yaml' });
+  const yamlDeclared = Object.keys(client.operation('exportScenarios').responses['200']?.content ?? {}).includes('application/yaml');
+  if (yamlDeclared) await client.call('exportScenarios', { label: 'the scenario as YAML (Accept: application/yaml)', credential: 'bearer', query: { context, name }, headers: { Accept: 'application/yaml' }, expect: [200], expectMediaType: 'application/yaml' });
+  return deployed.ok;
+}
+
+async function executionTour(client: ContractClient, options: WriteOptions, name: string): Promise<void> {
+  await client.call('scoreScenario', { label: 'a synchronous score (key in the query)', credential: 'scoreTokenQuery', query: { name }, body: { json: { a: 21 } }, expect: [200] });
+  await client.call('scoreScenario', { label: 'a synchronous score (Score-Token header)', credential: 'scoreTokenHeader', query: { name }, body: { json: { a: 21 } }, expect: [200] });
+  await client.call('scoreScenario', { label: 'an input of the wrong type', credential: 'scoreTokenQuery', query: { name }, body: { json: { a: 'twenty-one' } }, expect: [400] });
+
+  const requestId = `contract-${randomUUID()}`;
+  const submitted = await client.call('scoreAsync', { label: 'an asynchronous run', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': requestId }, body: { json: { a: 4 } }, expect: [202] });
+  if (submitted.ok) {
+    await until(options.timeoutMs, () => client.call('getAsyncScoreResult', { label: 'its result (202 until it has run)', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': requestId }, expect: [200, 202] }), (result) => result.status === 200)
+      .then((result) => result.status === 200 || client.fail('getAsyncScoreResult', 'its result', `the run did not finish within ${options.timeoutMs} ms`));
+    await client.call('scoreAsync', { label: 'the same request id again', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': requestId }, body: { json: { a: 4 } }, expect: [409] });
+  }
+
+  const batch = await client.call('submitBatch', { label: 'a batch of two', credential: 'scoreTokenQuery', body: { json: { scenarioName: name, parameters: [{ a: 1 }, { a: 2 }] } }, expect: [202] });
+  const batchTaskId = field(batch, 'batchTaskId');
+  if (typeof batchTaskId !== 'string') return;
+  const finished = await until(options.timeoutMs, () => client.call('getBatchStatus', { label: 'its status until it finished', credential: 'scoreTokenQuery', path: { batchTaskId }, expect: [200] }),
+    (result) => Array.isArray(field(result, 'resultsIds')) && (field(result, 'resultsIds') as unknown[]).length > 0);
+  const resultsIds = field(finished, 'resultsIds');
+  if (!Array.isArray(resultsIds) || resultsIds.length === 0) {
+    client.fail('getBatchStatus', 'its status until it finished', `the batch did not finish within ${options.timeoutMs} ms`);
+    return;
+  }
+  await client.call('getAsyncScoreResult', { label: 'a batch element\'s result', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': String(resultsIds[0]) }, expect: [200] });
+}
+
+/** Loads, reads and deletes the run's collection (deleted even when a step before failed). */
+async function collectionTour(client: ContractClient, collection: string, written: WriteRun): Promise<void> {
+  const csv = 'customer_id,segment,credit_limit\n1,RETAIL,5000\n2,SME,20000\n';
+  const upload = { multipart: { field: 'file', fileName: `${collection}.csv`, contentType: 'text/csv', content: csv } };
+  const path = { collection_name: collection };
+  const loaded = await client.call('loadCollectionData', { label: 'a CSV with a unique index', credential: 'bearer', path, query: { fileName: `${collection}.csv`, indexes: 'customer_id,true' }, body: upload, expect: [200, 201] });
+  if (loaded.status !== 200 && loaded.status !== 201) return;
+  try {
+    await client.call('listCollections', { label: 'the collections, with the new one', credential: 'bearer', expect: [200] });
+    await client.call('getCollectionRows', { label: 'its rows, filtered', credential: 'bearer', path, query: { limit: 10, filter: { segment: 'SME' } }, expect: [200] });
+    await client.call('getCollectionColumns', { label: 'its columns', credential: 'bearer', path, expect: [200] });
+    await client.call('getCollectionIndexes', { label: 'its indexes', credential: 'bearer', path, expect: [200] });
+    await client.call('loadCollectionData', { label: 'the same keys again (unique index)', credential: 'bearer', path, query: { fileName: `${collection}.csv`, indexes: 'customer_id,true' }, body: upload, expect: [409] });
+  } finally {
+    const deleted = await client.call('deleteCollection', { label: 'the collection, deleted', credential: 'bearer', path, expect: [204] });
+    if (deleted.ok) await client.call('getCollectionRows', { label: 'rows after deleting', credential: 'bearer', path, expect: [404] });
+    else written.collectionLeft = collection;
+  }
+}
