@@ -67,8 +67,9 @@ const ports: EnginePorts = {
   http: { async request(request) { throw new Error(`this program makes no HTTP calls (${request.method} ${request.url})`); } },
 };
 
-// 3. One engine per process: it caches compilations by key and owns the sandboxes.
-const engine = new ScenarioEngine({ ports, limits: { timeoutMs: 500 } });
+// 3. One engine per process: it caches compilations by key and runs scenario code on its own worker threads
+//    (two here), each tenant in sandboxes of its own. Nothing of a scenario runs on this thread.
+const engine = new ScenarioEngine({ ports, limits: { timeoutMs: 500 }, pool: { workers: 2 } });
 try {
   const credit = engine.compile('credit-decision@1', creditDocument);
   const lookup = engine.compile('customer-credit@1', customerDocument);
@@ -77,6 +78,14 @@ try {
   const scored = await engine.run(credit, { income: 52000, existingDebt: 4000, age: 34, employment: 'EMPLOYED' }, owner);
   const traced = await engine.run(credit, { income: 12000, existingDebt: 9000, age: 21, employment: 'UNEMPLOYED' }, { ...owner, trace: true });
   const viaLookup = await engine.run(lookup, { customerId: 2 }, owner);
+  // Many runs in flight at once: the engine batches them per tenant onto its workers.
+  const applicants = Array.from({ length: 200 }, (_, k) => ({
+    income: 8000 + k * 400, existingDebt: 6000, age: 19 + (k % 50), employment: k % 3 === 0 ? 'UNEMPLOYED' : 'EMPLOYED',
+  }));
+  const decisions: Record<string, number> = {};
+  for (const { result } of await Promise.all(applicants.map((applicant) => engine.run(credit, applicant, owner)))) {
+    decisions[result.decision as string] = (decisions[result.decision as string] ?? 0) + 1;
+  }
   const tests = await engine.runTestCases(credit, creditDecision.testCases.map((testCase) => ({
     name: testCase.name, variables: testCase.variables, expression: { language: 'javascript' as const, code: testCase.expression.code },
   })), owner);
@@ -100,6 +109,7 @@ try {
     tracedPath: traced.trace?.map((entry) => entry.nodeId),
     traced: traced.result,
     viaLookup: viaLookup.result,
+    decisions,
     tests: tests.map(({ name, passed }) => ({ name, passed })),
     invalid,
     failed,
