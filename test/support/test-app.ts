@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
+import type { Logger } from 'pino';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
@@ -41,12 +42,14 @@ export interface TestAppOptions {
   handlers?: Partial<OperationHandlers>;
   /** Replaces synchronous scoring on the fast lane (e.g. to break the contract on purpose). */
   scoreFastLane?: AppDependencies['scoreFastLane'];
+  /** Receives the app's logs instead of the configured logger (e.g. to tie a 500 to its logged cause). */
+  logger?: Logger;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   applyTestEnvironment();
   const config = { ...loadConfig(), ...options.configOverrides };
-  const logger = createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel);
   const services = await createServices(config, logger);
   const app = createApp({
     config,
