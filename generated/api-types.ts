@@ -1328,7 +1328,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Scenario id. */
+        /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
         ScenarioId: number;
         /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
         CollectionName: string;
@@ -1703,7 +1703,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1733,7 +1733,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1763,7 +1763,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1793,7 +1793,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1823,7 +1823,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
                 copiedScenarioName: components["schemas"]["ScenarioName"];
             };
@@ -1886,7 +1886,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1924,7 +1924,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1962,7 +1962,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -2099,8 +2099,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id. */
+                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
                 id: components["parameters"]["ScenarioId"];
+                /** @description Test case id (1 to 4294967295). */
                 testCaseId: number;
             };
             cookie?: never;

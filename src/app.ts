@@ -15,6 +15,7 @@ import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { jsonBody, yamlBody } from './http/body-parsers.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { createFastLane } from './http/fast-lane.js';
+import { refuseInfiniteNumbers } from './http/finite-numbers.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext, type AuthenticatedUser } from './http/request-context.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDependencies): RequestListener {
       operationHandlers: false,
     }),
   );
+  app.use(refuseInfiniteNumbers(spec as never));
 
   for (const route of routes) {
     app[route.method](route.expressPath, deps.handlers[route.operationId]);
