@@ -1531,6 +1531,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionInfo"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };

@@ -5,7 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import multer from 'multer';
 import passport from 'passport';
 import type { Logger } from 'pino';
-import { routes, type OperationHandlers } from '../generated/routes.js';
+import { routes, type OperationHandlers, type RouteDefinition } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
 import type { UserService } from './auth/user-service.js';
@@ -35,6 +35,11 @@ export interface AppDependencies {
   scoreFastLane?: (caller: AuthenticatedUser, name: string, inputs: Record<string, unknown>) => Promise<{ runId: string }>;
 }
 
+function declaresRequestBody(spec: Record<string, unknown>, route: RouteDefinition): boolean {
+  const paths = spec.paths as Record<string, Record<string, { requestBody?: unknown }>>;
+  return Boolean(paths[route.path]?.[route.method]?.requestBody);
+}
+
 /** The service's HTTP request listener: the fast lane for synchronous scoring, then the Express app. */
 export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
@@ -53,10 +58,12 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(apiDocsRouter(spec));
 
   app.use(authenticate(deps.users));
-  const batchRoute = routes.find((route) => route.operationId === 'submitBatch');
-  if (batchRoute) app.post(batchRoute.expressPath, jsonBody(config.limits.batchBodyBytes));
-  app.use(jsonBody(config.limits.bodyBytes));
-  app.use(yamlBody(config.limits.bodyBytes));
+  // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
+  // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
+  for (const route of routes.filter((route) => declaresRequestBody(spec, route))) {
+    const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
+    app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit));
+  }
   app.use(removeUploadsWhenDone);
   app.use(
     OpenApiValidator.middleware({
