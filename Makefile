@@ -14,11 +14,11 @@ test: install services
 
 install: node_modules/.installed
 
-# `npm install` with the committed lockfile (not `npm ci`): npm 11 records only this platform's
-# optional binaries of @gorules/zen-engine (benchmark only) and `npm ci` then refuses the lockfile.
-# isolated-vm compiles from source here (about a minute, once); its install script is allowed in package.json.
+# `npm ci`: exactly the committed lockfile (scripts/check-lockfile.sh proves it is accepted on every
+# platform). isolated-vm compiles from source here (about a minute, once); its install script is allowed
+# in package.json.
 node_modules/.installed: package.json package-lock.json
-	npm install --no-audit --no-fund
+	npm ci --no-audit --no-fund
 	@touch $@
 
 services:

@@ -425,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -509,14 +509,16 @@ export interface components {
             /** @description The id of this HTTP request in the service's logs. */
             requestId?: string;
         };
-        /** @description Scenario name, unique per owner: letters, digits, space, dot, underscore and dash; starting with a letter or digit. */
+        /** @description Scenario name, unique per owner and case-sensitive (`Credit` and `credit` are two scenarios): letters, digits, space, dot, underscore and dash; starting with a letter or digit and not ending with a space (leading or trailing whitespace is refused with 400 naming the field). */
         ScenarioName: string;
+        /** @description A username, case-sensitive (`alice` and `ALICE` are two users): letters, digits, dot, underscore, at sign and dash; no whitespace. */
+        Username: string;
         /** @description Run request id: letters, digits and `.` `_` `:` `-`. */
         RequestId: string;
         /** @description Identifies a user by id or username (at least one). */
         AccessActors: {
             userId?: number;
-            username?: string;
+            username?: components["schemas"]["Username"];
         };
         /** @description Who asks (`requester`, must be the token's user) and whose scenarios are addressed (`owner`, defaults to the requester; another user only for admins). */
         AccessControlContext: {
@@ -659,7 +661,7 @@ export interface components {
             name: components["schemas"]["ScenarioName"];
             scenarioId?: number;
             /**
-             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: does not compile (see diagnostics): stored as the development version only (new scenario, or existing one with a switch), never deployed.
+             * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: not deployed (see diagnostics). Either it does not compile: stored as the development version only (new scenario, or existing one with a switch); or, with `overwrite_deploy`, it fails deployScenario's validation: the development version is replaced only with `overwrite_develop`.
              * @enum {string}
              */
             outcome: "CREATED" | "UPDATED" | "DEPLOYED" | "UPDATED_AND_DEPLOYED" | "SKIPPED" | "NOT_DEPLOYED";
@@ -1330,7 +1332,7 @@ export interface components {
     parameters: {
         /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
         ScenarioId: number;
-        /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+        /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
         CollectionName: string;
         /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
         Context: string;
@@ -1547,7 +1549,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1573,7 +1575,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1599,7 +1601,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1625,7 +1627,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1654,7 +1656,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name: a letter, then letters, digits or underscores; at most 64 characters. */
+                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -2030,7 +2032,7 @@ export interface operations {
                 context: components["parameters"]["Context"];
                 /** @description Replace the development version of existing scenarios. */
                 overwrite_develop?: boolean;
-                /** @description Deploy the imported content of existing scenarios as a new version. */
+                /** @description Deploy the imported content of existing scenarios as a new version, if it passes deployScenario's validation (else `NOT_DEPLOYED`). */
                 overwrite_deploy?: boolean;
             };
             header?: never;

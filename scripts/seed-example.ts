@@ -14,10 +14,15 @@ try {
   const seeded = await seedExample(services);
   const base = `http://localhost:${config.port}`;
   const inputs = JSON.stringify({ income: 52000, existingDebt: 4000, age: 34, employment: 'EMPLOYED' });
+  // The score token is stored only as a hash: it can be shown when issued, and otherwise only replaced.
+  const key = seeded.scoreToken
+    ? [`Score it (${seeded.username}'s score token is shown only now; keep it):`, `  KEY=${seeded.scoreToken}`]
+    : [`Score it (${seeded.username}'s score token was shown when it was issued; this gets a new one and retires the old):`,
+      `  KEY=$(npm run --silent token -- ${seeded.username} --rotate | node -pe 'JSON.parse(require("fs").readFileSync(0)).scoreToken')`];
   const lines = [
     `seed: user "${seeded.username}" has scenario "${seeded.scenarioName}" (id ${seeded.scenarioId}), deployed version ${seeded.version}${seeded.deployed ? ' (deployed now)' : ' (already deployed)'}.`,
-    'Score it:',
-    `  curl -s -X POST '${base}/api/scenario/code/remote/score?name=${encodeURIComponent(seeded.scenarioName)}&key=${seeded.scoreToken}' -H 'Content-Type: application/json' -d '${inputs}'`,
+    ...key,
+    `  curl -s -X POST "${base}/api/scenario/code/remote/score?name=${encodeURIComponent(seeded.scenarioName)}&key=$KEY" -H 'Content-Type: application/json' -d '${inputs}'`,
     `Bearer token for the management API: npm run --silent token -- ${seeded.username}   (prints JSON with "accessToken")`,
     `  e.g. curl -s "${base}/api/scenario/open/${seeded.scenarioId}?context=${encodeURIComponent(JSON.stringify({ requester: { username: seeded.username } }))}" -H "Authorization: Bearer $(npm run --silent token -- ${seeded.username} | node -pe 'JSON.parse(require(\"fs\").readFileSync(0)).accessToken')"`,
   ];

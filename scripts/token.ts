@@ -1,6 +1,11 @@
 /**
- * `npm run --silent token -- <username> [--admin]`: creates the user if missing and prints exactly
- * one JSON line {"userId","username","accessToken","scoreToken"} (access token valid 12 h).
+ * `npm run --silent token -- <username> [--admin] [--rotate]`: creates the user if missing and
+ * prints one JSON line {"userId","username","accessToken"[,"scoreToken"]} (access token valid 12 h).
+ * The score token is only stored as a hash, so it is printed once: when this command issues it (the
+ * user had none) or, with `--rotate`, replaces it (the old one stops working at once; running API
+ * processes may honour it for up to SCORE_TOKEN_CACHE_SECONDS).
+ * `npm run --silent token -- <username> --disable | --enable`: switches an existing user off or on
+ * (access tokens at once; score tokens within SCORE_TOKEN_CACHE_SECONDS); prints {"userId","username","enabled"}.
  */
 import { issueAccessToken } from '../src/auth/access-token.js';
 import { UserService } from '../src/auth/user-service.js';
@@ -8,19 +13,36 @@ import { UserStore } from '../src/auth/user-store.js';
 import { loadConfig } from '../src/config/config.js';
 import { createDatabase } from '../src/db/database.js';
 
+const USAGE = 'usage: npm run --silent token -- <username> [--admin] [--rotate]\n       npm run --silent token -- <username> --disable | --enable\n(username: letters, digits, . _ @ -)';
+const FLAGS = ['--admin', '--rotate', '--disable', '--enable'];
+
 const args = process.argv.slice(2);
 const username = args.find((arg) => !arg.startsWith('--'));
-const isAdmin = args.includes('--admin');
-if (!username || !UserService.isValidUsername(username)) {
-  console.error('usage: npm run --silent token -- <username> [--admin]   (username: letters, digits, . _ @ -)');
+const unknown = args.filter((arg) => arg.startsWith('--') && !FLAGS.includes(arg));
+const has = (flag: string) => args.includes(flag);
+const switching = has('--disable') || has('--enable');
+if (!username || !UserService.isValidUsername(username) || unknown.length > 0 || (has('--disable') && has('--enable')) || (switching && (has('--admin') || has('--rotate')))) {
+  console.error(unknown.length > 0 ? `token: unknown option ${unknown.join(', ')}\n${USAGE}` : USAGE);
   process.exit(2);
 }
 const config = loadConfig();
 const db = createDatabase(config.databaseUrl, { min: 0, max: 1 });
+const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0 });
 try {
-  const user = await new UserService(new UserStore(db)).ensureUser(username, isAdmin);
-  const accessToken = issueAccessToken(config.jwt, user.username, user.isAdmin);
-  process.stdout.write(`${JSON.stringify({ userId: user.id, username: user.username, accessToken, scoreToken: user.scoreToken })}\n`);
+  if (switching) {
+    const user = await users.findByUsername(username);
+    if (!user) throw new Error(`there is no user "${username}"`);
+    const enabled = has('--enable');
+    await users.setEnabled(user.id, enabled);
+    process.stdout.write(`${JSON.stringify({ userId: user.id, username: user.username, enabled })}\n`);
+  } else {
+    const user = await users.ensureUser(username, has('--admin'));
+    const scoreToken = await users.issueScoreToken(user.id, { rotate: has('--rotate') });
+    if (!scoreToken) console.error(`token: ${user.username} already has a score token; it was shown once, when it was issued. Add --rotate to replace it with a new one.`);
+    if (!user.enabled) console.error(`token: ${user.username} is disabled; its credentials do not work until --enable.`);
+    const accessToken = issueAccessToken(config.jwt, user.username, user.isAdmin);
+    process.stdout.write(`${JSON.stringify({ userId: user.id, username: user.username, accessToken, ...(scoreToken ? { scoreToken } : {}) })}\n`);
+  }
 } catch (error) {
   console.error(`token: ${(error as Error).message}`);
   process.exitCode = 1;

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { routes, type OperationHandlers, type RouteDefinition } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
+import { requireAuthentication } from './auth/require-authentication.js';
 import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
@@ -18,6 +19,7 @@ import { createFastLane } from './http/fast-lane.js';
 import { refuseInfiniteNumbers } from './http/finite-numbers.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext, type AuthenticatedUser } from './http/request-context.js';
+import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 
 export interface AppDependencies {
@@ -45,6 +47,8 @@ export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
   const spec = loadSpec();
   const app = express();
+  // Before any route: the one matching rule shared with the validator, authentication and the fast lane.
+  applyRouteMatching(app);
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.
   app.set('etag', false);
@@ -52,12 +56,14 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
-  passport.use('jwt', createJwtStrategy(config.jwt, deps.users));
+  // One authenticator per app (not passport's global one): each app checks tokens with its own configuration.
+  const authenticator = new passport.Authenticator();
+  authenticator.use('jwt', createJwtStrategy(config.jwt, deps.users));
   app.use(requestContext(deps.logger));
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 
-  app.use(authenticate(deps.users));
+  app.use(authenticate(deps.users, authenticator));
   // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
   // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
   for (const route of routes.filter((route) => declaresRequestBody(spec, route))) {
@@ -82,7 +88,7 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(refuseInfiniteNumbers(spec as never));
 
   for (const route of routes) {
-    app[route.method](route.expressPath, deps.handlers[route.operationId]);
+    app[route.method](route.expressPath, requireAuthentication(route), deps.handlers[route.operationId]);
   }
 
   app.use(unknownRouteHandler);

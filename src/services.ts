@@ -41,7 +41,7 @@ export interface Services {
 
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
   const db = createDatabase(config.databaseUrl);
-  const users = new UserService(new UserStore(db));
+  const users = new UserService(new UserStore(db), { scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000 });
   // ── internal data ──
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);

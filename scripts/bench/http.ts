@@ -121,8 +121,9 @@ async function main(): Promise<void> {
   await ensureDatabaseExists(DATABASE_URL);
   const db = createDatabase(DATABASE_URL, { min: 0, max: 4 });
   await migrateToLatest(db);
-  const users = new UserService(new UserStore(db));
-  const user = await users.ensureUser(`bench-${randomUUID().slice(0, 8)}`, false);
+  const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0 });
+  const created = await users.ensureUser(`bench-${randomUUID().slice(0, 8)}`, false);
+  const user = { ...created, scoreToken: (await users.issueScoreToken(created.id)) as string };
   const doc = referenceScenario();
   const [scenarioId] = await db('scenarios').insert({ owner_id: user.id, name: SCENARIO, next_version: 2 });
   await db('scenario_versions').insert({ scenario_id: scenarioId, status: 'DEPLOYED', version_number: 1, content: doc.content, node_properties: JSON.stringify(doc.nodeProperties) });

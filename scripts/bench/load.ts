@@ -226,7 +226,7 @@ async function main(): Promise<void> {
   const db = createDatabase(BENCH_DATABASE_URL, { min: 0, max: 2 });
   await migrateToLatest(db);
   const config = loadConfig();
-  const user = await new UserService(new UserStore(db)).ensureUser('bench-load', false);
+  const user = await new UserService(new UserStore(db), { scoreTokenCacheMs: 0 }).ensureUser('bench-load', false);
   const token = issueAccessToken(config.jwt, user.username, false);
   const internalData = new InternalDataService(new InternalDataStore(db), { invalidate: () => undefined }, createLogger('silent'));
   const dropIfThere = async (name: string) => { await internalData.delete(user.id, name).catch(() => undefined); };

@@ -1,30 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
-import passport from 'passport';
+import type passport from 'passport';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
 import type { AuthenticatedUser } from '../http/request-context.js';
+import { createRouteMatcher } from '../http/route-matching.js';
+import type { RefusalInfo } from './jwt-strategy.js';
+
+/** A passport instance holding the `jwt` strategy (one per app, see src/app.ts). */
+export type Authenticator = InstanceType<typeof passport.Authenticator>;
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import type { UserService } from './user-service.js';
-
-interface CompiledRoute {
-  method: string;
-  pattern: RegExp;
-  route: RouteDefinition;
-}
-
-function compileRoutes(): CompiledRoute[] {
-  return routes.map((route) => ({
-    method: route.method.toUpperCase(),
-    pattern: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    route,
-  }));
-}
-
-/** Finds the operation a request addresses, from the generated route table. */
-export function createRouteMatcher(): (method: string, path: string) => RouteDefinition | undefined {
-  const compiled = compileRoutes();
-  return (method, path) => compiled.find((candidate) => candidate.method === method && candidate.pattern.test(path))?.route;
-}
 
 /** The `key` query parameter, read from the raw URL (cheaper than a full query parse on the hot path). */
 function keyParameter(url: string): string | undefined {
@@ -53,20 +38,24 @@ export function scoreTokenFrom(headers: IncomingHttpHeaders, url: string, route:
 }
 
 /** Authenticates a request to one known operation by its security schemes (bearer JWT or score token). */
-export function authenticateRoute(route: RouteDefinition, users: UserService): RequestHandler {
+export function authenticateRoute(route: RouteDefinition, users: UserService, authenticator: Authenticator): RequestHandler {
   if (route.security.includes('bearerAuth')) {
     return (request, response, next) => {
-      passport.authenticate('jwt', { session: false }, (error: unknown, user: AuthenticatedUser | false) => {
+      authenticator.authenticate('jwt', { session: false }, (error: unknown, user: AuthenticatedUser | false, info?: Partial<RefusalInfo>) => {
         if (error) {
           next(error);
           return;
         }
         if (!user) {
-          next(new UnauthorizedError('A valid bearer access token is required (Authorization: Bearer <JWT>); it is missing, malformed, expired or not signed by a trusted key.'));
+          // Our own refusals say why; signature and expiry failures stay generic.
+          next(new UnauthorizedError(typeof info?.reason === 'string'
+            ? `The bearer access token is refused: ${info.reason}.`
+            : 'A valid bearer access token is required (Authorization: Bearer <JWT>); it is missing, malformed, expired or not signed by a trusted key.'));
           return;
         }
         request.user = user;
         request.authMethod = 'bearer';
+        request.authenticatedOperation = route.operationId;
         next();
       })(request, response, next);
     };
@@ -86,6 +75,7 @@ export function authenticateRoute(route: RouteDefinition, users: UserService): R
         }
         request.user = user;
         request.authMethod = 'scoreToken';
+        request.authenticatedOperation = route.operationId;
         next();
       })
       .catch(next);
@@ -96,9 +86,12 @@ export function authenticateRoute(route: RouteDefinition, users: UserService): R
  * Authenticates every request to an operation of the spec before anything else looks at it (body
  * parsing, validation): an unauthenticated request gets 401 whatever else is wrong with it.
  * Bearer operations take a JWT; execution operations take the score token (header or `key`).
+ * The operation is found by the same rule Express routes by (src/http/route-matching.ts), so
+ * exactly the requests that reach a handler are authenticated; `requireAuthentication` checks it
+ * again in front of every handler.
  */
-export function authenticate(users: UserService): RequestHandler {
-  const matchRoute = createRouteMatcher();
+export function authenticate(users: UserService, authenticator: Authenticator): RequestHandler {
+  const matchRoute = createRouteMatcher(routes);
   const byRoute = new Map<RouteDefinition, RequestHandler>();
   return (request, response, next) => {
     const route = matchRoute(request.method, request.path);
@@ -108,7 +101,7 @@ export function authenticate(users: UserService): RequestHandler {
     }
     let handler = byRoute.get(route);
     if (!handler) {
-      handler = authenticateRoute(route, users);
+      handler = authenticateRoute(route, users, authenticator);
       byRoute.set(route, handler);
     }
     handler(request, response, next);

@@ -5,9 +5,26 @@ import { UserService } from './user-service.js';
 
 type JwtPayload = Record<string, unknown>;
 
+/** Why a verified token is still refused; the 401's message says it (src/auth/authenticate.ts). */
+export interface RefusalInfo {
+  reason: string;
+}
+
 function usernameFrom(payload: JwtPayload, config: JwtConfig): string | undefined {
   const value = payload[config.usernameClaim] ?? payload.sub;
   return typeof value === 'string' && UserService.isValidUsername(value) ? value : undefined;
+}
+
+/**
+ * A token must expire, and not later than JWT_MAX_LIFETIME_SECONDS from now nor from its `iat`:
+ * a stolen token without `exp` would work forever (the signature check alone accepts it).
+ */
+export function lifetimeProblem(payload: JwtPayload, maxLifetimeSeconds: number, nowSeconds = Date.now() / 1000): string | undefined {
+  const { exp, iat } = payload;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'it has no `exp` (expiry) claim; access tokens must expire';
+  if (exp - nowSeconds > maxLifetimeSeconds) return `it expires more than ${maxLifetimeSeconds} s (JWT_MAX_LIFETIME_SECONDS) from now`;
+  if (typeof iat === 'number' && exp - iat > maxLifetimeSeconds) return `its lifetime (exp − iat) is longer than ${maxLifetimeSeconds} s (JWT_MAX_LIFETIME_SECONDS)`;
+  return undefined;
 }
 
 function isAdminFrom(payload: JwtPayload, config: JwtConfig): boolean {
@@ -34,7 +51,8 @@ function keyOptions(config: JwtConfig): Partial<StrategyOptionsWithoutRequest> &
 
 /**
  * Bearer JWT: HS256 with JWT_SECRET locally, RS256 with JWT_PUBLIC_KEY or JWT_JWKS_URI for an
- * external identity provider. A valid token for an unknown user provisions the user.
+ * external identity provider. The token must expire within JWT_MAX_LIFETIME_SECONDS. A valid token
+ * for an unknown user provisions the user; a disabled user's tokens are refused.
  */
 export function createJwtStrategy(config: JwtConfig, users: UserService): JwtStrategy {
   const options = {
@@ -43,15 +61,20 @@ export function createJwtStrategy(config: JwtConfig, users: UserService): JwtStr
     ...(config.issuer ? { issuer: config.issuer } : {}),
     ...(config.audience ? { audience: config.audience } : {}),
   } as StrategyOptionsWithoutRequest;
-  return new JwtStrategy(options, (payload: JwtPayload, done: (error: unknown, user?: AuthenticatedUser | false) => void) => {
+  return new JwtStrategy(options, (payload: JwtPayload, done: (error: unknown, user?: AuthenticatedUser | false, info?: RefusalInfo) => void) => {
+    const lifetime = lifetimeProblem(payload, config.maxLifetimeSeconds);
+    if (lifetime) {
+      done(null, false, { reason: lifetime });
+      return;
+    }
     const username = usernameFrom(payload, config);
     if (!username) {
-      done(null, false);
+      done(null, false, { reason: `its \`${config.usernameClaim}\` claim is not a username (letters, digits, . _ @ -; no whitespace)` });
       return;
     }
     users
       .ensureUser(username, isAdminFrom(payload, config))
-      .then((user) => done(null, user.enabled ? { id: user.id, username: user.username, isAdmin: user.isAdmin } : false))
+      .then((user) => (user.enabled ? done(null, { id: user.id, username: user.username, isAdmin: user.isAdmin }) : done(null, false, { reason: 'its user is disabled' })))
       .catch((error: unknown) => done(error));
   });
 }

@@ -1,29 +1,40 @@
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedUser } from '../http/request-context.js';
-import { timingSafeEqual } from 'node:crypto';
 import { generateScoreToken, hashScoreToken } from './score-token.js';
 import type { UserRecord, UserStore } from './user-store.js';
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,190}$/;
 
+export interface UserServiceOptions {
+  /**
+   * How long a score-token look-up is reused (SCORE_TOKEN_CACHE_SECONDS; 0: never). It bounds how
+   * long another process's change (a disabled user, a rotated token) takes to reach this one.
+   */
+  scoreTokenCacheMs: number;
+}
+
 /**
- * Users are provisioned the first time a valid access token names them. Look-ups by score token
- * are cached briefly (keyed by the token's hash, never the token) because every score request needs one.
+ * Users are provisioned the first time a valid access token names them. Score tokens are stored
+ * only as their SHA-256; a token is returned once, by the call that issues it. Look-ups by score
+ * token are cached briefly (keyed by the token's hash, never the token) because every score
+ * request needs one.
  */
 export class UserService {
-  private readonly byTokenHash = new LRUCache<string, { user: UserRecord; tokenHash: Buffer }>({ max: 10_000, ttl: 30_000 });
+  private readonly byTokenHash: LRUCache<string, AuthenticatedUser & { enabled: boolean }> | undefined;
 
-  constructor(private readonly store: UserStore) {}
+  constructor(private readonly store: UserStore, options: UserServiceOptions) {
+    this.byTokenHash = options.scoreTokenCacheMs > 0 ? new LRUCache({ max: 10_000, ttl: options.scoreTokenCacheMs }) : undefined;
+  }
 
   static isValidUsername(username: string): boolean {
     return USERNAME.test(username);
   }
 
+  /** The user named `username`, created (without a score token) when missing; its admin flag follows `isAdmin`. */
   async ensureUser(username: string, isAdmin: boolean): Promise<UserRecord> {
     let user = await this.store.findByUsername(username);
     if (!user) {
-      const scoreToken = generateScoreToken();
-      await this.store.insertIfMissing({ username, isAdmin, scoreToken, scoreTokenHash: hashScoreToken(scoreToken) });
+      await this.store.insertIfMissing({ username, isAdmin });
       user = await this.store.findByUsername(username);
       if (!user) throw new Error(`user ${username} vanished after insert`);
     } else if (user.isAdmin !== isAdmin) {
@@ -31,6 +42,25 @@ export class UserService {
       user = { ...user, isAdmin };
     }
     return user;
+  }
+
+  /**
+   * Issues a score token and returns it: the only time it is ever shown. Without `rotate` only a
+   * user who has none gets one (undefined otherwise); with `rotate` the new token replaces the old,
+   * which stops working at once in this process and, in others, within their cache time.
+   */
+  async issueScoreToken(userId: number, options: { rotate?: boolean } = {}): Promise<string | undefined> {
+    const token = generateScoreToken();
+    const stored = await this.store.setScoreTokenHash(userId, hashScoreToken(token), options.rotate === true);
+    if (!stored) return undefined;
+    this.forgetCachedUser(userId);
+    return token;
+  }
+
+  /** Enables or disables a user; a disabled user's credentials stop working (score tokens within the cache time in other processes). */
+  async setEnabled(userId: number, enabled: boolean): Promise<void> {
+    await this.store.setEnabled(userId, enabled);
+    this.forgetCachedUser(userId);
   }
 
   async findByUsername(username: string): Promise<UserRecord | undefined> {
@@ -41,20 +71,23 @@ export class UserService {
     return this.store.findById(id);
   }
 
-  /** One SHA-256 per request: the hash finds the user (cached) and is compared in constant time with the stored token's. */
+  /** One SHA-256 per request: the hash finds the user (cached for at most the configured time). */
   async authenticateScoreToken(token: string): Promise<AuthenticatedUser | undefined> {
-    const hash = hashScoreToken(token);
-    const cacheKey = hash.toString('hex');
-    let entry = this.byTokenHash.get(cacheKey);
+    const key = hashScoreToken(token);
+    const cacheKey = key.toString('hex');
+    let entry = this.byTokenHash?.get(cacheKey);
     if (!entry) {
-      const user = await this.store.findByScoreTokenHash(hash);
+      const user = await this.store.findByScoreTokenHash(key);
       if (!user) return undefined;
-      entry = { user, tokenHash: hashScoreToken(user.scoreToken) };
-      this.byTokenHash.set(cacheKey, entry);
+      entry = { id: user.id, username: user.username, isAdmin: user.isAdmin, enabled: user.enabled };
+      this.byTokenHash?.set(cacheKey, entry);
     }
-    const { user, tokenHash } = entry;
-    if (!user.enabled || !timingSafeEqual(tokenHash, hash)) return undefined;
-    return { id: user.id, username: user.username, isAdmin: user.isAdmin };
+    if (!entry.enabled) return undefined;
+    return { id: entry.id, username: entry.username, isAdmin: entry.isAdmin };
   }
 
+  private forgetCachedUser(userId: number): void {
+    if (!this.byTokenHash) return;
+    for (const [key, entry] of this.byTokenHash.entries()) if (entry.id === userId) this.byTokenHash.delete(key);
+  }
 }

@@ -8,7 +8,8 @@ export interface UserRecord {
   lastName: string | null;
   isAdmin: boolean;
   enabled: boolean;
-  scoreToken: string;
+  /** Whether a score token was issued (only its SHA-256 is stored; the token itself was shown once). */
+  hasScoreToken: boolean;
   createdAt: Date;
 }
 
@@ -20,7 +21,7 @@ interface UserRow {
   last_name: string | null;
   is_admin: number | boolean;
   enabled: number | boolean;
-  score_token: string;
+  score_token_hash: Buffer | null;
   created_at: Date;
 }
 
@@ -33,7 +34,7 @@ function toUser(row: UserRow): UserRecord {
     lastName: row.last_name,
     isAdmin: Boolean(row.is_admin),
     enabled: Boolean(row.enabled),
-    scoreToken: row.score_token,
+    hasScoreToken: row.score_token_hash !== null,
     createdAt: row.created_at,
   };
 }
@@ -56,15 +57,29 @@ export class UserStore {
     return row ? toUser(row) : undefined;
   }
 
-  /** Inserts the user unless the username exists (a concurrent first request may have won). */
-  async insertIfMissing(user: { username: string; isAdmin: boolean; scoreToken: string; scoreTokenHash: Buffer }): Promise<void> {
+  /** Inserts the user, without a score token, unless the username exists (a concurrent first request may have won). */
+  async insertIfMissing(user: { username: string; isAdmin: boolean }): Promise<void> {
     await this.db('users')
-      .insert({ username: user.username, is_admin: user.isAdmin, score_token: user.scoreToken, score_token_hash: user.scoreTokenHash })
+      .insert({ username: user.username, is_admin: user.isAdmin })
       .onConflict('username')
       .ignore();
   }
 
   async setAdmin(id: number, isAdmin: boolean): Promise<void> {
     await this.db('users').where({ id }).update({ is_admin: isAdmin });
+  }
+
+  async setEnabled(id: number, enabled: boolean): Promise<void> {
+    await this.db('users').where({ id }).update({ enabled });
+  }
+
+  /**
+   * Stores `hash` as the user's score token, replacing any other when `replace`, else only when
+   * the user has none. Answers whether it was stored.
+   */
+  async setScoreTokenHash(id: number, hash: Buffer, replace: boolean): Promise<boolean> {
+    const query = this.db('users').where({ id });
+    if (!replace) query.whereNull('score_token_hash');
+    return (await query.update({ score_token_hash: hash })) === 1;
   }
 }

@@ -18,6 +18,8 @@ export interface JwtConfig {
   /** Claim (array of strings) holding roles; a user is an admin when it contains `adminRole`. */
   rolesClaim: string;
   adminRole: string;
+  /** Longest accepted token lifetime: `exp` is required, at most this far from `iat` and from now. */
+  maxLifetimeSeconds: number;
 }
 
 export interface LimitsConfig {
@@ -51,6 +53,11 @@ export interface AppConfig {
   batchChunkSize: number;
   /** Serve synchronous scoring on the fast lane (src/http/fast-lane.ts) instead of through Express. */
   scoreFastLane: boolean;
+  /**
+   * How long a process reuses a score-token look-up (0: never): the longest a disabled user or a
+   * rotated token keeps working in a process other than the one that made the change.
+   */
+  scoreTokenCacheSeconds: number;
 }
 
 const DEV_SECRET = 'local-development-secret-change-me';
@@ -107,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       usernameClaim: env.JWT_USERNAME_CLAIM ?? 'preferred_username',
       rolesClaim: env.JWT_ROLES_CLAIM ?? 'roles',
       adminRole: env.JWT_ADMIN_ROLE ?? 'admin',
+      maxLifetimeSeconds: readInt(env, 'JWT_MAX_LIFETIME_SECONDS', 86_400),
     },
     limits: {
       bodyBytes: readInt(env, 'LIMIT_BODY_BYTES', 1_048_576),
@@ -124,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
+    scoreTokenCacheSeconds: readInt(env, 'SCORE_TOKEN_CACHE_SECONDS', 5),
   };
   assertUsable(config);
   return config;
@@ -137,6 +146,7 @@ function assertUsable(config: AppConfig): void {
   if (config.databaseUrl && !/^mysql:\/\//.test(config.databaseUrl)) problems.push('DATABASE_URL must start with mysql://');
   const { jwt } = config;
   if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri) problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
+  if (jwt.maxLifetimeSeconds < 1) problems.push('JWT_MAX_LIFETIME_SECONDS must be at least 1');
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
     problems.push('CALLBACK_SIGNING_SECRET is required');
   }

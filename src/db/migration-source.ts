@@ -5,6 +5,8 @@ import * as runs from './migrations/20261122000003_runs.js';
 import * as internalData from './migrations/20261122000004_internal_data.js';
 import * as runErrorDetails from './migrations/20261122000005_run_error_details.js';
 import * as runQueuedAt from './migrations/20261122000006_run_queued_at.js';
+import * as scoreTokenHashOnly from './migrations/20261123000101_score_token_hash_only.js';
+import * as caseSensitiveNames from './migrations/20261123000102_case_sensitive_names.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -22,6 +24,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000004_internal_data', internalData],
   ['20261122000005_run_error_details', runErrorDetails],
   ['20261122000006_run_queued_at', runQueuedAt],
+  ['20261123000101_score_token_hash_only', scoreTokenHashOnly],
+  ['20261123000102_case_sensitive_names', caseSensitiveNames],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

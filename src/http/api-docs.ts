@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import express, { type Router } from 'express';
+import { ROUTE_MATCHING } from './route-matching.js';
 import swaggerUi from 'swagger-ui-express';
 
 export const SPEC_PATH = new URL('../../spec/openapi.json', import.meta.url);
@@ -10,7 +11,7 @@ export function loadSpec(): Record<string, unknown> {
 
 /** `GET /openapi.json` serves the contract; `/docs` an interactive view that can call the API. */
 export function apiDocsRouter(spec: Record<string, unknown>): Router {
-  const router = express.Router();
+  const router = express.Router(ROUTE_MATCHING);
   router.get('/openapi.json', (_request, response) => {
     response.json(spec);
   });

@@ -12,6 +12,7 @@ import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import type { AuthenticatedUser } from './request-context.js';
 import { compileRequestCheck, compileResponseCheck, type OpenApiDocument } from './operation-validator.js';
+import { createRouteMatcher } from './route-matching.js';
 
 /**
  * The fast lane serves ONE operation (synchronous scoring, the hot path) on Node's request
@@ -50,7 +51,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 export function createFastLane(options: FastLaneOptions): FastLane {
   const { route, logger } = options;
   if (route.path.includes('{')) throw new Error(`the fast lane serves operations without path parameters, not ${route.operationId}`);
-  const method = route.method.toUpperCase();
+  // The same matching rule as Express (src/http/route-matching.ts): what the lane declines, Express serves or answers 404.
+  const matchesRoute = createRouteMatcher([route]);
   const checkRequest = compileRequestCheck(options.spec, route.operationId);
   const checkResponse = options.validateResponses ? compileResponseCheck(options.spec, route.operationId) : undefined;
 
@@ -98,7 +100,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const url = request.url ?? '';
     const mark = url.indexOf('?');
     const pathname = mark < 0 ? url : url.slice(0, mark);
-    if (request.method !== method || (pathname !== route.path && pathname !== `${route.path}/`)) return false;
+    if (!matchesRoute(request.method ?? '', pathname)) return false;
     const incoming = request.headers['x-request-id'];
     const log: RequestLog = { requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID(), started: process.hrtime.bigint() };
     serve(request, log, mark < 0 ? '' : url.slice(mark + 1)).then(

@@ -1,4 +1,5 @@
 import express, { type Router } from 'express';
+import { ROUTE_MATCHING } from './route-matching.js';
 
 export interface HealthChecks {
   database(): Promise<void>;
@@ -16,7 +17,7 @@ async function outcome(check: () => Promise<void>): Promise<'ok' | string> {
 
 /** `/health/live`: the process answers. `/health/ready`: MySQL and the job store answer too. */
 export function healthRouter(checks: HealthChecks): Router {
-  const router = express.Router();
+  const router = express.Router(ROUTE_MATCHING);
   router.get('/health/live', (_request, response) => {
     response.json({ status: 'ok' });
   });

@@ -20,6 +20,8 @@ declare global {
       log: Logger;
       /** Which credential authenticated the request. */
       authMethod?: 'bearer' | 'scoreToken';
+      /** The operation whose security schemes authenticated the request (checked again in front of its handler). */
+      authenticatedOperation?: string;
     }
   }
 }

@@ -8,7 +8,8 @@ export const EXAMPLE_PATH = new URL('../../examples/credit-decision.yaml', impor
 
 export interface SeedResult {
   username: string;
-  scoreToken: string;
+  /** The user's score token, when this run issued it (the user had none); it is never shown again. */
+  scoreToken?: string;
   scenarioName: string;
   scenarioId: number;
   /** The deployed version scoring runs. */
@@ -18,11 +19,12 @@ export interface SeedResult {
 }
 
 /**
- * Creates `username` if missing, imports the example scenario (overwrite_develop) and deploys it
+ * Creates `username` if missing (issuing its score token), imports the example scenario (overwrite_develop) and deploys it
  * unless its latest deployed version already has the same content: running it twice changes nothing.
  */
 export async function seedExample(deps: { users: UserService; scenarios: ScenarioService }, username = 'demo', path: URL = EXAMPLE_PATH): Promise<SeedResult> {
   const user = await deps.users.ensureUser(username, false);
+  const scoreToken = await deps.users.issueScoreToken(user.id);
   const actor = { owner: { id: user.id, username: user.username }, isAdmin: false };
   const example = parseYaml(await readFile(path, 'utf8')) as ScenarioImportDto;
   const [outcome] = await deps.scenarios.importScenarios(actor, example, { overwriteDevelop: true, overwriteDeploy: false });
@@ -36,5 +38,5 @@ export async function seedExample(deps: { users: UserService; scenarios: Scenari
     version = await deps.scenarios.deploy(actor, scenarioId);
     deployed = true;
   }
-  return { username: user.username, scoreToken: user.scoreToken, scenarioName: develop.name, scenarioId, version: version as string, deployed };
+  return { username: user.username, ...(scoreToken ? { scoreToken } : {}), scenarioName: develop.name, scenarioId, version: version as string, deployed };
 }

@@ -18,7 +18,7 @@ import { ScenarioStore } from './scenario-store.js';
 import {
   documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
-  type ScenarioTestCaseDto, type ScenarioTestCaseSaveDto, type ScenarioVersionDto, type ScenarioVersionPreviewDto,
+  type NewTestCase, type ScenarioTestCaseDto, type ScenarioTestCaseSaveDto, type ScenarioVersionDto, type ScenarioVersionPreviewDto,
   type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
 } from './scenario-types.js';
 
@@ -36,6 +36,15 @@ export interface ScenarioActor {
 export interface ImportSwitches {
   overwriteDevelop: boolean;
   overwriteDeploy: boolean;
+}
+
+/**
+ * What an imported scenario's checks found: whether it compiles, and what keeps it from being
+ * deployed (compile diagnostics; with overwrite_deploy, every problem deployScenario would find).
+ */
+interface ImportCheck {
+  compiles: boolean;
+  diagnostics: Diagnostic[];
 }
 
 const TRANSACTION_ATTEMPTS = 3;
@@ -171,11 +180,17 @@ export class ScenarioService {
     if (problems.length > 0) {
       throw new BadRequestError(`The import breaks the scenario document schema (${problems.length} problem(s)); nothing was imported. First: ${problems[0].path} ${problems[0].message.split(': ').slice(1).join(': ')}`, 'INVALID_SCENARIO', problems);
     }
-    const diagnostics = prepared.map((item) => this.compileDiagnostics(item.document));
     const ownerId = actor.owner.id;
+    // Import-deploy passes deploy's validation (compiles, references resolve, test cases pass); it
+    // runs scenario code, so it happens before the transaction takes its locks.
+    const checks = await Promise.all(prepared.map(async (item): Promise<ImportCheck> => {
+      const compileProblems = this.compileDiagnostics(item.document);
+      if (compileProblems.length > 0) return { compiles: false, diagnostics: compileProblems };
+      return { compiles: true, diagnostics: switches.overwriteDeploy ? await this.importDeployProblems(ownerId, item, switches) : [] };
+    }));
     const importAll = () => this.write(async (trx) => {
       const results: ImportOutcomeDto[] = [];
-      for (const item of prepared) results.push(await this.importOne(trx, ownerId, item, diagnostics[item.index], switches));
+      for (const item of prepared) results.push(await this.importOne(trx, ownerId, item, checks[item.index], switches));
       return results;
     });
     let outcomes: ImportOutcomeDto[];
@@ -247,10 +262,14 @@ export class ScenarioService {
     return version;
   }
 
-  /** Every problem of a version: diagnostics (compile and external references), the validation data's run, failing test cases. */
+  /** Every problem of a stored version, with the scenario's stored test cases (what validate and deploy check). */
   private async problemsOf(scenario: ScenarioRecord, version: VersionRecord, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
-    const document = documentOf(version);
-    const context = { ownerId: scenario.ownerId };
+    return this.problemsOfDocument(scenario.ownerId, documentOf(version), cacheKeyOf(version), await this.store.listTestCases(scenario.id), validationData);
+  }
+
+  /** Every problem of a document: diagnostics (compile and external references), the validation data's run, failing test cases. */
+  private async problemsOfDocument(ownerId: number, document: ScenarioDocument, cacheKey: string, testCases: Array<NewTestCase & { id?: number }>, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
+    const context = { ownerId };
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     const addDiagnostic = (diagnostic: Diagnostic) => {
@@ -261,7 +280,7 @@ export class ScenarioService {
     };
     let compiled: CompiledScenario | undefined;
     try {
-      compiled = this.engine.compile(cacheKeyOf(version), document);
+      compiled = this.engine.compile(cacheKey, document);
     } catch (error) {
       if (!(error instanceof ScenarioCompileError)) throw error;
       error.diagnostics.forEach(addDiagnostic);
@@ -275,7 +294,6 @@ export class ScenarioService {
         problems.push(...runProblems(error, 'body'));
       }
     }
-    const testCases = await this.store.listTestCases(scenario.id);
     const reports = await this.engine.runTestCases(compiled, testCases.map(testCaseSpec), context);
     reports.forEach((report, index) => {
       if (report.passed || report.skipped) return;
@@ -284,7 +302,7 @@ export class ScenarioService {
         path: `testCases[${index}]`,
         code: 'TEST_CASE_FAILED',
         message: `Test case "${testCase.name}" failed: ${report.reason ?? 'the expression is not true'}`,
-        testCaseId: testCase.id,
+        ...(testCase.id !== undefined ? { testCaseId: testCase.id } : {}),
         testCaseName: testCase.name,
         expected: testCase.expression,
         actual: report.actual,
@@ -292,6 +310,18 @@ export class ScenarioService {
       });
     });
     return problems;
+  }
+
+  /**
+   * What deployScenario would find wrong with an imported scenario deployed by overwrite_deploy:
+   * its content checked against the test cases it will have (the imported ones with
+   * overwrite_develop or for a new name, else the stored ones).
+   */
+  private async importDeployProblems(ownerId: number, item: PreparedImport, switches: ImportSwitches): Promise<Diagnostic[]> {
+    const existing = await this.store.findByName(ownerId, item.name);
+    const testCases = switches.overwriteDevelop || !existing ? item.testCases : await this.store.listTestCases(existing.id);
+    const problems = await this.problemsOfDocument(ownerId, item.document, cacheKeyOfDocument(item.version.content, item.version.nodeProperties), testCases);
+    return problems.map(problemDiagnostic);
   }
 
   /** [] when the document compiles, else its diagnostics. */
@@ -305,21 +335,20 @@ export class ScenarioService {
     }
   }
 
-  private async importOne(trx: Knex.Transaction, ownerId: number, item: PreparedImport, diagnostics: Diagnostic[], switches: ImportSwitches): Promise<ImportOutcomeDto> {
-    const compiles = diagnostics.length === 0;
-    const notDeployed = (scenarioId: number): ImportOutcomeDto => ({ name: item.name, scenarioId, outcome: 'NOT_DEPLOYED', diagnostics: diagnostics.map(diagnosticDto) });
+  private async importOne(trx: Knex.Transaction, ownerId: number, item: PreparedImport, check: ImportCheck, switches: ImportSwitches): Promise<ImportOutcomeDto> {
+    const notDeployed = (scenarioId: number): ImportOutcomeDto => ({ name: item.name, scenarioId, outcome: 'NOT_DEPLOYED', diagnostics: check.diagnostics.map(diagnosticDto) });
     const existing = await this.store.findByName(ownerId, item.name, trx);
     if (!existing) {
       const scenarioId = await this.insertScenario(trx, ownerId, item.name);
       await this.store.putDevelopVersion(trx, scenarioId, item.version, 'import');
       await this.store.replaceTestCases(trx, scenarioId, item.testCases);
-      return compiles ? { name: item.name, scenarioId, outcome: 'CREATED' } : notDeployed(scenarioId);
+      return check.compiles ? { name: item.name, scenarioId, outcome: 'CREATED' } : notDeployed(scenarioId);
     }
     if (!switches.overwriteDevelop && !switches.overwriteDeploy) return { name: item.name, scenarioId: existing.id, outcome: 'SKIPPED' };
     const locked = await this.store.lockById(trx, existing.id);
     if (!locked) throw scenarioNotFound(`Scenario "${item.name}" was deleted during the import.`);
     if (switches.overwriteDevelop) await this.store.replaceTestCases(trx, existing.id, item.testCases);
-    if (!compiles) {
+    if (!check.compiles) {
       // Never deployed; kept as the development version so it can be fixed.
       await this.store.putDevelopVersion(trx, existing.id, item.version, 'import');
       return notDeployed(existing.id);
@@ -328,6 +357,11 @@ export class ScenarioService {
     if (!switches.overwriteDeploy) {
       await this.store.touch(trx, existing.id);
       return { name: item.name, scenarioId: existing.id, outcome: 'UPDATED' };
+    }
+    if (check.diagnostics.length > 0) {
+      // Fails deploy's validation: not deployed; the development version changed only if overwrite_develop asked for it.
+      if (switches.overwriteDevelop) await this.store.touch(trx, existing.id);
+      return notDeployed(existing.id);
     }
     const created = await this.store.insertDeployedVersion(trx, locked, item.version, 'import');
     return { name: item.name, scenarioId: existing.id, outcome: switches.overwriteDevelop ? 'UPDATED_AND_DEPLOYED' : 'DEPLOYED', version: String(created.versionNumber) };
@@ -380,7 +414,7 @@ function cacheKeyOfDocument(content: string, nodeProperties: string): string {
   return `doc:${createHash('sha256').update(content).update('\u0000').update(nodeProperties).digest('hex')}`;
 }
 
-function testCaseSpec(testCase: TestCaseRecord): TestCaseSpec {
+function testCaseSpec(testCase: NewTestCase & { id?: number }): TestCaseSpec {
   const variables: Record<string, unknown> = {};
   for (const variable of testCase.variables) variables[variable.name] = variable.value ?? null;
   return { id: testCase.id, name: testCase.name, variables, expression: { code: testCase.expression, language: 'javascript' }, ignore: testCase.ignore };
@@ -403,6 +437,14 @@ function diagnosticDto(diagnostic: Diagnostic): Diagnostic {
   if (diagnostic.line !== undefined) dto.line = diagnostic.line;
   if (diagnostic.column !== undefined) dto.column = diagnostic.column;
   return dto;
+}
+
+/** A validation problem as an import outcome's diagnostic (the Diagnostic schema has no test-case fields). */
+function problemDiagnostic(problem: ErrorDetail): Diagnostic {
+  const diagnostic: Diagnostic = { code: typeof problem.code === 'string' ? problem.code : 'VALIDATION_ERROR', message: problem.message };
+  for (const key of ['nodeId', 'path'] as const) if (typeof problem[key] === 'string') diagnostic[key] = problem[key] as string;
+  for (const key of ['line', 'column'] as const) if (typeof problem[key] === 'number') diagnostic[key] = problem[key] as number;
+  return diagnostic;
 }
 
 function diagnosticDetail(diagnostic: Diagnostic): ErrorDetail {

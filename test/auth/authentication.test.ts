@@ -1,6 +1,7 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
+import { loadConfig } from '../../src/config/config.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearerRoutes, sampleUrl, scoreTokenRoutes } from '../support/sample-requests.js';
 
@@ -42,6 +43,61 @@ describe('bearer operations', () => {
     expect(response.status).toBe(401);
   });
 
+  describe('token lifetime (JWT_MAX_LIFETIME_SECONDS, 24 h by default)', () => {
+    const secret = () => testApp.config.jwt.secret as string;
+    const now = () => Math.floor(Date.now() / 1000);
+    const list = (token: string) => request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${token}`);
+
+    it('answers 401 for a token without `exp`, and says so', async () => {
+      const forever = jwt.sign({ preferred_username: user.username }, secret(), { algorithm: 'HS256' });
+      const response = await list(forever);
+      expect(response.status).toBe(401);
+      expect(response.body.message).toMatch(/no `exp`/);
+    });
+
+    it('answers 401 for a token that expires further away than the maximum lifetime', async () => {
+      const tooLong = jwt.sign({ preferred_username: user.username }, secret(), { algorithm: 'HS256', expiresIn: testApp.config.jwt.maxLifetimeSeconds + 120 });
+      const response = await list(tooLong);
+      expect(response.status).toBe(401);
+      expect(response.body.message).toMatch(/JWT_MAX_LIFETIME_SECONDS/);
+    });
+
+    it('answers 401 for a token whose iat-to-exp lifetime is longer than the maximum, though it expires soon', async () => {
+      const oldAndLong = jwt.sign({ preferred_username: user.username, iat: now() - 3 * 86_400, exp: now() + 60 }, secret(), { algorithm: 'HS256' });
+      expect((await list(oldAndLong)).status).toBe(401);
+    });
+
+    it('accepts a token that expires within the maximum lifetime', async () => {
+      const fine = jwt.sign({ preferred_username: user.username }, secret(), { algorithm: 'HS256', expiresIn: testApp.config.jwt.maxLifetimeSeconds - 60 });
+      expect((await list(fine)).status).toBe(200);
+    });
+
+    it('honours a configured maximum', async () => {
+      const strict = await createTestApp({ configOverrides: { jwt: { ...testApp.config.jwt, maxLifetimeSeconds: 300 } } });
+      try {
+        const tenMinutes = jwt.sign({ preferred_username: user.username }, secret(), { algorithm: 'HS256', expiresIn: 600 });
+        const fiveMinutes = jwt.sign({ preferred_username: user.username }, secret(), { algorithm: 'HS256', expiresIn: 240 });
+        expect((await request(strict.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${tenMinutes}`)).status).toBe(401);
+        expect((await request(strict.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${fiveMinutes}`)).status).toBe(200);
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('is 24 hours unless configured', () => {
+      expect(loadConfig({ APP_ENV: 'local' }).jwt.maxLifetimeSeconds).toBe(86_400);
+      expect(loadConfig({ APP_ENV: 'local', JWT_MAX_LIFETIME_SECONDS: '900' }).jwt.maxLifetimeSeconds).toBe(900);
+      expect(() => loadConfig({ APP_ENV: 'local', JWT_MAX_LIFETIME_SECONDS: '0' })).toThrow(/JWT_MAX_LIFETIME_SECONDS must be at least 1/);
+    });
+  });
+
+  it('answers 401 naming the claim when the username has whitespace', async () => {
+    const padded = jwt.sign({ preferred_username: ` ${user.username}` }, testApp.config.jwt.secret as string, { algorithm: 'HS256', expiresIn: 60 });
+    const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${padded}`);
+    expect(response.status).toBe(401);
+    expect(response.body.message).toMatch(/preferred_username/);
+  });
+
   it('answers 401 for a token with the "none" algorithm', async () => {
     const unsigned = jwt.sign({ preferred_username: user.username }, '', { algorithm: 'none' });
     const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${unsigned}`);
@@ -56,13 +112,13 @@ describe('bearer operations', () => {
     expect(response.status).toBe(401);
   });
 
-  it('provisions a user seen for the first time in a valid token', async () => {
+  it('provisions a user seen for the first time in a valid token, without a score token until one is issued', async () => {
     const username = `fresh-${Date.now()}`;
     const token = jwt.sign({ preferred_username: username }, testApp.config.jwt.secret as string, { algorithm: 'HS256', expiresIn: 60 });
     const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${token}`);
     expect(response.status).not.toBe(401);
     const provisioned = await testApp.services.users.findByUsername(username);
-    expect(provisioned?.scoreToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(provisioned).toMatchObject({ username, enabled: true, hasScoreToken: false });
   });
 });
 

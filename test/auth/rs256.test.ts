@@ -32,6 +32,13 @@ describe('RS256 tokens from an external identity provider', () => {
     expect(await testApp.services.users.findByUsername(username)).toBeDefined();
   });
 
+  it('answers 401 for a token without `exp`', async () => {
+    const forever = jwt.sign({ preferred_username: 'idp-forever' }, keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { algorithm: 'RS256', issuer: 'https://idp.example.test' });
+    const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${forever}`);
+    expect(response.status).toBe(401);
+    expect(response.body.message).toMatch(/no `exp`/);
+  });
+
   it('answers 401 for a token signed with another key', async () => {
     const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${sign(otherKeys.privateKey, { preferred_username: 'mallory' })}`);
     expect(response.status).toBe(401);

@@ -66,7 +66,8 @@ describe('importScenarios', () => {
   it('overwrite_deploy creates a deployed version from the imported content and leaves develop alone (DEPLOYED)', async () => {
     const user = await testApp.newUser();
     const [created] = await importAs(testApp, user, simpleScenario('s'));
-    const [deployed] = await importAs(testApp, user, simpleScenario('s', { code: 'score = 7;' }), { overwrite_deploy: true });
+    // Still passes the scenario's test case (score === 80 for income 50000, age 30), so validation lets it deploy.
+    const [deployed] = await importAs(testApp, user, simpleScenario('s', { code: 'score = 80;' }), { overwrite_deploy: true });
     expect(deployed).toEqual({ name: 's', scenarioId: created.scenarioId, outcome: 'DEPLOYED', version: '1' });
     const versions = await request(testApp.app).get(`/api/scenario/${created.scenarioId}/version`).query({ context: user.context() }).set(bearer(user));
     expect(versions.body.map((v: { version: string; sourceVersion: string; status: string }) => [v.version, v.status, v.sourceVersion])).toEqual([
@@ -75,14 +76,14 @@ describe('importScenarios', () => {
     const [exported] = (await exportOf(user)).body;
     expect(JSON.parse(exported.nodeProperties.calc.content).code).toBe('score = income / 1000 + age;');
     const live = await testApp.services.deployedScenarios.find(user.id, 's');
-    expect(JSON.parse(live!.document.nodeProperties.calc.content).code).toBe('score = 7;');
+    expect(JSON.parse(live!.document.nodeProperties.calc.content).code).toBe('score = 80;');
   });
 
   it('with both switches replaces develop and deploys (UPDATED_AND_DEPLOYED)', async () => {
     const user = await testApp.newUser();
     await importAs(testApp, user, simpleScenario('s'));
     await importAs(testApp, user, simpleScenario('s'), { overwrite_deploy: true });
-    const [both] = await importAs(testApp, user, simpleScenario('s', { code: 'score = 9;' }), { overwrite_develop: true, overwrite_deploy: true });
+    const [both] = await importAs(testApp, user, simpleScenario('s', { code: 'score = 9;', testExpression: 'score === 9' }), { overwrite_develop: true, overwrite_deploy: true });
     expect(both).toMatchObject({ outcome: 'UPDATED_AND_DEPLOYED', version: '2' });
     const [exported] = (await exportOf(user)).body;
     expect(JSON.parse(exported.nodeProperties.calc.content).code).toBe('score = 9;');
@@ -99,6 +100,49 @@ describe('importScenarios', () => {
     expect(again.version).toBeUndefined();
     const versions = await request(testApp.app).get(`/api/scenario/${created.scenarioId}/version`).query({ context: user.context() }).set(bearer(user));
     expect(versions.body.map((v: { version: string }) => v.version)).toEqual(['develop']);
+  });
+
+  describe('overwrite_deploy validates as deployScenario does', () => {
+    const versionsOf = async (user: Awaited<ReturnType<TestApp['newUser']>>, id: number) =>
+      ((await request(testApp.app).get(`/api/scenario/${id}/version`).query({ context: user.context() }).set(bearer(user))).body as Array<{ version: string }>).map((v) => v.version);
+
+    it('does not deploy a scenario whose test cases fail (NOT_DEPLOYED naming the test case), where deploy answers 422', async () => {
+      const user = await testApp.newUser();
+      const [created] = await importAs(testApp, user, simpleScenario('s'));
+      const failing = simpleScenario('s', { code: 'score = 7;' });
+      const [imported] = await importAs(testApp, user, failing, { overwrite_deploy: true });
+      expect(imported).toMatchObject({ name: 's', scenarioId: created.scenarioId, outcome: 'NOT_DEPLOYED' });
+      expect(imported.version).toBeUndefined();
+      expect(imported.diagnostics).toEqual([expect.objectContaining({ code: 'TEST_CASE_FAILED', path: 'testCases[0]', message: expect.stringMatching(/typical applicant/) })]);
+      expect(await versionsOf(user, created.scenarioId)).toEqual(['develop']);
+      expect(await testApp.services.deployedScenarios.find(user.id, 's')).toBeNull();
+      // Without overwrite_develop the development version is untouched; made the development version, deploy refuses it too, and deploys it only with skip_validation.
+      expect((await importAs(testApp, user, failing, { overwrite_develop: true }))[0].outcome).toBe('UPDATED');
+      const deploy = (query: Record<string, string> = {}) => request(testApp.app).post(`/api/scenario/deploy/${created.scenarioId}`).query({ context: user.context(), ...query }).set(bearer(user));
+      const refused = await deploy();
+      expect(refused.status).toBe(422);
+      expect(refused.body.details).toEqual([expect.objectContaining({ code: 'TEST_CASE_FAILED', path: 'testCases[0]' })]);
+      expect((await deploy({ skip_validation: 'true' })).status).toBe(204);
+    });
+
+    it('checks the imported test cases with overwrite_develop and the stored ones without', async () => {
+      const user = await testApp.newUser();
+      const [created] = await importAs(testApp, user, simpleScenario('s'));
+      const changed = simpleScenario('s', { code: 'score = 7;', testExpression: 'score === 7' });
+      expect((await importAs(testApp, user, changed, { overwrite_deploy: true }))[0].outcome).toBe('NOT_DEPLOYED');
+      expect((await importAs(testApp, user, changed, { overwrite_develop: true, overwrite_deploy: true }))[0]).toMatchObject({ outcome: 'UPDATED_AND_DEPLOYED', version: '1' });
+      expect(await versionsOf(user, created.scenarioId)).toEqual(['develop', '1']);
+    });
+
+    it('does not deploy a scenario whose data lookup names a collection that does not exist', async () => {
+      const user = await testApp.newUser();
+      const item = everyNodeScenario('every');
+      item.testCases = [];
+      await importAs(testApp, user, item);
+      const [imported] = await importAs(testApp, user, item, { overwrite_deploy: true });
+      expect(imported.outcome).toBe('NOT_DEPLOYED');
+      expect(imported.diagnostics).toEqual(expect.arrayContaining([expect.objectContaining({ nodeId: 'lookup' })]));
+    });
   });
 
   it('answers 400 INVALID_SCENARIO naming scenario, path and message when the 2nd scenario breaks the schema, and imports nothing', async () => {

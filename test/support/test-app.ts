@@ -67,11 +67,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async newUser({ admin = false, prefix = 'user' } = {}) {
       const username = `${prefix}-${randomUUID().slice(0, 12)}`;
       const user = await services.users.ensureUser(username, admin);
+      const scoreToken = await services.users.issueScoreToken(user.id);
+      if (!scoreToken) throw new Error(`new user ${username} already had a score token`);
       return {
         id: user.id,
         username,
         accessToken: issueAccessToken(config.jwt, username, admin),
-        scoreToken: user.scoreToken,
+        scoreToken,
         context: (owner?: string) => contextFor(username, owner),
       };
     },

@@ -1,0 +1,44 @@
+import type { Express, RouterOptions } from 'express';
+import { match } from 'path-to-regexp';
+import type { RouteDefinition } from '../../generated/routes.js';
+
+/**
+ * The one rule by which a request path selects an operation (docs/architecture.md, "Route
+ * matching"). Express routes with it (app settings and every Router), express-openapi-validator
+ * reads the same app settings, and authentication and the score fast lane match with
+ * `createRouteMatcher`, built on the same path-to-regexp Express and the validator use:
+ * - case-sensitive: `/API/batch/score` is not `/api/batch/score` (404);
+ * - the raw path as sent: a percent-escape never stands for a character of the route's literal
+ *   text (`/api/%62atch/score`, `/api%2Fbatch/score` are no route), and empty, `.` and `..`
+ *   segments are not collapsed; path parameters are decoded after matching (`a%2Fb` is `a/b`);
+ * - one trailing slash is allowed (`/api/batch/score/`), two are not.
+ */
+export const ROUTE_MATCHING = { caseSensitive: true, strict: false } as const satisfies RouterOptions;
+
+/** Applies the rule to an Express app; call it before the app's first route or middleware. */
+export function applyRouteMatching(app: Express): void {
+  app.set('case sensitive routing', ROUTE_MATCHING.caseSensitive);
+  app.set('strict routing', ROUTE_MATCHING.strict);
+}
+
+export type RouteMatcher = (method: string, pathname: string) => RouteDefinition | undefined;
+
+/**
+ * The operation a request addresses, found as Express finds its route: the first route of the
+ * table (Express registers them in this order) whose method and path match; HEAD is served by GET
+ * routes. `pathname` is the raw path without the query string.
+ */
+export function createRouteMatcher(table: readonly RouteDefinition[]): RouteMatcher {
+  const compiled = table.map((route) => ({
+    method: route.method.toUpperCase(),
+    matches: match(route.expressPath, { sensitive: ROUTE_MATCHING.caseSensitive, trailing: !ROUTE_MATCHING.strict, decode: false }),
+    route,
+  }));
+  return (method, pathname) => {
+    for (const candidate of compiled) {
+      const methodMatches = candidate.method === method || (method === 'HEAD' && candidate.method === 'GET');
+      if (methodMatches && candidate.matches(pathname)) return candidate.route;
+    }
+    return undefined;
+  };
+}
