@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { stringify as toYaml } from 'yaml';
 import { routes, type RouteDefinition } from '../../../generated/routes.js';
 import {
-  brokenJsonTexts, brokenYamlTexts, caseVariant, deepJsonBodies, deepYamlBodies, describeBody, headerSafe, hostileNumberTexts,
+  brokenJsonTexts, brokenYamlTexts, caseVariant, deepJsonBodies, jsonNestings, deepYamlBodies, describeBody, headerSafe, hostileNumberTexts,
   encodeWire, hostileSegments, hostileStrings, hugeJsonBodies, wrongTypeValues, type FuzzBody,
 } from './hostile-values.js';
-import { mutatedJson } from './json-mutation.js';
+import { jsonTextAroundANode, mutatedJson } from './json-mutation.js';
 import { multipartUploads } from './multipart-bodies.js';
 import { SchemaArbitraries } from './schema-arbitrary.js';
 
@@ -417,6 +417,7 @@ export class FuzzRequestGenerator {
     const seeds = this.seedsFor(operationId);
     const seeded = seeds.length > 0 ? fc.constantFrom(...seeds) : this.schemas.of(schema);
     const mutated = seeds.length > 0 ? fc.oneof(...seeds.map((seed) => mutatedJson(seed))) : this.schemas.of(schema).chain((value) => mutatedJson(value));
+    const around = seeds.length > 0 ? fc.oneof(...seeds.map((seed) => jsonTextAroundANode(seed))) : this.schemas.of(schema).chain((value) => jsonTextAroundANode(value));
     return [
       good(seeded.map(json), 10),
       bad('body:json:mutated', mutated.map(json), 8),
@@ -428,7 +429,11 @@ export class FuzzRequestGenerator {
         return { contentType: 'application/json', body: { text: text.slice(0, Math.floor(text.length * cut)) } as FuzzBody };
       })),
       bad('body:json:deep', deepJsonBodies.map((body) => ({ contentType: 'application/json', body }))),
+      bad('body:json:deep-inside', fc.tuple(around, jsonNestings).map(([{ before, after }, { depth, open, leaf, close }]) => (
+        { contentType: 'application/json', body: { repeat: { head: before, unit: open, count: depth, tail: leaf, closing: close, end: after } } as FuzzBody }))),
       bad('body:json:huge', hugeJsonBodies.map((body) => ({ contentType: 'application/json', body }))),
+      bad('body:json:huge-inside', fc.tuple(around, fc.constantFrom(100_000, 900_000, 2_000_000)).map(([{ before, after }, size]) => (
+        { contentType: 'application/json', body: { repeat: { head: `${before}"`, unit: 'x', count: size, tail: '"', end: after } } as FuzzBody }))),
       bad('body:json:bytes', fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => ({ contentType: 'application/json', body: { bytes: Buffer.from(bytes).toString('base64') } as FuzzBody }))),
       bad('body:json:invalid-utf8', fc.constantFrom('{"a":"\xff\xfe"}', '{"\xc3":1}', '\xef\xbb\xbf{"a":1}').map((latin1) => ({ contentType: 'application/json', body: { bytes: Buffer.from(latin1, 'latin1').toString('base64') } as FuzzBody }))),
     ];
@@ -444,6 +449,8 @@ export class FuzzRequestGenerator {
       bad('body:yaml:mutated', (seeds.length > 0 ? fc.oneof(...seeds.map((seed) => mutatedJson(seed))) : this.schemas.of(schema)).map((value) => yaml(value)), 4),
       bad('body:yaml:broken', brokenYamlTexts.map((text) => ({ contentType: 'application/yaml', body: { text } as FuzzBody })), 2),
       bad('body:yaml:deep', deepYamlBodies.map((body) => ({ contentType: 'application/yaml', body }))),
+      bad('body:yaml:deep-inside', fc.tuple(seeds.length > 0 ? fc.oneof(...seeds.map((seed) => jsonTextAroundANode(seed))) : fc.constant({ before: '', after: '' }), jsonNestings)
+        .map(([{ before, after }, { depth, open, leaf, close }]) => ({ contentType: 'application/yaml', body: { repeat: { head: before, unit: open, count: depth, tail: leaf, closing: close, end: after } } as FuzzBody }))),
       bad('body:yaml:cut-short', fc.tuple(seeded, fc.double({ min: 0, max: 1, noNaN: true })).map(([value, cut]) => {
         const text = yamlText(value);
         return { contentType: 'application/yaml', body: { text: text.slice(0, Math.floor(text.length * cut)) } as FuzzBody };

@@ -82,6 +82,12 @@ export const brokenYamlTexts: fc.Arbitrary<string> = fc.constantFrom(
 
 const NESTING_DEPTHS = [32, 257, 1_000, 5_000, 20_000, 100_000] as const;
 
+/** How to nest a JSON value `depth` levels deep: `open` × depth, a leaf, `close` × depth. */
+export const jsonNestings: fc.Arbitrary<{ depth: number; open: string; leaf: string; close: string }> = fc.record({
+  depth: fc.constantFrom(...NESTING_DEPTHS),
+  shape: fc.constantFrom('array', 'object'),
+}).map(({ depth, shape }) => (shape === 'array' ? { depth, open: '[', leaf: '1', close: ']' } : { depth, open: '{"a":', leaf: '1', close: '}' }));
+
 /** JSON nested `depth` levels deep (arrays, objects, or both), as text built at send time. */
 export const deepJsonBodies: fc.Arbitrary<FuzzBody> = fc.record({
   depth: fc.constantFrom(...NESTING_DEPTHS),

@@ -94,3 +94,22 @@ export function mutatedJson(seed: unknown): fc.Arbitrary<unknown> {
     return value;
   });
 }
+
+const PLACEHOLDER = '\u0000fuzz-placeholder\u0000';
+
+/**
+ * The JSON text of `seed` cut around one of its nodes (`before` + node + `after`), so a deep or
+ * huge value can be put in a place the schema accepts (a score input, a test case value).
+ */
+export function jsonTextAroundANode(seed: unknown): fc.Arbitrary<{ before: string; after: string }> {
+  const paths = pathsOf(seed).filter((path) => path.length > 0);
+  if (paths.length === 0) return fc.constant({ before: '', after: '' });
+  return fc.nat({ max: paths.length - 1 }).map((index) => {
+    const value = structuredClone(seed);
+    const path = paths[index];
+    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], value) as Record<string | number, unknown>;
+    parent[path[path.length - 1]] = PLACEHOLDER;
+    const [before, after] = JSON.stringify(value).split(JSON.stringify(PLACEHOLDER));
+    return { before, after };
+  });
+}
