@@ -93,6 +93,10 @@ export function createApp(deps: AppDependencies): RequestListener {
 
   app.use(unknownRouteHandler);
   app.use(createErrorHandler());
+  // Once more, for what the error handler's own answer raises: with response validation (tests) an error
+  // status the operation does not declare comes back as a contract break, to be answered as a JSON 500
+  // (without this, Express's HTML error page).
+  app.use(createErrorHandler());
 
   const scoreRoute = routes.find((route) => route.operationId === 'scoreScenario');
   const score = deps.scoreFastLane;

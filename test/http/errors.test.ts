@@ -104,6 +104,17 @@ describe('access-control context', () => {
     expect(response.headers['x-owner']).toBe(user.username);
   });
 
+  it.each([
+    ['importScenarios', '/api/scenario/import', 'application/json', '{"name":"x","content":{},"nodeProperties":{}}'],
+    ['createInputVariablesFromCsv', '/api/scenario/data/inputvariables/create', 'multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="file"; filename="v.csv"\r\n\r\nname,type\r\na,INTEGER\r\n--b--\r\n'],
+  ])('answers %s with 404, which it declares, when an admin names an owner who does not exist', async (_operationId, path, type, body) => {
+    const admin = await testApp.newUser({ admin: true });
+    const response = await request(testApp.app).post(path).query({ context: admin.context('nobody-at-all') }).set('Authorization', `Bearer ${admin.accessToken}`)
+      .set('Content-Type', type).send(body);
+    expect(response.status).toBe(404);
+    expect(response.body.details).toEqual([expect.objectContaining({ path: 'query.context.owner' })]);
+  });
+
   it('answers 400 when the context is not JSON of the right shape', async () => {
     const response = await request(testApp.app).post('/api/scenario/deploy/1').query({ context: '{"requester":"me"}' }).set(bearer());
     expect(response.status).toBe(400);
