@@ -45,6 +45,7 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
   await call('POST', `/api/scenario/deploy/${scenarioId}`, owner, { query: { context: context(owner) } });
   const simple = simpleScenario('fuzz-simple');
   const simpleImport = await call('POST', '/api/scenario/import', owner, { query: { context: context(owner) }, body: JSON.stringify(simple), type: 'application/json' }) as { scenarios: Array<{ scenarioId: number }> };
+  await call('POST', `/api/scenario/deploy/${simpleImport.scenarios[0].scenarioId}`, owner, { query: { context: context(owner) } });
   const exported = await call('GET', '/api/scenario/export', owner, { query: { context: context(owner), name: scenarioName } }) as unknown as unknown[];
   const opened = await call('GET', `/api/scenario/open/${scenarioId}`, owner, { query: { context: context(owner) } }) as { testCases: Array<{ id: number; name: string; variables: unknown[]; expression: unknown }> };
 
@@ -52,6 +53,20 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
   const csv = 'customer_id,segment,limit\n1,RETAIL,5000\n2,SME,20000\n3,RETAIL,\n';
   const upload = multipartOf(csv);
   await call('POST', `/api/internaldata/collections/loadData/${collection}`, owner, { query: { fileName: 'customers.csv', indexes: 'customer_id,true' }, body: renderBody(upload.body), type: upload.contentType });
+
+  // Looks customers up by a key of any text, so hostile score inputs reach the collection's SQL.
+  const lookup = {
+    name: 'fuzz-lookup',
+    content: { nodes: [{ id: 'start', type: 'START' }, { id: 'find', type: 'DATA_LOOKUP' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'find' }, { from: 'find', to: 'end' }] },
+    nodeProperties: {
+      start: { type: 'START', content: { inputs: [{ name: 'customerId', type: { type: 'STRING' }, required: true }] } },
+      find: { type: 'DATA_LOOKUP', content: { collection, keyColumn: 'customer_id', joinVariable: 'customerId', mode: 'ONE', output: 'customer' } },
+      end: { type: 'END', content: { outputs: ['customer'] } },
+    },
+  };
+  const lookupImport = await call('POST', '/api/scenario/import', owner, { query: { context: context(owner) }, body: JSON.stringify(lookup), type: 'application/json' }) as { scenarios: Array<{ scenarioId: number; outcome: string }> };
+  if (lookupImport.scenarios[0].outcome !== 'CREATED') throw new Error(`fuzz fixtures: the lookup scenario was not imported: ${JSON.stringify(lookupImport)}`);
+  await call('POST', `/api/scenario/deploy/${lookupImport.scenarios[0].scenarioId}`, owner, { query: { context: context(owner) } });
 
   const inputs = [
     { income: 52000, existingDebt: 4000, age: 34, employment: 'EMPLOYED' },
@@ -86,21 +101,21 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
       'no-exp': jwt.sign(claims(owner.username), secret as string, signOptions),
       'new-user': jwt.sign(claims(`fuzz-newcomer-${randomUUID().slice(0, 8)}`), secret as string, { ...signOptions, expiresIn: 3600 }),
     },
-    scenarioIds: [scenarioId, simpleImport.scenarios[0].scenarioId],
+    scenarioIds: [scenarioId, simpleImport.scenarios[0].scenarioId, lookupImport.scenarios[0].scenarioId],
     strangerScenarioIds: [strangerImport.scenarios[0].scenarioId],
-    scenarioNames: [scenarioName, 'fuzz-simple'],
+    scenarioNames: [scenarioName, 'fuzz-simple', 'fuzz-lookup'],
     testCaseIds: opened.testCases.map((testCase) => testCase.id),
     collections: [collection],
     collectionColumns: ['customer_id', 'segment', 'limit'],
     batchTaskIds: [batch.batchTaskId],
     requestIds: [requestId],
     bodies: {
-      scoreScenario: inputs,
-      scoreAsync: inputs,
-      debugScenario: inputs,
-      validateScenario: inputs,
-      submitBatch: [{ scenarioName, parameters: inputs }, { scenarioName: 'fuzz-simple', parameters: [{ income: 1, age: 2 }] }],
-      importScenarios: [example, exported, simple, [simple, everyNode]],
+      scoreScenario: [...inputs, { income: 50000, age: 30 }, { customerId: '1' }],
+      scoreAsync: [...inputs, { customerId: '2' }],
+      debugScenario: [...inputs, { customerId: '3' }],
+      validateScenario: [...inputs, { income: 50000, age: 30 }],
+      submitBatch: [{ scenarioName, parameters: inputs }, { scenarioName: 'fuzz-simple', parameters: [{ income: 1, age: 2 }] }, { scenarioName: 'fuzz-lookup', parameters: [{ customerId: '1' }, { customerId: 'x' }] }],
+      importScenarios: [example, exported, simple, [simple, everyNode], lookup],
       updateScenarioTestCase: opened.testCases.map(({ name, variables, expression }) => ({ name, variables, expression })),
     },
   };

@@ -182,7 +182,7 @@ export class FuzzRequestGenerator {
         bad('auth:jwt-in-query', fc.constant<Credential>({ headers: {}, query: [['access_token', fx.owner.accessToken], ['key', fx.owner.accessToken]] })),
       );
     }
-    const tokens = fc.constantFrom(fx.owner.scoreToken, fx.owner.scoreToken, fx.admin.scoreToken, fx.stranger.scoreToken);
+    const tokens = fc.constantFrom(fx.owner.scoreToken, fx.owner.scoreToken, fx.owner.scoreToken, fx.owner.scoreToken, fx.admin.scoreToken, fx.stranger.scoreToken);
     const userOf = (token: string) => [fx.owner, fx.admin, fx.stranger].find((user) => user.scoreToken === token);
     const schemes: Array<fc.WeightedArbitrary<Part<Credential>>> = [];
     if (route.security.includes('scoreTokenHeader')) schemes.push(good(tokens.map((token) => headerToken(token, userOf(token))), 12));
