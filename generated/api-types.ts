@@ -205,7 +205,7 @@ export interface paths {
         put?: never;
         /**
          * Load CSV into a collection
-         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row (400 with its line number), a unique violation (409) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded.
+         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row or a row with more or fewer fields than the header (400 with its line number), a value its column cannot hold (400 naming line and column), a unique violation (409 `UNIQUE_VIOLATION`), another load holding the collection past the database's lock wait timeout or a deadlock (409 `LOAD_CONFLICT`) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded. The file may be at most `LIMIT_UPLOAD_BYTES` (512 MiB by default) long; larger is 413.
          */
         post: operations["loadCollectionData"];
         delete?: never;
@@ -405,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Input variables from CSV
-         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number.
+         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number. The file may be at most `LIMIT_BODY_BYTES` (1 MiB by default) long, like any other body; larger is 413.
          */
         post: operations["createInputVariablesFromCsv"];
         delete?: never;
@@ -482,7 +482,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1247,7 +1247,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: `details` names each offending field, node or row. */
+        /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1283,7 +1283,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy). */
+        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1328,6 +1328,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request line and headers together are larger than the server accepts (`LIMIT_HEADER_BYTES`, 16,384 bytes by default). Answered by the HTTP server before routing, with code `HEADERS_TOO_LARGE`, and the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
@@ -1353,7 +1362,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). */
+        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1377,6 +1386,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     scoreAsync: {
@@ -1397,7 +1407,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). */
+        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1421,6 +1431,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1458,6 +1469,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     submitBatch: {
@@ -1467,6 +1479,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BatchRequest"];
@@ -1487,6 +1500,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1513,6 +1527,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listCollections: {
@@ -1535,12 +1550,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getCollectionRows: {
         parameters: {
             query?: {
+                /** @description Rows per page: 1 to 10,000. */
                 limit?: number;
+                /** @description Rows to skip, in load order: 0 to 9,007,199,254,740,991 (2^53 − 1, the largest integer a JSON number holds exactly); a larger value is 400 naming `query.offset`. */
                 offset?: number;
                 /** @description Equality filters, `filter[column]=value`. */
                 filter?: {
@@ -1568,6 +1586,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getCollectionColumns: {
@@ -1594,6 +1613,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getCollectionIndexes: {
@@ -1620,6 +1640,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     deleteCollection: {
@@ -1644,6 +1665,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     loadCollectionData: {
@@ -1696,6 +1718,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     openScenario: {
@@ -1726,6 +1749,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listScenarioVersions: {
@@ -1756,6 +1780,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getScenarioInput: {
@@ -1786,6 +1811,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getScenarioInputVariableNames: {
@@ -1816,6 +1842,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     copyScenario: {
@@ -1848,6 +1875,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     renameScenario: {
@@ -1879,6 +1907,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     debugScenario: {
@@ -1894,7 +1923,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name. */
+        /** @description Input variables by name. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1917,6 +1946,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     validateScenario: {
@@ -1932,7 +1962,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional validation data: input variables by name, checked against the start node and run once. */
+        /** @description Optional validation data: input variables by name, checked against the start node and run once. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ScoreInputs"];
@@ -1953,6 +1983,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     deployScenario: {
@@ -1985,6 +2016,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     createInputVariablesFromCsv: {
@@ -2024,6 +2056,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     importScenarios: {
@@ -2040,6 +2073,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScenarioImportBody"];
@@ -2062,6 +2096,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     exportScenarios: {
@@ -2094,6 +2129,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     updateScenarioTestCase: {
@@ -2111,6 +2147,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScenarioTestCaseDto"];
@@ -2132,6 +2169,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
 }

@@ -13,12 +13,13 @@ import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
-import { jsonBody, yamlBody } from './http/body-parsers.js';
+import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { createFastLane } from './http/fast-lane.js';
 import { refuseInfiniteNumbers } from './http/finite-numbers.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext, type AuthenticatedUser } from './http/request-context.js';
+import { multipartBody } from './http/multipart-body.js';
 import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 
@@ -40,6 +41,12 @@ export interface AppDependencies {
 function declaresRequestBody(spec: Record<string, unknown>, route: RouteDefinition): boolean {
   const paths = spec.paths as Record<string, Record<string, { requestBody?: unknown }>>;
   return Boolean(paths[route.path]?.[route.method]?.requestBody);
+}
+
+/** Whether the spec lets `route` take a multipart/form-data body. */
+function takesMultipart(spec: unknown, route: { path: string; method: string }): boolean {
+  const operation = (spec as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> }).paths[route.path]?.[route.method];
+  return operation?.requestBody?.content?.['multipart/form-data'] !== undefined;
 }
 
 /** The service's HTTP request listener: the fast lane for synchronous scoring, then the Express app. */
@@ -68,9 +75,16 @@ export function createApp(deps: AppDependencies): RequestListener {
   // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
   for (const route of routes.filter((route) => declaresRequestBody(spec, route))) {
     const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
-    app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit));
+    app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth), bodyDepthLimit(config.limits.bodyDepth));
   }
   app.use(removeUploadsWhenDone);
+  const storage = multer.diskStorage({ destination: tmpdir() });
+  for (const route of routes) {
+    if (!takesMultipart(spec, route)) continue;
+    // Collections take large CSV files; every other upload (a list of variables) is as small as a body.
+    const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes : config.limits.bodyBytes;
+    app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
+  }
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec as never,
@@ -81,7 +95,8 @@ export function createApp(deps: AppDependencies): RequestListener {
       validateRequests: { allowUnknownQueryParameters: false, allErrors: false },
       validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
-      fileUploader: { storage: multer.diskStorage({ destination: tmpdir() }), limits: { fileSize: config.limits.uploadBytes, files: 1, fields: 10 } },
+      // Multipart bodies are read by multipartBody above (so a malformed form is a 400, not a 500).
+      fileUploader: false,
       operationHandlers: false,
     }),
   );
@@ -107,6 +122,7 @@ export function createApp(deps: AppDependencies): RequestListener {
     logger: deps.logger,
     users: deps.users,
     bodyLimitBytes: config.limits.bodyBytes,
+    bodyDepthLimit: config.limits.bodyDepth,
     validateResponses: deps.validateResponses,
     handle: async (caller, query, body) => {
       const result = await score(caller, String(query.name), body as Record<string, unknown>);

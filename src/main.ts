@@ -1,7 +1,7 @@
 import { createApp } from './app.js';
 import { createHandlerMap } from './http/handler-map.js';
 import { createLogger } from './logger.js';
-import { createServer } from 'node:http';
+import { createHttpServer } from './http/server.js';
 import { closeServices, createServices, healthChecks, scoreFastLane } from './services.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     health: healthChecks(services),
     scoreFastLane: scoreFastLane(services),
   });
-  const server = createServer(app).listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
+  const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger }).listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
   server.keepAliveTimeout = 65_000;
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
   if (process.env.RUN_WORKER !== 'false') await services.execution.startWorker();

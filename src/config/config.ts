@@ -27,6 +27,10 @@ export interface LimitsConfig {
   /** Batch submissions carry many elements, so they have their own body limit. */
   batchBodyBytes: number;
   uploadBytes: number;
+  /** Deepest nesting of a JSON or YAML body (the body itself is level 1); deeper is 400 NESTING_TOO_DEEP. */
+  bodyDepth: number;
+  /** Largest request line plus headers (Node's maxHeaderSize); larger is 431 HEADERS_TOO_LARGE. */
+  headerBytes: number;
   batchMaxElements: number;
   runTimeoutMs: number;
   scriptMemoryMb: number;
@@ -59,6 +63,9 @@ export interface AppConfig {
    */
   scoreTokenCacheSeconds: number;
 }
+
+/** The deepest LIMIT_BODY_DEPTH accepted (see assertUsable). */
+export const MAX_BODY_DEPTH = 256;
 
 const DEV_SECRET = 'local-development-secret-change-me';
 
@@ -120,6 +127,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       bodyBytes: readInt(env, 'LIMIT_BODY_BYTES', 1_048_576),
       batchBodyBytes: readInt(env, 'LIMIT_BATCH_BODY_BYTES', 64 * 1_048_576),
       uploadBytes: readInt(env, 'LIMIT_UPLOAD_BYTES', 512 * 1_048_576),
+      bodyDepth: readInt(env, 'LIMIT_BODY_DEPTH', 64),
+      headerBytes: readInt(env, 'LIMIT_HEADER_BYTES', 16_384),
       batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
       runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),
       scriptMemoryMb: readInt(env, 'LIMIT_SCRIPT_MEMORY_MB', 128),
@@ -150,5 +159,8 @@ function assertUsable(config: AppConfig): void {
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
     problems.push('CALLBACK_SIGNING_SECRET is required');
   }
+  // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
+  if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
+  if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');
   if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
 }

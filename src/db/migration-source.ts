@@ -7,6 +7,7 @@ import * as runErrorDetails from './migrations/20261122000005_run_error_details.
 import * as runQueuedAt from './migrations/20261122000006_run_queued_at.js';
 import * as scoreTokenHashOnly from './migrations/20261123000101_score_token_hash_only.js';
 import * as caseSensitiveNames from './migrations/20261123000102_case_sensitive_names.js';
+import * as testCaseExpression from './migrations/20261123000120_test_case_expression_mediumtext.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000006_run_queued_at', runQueuedAt],
   ['20261123000101_score_token_hash_only', scoreTokenHashOnly],
   ['20261123000102_case_sensitive_names', caseSensitiveNames],
+  ['20261123000120_test_case_expression_mediumtext', testCaseExpression],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

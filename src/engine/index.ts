@@ -8,7 +8,8 @@ export type {
 export { NODE_TYPES } from './types.js';
 export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse } from './ports.js';
 export { normalizeScenarioDocument, DocumentNormalizationError, type ScenarioDocumentInput } from './document/normalize.js';
-export { validateScenarioDocument } from './document/parse-document.js';
+export { validateScenarioDocument, MAX_DOCUMENT_DEPTH } from './document/parse-document.js';
+export { pathBeyondDepth } from './document/nesting-depth.js';
 export { inputVariables } from './document/input-variables.js';
 export { ScenarioEngine, type ScenarioEngineOptions } from './scenario-engine.js';
 export { CompiledScenario } from './compiled-scenario.js';

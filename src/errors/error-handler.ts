@@ -51,7 +51,8 @@ function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
   if (error.type === 'entity.parse.failed') {
     return { status: 400, code: 'MALFORMED_BODY', message: `The request body is not valid JSON: ${error.message}` };
   }
-  if (error.type === 'entity.too.large' || error.code === 'LIMIT_FILE_SIZE' || error.code === 'LIMIT_FIELD_VALUE') {
+  // multer: sizes and counts of files and parts are 413 (as express-openapi-validator answers them).
+  if (error.type === 'entity.too.large' || (typeof error.code === 'string' && /^LIMIT_(?:(?:FILE|PART)_(?:SIZE|COUNT)|FIELD_VALUE)$/.test(error.code))) {
     return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than this server accepts.' };
   }
   if (typeof error.code === 'string' && error.code.startsWith('LIMIT_')) {

@@ -1,6 +1,9 @@
 import express, { type RequestHandler } from 'express';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { BadRequestError } from '../errors/bad-request-error.js';
+import { pathBeyondDepth } from '../engine/index.js';
+import { nestingTooDeep } from './nesting-depth.js';
+import { yamlNestingBeyond } from './yaml-nesting.js';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
 
@@ -9,12 +12,23 @@ export function jsonBody(limitBytes: number): RequestHandler {
   return express.json({ limit: limitBytes, strict: true, type: ['application/json', 'application/*+json'] });
 }
 
-/** YAML bodies become the same objects a JSON body would; a syntax error is a 400 naming line and column. */
-export function yamlBody(limitBytes: number): RequestHandler[] {
+/**
+ * YAML bodies become the same objects a JSON body would; a syntax error is a 400 naming line and
+ * column. The text's nesting is bounded before the parser sees it (yaml-nesting.ts: the parser
+ * recurses, and spends seconds on a deep body before it overflows), and aliases are bounded
+ * (`maxAliasCount`: an anchor's uses times the aliases inside it), so expansion stays small.
+ */
+export function yamlBody(limitBytes: number, maxDepth: number): RequestHandler[] {
   const text = express.text({ limit: limitBytes, type: YAML_TYPES });
   const toObject: RequestHandler = (request, _response, next) => {
     if (!request.is(YAML_TYPES) || typeof request.body !== 'string') {
       next();
+      return;
+    }
+    // The bound may overestimate block nesting up to twice over: the exact check runs on the parsed value.
+    const tooDeep = yamlNestingBeyond(request.body, 2 * maxDepth + 2);
+    if (tooDeep) {
+      next(nestingTooDeep(`body at line ${tooDeep.line}, column ${tooDeep.column}`, maxDepth));
       return;
     }
     try {
@@ -27,4 +41,15 @@ export function yamlBody(limitBytes: number): RequestHandler[] {
     }
   };
   return [text, toObject];
+}
+
+/**
+ * After the parsers: a body nested deeper than `maxDepth` levels (the body is level 1) is 400
+ * NESTING_TOO_DEEP naming where, before validation and handlers walk it recursively.
+ */
+export function bodyDepthLimit(maxDepth: number): RequestHandler {
+  return (request, _response, next) => {
+    const path = pathBeyondDepth(request.body, maxDepth);
+    next(path === undefined ? undefined : nestingTooDeep(path, maxDepth));
+  };
 }

@@ -11,6 +11,7 @@ import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import type { AuthenticatedUser } from './request-context.js';
+import { assertNestingWithin } from './nesting-depth.js';
 import { compileRequestCheck, compileResponseCheck, type OpenApiDocument } from './operation-validator.js';
 import { createRouteMatcher } from './route-matching.js';
 
@@ -18,8 +19,8 @@ import { createRouteMatcher } from './route-matching.js';
  * The fast lane serves ONE operation (synchronous scoring, the hot path) on Node's request
  * listener, before Express: Express's own per-request work cost more than the whole score
  * (measured in docs/benchmarks.md). It keeps every rule of the Express chain: a request id and one
- * access-log line, the score token checked first (401 whatever else is wrong), the body limit (413),
- * JSON only, the spec's validation of query and body (400 naming each field), errors through the one
+ * access-log line, the score token checked first (401 whatever else is wrong), the body limit (413)
+ * and nesting-depth limit (400), JSON only, the spec's validation of query and body (400 naming each field), errors through the one
  * mapping of src/errors, and, in tests, every response checked against the spec.
  * `SCORE_FAST_LANE=false` turns it off: the operation then goes through Express like the others.
  */
@@ -37,6 +38,8 @@ export interface FastLaneOptions {
   logger: Logger;
   users: UserService;
   bodyLimitBytes: number;
+  /** Deepest nesting of the body (LIMIT_BODY_DEPTH); deeper is 400 NESTING_TOO_DEEP, before validation. */
+  bodyDepthLimit: number;
   /** Check every response against the spec (tests). */
   validateResponses?: boolean;
   handle(caller: AuthenticatedUser, query: Record<string, unknown>, body: unknown): Promise<FastLaneReply>;
@@ -73,6 +76,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${contentType.split(';')[0]}.`);
     }
     const body = await readJsonBody(request, options.bodyLimitBytes, isJson);
+    assertNestingWithin(body, options.bodyDepthLimit);
     const problems = checkRequest({ query, body, isJson });
     if (problems.length > 0) {
       throw new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems);

@@ -15,7 +15,19 @@ export interface CsvBatch {
   firstLine: number;
 }
 
+/** A blank line parses as one empty field; every pass skips it (it is not a row of NULLs). */
+export function isBlankRecord(record: readonly string[]): boolean {
+  return record.length === 1 && record[0] === '';
+}
+
 const SNIFF_BYTES = 1 << 20;
+/**
+ * Longest record (one CSV line, quoted line breaks included) in characters: room for the largest
+ * value a column holds (MEDIUMTEXT, 4,194,303 characters) and more. A record cut by the end of a
+ * chunk is parsed again with the next one, so without a bound one endless record (an unterminated
+ * quote) would be re-read once per chunk: quadratic work for one upload.
+ */
+export const MAX_RECORD_CHARS = 8 << 20;
 const DEFAULT_CHUNK_BYTES = 256 << 10;
 
 /**
@@ -40,8 +52,10 @@ export function detectDialect(head: string): { dialect: CsvDialect; headerComple
 
 /**
  * A CSV file on disk, read as a stream (bounded memory whatever its size) and parsed with
- * papaparse's parser chunk by chunk. Line numbers count records: the header is line 1, and a
- * quoted value spanning several physical lines is still one line.
+ * papaparse's parser chunk by chunk: the one tokenizer of every pass over an upload (the first
+ * pass's checks and inference, and both ways of sending the rows), so they all see the same
+ * records. Line numbers count records: the header is line 1, and a quoted value spanning several
+ * physical lines is still one line.
  */
 export class CsvFile {
   private constructor(readonly path: string, readonly dialect: CsvDialect, private readonly chunkBytes: number) {}
@@ -78,6 +92,10 @@ export class CsvFile {
         const result = parser.parse(text, 0, true) as Papa.ParseResult<string[]>;
         this.assertParsed(result, line, false);
         pending = text.substring(result.meta.cursor);
+        if (pending.length > MAX_RECORD_CHARS) {
+          const at = line + result.data.length;
+          throw new BadRequestError(`The CSV has a record longer than ${MAX_RECORD_CHARS} characters at line ${at} (an unterminated quote?).`, 'INVALID_CSV', [{ path: `line ${at}`, line: at, message: `longer than ${MAX_RECORD_CHARS} characters` }]);
+        }
         if (result.data.length > 0) {
           yield { records: result.data, firstLine: line };
           line += result.data.length;

@@ -4,12 +4,12 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { assertCollectionName, indexName, parseIndexes, tableName, type IndexRequest } from './collection-rules.js';
-import { acceptedClasses, fromSqlRow, isIndexable, sqlTypesFor, stringCapacity, toColumnValue, type ColumnSpec, type ColumnType } from './column-types.js';
+import { acceptedClasses, CLASS_NAMES, fromSqlRow, isIndexable, sqlTypesFor, stringCapacity, toColumnValue, type ColumnSpec, type ColumnType } from './column-types.js';
 import { CsvFile } from './csv-file.js';
-import { insertCsvRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
-import { loadDataSource } from './load-data-stream.js';
-import { CLASS_NAMES, profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
-import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_WAIT_TIMEOUT, ER_NOT_ALLOWED_COMMAND, mysqlErrno } from '../db/mysql-errors.js';
+import { insertRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
+import { profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
+import { encodedRows } from './row-encoder.js';
+import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NOT_ALLOWED_COMMAND, mysqlErrno } from '../db/mysql-errors.js';
 import type { CollectionRecord, IndexRecord, InternalDataStore } from './internal-data-store.js';
 
 export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
@@ -71,6 +71,15 @@ function uniqueViolation(index: string, value: string, collection: string): Conf
   const shown = value.slice(0, 200);
   const message = `Unique index "${index}" of collection "${collection}" would hold the value "${shown}" twice; nothing was loaded.`;
   return new ConflictError(message, 'UNIQUE_VIOLATION', [{ path: `index ${index}`, message: `duplicate value "${shown}"`, index, value: shown }]);
+}
+
+function pageBoundError(parameter: 'limit' | 'offset', expected: string): BadRequestError {
+  return new BadRequestError(`query.${parameter} must be ${expected}.`, 'VALIDATION_FAILED', [{ path: `query.${parameter}`, message: `must be ${expected}` }]);
+}
+
+/** 409 LOAD_CONFLICT: another request holds the collection (a lock wait timed out, a deadlock, a name taken and dropped while racing). */
+function loadConflict(collection: string, reason: string): ConflictError {
+  return new ConflictError(`Collection "${collection}" is being changed by another request (${reason}); nothing was loaded. Retry when that load is done.`, 'LOAD_CONFLICT', [{ path: 'collection_name', message: reason }]);
 }
 
 /** The server (or its `local_infile` setting) refused LOAD DATA LOCAL INFILE: nothing was read. */
@@ -148,9 +157,12 @@ export class InternalDataService {
   }
 
   async rows(ownerId: number, collection: string, request: PageRequest): Promise<CollectionPage> {
-    const record = await this.get(ownerId, collection);
-    const limit = Math.min(request.limit ?? DEFAULT_PAGE, MAX_PAGE);
+    const limit = request.limit ?? DEFAULT_PAGE;
     const offset = request.offset ?? 0;
+    // The spec bounds both; checked again here because they are written into the statement.
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw pageBoundError('limit', `an integer from 1 to ${MAX_PAGE}`);
+    if (!Number.isSafeInteger(offset) || offset < 0) throw pageBoundError('offset', `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
+    const record = await this.get(ownerId, collection);
     const filters = this.filtersOf(record, request.filter ?? {});
     const names = record.columns.map((column) => column.name);
     const [total, rows] = await Promise.all([
@@ -181,7 +193,7 @@ export class InternalDataService {
         problems.push({ path, message: `"${raw.slice(0, 80)}" is not a valid ${column.type} for column "${column.name}"` });
         continue;
       }
-      filters.push({ column: column.name, value: typeof value === 'bigint' ? this.db.raw(value.toString()) : value });
+      filters.push({ column: column.name, value });
     }
     if (problems.length > 0) throw new BadRequestError(`Invalid filter: ${problems.map((problem) => problem.message).join('; ')}.`, 'VALIDATION_FAILED', problems);
     return filters;
@@ -221,7 +233,7 @@ export class InternalDataService {
           if (!(error instanceof NameRaced)) throw error;
         }
       }
-      throw new ConflictError(`Collection "${request.collection}" is being changed by other requests; retry.`, 'NAME_TAKEN');
+      throw loadConflict(request.collection, 'it was created and removed by other requests while this load ran');
     } finally {
       this.listener.invalidate(request.ownerId, request.collection);
     }
@@ -244,22 +256,28 @@ export class InternalDataService {
   }
 
   /**
-   * Streams the validated rows into `table` with `LOAD DATA LOCAL INFILE` and checks that every row
-   * arrived unchanged: with LOCAL the server skips a duplicate key and converts a bad value with a
-   * warning instead of failing, so any difference between rows sent, rows written and the first
-   * pass's count, or any warning, is an error (the caller then drops what was loaded).
+   * Streams the rows into `table` with `LOAD DATA LOCAL INFILE` (each encoded, and so checked
+   * again, on the way: row-encoder.ts) and checks that every row arrived unchanged: with LOCAL the
+   * server skips a duplicate key and converts a bad value with a warning instead of failing, so any
+   * difference between rows sent, rows written and the first pass's count, or any warning, is an
+   * error (the caller then drops what was loaded).
    */
   private async loadRows(csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, expectedRows: number): Promise<number> {
     const started = performance.now();
-    const source = loadDataSource(csv, { types: columns.map((column) => column.type), firstRowId });
-    const result = await this.store.loadLocal(table, columns.map((column) => column.name), source.readable);
-    const sent = source.rows();
+    const result = await this.store.loadLocal(table, columns.map((column) => column.name), firstRowId, encodedRows(csv, columns));
+    const sent = result.rowsSent;
     this.logger.debug({ table, rows: sent, ms: Math.round(performance.now() - started) }, 'LOAD DATA LOCAL INFILE done');
     if (sent !== expectedRows || result.affectedRows !== sent || result.warnings !== 0) {
       this.logger.error({ table, expectedRows, sent, affectedRows: result.affectedRows, warnings: result.warnings, warningText: result.warningText }, 'LOAD DATA did not load every row unchanged');
       throw new Error(`LOAD DATA wrote ${result.affectedRows} of ${sent} rows (${expectedRows} in the first pass) with ${result.warnings} warnings${result.warningText.length > 0 ? `: ${result.warningText.join('; ')}` : ''}`);
     }
     return sent;
+  }
+
+  /** The fallback: the rows as multi-row INSERTs with bound values, on `db` (a transaction for appends). */
+  private insertRows(db: Knex | Knex.Transaction, csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, tuning: InsertTuning): Promise<number> {
+    const names = columns.map((column) => column.name);
+    return insertRows(encodedRows(csv, columns), firstRowId, (first, rows) => this.store.insertRows(db, table, names, first, rows), tuning);
   }
 
   private async create(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
@@ -293,8 +311,7 @@ export class InternalDataService {
       if (rows === undefined) {
         // Before the rows, so a duplicate is caught by the insert that brings it.
         for (const index of wanted) await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
-        const prefix = this.store.insertPrefix(table, columns.map((column) => column.name));
-        rows = await insertCsvRows(csv, { prefix, types: columns.map((column) => column.type), firstRowId: 1 }, (sql) => this.store.execute(this.db, sql), this.tuning);
+        rows = await this.insertRows(this.db, csv, table, columns, 1, this.tuning);
       }
       await this.store.updateEntry(trx, id, { columns, rowCount: rows, fileName: request.fileName });
       await trx.commit();
@@ -336,8 +353,7 @@ export class InternalDataService {
       let rows: number | undefined;
       if (fast) rows = await this.appendThroughStaging(trx, record, fileColumns, firstRowId, csv, profile, (name) => { staging = name; });
       if (rows === undefined) {
-        const prefix = this.store.insertPrefix(record.table, fileColumns.map((column) => column.name));
-        rows = await insertCsvRows(csv, { prefix, types: fileColumns.map((column) => column.type), firstRowId }, (sql) => this.store.execute(trx, sql), { ...this.tuning, parallelism: 1 });
+        rows = await this.insertRows(trx, csv, record.table, fileColumns, firstRowId, { ...this.tuning, parallelism: 1 });
       }
       const nullable = new Map(profile.columns.map((column, index) => [fileColumns[index].name, column.nullable]));
       const columns = record.columns.map((column) => ({ ...column, nullable: column.nullable || (nullable.get(column.name) ?? false) }));
@@ -448,9 +464,8 @@ export class InternalDataService {
       const match = /Duplicate entry '([\s\S]*)' for key '([^']*)'/.exec(text);
       return uniqueViolation(match?.[2] ?? '?', match?.[1] ?? '?', collection);
     }
-    if (errno === ER_LOCK_WAIT_TIMEOUT) {
-      return new ConflictError(`Collection "${collection}" is being loaded by another request; retry when it is done.`, 'NAME_TAKEN');
-    }
+    if (errno === ER_LOCK_WAIT_TIMEOUT) return loadConflict(collection, 'waiting for its lock timed out');
+    if (errno === ER_LOCK_DEADLOCK) return loadConflict(collection, 'the database broke a deadlock with another request');
     return error;
   }
 }

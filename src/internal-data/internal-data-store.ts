@@ -3,6 +3,8 @@ import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { ROW_ID_COLUMN, tableName } from './collection-rules.js';
 import type { ColumnSpec } from './column-types.js';
+import { loadDataSource } from './load-data-format.js';
+import type { CellValue } from './row-encoder.js';
 
 /** A registry entry (`internal_collections`) with its owner's username. */
 export interface CollectionRecord {
@@ -58,8 +60,9 @@ function toRecord(row: RegistryRow): CollectionRecord {
   };
 }
 
-/** What `LOAD DATA` answered: rows written, warnings (skipped or converted values), the first warnings' text. */
+/** What `LOAD DATA` answered: rows sent and written, warnings (skipped or converted values), the first warnings' text. */
 export interface LocalLoadResult {
+  rowsSent: number;
   affectedRows: number;
   warnings: number;
   warningText: string[];
@@ -81,7 +84,7 @@ function rawQuery(connection: RawConnection, options: { sql: string; infileStrea
 
 /**
  * Knex queries of internal data: the registry and the collection tables. Identifiers are always
- * passed as `??` bindings or built from validated names; values as `?` bindings or escaped literals.
+ * passed as `??` bindings or built from validated names; values as `?` bindings or escaped `LOAD DATA` fields, never as SQL text.
  */
 export class InternalDataStore {
   constructor(readonly db: Knex) {}
@@ -181,24 +184,28 @@ export class InternalDataStore {
   }
 
   /**
-   * `LOAD DATA LOCAL INFILE` into `table` on a connection of its own (autocommit), fed from `source`
-   * — the server asks the client for a file name, and whatever name it asks for, it gets `source`;
-   * no path of the server's or the client's file system is ever read. `source` must be in the format
-   * of `load-data-stream.ts`: tab-separated, `\N` for NULL, backslash escapes, `\n` line ends.
-   * With LOCAL, the server does not stop at a bad row: a duplicate key or a value that does not
-   * convert is skipped or changed with a warning, so callers compare `affectedRows` and `warnings`.
+   * `LOAD DATA LOCAL INFILE` into `table` on a connection of its own (autocommit), of the encoded
+   * `rows` numbered from `firstRowId`, in the format of load-data-format.ts (tab-separated, `\N`
+   * for NULL, backslash escapes) — the server asks the client for a file name, and whatever name it
+   * asks for, it gets that stream; no path of the server's or the client's file system is ever
+   * read. An error of `rows` (a row the encoder refused) ends the stream and fails the statement
+   * with that error. With LOCAL, the server does not stop at a bad row: a duplicate key or a value
+   * that does not convert is skipped or changed with a warning, so callers compare `rowsSent`,
+   * `affectedRows` and `warnings`.
    */
-  async loadLocal(table: string, columns: readonly string[], source: Readable): Promise<LocalLoadResult> {
+  async loadLocal(table: string, columns: readonly string[], firstRowId: number, rows: AsyncIterable<CellValue[][]>): Promise<LocalLoadResult> {
     const client = this.db.client as unknown as PoolClient;
     const sql = this.db.raw(
       // Hex literals: the same bytes whatever the session's sql_mode (NO_BACKSLASH_ESCAPES) says about backslashes in quotes.
       `LOAD DATA LOCAL INFILE 'collection-rows.tsv' INTO TABLE ?? CHARACTER SET utf8mb4 FIELDS TERMINATED BY 0x09 ESCAPED BY 0x5c LINES TERMINATED BY 0x0a (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')})`,
       [table, ROW_ID_COLUMN, ...columns],
     ).toQuery();
-    const connection = await client.acquireConnection();
+    const source = loadDataSource(rows, firstRowId);
+    let connection: RawConnection | undefined;
     let failed = true;
     try {
-      const result = (await rawQuery(connection, { sql, infileStreamFactory: () => source })) as { affectedRows: number; warningStatus?: number };
+      connection = await client.acquireConnection();
+      const result = (await rawQuery(connection, { sql, infileStreamFactory: () => source.readable })) as { affectedRows: number; warningStatus?: number };
       const warnings = Number(result.warningStatus ?? 0);
       let warningText: string[] = [];
       if (warnings > 0) {
@@ -206,13 +213,15 @@ export class InternalDataStore {
         warningText = shown.map((row) => row.Message);
       }
       failed = false;
-      return { affectedRows: Number(result.affectedRows), warnings, warningText };
+      return { rowsSent: source.rows(), affectedRows: Number(result.affectedRows), warnings, warningText };
     } finally {
-      source.destroy();
-      // After a failed LOAD the connection may still hold the stream's listeners or be mid-protocol:
-      // closed, so the pool's validation drops it instead of handing it out again.
-      if (failed) connection.destroy();
-      await client.releaseConnection(connection);
+      source.readable.destroy();
+      if (connection) {
+        // After a failed LOAD the connection may still hold the stream's listeners or be mid-protocol:
+        // closed, so the pool's validation drops it instead of handing it out again.
+        if (failed) connection.destroy();
+        await client.releaseConnection(connection);
+      }
     }
   }
 
@@ -265,25 +274,43 @@ export class InternalDataStore {
     return Number(rows[0].max_id);
   }
 
-  /** The start of a multi-row INSERT; rows are appended as `(v1, v2, …)` literals. */
-  insertPrefix(table: string, columns: readonly string[]): string {
-    return this.db.raw(`INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES `, [table, ROW_ID_COLUMN, ...columns]).toQuery();
+  /**
+   * One multi-row INSERT of encoded `rows` (cells in the order of `columns`) numbered from
+   * `firstRowId`, on `db` (a transaction for appends). Every value is a bound parameter: the
+   * statement's text holds only quoted identifiers and placeholders.
+   */
+  async insertRows(db: Knex | Knex.Transaction, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
+    if (rows.length === 0) return;
+    const placeholders = `(${new Array(columns.length + 1).fill('?').join(', ')})`;
+    const bindings: Array<string | number | null> = [table, ROW_ID_COLUMN, ...columns];
+    rows.forEach((row, index) => {
+      bindings.push(firstRowId + index);
+      for (const cell of row) bindings.push(cell);
+    });
+    await db.raw(`INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES ${new Array(rows.length).fill(placeholders).join(', ')}`, bindings);
   }
 
-  /** Runs a statement built from escaped literals: without bindings, knex and mysql2 send it as it is (a `?` inside a value stays a `?`). */
-  async execute(db: Knex | Knex.Transaction, sql: string): Promise<void> {
-    await db.raw(sql);
+  /**
+   * A filter value as knex binds it. An integer beyond 2^53 (a bigint, converted from validated
+   * digits) is written as a numeric literal: bound as a string, MySQL would compare it with the
+   * BIGINT column as a double and lose its last digits.
+   */
+  private filterValue(value: unknown): Knex.Value | Knex.Raw {
+    return typeof value === 'bigint' ? this.db.raw(value.toString()) : (value as Knex.Value);
   }
 
+  /** A page of rows in load order; `limit` and `offset` must be non-negative safe integers (they become SQL text). */
   async page(table: string, select: readonly string[], filters: ReadonlyArray<{ column: string; value: unknown }>, limit: number, offset: number): Promise<Record<string, unknown>[]> {
+    // Knex writes LIMIT and OFFSET into the statement: 1e21 would print as `1e+21`, a syntax error.
+    if (!Number.isSafeInteger(limit) || limit < 0 || !Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`page bounds must be non-negative safe integers, not limit ${limit}, offset ${offset}`);
     let query = this.db(table).select(...select).orderBy(ROW_ID_COLUMN).limit(limit).offset(offset);
-    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, filter.value as Knex.Value);
+    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, this.filterValue(filter.value));
     return (await query) as Record<string, unknown>[];
   }
 
   async count(table: string, filters: ReadonlyArray<{ column: string; value: unknown }>): Promise<number> {
     let query = this.db(table).count({ n: '*' });
-    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, filter.value as Knex.Value);
+    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, this.filterValue(filter.value));
     const [row] = (await query) as Array<{ n: number | string }>;
     return Number(row.n);
   }

@@ -26,6 +26,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
   });
 
+  it('limits body nesting to 64 levels and headers to 16 KB by default, and refuses a nesting limit the parsers could not honour', () => {
+    const config = loadConfig({ APP_ENV: 'local' });
+    expect(config.limits).toMatchObject({ bodyDepth: 64, headerBytes: 16_384 });
+    expect(loadConfig({ APP_ENV: 'local', LIMIT_BODY_DEPTH: '200' }).limits.bodyDepth).toBe(200);
+    expect(() => loadConfig({ APP_ENV: 'local', LIMIT_BODY_DEPTH: '100000' })).toThrow(/LIMIT_BODY_DEPTH must be between 1 and 256/);
+    expect(() => loadConfig({ APP_ENV: 'local', LIMIT_BODY_DEPTH: '0' })).toThrow(/LIMIT_BODY_DEPTH must be between 1 and 256/);
+  });
+
   it('names an unknown environment', () => {
     expect(() => loadConfig({ APP_ENV: 'qa' })).toThrow(/APP_ENV must be one of/);
   });

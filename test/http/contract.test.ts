@@ -36,11 +36,11 @@ describe('the contract', () => {
     expect(response.text).toMatch(/swagger/i);
   });
 
-  it('declares 401 and 400 on every operation, and an Error body on every error response', () => {
-    const spec = loadSpec() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  it('declares 400, 401 and 431 on every operation', () => {
+    const spec = loadSpec() as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
     for (const item of Object.values(spec.paths)) {
       for (const operation of Object.values(item)) {
-        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '401']));
+        expect({ operation: operation.operationId, statuses: Object.keys(operation.responses) }).toEqual({ operation: operation.operationId, statuses: expect.arrayContaining(['400', '401', '431']) });
       }
     }
   });
@@ -51,6 +51,44 @@ describe('the contract', () => {
       .filter((operation) => (operation.parameters ?? []).some((parameter) => parameter.$ref?.endsWith('/Context')));
     expect(withContext.length).toBeGreaterThan(10);
     for (const operation of withContext) expect([operation.operationId, Object.keys(operation.responses)]).toEqual([operation.operationId, expect.arrayContaining(['403', '404'])]);
+  });
+
+  it('bounds every integer a client sends (parameters and request bodies) with a minimum and a maximum', () => {
+    type Schema = Record<string, unknown>;
+    const spec = loadSpec() as { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema>; parameters: Record<string, Schema> } };
+    const unbounded: string[] = [];
+    const seen = new Set<string>();
+    // An explicit stack: schemas refer to one another.
+    const stack: Array<{ schema: unknown; path: string }> = [];
+    const resolve = (node: Schema, group: 'schemas' | 'parameters'): Schema => {
+      const ref = node.$ref;
+      return typeof ref === 'string' ? spec.components[group][ref.split('/').pop() as string] : node;
+    };
+    for (const [path, item] of Object.entries(spec.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const parameter of (operation.parameters ?? []) as Schema[]) {
+          const resolved = resolve(parameter, 'parameters');
+          stack.push({ schema: resolved.schema ?? resolved.content, path: `${method} ${path} ${String(resolved.name)}` });
+        }
+        stack.push({ schema: (operation.requestBody as Schema | undefined)?.content, path: `${method} ${path} body` });
+      }
+    }
+    while (stack.length > 0) {
+      const { schema, path } = stack.pop() as { schema: unknown; path: string };
+      if (schema === null || typeof schema !== 'object') continue;
+      const node = schema as Schema;
+      if (typeof node.$ref === 'string') {
+        if (!seen.has(node.$ref)) {
+          seen.add(node.$ref);
+          stack.push({ schema: resolve(node, 'schemas'), path: node.$ref });
+        }
+        continue;
+      }
+      const types = Array.isArray(node.type) ? node.type : [node.type];
+      if (types.includes('integer') && (node.minimum === undefined || node.maximum === undefined)) unbounded.push(path);
+      for (const [key, child] of Object.entries(node)) if (typeof child === 'object') stack.push({ schema: child, path: `${path}.${key}` });
+    }
+    expect(unbounded).toEqual([]);
   });
 
   it('lists exactly the error codes the code uses', () => {

@@ -62,6 +62,26 @@ describe('getCollectionRows', () => {
     expect(response.body.message).toMatch(/limit/);
   });
 
+  it.each(['99999999999999999999', '1e21', '9007199254740992'])('answers 400 naming the parameter for offset=%s (beyond the largest offset)', async (offset) => {
+    const response = await getRows(testApp, user, name, { offset });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('VALIDATION_FAILED');
+    expect(response.body.details).toEqual([expect.objectContaining({ path: 'query.offset' })]);
+  });
+
+  it('answers an empty page at the largest offset', async () => {
+    const response = await getRows(testApp, user, name, { offset: '9007199254740991' });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ offset: 9007199254740991, total: 251, rows: [] });
+  });
+
+  it('refuses an offset or limit that is not a safe integer even when the spec was not consulted', async () => {
+    const rows = (offset: number, limit?: number) => testApp.services.internalData.rows(user.id, name, { offset, limit });
+    await expect(rows(1e20)).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ path: 'query.offset' }] });
+    await expect(rows(-1)).rejects.toMatchObject({ status: 400, details: [{ path: 'query.offset' }] });
+    await expect(rows(0, 2.5)).rejects.toMatchObject({ status: 400, details: [{ path: 'query.limit' }] });
+  });
+
   it('filters by equality, converting values to the column types', async () => {
     const response = await getRows(testApp, user, name, { 'filter[segment]': 'gold', 'filter[vip]': 'true', limit: 3 });
     expect(response.status).toBe(200);

@@ -166,6 +166,37 @@ describe('importScenarios', () => {
     expect(response.body.details[0].path).toBe('scenarios[0].content');
   });
 
+  it.each([65, 5000, 100_000])('answers 400 INVALID_SCENARIO naming the path when JSON inside a node\'s content text nests %i levels deep, and imports nothing', async (levels) => {
+    // An HTTP node's body takes any JSON; the body of the request itself is shallow, the text inside it is not.
+    const user = await testApp.newUser();
+    const scenario = {
+      name: 'deep-body',
+      content: { nodes: [{ id: 'start', type: 'START' }, { id: 'call', type: 'HTTP_CALL' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'call' }, { from: 'call', to: 'end' }] },
+      nodeProperties: {
+        start: { id: 'start', type: 'START', content: { inputs: [{ name: 'a', type: { type: 'INTEGER' }, required: true }] } },
+        call: { id: 'call', type: 'HTTP_CALL', content: `{"method":"POST","url":"https://api.example.com/x","output":"r","body":${'['.repeat(levels)}1${']'.repeat(levels)}}` },
+        end: { id: 'end', type: 'END', content: { outputs: ['r'] } },
+      },
+    };
+    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([scenario]);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_SCENARIO');
+    expect(response.body.details[0]).toMatchObject({ path: `scenarios[0].nodeProperties.call.content.body${'[0]'.repeat(63)}`, message: expect.stringContaining('nested deeper than 64 levels') });
+    expect((await exportOf(user)).body).toEqual([]);
+  });
+
+  it('stores a test-case expression as long as the spec allows, in four-byte characters', async () => {
+    const user = await testApp.newUser();
+    const scenario = simpleScenario('long-expression');
+    // 20,000 characters as the spec counts them (code points): 80,000 bytes of UTF-8.
+    const code = `${'😀'.repeat(19_996)}true`;
+    (scenario.testCases as Array<{ expression: { code: string } }>)[0].expression.code = code;
+    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([scenario]);
+    expect(response.status).toBe(200);
+    const [exported] = (await exportOf(user, { name: 'long-expression' })).body;
+    expect(exported.testCases[0].expression.code).toBe(code);
+  });
+
   it('answers 400 when the same name appears twice in one import', async () => {
     const user = await testApp.newUser();
     const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([simpleScenario('twice'), simpleScenario('twice')]);

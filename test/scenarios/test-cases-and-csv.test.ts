@@ -117,7 +117,7 @@ describe('createInputVariablesFromCsv', () => {
     expect((await request(testApp.app).post('/api/scenario/data/inputvariables/create').query({ context: user.context() }).attach('file', Buffer.from('true;a;STRING'), 'v.csv')).status).toBe(401);
     const mismatch = await request(testApp.app).post('/api/scenario/data/inputvariables/create').query({ context: JSON.stringify({ requester: { username: 'someone-else' } }) }).set(bearer(user)).attach('file', Buffer.from('true;a;STRING'), 'v.csv');
     expect(mismatch.status).toBe(403);
-    const small = await createTestApp({ configOverrides: { limits: { ...testApp.config.limits, uploadBytes: 64 } } });
+    const small = await createTestApp({ configOverrides: { limits: { ...testApp.config.limits, bodyBytes: 64 } } });
     try {
       const smallUser = await small.newUser();
       const response = await request(small.app).post('/api/scenario/data/inputvariables/create').query({ context: smallUser.context() }).set(bearer(smallUser)).attach('file', Buffer.from('true;a;STRING\n'.repeat(20)), 'v.csv');

@@ -1,6 +1,14 @@
 import type { DocumentProblem, GraphNode, NodeType, ScenarioDocument, ScenarioGraph } from '../types.js';
 import { NODE_TYPES } from '../types.js';
+import { pathBeyondDepth } from './nesting-depth.js';
 import { specSchemas } from './spec-schemas.js';
+
+/**
+ * Deepest nesting of the JSON of a document's graph and of each node's settings (the value itself
+ * is level 1). Settings such as an HTTP node's `body` take any JSON; thousands of levels there
+ * would break compilation (JSON.stringify) with a RangeError, so deeper is a document problem.
+ */
+export const MAX_DOCUMENT_DEPTH = 64;
 
 export interface ParsedDocument {
   graph: ScenarioGraph;
@@ -61,12 +69,19 @@ export function parseScenarioDocument(doc: ScenarioDocument): ParsedDocument {
 }
 
 function parseJson(text: string, path: string, problems: DocumentProblem[]): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     problems.push({ path, message: `is not valid JSON: ${(error as Error).message}` });
     return undefined;
   }
+  const tooDeep = pathBeyondDepth(value, MAX_DOCUMENT_DEPTH, path);
+  if (tooDeep !== undefined) {
+    problems.push({ path: tooDeep, message: `is nested deeper than ${MAX_DOCUMENT_DEPTH} levels` });
+    return undefined;
+  }
+  return value;
 }
 
 /** Keeps the well-formed nodes and edges of an invalid graph so the compiler can still report more. */

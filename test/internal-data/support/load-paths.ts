@@ -1,8 +1,9 @@
-import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { createInternalDataHandlers } from '../../../src/internal-data/internal-data-routes.js';
 import { InternalDataService } from '../../../src/internal-data/internal-data-service.js';
 import { InternalDataStore, type LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
+import type { ColumnSpec } from '../../../src/internal-data/column-types.js';
+import type { CellValue } from '../../../src/internal-data/row-encoder.js';
 import type { Services } from '../../../src/services.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 
@@ -18,22 +19,28 @@ export class RecordingStore extends InternalDataStore {
   loseOneRow = false;
   /** LOAD DATA answers ER_NOT_ALLOWED_COMMAND (1148) without reading anything, as a server refusing LOCAL does. */
   refuseLocal = false;
+  /** Runs once a collection or staging table exists: after the first pass, before the rows are sent. */
+  afterCreateTable?: () => Promise<void>;
 
   constructor(db: Knex, private readonly localInfile: boolean) {
     super(db);
+  }
+
+  override async createTable(table: string, columns: ColumnSpec[]): Promise<void> {
+    await super.createTable(table, columns);
+    await this.afterCreateTable?.();
   }
 
   override async localInfileEnabled(): Promise<boolean> {
     return this.localInfile && super.localInfileEnabled();
   }
 
-  override async loadLocal(table: string, columns: readonly string[], source: Readable): Promise<LocalLoadResult> {
+  override async loadLocal(table: string, columns: readonly string[], firstRowId: number, rows: AsyncIterable<CellValue[][]>): Promise<LocalLoadResult> {
     this.localLoads += 1;
     if (this.refuseLocal) {
-      source.destroy();
       throw Object.assign(new Error('The used command is not allowed with this MariaDB version'), { errno: 1148, code: 'ER_NOT_ALLOWED_COMMAND' });
     }
-    const result = await super.loadLocal(table, columns, source);
+    const result = await super.loadLocal(table, columns, firstRowId, rows);
     if (this.loseOneRow) {
       this.loseOneRow = false;
       return { ...result, affectedRows: result.affectedRows - 1 };
@@ -41,9 +48,9 @@ export class RecordingStore extends InternalDataStore {
     return result;
   }
 
-  override async execute(db: Knex | Knex.Transaction, sql: string): Promise<void> {
+  override async insertRows(db: Knex | Knex.Transaction, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
     this.insertStatements += 1;
-    await super.execute(db, sql);
+    await super.insertRows(db, table, columns, firstRowId, rows);
   }
 
   reset(): void {

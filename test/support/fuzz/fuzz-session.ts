@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadSpec } from '../../../src/http/api-docs.js';
+import { createHttpServer } from '../../../src/http/server.js';
 import { isolateJobStore } from '../../execution/support.js';
 import { createTestApp, type TestApp } from '../test-app.js';
 import { FuzzClient, type FuzzResponse } from './fuzz-client.js';
@@ -11,7 +12,7 @@ import { ServerErrorLog } from './server-error-log.js';
 
 /**
  * One fuzzing session: the real app (test/support/test-app.ts: real MariaDB and Redis, every
- * response validated against the spec) behind a real HTTP server on 127.0.0.1, with an execution
+ * response validated against the spec) behind the service's HTTP server on 127.0.0.1, with an execution
  * worker, the fixtures' data, the request generator and the response checker.
  */
 export interface FuzzSession {
@@ -30,7 +31,8 @@ export async function startFuzzSession(options: { echoErrors?: boolean } = {}): 
   const errorLog = new ServerErrorLog(options.echoErrors);
   const testApp = await createTestApp({ logger: errorLog.logger });
   await testApp.services.execution.startWorker();
-  const server: Server = createServer(testApp.app);
+  // The service's own server (src/main.ts): requests its HTTP parser refuses get the API's JSON errors too.
+  const server: Server = createHttpServer(testApp.app, { maxHeaderBytes: testApp.config.limits.headerBytes, logger: errorLog.logger });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
