@@ -6,11 +6,11 @@ import { startFuzzSession, type FuzzSession } from '../support/fuzz/fuzz-session
  * Schema-driven fuzzing (issue #9): requests derived from spec/openapi.json, many of them
  * malformed, against the real app. Any 5xx, any error that is not a JSON `Error` body, and any
  * answer the spec does not declare fails the test, which prints the seed, the path and the request.
- * Time-bounded (FUZZ_TIME_LIMIT_MS, default 40 s of requests); replay a failure with
+ * Time-bounded (FUZZ_TIME_LIMIT_MS, default 35 s of requests); replay a failure with
  * FUZZ_SEED=<seed> FUZZ_PATH=<path>. The longer run is `npm run fuzz -- --requests 10000`.
  */
 
-const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 40_000);
+const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 35_000);
 const SEED = process.env.FUZZ_SEED === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(process.env.FUZZ_SEED);
 const PATH = process.env.FUZZ_PATH;
 
@@ -45,7 +45,7 @@ describe('requests derived from the spec, well-formed and malformed', () => {
         },
       },
     );
-    // The run must have reached the app in earnest, not stopped at setup.
-    expect(sent).toBeGreaterThan(50);
+    // A run (not a replay) must have reached the app in earnest, not stopped at set-up.
+    expect(sent).toBeGreaterThan(PATH ? 0 : 50);
   }, TIME_LIMIT_MS + 60_000);
 });
