@@ -7,6 +7,7 @@
  * Options: --requests N (10000)  --seed S (random)  --concurrency C (4)  --operation <operationId>
  *          --from K (start at request K of the seed's sequence: replay one with --from K --requests 1)
  *          --examples N (requests shown per finding group, 1)  --echo-errors (also print the app's error log)
+ *          --codes (also the error codes per operation: how far requests get)
  * Environment: DATABASE_URL (default mysql://root@127.0.0.1:3306/scoring_fuzz; dropped and recreated,
  * so its name must contain "fuzz" or "test"), JOBS_URL (default redis://127.0.0.1:6379/1, under a key prefix of its own).
  */
@@ -26,6 +27,7 @@ const { values: options } = parseArgs({
     from: { type: 'string', default: '0' },
     examples: { type: 'string', default: '1' },
     'echo-errors': { type: 'boolean', default: false },
+    codes: { type: 'boolean', default: false },
   },
 });
 const total = Number(options.requests);
@@ -52,7 +54,15 @@ async function freshDatabase(url: string): Promise<void> {
   await db.destroy();
 }
 
-interface Observation { index: number; request: FuzzRequest; status: number; durationMs: number; findings: Finding[] }
+interface Observation { index: number; request: FuzzRequest; status: number; code?: string; durationMs: number; findings: Finding[] }
+
+function errorCodeOf(body: Buffer): string | undefined {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Findings of one kind and cause group together, whatever ids and numbers they mention. */
 function groupKey(observation: Observation, finding: Finding): string {
@@ -96,7 +106,8 @@ async function main(): Promise<void> {
       const index = next++;
       const request = requestAt(index);
       const { response, findings } = await session.run(request);
-      observations.push({ index, request, status: response.error ? 0 : response.status, durationMs: response.durationMs, findings });
+      const code = response.status >= 400 ? errorCodeOf(response.body) : undefined;
+      observations.push({ index, request, status: response.error ? 0 : response.status, code, durationMs: response.durationMs, findings });
       if (observations.length % 1000 === 0) console.error(`… ${observations.length} requests, ${observations.filter((o) => o.findings.length > 0).length} with findings, ${Math.round((Date.now() - started) / 1000)} s`);
     }
   };
@@ -117,6 +128,21 @@ async function main(): Promise<void> {
   }
   for (const [operationId, histogram] of [...byOperation.entries()].sort(([a], [b]) => a.localeCompare(b))) printHistogram(operationId, histogram);
   printHistogram('overall', overall);
+
+  if (options.codes) {
+    console.log('\nerror codes per operation');
+    const codes = new Map<string, Map<string, number>>();
+    for (const { request, status, code } of observations) {
+      if (status < 400) continue;
+      const counts = codes.get(request.operationId) ?? new Map<string, number>();
+      const key = `${status} ${code ?? '?'}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      codes.set(request.operationId, counts);
+    }
+    for (const [operationId, counts] of [...codes.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      console.log(`${operationId.padEnd(32)} ${[...counts.entries()].sort(([, a], [, b]) => b - a).map(([key, count]) => `${key}×${count}`).join('  ')}`);
+    }
+  }
 
   console.log('\nslowest requests');
   for (const { index, request, status, durationMs } of [...observations].sort((a, b) => b.durationMs - a.durationMs).slice(0, 5)) {

@@ -117,6 +117,8 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
       submitBatch: [{ scenarioName, parameters: inputs }, { scenarioName: 'fuzz-simple', parameters: [{ income: 1, age: 2 }] }, { scenarioName: 'fuzz-lookup', parameters: [{ customerId: '1' }, { customerId: 'x' }] }],
       importScenarios: [example, exported, simple, [simple, everyNode], lookup],
       updateScenarioTestCase: opened.testCases.map(({ name, variables, expression }) => ({ name, variables, expression })),
+      loadCollectionData: [csv, 'customer_id,segment,limit\n4,SME,100\n5,"RETAIL, online",0\n'],
+      createInputVariablesFromCsv: ['required;name;type;description;tags\ntrue;income;DOUBLE;Yearly income;money,applicant\nfalse;segment;RETAIL#SME;;\ntrue;age;INTEGER\n'],
     },
   };
 }

@@ -60,7 +60,7 @@ export interface FuzzFixtures {
   collectionColumns: string[];
   batchTaskIds: string[];
   requestIds: string[];
-  /** Valid bodies by operation id (score inputs, batch requests, import documents, test cases). */
+  /** Valid bodies by operation id (score inputs, batch requests, import documents, test cases; CSV texts for uploads). */
   bodies: Partial<Record<string, unknown[]>>;
 }
 
@@ -214,7 +214,7 @@ export class FuzzRequestGenerator {
     return fc.record({
       values: fc.record(segments),
       mutation: fc.oneof(
-        good(fc.constant('none'), 40),
+        good(fc.constant('none'), 80),
         bad('path:case', fc.constant('case'), 2),
         bad('path:trailing-slash', fc.constant('trailing-slash')),
         bad('path:double-slash', fc.constant('double-slash')),
@@ -394,7 +394,8 @@ export class FuzzRequestGenerator {
     if (content['application/json']) choices.push(...this.jsonBodies(operation.operationId, content['application/json'].schema));
     if (content['application/yaml']) choices.push(...this.yamlBodies(operation.operationId, content['application/yaml'].schema));
     if (content['multipart/form-data']) {
-      choices.push({ weight: 14, arbitrary: multipartUploads.map(({ contentType, body, variant }) => ({ value: { contentType, body }, variant })) });
+      const csvSeeds = this.seedsFor(operation.operationId).filter((seed): seed is string => typeof seed === 'string');
+      choices.push({ weight: 14, arbitrary: multipartUploads(csvSeeds).map(({ contentType, body, variant }) => ({ value: { contentType, body }, variant })) });
     }
     choices.push(
       bad('body:missing', fc.constantFrom({}, { contentType: 'application/json' })),

@@ -32,8 +32,11 @@ function quoted(cell: string): string {
   return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
 }
 
-export const csvTexts: fc.Arbitrary<string> = fc.record({
-  columns: fc.array(columnNames, { minLength: 1, maxLength: 8 }),
+/** CSV texts: random headers, or `knownHeaders` (an existing collection's columns) with rows of any cells. */
+export function csvTexts(knownHeaders: string[][] = []): fc.Arbitrary<string> {
+  const headers = fc.array(columnNames, { minLength: 1, maxLength: 8 });
+  return fc.record({
+  columns: knownHeaders.length > 0 ? fc.oneof(headers, fc.constantFrom(...knownHeaders)) : headers,
   rows: fc.array(fc.array(cells, { minLength: 0, maxLength: 10 }), { maxLength: 12 }),
   ragged: fc.boolean(),
   eol: fc.constantFrom('\n', '\r\n', '\r'),
@@ -48,7 +51,35 @@ export const csvTexts: fc.Arbitrary<string> = fc.record({
     return fitted.map(cell).join(',');
   })];
   return (bom ? '\uFEFF' : '') + lines.join(eol) + (trailingNewline ? eol : '');
-});
+  });
+}
+
+const CSV_MUTATIONS = ['replace-field', 'duplicate-line', 'remove-line', 'add-field', 'remove-field', 'upper-case-field'] as const;
+
+/** `seed` (a CSV that loads) with one to three lines changed: a field replaced, added or removed, a line duplicated or removed. */
+export function mutatedCsv(seed: string): fc.Arbitrary<string> {
+  const delimiter = (seed.split('\n')[0] ?? '').includes(';') ? ';' : ',';
+  const step = fc.record({ line: fc.nat(), field: fc.nat(), how: fc.constantFrom(...CSV_MUTATIONS), value: fc.oneof(cells, hostileStrings) });
+  return fc.array(step, { minLength: 1, maxLength: 3 }).map((steps) => {
+    const lines = seed.replace(/\n$/, '').split('\n');
+    for (const { line, field, how, value } of steps) {
+      const at = line % lines.length;
+      const fields = lines[at].split(delimiter);
+      const index = field % fields.length;
+      if (how === 'duplicate-line') lines.splice(at, 0, lines[at]);
+      else if (how === 'remove-line') lines.splice(at, 1);
+      else {
+        if (how === 'replace-field') fields[index] = quoted(value);
+        else if (how === 'add-field') fields.splice(index, 0, quoted(value));
+        else if (how === 'remove-field') fields.splice(index, 1);
+        else fields[index] = fields[index].toUpperCase();
+        lines[at] = fields.join(delimiter);
+      }
+      if (lines.length === 0) lines.push('');
+    }
+    return `${lines.join('\n')}\n`;
+  });
+}
 
 function part(boundary: string, headers: string[], content: string): string {
   return `--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n${content}\r\n`;
@@ -63,15 +94,24 @@ const fileNames = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('../../etc/passwd', 'a"b.csv', 'x'.repeat(300), 'é.csv', '', '.csv', 'a\\b.csv', 'a;b.csv', 'CON') },
 );
 
-const KINDS = ['valid', 'valid', 'valid', 'valid', 'valid', 'large', 'wide', 'binary', 'wrong-boundary', 'cut-short', 'no-closing-boundary', 'no-boundary-parameter', 'quoted-boundary',
+const KINDS = ['valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'large', 'wide', 'binary', 'wrong-boundary', 'cut-short', 'no-closing-boundary', 'no-boundary-parameter', 'quoted-boundary',
   'text-field-named-file', 'other-field-only', 'two-files', 'too-many-fields', 'lf-only', 'mixed-subtype', 'empty', 'garbage'] as const;
 
-/** A multipart upload of one CSV under the field `file`, or a broken variant of it. */
-export const multipartUploads: fc.Arbitrary<MultipartRequest> = fc.record({
+/**
+ * A multipart upload of one CSV under the field `file`, or a broken variant of it. The CSV is a
+ * random one or, given `seeds` (CSVs the operation accepts), one of them as is or changed.
+ */
+export function multipartUploads(seeds: string[] = []): fc.Arbitrary<MultipartRequest> {
+  const knownHeaders = seeds.map((seed) => (seed.split('\n')[0] ?? '').split(/[;,]/));
+  const csv = seeds.length > 0
+    ? fc.oneof({ weight: 2, arbitrary: csvTexts(knownHeaders) }, { weight: 1, arbitrary: fc.constantFrom(...seeds) }, { weight: 3, arbitrary: fc.oneof(...seeds.map(mutatedCsv)) })
+    : csvTexts();
+  return fc.record({
   kind: fc.constantFrom(...KINDS),
-  csv: csvTexts,
+  csv,
   fileName: fileNames,
-  boundary: fc.stringMatching(/^[A-Za-z0-9'()+_,.\-]{1,40}$/),
+  // Token characters only: unquoted, a boundary may not hold the tspecials ( ) , and others (the quoted-boundary variant has them).
+  boundary: fc.stringMatching(/^[A-Za-z0-9'+_.\-]{1,40}$/),
   cut: fc.double({ min: 0, max: 1, noNaN: true }),
   garbage: fc.uint8Array({ maxLength: 300 }),
 }).map(({ kind, csv, fileName, boundary, cut, garbage }): MultipartRequest => {
@@ -87,7 +127,10 @@ export const multipartUploads: fc.Arbitrary<MultipartRequest> = fc.record({
     case 'cut-short': return { contentType: type, variant: 'multipart:cut-short', body: { text: valid.slice(0, Math.floor(valid.length * cut)) } };
     case 'no-closing-boundary': return { contentType: type, variant: 'multipart:no-closing-boundary', body: { text: part(boundary, fileHeaders('file', fileName), csv) } };
     case 'no-boundary-parameter': return { contentType: 'multipart/form-data', variant: 'multipart:no-boundary-parameter', body: { text: valid } };
-    case 'quoted-boundary': return { contentType: `multipart/form-data; boundary="${boundary}"`, variant: 'multipart:quoted-boundary', body: { text: valid } };
+    case 'quoted-boundary': {
+      const special = `${boundary}(a),b`;
+      return { contentType: `multipart/form-data; boundary="${special}"`, variant: 'multipart:quoted-boundary', body: { text: part(special, fileHeaders('file', fileName), csv) + `--${special}--\r\n` } };
+    }
     case 'text-field-named-file': return { contentType: type, variant: 'multipart:text-field-named-file', body: { text: part(boundary, ['Content-Disposition: form-data; name="file"'], csv) + end } };
     case 'other-field-only': return { contentType: type, variant: 'multipart:no-file-field', body: { text: part(boundary, fileHeaders('upload', fileName), csv) + end } };
     case 'two-files': return { contentType: type, variant: 'multipart:two-files', body: { text: part(boundary, fileHeaders('file', 'a.csv'), csv) + part(boundary, fileHeaders('file', 'b.csv'), csv) + end } };
@@ -97,7 +140,8 @@ export const multipartUploads: fc.Arbitrary<MultipartRequest> = fc.record({
     case 'empty': return { contentType: type, variant: 'multipart:empty', body: { text: '' } };
     case 'garbage': return { contentType: type, variant: 'multipart:garbage', body: { bytes: Buffer.from(garbage).toString('base64') } };
   }
-});
+  });
+}
 
 /** A well-formed upload of `csv` (fixtures). */
 export function multipartOf(csv: string, boundary = 'fuzzboundary'): MultipartRequest {
