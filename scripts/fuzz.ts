@@ -86,11 +86,11 @@ async function main(): Promise<void> {
   const arbitrary = options.operation ? session.generator.requestsTo(options.operation) : session.generator.requests();
   let chunkIndex = -1;
   let chunk: FuzzRequest[] = [];
-  /** Request `index` of this seed's sequence: chunks of CHUNK, each sampled with seed + chunk number. */
+  /** Request `index` of this seed's sequence: chunks of CHUNK, each sampled with a seed mixed from the run's seed and the chunk number (so nearby seeds share no chunks). */
   const requestAt = (index: number): FuzzRequest => {
     const wanted = Math.floor(index / CHUNK);
     if (wanted !== chunkIndex) {
-      chunk = fc.sample(arbitrary, { seed: seed + wanted, numRuns: CHUNK });
+      chunk = fc.sample(arbitrary, { seed: (seed ^ Math.imul(wanted + 1, 0x9e3779b1)) | 0, numRuns: CHUNK });
       chunkIndex = wanted;
     }
     return chunk[index % CHUNK];
