@@ -89,9 +89,29 @@ export interface paths {
         };
         /**
          * Batch status
-         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`.
+         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`; or stream them all at once with `getBatchResults`.
          */
         get: operations["getBatchStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/batch/{batchTaskId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Batch results, streamed
+         * @description Every result of a finished batch in one response, streamed in submission order: one line per element with its index (0-based position in `parameters`), result id (as in `resultsIds`), state, and result or error. NDJSON (`application/x-ndjson`, one `BatchResultLine` JSON object per line) by default; CSV with `Accept: text/csv` (header `index,resultId,state,result,error`; `result` and `error` hold the JSON text of the object, empty when null; RFC 4180 quoting, CRLF line ends). Same score-token authentication as the other batch operations; another user's batch is 404. While the batch has not finished, nothing is streamed: the answer is 202 with the batch's status (as `getBatchStatus`, `resultsIds` empty) and `Retry-After`, like `getAsyncScoreResult` for an unfinished run. If the service fails after the stream has begun, the connection is closed before the last line: a complete stream has exactly `total` lines (plus the CSV header).
+         */
+        get: operations["getBatchResults"];
         put?: never;
         post?: never;
         delete?: never;
@@ -365,7 +385,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a scenario
-         * @description Compiles the development version (else the latest deployed), checks external references (collections, called scenarios), checks the optional validation data against the declared inputs, and runs every test case not marked `ignore`. 204 when all is well; 422 with every problem in `details` otherwise (compile diagnostics, input violations, failing test cases with actual and expected).
+         * @description Compiles the development version (else the latest deployed), checks external references (collections, called scenarios), checks the optional validation data against the declared inputs, and runs every test case not marked `ignore`. The validation data's run and all test cases share one time budget (`LIMIT_TEST_CASES_BUDGET_MS`, 3000 ms by default; each run also keeps its own limit): test cases that find it used up fail with `TIME_LIMIT_EXCEEDED`. A scenario with more than 200 test cases is refused with 400 TOO_MANY_TEST_CASES. 204 when all is well; 422 with every problem in `details` otherwise (compile diagnostics, input violations, failing test cases with actual and expected).
          */
         post: operations["validateScenario"];
         delete?: never;
@@ -385,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a scenario
-         * @description Validates the development version (as validateScenario, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
+         * @description Validates the development version (as validateScenario, with the optional validation data of the body, the same shared time budget for its test cases and the same 400 TOO_MANY_TEST_CASES above 200 test cases, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
          */
         post: operations["deployScenario"];
         delete?: never;
@@ -425,7 +445,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node. Read-only fields of exported versions (`id`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node; so does a scenario with more than 200 test cases (400 TOO_MANY_TEST_CASES). When `overwrite_deploy` validates, its test cases share one time budget (`LIMIT_TEST_CASES_BUDGET_MS`), as in deployScenario. Read-only fields of exported versions (`id`, `userId`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`, and the test cases' `id` and `externalId`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -443,7 +463,7 @@ export interface paths {
         };
         /**
          * Export scenarios
-         * @description Exports the opened version (development, else latest deployed) of every scenario of the owner, or of the one named, with node properties and test cases, as JSON (default) or YAML (`type=yaml`). `importScenarios` of the output reproduces the scenarios exactly.
+         * @description Exports the opened version (development, else latest deployed) of every scenario of the owner, or of the one named, with node properties and test cases, as JSON (default) or YAML (`type=yaml`, or `Accept: application/yaml`). `importScenarios` of the output reproduces the scenarios exactly.
          */
         get: operations["exportScenarios"];
         put?: never;
@@ -482,7 +502,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -515,59 +535,126 @@ export interface components {
         Username: string;
         /** @description Run request id: letters, digits and `.` `_` `:` `-`. */
         RequestId: string;
-        /** @description Identifies a user by id or username (at least one). */
+        /** @description Who asks and whose scenarios are addressed. `{}` (or no `context` at all) means the token's user acting on their own scenarios. `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH). `actors.resourceOwner` names whose scenarios are addressed; a user other than the requester only for admins (else 403 FORBIDDEN). `resourceOwnerOrRequester`, when given, is read as the resource owner and must agree with `actors.resourceOwner`. Users are named by `id` or `username` (other User fields are accepted and ignored). `requester` and `owner` are the pre-1.9 spelling of `actors.requester` and `actors.resourceOwner`, still accepted. */
+        AccessControlContext: {
+            actors?: components["schemas"]["AccessActors"];
+            /** @description The resource owner, or the requester when no other owner is named. */
+            resourceOwnerOrRequester?: components["schemas"]["User"];
+            /**
+             * @deprecated
+             * @description Pre-1.9 spelling of `actors.requester`.
+             */
+            requester?: components["schemas"]["LegacyAccessActor"];
+            /**
+             * @deprecated
+             * @description Pre-1.9 spelling of `actors.resourceOwner`.
+             */
+            owner?: components["schemas"]["LegacyAccessActor"];
+        };
+        /** @description The requester and the owner of the addressed resources. */
         AccessActors: {
-            userId?: number;
+            /** @description Who asks: must be the token's user. */
+            requester?: components["schemas"]["User"];
+            /** @description Whose scenarios are addressed (default: the requester); another user only for admins. */
+            resourceOwner?: components["schemas"]["User"];
+        };
+        /**
+         * @deprecated
+         * @description A user as named in `context` before 1.9: by `userId` or `username`.
+         */
+        LegacyAccessActor: {
+            /** @description User id (a number, or its decimal string). */
+            userId?: number | string;
             username?: components["schemas"]["Username"];
         };
-        /** @description Who asks (`requester`, must be the token's user) and whose scenarios are addressed (`owner`, defaults to the requester; another user only for admins). */
-        AccessControlContext: {
-            requester: components["schemas"]["AccessActors"];
-            owner?: components["schemas"]["AccessActors"];
-        };
-        /** @description An authority granted to a user. */
-        GrantedAuthority: {
-            authority: string;
+        /** @description A user of the service (users are provisioned from their first valid token). In `context` a user is named by `id` or `username`; the other fields are accepted and ignored. */
+        User: {
+            /** @description User id. */
+            id?: string;
+            username?: components["schemas"]["Username"];
+            /** @description Password. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            password?: string;
+            email?: string;
+            firstName?: string;
+            lastName?: string;
+            companyName?: string;
+            phoneNumber?: string;
+            /** @description Authentication token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            authenticationToken?: string;
+            /** @description Score token (the `key` / `Score-Token` of the execution operations). Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            scoreToken?: string;
+            /** @description Account activation token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            activationToken?: string;
+            /** @description Password reset token. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            resetPasswordToken?: string;
+            /** Format: date-time */
+            activationTokenExpires?: string;
+            /** Format: date-time */
+            resetPasswordTokenExpires?: string;
+            /** Format: date-time */
+            passwordValidityDuration?: string;
+            lastSuccessfulLogin?: string;
+            lastUnsuccessfulLogin?: string;
+            isPasswordExpired?: boolean;
+            accountNonExpired?: boolean;
+            accountNonLocked?: boolean;
+            credentialsNonExpired?: boolean;
+            enabled?: boolean;
+            registered?: boolean;
+            agreePolicy?: boolean;
+            agreeProcessing?: boolean;
+            isBeforeFirstLogin?: boolean;
+            isLoginHasToBeReported?: boolean;
+            passwordDurationLimited?: boolean;
+            admin?: boolean;
+            externalUser?: boolean;
+            workspace?: boolean;
+            /** @description Write-only: never returned. */
+            isAccountNonLocked?: boolean;
+            /**
+             * @description The external identity provider that issues access tokens.
+             * @enum {string}
+             */
+            identityProvider?: "OIDC";
+            /** Format: int32 */
+            attempts?: number;
+            roles?: components["schemas"]["Role"][];
+            credentials?: components["schemas"]["Credential"][];
+            authorities?: components["schemas"]["GrantedAuthority"][];
         };
         /** @description A role of a user. */
         Role: {
-            id?: number;
             /**
              * @example admin
              * @example user
              */
-            name: string;
+            name?: string;
+            authority?: string;
+        };
+        /** @description An authority granted to a user. */
+        GrantedAuthority: {
+            authority?: string;
         };
         /** @description A credential of a user: a database connection (DATABASE) or the score token (GETSCORE). */
         Credential: {
-            id?: number;
+            /** @description Credential id. */
+            id?: string;
+            /** Format: int64 */
+            businessId?: number;
             name?: string;
             /** @enum {string} */
-            type: "DATABASE" | "GETSCORE";
+            credentialType?: "DATABASE" | "GETSCORE";
             /**
              * @description For DATABASE credentials.
              * @enum {string}
              */
             databaseType?: "POSTGRES" | "MYSQL";
-            /** @description The secret; never returned. */
-            value?: string;
-        };
-        /** @description A user of the service. Users are provisioned from their first valid token. */
-        User: {
-            id: number;
-            username: string;
-            email?: string | null;
-            firstName?: string | null;
-            lastName?: string | null;
-            enabled?: boolean;
-            isAccountNonExpired?: boolean;
-            isAccountNonLocked?: boolean;
-            isCredentialsNonExpired?: boolean;
-            /** @enum {string} */
-            identityProvider?: "OIDC";
-            roles?: components["schemas"]["Role"][];
-            authorities?: components["schemas"]["GrantedAuthority"][];
-            credentials?: components["schemas"]["Credential"][];
+            databaseName?: string;
+            schema?: string;
+            login?: string;
+            /** @description The secret of the credential. Write-only: never returned by this service (and not needed in `context`, which reads only `id` and `username`). */
+            password?: string;
+            host?: string;
         };
         /**
          * @description DEVELOP: the version being edited (at most one per scenario). DEPLOYED: immutable; scoring runs the latest.
@@ -576,7 +663,8 @@ export interface components {
         ScenarioStatus: "DEVELOP" | "DEPLOYED";
         /** @description A scenario without its versions. */
         ScenarioSummary: {
-            id: number;
+            /** @description Scenario id. */
+            id: string;
             name: components["schemas"]["ScenarioName"];
             owner?: string;
         };
@@ -590,14 +678,15 @@ export interface components {
         };
         /** @description A version without its content. */
         ScenarioVersionPreview: {
-            /** @description Version id. */
-            id: number;
-            scenarioId: number;
+            /** @description Version record id. */
+            id: string;
+            /** @description Scenario id. */
+            scenarioId: string;
             name: components["schemas"]["ScenarioName"];
             /** @description `develop` or the deployed version number (`1`, `2`, …). */
             version: string;
             /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
-            sourceVersion?: string | null;
+            sourceVersion?: string;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
             /** Format: date-time */
@@ -605,14 +694,19 @@ export interface components {
         };
         /** @description A version with its graph, node properties and the scenario's test cases. */
         ScenarioVersion: {
-            id: number;
-            scenarioId: number;
+            /** @description Version record id. */
+            id: string;
+            /** @description The owner's user id. */
+            userId: string;
+            /** @description Scenario id (the `{id}` of the scenario operations). */
+            scenarioId: string;
             name: components["schemas"]["ScenarioName"];
             /** @description Username of the owner. */
             owner?: string;
+            /** @description `develop` or the deployed version number (`1`, `2`, …). */
             version: string;
             /** @description The version this one derives from: `develop` for deployed versions made by deploy, `import` for versions made by import (development versions, and deployed versions made with `overwrite_deploy`), `copy` for the development version of a scenario made by copyScenario. */
-            sourceVersion?: string | null;
+            sourceVersion?: string;
             description?: string;
             status: components["schemas"]["ScenarioStatus"];
             /** Format: date-time */
@@ -629,15 +723,13 @@ export interface components {
         ScenarioImport: {
             name: components["schemas"]["ScenarioName"];
             description?: string;
-            /** @description The graph, as JSON text or as an object. */
-            content: string | Record<string, unknown>;
+            /** @description The graph, as JSON text (as exported) or as the object itself. */
+            content: string | components["schemas"]["ScenarioGraph"];
+            /** @description Node settings by node id. */
             nodeProperties: {
-                [key: string]: {
-                    id?: string;
-                    type: components["schemas"]["NodeType"];
-                    content: string | Record<string, unknown>;
-                };
+                [key: string]: components["schemas"]["NodePropertiesImport"];
             };
+            /** @description Test cases of the scenario: at most 200 (400 TOO_MANY_TEST_CASES above; validate and deploy run them all under one time budget, LIMIT_TEST_CASES_BUDGET_MS). */
             testCases?: components["schemas"]["ScenarioTestCaseInput"][];
             /** @description Ignored. */
             id?: unknown;
@@ -653,13 +745,16 @@ export interface components {
             status?: unknown;
             /** @description Ignored. */
             createdAt?: unknown;
+            /** @description Ignored. */
+            userId?: unknown;
         };
         /** @description One scenario or a list of them. */
         ScenarioImportBody: components["schemas"]["ScenarioImport"] | components["schemas"]["ScenarioImport"][];
         /** @description What happened to one imported scenario. */
         ImportOutcome: {
             name: components["schemas"]["ScenarioName"];
-            scenarioId?: number;
+            /** @description Scenario id. */
+            scenarioId?: string;
             /**
              * @description CREATED: new scenario with a development version. UPDATED: development version replaced. DEPLOYED: new deployed version. UPDATED_AND_DEPLOYED: both switches. SKIPPED: existed, no switch. NOT_DEPLOYED: not deployed (see diagnostics). Either it does not compile: stored as the development version only (new scenario, or existing one with a switch); or, with `overwrite_deploy`, it fails deployScenario's validation: the development version is replaced only with `overwrite_develop`.
              * @enum {string}
@@ -672,56 +767,77 @@ export interface components {
         ImportReport: {
             scenarios: components["schemas"]["ImportOutcome"][];
         };
-        /** @description A JavaScript boolean expression. */
+        /** @description A code snippet with its language: a boolean JavaScript expression over the result variables. */
         ExpressionDto: {
+            /** @description The expression code. */
             code: string;
-            /**
-             * @default javascript
-             * @enum {string}
-             */
-            language: "javascript";
+            /** @description The language of `code`. Only `javascript` runs here, and an absent language means `javascript`. */
+            language?: string;
         };
         /** @description A named input value of a test case. */
         Variable: {
-            name: string;
+            variableName: string;
             /** @description Any JSON value. */
             value?: unknown;
         };
-        /** @description A named value, as sent by clients when saving a test case. */
+        /** @description A named input value of a test case, as sent when importing or saving one: a Variable (`variableName`, `value`), or, as written before 1.9, `name` and `value`. Exactly one of `variableName` and `name`. */
         VariableValueDto: {
-            name: string;
-            /** @description Any JSON value. */
+            /** @description The input variable. */
+            variableName?: string;
+            /**
+             * @deprecated
+             * @description The input variable, as written before 1.9 (answers always say `variableName`).
+             */
+            name?: string;
+            /** @description Any JSON value; absent means null. */
             value?: unknown;
+        } & (unknown | unknown);
+        /** @description The input values of a test case, in either form: a map from variable name to value (`{"age": 40, "income": 5000}`), or a list of named values (`[{"variableName": "age", "value": 40}]`; `name` is accepted for `variableName`). Both are stored as the list. */
+        TestCaseVariables: components["schemas"]["VariableValueDto"][] | {
+            [key: string]: unknown;
         };
         /** @description A test case: run the scenario with `variables`; passes when `expression` (with the result variables in scope) is true. */
         ScenarioTestCase: {
-            id: number;
+            /** @description Test case id (the `{testCaseId}` of updateScenarioTestCase). */
+            id: string;
+            /**
+             * Format: int64
+             * @description The same id as a number: what ScenarioTestCaseDto.id carries.
+             */
+            externalId: number;
             name: string;
             variables: components["schemas"]["Variable"][];
             expression: components["schemas"]["ExpressionDto"];
             ignore: boolean;
         };
-        /** @description A test case in an import (`id` ignored). */
+        /** @description A test case in an import (`id` and `externalId` are ignored). */
         ScenarioTestCaseInput: {
             /** @description Ignored. */
             id?: unknown;
+            /** @description Ignored. */
+            externalId?: unknown;
             name: string;
-            variables: components["schemas"]["Variable"][];
+            /** @description Input variable values: a map, or a list of named values. */
+            variables: components["schemas"]["TestCaseVariables"];
             expression: components["schemas"]["ExpressionDto"];
-            /** @default false */
-            ignore: boolean;
+            /** @description Skip this test case when validating; absent means false. */
+            ignore?: boolean;
         };
         /** @description A test case to save. */
         ScenarioTestCaseDto: {
-            /** @description Must equal the path's test case id when given. */
+            /**
+             * Format: int64
+             * @description Test case id; must equal the path's test case id when given.
+             */
             id?: number;
             /** @description Must equal the path's scenario id when given. */
-            scenarioId?: number;
+            scenarioId?: string;
             name: string;
-            variables: components["schemas"]["VariableValueDto"][];
+            /** @description Input variable values: a map, or a list of named values. */
+            variables: components["schemas"]["TestCaseVariables"];
             expression: components["schemas"]["ExpressionDto"];
-            /** @default false */
-            ignore: boolean;
+            /** @description Skip this test case when validating; absent means false. */
+            ignore?: boolean;
         };
         /** @description Variable declarations by name. */
         VariableInfoMap: {
@@ -741,20 +857,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The result of a run with its metadata. */
+        /** @description The result of a run with its metadata. `name`, `beginTime`, `endTime`, `result` and `error` are the fields the original system documents for remote/score; the others are this service's. */
         ScoreResult: {
             /** @description Run id (the request id of asynchronous runs, the result id of batch elements). */
             runId: string;
             requestId?: string;
+            /** @description The scenario's name (the same as `scenarioName`). */
+            name: string;
             scenarioName: string;
             /** @description The deployed version that ran. */
             version?: string | null;
             /** @enum {string} */
             state: "SUCCEEDED" | "FAILED";
-            /** Format: date-time */
-            beginTime?: string | null;
-            /** Format: date-time */
-            endTime?: string | null;
+            /**
+             * Format: date-time
+             * @description When the run started (null for a stored run that never started).
+             */
+            beginTime: string | null;
+            /**
+             * Format: date-time
+             * @description When the run ended (null for a stored run that never started).
+             */
+            endTime: string | null;
             /** @description Result variables by name; null when the run failed. */
             result: {
                 [key: string]: unknown;
@@ -785,11 +909,11 @@ export interface components {
             parameters: components["schemas"]["ScoreInputs"][];
         };
         BatchSubmission: {
-            /** Format: uuid */
+            /** @description The batch id (a UUID). */
             batchTaskId: string;
         };
         BatchStatus: {
-            /** Format: uuid */
+            /** @description The batch id (a UUID). */
             batchTaskId: string;
             scenarioName: string;
             /** @enum {string} */
@@ -806,6 +930,21 @@ export interface components {
             finishedAt?: string | null;
             /** @description Empty until all elements finished; then one result id per element, in submission order. */
             resultsIds: string[];
+        };
+        /** @description One element of a finished batch, as streamed by `getBatchResults` (one JSON object per NDJSON line). */
+        BatchResultLine: {
+            /** @description Position of the element in the submitted `parameters` (0-based). */
+            index: number;
+            /** @description The element's result id (as in `resultsIds`; `getAsyncScoreResult` answers its full ScoreResult). */
+            resultId: string;
+            /** @enum {string} */
+            state: "SUCCEEDED" | "FAILED";
+            /** @description Result variables by name; null when the element failed. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Null when the element succeeded. */
+            error: components["schemas"]["RunError"] | null;
         };
         /** @enum {string} */
         ColumnType: "INTEGER" | "DOUBLE" | "BOOLEAN" | "STRING";
@@ -1034,11 +1173,10 @@ export interface components {
             /** @description JavaScript expression computing the column value. */
             expression?: string;
             /**
-             * @description Type the cells are checked against at compile time.
-             * @default ANY
+             * @description Type the cells are checked against at compile time. Default (when absent): `ANY`.
              * @enum {string}
              */
-            type: "ANY" | "NUMBER" | "STRING" | "BOOLEAN";
+            type?: "ANY" | "NUMBER" | "STRING" | "BOOLEAN";
         };
         /** @description An output column; its name is the variable defined. */
         DecisionTableOutput: {
@@ -1053,8 +1191,15 @@ export interface components {
             when?: {
                 [key: string]: components["schemas"]["CellCondition"];
             };
-            /** @description Output values (any JSON). */
-            then?: Record<string, unknown>;
+            /** @description Output values keyed by output column name (missing = null). A value is a literal (any JSON: strings are always text, never code), or `{"expr": "<JavaScript expression>"}`: an object whose only key is `expr`, computed when the rule matches, with the variables in scope (compiled once, run in the sandbox). */
+            then?: {
+                [key: string]: components["schemas"]["DecisionTableOutputExpression"] | unknown;
+            };
+        };
+        /** @description An output value computed by a JavaScript expression, e.g. `{"expr": "income * 3"}`. To output a literal object whose only key is `expr`, write it as an expression: `{"expr": "({ expr: 'x' })"}`. */
+        DecisionTableOutputExpression: {
+            /** @description JavaScript expression; reads variables by name like every other expression of the scenario. */
+            expr: string;
         };
         /** @description A decision table compiled once into predicates. */
         DecisionTableNodeSettings: {
@@ -1070,23 +1215,17 @@ export interface components {
             /** @description Rules in order. */
             rules: components["schemas"]["DecisionTableRule"][];
         };
-        /** @description A bin: a numeric range (`min` inclusive and `max` exclusive by default) and/or a set of values, with the points it gives. */
+        /** @description A bin: a numeric range (`min` inclusive and `max` exclusive by default) and/or a set of `values`, with the points it gives; with both, a value in the range or among the values matches. Bins are tried in order and the first match counts. */
         ScorecardBin: {
             /** @description Lower bound (unbounded if absent). */
             min?: number;
             /** @description Upper bound (unbounded if absent). */
             max?: number;
-            /**
-             * @description Whether min belongs to the bin.
-             * @default true
-             */
-            minInclusive: boolean;
-            /**
-             * @description Whether max belongs to the bin.
-             * @default false
-             */
-            maxInclusive: boolean;
-            /** @description Category values. */
+            /** @description Whether min belongs to the bin. Default (when absent): `true`. */
+            minInclusive?: boolean;
+            /** @description Whether max belongs to the bin. Default (when absent): `false`. */
+            maxInclusive?: boolean;
+            /** @description Values matched exactly (same type and value: strings, numbers or booleans; `1` does not match `"1"`). */
             values?: (string | number | boolean)[];
             /** @description Points given. */
             points: number;
@@ -1099,31 +1238,40 @@ export interface components {
             name: string;
             /** @description Variable binned. */
             variable: string;
-            /** @description Reason code reported when points are lost (default: name). */
+            /** @description Reason code reported when points are lost. Default (when absent): `name`. */
             reasonCode?: string;
             /** @description Bins; numeric ranges must not overlap. */
             bins: components["schemas"]["ScorecardBin"][];
             /** @description Points when no bin matches (including null). */
             elsePoints: number;
+            /** @description Output variable for the points this characteristic gave, e.g. `p_age`. Not written when absent. */
+            pointsVariable?: string;
         };
         /** @description A points scorecard with reason codes. */
         ScorecardNodeSettings: {
             /** @description Points before characteristics. */
             baseScore: number;
-            /**
-             * @description Output variable for the total.
-             * @default score
-             */
-            scoreVariable: string;
-            /**
-             * @description Output variable for the ranked reason codes.
-             * @default reasonCodes
-             */
-            reasonCodesVariable: string;
-            /** @description Cap on reason codes returned (default all). */
+            /** @description Output variable for the total. Default (when absent): `score`. */
+            scoreVariable?: string;
+            /** @description Output variable for the reason codes: the `reasonCode` of every characteristic that lost points against its best bin (`elsePoints` included), ranked by points lost, ties in characteristic order. Default (when absent): `reasonCodes`. */
+            reasonCodesVariable?: string;
+            /** @description Top N: at most this many reason codes. Default (when absent): all. */
             maxReasonCodes?: number;
+            /** @description Output variable for the breakdown: a list with one `ScorecardBreakdownEntry` per characteristic, in characteristic order. Not written when absent. */
+            breakdownVariable?: string;
             /** @description Characteristics. */
             characteristics: components["schemas"]["ScorecardCharacteristic"][];
+        };
+        /** @description One characteristic's part of a scorecard result (the list written to `breakdownVariable`). */
+        ScorecardBreakdownEntry: {
+            /** @description The characteristic's name. */
+            name: string;
+            /** @description Its reason code (its `reasonCode`, else its name). */
+            reasonCode: string;
+            /** @description Points it gave (its matching bin's, or `elsePoints`). */
+            points: number;
+            /** @description Points of its best bin (or `elsePoints` if higher) minus `points`. */
+            pointsLost: number;
         };
         /** @description Looks rows up in a collection by key. */
         DataLookupNodeSettings: {
@@ -1177,23 +1325,14 @@ export interface components {
             body?: unknown;
             /** @description JavaScript expression computing the body (instead of body). */
             bodyExpression?: string;
-            /**
-             * @description Per attempt.
-             * @default 5000
-             */
-            timeoutMs: number;
-            /**
-             * @description Extra attempts on network errors and 5xx.
-             * @default 0
-             */
-            retries: number;
+            /** @description Per attempt. Default (when absent): `5000`. */
+            timeoutMs?: number;
+            /** @description Extra attempts on network errors and 5xx. Default (when absent): `0`. */
+            retries?: number;
             /** @description Variable receiving {status, body}. */
             output: string;
-            /**
-             * @description Store failures in errorOutput instead of failing the run.
-             * @default false
-             */
-            catchErrors: boolean;
+            /** @description Store failures in errorOutput instead of failing the run. Default (when absent): `false`. */
+            catchErrors?: boolean;
             /** @description Variable receiving {code, message, status?} on failure (default `<output>Error`). */
             errorOutput?: string;
         };
@@ -1220,9 +1359,13 @@ export interface components {
             name: string;
             type: components["schemas"]["NodeType"];
             /** @description Variables the node read, with values. */
-            read: Record<string, unknown>;
+            read: {
+                [key: string]: unknown;
+            };
             /** @description Variables written. */
-            wrote: Record<string, unknown>;
+            wrote: {
+                [key: string]: unknown;
+            };
             /** @description DECISION outcome. */
             branch?: boolean;
             /** @description Matched rule indexes (0-based). */
@@ -1241,15 +1384,29 @@ export interface components {
             /** @description Ignored test case. */
             skipped: boolean;
             /** @description Result variables of the run (null if it failed). */
-            actual: Record<string, unknown> | null;
+            actual: {
+                [key: string]: unknown;
+            } | null;
             /** @description Why it failed. */
             reason?: string;
+        };
+        /** @description A node's settings, by node type: StartNodeSettings for START, ScriptNodeSettings for SCRIPT, and so on (see docs/scenarios.md). */
+        NodeSettings: components["schemas"]["StartNodeSettings"] | components["schemas"]["EndNodeSettings"] | components["schemas"]["ScriptNodeSettings"] | components["schemas"]["DecisionNodeSettings"] | components["schemas"]["DecisionTableNodeSettings"] | components["schemas"]["ScorecardNodeSettings"] | components["schemas"]["DataLookupNodeSettings"] | components["schemas"]["ScenarioCallNodeSettings"] | components["schemas"]["HttpCallNodeSettings"];
+        /** @description A node's settings in an import: `content` as JSON text (as exported) or as the settings object itself (hand-written YAML/JSON). `id` and `type` may be left out: they are taken from the entry's key and from the graph node with that id, so the shortest form is `{content}`; when given they must agree with them. */
+        NodePropertiesImport: {
+            /** @description The node id, equal to its key in `nodeProperties`. Default (when absent): the key. */
+            id?: string;
+            /** @description The node type, equal to the graph node's. Default (when absent): the type of the graph node with this id. */
+            type?: components["schemas"]["NodeType"];
+            /** @description The settings for `type`: JSON text, or the object. */
+            content: string | components["schemas"]["NodeSettings"];
         };
     };
     responses: {
         /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1259,6 +1416,7 @@ export interface components {
         /** @description Missing, invalid or expired credentials (bearer JWT or score token). Checked before anything else. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1268,6 +1426,7 @@ export interface components {
         /** @description Authenticated, but the requester may not act on this resource, or `context` names another requester. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1277,6 +1436,7 @@ export interface components {
         /** @description The resource does not exist for this requester. */
         NotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1286,6 +1446,7 @@ export interface components {
         /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
         Conflict: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1295,6 +1456,7 @@ export interface components {
         /** @description The body, upload or batch is larger than the configured limit. */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1304,6 +1466,7 @@ export interface components {
         /** @description The body's content type is not one this operation accepts. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1313,15 +1476,18 @@ export interface components {
         /** @description Well-formed, but the scenario does not compile, fails validation, or failed while running: `details` lists every problem with its node. */
         Unprocessable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency (the job store) did not take the work; nothing was stored, so the same request can be sent again. */
+        /** @description MySQL (`DATABASE_UNAVAILABLE`) or the job store (`JOB_STORE_UNAVAILABLE`) is unavailable: nothing was stored, and the same request (the same `X-SCE-RequestId` too) can be sent again after `Retry-After` seconds. Work accepted before an outage is not lost. See docs/execution.md, "Outages". */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1331,6 +1497,18 @@ export interface components {
         /** @description The request line and headers together are larger than the server accepts (`LIMIT_HEADER_BYTES`, 16,384 bytes by default). Answered by the HTTP server before routing, with code `HEADERS_TOO_LARGE`, and the connection is closed. */
         HeadersTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description MySQL is unavailable (`DATABASE_UNAVAILABLE`): nothing was changed, and the same request can be sent again after `Retry-After` seconds. See docs/execution.md, "Outages". */
+        DatabaseUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1339,15 +1517,36 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
-        ScenarioId: number;
-        /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+        /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        ScenarioId: string;
+        /**
+         * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+         * @example customers
+         */
         CollectionName: string;
-        /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
-        Context: string;
+        /**
+         * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+         *
+         *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+         *
+         *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+         * @example {}
+         */
+        Context: components["schemas"]["AccessControlContext"];
+        /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        TestCaseId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before sending the same request again (5). MySQL and the job store are reconnected by the service itself within a second of their return; no restart is needed. */
+        RetryAfter: number;
+        /** @description The id of this HTTP request in the service's logs (the caller's `X-Request-Id` when it sent a sane one: 1–128 of letters, digits and `._:-`). Sent on every response, errors included. */
+        XRequestId: string;
+        /** @description The run id, as `runId` in the body. */
+        XSceRunId: string;
+        /** @description The request id of the queued run, as `requestId` in the body. */
+        XSceRequestId: components["schemas"]["RequestId"];
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1355,7 +1554,10 @@ export interface operations {
     scoreScenario: {
         parameters: {
             query: {
-                /** @description Scenario name. */
+                /**
+                 * @description Scenario name.
+                 * @example credit-decision
+                 */
                 name: components["schemas"]["ScenarioName"];
             };
             header?: never;
@@ -1365,6 +1567,14 @@ export interface operations {
         /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1372,8 +1582,8 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
-                    /** @description The run id, as in the body. */
-                    "X-SCE-RunId"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-SCE-RunId": components["headers"]["XSceRunId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1387,6 +1597,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     scoreAsync: {
@@ -1403,6 +1614,7 @@ export interface operations {
                 "X-SCE-CallbackRetryDelay"?: number;
             };
             path: {
+                /** @example credit-decision */
                 name: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1410,6 +1622,14 @@ export interface operations {
         /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1417,8 +1637,8 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
-                    /** @description The request id. */
-                    "X-SCE-RequestId"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-SCE-RequestId": components["headers"]["XSceRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1442,6 +1662,7 @@ export interface operations {
                 "X-SCE-RequestId": components["schemas"]["RequestId"];
             };
             path: {
+                /** @example credit-decision */
                 name: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1451,6 +1672,7 @@ export interface operations {
             /** @description Finished. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,6 +1682,7 @@ export interface operations {
             /** @description Not finished yet. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1470,6 +1693,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     submitBatch: {
@@ -1482,6 +1706,25 @@ export interface operations {
         /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scenarioName": "credit-decision",
+                 *       "parameters": [
+                 *         {
+                 *           "income": 52000,
+                 *           "existingDebt": 4000,
+                 *           "age": 34,
+                 *           "employment": "EMPLOYED"
+                 *         },
+                 *         {
+                 *           "income": 9000,
+                 *           "existingDebt": 8000,
+                 *           "age": 19,
+                 *           "employment": "UNEMPLOYED"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BatchRequest"];
             };
         };
@@ -1489,6 +1732,7 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1509,6 +1753,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND. */
                 batchTaskId: string;
             };
             cookie?: never;
@@ -1518,6 +1763,7 @@ export interface operations {
             /** @description Status. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1528,6 +1774,49 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND. */
+                batchTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, one line per element in submission order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["BatchResultLine"];
+                    "text/csv": string;
+                };
+            };
+            /** @description The batch has not finished: nothing is streamed. Ask again after `Retry-After` seconds. */
+            202: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listCollections: {
@@ -1542,6 +1831,7 @@ export interface operations {
             /** @description Collections. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1551,6 +1841,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionRows: {
@@ -1567,7 +1858,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1577,6 +1871,7 @@ export interface operations {
             /** @description A page of rows. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1587,6 +1882,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionColumns: {
@@ -1594,7 +1890,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1604,6 +1903,7 @@ export interface operations {
             /** @description Columns in file order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1614,6 +1914,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCollectionIndexes: {
@@ -1621,7 +1922,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1631,6 +1935,7 @@ export interface operations {
             /** @description Indexes. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1641,6 +1946,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteCollection: {
@@ -1648,7 +1954,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1658,6 +1967,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1666,19 +1976,29 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     loadCollectionData: {
         parameters: {
             query: {
-                /** @description Name of the uploaded file, kept in the registry. */
+                /**
+                 * @description Name of the uploaded file, kept in the registry.
+                 * @example customers.csv
+                 */
                 fileName: string;
-                /** @description Index definitions `column,true|false;…` (`true`: a UNIQUE index, `false`: a plain one). Commas and semicolons may be sent as they are (allowReserved) or URL-encoded. */
+                /**
+                 * @description Index definitions `column,true|false;…` (`true`: a UNIQUE index, `false`: a plain one). Commas and semicolons may be sent as they are (allowReserved) or URL-encoded.
+                 * @example customer_id,true
+                 */
                 indexes?: string;
             };
             header?: never;
             path: {
-                /** @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters. */
+                /**
+                 * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
+                 * @example customers
+                 */
                 collection_name: components["parameters"]["CollectionName"];
             };
             cookie?: never;
@@ -1698,6 +2018,7 @@ export interface operations {
             /** @description Rows appended to an existing collection. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1707,6 +2028,7 @@ export interface operations {
             /** @description Collection created and loaded. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1719,17 +2041,25 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     openScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1739,6 +2069,7 @@ export interface operations {
             /** @description The opened version. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1750,17 +2081,25 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listScenarioVersions: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1770,6 +2109,7 @@ export interface operations {
             /** @description Versions, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1781,17 +2121,25 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInput: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1801,6 +2149,7 @@ export interface operations {
             /** @description Inputs by name. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1812,17 +2161,25 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getScenarioInputVariableNames: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1832,6 +2189,7 @@ export interface operations {
             /** @description Names. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1843,18 +2201,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     copyScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
+                /** @example credit-decision-copy */
                 copiedScenarioName: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1862,8 +2229,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The new scenario's development version. */
-            201: {
+            200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1876,17 +2244,27 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     renameScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
+                /** @example credit-decision */
                 currentName: components["schemas"]["ScenarioName"];
+                /** @example credit-decision-v2 */
                 newName: components["schemas"]["ScenarioName"];
             };
             cookie?: never;
@@ -1896,6 +2274,7 @@ export interface operations {
             /** @description The renamed scenario. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1908,24 +2287,40 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     debugScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
         };
-        /** @description Input variables by name. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
-        requestBody: {
+        /** @description Optional debugging data: input variables by name (without a body the run has no inputs). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1933,6 +2328,7 @@ export interface operations {
             /** @description Result and trace. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1947,17 +2343,25 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     validateScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -1965,6 +2369,14 @@ export interface operations {
         /** @description Optional validation data: input variables by name, checked against the start node and run once. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScoreInputs"];
             };
         };
@@ -1972,6 +2384,7 @@ export interface operations {
             /** @description Valid: compiles and every test case passes. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1984,28 +2397,50 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deployScenario: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Deploy without compiling test cases or checking references. The document must still compile. */
                 skip_validation?: boolean;
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional validation data, as for validateScenario: input variables by name, checked against the start node and run once before deploying (ignored with `skip_validation=true`). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "income": 52000,
+                 *       "existingDebt": 4000,
+                 *       "age": 34,
+                 *       "employment": "EMPLOYED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScoreInputs"];
+            };
+        };
         responses: {
             /** @description Deployed. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2015,15 +2450,21 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createInputVariablesFromCsv: {
         parameters: {
-            query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
-                context: components["parameters"]["Context"];
+            query?: {
+                /**
+                 * @description Optional here (the interface declares no query parameter on this operation): when given, it is checked as on every management operation (the requester must be the token's user, else 403). See the `context` of the other scenario operations.
+                 * @example {}
+                 */
+                context?: components["schemas"]["AccessControlContext"];
             };
             header?: never;
             path?: never;
@@ -2044,6 +2485,7 @@ export interface operations {
             /** @description Declared variables by name. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2057,12 +2499,20 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     importScenarios: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Replace the development version of existing scenarios. */
                 overwrite_develop?: boolean;
@@ -2076,7 +2526,651 @@ export interface operations {
         /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "credit-decision",
+                 *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                 *       "content": {
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "type": "START",
+                 *             "name": "Applicant"
+                 *           },
+                 *           {
+                 *             "id": "ratio",
+                 *             "type": "SCRIPT",
+                 *             "name": "Debt ratio"
+                 *           },
+                 *           {
+                 *             "id": "card",
+                 *             "type": "SCORECARD",
+                 *             "name": "Applicant scorecard"
+                 *           },
+                 *           {
+                 *             "id": "band",
+                 *             "type": "DECISION_TABLE",
+                 *             "name": "Risk band"
+                 *           },
+                 *           {
+                 *             "id": "accept",
+                 *             "type": "DECISION",
+                 *             "name": "Accept?"
+                 *           },
+                 *           {
+                 *             "id": "approved",
+                 *             "type": "END",
+                 *             "name": "Approved"
+                 *           },
+                 *           {
+                 *             "id": "declined",
+                 *             "type": "END",
+                 *             "name": "Declined"
+                 *           }
+                 *         ],
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "ratio"
+                 *           },
+                 *           {
+                 *             "from": "ratio",
+                 *             "to": "card"
+                 *           },
+                 *           {
+                 *             "from": "card",
+                 *             "to": "band"
+                 *           },
+                 *           {
+                 *             "from": "band",
+                 *             "to": "accept"
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "approved",
+                 *             "when": true
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "declined",
+                 *             "when": false
+                 *           }
+                 *         ]
+                 *       },
+                 *       "nodeProperties": {
+                 *         "start": {
+                 *           "content": {
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "income",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": true,
+                 *                 "description": "Yearly net income"
+                 *               },
+                 *               {
+                 *                 "name": "existingDebt",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": false,
+                 *                 "description": "Outstanding debt (absent means none)"
+                 *               },
+                 *               {
+                 *                 "name": "age",
+                 *                 "type": {
+                 *                   "type": "INTEGER"
+                 *                 },
+                 *                 "required": true
+                 *               },
+                 *               {
+                 *                 "name": "employment",
+                 *                 "type": {
+                 *                   "type": "DICTIONARY",
+                 *                   "name": "employment",
+                 *                   "options": [
+                 *                     "EMPLOYED",
+                 *                     "SELF_EMPLOYED",
+                 *                     "UNEMPLOYED"
+                 *                   ]
+                 *                 },
+                 *                 "required": true
+                 *               }
+                 *             ],
+                 *             "validators": [
+                 *               {
+                 *                 "variable": "age",
+                 *                 "expression": "value >= 18",
+                 *                 "message": "the applicant must be an adult"
+                 *               },
+                 *               {
+                 *                 "variable": "income",
+                 *                 "expression": "value >= 0",
+                 *                 "message": "must not be negative"
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "ratio": {
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
+                 *             "outputs": [
+                 *               "debtRatio"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "card": {
+                 *           "content": {
+                 *             "baseScore": 500,
+                 *             "scoreVariable": "score",
+                 *             "reasonCodesVariable": "reasonCodes",
+                 *             "maxReasonCodes": 2,
+                 *             "characteristics": [
+                 *               {
+                 *                 "name": "Age",
+                 *                 "variable": "age",
+                 *                 "reasonCode": "AGE",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 25,
+                 *                     "points": 20
+                 *                   },
+                 *                   {
+                 *                     "min": 25,
+                 *                     "max": 60,
+                 *                     "points": 60
+                 *                   },
+                 *                   {
+                 *                     "min": 60,
+                 *                     "points": 40
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Employment",
+                 *                 "variable": "employment",
+                 *                 "reasonCode": "EMPLOYMENT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "values": [
+                 *                       "EMPLOYED"
+                 *                     ],
+                 *                     "points": 80
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "SELF_EMPLOYED"
+                 *                     ],
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "UNEMPLOYED"
+                 *                     ],
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Debt ratio",
+                 *                 "variable": "debtRatio",
+                 *                 "reasonCode": "DEBT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 0.2,
+                 *                     "points": 100
+                 *                   },
+                 *                   {
+                 *                     "min": 0.2,
+                 *                     "max": 0.5,
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "min": 0.5,
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "band": {
+                 *           "content": {
+                 *             "hitPolicy": "FIRST",
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "score",
+                 *                 "type": "NUMBER"
+                 *               }
+                 *             ],
+                 *             "outputs": [
+                 *               {
+                 *                 "name": "riskBand"
+                 *               },
+                 *               {
+                 *                 "name": "decision"
+                 *               },
+                 *               {
+                 *                 "name": "creditLimit"
+                 *               }
+                 *             ],
+                 *             "rules": [
+                 *               {
+                 *                 "description": "strong",
+                 *                 "when": {
+                 *                   "score": ">= 680"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "LOW",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 10000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "fair",
+                 *                 "when": {
+                 *                   "score": "[600..680)"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "MEDIUM",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 3000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "weak",
+                 *                 "then": {
+                 *                   "riskBand": "HIGH",
+                 *                   "decision": "DECLINE",
+                 *                   "creditLimit": 0
+                 *                 }
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "accept": {
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "condition": "decision === 'APPROVE'"
+                 *           }
+                 *         },
+                 *         "approved": {
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "riskBand",
+                 *               "creditLimit",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "declined": {
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "testCases": [
+                 *         {
+                 *           "name": "employed applicant with little debt is approved",
+                 *           "variables": {
+                 *             "income": 52000,
+                 *             "existingDebt": 4000,
+                 *             "age": 34,
+                 *             "employment": "EMPLOYED"
+                 *           },
+                 *           "expression": {
+                 *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "unemployed young applicant with high debt is declined",
+                 *           "variables": {
+                 *             "income": 12000,
+                 *             "existingDebt": 9000,
+                 *             "age": 21,
+                 *             "employment": "UNEMPLOYED"
+                 *           },
+                 *           "expression": {
+                 *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScenarioImportBody"];
+                /**
+                 * @example {
+                 *       "name": "credit-decision",
+                 *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                 *       "content": {
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "type": "START",
+                 *             "name": "Applicant"
+                 *           },
+                 *           {
+                 *             "id": "ratio",
+                 *             "type": "SCRIPT",
+                 *             "name": "Debt ratio"
+                 *           },
+                 *           {
+                 *             "id": "card",
+                 *             "type": "SCORECARD",
+                 *             "name": "Applicant scorecard"
+                 *           },
+                 *           {
+                 *             "id": "band",
+                 *             "type": "DECISION_TABLE",
+                 *             "name": "Risk band"
+                 *           },
+                 *           {
+                 *             "id": "accept",
+                 *             "type": "DECISION",
+                 *             "name": "Accept?"
+                 *           },
+                 *           {
+                 *             "id": "approved",
+                 *             "type": "END",
+                 *             "name": "Approved"
+                 *           },
+                 *           {
+                 *             "id": "declined",
+                 *             "type": "END",
+                 *             "name": "Declined"
+                 *           }
+                 *         ],
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "ratio"
+                 *           },
+                 *           {
+                 *             "from": "ratio",
+                 *             "to": "card"
+                 *           },
+                 *           {
+                 *             "from": "card",
+                 *             "to": "band"
+                 *           },
+                 *           {
+                 *             "from": "band",
+                 *             "to": "accept"
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "approved",
+                 *             "when": true
+                 *           },
+                 *           {
+                 *             "from": "accept",
+                 *             "to": "declined",
+                 *             "when": false
+                 *           }
+                 *         ]
+                 *       },
+                 *       "nodeProperties": {
+                 *         "start": {
+                 *           "content": {
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "income",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": true,
+                 *                 "description": "Yearly net income"
+                 *               },
+                 *               {
+                 *                 "name": "existingDebt",
+                 *                 "type": {
+                 *                   "type": "DOUBLE"
+                 *                 },
+                 *                 "required": false,
+                 *                 "description": "Outstanding debt (absent means none)"
+                 *               },
+                 *               {
+                 *                 "name": "age",
+                 *                 "type": {
+                 *                   "type": "INTEGER"
+                 *                 },
+                 *                 "required": true
+                 *               },
+                 *               {
+                 *                 "name": "employment",
+                 *                 "type": {
+                 *                   "type": "DICTIONARY",
+                 *                   "name": "employment",
+                 *                   "options": [
+                 *                     "EMPLOYED",
+                 *                     "SELF_EMPLOYED",
+                 *                     "UNEMPLOYED"
+                 *                   ]
+                 *                 },
+                 *                 "required": true
+                 *               }
+                 *             ],
+                 *             "validators": [
+                 *               {
+                 *                 "variable": "age",
+                 *                 "expression": "value >= 18",
+                 *                 "message": "the applicant must be an adult"
+                 *               },
+                 *               {
+                 *                 "variable": "income",
+                 *                 "expression": "value >= 0",
+                 *                 "message": "must not be negative"
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "ratio": {
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
+                 *             "outputs": [
+                 *               "debtRatio"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "card": {
+                 *           "content": {
+                 *             "baseScore": 500,
+                 *             "scoreVariable": "score",
+                 *             "reasonCodesVariable": "reasonCodes",
+                 *             "maxReasonCodes": 2,
+                 *             "characteristics": [
+                 *               {
+                 *                 "name": "Age",
+                 *                 "variable": "age",
+                 *                 "reasonCode": "AGE",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 25,
+                 *                     "points": 20
+                 *                   },
+                 *                   {
+                 *                     "min": 25,
+                 *                     "max": 60,
+                 *                     "points": 60
+                 *                   },
+                 *                   {
+                 *                     "min": 60,
+                 *                     "points": 40
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Employment",
+                 *                 "variable": "employment",
+                 *                 "reasonCode": "EMPLOYMENT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "values": [
+                 *                       "EMPLOYED"
+                 *                     ],
+                 *                     "points": 80
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "SELF_EMPLOYED"
+                 *                     ],
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "values": [
+                 *                       "UNEMPLOYED"
+                 *                     ],
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               },
+                 *               {
+                 *                 "name": "Debt ratio",
+                 *                 "variable": "debtRatio",
+                 *                 "reasonCode": "DEBT",
+                 *                 "elsePoints": 0,
+                 *                 "bins": [
+                 *                   {
+                 *                     "max": 0.2,
+                 *                     "points": 100
+                 *                   },
+                 *                   {
+                 *                     "min": 0.2,
+                 *                     "max": 0.5,
+                 *                     "points": 50
+                 *                   },
+                 *                   {
+                 *                     "min": 0.5,
+                 *                     "points": 0
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "band": {
+                 *           "content": {
+                 *             "hitPolicy": "FIRST",
+                 *             "inputs": [
+                 *               {
+                 *                 "name": "score",
+                 *                 "type": "NUMBER"
+                 *               }
+                 *             ],
+                 *             "outputs": [
+                 *               {
+                 *                 "name": "riskBand"
+                 *               },
+                 *               {
+                 *                 "name": "decision"
+                 *               },
+                 *               {
+                 *                 "name": "creditLimit"
+                 *               }
+                 *             ],
+                 *             "rules": [
+                 *               {
+                 *                 "description": "strong",
+                 *                 "when": {
+                 *                   "score": ">= 680"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "LOW",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 10000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "fair",
+                 *                 "when": {
+                 *                   "score": "[600..680)"
+                 *                 },
+                 *                 "then": {
+                 *                   "riskBand": "MEDIUM",
+                 *                   "decision": "APPROVE",
+                 *                   "creditLimit": 3000
+                 *                 }
+                 *               },
+                 *               {
+                 *                 "description": "weak",
+                 *                 "then": {
+                 *                   "riskBand": "HIGH",
+                 *                   "decision": "DECLINE",
+                 *                   "creditLimit": 0
+                 *                 }
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         "accept": {
+                 *           "content": {
+                 *             "language": "javascript",
+                 *             "condition": "decision === 'APPROVE'"
+                 *           }
+                 *         },
+                 *         "approved": {
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "riskBand",
+                 *               "creditLimit",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         },
+                 *         "declined": {
+                 *           "content": {
+                 *             "outputs": [
+                 *               "decision",
+                 *               "score",
+                 *               "reasonCodes"
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "testCases": [
+                 *         {
+                 *           "name": "employed applicant with little debt is approved",
+                 *           "variables": {
+                 *             "income": 52000,
+                 *             "existingDebt": 4000,
+                 *             "age": 34,
+                 *             "employment": "EMPLOYED"
+                 *           },
+                 *           "expression": {
+                 *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740"
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "unemployed young applicant with high debt is declined",
+                 *           "variables": {
+                 *             "income": 12000,
+                 *             "existingDebt": 9000,
+                 *             "age": 21,
+                 *             "employment": "UNEMPLOYED"
+                 *           },
+                 *           "expression": {
+                 *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/yaml": components["schemas"]["ScenarioImportBody"];
             };
         };
@@ -2084,6 +3178,7 @@ export interface operations {
             /** @description What happened to each scenario, in input order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2097,16 +3192,24 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     exportScenarios: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
                 /** @description Export only this scenario (404 if the owner has none of that name). */
                 name?: components["schemas"]["ScenarioName"];
-                /** @description Output format. */
+                /** @description Output format. Without it the `Accept` header decides: `application/yaml` (preferred over `application/json`) gives YAML, anything else JSON. `type` wins over `Accept`. */
                 type?: "json" | "yaml";
             };
             header?: never;
@@ -2118,6 +3221,7 @@ export interface operations {
             /** @description The versions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2130,26 +3234,62 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateScenarioTestCase: {
         parameters: {
             query: {
-                /** @description The access-control context, as JSON in the query string (URL-encoded), e.g. `context=%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D` for `{"requester":{"username":"alice"}}`. The requester must be the token's user (else 403). `owner` names whose scenarios are addressed; only admins may name another user. */
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
                 context: components["parameters"]["Context"];
             };
             header?: never;
             path: {
-                /** @description Scenario id (1 to 4294967295, the range of the id column; a larger number is a 400, not a search). */
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
                 id: components["parameters"]["ScenarioId"];
-                /** @description Test case id (1 to 4294967295). */
-                testCaseId: number;
+                /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                testCaseId: components["parameters"]["TestCaseId"];
             };
             cookie?: never;
         };
         /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "employed applicant with little debt is approved",
+                 *       "variables": [
+                 *         {
+                 *           "variableName": "income",
+                 *           "value": 52000
+                 *         },
+                 *         {
+                 *           "variableName": "existingDebt",
+                 *           "value": 4000
+                 *         },
+                 *         {
+                 *           "variableName": "age",
+                 *           "value": 34
+                 *         },
+                 *         {
+                 *           "variableName": "employment",
+                 *           "value": "EMPLOYED"
+                 *         }
+                 *       ],
+                 *       "expression": {
+                 *         "code": "decision === 'APPROVE'",
+                 *         "language": "javascript"
+                 *       },
+                 *       "ignore": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScenarioTestCaseDto"];
             };
         };
@@ -2157,6 +3297,7 @@ export interface operations {
             /** @description The saved test case. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2170,6 +3311,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }

@@ -15,11 +15,12 @@ export interface RouteDefinition {
 }
 
 export const routes = [
-  { operationId: 'scoreScenario', method: 'post', path: '/api/scenario/code/remote/score', expressPath: '/api/scenario/code/remote/score', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
+  { operationId: 'scoreScenario', method: 'post', path: '/api/scenario/code/remote/score', expressPath: '/api/scenario/code/remote/score', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'scoreAsync', method: 'post', path: '/api/scenario/code/scoreasync/{name}', expressPath: '/api/scenario/code/scoreasync/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'getAsyncScoreResult', method: 'get', path: '/api/scenario/code/scoreasyncresult/{name}', expressPath: '/api/scenario/code/scoreasyncresult/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
-  { operationId: 'submitBatch', method: 'post', path: '/api/batch/score', expressPath: '/api/batch/score', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
-  { operationId: 'getBatchStatus', method: 'get', path: '/api/batch/{batchTaskId}', expressPath: '/api/batch/:batchTaskId', security: ['scoreTokenQuery', 'scoreTokenHeader'] },
+  { operationId: 'submitBatch', method: 'post', path: '/api/batch/score', expressPath: '/api/batch/score', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
+  { operationId: 'getBatchStatus', method: 'get', path: '/api/batch/{batchTaskId}', expressPath: '/api/batch/:batchTaskId', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
+  { operationId: 'getBatchResults', method: 'get', path: '/api/batch/{batchTaskId}/results', expressPath: '/api/batch/:batchTaskId/results', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'listCollections', method: 'get', path: '/api/internaldata/collections', expressPath: '/api/internaldata/collections', security: ['bearerAuth'] },
   { operationId: 'getCollectionRows', method: 'get', path: '/api/internaldata/collections/{collection_name}', expressPath: '/api/internaldata/collections/:collection_name', security: ['bearerAuth'] },
   { operationId: 'getCollectionColumns', method: 'get', path: '/api/internaldata/columns/{collection_name}', expressPath: '/api/internaldata/columns/:collection_name', security: ['bearerAuth'] },

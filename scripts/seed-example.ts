@@ -24,7 +24,7 @@ try {
     ...key,
     `  curl -s -X POST "${base}/api/scenario/code/remote/score?name=${encodeURIComponent(seeded.scenarioName)}&key=$KEY" -H 'Content-Type: application/json' -d '${inputs}'`,
     `Bearer token for the management API: npm run --silent token -- ${seeded.username}   (prints JSON with "accessToken")`,
-    `  e.g. curl -s "${base}/api/scenario/open/${seeded.scenarioId}?context=${encodeURIComponent(JSON.stringify({ requester: { username: seeded.username } }))}" -H "Authorization: Bearer $(npm run --silent token -- ${seeded.username} | node -pe 'JSON.parse(require(\"fs\").readFileSync(0)).accessToken')"`,
+    `  e.g. curl -s "${base}/api/scenario/open/${seeded.scenarioId}?context=${encodeURIComponent(JSON.stringify({ actors: { requester: { username: seeded.username } } }))}" -H "Authorization: Bearer $(npm run --silent token -- ${seeded.username} | node -pe 'JSON.parse(require(\"fs\").readFileSync(0)).accessToken')"`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
 } catch (error) {

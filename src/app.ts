@@ -5,7 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import multer from 'multer';
 import passport from 'passport';
 import type { Logger } from 'pino';
-import { routes, type OperationHandlers, type RouteDefinition } from '../generated/routes.js';
+import { routes, type OperationHandlers, type OperationId, type RouteDefinition } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
 import { requireAuthentication } from './auth/require-authentication.js';
@@ -14,14 +14,16 @@ import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
+import { contextQuery } from './http/context-query.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
-import { createFastLane } from './http/fast-lane.js';
+import { createFastLane, type FastLaneOperation } from './http/fast-lane.js';
 import { refuseInfiniteNumbers } from './http/finite-numbers.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
-import { requestContext, type AuthenticatedUser } from './http/request-context.js';
+import { requestContext } from './http/request-context.js';
 import { multipartBody } from './http/multipart-body.js';
 import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
+import { importPrecheck } from './scenarios/import-precheck.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -32,10 +34,10 @@ export interface AppDependencies {
   /** Validate every response against the spec (tests): a response that breaks the contract becomes a 500. */
   validateResponses?: boolean;
   /**
-   * Synchronous scoring on the fast lane (src/http/fast-lane.ts). Without it (SCORE_FAST_LANE=false)
-   * scoreScenario goes through Express like every other operation.
+   * The operations served on the fast lane (src/http/fast-lane.ts), by operationId. Without them
+   * (SCORE_FAST_LANE=false) every operation goes through Express.
    */
-  scoreFastLane?: (caller: AuthenticatedUser, name: string, inputs: Record<string, unknown>) => Promise<{ runId: string }>;
+  fastLane?: Partial<Record<OperationId, FastLaneOperation['handle']>>;
 }
 
 function declaresRequestBody(spec: Record<string, unknown>, route: RouteDefinition): boolean {
@@ -49,7 +51,7 @@ function takesMultipart(spec: unknown, route: { path: string; method: string }):
   return operation?.requestBody?.content?.['multipart/form-data'] !== undefined;
 }
 
-/** The service's HTTP request listener: the fast lane for synchronous scoring, then the Express app. */
+/** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
 export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
   const spec = loadSpec();
@@ -59,7 +61,7 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.
   app.set('etag', false);
-  // node:querystring; the validator itself expands `filter[column]=value` (deepObject) and JSON `context`.
+  // node:querystring; the validator itself expands `filter[column]=value` (deepObject); `context` is decoded by contextQuery.
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
@@ -85,6 +87,9 @@ export function createApp(deps: AppDependencies): RequestListener {
     const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes : config.limits.bodyBytes;
     app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
   }
+  app.use(contextQuery(spec as never));
+  const importRoute = routes.find((route) => route.operationId === 'importScenarios');
+  if (importRoute) app.post(importRoute.expressPath, importPrecheck);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec as never,
@@ -113,21 +118,19 @@ export function createApp(deps: AppDependencies): RequestListener {
   // (without this, Express's HTML error page).
   app.use(createErrorHandler());
 
-  const scoreRoute = routes.find((route) => route.operationId === 'scoreScenario');
-  const score = deps.scoreFastLane;
-  if (!scoreRoute || !score) return app;
+  const laneOperations = routes.flatMap((route) => {
+    const handle = deps.fastLane?.[route.operationId];
+    return handle ? [{ route, handle }] : [];
+  });
+  if (laneOperations.length === 0) return app;
   const fastLane = createFastLane({
     spec: spec as unknown as OpenApiDocument,
-    route: scoreRoute,
+    operations: laneOperations,
     logger: deps.logger,
     users: deps.users,
     bodyLimitBytes: config.limits.bodyBytes,
     bodyDepthLimit: config.limits.bodyDepth,
     validateResponses: deps.validateResponses,
-    handle: async (caller, query, body) => {
-      const result = await score(caller, String(query.name), body as Record<string, unknown>);
-      return { status: 200, headers: { 'X-SCE-RunId': result.runId }, body: result };
-    },
   });
   return (request, response) => {
     if (!fastLane(request, response)) app(request, response);

@@ -1,13 +1,16 @@
 import { createApp } from './app.js';
 import { createHandlerMap } from './http/handler-map.js';
+import { listen } from './http/listen.js';
 import { createLogger } from './logger.js';
 import { createHttpServer } from './http/server.js';
-import { closeServices, createServices, healthChecks, scoreFastLane } from './services.js';
+import { closeServices, createServices, fastLaneOperations, healthChecks } from './services.js';
+import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
 async function main(): Promise<void> {
   const config = await loadConfigOrExit();
   const logger = createLogger(config.logLevel);
+  logUnhandledRejections(logger);
   const services = await createServices(config, logger);
   await services.internalData.removeOrphanTables().catch((error: unknown) => logger.error({ err: error }, 'could not look for tables left by interrupted loads'));
   const app = createApp({
@@ -16,10 +19,13 @@ async function main(): Promise<void> {
     users: services.users,
     handlers: createHandlerMap(services),
     health: healthChecks(services),
-    scoreFastLane: scoreFastLane(services),
+    fastLane: fastLaneOperations(services),
   });
-  const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger }).listen(config.port, () => logger.info({ port: config.port, environment: config.environment }, 'listening'));
+  const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger });
   server.keepAliveTimeout = 65_000;
+  await listen(server, config.port);
+  server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
+  logger.info({ port: config.port, environment: config.environment }, 'listening');
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
   if (process.env.RUN_WORKER !== 'false') await services.execution.startWorker();
 

@@ -8,9 +8,12 @@ import { createDatabase } from './db/database.js';
 import { CollectionLookupPort } from './internal-data/collection-lookup-port.js';
 import { InternalDataService } from './internal-data/internal-data-service.js';
 import { InternalDataStore } from './internal-data/internal-data-store.js';
-import { createHttpPort, ScenarioEngine, TargetPolicy } from './engine/index.js';
+import { ScenarioEngine } from './engine/index.js';
+import { createOutbound, type Outbound } from './outbound/outbound.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
+import type { AppDependencies } from './app.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
+import { executionOperations } from './execution/execution-operations.js';
 import { pingJobStore } from './execution/job-store.js';
 import type { HealthChecks } from './http/health-router.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
@@ -19,7 +22,8 @@ import { ScenarioStore } from './scenarios/scenario-store.js';
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
  * features' handler factories. Build order: database → users → internal data (the engine's
- * lookups) → deployed-scenario resolver (the engine's scenario calls) → engine → scenarios →
+ * lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest deployed
+ * version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine → scenarios →
  * execution.
  */
 export interface Services {
@@ -31,6 +35,8 @@ export interface Services {
   // ── internal data ──
   internalData: InternalDataService;
   collectionLookups: CollectionLookupPort;
+  // ── outbound HTTP ──
+  outbound: Outbound;
   // ── engine ──
   engine: ScenarioEngine;
   // ── scenarios ──
@@ -46,24 +52,28 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
-  const deployedScenarios = new DeployedScenarioResolver(db);
+  const scenarioStore = new ScenarioStore(db);
+  const deployedScenarios = new DeployedScenarioResolver(scenarioStore);
+  // ── outbound HTTP ──
+  const outbound = createOutbound(config);
   // ── engine ──
   const engine = new ScenarioEngine({
-    ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: createHttpPort(new TargetPolicy({ allowPrivate: config.outboundAllowList })) },
-    limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb },
+    ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: outbound.client },
+    limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb, testCasesBudgetMs: config.limits.testCasesBudgetMs },
+    pool: config.engine,
   });
   // ── scenarios ──
-  const scenarios = new ScenarioService(new ScenarioStore(db), engine, deployedScenarios);
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios);
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, engine, scenarios, execution };
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, execution };
 }
 
 export async function closeServices(services: Services): Promise<void> {
   // ── execution ──
   await services.execution.close();
   // ── engine ──
-  services.engine.dispose();
+  await services.engine.dispose();
   await services.db.destroy();
 }
 
@@ -75,9 +85,8 @@ export function healthChecks(services: Services): HealthChecks {
   };
 }
 
-/** The synchronous scoring the fast lane runs, or undefined when SCORE_FAST_LANE=false. */
-export function scoreFastLane(services: Services): ((caller: { id: number }, name: string, inputs: Record<string, unknown>) => Promise<{ runId: string }>) | undefined {
+/** The operations the fast lane serves (the execution hot paths), or undefined when SCORE_FAST_LANE=false. */
+export function fastLaneOperations(services: Services): AppDependencies['fastLane'] {
   if (!services.config.scoreFastLane) return undefined;
-  const execution = services.execution.service;
-  return (caller, name, inputs) => execution.score(caller, name, inputs);
+  return executionOperations(services.execution.service);
 }

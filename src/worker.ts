@@ -1,5 +1,6 @@
 import { createLogger } from './logger.js';
 import { closeServices, createServices } from './services.js';
+import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
 /**
@@ -11,6 +12,7 @@ import { loadConfigOrExit } from './startup-checks.js';
 async function main(): Promise<void> {
   const config = await loadConfigOrExit();
   const logger = createLogger(config.logLevel);
+  logUnhandledRejections(logger);
   const services = await createServices(config, logger);
   await services.execution.startWorker();
   logger.info({ pid: process.pid, environment: config.environment }, 'worker ready');

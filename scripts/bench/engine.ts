@@ -1,16 +1,20 @@
 /**
- * Engine benchmark: our engine vs @gorules/zen-engine vs plain JavaScript on the reference credit decision.
- * Run: npx tsx scripts/bench/engine.ts   (optional env: BENCH_SECONDS=2 per measurement, BENCH_SCENARIOS=1000)
+ * Engine benchmark: our engine vs @gorules/zen-engine vs plain JavaScript on the reference credit decision,
+ * every figure and ratio from one run. Run: npm run bench:engine
+ * (env: BENCH_SECONDS per measurement, default 2; BENCH_SCENARIOS compiled versions for the memory figure, default 1000;
+ * ENGINE_WORKERS / ENGINE_WORKERS_PER_TENANT as for the service).
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { ZenEngine } from '@gorules/zen-engine';
-import { ScenarioEngine, type EnginePorts } from '../../src/engine/index.js';
+import { loadConfig } from '../../src/config/config.js';
+import { ScenarioEngine, normalizeScenarioDocument, type EnginePorts } from '../../src/engine/index.js';
 import { decideByHand, pickResult, referenceJdm, referenceScenario, sampleInputs, type CreditInputs } from './reference-scenario.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const SCENARIOS = Number(process.env.BENCH_SCENARIOS ?? 1000);
 const CONCURRENCY = 256;
+const OWNER = 1;
 
 // a real GC before memory readings, without requiring `node --expose-gc`
 v8.setFlagsFromString('--expose-gc');
@@ -24,9 +28,10 @@ const noPorts: EnginePorts = {
 
 type Evaluate = (input: CreditInputs) => Promise<unknown>;
 
-async function sequential(evaluate: Evaluate, inputs: CreditInputs[]): Promise<{ rate: number; latencies: number[] }> {
+async function sequential(evaluate: Evaluate, inputs: CreditInputs[], seconds = SECONDS): Promise<{ rate: number; latencies: number[] }> {
   const latencies: number[] = [];
-  const end = performance.now() + SECONDS * 1000;
+  const started = performance.now();
+  const end = started + seconds * 1000;
   let n = 0;
   while (performance.now() < end) {
     for (let k = 0; k < 100; k++) {
@@ -35,7 +40,7 @@ async function sequential(evaluate: Evaluate, inputs: CreditInputs[]): Promise<{
       latencies.push(performance.now() - t0);
     }
   }
-  return { rate: n / SECONDS, latencies };
+  return { rate: n / ((performance.now() - started) / 1000), latencies };
 }
 
 async function concurrent(evaluate: Evaluate, inputs: CreditInputs[]): Promise<number> {
@@ -43,8 +48,21 @@ async function concurrent(evaluate: Evaluate, inputs: CreditInputs[]): Promise<n
   const started = performance.now();
   const end = started + SECONDS * 1000;
   // a clock check, not a timer: evaluations that resolve at once never yield to the timer queue
-  const worker = async () => { while (performance.now() < end) await evaluate(inputs[n++ % inputs.length]); };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const lane = async () => { while (performance.now() < end) await evaluate(inputs[n++ % inputs.length]); };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return n / ((performance.now() - started) / 1000);
+}
+
+/** Plain synchronous calls in a loop: what a hand-written decision costs with nothing around it. */
+function handWritten(inputs: CreditInputs[]): number {
+  let n = 0;
+  let sink = 0;
+  const started = performance.now();
+  const end = started + SECONDS * 1000;
+  while (performance.now() < end) {
+    for (let k = 0; k < 1000; k++) sink += decideByHand(inputs[n++ % inputs.length]).limitFactor;
+  }
+  if (sink < 0) console.log(sink);
   return n / ((performance.now() - started) / 1000);
 }
 
@@ -54,17 +72,18 @@ const percentile = (values: number[], p: number) => {
 };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 
 async function main(): Promise<void> {
+  const config = loadConfig({ ...process.env, APP_ENV: process.env.APP_ENV ?? 'local' });
   const inputs = sampleInputs(1000);
-  const engine = new ScenarioEngine({ ports: noPorts, cacheSize: SCENARIOS + 10 });
+  const engine = new ScenarioEngine({ ports: noPorts, cacheSize: SCENARIOS + 10, pool: config.engine });
   const compiled = engine.compile('reference', referenceScenario());
   const zen = new ZenEngine();
   const zenDecision = zen.createDecision(referenceJdm());
 
-  const ours: Evaluate = (input) => engine.run(compiled, input as unknown as Record<string, unknown>, { ownerId: 1 });
+  const ours: Evaluate = (input) => engine.run(compiled, input as unknown as Record<string, unknown>, { ownerId: OWNER });
   const theirs: Evaluate = (input) => zenDecision.evaluate(input);
-  const byHand: Evaluate = async (input) => decideByHand(input);
 
   // the three must agree
   const outcomes = new Map<string, number>();
@@ -77,45 +96,83 @@ async function main(): Promise<void> {
     outcomes.set(decision, (outcomes.get(decision) ?? 0) + 1);
   }
   console.log(`All three agree on ${inputs.length} applications (${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}).`);
+  console.log(`Engine pool: ${config.engine.workers} workers, at most ${config.engine.workersPerTenant} per tenant (this benchmark is one tenant), workers and caller look ${config.engine.spinMicros} µs for the next message before sleeping.`);
 
   // warm up
-  await sequential(ours, inputs); await sequential(theirs, inputs);
+  await sequential(ours, inputs, 1); await sequential(theirs, inputs, 1); await concurrent(ours, inputs);
 
   const oursSeq = await sequential(ours, inputs);
   const zenSeq = await sequential(theirs, inputs);
-  const handSeq = await sequential(byHand, inputs);
+  const before = engine.poolStats()!;
   const oursConc = await concurrent(ours, inputs);
+  const after = engine.poolStats()!;
   const zenConc = await concurrent(theirs, inputs);
-  const handConc = await concurrent(byHand, inputs);
+  const hand = handWritten(inputs);
 
-  const rows = [
-    ['engine (isolated-vm)', oursSeq.rate, oursConc],
-    ['@gorules/zen-engine', zenSeq.rate, zenConc],
-    ['plain JavaScript', handSeq.rate, handConc],
+  // the cost of one crossing: a scenario that does nothing (START → END), awaited one at a time
+  const empty = engine.compile('empty', normalizeScenarioDocument({
+    content: { nodes: [{ id: 'start', type: 'START' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'end' }] },
+    nodeProperties: { start: { id: 'start', type: 'START', content: { inputs: [] } } },
+  }));
+  const emptyBefore = engine.poolStats()!;
+  const emptySeq = await sequential(() => engine.run(empty, {}, { ownerId: OWNER }), inputs, 1);
+  const emptyAfter = engine.poolStats()!;
+  const insideCrossingUs = ((emptyAfter.crossingMs - emptyBefore.crossingMs) / (emptyAfter.crossings - emptyBefore.crossings)) * 1000;
+  const roundTripUs = percentile(emptySeq.latencies, 50) * 1000;
+
+  // the same, with workers and caller that go to sleep at once (ENGINE_SPIN_MICROS=0)
+  const sleepy = new ScenarioEngine({ ports: noPorts, pool: { ...config.engine, spinMicros: 0 } });
+  const sleepyCompiled = sleepy.compile('reference', referenceScenario());
+  const sleepyRun: Evaluate = (input) => sleepy.run(sleepyCompiled, input as unknown as Record<string, unknown>, { ownerId: OWNER });
+  await sequential(sleepyRun, inputs, 0.5);
+  const sleepySeq = await sequential(sleepyRun, inputs);
+  await sleepy.dispose();
+
+  const zenBest = Math.max(zenSeq.rate, zenConc);
+  const p50 = percentile(oursSeq.latencies, 50) * 1000;
+  const p99 = percentile(oursSeq.latencies, 99) * 1000;
+  const crossings = after.crossings - before.crossings;
+  const items = after.items - before.items;
+  const messages = after.messages - before.messages;
+
+  console.log(`\nEvaluations per second (${SECONDS} s each):`);
+  console.log(`  ${'engine'.padEnd(24)} awaited one at a time ${fmt(oursSeq.rate).padStart(10)}   ${CONCURRENCY} in flight ${fmt(oursConc).padStart(10)}`);
+  console.log(`  ${'@gorules/zen-engine'.padEnd(24)} awaited one at a time ${fmt(zenSeq.rate).padStart(10)}   ${CONCURRENCY} in flight ${fmt(zenConc).padStart(10)}`);
+  console.log(`  ${'plain JavaScript'.padEnd(24)} synchronous loop      ${fmt(hand).padStart(10)}`);
+  console.log(`  ${'engine, no spinning'.padEnd(24)} awaited one at a time ${fmt(sleepySeq.rate).padStart(10)}   (ENGINE_SPIN_MICROS=0 instead of ${config.engine.spinMicros}: p50 ${(percentile(sleepySeq.latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(sleepySeq.latencies, 99) * 1000).toFixed(1)} µs)`);
+  console.log(`\nLatency per evaluation, awaited one at a time: engine p50 ${p50.toFixed(1)} µs, p99 ${p99.toFixed(1)} µs; ` +
+    `zen p50 ${(percentile(zenSeq.latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(zenSeq.latencies, 99) * 1000).toFixed(1)} µs`);
+  console.log(`Crossings with ${CONCURRENCY} in flight: ${fmt(items)} evaluations in ${fmt(crossings)} crossings (${(items / Math.max(crossings, 1)).toFixed(1)} per crossing, ` +
+    `${(items / Math.max(messages, 1)).toFixed(1)} per message to a worker), ${(((after.crossingMs - before.crossingMs) / Math.max(crossings, 1)) * 1000).toFixed(1)} µs per crossing`);
+  console.log(`Cost of one crossing (an empty scenario, awaited one at a time): ${insideCrossingUs.toFixed(1)} µs inside the worker, ${roundTripUs.toFixed(1)} µs round trip (p50) from the caller`);
+
+  const goals = [
+    [`${CONCURRENCY} in flight: engine ÷ zen's best (${fmt(zenBest)}/s)`, oursConc / zenBest, '≥ 10×', oursConc / zenBest >= 10, 'x'],
+    [`${CONCURRENCY} in flight: engine ÷ plain JavaScript`, oursConc / hand, '≥ 10 %', oursConc / hand >= 0.1, '%'],
+    ['one at a time: engine ÷ zen one at a time', oursSeq.rate / zenSeq.rate, '≥ 10×', oursSeq.rate / zenSeq.rate >= 10, 'x'],
+    ['one at a time: engine p99 per evaluation', p99, '< 100 µs', p99 < 100, 'µs'],
   ] as const;
-  console.log(`\nEvaluations per second (${SECONDS} s each, concurrency ${CONCURRENCY}):`);
-  for (const [name, seq, conc] of rows) console.log(`  ${name.padEnd(22)} sequential ${fmt(seq).padStart(10)}   concurrent ${fmt(conc).padStart(10)}`);
-  console.log(`\nengine / zen: sequential ${(oursSeq.rate / zenSeq.rate).toFixed(1)}x, concurrent ${(oursConc / zenConc).toFixed(1)}x (vs zen's best ${(Math.max(oursSeq.rate, oursConc) / Math.max(zenSeq.rate, zenConc)).toFixed(1)}x)`);
-  console.log(`engine / plain JS: sequential ${((oursSeq.rate / handSeq.rate) * 100).toFixed(1)}%`);
-  console.log(`engine latency per evaluation: p50 ${(percentile(oursSeq.latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(oursSeq.latencies, 99) * 1000).toFixed(1)} µs`);
-  console.log(`zen latency per evaluation:    p50 ${(percentile(zenSeq.latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(zenSeq.latencies, 99) * 1000).toFixed(1)} µs`);
+  console.log('\nGoals:');
+  for (const [name, value, goal, met, unit] of goals) {
+    const shown = unit === '%' ? `${(value * 100).toFixed(1)} %` : unit === 'x' ? `${value.toFixed(1)}×` : `${value.toFixed(1)} µs`;
+    console.log(`  ${name.padEnd(52)} ${shown.padStart(10)}   goal ${goal.padEnd(8)} ${verdict(met)}`);
+  }
+  console.log(`  (also: engine ${CONCURRENCY} in flight ÷ zen ${CONCURRENCY} in flight ${(oursConc / zenConc).toFixed(1)}×, engine one at a time ÷ plain JavaScript ${((oursSeq.rate / hand) * 100).toFixed(2)} %)`);
 
-  // memory for many compiled scenario versions
+  // memory and compile time for many compiled scenario versions (compiled once each; instantiated on first run)
   gc();
-  const before = process.memoryUsage();
-  const isolateBefore = engine.sandboxHeap()?.used ?? 0;
+  const memoryBefore = process.memoryUsage();
   const t0 = performance.now();
   for (let v = 1; v <= SCENARIOS; v++) engine.compile(`version-${v}`, referenceScenario(v));
   const compileMs = performance.now() - t0;
   gc();
-  const after = process.memoryUsage();
-  const isolateAfter = engine.sandboxHeap()?.used ?? 0;
+  const memoryAfter = process.memoryUsage();
   const last = engine.compile(`version-${SCENARIOS}`, referenceScenario(SCENARIOS));
-  await engine.run(last, inputs[0] as unknown as Record<string, unknown>, { ownerId: 1 });
-  console.log(`\n${SCENARIOS} distinct compiled scenarios: compile ${(compileMs / SCENARIOS).toFixed(2)} ms each; RSS +${mb(after.rss - before.rss)}, ` +
-    `host heap +${mb(after.heapUsed - before.heapUsed)}, sandbox heap +${mb(isolateAfter - isolateBefore)} (RSS now ${mb(after.rss)})`);
+  await engine.run(last, inputs[0] as unknown as Record<string, unknown>, { ownerId: OWNER });
+  console.log(`\n${SCENARIOS} distinct compiled scenarios: compile ${(compileMs / SCENARIOS).toFixed(2)} ms each; RSS +${mb(memoryAfter.rss - memoryBefore.rss)}, ` +
+    `host heap +${mb(memoryAfter.heapUsed - memoryBefore.heapUsed)} (RSS now ${mb(memoryAfter.rss)}; programs load into a tenant's sandbox on first run)`);
 
-  engine.dispose();
+  await engine.dispose();
   zen.dispose();
 }
 

@@ -206,7 +206,7 @@ async function measureLookups(ownerId: number, collection: string, rows: number,
     const baseline = await timeIt((key) => engine.run(noLookup, { customerId: key }, { ownerId }));
     return { portOnly, scenarioRun, baseline };
   } finally {
-    engine.dispose();
+    await engine.dispose();
     await db.destroy();
   }
 }

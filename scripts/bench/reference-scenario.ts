@@ -98,29 +98,54 @@ export function referenceScenario(variant = 0): ScenarioDocument {
   });
 }
 
-/** The same decision by hand: the ceiling. */
+/** The characteristics as the hand-written decision reads them: best points precomputed, bins as flat fields. */
+interface HandBin { hasRange: boolean; min: number; max: number; value: string | null; points: number }
+interface HandCharacteristic { variable: string; reasonCode: string; elsePoints: number; best: number; bins: HandBin[] }
+const HAND_CHARACTERISTICS: HandCharacteristic[] = CHARACTERISTICS.map((c) => ({
+  variable: c.variable, reasonCode: c.reasonCode, elsePoints: c.elsePoints,
+  best: Math.max(c.elsePoints, ...c.bins.map((b) => b.points)),
+  bins: c.bins.map((b) => ({
+    hasRange: b.min !== undefined || b.max !== undefined, min: b.min ?? -Infinity, max: b.max ?? Infinity,
+    value: b.values ? b.values[0] : null, points: b.points,
+  })),
+}));
+const HAND_RULES = RULES.map((r) => ({
+  scoreMin: r.score[0] ?? -Infinity, scoreMax: r.score[1] ?? Infinity, dtiMin: r.dti[0] ?? -Infinity, dtiMax: r.dti[1] ?? Infinity,
+  decision: r.decision, tier: r.tier, limitFactor: r.limitFactor,
+}));
+const byLossThenOrder = (a: [number, number, string], b: [number, number, string]) => b[0] - a[0] || a[1] - b[1];
+
+/** The same decision by hand, as plain fast JavaScript (loops, Object.assign and assignments; no spreads, no forEach): the ceiling. */
 export function decideByHand(i: CreditInputs): CreditResult {
-  const dti = i.income > 0 ? i.debt / i.income : 99;
-  const lti = i.income > 0 ? i.loanAmount / (i.income * 12) : 99;
-  if (!(i.age >= 18 && i.income > 0 && lti < 5)) return { decision: 'REJECT', tier: 'E', limitFactor: 0, score: null, reasonCodes: ['INELIGIBLE'] };
-  const values: Record<string, unknown> = { ...i, dti };
+  const income = i.income;
+  const dti = income > 0 ? i.debt / income : 99;
+  const lti = income > 0 ? i.loanAmount / (income * 12) : 99;
+  if (!(i.age >= 18 && income > 0 && lti < 5)) return { decision: 'REJECT', tier: 'E', limitFactor: 0, score: null, reasonCodes: ['INELIGIBLE'] };
+  const values = Object.assign({}, i) as unknown as Record<string, unknown>;
+  values.dti = dti;
   let score = BASE_SCORE;
   const lost: [number, number, string][] = [];
-  CHARACTERISTICS.forEach((c, k) => {
+  for (let k = 0; k < HAND_CHARACTERISTICS.length; k++) {
+    const c = HAND_CHARACTERISTICS[k];
     const x = values[c.variable];
     let p = c.elsePoints;
-    for (const bin of c.bins) {
-      const inRange = (bin.min !== undefined || bin.max !== undefined) && typeof x === 'number' && (bin.min === undefined || x >= bin.min) && (bin.max === undefined || x < bin.max);
-      if (inRange || (bin.values && bin.values.includes(x as string))) { p = bin.points; break; }
+    for (let b = 0; b < c.bins.length; b++) {
+      const bin = c.bins[b];
+      if (bin.hasRange ? typeof x === 'number' && x >= bin.min && x < bin.max : x === bin.value) { p = bin.points; break; }
     }
     score += p;
-    const best = Math.max(c.elsePoints, ...c.bins.map((b) => b.points));
-    if (p < best) lost.push([best - p, k, c.reasonCode]);
-  });
-  lost.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-  const inBand = (x: number, [min, max]: [number | undefined, number | undefined]) => (min === undefined || x >= min) && (max === undefined || x < max);
-  const rule = RULES.find((r) => inBand(score, r.score) && inBand(dti, r.dti));
-  return { decision: rule?.decision ?? null!, tier: rule?.tier ?? null!, limitFactor: rule?.limitFactor ?? null!, score, reasonCodes: lost.slice(0, MAX_REASON_CODES).map((e) => e[2]) };
+    if (p < c.best) lost.push([c.best - p, k, c.reasonCode]);
+  }
+  lost.sort(byLossThenOrder);
+  const reasonCodes: string[] = [];
+  for (let k = 0; k < lost.length && k < MAX_REASON_CODES; k++) reasonCodes.push(lost[k][2]);
+  for (let r = 0; r < HAND_RULES.length; r++) {
+    const rule = HAND_RULES[r];
+    if (score >= rule.scoreMin && score < rule.scoreMax && dti >= rule.dtiMin && dti < rule.dtiMax) {
+      return { decision: rule.decision, tier: rule.tier, limitFactor: rule.limitFactor, score, reasonCodes };
+    }
+  }
+  return { decision: null!, tier: null!, limitFactor: null!, score, reasonCodes };
 }
 
 /** The same decision as a JDM graph for @gorules/zen-engine. */
@@ -146,15 +171,11 @@ export function referenceJdm(): object {
         { _id: 'else', i: '', o: String(c.elsePoints) },
       ],
     } })),
-    { id: 'reasons', type: 'functionNode', name: 'Score and reason codes', position: { x: 0, y: 0 }, content: { source: `
-const characteristics = ${JSON.stringify(CHARACTERISTICS.map((c) => ({ variable: c.variable, reasonCode: c.reasonCode, best: Math.max(c.elsePoints, ...c.bins.map((b) => b.points)) })))};
-export const handler = async (input) => {
-  let score = ${BASE_SCORE};
-  const lost = [];
-  characteristics.forEach((c, k) => { const p = input.points[c.variable]; score += p; if (p < c.best) lost.push([c.best - p, k, c.reasonCode]); });
-  lost.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-  return { ...input, score, reasonCodes: lost.slice(0, ${MAX_REASON_CODES}).map((e) => e[2]) };
-};` } },
+    // Score and reason codes in zen's own expression language (zen has no sort: each characteristic's rank among
+    // the lost points is counted, then the first three ranks are picked in order).
+    { id: 'reasons', type: 'expressionNode', name: 'Score and reason codes', position: { x: 0, y: 0 }, content: {
+      passThrough: true, inputField: null, outputPath: null, executionMode: 'single', expressions: reasonExpressions(),
+    } },
     { id: 'policy', type: 'decisionTableNode', name: 'Policy', position: { x: 0, y: 0 }, content: {
       hitPolicy: 'first', passThrough: true, inputField: null, outputPath: null, executionMode: 'single',
       inputs: [{ id: 'score', name: 'score', field: 'score' }, { id: 'dti', name: 'dti', field: 'dti' }],
@@ -180,6 +201,23 @@ export const handler = async (input) => {
   edge('eligible', 'reject', 'no');
   edge('reject', 'out');
   return { contentType: 'application/vnd.gorules.decision', nodes, edges };
+}
+
+/** zen expressions: score, lost points per characteristic, their ranks, and the top MAX_REASON_CODES reason codes. */
+function reasonExpressions(): { id: string; key: string; value: string }[] {
+  const points = CHARACTERISTICS.map((c) => `points.${c.variable}`);
+  const best = CHARACTERISTICS.map((c) => Math.max(c.elsePoints, ...c.bins.map((b) => b.points)));
+  const loss = (k: number) => `$.tmp.loss[${k}]`;
+  // rank of k: characteristics that lost more, or as much and come first
+  const rank = (k: number) => CHARACTERISTICS.map((_, j) => (j === k ? null : `(${loss(j)} ${j < k ? '>=' : '>'} ${loss(k)} ? 1 : 0)`)).filter(Boolean).join(' + ');
+  const candidates = CHARACTERISTICS.map((c, k) => `{ code: ${JSON.stringify(c.reasonCode)}, rank: ${rank(k)}, loss: ${loss(k)} }`);
+  const slots = Array.from({ length: MAX_REASON_CODES }, (_, r) => `filter($.tmp.candidates, #.rank == ${r} and #.loss > 0)`);
+  return [
+    { id: 'score', key: 'score', value: `${BASE_SCORE} + ${points.join(' + ')}` },
+    { id: 'loss', key: 'tmp.loss', value: `[${points.map((p, k) => `${best[k]} - ${p}`).join(', ')}]` },
+    { id: 'candidates', key: 'tmp.candidates', value: `[${candidates.join(', ')}]` },
+    { id: 'reasonCodes', key: 'reasonCodes', value: `map(flatMap([${slots.join(', ')}], #), #.code)` },
+  ];
 }
 
 /** Deterministic pseudo-random applications. */

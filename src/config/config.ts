@@ -1,3 +1,5 @@
+import { defaultEngineWorkers } from '../engine/pool/pool-size.js';
+
 /**
  * Configuration from environment variables. Every variable has a documented default per
  * environment (README "Configuration"); production refuses to start with development secrets.
@@ -34,6 +36,8 @@ export interface LimitsConfig {
   batchMaxElements: number;
   runTimeoutMs: number;
   scriptMemoryMb: number;
+  /** One budget for all the test cases (and validation data) of one validate or deploy. */
+  testCasesBudgetMs: number;
   callbackMaxRetries: number;
   callbackMaxDelaySeconds: number;
   callbackTimeoutMs: number;
@@ -62,6 +66,19 @@ export interface AppConfig {
    * rotated token keeps working in a process other than the one that made the change.
    */
   scoreTokenCacheSeconds: number;
+  engine: EngineConfig;
+}
+
+/** The engine's worker pool (src/engine/pool/): scenario code never runs on the event loop of the API. */
+export interface EngineConfig {
+  /** Worker threads running scenario code. */
+  workers: number;
+  /** Most workers one tenant (scenario owner) may hold at once; the others stay free for everyone else. */
+  workersPerTenant: number;
+  /** Tenant sandboxes (isolates) each worker keeps warm. */
+  isolatesPerWorker: number;
+  /** Microseconds an engine worker (and the caller, for a lone run) looks for the next message before sleeping (0: never). */
+  spinMicros: number;
 }
 
 /** The deepest LIMIT_BODY_DEPTH accepted (see assertUsable). */
@@ -132,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
       runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),
       scriptMemoryMb: readInt(env, 'LIMIT_SCRIPT_MEMORY_MB', 128),
+      testCasesBudgetMs: readInt(env, 'LIMIT_TEST_CASES_BUDGET_MS', 3000),
       callbackMaxRetries: readInt(env, 'LIMIT_CALLBACK_RETRIES', 10),
       callbackMaxDelaySeconds: readInt(env, 'LIMIT_CALLBACK_DELAY_SECONDS', 3600),
       callbackTimeoutMs: readInt(env, 'CALLBACK_TIMEOUT_MS', 5000),
@@ -142,9 +160,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
     scoreTokenCacheSeconds: readInt(env, 'SCORE_TOKEN_CACHE_SECONDS', 5),
+    engine: readEngineConfig(env),
   };
   assertUsable(config);
   return config;
+}
+
+function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
+  const workers = readInt(env, 'ENGINE_WORKERS', defaultEngineWorkers());
+  return {
+    workers,
+    workersPerTenant: readInt(env, 'ENGINE_WORKERS_PER_TENANT', Math.max(1, workers - 1)),
+    isolatesPerWorker: readInt(env, 'ENGINE_ISOLATES_PER_WORKER', 32),
+    spinMicros: readInt(env, 'ENGINE_SPIN_MICROS', 50),
+  };
 }
 
 function assertUsable(config: AppConfig): void {
@@ -159,6 +188,9 @@ function assertUsable(config: AppConfig): void {
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
     problems.push('CALLBACK_SIGNING_SECRET is required');
   }
+  if (config.engine.workers < 1) problems.push('ENGINE_WORKERS must be at least 1');
+  if (config.engine.workersPerTenant < 1) problems.push('ENGINE_WORKERS_PER_TENANT must be at least 1');
+  if (config.engine.isolatesPerWorker < 1) problems.push('ENGINE_ISOLATES_PER_WORKER must be at least 1');
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');

@@ -8,6 +8,7 @@ import * as runQueuedAt from './migrations/20261122000006_run_queued_at.js';
 import * as scoreTokenHashOnly from './migrations/20261123000101_score_token_hash_only.js';
 import * as caseSensitiveNames from './migrations/20261123000102_case_sensitive_names.js';
 import * as testCaseExpression from './migrations/20261123000120_test_case_expression_mediumtext.js';
+import * as batchChunks from './migrations/20261123000130_batch_chunks.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000101_score_token_hash_only', scoreTokenHashOnly],
   ['20261123000102_case_sensitive_names', caseSensitiveNames],
   ['20261123000120_test_case_expression_mediumtext', testCaseExpression],
+  ['20261123000130_batch_chunks', batchChunks],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

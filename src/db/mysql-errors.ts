@@ -14,3 +14,14 @@ export function mysqlErrno(error: unknown): number | undefined {
 export function isDuplicateKey(error: unknown): boolean {
   return mysqlErrno(error) === ER_DUP_ENTRY;
 }
+
+/**
+ * MySQL is unreachable or the connection broke (refused, reset, lost, timed out, or no pooled
+ * connection within the acquire time-out): not the request's fault, and worth trying again later.
+ * mysql2 marks every error that ends its connection `fatal`; knex's pool throws KnexTimeoutError.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { fatal, name } = error as { fatal?: unknown; name?: unknown };
+  return fatal === true || name === 'KnexTimeoutError';
+}

@@ -1,21 +1,21 @@
 import type { ScenarioPlan } from './compiler/compile-scenario.js';
-import type { SandboxProgram } from './sandbox/sandbox.js';
+import type { PoolProgram } from './pool/engine-pool.js';
 import type { VariableInfo } from './types.js';
 
-/** A scenario version compiled once: its plan (host side) and its program in the sandbox (re-created lazily). */
+/**
+ * A scenario version compiled once: its plan (host side, immutable) and its program source. The program is
+ * instantiated lazily inside each tenant's own sandbox, so two owners never share an instance, even of
+ * identical content.
+ */
 export class CompiledScenario {
-  /** @internal entry in the current sandbox generation, null until first run or after eviction */
-  program: SandboxProgram | null = null;
+  /** @internal what the engine workers know of this compilation */
+  readonly program: PoolProgram;
 
-  constructor(readonly cacheKey: string, readonly plan: ScenarioPlan) {}
+  constructor(readonly cacheKey: string, readonly plan: ScenarioPlan, programId: number) {
+    this.program = { id: programId, source: plan.source };
+  }
 
   get inputs(): VariableInfo[] {
     return this.plan.inputs;
-  }
-
-  /** @internal */
-  releaseProgram(): void {
-    try { this.program?.entry.release(); } catch { /* isolate already gone */ }
-    this.program = null;
   }
 }

@@ -3,7 +3,7 @@ export type {
   NodeType, MergeType, NodeProperties, ScenarioDocument, ScenarioGraph, GraphNode, GraphEdge, VariableType, VariableInfo,
   InputValidator, StartNodeSettings, EndNodeSettings, ScriptNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings,
   ScorecardNodeSettings, DataLookupNodeSettings, ScenarioCallNodeSettings, HttpCallNodeSettings, Diagnostic, DocumentProblem,
-  TraceEntry, RunContext, RunOutcome, TestCaseSpec, TestCaseReport,
+  TraceEntry, RunBudget, RunContext, RunOutcome, TestCaseSpec, TestCaseReport,
 } from './types.js';
 export { NODE_TYPES } from './types.js';
 export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse } from './ports.js';
@@ -16,6 +16,3 @@ export { CompiledScenario } from './compiled-scenario.js';
 export { ScenarioCompileError } from './errors/scenario-compile-error.js';
 export { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
 export { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
-export { TargetRefusedError } from './errors/target-refused-error.js';
-export { TargetPolicy, type TargetPolicyOptions } from './http/target-policy.js';
-export { createHttpPort } from './http/http-port.js';

@@ -1,6 +1,6 @@
 import type { ScenarioDocument } from './types.js';
 
-/** What the engine needs from the rest of the service; implemented by internal-data, scenarios and execution. */
+/** What the engine needs from the rest of the service; implemented by internal-data (lookups), scenarios (scenario calls) and outbound (HTTP). */
 
 export interface LookupRequest {
   ownerId: number; collection: string; keyColumn: string; key: unknown; columns?: string[]; mode: 'ONE' | 'ALL';

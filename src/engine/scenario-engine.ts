@@ -1,3 +1,4 @@
+import { defaultEngineWorkers } from './pool/pool-size.js';
 import { LRUCache } from 'lru-cache';
 import { compileScenario, type NodePlan, type ScenarioPlan } from './compiler/compile-scenario.js';
 import { CompiledScenario } from './compiled-scenario.js';
@@ -5,19 +6,22 @@ import { parseScenarioDocument } from './document/parse-document.js';
 import { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
 import { ScenarioCompileError } from './errors/scenario-compile-error.js';
 import { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
+import { DEFAULT_POOL_SETTINGS, EnginePool, type EnginePoolSettings, type PoolStats } from './pool/engine-pool.js';
 import type { EnginePorts } from './ports.js';
 import { checkInputs } from './runtime/check-inputs.js';
 import { performHttpCall } from './runtime/http-node.js';
-import { Sandbox, SandboxLimitError } from './sandbox/sandbox.js';
+import { ProgramChecker } from './sandbox/program-checker.js';
 import type {
-  DataLookupNodeSettings, Diagnostic, EngineLimits, HttpCallNodeSettings, RunContext, RunOutcome, ScenarioCallNodeSettings,
+  DataLookupNodeSettings, Diagnostic, EngineLimits, HttpCallNodeSettings, RunBudget, RunContext, RunOutcome, ScenarioCallNodeSettings,
   ScenarioDocument, TestCaseReport, TestCaseSpec, TraceEntry,
 } from './types.js';
 
 export interface ScenarioEngineOptions {
   ports: EnginePorts;
-  limits?: { timeoutMs?: number; memoryMb?: number; maxCallDepth?: number };
+  limits?: { timeoutMs?: number; memoryMb?: number; maxCallDepth?: number; testCasesBudgetMs?: number };
   cacheSize?: number;
+  /** The worker pool; defaults: one worker per core (at least two), a tenant holds at most all but one of them. */
+  pool?: Partial<Pick<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'isolatesPerWorker' | 'maxBatch' | 'spinMicros'>>;
 }
 
 type Step =
@@ -28,23 +32,42 @@ type Step =
 
 interface Resume { values: unknown[]; names?: string[]; read: Record<string, unknown>; micros: number }
 
-const RUN_SEED = 0x5eed;
-const DEFAULT_LIMITS: EngineLimits = { timeoutMs: 1000, memoryMb: 128, maxCallDepth: 8 };
+/** A run's budget; `sharedMs` when its limit is what was left of a shared budget. */
+interface OwnBudget extends RunBudget { sharedMs?: number }
 
-/** Compiles scenario documents once (bounded cache) and runs them in the sandbox, reaching the outside only through ports. */
+const RUN_SEED = 0x5eed;
+const DEFAULT_LIMITS: EngineLimits = { timeoutMs: 1000, memoryMb: 128, maxCallDepth: 8, testCasesBudgetMs: 3000 };
+
+/**
+ * Compiles scenario documents once (bounded cache) and runs them on a pool of worker threads, each tenant in
+ * sandboxes of its own, reaching the outside only through ports. Nothing here blocks the caller's event loop
+ * on scenario code: every crossing into a sandbox happens on a worker.
+ */
 export class ScenarioEngine {
   private readonly ports: EnginePorts;
   private readonly limits: EngineLimits;
-  private readonly sandbox: Sandbox;
+  private readonly checker: ProgramChecker;
   private readonly cache: LRUCache<string, CompiledScenario>;
+  private readonly poolSettings: EnginePoolSettings;
+  private poolInstance: EnginePool | null = null;
+  private programIds = 0;
+  private forgotten: number[] = [];
 
   constructor(options: ScenarioEngineOptions) {
     this.ports = options.ports;
     this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
-    this.sandbox = new Sandbox(this.limits.memoryMb);
+    this.checker = new ProgramChecker(this.limits.memoryMb);
+    const workers = options.pool?.workers ?? defaultEngineWorkers();
+    this.poolSettings = {
+      ...DEFAULT_POOL_SETTINGS,
+      ...stripUndefined(options.pool ?? {}),
+      workers,
+      workersPerTenant: options.pool?.workersPerTenant ?? Math.max(1, workers - 1),
+      memoryMb: this.limits.memoryMb,
+    };
     this.cache = new LRUCache<string, CompiledScenario>({
       max: options.cacheSize ?? 1000,
-      dispose: (compiled) => compiled.releaseProgram(),
+      dispose: (compiled) => this.forget(compiled.program.id),
     });
   }
 
@@ -52,22 +75,22 @@ export class ScenarioEngine {
   compile(cacheKey: string, doc: ScenarioDocument): CompiledScenario {
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const { plan, diagnostics } = compileScenario(doc, (code, kind) => this.sandbox.checkSyntax(code, kind));
+    const { plan, diagnostics } = compileScenario(doc, (code, kind) => this.checker.checkSyntax(code, kind));
     if (!plan) throw new ScenarioCompileError(diagnostics);
-    const compiled = new CompiledScenario(cacheKey, plan);
     try {
-      this.ensureProgram(compiled);
+      this.checker.checkProgram(plan.source);
     } catch (error) {
       // code that parses alone but not inside its generated function (e.g. unbalanced braces closing the wrapper)
       throw new ScenarioCompileError([{ code: 'SCRIPT_SYNTAX_ERROR', message: `Scenario code does not compile: ${(error as Error).message}` }]);
     }
+    const compiled = new CompiledScenario(cacheKey, plan, ++this.programIds);
     this.cache.set(cacheKey, compiled);
     return compiled;
   }
 
   /** Shape, compile and external-reference diagnostics (collections, deployed scenarios); [] when the document is fine. */
   async diagnose(doc: ScenarioDocument, context: RunContext): Promise<Diagnostic[]> {
-    const { diagnostics } = compileScenario(doc, (code, kind) => this.sandbox.checkSyntax(code, kind));
+    const { diagnostics } = compileScenario(doc, (code, kind) => this.checker.checkSyntax(code, kind));
     const parsed = parseScenarioDocument(doc);
     for (const node of parsed.graph.nodes) {
       const settings = parsed.settings.get(node.id);
@@ -103,91 +126,150 @@ export class ScenarioEngine {
   async run(compiled: CompiledScenario, inputs: Record<string, unknown>, context: RunContext & { trace?: boolean }): Promise<RunOutcome> {
     const plan = compiled.plan;
     const { state, violations } = checkInputs(plan.inputs, inputs);
-    // One CPU budget for the run and every scenario it calls.
-    const budget = context.budget ?? { usedMs: 0 };
-    const cross = (args: unknown[]): Step => {
-      const remaining = this.limits.timeoutMs - budget.usedMs;
-      if (remaining <= 0) throw new ScenarioRunError('TIME_LIMIT_EXCEEDED', `The run exceeded its CPU time limit of ${this.limits.timeoutMs} ms`);
-      const program = this.ensureProgram(compiled);
-      const started = performance.now();
-      try {
-        return this.sandbox.call<Step>(program, args, remaining);
-      } catch (error) {
-        if (error instanceof SandboxLimitError) {
-          const detail = error.code === 'TIME_LIMIT_EXCEEDED' ? ` of ${this.limits.timeoutMs} ms` : error.code === 'MEMORY_LIMIT_EXCEEDED' ? ` of ${this.limits.memoryMb} MB` : '';
-          const node = error.code === 'TIME_LIMIT_EXCEEDED' ? plan.nodes[this.sandbox.lastNode()] : undefined;
-          if (node) throw new ScenarioRunError(error.code, `${error.message}${detail} in node "${node.name}" (${node.type})`, node.id, node.name, node.type);
-          throw new ScenarioRunError(error.code, `${error.message}${detail}`);
-        }
-        throw error;
-      } finally {
-        budget.usedMs += performance.now() - started;
+    // One time budget for the run and every scenario it calls.
+    const budget: OwnBudget = context.budget ?? this.budgetWithin(context.shared);
+    try {
+      if (violations.length > 0) {
+        const skip = violations.map((v) => v.variable);
+        const step = await this.cross(compiled, context.ownerId, [state, plan.startIndex, null, false, RUN_SEED, skip], budget);
+        throw new InputValidationError([...violations, ...(step.s === 'invalid' ? step.violations : [])]);
       }
-    };
-    if (violations.length > 0) {
-      const skip = violations.map((v) => v.variable);
-      const step = cross([state, plan.startIndex, null, false, RUN_SEED, skip]);
-      throw new InputValidationError([...violations, ...(step.s === 'invalid' ? step.violations : [])]);
-    }
-    const trace: TraceEntry[] | undefined = context.trace ? [] : undefined;
-    let args: unknown[] = [state, plan.startIndex, null, !!context.trace, RUN_SEED, null];
-    for (;;) {
-      const step = cross(args);
-      if (trace && 'trace' in step && step.trace) trace.push(...step.trace);
-      switch (step.s) {
-        case 'end': return trace ? { result: step.result, trace } : { result: step.result };
-        case 'invalid': throw new InputValidationError(step.violations);
-        case 'error': {
-          const node = plan.nodes[step.node];
-          throw new ScenarioRunError(step.code, `Node "${node.name}" (${node.type}) failed: ${step.message}`, node.id, node.name, node.type);
-        }
-        case 'pause': {
-          const node = plan.nodes[step.node];
-          const started = performance.now();
-          const resume = await this.performNode(node, step.request, { ...context, budget });
-          resume.micros = Math.round((performance.now() - started) * 1000);
-          args = [step.state, step.node, resume, !!context.trace, step.seed, null];
+      const trace: TraceEntry[] | undefined = context.trace ? [] : undefined;
+      let args: unknown[] = [state, plan.startIndex, null, !!context.trace, RUN_SEED, null];
+      for (;;) {
+        const step = await this.cross(compiled, context.ownerId, args, budget);
+        if (trace && 'trace' in step && step.trace) trace.push(...step.trace);
+        switch (step.s) {
+          case 'end': return trace ? { result: step.result, trace } : { result: step.result };
+          case 'invalid': throw new InputValidationError(step.violations);
+          case 'error': {
+            const node = plan.nodes[step.node];
+            throw new ScenarioRunError(step.code, `Node "${node.name}" (${node.type}) failed: ${step.message}`, node.id, node.name, node.type);
+          }
+          case 'pause': {
+            const node = plan.nodes[step.node];
+            const started = performance.now();
+            const resume = await this.performNode(node, step.request, { ...context, budget });
+            resume.micros = Math.round((performance.now() - started) * 1000);
+            args = [step.state, step.node, resume, !!context.trace, step.seed, null];
+          }
         }
       }
+    } finally {
+      if (!context.budget && context.shared) context.shared.usedMs += budget.usedMs;
     }
   }
 
+  /** A budget for the test cases (and validation data) of one validation: every run and expression uses it up. */
+  testCasesBudget(): RunBudget {
+    return { usedMs: 0, limitMs: this.limits.testCasesBudgetMs };
+  }
+
+  /** Runs the test cases one after another under one shared budget (context.shared, else a new testCasesBudget()). */
   async runTestCases(compiled: CompiledScenario, testCases: TestCaseSpec[], context: RunContext): Promise<TestCaseReport[]> {
+    const shared = context.shared ?? this.testCasesBudget();
     const reports: TestCaseReport[] = [];
     for (const testCase of testCases) {
       const base = { id: testCase.id ?? null, name: testCase.name ?? null };
       if (testCase.ignore) { reports.push({ ...base, passed: false, skipped: true, actual: null }); continue; }
+      const budget = this.budgetWithin(shared);
       let result: Record<string, unknown>;
       try {
-        result = (await this.run(compiled, testCase.variables ?? {}, context)).result;
+        result = (await this.run(compiled, testCase.variables ?? {}, { ownerId: context.ownerId, budget })).result;
       } catch (error) {
         const code = (error as { code?: string }).code ?? 'ERROR';
         reports.push({ ...base, passed: false, skipped: false, actual: null, reason: `${code}: ${(error as Error).message}` });
         continue;
+      } finally {
+        shared.usedMs += budget.usedMs;
       }
-      const verdict = this.sandbox.evalTest(testCase.expression.code, result, this.limits.timeoutMs);
+      const before = budget.usedMs;
+      const verdict = await this.evalTest(context.ownerId, testCase.expression.code, result, budget);
+      shared.usedMs += budget.usedMs - before;
       reports.push({ ...base, passed: verdict.value, skipped: false, actual: result, ...(verdict.value ? {} : { reason: verdict.description }) });
     }
     return reports;
   }
 
-  dispose(): void {
+  async dispose(): Promise<void> {
     this.cache.clear();
-    this.sandbox.dispose();
+    this.checker.dispose();
+    await this.poolInstance?.close();
   }
 
-  /** @internal for benchmarks: heap of the sandbox isolate */
-  sandboxHeap(): { used: number; total: number } | null {
-    const stats = this.sandbox.heapStatistics();
-    return stats ? { used: stats.used_heap_size, total: stats.total_heap_size } : null;
+  /** @internal for benchmarks: messages, crossings and items the workers handled */
+  poolStats(): PoolStats | null {
+    return this.poolInstance?.stats() ?? null;
   }
 
-  private ensureProgram(compiled: CompiledScenario) {
-    if (!this.sandbox.isCurrent(compiled.program)) {
-      compiled.program = this.sandbox.instantiate(compiled.plan.source);
-      if (!this.cache.has(compiled.cacheKey)) this.cache.set(compiled.cacheKey, compiled);
+  private get pool(): EnginePool {
+    this.poolInstance ??= new EnginePool(this.poolSettings);
+    return this.poolInstance;
+  }
+
+  private forget(programId: number): void {
+    if (!this.poolInstance) return;
+    this.forgotten.push(programId);
+    if (this.forgotten.length > 1) return;
+    queueMicrotask(() => {
+      const ids = this.forgotten;
+      this.forgotten = [];
+      this.poolInstance?.forget(ids);
+    });
+  }
+
+  private budgetWithin(shared: RunBudget | undefined): OwnBudget {
+    if (!shared) return { usedMs: 0, limitMs: this.limits.timeoutMs };
+    const left = Math.max(0, shared.limitMs - shared.usedMs);
+    return left < this.limits.timeoutMs ? { usedMs: 0, limitMs: left, sharedMs: shared.limitMs } : { usedMs: 0, limitMs: this.limits.timeoutMs };
+  }
+
+  /** One crossing into the tenant's sandbox, on a worker. */
+  private async cross(compiled: CompiledScenario, ownerId: number, args: unknown[], budget: OwnBudget): Promise<Step> {
+    const remaining = budget.limitMs - budget.usedMs;
+    if (remaining <= 0) throw this.timeLimitError(budget);
+    let item: string;
+    try {
+      item = `0,${compiled.program.id},${JSON.stringify(args)}`;
+    } catch (error) {
+      throw new ScenarioRunError('RESULT_NOT_SERIALIZABLE', `Inputs are not JSON data: ${(error as Error).message}`);
     }
-    return compiled.program!;
+    const outcome = await this.pool.submit(ownerId, compiled.program, item, remaining);
+    if (outcome.ok) {
+      budget.usedMs += outcome.ms;
+      return outcome.output as Step;
+    }
+    const node = outcome.node >= 0 ? compiled.plan.nodes[outcome.node] : undefined;
+    if (outcome.code === 'TIME_LIMIT_EXCEEDED') {
+      budget.usedMs = budget.limitMs;
+      throw this.timeLimitError(budget, node);
+    }
+    const message = outcome.code === 'MEMORY_LIMIT_EXCEEDED' ? `${outcome.message} of ${this.limits.memoryMb} MB` : outcome.message;
+    if (node) throw new ScenarioRunError(outcome.code, `${message} in node "${node.name}" (${node.type})`, node.id, node.name, node.type);
+    throw new ScenarioRunError(outcome.code, message);
+  }
+
+  private timeLimitError(budget: OwnBudget, node?: NodePlan): ScenarioRunError {
+    const limit = budget.sharedMs !== undefined
+      ? `its CPU time limit: the ${Math.round(budget.limitMs)} ms left of the ${budget.sharedMs} ms its validation's test cases share`
+      : `its CPU time limit of ${this.limits.timeoutMs} ms`;
+    const message = `The run exceeded ${limit}`;
+    if (node) return new ScenarioRunError('TIME_LIMIT_EXCEEDED', `${message} in node "${node.name}" (${node.type})`, node.id, node.name, node.type);
+    return new ScenarioRunError('TIME_LIMIT_EXCEEDED', message);
+  }
+
+  /** Evaluates a test case's expression over a run's result, in the tenant's sandbox. */
+  private async evalTest(ownerId: number, code: string, result: Record<string, unknown>, budget: OwnBudget): Promise<{ value: boolean; description: string }> {
+    const remaining = budget.limitMs - budget.usedMs;
+    if (remaining <= 0) return { value: false, description: `TIME_LIMIT_EXCEEDED: ${this.timeLimitError(budget).message}` };
+    const outcome = await this.pool.submit(ownerId, null, `1,${JSON.stringify(code)},${JSON.stringify(result)}`, remaining);
+    if (!outcome.ok) {
+      if (outcome.code === 'TIME_LIMIT_EXCEEDED') budget.usedMs = budget.limitMs;
+      const message = outcome.code === 'TIME_LIMIT_EXCEEDED' ? this.timeLimitError(budget).message : outcome.message;
+      return { value: false, description: `${outcome.code}: ${message}` };
+    }
+    budget.usedMs += outcome.ms;
+    return outcome.output as { value: boolean; description: string };
   }
 
   private async performNode(node: NodePlan, request: Record<string, unknown>, context: RunContext): Promise<Resume> {

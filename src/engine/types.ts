@@ -44,11 +44,19 @@ export interface ScorecardBin {
   min?: number; max?: number; minInclusive?: boolean; maxInclusive?: boolean;
   values?: (string | number | boolean)[]; points: number; label?: string;
 }
-export interface ScorecardCharacteristic { name: string; variable: string; reasonCode?: string; bins: ScorecardBin[]; elsePoints: number }
+export interface ScorecardCharacteristic {
+  name: string; variable: string; reasonCode?: string; bins: ScorecardBin[]; elsePoints: number;
+  /** variable that receives the points this characteristic gave */
+  pointsVariable?: string;
+}
 export interface ScorecardNodeSettings {
   baseScore: number; scoreVariable?: string; reasonCodesVariable?: string; maxReasonCodes?: number;
+  /** variable that receives, per characteristic, `{name, reasonCode, points, pointsLost}` */
+  breakdownVariable?: string;
   characteristics: ScorecardCharacteristic[];
 }
+/** One characteristic's part of a scorecard result, as written to `breakdownVariable`. */
+export interface ScorecardBreakdownEntry { name: string; reasonCode: string; points: number; pointsLost: number }
 
 export interface DataLookupNodeSettings {
   collection: string; keyColumn: string; joinVariable: string; columns?: string[]; mode: 'ONE' | 'ALL'; output: string;
@@ -77,11 +85,17 @@ export interface TraceEntry {
   branch?: boolean; matchedRules?: number[]; durationMicros: number;
 }
 
+/** Run time spent against a limit (milliseconds of sandbox time; waiting for lookups, HTTP or a worker is not counted). */
+export interface RunBudget { usedMs: number; limitMs: number }
+
 export interface RunContext {
+  /** The tenant: whose scenario runs, whose collections and scenarios it reaches, whose sandbox it runs in. */
   ownerId: number;
   callStack?: string[];
-  /** CPU time spent so far by this run and the scenarios it calls: one limit covers them all (set by the engine). */
-  budget?: { usedMs: number };
+  /** Time spent so far by this run and the scenarios it calls: one limit covers them all (set by the engine). */
+  budget?: RunBudget;
+  /** A budget shared by several runs (validation): each run's limit is at most what is left of it, and uses it up. */
+  shared?: RunBudget;
 }
 export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
 
@@ -94,4 +108,4 @@ export interface TestCaseReport {
   actual: Record<string, unknown> | null; reason?: string;
 }
 
-export interface EngineLimits { timeoutMs: number; memoryMb: number; maxCallDepth: number }
+export interface EngineLimits { timeoutMs: number; memoryMb: number; maxCallDepth: number; testCasesBudgetMs: number }

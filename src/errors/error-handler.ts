@@ -1,8 +1,10 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { AppError, type ErrorDetail } from './app-error.js';
 import { engineErrorBody } from './engine-error-mapping.js';
 import type { ErrorCode } from './error-codes.js';
 import { NotFoundError } from './not-found-error.js';
+import { explainValidatorErrors, type ValidatorErrorItem } from './validator-error-details.js';
 
 /** The wire shape of every non-2xx response (schema `Error` in the spec). */
 export interface ErrorBody {
@@ -11,12 +13,6 @@ export interface ErrorBody {
   message: string;
   details?: ErrorDetail[];
   requestId?: string;
-}
-
-interface ValidatorErrorItem {
-  path?: string;
-  message?: string;
-  errorCode?: string;
 }
 
 /** Errors thrown by express-openapi-validator, body-parser and multer carry these fields. */
@@ -60,7 +56,7 @@ function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
   }
   const status = error.status ?? error.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
-  const details = (error.errors ?? []).map((item) => ({
+  const details = explainValidatorErrors(error.errors ?? []).map((item) => ({
     path: describeValidatorPath(item.path),
     message: item.message ?? 'invalid',
   }));
@@ -75,14 +71,29 @@ function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
   };
 }
 
+/**
+ * Seconds a client is told to wait (`Retry-After`) before sending a request again that was refused
+ * with 503 because MySQL or the job store is unavailable. Both reconnect by themselves within a
+ * second of their return; this leaves them room without making clients wait long.
+ */
+export const RETRY_AFTER_SECONDS = 5;
+
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof AppError) {
     return { status: error.status, code: error.code, message: error.message, details: error.details };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return { status: 503, code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable; nothing was changed. Send the request again later.' };
   }
   const fromEngine = engineErrorBody(error);
   if (fromEngine) return fromEngine;
   const foreign = error instanceof Error ? fromForeignError(error as ForeignHttpError) : undefined;
   return foreign ?? { status: 500, code: 'INTERNAL_ERROR', message: 'The server failed to handle this request; it has been logged.' };
+}
+
+/** Headers that go with an error response: `Retry-After` on every 503 (a dependency is down; the request can be sent again). */
+export function errorHeaders(body: ErrorBody): Record<string, string> {
+  return body.status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : {};
 }
 
 function requestIdOf(request: Request): string | undefined {
@@ -98,10 +109,12 @@ export function createErrorHandler(): ErrorRequestHandler {
     }
     const body = toErrorBody(error);
     body.requestId = requestIdOf(request);
-    if (body.status >= 500) request.log?.error({ err: error }, 'request failed');
+    // A 503 is a dependency's outage, logged once by whoever saw it go: one line per refusal, no stack.
+    if (body.status === 503) request.log?.warn({ code: body.code, status: body.status }, 'request refused: dependency unavailable');
+    else if (body.status >= 500) request.log?.error({ err: error }, 'request failed');
     else request.log?.info({ code: body.code, status: body.status }, 'request rejected');
     if (body.details === undefined) delete body.details;
-    response.status(body.status).json(body);
+    response.status(body.status).set(errorHeaders(body)).json(body);
   };
 }
 

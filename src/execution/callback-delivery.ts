@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { HttpPort } from '../engine/ports.js';
+import type { OutboundHttpClient } from '../outbound/outbound-http-client.js';
 import { signCallback } from './callback-signature.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import type { RunResultStore } from './run-result-store.js';
@@ -14,7 +14,7 @@ export interface CallbackSettings {
 /**
  * Delivers a finished run's ScoreResult to its callback URL, one attempt per job: a 2xx ends
  * delivery (DELIVERED); anything else schedules the next attempt as a delayed job until the
- * retries are used up (FAILED). Every attempt is recorded in callback_attempts. The HTTP port
+ * retries are used up (FAILED). Every attempt is recorded in callback_attempts. The outbound client
  * re-checks the target policy (DNS) at delivery, pins the connection to the approved addresses
  * and never follows redirects.
  */
@@ -22,25 +22,26 @@ export class CallbackDelivery {
   constructor(
     private readonly store: RunResultStore,
     private readonly queue: ExecutionQueue,
-    private readonly http: HttpPort,
+    private readonly http: OutboundHttpClient,
     private readonly settings: CallbackSettings,
     private readonly logger: Logger,
   ) {}
 
   async attempt(resultId: string, attempt: number): Promise<void> {
-    const row = await this.store.findById(resultId);
-    if (!row || !row.callback_url || row.callback_state !== 'PENDING') return;
-    const body = JSON.stringify(storedScoreResult(row) satisfies ScoreResult);
+    const run = await this.store.findById(resultId);
+    const callback = run?.callback;
+    if (!run || !callback || callback.state !== 'PENDING') return;
+    const body = JSON.stringify(storedScoreResult(run) satisfies ScoreResult);
     const timestamp = Math.floor(Date.now() / 1000);
     let status: number | null = null;
     let failure: string | null = null;
     try {
       const response = await this.http.request({
         method: 'POST',
-        url: row.callback_url,
+        url: callback.url,
         headers: {
           'content-type': 'application/json',
-          'x-sce-requestid': row.request_id,
+          'x-sce-requestid': run.requestId,
           'x-sce-timestamp': String(timestamp),
           'x-sce-signature': signCallback(this.settings.signingSecret, timestamp, body),
           'user-agent': 'scenario-scoring-callback/1',
@@ -58,9 +59,9 @@ export class CallbackDelivery {
       await this.store.setCallbackState(resultId, 'DELIVERED');
       return;
     }
-    if (attempt <= row.callback_retry_count) {
+    if (attempt <= callback.retryCount) {
       this.logger.info({ resultId, attempt, failure }, 'callback attempt failed; retrying');
-      await this.queue.scheduleCallback(resultId, attempt + 1, row.callback_retry_delay);
+      await this.queue.scheduleCallback(resultId, attempt + 1, callback.retryDelaySeconds);
       return;
     }
     this.logger.warn({ resultId, attempts: attempt, failure }, 'callback delivery failed; retries exhausted');

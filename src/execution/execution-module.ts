@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
-import { createHttpPort } from '../engine/http/http-port.js';
-import { TargetPolicy } from '../engine/http/target-policy.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
-import type { DeployedScenarioResolver } from '../scenarios/deployed-scenario-resolver.js';
+import type { Outbound } from '../outbound/outbound.js';
+import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
+import { AsyncSubmissions } from './async-submissions.js';
+import { BatchService } from './batch-service.js';
+import { BatchStore } from './batch-store.js';
 import { CallbackDelivery } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
@@ -14,13 +16,15 @@ import { RunResultStore } from './run-result-store.js';
 import { ScenarioRunner } from './scenario-runner.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
 
-/** What `services.execution` holds: the API-side service, the worker (started only by processes that process jobs) and the queue. */
+/** What `services.execution` holds: the API-side services, the worker (started only by processes that process jobs) and the queue. */
 export interface Execution {
   service: ExecutionService;
+  batches: BatchService;
   worker: ExecutionWorker;
   queue: ExecutionQueue;
   settings: ExecutionSettings;
   store: RunResultStore;
+  batchStore: BatchStore;
   sweeper: StalledWorkSweeper;
   /** Starts processing jobs in this process (worker role), with the stalled-work sweeper. */
   startWorker(): Promise<void>;
@@ -32,25 +36,29 @@ export interface ExecutionDependencies {
   config: AppConfig;
   logger: Logger;
   db: Knex;
-  deployedScenarios: DeployedScenarioResolver;
+  /** The scenarios feature's "latest deployed version" (execution never reads scenario tables). */
+  deployedScenarios: DeployedScenarios;
   /** The shared engine (services.engine). */
   engine: ScenarioEngine;
+  /** The shared outbound HTTP client and target policy (services.outbound): callbacks use both. */
+  outbound: Outbound;
   settings?: ExecutionSettings;
 }
 
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
-  const policy = new TargetPolicy({ allowPrivate: config.outboundAllowList });
   const store = new RunResultStore(db);
+  const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios, db);
-  const callbacks = new CallbackDelivery(store, queue, createHttpPort(policy), { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
-  const worker = new ExecutionWorker(runner, store, queue, callbacks, settings.elementConcurrency, logger.child({ component: 'execution-worker' }));
-  const service = new ExecutionService(config, runner, store, queue, policy);
-  const sweeper = new StalledWorkSweeper(store, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs, chunkSize: Math.max(config.batchChunkSize, 1) }, logger.child({ component: 'stalled-work-sweeper' }));
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios);
+  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
+  const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
+  const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
+  const batches = new BatchService(config, runner, batchStore, queue);
+  const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
   return {
-    service, worker, queue, settings, store, sweeper,
+    service, batches, worker, queue, settings, store, batchStore, sweeper,
     async startWorker() {
       await worker.start();
       sweeper.start();

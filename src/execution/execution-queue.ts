@@ -1,24 +1,38 @@
-import type { Agenda, Job } from 'agenda';
+import type { Agenda, BackoffStrategy, Job } from 'agenda';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { isProcessingJobs, lockedJobCount, lookForJobsNow } from './agenda-internals.js';
 import type { ExecutionSettings } from './execution-settings.js';
-import { createAgenda } from './job-store.js';
+import { createAgenda, openJobStore, type JobStore } from './job-store.js';
+import { JobStoreUnavailableError } from './job-store-unavailable-error.js';
 
 export const RUN_JOB = 'execution.run';
 export const CHUNK_JOB = 'execution.batch-chunk';
 export const CALLBACK_JOB = 'execution.callback';
-/** Most async runs one job carries. */
-const MAX_RUNS_PER_JOB = 200;
 /** How long a stopping worker waits for the jobs it runs (chunks hand their rest back within one flush). */
 const DRAIN_TIMEOUT_MS = 20_000;
+/** Longest wait between two tries of a job that failed because MySQL or the job store was unavailable. */
+const OUTAGE_RETRY_MAX_MS = 10_000;
 
-/** One job per group of async runs submitted together (see enqueueRun). */
+/**
+ * A job that failed because MySQL or the job store was unavailable is tried again, 0.5 s, 1 s,
+ * 2 s … (at most OUTAGE_RETRY_MAX_MS) later, for as long as the outage lasts: its handler is safe
+ * to run again, and the work was accepted. Any other failure is final (it is logged).
+ */
+export const retryWhileUnavailable: BackoffStrategy = ({ attempt, error }) => {
+  if (!(error instanceof JobStoreUnavailableError) && !isDatabaseUnavailable(error)) return null;
+  return Math.min(500 * 2 ** Math.min(Math.max(attempt - 1, 0), 10), OUTAGE_RETRY_MAX_MS);
+};
+
+/** One job per group of async runs submitted together (see AsyncSubmissions). */
 export interface RunJobData { resultIds: string[] }
 /** Elements with element_index in [from, to) of one batch. */
 export interface ChunkJobData { batchId: string; from: number; to: number }
 export interface CallbackJobData { resultId: string; attempt: number }
 
 export interface JobHandlers {
-  run(data: RunJobData): Promise<void>;
+  /** Runs a job's async runs; `keepAlive` renews the job's lock (call it at least every lock lifetime). */
+  run(data: RunJobData, keepAlive: () => Promise<void>): Promise<void>;
   /**
    * Runs a chunk's unfinished elements; answers false when it stopped early because the worker is
    * stopping (`stopping()` turned true), true when the chunk is done.
@@ -30,92 +44,91 @@ export interface JobHandlers {
 /**
  * The execution feature's only contact with Agenda. Jobs carry ids only (the run_results row
  * holds inputs and outcome), finished jobs are removed at once (`removeOnComplete`) so the job
- * store holds only pending work. The Agenda instance is created on first use: processes that
- * never enqueue (other features' tests) open no job-store connection.
+ * store holds only pending work. The job store is opened on first use: processes that never
+ * enqueue (other features' tests) open no job-store connection.
+ *
+ * Outages (docs/execution.md, "Outages"): while the job store is unreachable, every enqueue fails
+ * at once with JobStoreUnavailableError (the API answers 503) and the worker keeps running what
+ * it holds; both reconnect by themselves. A job that fails because MySQL or the job store was
+ * unavailable is retried (retryWhileUnavailable).
  */
 export class ExecutionQueue {
-  private agenda?: Promise<Agenda>;
+  private opened?: Promise<{ agenda: Agenda; store: JobStore }>;
   private processing = false;
   private stopping = false;
   /** Handlers running now: a stopping worker waits for them (Agenda's drain does not count them reliably). */
   private readonly inFlight = new Set<Promise<unknown>>();
   private channel?: Promise<void>;
-  private runGroup: Array<{ resultId: string; resolve: () => void; reject: (error: Error) => void }> = [];
-  private flushing = false;
+  private storeLost = false;
 
   constructor(private readonly jobsUrl: string, private readonly settings: ExecutionSettings, private readonly logger: Logger) {}
 
   /**
-   * Enqueues an async run; resolves once a job holding its id is saved (so a 202 always means a
-   * durable job). Group commit: while one save is in flight, ids submitted meanwhile wait and go
-   * into the next job together. An idle service saves each run's job at once; under load, jobs
-   * hold several ids, which keeps the job store small (its Redis backend slows sharply with many
-   * queued jobs).
+   * One job for a group of async runs (AsyncSubmissions groups the runs submitted together): few,
+   * full jobs keep the job store small, and its Redis backend slows sharply with many queued jobs.
+   * Rejects with JobStoreUnavailableError when the job store does not take it.
    */
-  enqueueRun(resultId: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.runGroup.push({ resultId, resolve, reject });
-      if (!this.flushing) void this.flushRuns();
+  async enqueueRuns(resultIds: string[]): Promise<void> {
+    await this.save(async (agenda) => {
+      await agenda.now<RunJobData>(RUN_JOB, { resultIds });
     });
-  }
-
-  private async flushRuns(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.runGroup.length > 0) {
-        const group = this.runGroup.splice(0, MAX_RUNS_PER_JOB);
-        try {
-          const agenda = await this.forEnqueue();
-          await agenda.now<RunJobData>(RUN_JOB, { resultIds: group.map((entry) => entry.resultId) });
-          for (const entry of group) entry.resolve();
-        } catch (error) {
-          for (const entry of group) entry.reject(error as Error);
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
   }
 
   /** One job per chunk of `chunkSize` elements (never one per element: the store slows with many queued jobs). */
   async enqueueChunks(batchId: string, total: number, chunkSize: number): Promise<void> {
-    const agenda = await this.forEnqueue();
-    const pending: Promise<unknown>[] = [];
-    for (let from = 0; from < total; from += chunkSize) pending.push(agenda.now<ChunkJobData>(CHUNK_JOB, { batchId, from, to: Math.min(from + chunkSize, total) }));
-    await Promise.all(pending);
+    await this.save(async (agenda) => {
+      const pending: Promise<unknown>[] = [];
+      for (let from = 0; from < total; from += chunkSize) pending.push(agenda.now<ChunkJobData>(CHUNK_JOB, { batchId, from, to: Math.min(from + chunkSize, total) }));
+      await Promise.all(pending);
+    });
   }
 
   /** One chunk job (the stalled-work sweeper queues chunks of stalled batches again). */
   async enqueueChunk(chunk: ChunkJobData): Promise<void> {
-    const agenda = await this.forEnqueue();
-    await agenda.now<ChunkJobData>(CHUNK_JOB, chunk);
+    await this.save(async (agenda) => {
+      await agenda.now<ChunkJobData>(CHUNK_JOB, chunk);
+    });
   }
 
   /** A callback attempt, now or after `delaySeconds` (a delayed job, never a sleep). */
   async scheduleCallback(resultId: string, attempt: number, delaySeconds: number): Promise<void> {
-    const agenda = await this.forEnqueue();
-    if (delaySeconds <= 0) await agenda.now<CallbackJobData>(CALLBACK_JOB, { resultId, attempt });
-    else await agenda.schedule<CallbackJobData>(new Date(Date.now() + delaySeconds * 1000), CALLBACK_JOB, { resultId, attempt });
+    await this.save(async (agenda) => {
+      if (delaySeconds <= 0) await agenda.now<CallbackJobData>(CALLBACK_JOB, { resultId, attempt });
+      else await agenda.schedule<CallbackJobData>(new Date(Date.now() + delaySeconds * 1000), CALLBACK_JOB, { resultId, attempt });
+    });
   }
 
   /** Defines the job handlers and starts taking jobs (the worker role). */
   async startProcessing(handlers: JobHandlers): Promise<void> {
-    const agenda = await this.instance();
+    const { agenda, store } = await this.instance();
     const lockLifetime = this.settings.lockLifetimeMs;
-    const onFailure = (name: string) => (error: Error, job: Job) => this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
-    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data)), {
-      concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime,
+    const backoff = retryWhileUnavailable;
+    const onFailure = (name: string) => (error: Error, job: Job) => {
+      const retryInMs = backoff({ attempt: job.attrs.failCount ?? 1, error, jobName: name, jobData: job.attrs.data });
+      if (retryInMs === null) this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
+      else this.logger.warn({ reason: error.message, job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
+    };
+    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data, () => this.keepAlive(job))), {
+      concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime, backoff,
     });
     agenda.define<ChunkJobData>(CHUNK_JOB, (job) => this.track((async () => {
-      const done = await handlers.chunk(job.attrs.data, async () => void (await job.touch()), () => this.stopping);
+      // Scenario code runs on the engine's workers, so this event loop is free and Agenda's lock check fires on
+      // time: the lock is renewed by the clock as well, not only between flushes (a slow flush would lose it).
+      const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
+      let done: boolean;
+      try {
+        done = await handlers.chunk(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
+      } finally {
+        clearInterval(renew);
+      }
       // A started job is never run again once unlocked, so a stopping worker hands the rest of its
       // chunk back as a new job, runnable at once by any worker (finished elements are skipped).
       if (!done) await agenda.now<ChunkJobData>(CHUNK_JOB, job.attrs.data);
     })()), {
-      concurrency: this.settings.chunkConcurrency, lockLimit: this.settings.chunkConcurrency, lockLifetime,
+      concurrency: this.settings.chunkConcurrency, lockLimit: this.settings.chunkConcurrency, lockLifetime, backoff,
     });
     agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => this.track(handlers.callback(job.attrs.data)), {
-      concurrency: this.settings.callbackConcurrency, lockLimit: this.settings.callbackConcurrency, lockLifetime,
+      concurrency: this.settings.callbackConcurrency, lockLimit: this.settings.callbackConcurrency, lockLifetime, backoff,
     });
     for (const name of [RUN_JOB, CHUNK_JOB, CALLBACK_JOB]) {
       agenda.on(`fail:${name}`, onFailure(name));
@@ -124,7 +137,7 @@ export class ExecutionQueue {
     if (this.channel) {
       // start() connects the channel itself; hand it over rather than subscribing twice.
       await this.channel;
-      await channelOf(agenda)?.disconnect();
+      await store.notifications?.disconnect();
       this.channel = undefined;
     }
     this.processing = true;
@@ -138,9 +151,11 @@ export class ExecutionQueue {
    * (Agenda's stop() would unlock running jobs into a state no worker runs again.)
    */
   async close(): Promise<void> {
-    if (!this.agenda) return;
-    const agenda = await this.agenda;
-    this.agenda = undefined;
+    if (!this.opened) return;
+    const opened = this.opened;
+    this.opened = undefined;
+    const { agenda, store } = await opened.catch(() => ({ agenda: undefined, store: undefined }));
+    if (!agenda || !store) return;
     if (this.processing) {
       this.processing = false;
       this.stopping = true;
@@ -151,15 +166,11 @@ export class ExecutionQueue {
         await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, deadline - Date.now()).unref())]);
       }
       if (this.inFlight.size > 0) this.logger.warn({ running: this.inFlight.size }, 'jobs still running after the drain time-out; their locks expire and another worker takes them');
-      await backendOf(agenda).disconnect();
-      return;
-    }
-    if (this.channel) {
+    } else if (this.channel) {
       await this.channel.catch(() => undefined);
-      await channelOf(agenda)?.disconnect();
     }
     this.channel = undefined;
-    await backendOf(agenda).disconnect();
+    await store.close();
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -168,73 +179,127 @@ export class ExecutionQueue {
     return work;
   }
 
+  /**
+   * Renews a running job's lock. When the job store is unreachable the job goes on (its results go
+   * to MySQL); if the outage outlasts the lock, another worker may run the job again, which skips
+   * finished runs and elements and writes by result id.
+   */
+  private async keepAlive(job: Job): Promise<void> {
+    try {
+      await job.touch();
+    } catch (error) {
+      this.logger.warn({ err: error, job: job.attrs.name }, 'could not renew a job lock (job store unavailable); the job goes on');
+    }
+  }
+
   /** Pending jobs in the store, by name (benchmarks and tests check the store does not grow). */
   async pendingJobs(): Promise<number> {
-    const agenda = await this.instance();
+    const { agenda } = await this.instance();
     const { total } = await agenda.queryJobs({});
     return total;
   }
 
-  private instance(): Promise<Agenda> {
-    this.agenda ??= createAgenda(this.jobsUrl, {
+  /**
+   * When the job store died between recording a job's completion and removing the job, the
+   * finished job stays (unlocked, never run again). After each reconnection the worker removes
+   * such leftovers, so the store keeps holding pending work only.
+   */
+  private async removeFinishedLeftovers(): Promise<void> {
+    try {
+      const { agenda } = await this.instance();
+      const { jobs } = await agenda.queryJobs({ names: [RUN_JOB, CHUNK_JOB, CALLBACK_JOB], state: 'completed' });
+      if (jobs.length === 0) return;
+      const removed = await agenda.cancel({ ids: jobs.map((job) => job._id) });
+      this.logger.info({ removed }, 'removed finished jobs left in the job store by its outage');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not look for finished jobs left by a job-store outage');
+    }
+  }
+
+  /** Saves jobs through `work`, refusing at once while the job store is known to be unreachable. */
+  private async save(work: (agenda: Agenda) => Promise<void>): Promise<void> {
+    try {
+      const agenda = await this.forEnqueue();
+      await work(agenda);
+    } catch (error) {
+      if (error instanceof JobStoreUnavailableError) throw error;
+      throw new JobStoreUnavailableError(`The job store did not save the job: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  private instance(): Promise<{ agenda: Agenda; store: JobStore }> {
+    // A failed open is forgotten, so the next use tries again (the store may be back by then).
+    this.opened ??= this.open().catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
+    return this.opened;
+  }
+
+  private async open(): Promise<{ agenda: Agenda; store: JobStore }> {
+    const store = await openJobStore(this.jobsUrl, this.settings.keyPrefix, {
+      onLost: (reason) => {
+        this.storeLost = true;
+        this.logger.error({ reason }, 'job store connection lost: async and batch submissions answer 503 until it returns; running jobs go on');
+      },
+      onRestored: () => {
+        this.storeLost = false;
+        this.logger.warn('job store connection restored');
+        if (this.processing) void this.removeFinishedLeftovers();
+      },
+      onError: (error) => this.logger.warn({ err: error }, 'job store client error'),
+    });
+    const agenda = createAgenda(store, {
       concurrency: this.settings.runConcurrency,
       lockLifetimeMs: this.settings.lockLifetimeMs,
       processEveryMs: this.settings.processEveryMs,
-    }, this.settings.keyPrefix).then(async (agenda) => {
-      agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
-      await agenda.ready;
-      return agenda;
     });
-    return this.agenda;
+    // Agenda's errors: job-store calls that failed, and jobs it could not run or record. During a
+    // job-store outage every poll fails the same way; the lost/restored lines above say it once.
+    agenda.on('error', (error: Error) => {
+      if (this.storeLost) this.logger.debug({ err: error }, 'Agenda error during a job-store outage');
+      else this.logger.error({ err: error }, 'Agenda error');
+    });
+    await agenda.ready;
+    return { agenda, store };
   }
 
   /** An enqueue-only process must connect the notification channel, or workers learn of its jobs only when they poll. */
   private async forEnqueue(): Promise<Agenda> {
-    const agenda = await this.instance();
-    if (!this.processing) {
-      this.channel ??= channelOf(agenda)?.connect() ?? Promise.resolve();
+    const { agenda, store } = await this.instance();
+    const reason = store.unavailableReason();
+    if (reason) throw new JobStoreUnavailableError(reason);
+    if (!this.processing && store.notifications) {
+      this.channel ??= store.notifications.connect().catch((error: unknown) => {
+        // The job is durable without it; workers find it at their next poll. Try again next time.
+        this.channel = undefined;
+        this.logger.warn({ err: error }, 'could not connect the job notification channel');
+      });
       await this.channel;
     }
     return agenda;
   }
 }
 
-interface ProcessorInternals {
-  isRunning: boolean;
-  jobStatus: Record<string, { locked: number } | undefined>;
-  handleNotification(notification: { jobName: string }): Promise<void>;
-}
-
 /**
  * Agenda locks new jobs only on a notification or a poll: when a burst of notifications arrives
  * while this process is at its lock limit, the jobs behind it wait for the next poll (seconds).
  * So when a job completes (and its lock is released), this process looks for the next job of
- * that name at once, through the processor's own notification path.
+ * that name at once, through the processor's own notification path (agenda-internals.ts).
  */
 function refillOnCompletion(agenda: Agenda, name: string): void {
   agenda.on(`complete:${name}`, () => {
     let tries = 0;
     const attempt = (): void => {
-      const processor = (agenda as unknown as { jobProcessor?: ProcessorInternals }).jobProcessor;
-      if (!processor?.isRunning) return;
+      if (!isProcessingJobs(agenda)) return;
       const limit = agenda.definitions[name]?.lockLimit ?? 0;
-      if (limit > 0 && (processor.jobStatus[name]?.locked ?? 0) >= limit && tries < 25) {
+      if (limit > 0 && (lockedJobCount(agenda, name) ?? 0) >= limit && tries < 25) {
         tries += 1;
         setTimeout(attempt, 2);
         return;
       }
-      processor.handleNotification({ jobName: name }).catch(() => undefined);
+      lookForJobsNow(agenda, name).catch(() => undefined);
     };
     setImmediate(attempt);
   });
-}
-
-interface Connectable { connect(): Promise<void>; disconnect(): Promise<void> }
-
-function channelOf(agenda: Agenda): Connectable | undefined {
-  return (agenda as unknown as { notificationChannel?: Connectable }).notificationChannel;
-}
-
-function backendOf(agenda: Agenda): Connectable {
-  return (agenda as unknown as { backend: Connectable }).backend;
 }

@@ -1,53 +1,37 @@
-import type { Request } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { OperationHandlers } from '../../generated/routes.js';
 import type { Services } from '../services.js';
+import { executionOperations, type ExecutionOperationCore, type HotOperation } from './execution-operations.js';
 
-export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScoreResult' | 'submitBatch' | 'getBatchStatus';
+export type ExecutionOperation = HotOperation;
 
-function caller(request: Request): { id: number } {
-  return { id: (request.user as Express.User).id };
+/** The headers the execution operations declare (the validator has checked them). */
+const DECLARED_HEADERS = ['x-sce-requestid', 'x-sce-callbackurl', 'x-sce-callbackretrycount', 'x-sce-callbackretrydelay'];
+
+function expressHandler(core: ExecutionOperationCore): RequestHandler {
+  return async (request: Request, response: Response) => {
+    const headers: Record<string, unknown> = {};
+    for (const name of DECLARED_HEADERS) {
+      const value = request.get(name);
+      if (value !== undefined) headers[name] = value;
+    }
+    const reply = await core({ id: (request.user as Express.User).id }, {
+      query: request.query as Record<string, unknown>,
+      params: request.params as Record<string, string>,
+      headers,
+      body: request.body,
+    });
+    for (const [name, value] of Object.entries(reply.headers ?? {})) response.setHeader(name, value);
+    response.status(reply.status).json(reply.body);
+  };
 }
 
-/** Optional integer header (the validator already checked its bounds). */
-function intHeader(request: Request, name: string): number | undefined {
-  const raw = request.get(name);
-  return raw === undefined || raw === '' ? undefined : Number(raw);
-}
-
+/** The Express entry points of the execution hot paths (used when SCORE_FAST_LANE=false, or for requests the fast lane leaves to Express). */
 export function createExecutionHandlers(services: Services): Pick<OperationHandlers, ExecutionOperation> {
-  const execution = services.execution.service;
+  const cores = executionOperations(services.execution.service);
   return {
-    async scoreScenario(request, response) {
-      const result = await execution.score(caller(request), String(request.query.name), request.body as Record<string, unknown>);
-      response.setHeader('X-SCE-RunId', result.runId);
-      response.status(200).json(result);
-    },
-
-    async scoreAsync(request, response) {
-      const requestId = await execution.submitAsync(caller(request), request.params.name as string, request.body as Record<string, unknown>, {
-        requestId: request.get('x-sce-requestid') || undefined,
-        callbackUrl: request.get('x-sce-callbackurl') || undefined,
-        callbackRetryCount: intHeader(request, 'x-sce-callbackretrycount'),
-        callbackRetryDelaySeconds: intHeader(request, 'x-sce-callbackretrydelay'),
-      });
-      response.setHeader('X-SCE-RequestId', requestId);
-      response.status(202).json({ requestId });
-    },
-
-    async getAsyncScoreResult(request, response) {
-      const outcome = await execution.asyncResult(caller(request), request.params.name as string, request.get('x-sce-requestid') as string);
-      if (outcome.finished) response.status(200).json(outcome.result);
-      else response.status(202).json({ requestId: outcome.requestId, state: outcome.state });
-    },
-
-    async submitBatch(request, response) {
-      const body = request.body as { scenarioName: string; parameters: Record<string, unknown>[] };
-      const batchTaskId = await execution.submitBatch(caller(request), body.scenarioName, body.parameters);
-      response.status(202).json({ batchTaskId });
-    },
-
-    async getBatchStatus(request, response) {
-      response.status(200).json(await execution.batchStatus(caller(request), request.params.batchTaskId as string));
-    },
+    scoreScenario: expressHandler(cores.scoreScenario),
+    scoreAsync: expressHandler(cores.scoreAsync),
+    getAsyncScoreResult: expressHandler(cores.getAsyncScoreResult),
   };
 }

@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { CallbackDelivery } from './callback-delivery.js';
+import type { ExecutionSettings } from './execution-settings.js';
 import type { CallbackJobData, ChunkJobData, JobHandlers, RunJobData } from './execution-queue.js';
 import type { ExecutionQueue } from './execution-queue.js';
-import { isFinished, type PendingElement, type RunResultStore } from './run-result-store.js';
-import type { RunOutcome } from './run-outcome.js';
+import type { BatchStore, ElementOutcome } from './batch-store.js';
+import { CoalescedRunStore } from './coalesced-run-store.js';
+import { isFinished, type RunResultStore } from './run-result-store.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 
-/** Results of a chunk are written (and the job's lock renewed) every this many elements. */
+/** Results of a chunk are inserted every this many elements. */
 const FLUSH_EVERY = 250;
 
 /**
@@ -15,66 +17,119 @@ const FLUSH_EVERY = 250;
  * are skipped, results are written by result id.
  */
 export class ExecutionWorker implements JobHandlers {
+  private readonly runStore: CoalescedRunStore;
+
   constructor(
     private readonly runner: ScenarioRunner,
     private readonly store: RunResultStore,
+    private readonly batches: BatchStore,
     private readonly queue: ExecutionQueue,
     private readonly callbacks: CallbackDelivery,
-    private readonly elementConcurrency: number,
+    private readonly settings: Pick<ExecutionSettings, 'elementConcurrency' | 'lockLifetimeMs'>,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.runStore = new CoalescedRunStore(store);
+  }
 
   async start(): Promise<void> {
     await this.queue.startProcessing(this);
   }
 
-  /** Runs a group of async runs: one read, one RUNNING update and one upsert of outcomes for the group. */
-  async run({ resultIds }: RunJobData): Promise<void> {
-    const rows = await this.store.findByIds(resultIds);
-    const pending = rows.filter((row) => !isFinished(row.state));
-    const callbacks = pending.filter((row) => row.callback_url && row.callback_state === 'PENDING').map((row) => row.id);
-    for (const row of rows) {
+  /**
+   * Runs a job's async runs. Reads and writes go through CoalescedRunStore: one claim and one upsert
+   * serve all the run jobs this worker holds at once.
+   */
+  async run(data: RunJobData, keepAlive: () => Promise<void> = async () => undefined): Promise<void> {
+    const stopRenewal = this.renewLock(keepAlive, 'run');
+    try {
+      await this.runJob(data);
+    } finally {
+      stopRenewal();
+    }
+  }
+
+  private async runJob({ resultIds }: RunJobData): Promise<void> {
+    const runs = await this.runStore.claim(resultIds);
+    const pending = runs.filter((run) => !isFinished(run.state));
+    const callbacks: string[] = [];
+    for (const run of runs) {
       // A re-run job (its worker died) whose run finished but whose first callback attempt never happened.
-      if (isFinished(row.state) && row.callback_url && row.callback_state === 'PENDING' && (await this.store.callbackAttempts(row.id)).length === 0) callbacks.push(row.id);
+      if (isFinished(run.state) && run.callback?.state === 'PENDING' && (await this.store.callbackAttempts(run.id)).length === 0) callbacks.push(run.id);
     }
-    if (pending.length > 0) {
-      await this.store.markRunning(pending.map((row) => row.id));
-      const resolved = new Map<string, ReturnType<ScenarioRunner['resolveForStoredRun']>>();
-      const finished = await mapWithConcurrency(pending, this.elementConcurrency, async (row) => {
-        const key = `${row.user_id}\u0000${row.scenario_name}`;
-        if (!resolved.has(key)) resolved.set(key, this.runner.resolveForStoredRun(row.user_id, row.scenario_name));
-        const inputs = row.input ? (JSON.parse(row.input) as Record<string, unknown>) : {};
-        return { element: row, outcome: await this.runner.runToOutcome(await (resolved.get(key) as ReturnType<ScenarioRunner['resolveForStoredRun']>), inputs, row.user_id) };
-      });
-      await this.store.finishRuns(finished);
-    }
+    await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
+      const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
+      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId));
+      if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+    });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
   }
 
-  async chunk({ batchId, from, to }: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean = () => false): Promise<boolean> {
+  /**
+   * Runs the unfinished elements of a chunk: reads the chunk's inputs, runs them through a small
+   * pool and inserts their results FLUSH_EVERY at a time (each insert overlaps the running of the
+   * next slice; the job's lock is renewed as time passes, see renewLock), marks
+   * the chunk finished, and the batch when no chunk is left. A chunk run before (its worker died or
+   * stopped) skips the elements already stored.
+   */
+  async chunk(range: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean = () => false): Promise<boolean> {
     if (stopping()) return false;
-    const batch = await this.store.findBatch(batchId);
+    const stopRenewal = this.renewLock(keepAlive, 'chunk');
+    try {
+      return await this.runChunk(range, stopping);
+    } finally {
+      stopRenewal();
+    }
+  }
+
+  private async runChunk(range: ChunkJobData, stopping: () => boolean): Promise<boolean> {
+    const chunk = { batchId: range.batchId, from: range.from, to: range.to };
+    const batch = await this.batches.findBatch(chunk.batchId);
     if (!batch) return true;
-    const pending = await this.store.pendingElements(batchId, from, to);
-    if (pending.length > 0) {
-      await this.store.markRunning(pending.map((element) => element.id));
-      const deployed = await this.runner.resolveForStoredRun(batch.user_id, batch.scenario_name);
-      for (let start = 0; start < pending.length; start += FLUSH_EVERY) {
-        if (stopping()) return false;
-        const slice = pending.slice(start, start + FLUSH_EVERY);
-        const finished = await mapWithConcurrency(slice, this.elementConcurrency, async (element: PendingElement) => {
-          const inputs = element.input ? (JSON.parse(element.input) as Record<string, unknown>) : {};
-          return { element, outcome: await this.runner.runToOutcome(deployed, inputs, batch.user_id) as RunOutcome };
-        });
-        await this.store.finishRuns(finished);
-        await keepAlive();
+    const parts = await this.batches.unfinishedParts(chunk);
+    if (parts.length > 0) {
+      const stored = parts.some((part) => part.started) ? await this.batches.storedIndexes(chunk) : new Set<number>();
+      await this.batches.markStarted(chunk);
+      const deployed = await this.runner.resolveForStoredRun(batch.userId, batch.scenarioName);
+      for (const part of parts) {
+        const elements = part.inputs.map((input, offset) => ({ index: part.from + offset, input })).filter((element) => !stored.has(element.index));
+        // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
+        let flushing: Promise<void> = Promise.resolve();
+        for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
+          // A stopping worker takes no new element: the ones running finish and are stored.
+          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => (
+            { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) }
+          ), stopping);
+          await flushing;
+          flushing = this.batches.insertResults(batch, results);
+          // Never left unobserved: awaited before the next insert or the end of the part.
+          flushing.catch(() => undefined);
+          if (stopping()) {
+            await flushing;
+            return false;
+          }
+        }
+        await flushing;
+        await this.batches.markPartFinished(batch.id, part.from);
       }
     }
-    if ((await this.store.countUnfinished(batchId)) === 0) {
-      await this.store.markBatchFinished(batchId);
-      this.logger.info({ batchId, total: batch.total }, 'batch finished');
-    }
+    if (await this.batches.finishIfComplete(batch.id)) this.logger.info({ batchId: batch.id, total: batch.total }, 'batch finished');
     return true;
+  }
+
+  /**
+   * Renews a job's lock every quarter of the lock lifetime while the job runs, from a timer: slow
+   * runs and a slow database alike would otherwise let Agenda take the job for dead, cancel it and
+   * run it again. Answers the function that stops the renewal.
+   */
+  private renewLock(keepAlive: () => Promise<void>, name: string): () => void {
+    const timer = setInterval(() => {
+      keepAlive().catch((error: unknown) => {
+        this.logger.warn({ err: error, job: name }, 'could not renew a job lock');
+        clearInterval(timer);
+      });
+    }, Math.max(this.settings.lockLifetimeMs / 4, 10));
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   async callback({ resultId, attempt }: CallbackJobData): Promise<void> {
@@ -82,17 +137,20 @@ export class ExecutionWorker implements JobHandlers {
   }
 }
 
-/** Maps with at most `concurrency` calls in flight, keeping the input order. */
-async function mapWithConcurrency<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+/**
+ * Maps with at most `concurrency` calls in flight, keeping the input order. When `stop()` turns
+ * true no further item is started, and the answer holds the results of the items started (a prefix).
+ */
+async function mapWithConcurrency<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>, stop: () => boolean = () => false): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !stop()) {
       const index = next;
       next += 1;
       results[index] = await fn(items[index]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
-  return results;
+  return next < items.length ? results.slice(0, next) : results;
 }

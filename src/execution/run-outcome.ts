@@ -17,6 +17,8 @@ export interface RunError {
 export interface ScoreResult {
   runId: string;
   requestId?: string;
+  /** The scenario's name, as the original system's remote/score answered (the same as scenarioName). */
+  name: string;
   scenarioName: string;
   version: string | null;
   state: 'SUCCEEDED' | 'FAILED';

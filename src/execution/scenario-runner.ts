@@ -1,25 +1,18 @@
-import type { Knex } from 'knex';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import type { DeployedScenario, DeployedScenarioResolver } from '../scenarios/deployed-scenario-resolver.js';
+import type { DeployedScenario, DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { toRunError, type RunOutcome } from './run-outcome.js';
 
-/** Resolves the latest deployed version of a scenario and runs it on the engine (compilations are cached per version). */
+/** Resolves the latest deployed version of a scenario (through the scenarios feature) and runs it on the engine (compilations are cached per version). */
 export class ScenarioRunner {
   constructor(
     private readonly engine: ScenarioEngine,
-    private readonly scenarios: DeployedScenarioResolver,
-    private readonly db: Knex,
+    private readonly scenarios: DeployedScenarios,
   ) {}
 
   /** The latest deployed version, or 404 SCENARIO_NOT_FOUND / SCENARIO_NOT_DEPLOYED. */
-  async requireDeployed(ownerId: number, name: string): Promise<DeployedScenario> {
-    const deployed = await this.scenarios.find(ownerId, name);
-    if (deployed) return deployed;
-    // Only the miss path pays for telling the two 404s apart.
-    const exists = await this.db('scenarios').where({ owner_id: ownerId, name }).first('id');
-    if (exists) throw new NotFoundError(`Scenario "${name}" has no deployed version; deploy it first.`, 'SCENARIO_NOT_DEPLOYED');
-    throw new NotFoundError(`You have no scenario named "${name}".`, 'SCENARIO_NOT_FOUND');
+  requireDeployed(ownerId: number, name: string): Promise<DeployedScenario> {
+    return this.scenarios.require(ownerId, name);
   }
 
   /** Runs a deployed version; engine errors (bad inputs, compile and run failures) propagate. */

@@ -1,18 +1,18 @@
-import type { RunResultRow } from './run-result-store.js';
-import { rowError } from './run-result-store.js';
+import type { RunRecord } from './run-result-store.js';
 import type { ScoreResult } from './run-outcome.js';
 
 /** The ScoreResult of a finished stored run (async run or batch element). */
-export function storedScoreResult(row: RunResultRow): ScoreResult {
+export function storedScoreResult(run: RunRecord): ScoreResult {
   return {
-    runId: row.request_id,
-    requestId: row.request_id,
-    scenarioName: row.scenario_name,
-    version: row.version,
-    state: row.state === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
-    beginTime: row.started_at ? new Date(row.started_at).toISOString() : null,
-    endTime: row.finished_at ? new Date(row.finished_at).toISOString() : null,
-    result: row.state === 'SUCCEEDED' && row.result ? (JSON.parse(row.result) as Record<string, unknown>) : null,
-    error: rowError(row),
+    runId: run.requestId,
+    requestId: run.requestId,
+    name: run.scenarioName,
+    scenarioName: run.scenarioName,
+    version: run.version,
+    state: run.state === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
+    beginTime: run.startedAt ? run.startedAt.toISOString() : null,
+    endTime: run.finishedAt ? run.finishedAt.toISOString() : null,
+    result: run.result,
+    error: run.error,
   };
 }

@@ -6,23 +6,26 @@ import type { RouteDefinition } from '../../generated/routes.js';
 import { scoreTokenFrom } from '../auth/authenticate.js';
 import type { UserService } from '../auth/user-service.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { toErrorBody } from '../errors/error-handler.js';
+import { errorHeaders, toErrorBody } from '../errors/error-handler.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import type { AuthenticatedUser } from './request-context.js';
 import { assertNestingWithin } from './nesting-depth.js';
-import { compileRequestCheck, compileResponseCheck, type OpenApiDocument } from './operation-validator.js';
-import { createRouteMatcher } from './route-matching.js';
+import { compileRequestCheck, compileResponseCheck, declaredHeaders, type OpenApiDocument } from './operation-validator.js';
+import { createOperationMatcher } from './route-matching.js';
 
 /**
- * The fast lane serves ONE operation (synchronous scoring, the hot path) on Node's request
- * listener, before Express: Express's own per-request work cost more than the whole score
- * (measured in docs/benchmarks.md). It keeps every rule of the Express chain: a request id and one
- * access-log line, the score token checked first (401 whatever else is wrong), the body limit (413)
- * and nesting-depth limit (400), JSON only, the spec's validation of query and body (400 naming each field), errors through the one
- * mapping of src/errors, and, in tests, every response checked against the spec.
- * `SCORE_FAST_LANE=false` turns it off: the operation then goes through Express like the others.
+ * The fast lane serves the execution hot paths (synchronous scoring, async submission and async
+ * result) on Node's request listener, before Express: Express's own per-request work cost more than
+ * a whole score (measured in docs/benchmarks.md). It keeps every rule of the Express chain: a request
+ * id and one access-log line, the score token checked first (401 whatever else is wrong), the body
+ * limit (413) and nesting-depth limit (400), JSON only (415), the spec's validation of query, path and
+ * header parameters and body (400 naming each field), errors through the one mapping of src/errors,
+ * and, in tests, every response checked against the spec. It recognises its operations with the
+ * service's one route-matching rule (src/http/route-matching.ts); a request it does not serve (or
+ * whose path parameter has a malformed escape) goes to Express untouched. `SCORE_FAST_LANE=false`
+ * turns it off.
  */
 
 export interface FastLaneReply {
@@ -31,10 +34,23 @@ export interface FastLaneReply {
   body: unknown;
 }
 
+/** What a fast-lane operation is handed: validated parameters (declared headers coerced) and the parsed body. */
+export interface FastLaneRequest {
+  query: Record<string, unknown>;
+  params: Record<string, string>;
+  headers: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface FastLaneOperation {
+  /** The operation served; it must take a score token. */
+  route: RouteDefinition;
+  handle(caller: AuthenticatedUser, request: FastLaneRequest): Promise<FastLaneReply>;
+}
+
 export interface FastLaneOptions {
   spec: OpenApiDocument;
-  /** The operation served; it must take a score token, query parameters and a JSON body, and have no path parameters. */
-  route: RouteDefinition;
+  operations: FastLaneOperation[];
   logger: Logger;
   users: UserService;
   bodyLimitBytes: number;
@@ -42,28 +58,53 @@ export interface FastLaneOptions {
   bodyDepthLimit: number;
   /** Check every response against the spec (tests). */
   validateResponses?: boolean;
-  handle(caller: AuthenticatedUser, query: Record<string, unknown>, body: unknown): Promise<FastLaneReply>;
 }
 
-/** Serves requests to the lane's operation and answers true; answers false (untouched) for any other request. */
+/** Serves requests to the lane's operations and answers true; answers false (untouched) for any other request. */
 export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
+interface LaneOperation extends FastLaneOperation {
+  headerNames: string[];
+  check: ReturnType<typeof compileRequestCheck>;
+  checkResponse?: ReturnType<typeof compileResponseCheck>;
+}
+
+/** What one request's log line reports. */
+interface RequestLog { requestId: string; started: bigint; user?: string; route: RouteDefinition }
+
+function compileOperation(options: FastLaneOptions, operation: FastLaneOperation): LaneOperation {
+  const { route } = operation;
+  if (!route.security.some((scheme) => scheme === 'scoreTokenQuery' || scheme === 'scoreTokenHeader')) throw new Error(`the fast lane serves score-token operations, not ${route.operationId}`);
+  return {
+    ...operation,
+    headerNames: declaredHeaders(options.spec, route.operationId),
+    check: compileRequestCheck(options.spec, route.operationId),
+    checkResponse: options.validateResponses ? compileResponseCheck(options.spec, route.operationId) : undefined,
+  };
+}
+
+/** Path parameters decoded; undefined when an escape is malformed (Express then answers). */
+function decodeParams(raw: Record<string, string>): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  try {
+    for (const [name, value] of Object.entries(raw)) params[name] = decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
 export function createFastLane(options: FastLaneOptions): FastLane {
-  const { route, logger } = options;
-  if (route.path.includes('{')) throw new Error(`the fast lane serves operations without path parameters, not ${route.operationId}`);
+  const { logger } = options;
+  const operations = new Map(options.operations.map((operation) => [operation.route, compileOperation(options, operation)]));
   // The same matching rule as Express (src/http/route-matching.ts): what the lane declines, Express serves or answers 404.
-  const matchesRoute = createRouteMatcher([route]);
-  const checkRequest = compileRequestCheck(options.spec, route.operationId);
-  const checkResponse = options.validateResponses ? compileResponseCheck(options.spec, route.operationId) : undefined;
+  const matchOperation = createOperationMatcher(options.operations.map((operation) => operation.route));
 
-  /** What one request's log line reports. */
-  interface RequestLog { requestId: string; started: bigint; user?: string }
-
-  async function serve(request: IncomingMessage, log: RequestLog, queryString: string): Promise<FastLaneReply> {
-    const token = scoreTokenFrom(request.headers, request.url ?? '', route);
+  async function serve(request: IncomingMessage, operation: LaneOperation, params: Record<string, string>, log: RequestLog, queryString: string): Promise<FastLaneReply> {
+    const token = scoreTokenFrom(request.headers, request.url ?? '', operation.route);
     if (!token) throw new UnauthorizedError('A score token is required: send it in the Score-Token header or the `key` query parameter.', 'UNAUTHENTICATED');
     const caller = await options.users.authenticateScoreToken(token);
     if (!caller) throw new UnauthorizedError('The score token is not valid.', 'INVALID_SCORE_TOKEN');
@@ -77,17 +118,22 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     }
     const body = await readJsonBody(request, options.bodyLimitBytes, isJson);
     assertNestingWithin(body, options.bodyDepthLimit);
-    const problems = checkRequest({ query, body, isJson });
+    const headers: Record<string, unknown> = {};
+    for (const name of operation.headerNames) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const problems = operation.check({ query, params, headers, body, isJson });
     if (problems.length > 0) {
       throw new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems);
     }
-    return options.handle(caller, query, body);
+    return operation.handle(caller, { query, params, headers, body });
   }
 
-  function reply(response: ServerResponse, log: RequestLog, outcome: FastLaneReply, error?: unknown): void {
-    const { requestId, user } = log;
+  function reply(response: ServerResponse, operation: LaneOperation, log: RequestLog, outcome: FastLaneReply, error?: unknown): void {
+    const { requestId, user, route } = log;
     let { status, body } = outcome;
-    const problem = checkResponse?.(status, body);
+    const problem = operation.checkResponse?.(status, body);
     if (problem) {
       status = 500;
       body = { status: 500, code: 'INTERNAL_ERROR', message: problem, requestId };
@@ -96,7 +142,8 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     response.writeHead(status, { ...outcome.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
     response.end(text);
     const durationMs = Number(process.hrtime.bigint() - log.started) / 1e6;
-    if (status >= 500) logger.error({ requestId, err: error ?? problem, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request failed');
+    if (status === 503) logger.warn({ requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request refused: dependency unavailable');
+    else if (status >= 500) logger.error({ requestId, err: error ?? problem, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request failed');
     else logger.info({ requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request');
   }
 
@@ -104,16 +151,20 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const url = request.url ?? '';
     const mark = url.indexOf('?');
     const pathname = mark < 0 ? url : url.slice(0, mark);
-    if (!matchesRoute(request.method ?? '', pathname)) return false;
+    const matched = matchOperation(request.method ?? '', pathname);
+    const operation = matched && operations.get(matched.route);
+    const params = matched && decodeParams(matched.rawParams);
+    if (!operation || !params) return false;
+    const served = operation;
     const incoming = request.headers['x-request-id'];
-    const log: RequestLog = { requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID(), started: process.hrtime.bigint() };
-    serve(request, log, mark < 0 ? '' : url.slice(mark + 1)).then(
-      (outcome) => reply(response, log, outcome),
+    const log: RequestLog = { requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID(), started: process.hrtime.bigint(), route: served.route };
+    serve(request, served, params, log, mark < 0 ? '' : url.slice(mark + 1)).then(
+      (outcome) => reply(response, served, log, outcome),
       (error: unknown) => {
         const body = toErrorBody(error);
         body.requestId = log.requestId;
         if (body.details === undefined) delete body.details;
-        reply(response, log, { status: body.status, body }, error);
+        reply(response, served, log, { status: body.status, headers: errorHeaders(body), body }, error);
       },
     );
     return true;

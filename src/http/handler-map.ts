@@ -1,4 +1,5 @@
 import type { OperationHandlers } from '../../generated/routes.js';
+import { createBatchHandlers } from '../execution/batch-routes.js';
 import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
@@ -9,6 +10,7 @@ export function createHandlerMap(services: Services): OperationHandlers {
   return {
     ...createScenarioHandlers(services),
     ...createExecutionHandlers(services),
+    ...createBatchHandlers(services),
     ...createInternalDataHandlers(services),
   };
 }

@@ -6,7 +6,7 @@ import type { ErrorDetail } from '../errors/app-error.js';
  * Request and response checks of ONE operation, compiled once from spec/openapi.json with Ajv, for
  * the fast lane (src/http/fast-lane.ts); every other operation goes through express-openapi-validator.
  * Same spec, same error details (`query.name`, `body.x`). Supports what such an operation declares:
- * query parameters with schemas and a JSON body.
+ * query, path and header parameters with schemas and a JSON body.
  */
 
 const SPEC_ID = 'urn:scenario-scoring:openapi-operation';
@@ -46,8 +46,8 @@ function resolve<T>(spec: OpenApiDocument, value: T | { $ref: string }): T {
   return value as T;
 }
 
-function createAjv(spec: OpenApiDocument): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+function createAjv(spec: OpenApiDocument, coerceTypes = false): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema({ $id: SPEC_ID, components: { schemas: spec.components.schemas } });
@@ -71,37 +71,60 @@ function details(errors: ErrorObject[] | null | undefined, location: string): Er
 
 export interface OperationRequest {
   query: Record<string, unknown>;
+  /** Path parameters by name, decoded. */
+  params: Record<string, string>;
+  /**
+   * Header parameters the operation declares, by lower-case name (only those sent). The check
+   * coerces them to their schema's type in place (`X-SCE-CallbackRetryCount: 3` becomes 3).
+   */
+  headers: Record<string, unknown>;
   /** The parsed JSON body; undefined when none was sent. */
   body: unknown;
   /** Whether the body was declared as JSON (Content-Type). */
   isJson: boolean;
 }
 
-/** Compiles the checks of the query string and JSON body of `operationId`; the result lists every problem ([] when valid). */
+/** A schema for an object of the given parameters (names as keys), as express-openapi-validator reads them. */
+function parametersSchema(parameters: SpecParameter[], extra: Array<[string, unknown]> = [], closed = false): object {
+  return {
+    type: 'object',
+    properties: Object.fromEntries([...parameters.map((parameter) => [parameter.name, anchored(parameter.schema)]), ...extra]),
+    required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+    additionalProperties: !closed,
+  };
+}
+
+/**
+ * Compiles the checks of the query string, path and header parameters and JSON body of
+ * `operationId`; the result lists every problem ([] when valid), with the paths
+ * express-openapi-validator reports (`query.name`, `params.name`, `headers.x-sce-requestid`, `body.a`).
+ */
 export function compileRequestCheck(spec: OpenApiDocument, operationId: string): (request: OperationRequest) => ErrorDetail[] {
   const operation = findOperation(spec, operationId);
   const ajv = createAjv(spec);
+  // Header values arrive as text: integers are coerced, as the Express lane's validator does.
+  const coercing = createAjv(spec, true);
   const parameters = (operation.parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter));
-  if (parameters.some((parameter) => parameter.in !== 'query')) throw new Error(`${operationId}: only query parameters are supported here`);
+  const unsupported = parameters.find((parameter) => parameter.in === 'cookie');
+  if (unsupported) throw new Error(`${operationId}: cookie parameters are not supported here`);
   // API-key schemes sent as query parameters (the score token's `key`) are allowed too.
   const securityQuery = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))
     .map((name) => spec.components.securitySchemes?.[name])
     .filter((scheme): scheme is { in: string; name: string } => scheme?.in === 'query' && typeof scheme.name === 'string')
     .map((scheme) => scheme.name);
-  const querySchema = {
-    type: 'object',
-    properties: Object.fromEntries([...parameters.map((parameter) => [parameter.name, anchored(parameter.schema)]), ...securityQuery.map((name) => [name, { type: 'string' }])]),
-    required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-    additionalProperties: false,
-  };
-  const validateQuery = ajv.compile(querySchema);
+  const inLocation = (location: SpecParameter['in']) => parameters.filter((parameter) => parameter.in === location);
+  const validateQuery = ajv.compile(parametersSchema(inLocation('query'), securityQuery.map((name) => [name, { type: 'string' }]), true));
+  const validateParams = ajv.compile(parametersSchema(inLocation('path')));
+  const validateHeaders = coercing.compile(parametersSchema(inLocation('header').map((parameter) => ({ ...parameter, name: parameter.name.toLowerCase() }))));
   const jsonBody = operation.requestBody?.content['application/json'];
   const validateBody: ValidateFunction | undefined = jsonBody ? ajv.compile(anchored(jsonBody.schema) as object) : undefined;
   const bodyRequired = operation.requestBody?.required === true;
 
-  return ({ query, body, isJson }) => {
+  return ({ query, params, headers, body, isJson }) => {
     const problems: ErrorDetail[] = [];
     if (!validateQuery(query)) problems.push(...details(validateQuery.errors, 'query'));
+    if (!validateParams(params)) problems.push(...details(validateParams.errors, 'params'));
+    if (!validateHeaders(headers)) problems.push(...details(validateHeaders.errors, 'headers'));
     if (validateBody) {
       if (body !== undefined && !isJson) problems.push({ path: 'body', message: 'must be sent as application/json' });
       else if (body === undefined && bodyRequired) problems.push({ path: 'body', message: 'is required (application/json)' });
@@ -109,6 +132,12 @@ export function compileRequestCheck(spec: OpenApiDocument, operationId: string):
     }
     return problems;
   };
+}
+
+/** The header parameters `operationId` declares, by lower-case name: what the fast lane hands to the check. */
+export function declaredHeaders(spec: OpenApiDocument, operationId: string): string[] {
+  return (findOperation(spec, operationId).parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter))
+    .filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());
 }
 
 /** Tests only: compiles a check of responses of `operationId` against the spec; it returns what is wrong, or undefined. */

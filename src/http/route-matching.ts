@@ -23,12 +23,18 @@ export function applyRouteMatching(app: Express): void {
 
 export type RouteMatcher = (method: string, pathname: string) => RouteDefinition | undefined;
 
+/** An operation found for a request, with its path parameters as sent (still percent-encoded). */
+export interface OperationMatch {
+  route: RouteDefinition;
+  rawParams: Record<string, string>;
+}
+
 /**
  * The operation a request addresses, found as Express finds its route: the first route of the
  * table (Express registers them in this order) whose method and path match; HEAD is served by GET
  * routes. `pathname` is the raw path without the query string.
  */
-export function createRouteMatcher(table: readonly RouteDefinition[]): RouteMatcher {
+export function createOperationMatcher(table: readonly RouteDefinition[]): (method: string, pathname: string) => OperationMatch | undefined {
   const compiled = table.map((route) => ({
     method: route.method.toUpperCase(),
     matches: match(route.expressPath, { sensitive: ROUTE_MATCHING.caseSensitive, trailing: !ROUTE_MATCHING.strict, decode: false }),
@@ -37,8 +43,16 @@ export function createRouteMatcher(table: readonly RouteDefinition[]): RouteMatc
   return (method, pathname) => {
     for (const candidate of compiled) {
       const methodMatches = candidate.method === method || (method === 'HEAD' && candidate.method === 'GET');
-      if (methodMatches && candidate.matches(pathname)) return candidate.route;
+      if (!methodMatches) continue;
+      const matched = candidate.matches(pathname);
+      if (matched) return { route: candidate.route, rawParams: matched.params as Record<string, string> };
     }
     return undefined;
   };
+}
+
+/** createOperationMatcher, answering the operation only. */
+export function createRouteMatcher(table: readonly RouteDefinition[]): RouteMatcher {
+  const matchOperation = createOperationMatcher(table);
+  return (method, pathname) => matchOperation(method, pathname)?.route;
 }

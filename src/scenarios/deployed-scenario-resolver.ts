@@ -1,52 +1,39 @@
-import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import type { ScenarioPort } from '../engine/ports.js';
-import type { NodeProperties, ScenarioDocument } from '../engine/types.js';
+import type { NodeProperties, ScenarioDocument, ScenarioPort } from '../engine/index.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { deployedCacheKey, type DeployedScenario, type DeployedScenarios } from './deployed-scenarios.js';
+import type { ScenarioStore } from './scenario-store.js';
 
-/** The latest deployed version of a scenario: what scoring runs. */
-export interface DeployedScenario {
-  scenarioId: number;
-  name: string;
-  versionId: number;
-  /** The version label (`1`, `2`, …). */
-  version: string;
-  /** Engine compile-cache key: one per version, never reused. */
-  cacheKey: string;
-  document: ScenarioDocument;
-}
-
-interface DeployedRow {
-  scenario_id: number;
-  name: string;
-  version_id: number;
-  version_number: number;
-  content: string;
-  node_properties: string;
-}
+type Lookup = DeployedScenario | 'NOT_FOUND' | 'NOT_DEPLOYED';
 
 /**
- * Finds the latest deployed version of an owner's scenario. Results are cached for `ttlMs`
- * (default 1 s) because every score needs one: a deploy made in this process is visible at
+ * Finds the latest deployed version of an owner's scenario: for execution (DeployedScenarios) and
+ * for the engine's SCENARIO_CALL nodes (ScenarioPort). Answers, misses included, are cached for
+ * `ttlMs` (default 1 s) because every score needs one: a deploy made in this process is visible at
  * once (the scenario service calls `invalidate`); one made by another process within `ttlMs`.
  */
-export class DeployedScenarioResolver implements ScenarioPort {
-  private readonly cache: LRUCache<string, DeployedScenario | 'none'>;
+export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort {
+  private readonly cache: LRUCache<string, Lookup>;
 
-  constructor(private readonly db: Knex, ttlMs = 1000) {
+  constructor(private readonly store: ScenarioStore, ttlMs = 1000) {
     this.cache = new LRUCache({ max: 10_000, ttl: Math.max(ttlMs, 1) });
   }
 
-  async find(ownerId: number, name: string): Promise<DeployedScenario | null> {
-    const key = `${ownerId}\u0000${name}`;
-    const cached = this.cache.get(key);
-    if (cached) return cached === 'none' ? null : cached;
-    const found = await this.load(ownerId, name);
-    this.cache.set(key, found ?? 'none');
+  async require(ownerId: number, name: string): Promise<DeployedScenario> {
+    const found = await this.lookup(ownerId, name);
+    if (found === 'NOT_DEPLOYED') throw new NotFoundError(`Scenario "${name}" has no deployed version; deploy it first.`, 'SCENARIO_NOT_DEPLOYED');
+    if (found === 'NOT_FOUND') throw new NotFoundError(`You have no scenario named "${name}".`, 'SCENARIO_NOT_FOUND');
     return found;
   }
 
+  /** The latest deployed version, or null when there is none (whatever the reason). */
+  async find(ownerId: number, name: string): Promise<DeployedScenario | null> {
+    const found = await this.lookup(ownerId, name);
+    return typeof found === 'string' ? null : found;
+  }
+
   invalidate(ownerId: number, name: string): void {
-    this.cache.delete(`${ownerId}\u0000${name}`);
+    this.cache.delete(cacheKey(ownerId, name));
   }
 
   async resolveDeployed(request: { ownerId: number; name: string }): Promise<{ cacheKey: string; document: ScenarioDocument } | null> {
@@ -54,20 +41,31 @@ export class DeployedScenarioResolver implements ScenarioPort {
     return found ? { cacheKey: found.cacheKey, document: found.document } : null;
   }
 
-  private async load(ownerId: number, name: string): Promise<DeployedScenario | null> {
-    const row = (await this.db('scenarios as s')
-      .join('scenario_versions as v', 'v.scenario_id', 's.id')
-      .where({ 's.owner_id': ownerId, 's.name': name, 'v.status': 'DEPLOYED' })
-      .orderBy('v.version_number', 'desc')
-      .first('s.id as scenario_id', 's.name', 'v.id as version_id', 'v.version_number', 'v.content', 'v.node_properties')) as DeployedRow | undefined;
-    if (!row) return null;
+  private async lookup(ownerId: number, name: string): Promise<Lookup> {
+    const key = cacheKey(ownerId, name);
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const found = await this.load(ownerId, name);
+    this.cache.set(key, found);
+    return found;
+  }
+
+  private async load(ownerId: number, name: string): Promise<Lookup> {
+    const found = await this.store.findLatestDeployedByName(ownerId, name);
+    if (!found) return 'NOT_FOUND';
+    const { version } = found;
+    if (!version) return 'NOT_DEPLOYED';
     return {
-      scenarioId: row.scenario_id,
-      name: row.name,
-      versionId: row.version_id,
-      version: String(row.version_number),
-      cacheKey: `version:${row.version_id}`,
-      document: { content: row.content, nodeProperties: JSON.parse(row.node_properties) as Record<string, NodeProperties> },
+      scenarioId: found.scenarioId,
+      name,
+      versionId: version.id,
+      version: String(version.versionNumber),
+      cacheKey: deployedCacheKey(version.id),
+      document: { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as Record<string, NodeProperties> },
     };
   }
+}
+
+function cacheKey(ownerId: number, name: string): string {
+  return `${ownerId}\u0000${name}`;
 }

@@ -11,7 +11,7 @@ export interface SeedResult {
   /** The user's score token, when this run issued it (the user had none); it is never shown again. */
   scoreToken?: string;
   scenarioName: string;
-  scenarioId: number;
+  scenarioId: string;
   /** The deployed version scoring runs. */
   version: string;
   /** Whether this run deployed a new version (false when the deployed version already matched). */
@@ -28,7 +28,7 @@ export async function seedExample(deps: { users: UserService; scenarios: Scenari
   const actor = { owner: { id: user.id, username: user.username }, isAdmin: false };
   const example = parseYaml(await readFile(path, 'utf8')) as ScenarioImportDto;
   const [outcome] = await deps.scenarios.importScenarios(actor, example, { overwriteDevelop: true, overwriteDeploy: false });
-  const scenarioId = outcome.scenarioId as number;
+  const scenarioId = outcome.scenarioId as string;
   const versions = await deps.scenarios.listVersions(actor, scenarioId);
   const latest = versions.find((version) => version.status === 'DEPLOYED');
   const develop = await deps.scenarios.open(actor, scenarioId);

@@ -14,6 +14,12 @@ export type ScenarioOperation =
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
+/** `type` when given, else what `Accept` prefers of JSON (the default) and YAML. */
+function exportFormat(request: Request): 'json' | 'yaml' {
+  if (request.query.type === 'json' || request.query.type === 'yaml') return request.query.type;
+  return request.accepts(['application/json', 'application/yaml']) === 'application/yaml' ? 'yaml' : 'json';
+}
+
 /** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
 export function createScenarioHandlers(services: Services): Pick<OperationHandlers, ScenarioOperation> {
   const scenarios = services.scenarios;
@@ -21,7 +27,9 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     owner: await resolveOwner(request, services.users),
     isAdmin: request.user?.isAdmin === true,
   });
-  const idOf = (request: Request, name = 'id'): number => Number(request.params[name]);
+  const idOf = (request: Request, name = 'id'): string => String(request.params[name]);
+  /** The optional JSON object of a body (debugging or validation data); undefined when there is no body. */
+  const optionalData = (request: Request): Record<string, unknown> | undefined => (request.body === undefined ? undefined : (request.body as Record<string, unknown>));
   const flag = (request: Request, name: string): boolean => {
     const value = request.query[name] as unknown;
     return value === true || value === 'true';
@@ -45,8 +53,7 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     },
 
     async copyScenario(request, response) {
-      const copy = await scenarios.copy(await actorOf(request), idOf(request), String(request.params.copiedScenarioName));
-      response.status(201).json(copy);
+      response.json(await scenarios.copy(await actorOf(request), idOf(request), String(request.params.copiedScenarioName)));
     },
 
     async renameScenario(request, response) {
@@ -54,17 +61,16 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     },
 
     async debugScenario(request, response) {
-      response.json(await scenarios.debug(await actorOf(request), idOf(request), request.body as Record<string, unknown>));
+      response.json(await scenarios.debug(await actorOf(request), idOf(request), optionalData(request) ?? {}));
     },
 
     async validateScenario(request, response) {
-      const data = request.body === undefined ? undefined : (request.body as Record<string, unknown>);
-      await scenarios.validate(await actorOf(request), idOf(request), data);
+      await scenarios.validate(await actorOf(request), idOf(request), optionalData(request));
       response.status(204).end();
     },
 
     async deployScenario(request, response) {
-      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation') });
+      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation'), validationData: optionalData(request) });
       response.status(204).end();
     },
 
@@ -93,7 +99,8 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     async exportScenarios(request, response) {
       const name = typeof request.query.name === 'string' ? request.query.name : undefined;
       const versions = await scenarios.exportScenarios(await actorOf(request), name);
-      if (request.query.type === 'yaml') {
+      response.vary('Accept');
+      if (exportFormat(request) === 'yaml') {
         response.type('application/yaml').send(toYaml(versions, { lineWidth: 0 }));
         return;
       }

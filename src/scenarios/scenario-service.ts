@@ -12,9 +12,13 @@ import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
-import { prepareImport, type PreparedImport } from './import-document.js';
+import { deployedCacheKey } from './deployed-scenarios.js';
+import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
 import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
+import { parseRecordId } from '../db/record-id.js';
 import { ScenarioStore } from './scenario-store.js';
+import { assertTestCaseCount } from './test-case-cap.js';
+import { storedTestCaseVariables } from './test-case-variables.js';
 import {
   documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
@@ -57,27 +61,27 @@ export class ScenarioService {
     private readonly deployed: DeployedScenarioResolver,
   ) {}
 
-  async open(actor: ScenarioActor, id: number): Promise<ScenarioVersionDto> {
+  async open(actor: ScenarioActor, id: string): Promise<ScenarioVersionDto> {
     const scenario = await this.accessible(actor, id);
     return this.versionDto(scenario, await this.openedVersion(scenario), await this.store.listTestCases(scenario.id));
   }
 
-  async listVersions(actor: ScenarioActor, id: number): Promise<ScenarioVersionPreviewDto[]> {
+  async listVersions(actor: ScenarioActor, id: string): Promise<ScenarioVersionPreviewDto[]> {
     const scenario = await this.accessible(actor, id);
     const versions = await this.store.listVersions(scenario.id);
     return versions.map((version) => ({
-      id: version.id,
-      scenarioId: scenario.id,
+      id: String(version.id),
+      scenarioId: String(scenario.id),
       name: scenario.name,
       version: labelOf(version),
-      sourceVersion: version.sourceVersion,
+      ...sourceVersionOf(version),
       description: version.description,
       status: version.status,
       createdAt: version.createdAt.toISOString(),
     }));
   }
 
-  async inputs(actor: ScenarioActor, id: number): Promise<VariableInfoMapDto> {
+  async inputs(actor: ScenarioActor, id: string): Promise<VariableInfoMapDto> {
     const scenario = await this.accessible(actor, id);
     const map: VariableInfoMapDto = {};
     for (const variable of inputVariables(documentOf(await this.openedVersion(scenario)))) {
@@ -86,12 +90,12 @@ export class ScenarioService {
     return map;
   }
 
-  async inputNames(actor: ScenarioActor, id: number): Promise<string[]> {
+  async inputNames(actor: ScenarioActor, id: string): Promise<string[]> {
     return Object.keys(await this.inputs(actor, id));
   }
 
   /** New scenario of the source's owner whose development version copies the source's opened version and test cases. */
-  async copy(actor: ScenarioActor, id: number, newName: string): Promise<ScenarioVersionDto> {
+  async copy(actor: ScenarioActor, id: string, newName: string): Promise<ScenarioVersionDto> {
     const source = await this.accessible(actor, id);
     const version = await this.openedVersion(source);
     const testCases = await this.store.listTestCases(source.id);
@@ -120,10 +124,10 @@ export class ScenarioService {
       this.deployed.invalidate(scenario.ownerId, currentName);
       this.deployed.invalidate(scenario.ownerId, newName);
     }
-    return { id: scenario.id, name: newName, owner: scenario.ownerName };
+    return { id: String(scenario.id), name: newName, owner: scenario.ownerName };
   }
 
-  async debug(actor: ScenarioActor, id: number, inputs: Record<string, unknown>): Promise<DebugResultDto> {
+  async debug(actor: ScenarioActor, id: string, inputs: Record<string, unknown>): Promise<DebugResultDto> {
     const scenario = await this.accessible(actor, id);
     const version = await this.openedVersion(scenario);
     const compiled = this.engine.compile(cacheKeyOf(version), documentOf(version));
@@ -132,7 +136,7 @@ export class ScenarioService {
   }
 
   /** Throws 422 VALIDATION_ERRORS listing every problem of the opened version; returns when it is valid. */
-  async validate(actor: ScenarioActor, id: number, validationData?: Record<string, unknown>): Promise<void> {
+  async validate(actor: ScenarioActor, id: string, validationData?: Record<string, unknown>): Promise<void> {
     const scenario = await this.accessible(actor, id);
     const version = await this.openedVersion(scenario);
     const problems = await this.problemsOf(scenario, version, validationData);
@@ -140,10 +144,11 @@ export class ScenarioService {
   }
 
   /**
-   * Deploys the development version as the next numbered version (validated first unless
-   * `skipValidation`; it must compile either way). Returns the new label.
+   * Deploys the development version as the next numbered version (validated first, with the
+   * optional validation data run once, unless `skipValidation`; it must compile either way).
+   * Returns the new label.
    */
-  async deploy(actor: ScenarioActor, id: number, options: { skipValidation?: boolean } = {}): Promise<string> {
+  async deploy(actor: ScenarioActor, id: string, options: { skipValidation?: boolean; validationData?: Record<string, unknown> } = {}): Promise<string> {
     const scenario = await this.accessible(actor, id);
     const develop = await this.store.findDevelopVersion(scenario.id);
     if (!develop) {
@@ -152,7 +157,7 @@ export class ScenarioService {
     if (options.skipValidation) {
       this.engine.compile(cacheKeyOf(develop), documentOf(develop));
     } else {
-      const problems = await this.problemsOf(scenario, develop);
+      const problems = await this.problemsOf(scenario, develop, options.validationData);
       if (problems.length > 0) throw validationErrors(scenario, labelOf(develop), problems);
     }
     // Deploys exactly the content that was validated, even if the develop version changes meanwhile.
@@ -168,7 +173,7 @@ export class ScenarioService {
   }
 
   /** Whether the latest deployed version has the development version's content (false when either is missing). */
-  async deployedMatchesDevelop(actor: ScenarioActor, id: number): Promise<boolean> {
+  async deployedMatchesDevelop(actor: ScenarioActor, id: string): Promise<boolean> {
     const scenario = await this.accessible(actor, id);
     const [develop, latest] = await Promise.all([this.store.findDevelopVersion(scenario.id), this.store.findLatestDeployed(scenario.id)]);
     return !!develop && !!latest && develop.content === latest.content && develop.nodeProperties === latest.nodeProperties;
@@ -177,9 +182,8 @@ export class ScenarioService {
   /** All-or-nothing import of one or more scenarios into the actor's owner; outcomes in input order. */
   async importScenarios(actor: ScenarioActor, body: ScenarioImportDto | ScenarioImportDto[], switches: ImportSwitches): Promise<ImportOutcomeDto[]> {
     const { prepared, problems } = prepareImport(body);
-    if (problems.length > 0) {
-      throw new BadRequestError(`The import breaks the scenario document schema (${problems.length} problem(s)); nothing was imported. First: ${problems[0].path} ${problems[0].message.split(': ').slice(1).join(': ')}`, 'INVALID_SCENARIO', problems);
-    }
+    if (problems.length > 0) throw invalidScenario(problems);
+    for (const item of prepared) assertTestCaseCount(item.name, item.testCases.length, `scenarios[${item.index}].testCases`);
     const ownerId = actor.owner.id;
     // Import-deploy passes deploy's validation (compiles, references resolve, test cases pass); it
     // runs scenario code, so it happens before the transaction takes its locks.
@@ -221,35 +225,37 @@ export class ScenarioService {
     return versions;
   }
 
-  async updateTestCase(actor: ScenarioActor, id: number, testCaseId: number, dto: ScenarioTestCaseSaveDto): Promise<ScenarioTestCaseDto> {
+  async updateTestCase(actor: ScenarioActor, id: string, testCaseId: string, dto: ScenarioTestCaseSaveDto): Promise<ScenarioTestCaseDto> {
     const mismatches: ErrorDetail[] = [];
-    if (dto.id !== undefined && dto.id !== testCaseId) mismatches.push({ path: 'body.id', message: `must equal the test case id in the path (${testCaseId})` });
+    if (dto.id !== undefined && String(dto.id) !== testCaseId) mismatches.push({ path: 'body.id', message: `must equal the test case id in the path (${testCaseId})` });
     if (dto.scenarioId !== undefined && dto.scenarioId !== id) mismatches.push({ path: 'body.scenarioId', message: `must equal the scenario id in the path (${id})` });
     if (mismatches.length > 0) throw new BadRequestError(`The body names another ${mismatches.map((m) => (m.path ?? '').slice(5)).join(' and ')} than the path.`, 'VALIDATION_FAILED', mismatches);
     const scenario = await this.accessible(actor, id);
-    const existing = await this.store.findTestCase(testCaseId);
+    const recordId = parseRecordId(testCaseId);
+    const existing = recordId === undefined ? undefined : await this.store.findTestCase(recordId);
     if (!existing || existing.scenarioId !== scenario.id) {
       throw new NotFoundError(`Scenario "${scenario.name}" has no test case ${testCaseId}.`, 'TEST_CASE_NOT_FOUND');
     }
     const saved = {
       name: dto.name,
-      variables: dto.variables.map((variable) => ('value' in variable ? { name: variable.name, value: variable.value } : { name: variable.name })),
+      variables: storedTestCaseVariables(dto.variables),
       expression: dto.expression.code,
       ignore: dto.ignore ?? false,
     };
     await this.write(async (trx) => {
-      await this.store.updateTestCase(trx, testCaseId, saved);
+      await this.store.updateTestCase(trx, existing.id, saved);
       await this.store.touch(trx, scenario.id);
     });
-    return testCaseDto({ ...saved, id: testCaseId, scenarioId: scenario.id });
+    return testCaseDto({ ...saved, id: existing.id, scenarioId: scenario.id });
   }
 
   // ── rules shared by the operations ──
 
-  /** The scenario with this id, when the actor may act on it: 404 when unknown, 403 when another owner's (unless admin). */
-  private async accessible(actor: ScenarioActor, id: number): Promise<ScenarioRecord> {
-    const scenario = await this.store.findById(id);
-    if (!scenario) throw scenarioNotFound(`Scenario ${id} does not exist.`);
+  /** The scenario with this id, when the actor may act on it: 404 when unknown (or not an id of ours), 403 when another owner's (unless admin). */
+  private async accessible(actor: ScenarioActor, id: string): Promise<ScenarioRecord> {
+    const recordId = parseRecordId(id);
+    const scenario = recordId === undefined ? undefined : await this.store.findById(recordId);
+    if (!scenario) throw scenarioNotFound(`Scenario "${id}" does not exist.`);
     if (scenario.ownerId !== actor.owner.id && !actor.isAdmin) {
       throw new ForbiddenError(`Scenario ${id} belongs to another user.`, 'FORBIDDEN', [{ path: 'path.id', message: `is not a scenario of "${actor.owner.username}"` }]);
     }
@@ -264,12 +270,15 @@ export class ScenarioService {
 
   /** Every problem of a stored version, with the scenario's stored test cases (what validate and deploy check). */
   private async problemsOf(scenario: ScenarioRecord, version: VersionRecord, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
-    return this.problemsOfDocument(scenario.ownerId, documentOf(version), cacheKeyOf(version), await this.store.listTestCases(scenario.id), validationData);
+    const testCases = await this.store.listTestCases(scenario.id);
+    assertTestCaseCount(scenario.name, testCases.length, 'testCases');
+    return this.problemsOfDocument(scenario.ownerId, documentOf(version), cacheKeyOf(version), testCases, validationData);
   }
 
   /** Every problem of a document: diagnostics (compile and external references), the validation data's run, failing test cases. */
   private async problemsOfDocument(ownerId: number, document: ScenarioDocument, cacheKey: string, testCases: Array<NewTestCase & { id?: number }>, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
-    const context = { ownerId };
+    // the validation data's run and every test case share one time budget
+    const context = { ownerId, shared: this.engine.testCasesBudget() };
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     const addDiagnostic = (diagnostic: Diagnostic) => {
@@ -285,7 +294,7 @@ export class ScenarioService {
       if (!(error instanceof ScenarioCompileError)) throw error;
       error.diagnostics.forEach(addDiagnostic);
     }
-    (await this.engine.diagnose(document, context)).forEach(addDiagnostic);
+    (await this.engine.diagnose(document, { ownerId })).forEach(addDiagnostic);
     if (!compiled) return problems;
     if (validationData !== undefined) {
       try {
@@ -336,15 +345,15 @@ export class ScenarioService {
   }
 
   private async importOne(trx: Knex.Transaction, ownerId: number, item: PreparedImport, check: ImportCheck, switches: ImportSwitches): Promise<ImportOutcomeDto> {
-    const notDeployed = (scenarioId: number): ImportOutcomeDto => ({ name: item.name, scenarioId, outcome: 'NOT_DEPLOYED', diagnostics: check.diagnostics.map(diagnosticDto) });
+    const notDeployed = (scenarioId: number): ImportOutcomeDto => ({ name: item.name, scenarioId: String(scenarioId), outcome: 'NOT_DEPLOYED', diagnostics: check.diagnostics.map(diagnosticDto) });
     const existing = await this.store.findByName(ownerId, item.name, trx);
     if (!existing) {
       const scenarioId = await this.insertScenario(trx, ownerId, item.name);
       await this.store.putDevelopVersion(trx, scenarioId, item.version, 'import');
       await this.store.replaceTestCases(trx, scenarioId, item.testCases);
-      return check.compiles ? { name: item.name, scenarioId, outcome: 'CREATED' } : notDeployed(scenarioId);
+      return check.compiles ? { name: item.name, scenarioId: String(scenarioId), outcome: 'CREATED' } : notDeployed(scenarioId);
     }
-    if (!switches.overwriteDevelop && !switches.overwriteDeploy) return { name: item.name, scenarioId: existing.id, outcome: 'SKIPPED' };
+    if (!switches.overwriteDevelop && !switches.overwriteDeploy) return { name: item.name, scenarioId: String(existing.id), outcome: 'SKIPPED' };
     const locked = await this.store.lockById(trx, existing.id);
     if (!locked) throw scenarioNotFound(`Scenario "${item.name}" was deleted during the import.`);
     if (switches.overwriteDevelop) await this.store.replaceTestCases(trx, existing.id, item.testCases);
@@ -356,7 +365,7 @@ export class ScenarioService {
     if (switches.overwriteDevelop) await this.store.putDevelopVersion(trx, existing.id, item.version, 'import');
     if (!switches.overwriteDeploy) {
       await this.store.touch(trx, existing.id);
-      return { name: item.name, scenarioId: existing.id, outcome: 'UPDATED' };
+      return { name: item.name, scenarioId: String(existing.id), outcome: 'UPDATED' };
     }
     if (check.diagnostics.length > 0) {
       // Fails deploy's validation: not deployed; the development version changed only if overwrite_develop asked for it.
@@ -364,7 +373,7 @@ export class ScenarioService {
       return notDeployed(existing.id);
     }
     const created = await this.store.insertDeployedVersion(trx, locked, item.version, 'import');
-    return { name: item.name, scenarioId: existing.id, outcome: switches.overwriteDevelop ? 'UPDATED_AND_DEPLOYED' : 'DEPLOYED', version: String(created.versionNumber) };
+    return { name: item.name, scenarioId: String(existing.id), outcome: switches.overwriteDevelop ? 'UPDATED_AND_DEPLOYED' : 'DEPLOYED', version: String(created.versionNumber) };
   }
 
   private async insertScenario(trx: Knex.Transaction, ownerId: number, name: string): Promise<number> {
@@ -389,12 +398,13 @@ export class ScenarioService {
 
   private versionDto(scenario: ScenarioRecord, version: VersionRecord, testCases: TestCaseRecord[]): ScenarioVersionDto {
     return {
-      id: version.id,
-      scenarioId: scenario.id,
+      id: String(version.id),
+      userId: String(scenario.ownerId),
+      scenarioId: String(scenario.id),
       name: scenario.name,
       owner: scenario.ownerName,
       version: labelOf(version),
-      sourceVersion: version.sourceVersion,
+      ...sourceVersionOf(version),
       description: version.description,
       status: version.status,
       createdAt: version.createdAt.toISOString(),
@@ -407,7 +417,7 @@ export class ScenarioService {
 
 /** Compile-cache key: deployed versions share the resolver's key (`version:<id>`); anything editable is keyed by its content. */
 function cacheKeyOf(version: VersionRecord): string {
-  return version.status === 'DEPLOYED' ? `version:${version.id}` : cacheKeyOfDocument(version.content, version.nodeProperties);
+  return version.status === 'DEPLOYED' ? deployedCacheKey(version.id) : cacheKeyOfDocument(version.content, version.nodeProperties);
 }
 
 function cacheKeyOfDocument(content: string, nodeProperties: string): string {
@@ -420,11 +430,17 @@ function testCaseSpec(testCase: NewTestCase & { id?: number }): TestCaseSpec {
   return { id: testCase.id, name: testCase.name, variables, expression: { code: testCase.expression, language: 'javascript' }, ignore: testCase.ignore };
 }
 
+/** `sourceVersion` when the version has one (every version written by this service has). */
+function sourceVersionOf(version: Pick<VersionRecord, 'sourceVersion'>): { sourceVersion?: string } {
+  return version.sourceVersion === null ? {} : { sourceVersion: version.sourceVersion };
+}
+
 function testCaseDto(testCase: TestCaseRecord): ScenarioTestCaseDto {
   return {
-    id: testCase.id,
+    id: String(testCase.id),
+    externalId: testCase.id,
     name: testCase.name,
-    variables: testCase.variables as ScenarioTestCaseDto['variables'],
+    variables: testCase.variables.map((variable) => ('value' in variable ? { variableName: variable.name, value: variable.value } : { variableName: variable.name })),
     expression: { code: testCase.expression, language: 'javascript' },
     ignore: testCase.ignore,
   };

@@ -132,6 +132,20 @@ export class ScenarioStore {
     return row ? toVersion(row) : undefined;
   }
 
+  /**
+   * The owner's scenario of that name with its latest deployed version, in one query: undefined
+   * when there is no such scenario, `version: null` when it was never deployed.
+   */
+  async findLatestDeployedByName(ownerId: number, name: string): Promise<{ scenarioId: number; version: VersionRecord | null } | undefined> {
+    const row = (await this.db('scenarios as s')
+      .leftJoin('scenario_versions as v', (join) => join.on('v.scenario_id', 's.id').andOnVal('v.status', 'DEPLOYED'))
+      .where({ 's.owner_id': ownerId, 's.name': name })
+      .orderBy('v.version_number', 'desc')
+      .first('s.id as owner_scenario_id', 'v.*')) as (VersionRow & { owner_scenario_id: number; id: number | null }) | undefined;
+    if (!row) return undefined;
+    return { scenarioId: row.owner_scenario_id, version: row.id === null ? null : toVersion(row as VersionRow) };
+  }
+
   /** Every version without content, develop first, then deployed by descending number. */
   async listVersions(scenarioId: number): Promise<Omit<VersionRecord, 'content' | 'nodeProperties'>[]> {
     const rows = (await this.db('scenario_versions')

@@ -9,6 +9,7 @@ export type ScenarioImportDto = components['schemas']['ScenarioImport'];
 export type ImportOutcomeDto = components['schemas']['ImportOutcome'];
 export type ScenarioTestCaseDto = components['schemas']['ScenarioTestCase'];
 export type ScenarioTestCaseSaveDto = components['schemas']['ScenarioTestCaseDto'];
+export type VariableValueDto = components['schemas']['VariableValueDto'];
 export type VariableInfoMapDto = components['schemas']['VariableInfoMap'];
 export type DebugResultDto = components['schemas']['DebugResult'];
 
@@ -69,6 +70,13 @@ export interface VersionContent {
 
 export function labelOf(version: Pick<VersionRecord, 'versionNumber'>): string {
   return version.versionNumber === null ? DEVELOP_LABEL : String(version.versionNumber);
+}
+
+/** A test case variable as sent (`variableName`, or `name` as written before 1.9) in the form it is stored. */
+export function storedVariable(variable: VariableValueDto): TestCaseVariable {
+  // the spec lets exactly one of the two through
+  const name = (variable.variableName ?? variable.name) as string;
+  return 'value' in variable ? { name, value: variable.value } : { name };
 }
 
 export function documentOf(version: Pick<VersionRecord, 'content' | 'nodeProperties'>): ScenarioDocument {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../src/config/config.js';
 import { checkDependencies } from '../../src/startup-checks.js';
 
@@ -24,6 +25,18 @@ describe('configuration', () => {
 
   it('names a limit that is not a whole number', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
+  });
+
+  it('sizes the engine pool to the cores (at least two) and keeps one worker free of any single tenant', () => {
+    const config = loadConfig({ APP_ENV: 'local' });
+    expect(config.engine.workers).toBe(Math.max(2, availableParallelism()));
+    expect(config.engine.workersPerTenant).toBe(config.engine.workers - 1);
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '6' }).engine).toMatchObject({ workers: 6, workersPerTenant: 5 });
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '1' }).engine.workersPerTenant).toBe(1);
+  });
+
+  it('refuses an engine pool without workers', () => {
+    expect(() => loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '0' })).toThrow(/ENGINE_WORKERS must be at least 1/);
   });
 
   it('limits body nesting to 64 levels and headers to 16 KB by default, and refuses a nesting limit the parsers could not honour', () => {

@@ -79,3 +79,60 @@ describe('hit policies', () => {
     expect((await run(table('RULE_ORDER', rules), { age: 25 })).result).toEqual({ risk: ['A', 'B'], limit: [1, 2] });
   });
 });
+
+describe('expression outputs', () => {
+  const rules = [
+    { when: { age: '< 18' }, then: { risk: 'BLOCKED', limit: 0 } },
+    { when: { grade: 'A' }, then: { risk: 'LOW', limit: { expr: 'income * 3' } } },
+    { then: { risk: 'income * 3', limit: { expr: 'Math.min(income, 1000)' } } },
+  ];
+
+  it('computes {expr} outputs from the variables and keeps strings as literal text', async () => {
+    expect((await run(table('FIRST', rules), { age: 30, grade: 'A', income: 2000 })).result).toEqual({ risk: 'LOW', limit: 6000 });
+    expect((await run(table('FIRST', rules), { age: 30, grade: 'B', income: 2000 })).result).toEqual({ risk: 'income * 3', limit: 1000 });
+    expect((await run(table('FIRST', rules), { age: 16, income: 2000 })).result).toEqual({ risk: 'BLOCKED', limit: 0 });
+  });
+
+  it('computes an expression only when its rule matches', async () => {
+    const throwing = [{ when: { age: '> 100' }, then: { risk: { expr: 'missingFunction()' } } }, { then: { risk: 'OK' } }];
+    expect((await run(table('FIRST', throwing), { age: 30, income: 1 })).result).toEqual({ risk: 'OK', limit: null });
+  });
+
+  it('collects expression values of every matching rule (COLLECT)', async () => {
+    const collect = [{ when: { age: '> 10' }, then: { limit: { expr: 'income' } } }, { when: { age: '> 20' }, then: { limit: { expr: 'income * 2' } } }];
+    expect((await run(table('COLLECT', collect), { age: 25, income: 10 })).result).toEqual({ risk: [null, null], limit: [10, 20] });
+  });
+
+  it('lists the variables an expression reads in the trace', async () => {
+    const outcome = await run(table('FIRST', [{ then: { limit: { expr: 'income * 3' } } }]), { income: 5 }, true);
+    expect(outcome.trace?.find((t) => t.nodeId === 'table')).toMatchObject({ read: { income: 5 }, wrote: { limit: 15 } });
+  });
+
+  it('keeps an object with other keys besides expr as a literal', async () => {
+    const literal = { expr: 'income', currency: 'EUR' };
+    expect((await run(table('FIRST', [{ then: { limit: literal } }]), { income: 5 })).result).toEqual({ risk: null, limit: literal });
+  });
+
+  it('fails the run with SCRIPT_ERROR naming the table when an expression throws', async () => {
+    await expect(run(table('FIRST', [{ then: { limit: { expr: 'income.toFixed()' } } }]), {})).rejects.toMatchObject({ code: 'SCRIPT_ERROR', nodeId: 'table' });
+  });
+
+  it('reports syntax errors and expressions that are not text as compile diagnostics at the exact path', () => {
+    const compileWith = (then: Record<string, unknown>) => () => engine.compile(`table-${++version}`, table('FIRST', [{ then }]));
+    expect(compileWith({ limit: { expr: 'income *' } })).toThrow(expect.objectContaining({
+      diagnostics: [expect.objectContaining({ code: 'EXPRESSION_SYNTAX_ERROR', nodeId: 'table', path: 'nodeProperties.table.content.rules[0].then.limit.expr' })],
+    }));
+    expect(compileWith({ limit: { expr: '' } })).toThrow(expect.objectContaining({
+      diagnostics: [expect.objectContaining({ code: 'TABLE_CELL_INVALID', path: 'nodeProperties.table.content.rules[0].then.limit.expr' })],
+    }));
+    expect(compileWith({ limit: { expr: 42 } })).toThrow(expect.objectContaining({
+      diagnostics: [expect.objectContaining({ code: 'TABLE_CELL_INVALID', path: 'nodeProperties.table.content.rules[0].then.limit.expr' })],
+    }));
+  });
+
+  it('runs the expression in the sandbox: no host access', async () => {
+    await expect(run(table('FIRST', [{ then: { limit: { expr: 'typeof process === "undefined" && typeof require === "undefined" ? 1 : 0' } } }]), {}))
+      .resolves.toMatchObject({ result: { limit: 1 } });
+    await expect(run(table('FIRST', [{ then: { limit: { expr: 'Function("return 1")()' } } }]), {})).rejects.toMatchObject({ code: 'SCRIPT_ERROR' });
+  });
+});

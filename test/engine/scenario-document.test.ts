@@ -40,6 +40,35 @@ describe('normalizeScenarioDocument', () => {
     expect(validateScenarioDocument(doc)).toEqual([]);
   });
 
+  it('takes a nodeProperties entry\'s id from its key and its type from the graph node when they are left out', () => {
+    const doc = normalizeScenarioDocument({
+      content: { nodes: [{ id: 'start', type: 'START' }, { id: 'check', type: 'DECISION' }], edges: [] },
+      nodeProperties: {
+        start: { content: { inputs: [] } },
+        check: { content: { language: 'javascript', condition: 'true' } },
+      },
+    });
+    expect(doc.nodeProperties.start).toMatchObject({ id: 'start', type: 'START' });
+    expect(doc.nodeProperties.check).toMatchObject({ id: 'check', type: 'DECISION' });
+    expect(validateScenarioDocument(doc)).toEqual([]);
+  });
+
+  it('keeps an id or type that is given, so a contradiction is still reported', () => {
+    const doc = normalizeScenarioDocument({
+      content: { nodes: [{ id: 'check', type: 'DECISION' }], edges: [] },
+      nodeProperties: { check: { id: 'other', type: 'SCRIPT', content: { language: 'javascript', code: '', outputs: [] } } },
+    });
+    expect(validateScenarioDocument(doc)).toEqual(expect.arrayContaining([
+      { path: 'nodeProperties.check.id', message: 'must equal its key "check"' },
+      { path: 'nodeProperties.check.type', message: 'is SCRIPT but graph node "check" is DECISION' },
+    ]));
+  });
+
+  it('says where a type cannot come from when an entry has no graph node and no type', () => {
+    const doc = normalizeScenarioDocument({ content: { nodes: [], edges: [] }, nodeProperties: { ghost: { content: {} } } });
+    expect(validateScenarioDocument(doc)).toEqual([{ path: 'nodeProperties.ghost.type', message: 'is required: there is no graph node "ghost" to take it from' }]);
+  });
+
   it('rejects content strings that are not JSON, naming the path', () => {
     expect(() => normalizeScenarioDocument({ content: '{', nodeProperties: {} })).toThrow(DocumentNormalizationError);
     expect(() => normalizeScenarioDocument({ content: {}, nodeProperties: { a: { id: 'a', type: 'END', content: 'nope' } } }))

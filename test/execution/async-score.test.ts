@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { verifyCallbackSignature } from '../../src/execution/callback-signature.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -81,6 +81,20 @@ describe('scoreAsync and getAsyncScoreResult', () => {
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('REQUEST_ID_TAKEN');
     expect((await finished('double', requestId)).body.result).toEqual({ doubled: 10 });
+  });
+
+  it('stores submissions that arrive together with one insert and one job per group, and refuses a duplicate within a group', async () => {
+    const enqueue = jest.spyOn(t.services.execution.queue, 'enqueueRuns');
+    const requestIds = Array.from({ length: 40 }, () => randomUUID());
+    const answers = await Promise.all([...requestIds, requestIds[7]].map((requestId, i) => submit('double', { a: 100 + i }, { 'X-SCE-RequestId': requestId })));
+    expect(answers.filter((answer) => answer.status === 202)).toHaveLength(40);
+    expect(answers.filter((answer) => answer.status === 409).map((answer) => answer.body.code)).toEqual(['REQUEST_ID_TAKEN']);
+    const jobs = enqueue.mock.calls.map(([ids]) => ids);
+    enqueue.mockRestore();
+    expect(jobs.flat().sort()).toHaveLength(40);
+    expect(jobs.length).toBeLessThan(20);
+    const results = await Promise.all(requestIds.map((requestId) => finished('double', requestId)));
+    expect(results.every((response) => response.body.state === 'SUCCEEDED')).toBe(true);
   });
 
   it('lets two users use the same request id', async () => {
@@ -177,7 +191,10 @@ describe('callbacks', () => {
   });
 
   it('answers 400 CALLBACK_REFUSED for private and metadata targets outside the allow-list, without sending anything', async () => {
-    for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://192.168.1.1/hook']) {
+    const loopbackPort = new URL(receiver.url('/')).port;
+    for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://192.168.1.1/hook',
+      // IPv6 forms embedding a loopback or private IPv4 address (127.0.0.1 itself is allow-listed in this app).
+      `http://[::127.0.0.1]:${loopbackPort}/hook`, `http://[::ffff:0:127.0.0.1]:${loopbackPort}/hook`, `http://[64:ff9b::127.0.0.1]:${loopbackPort}/hook`, 'http://[2002:a9fe:a9fe::]/hook']) {
       const response = await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': url });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('CALLBACK_REFUSED');

@@ -93,16 +93,34 @@ describe('submitBatch and getBatchStatus', () => {
     const { body } = await submit({ scenarioName: 'double', parameters: Array.from({ length: 10 }, (_, i) => ({ a: i })) });
     const done = await finishedStatus(body.batchTaskId);
     const ids: string[] = done.body.resultsIds;
-    // As if a worker died after locking these elements: back to RUNNING without a result.
-    await t.services.db('run_results').whereIn('id', ids.slice(2, 5)).update({ state: 'RUNNING', result: null, finished_at: null });
+    // As if a worker died after storing elements 0–1 and 5–9 of a chunk it had started.
+    await t.services.db('run_results').where({ batch_id: body.batchTaskId }).whereBetween('element_index', [2, 4]).delete();
+    await t.services.db('batch_chunks').where({ batch_id: body.batchTaskId }).update({ finished_at: null });
     await t.services.db('batches').where({ id: body.batchTaskId }).update({ finished_at: null });
+    expect((await status(body.batchTaskId)).body).toMatchObject({ state: 'RUNNING', completed: 7 });
     await t.services.execution.worker.chunk({ batchId: body.batchTaskId, from: 0, to: 10 }, async () => undefined);
     await t.services.execution.worker.chunk({ batchId: body.batchTaskId, from: 0, to: 10 }, async () => undefined);
-    const rows = await t.services.db('run_results').where({ batch_id: body.batchTaskId }).orderBy('element_index').select('id', 'state', 'result');
-    expect(rows.map((r: { id: string }) => r.id)).toEqual(ids);
+    const rows = await t.services.db('run_results').where({ batch_id: body.batchTaskId }).orderBy('element_index').select('id', 'element_index', 'state', 'result');
+    expect(rows.map((r: { element_index: number }) => r.element_index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Elements stored before the crash keep their result ids; the re-run ones got new ones.
+    expect(rows.map((r: { id: string }) => r.id).filter((id: string) => ids.includes(id))).toEqual([...ids.slice(0, 2), ...ids.slice(5)]);
     expect(rows.every((r: { state: string }) => r.state === 'SUCCEEDED')).toBe(true);
     expect(JSON.parse(rows[3].result)).toEqual({ doubled: 6 });
     expect((await status(body.batchTaskId)).body.state).toBe('FINISHED');
+  });
+
+  it('stores each element once when two workers run the same chunk at the same time', async () => {
+    const { body } = await submit({ scenarioName: 'double', parameters: Array.from({ length: 12 }, (_, i) => ({ a: i })) });
+    await finishedStatus(body.batchTaskId);
+    // As if a chunk's lock was taken over from a worker that was only slow: both run it again.
+    await t.services.db('run_results').where({ batch_id: body.batchTaskId }).andWhere('element_index', '<', CHUNK).delete();
+    await t.services.db('batch_chunks').where({ batch_id: body.batchTaskId, from_index: 0 }).update({ finished_at: null, started_at: null });
+    await t.services.db('batches').where({ id: body.batchTaskId }).update({ finished_at: null });
+    const chunk = { batchId: body.batchTaskId, from: 0, to: CHUNK };
+    await Promise.all([t.services.execution.worker.chunk(chunk, async () => undefined), t.services.execution.worker.chunk(chunk, async () => undefined)]);
+    const rows = await t.services.db('run_results').where({ batch_id: body.batchTaskId }).select('element_index');
+    expect(rows.map((r: { element_index: number }) => r.element_index).sort((a: number, b: number) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect((await status(body.batchTaskId)).body).toMatchObject({ state: 'FINISHED', completed: 12 });
   });
 
   it('answers 413 BATCH_TOO_LARGE above the element limit', async () => {
@@ -120,7 +138,13 @@ describe('submitBatch and getBatchStatus', () => {
     expect((await submit({ scenarioName: 'double', parameters: [] })).status).toBe(400);
     expect((await submit({ scenarioName: 'double' })).status).toBe(400);
     expect((await submit({ scenarioName: 'double', parameters: [1] })).status).toBe(400);
-    expect((await status('not-a-uuid')).status).toBe(400);
+  });
+
+  it('answers 404 BATCH_NOT_FOUND, not 400, for a batch id that is not one of ours', async () => {
+    for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', 'x'.repeat(300)]) {
+      const response = await status(id);
+      expect([id, response.status, response.body.code]).toEqual([id, 404, 'BATCH_NOT_FOUND']);
+    }
   });
 
   it("answers 404 BATCH_NOT_FOUND for an unknown or another user's batch", async () => {

@@ -27,6 +27,13 @@ const score = (name: string, body: unknown, token = alice.scoreToken) =>
     expect(Date.parse(response.body.endTime)).toBeGreaterThanOrEqual(Date.parse(response.body.beginTime));
   });
 
+  it('carries name, beginTime, endTime, result and error, as the original system documents for remote/score', async () => {
+    const response = await score('double', { a: 4 });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ name: 'double', beginTime: expect.any(String), endTime: expect.any(String), result: { doubled: 8 }, error: null });
+    expect(response.body.name).toBe(response.body.scenarioName);
+  });
+
   it('accepts the score token in the Score-Token header too', async () => {
     const response = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'double' }).set('Score-Token', alice.scoreToken).send({ a: 1 });
     expect(response.status).toBe(200);

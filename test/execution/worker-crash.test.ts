@@ -40,6 +40,9 @@ beforeAll(async () => {
   t = await createTestApp({ configOverrides: { batchChunkSize: CHUNK } });
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'slow', slowDoublingScenario(1_300_000));
+  // Slower elements for the SIGTERM test: the batch must not be able to finish in the moments between
+  // the test seeing its first stored results and the worker handling the signal.
+  await deployScenario(t.services.db, alice.id, 'slower', slowDoublingScenario(4_000_000));
 });
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -67,7 +70,8 @@ it('finishes a batch with exactly one result per element after a worker is kille
   await exited(first);
   const atKill = await counts(batchId);
   expect(atKill.SUCCEEDED).toBeLessThan(ELEMENTS);
-  expect(atKill.RUNNING ?? 0).toBeGreaterThan(0);
+  // The killed worker left chunks started and not finished.
+  expect(Number(((await t.services.db('batch_chunks').where({ batch_id: batchId }).whereNotNull('started_at').whereNull('finished_at').count({ n: '*' }).first()) as { n: number }).n)).toBeGreaterThan(0);
   expect(before.SUCCEEDED).toBeGreaterThan(0);
 
   const second = startWorker({ JOB_LOCK_LIFETIME_MS: '2000', JOB_POLL_MS: '500' });
@@ -77,10 +81,11 @@ it('finishes a batch with exactly one result per element after a worker is kille
   }, 40_000, 100);
 
   expect(status).toMatchObject({ total: ELEMENTS, completed: ELEMENTS, failed: 0 });
-  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).orderBy('element_index').select('id', 'element_index', 'state', 'input', 'result')) as Array<{ id: string; element_index: number; state: string; input: string; result: string }>;
+  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).orderBy('element_index').select('id', 'element_index', 'state', 'result')) as Array<{ id: string; element_index: number; state: string; result: string }>;
   expect(rows).toHaveLength(ELEMENTS);
   expect(rows.every((row, i) => row.element_index === i && row.state === 'SUCCEEDED')).toBe(true);
-  expect(rows.every((row) => JSON.parse(row.result).doubled === JSON.parse(row.input).a * 2)).toBe(true);
+  // Element i was submitted as {a: i}.
+  expect(rows.every((row) => JSON.parse(row.result).doubled === row.element_index * 2)).toBe(true);
   expect(status.resultsIds).toHaveLength(ELEMENTS);
   expect(new Set(status.resultsIds).size).toBe(ELEMENTS);
   expect(status.resultsIds).toEqual(rows.map((row) => row.id));
@@ -96,10 +101,13 @@ it('releases its chunks at once when stopped with SIGTERM mid-batch, so another 
   // Both workers hold locks for a minute: the batch can finish within the test only if the stopped worker releases them.
   const first = startWorker({ JOB_LOCK_LIFETIME_MS: '60000' });
   const parameters = Array.from({ length: 1000 }, (_, i) => ({ a: i }));
-  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slow', parameters });
+  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slower', parameters });
   expect(submitted.status).toBe(202);
   const batchId: string = submitted.body.batchTaskId;
-  await waitFor(async () => (((await counts(batchId)).SUCCEEDED ?? 0) >= 100 ? true : undefined), 30_000, 10);
+  // Stopped while its chunks run their first flush (elements are marked RUNNING when a chunk starts): the engine
+  // runs both chunks' elements in shared batches, so they finish their first flushes together, and waiting for
+  // results would stop them in their last flush, with nothing left to hand back.
+  await waitFor(async () => (((await counts(batchId)).RUNNING ?? 0) > 0 ? true : undefined), 30_000, 10);
 
   const stoppedAt = Date.now();
   first.kill('SIGTERM');
@@ -114,6 +122,7 @@ it('releases its chunks at once when stopped with SIGTERM mid-batch, so another 
   }, 40_000, 100);
   expect(status).toMatchObject({ total: 1000, completed: 1000, failed: 0 });
   expect(new Set(status.resultsIds).size).toBe(1000);
-  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).select('input', 'result', 'state')) as Array<{ input: string; result: string; state: string }>;
-  expect(rows.every((row) => row.state === 'SUCCEEDED' && JSON.parse(row.result).doubled === JSON.parse(row.input).a * 2)).toBe(true);
+  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).select('element_index', 'result', 'state')) as Array<{ element_index: number; result: string; state: string }>;
+  expect(rows).toHaveLength(1000);
+  expect(rows.every((row) => row.state === 'SUCCEEDED' && JSON.parse(row.result).doubled === row.element_index * 2)).toBe(true);
 }, 60_000);

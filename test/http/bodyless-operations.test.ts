@@ -28,8 +28,8 @@ describe('a body sent to an operation that declares none', () => {
     expect(response.body.code).toBe('SCENARIO_NOT_FOUND');
   });
 
-  it('is ignored when it is broken YAML (POST deployScenario answers 404 for a missing scenario)', async () => {
-    const response = await request(testApp.app).post('/api/scenario/deploy/999999').query({ context: user.context() }).set(bearer())
+  it('is ignored when it is broken YAML (POST renameScenario answers 404 for a missing scenario)', async () => {
+    const response = await request(testApp.app).post('/api/scenario/rename/missing/other').query({ context: user.context() }).set(bearer())
       .set('Content-Type', 'application/yaml').send('a: [');
     expect(response.status).toBe(404);
   });

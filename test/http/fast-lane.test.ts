@@ -11,10 +11,10 @@ let user: TestUser;
 
 beforeAll(async () => {
   // Breaks the contract: ScoreResult requires runId, state, result and error.
-  const broken = async () => ({ runId: 'r', score: 1 }) as never;
+  const broken = async () => ({ status: 200, body: { runId: 'r', score: 1 } });
   testApp = await createTestApp({
     configOverrides: { scoreFastLane: fastLane },
-    scoreFastLane: fastLane ? broken : undefined,
+    fastLane: { scoreScenario: broken },
     handlers: { scoreScenario: (_req, res) => void res.json({ score: 1 }) },
   });
   user = await testApp.newUser();
@@ -98,5 +98,57 @@ describe('the fast lane', () => {
       .send(JSON.stringify({ pad: 'x'.repeat(testApp.config.limits.bodyBytes + 1) }));
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
+
+/** The async operations run on the fast lane too (SCORE_FAST_LANE=false: through Express); both keep the same rules. */
+describe.each([['the fast lane', true], ['Express', false]])('scoreAsync and getAsyncScoreResult on %s', (_lane, fastLane) => {
+  let testApp: TestApp;
+  let user: TestUser;
+  beforeAll(async () => {
+    testApp = await createTestApp({ configOverrides: { scoreFastLane: fastLane } });
+    user = await testApp.newUser();
+  });
+  afterAll(async () => testApp.close());
+
+  const submit = (path = '/api/scenario/code/scoreasync/s') => request(testApp.app).post(path);
+  const fetchResult = (path = '/api/scenario/code/scoreasyncresult/s') => request(testApp.app).get(path);
+
+  it('answers 401 before validating anything', async () => {
+    expect((await submit().set('X-SCE-RequestId', 'bad id!').set('Content-Type', 'application/json').send('{"broken')).status).toBe(401);
+    expect((await fetchResult()).status).toBe(401);
+  });
+
+  it('answers 400 naming a header that breaks its schema', async () => {
+    const badId = await submit().set('Score-Token', user.scoreToken).set('X-SCE-RequestId', 'bad id!').send({});
+    expect(badId.status).toBe(400);
+    expect(badId.body.details).toEqual([expect.objectContaining({ path: 'headers.x-sce-requestid' })]);
+    const badCount = await submit().set('Score-Token', user.scoreToken).set('X-SCE-CallbackUrl', 'https://hooks.example/x').set('X-SCE-CallbackRetryCount', 'many').send({});
+    expect(badCount.status).toBe(400);
+    expect(badCount.body.details).toEqual([expect.objectContaining({ path: 'headers.x-sce-callbackretrycount' })]);
+    const missing = await fetchResult().set('Score-Token', user.scoreToken);
+    expect(missing.status).toBe(400);
+    expect(missing.body.details).toEqual([expect.objectContaining({ path: 'headers.x-sce-requestid' })]);
+  });
+
+  it('answers 400 naming a path parameter that breaks its schema', async () => {
+    const response = await submit('/api/scenario/code/scoreasync/-dash-first').set('Score-Token', user.scoreToken).send({});
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual([expect.objectContaining({ path: 'params.name' })]);
+  });
+
+  it('reads escaped path parameters and integer headers', async () => {
+    // An unknown scenario: the request passed validation and reached the service with the decoded name.
+    const response = await submit(`/api/scenario/code/scoreasync/${encodeURIComponent('my scenario')}`).set('Score-Token', user.scoreToken).set('X-SCE-CallbackRetryCount', '2').send({});
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ code: 'SCENARIO_NOT_FOUND', message: expect.stringContaining('"my scenario"') });
+  });
+
+  it('answers 415 for a body that is not JSON and 404 RESULT_NOT_FOUND for an unknown request id', async () => {
+    const text = await submit().set('Score-Token', user.scoreToken).set('Content-Type', 'text/plain').send('a=1');
+    expect(text.status).toBe(415);
+    const unknown = await fetchResult().set('Score-Token', user.scoreToken).set('X-SCE-RequestId', 'never-used');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('RESULT_NOT_FOUND');
   });
 });

@@ -82,8 +82,10 @@ describe.each([
     });
 
     it('in the username of the context', async () => {
-      const response = await request(testApp.app).get('/api/scenario/export').query({ context: JSON.stringify({ requester: { username: `${alice.username} ` } }) }).set(bearer(alice));
-      expect400(response, 'query.context.requester.username');
+      const response = await request(testApp.app).get('/api/scenario/export').query({ context: JSON.stringify({ actors: { requester: { username: `${alice.username} ` } } }) }).set(bearer(alice));
+      expect400(response, 'query.context.actors.requester.username');
+      const legacy = await request(testApp.app).get('/api/scenario/export').query({ context: JSON.stringify({ requester: { username: `${alice.username} ` } }) }).set(bearer(alice));
+      expect400(legacy, 'query.context.requester.username');
     });
 
     it('in a collection name', async () => {

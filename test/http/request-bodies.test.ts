@@ -36,7 +36,7 @@ function authorized(route: RouteDefinition) {
 describe('operations with a request body', () => {
   it('are the ones expected', () => {
     expect(withBody.map((route) => route.operationId).sort()).toEqual([
-      'createInputVariablesFromCsv', 'debugScenario', 'importScenarios', 'loadCollectionData', 'scoreAsync',
+      'createInputVariablesFromCsv', 'debugScenario', 'deployScenario', 'importScenarios', 'loadCollectionData', 'scoreAsync',
       'scoreScenario', 'submitBatch', 'updateScenarioTestCase', 'validateScenario',
     ]);
   });

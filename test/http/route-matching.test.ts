@@ -109,7 +109,12 @@ describe.each([['on', true], ['off', false]])('route matching with the score fas
     testApp = await createTestApp({
       configOverrides: { scoreFastLane: fastLane },
       handlers,
-      scoreFastLane: fastLane ? async (caller) => { calls.push({ operationId: 'scoreScenario', user: caller }); throw new Error('recorded scoreScenario'); } : undefined,
+      fastLane: fastLane
+        ? Object.fromEntries((['scoreScenario', 'scoreAsync', 'getAsyncScoreResult'] as const).map((operationId) => [operationId, async (caller: unknown) => {
+          calls.push({ operationId, user: caller });
+          throw new Error(`recorded ${operationId}`);
+        }]))
+        : undefined,
     });
     user = await testApp.newUser();
     server = createServer(testApp.app);

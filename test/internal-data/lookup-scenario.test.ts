@@ -16,7 +16,7 @@ beforeAll(async () => {
   engine = new ScenarioEngine({ ports: fakePorts({ lookups: testApp.services.collectionLookups }) });
 });
 afterAll(async () => {
-  engine.dispose();
+  await engine.dispose();
   await testApp.close();
 });
 

@@ -17,20 +17,21 @@ const exportOf = (user: Awaited<ReturnType<TestApp['newUser']>>, query: Record<s
 const portable = (versions: Record<string, unknown>[]) =>
   versions.map(({ name, description, content, nodeProperties, testCases }) => ({
     name, description, content, nodeProperties,
-    testCases: (testCases as Record<string, unknown>[]).map(({ id: _id, ...rest }) => rest),
+    testCases: (testCases as Record<string, unknown>[]).map(({ id: _id, externalId: _externalId, ...rest }) => rest),
   }));
 
 describe('importScenarios', () => {
   it('creates a new scenario with a development version and its test cases (content given as objects)', async () => {
     const user = await testApp.newUser();
     const outcomes = await importAs(testApp, user, simpleScenario('simple'));
-    expect(outcomes).toEqual([{ name: 'simple', scenarioId: expect.any(Number), outcome: 'CREATED' }]);
+    expect(outcomes).toEqual([{ name: 'simple', scenarioId: expect.stringMatching(/^[1-9][0-9]*$/), outcome: 'CREATED' }]);
     const opened = await request(testApp.app).get(`/api/scenario/open/${outcomes[0].scenarioId}`).query({ context: user.context() }).set(bearer(user));
     expect(opened.status).toBe(200);
     expect(opened.body).toMatchObject({ name: 'simple', owner: user.username, version: 'develop', status: 'DEVELOP', sourceVersion: 'import', description: 'income and age to a score' });
     expect(typeof opened.body.content).toBe('string');
     expect(JSON.parse(opened.body.nodeProperties.calc.content)).toMatchObject({ code: 'score = income / 1000 + age;' });
-    expect(opened.body.testCases).toEqual([{ id: expect.any(Number), name: 'typical applicant', variables: [{ name: 'income', value: 50000 }, { name: 'age', value: 30 }], expression: { code: 'score === 80', language: 'javascript' }, ignore: false }]);
+    const [testCase] = opened.body.testCases;
+    expect(opened.body.testCases).toEqual([{ id: String(testCase.externalId), externalId: expect.any(Number), name: 'typical applicant', variables: [{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }], expression: { code: 'score === 80', language: 'javascript' }, ignore: false }]);
   });
 
   it('imports a list given as YAML, reporting outcomes in input order', async () => {
@@ -103,7 +104,7 @@ describe('importScenarios', () => {
   });
 
   describe('overwrite_deploy validates as deployScenario does', () => {
-    const versionsOf = async (user: Awaited<ReturnType<TestApp['newUser']>>, id: number) =>
+    const versionsOf = async (user: Awaited<ReturnType<TestApp['newUser']>>, id: string) =>
       ((await request(testApp.app).get(`/api/scenario/${id}/version`).query({ context: user.context() }).set(bearer(user))).body as Array<{ version: string }>).map((v) => v.version);
 
     it('does not deploy a scenario whose test cases fail (NOT_DEPLOYED naming the test case), where deploy answers 422', async () => {
@@ -267,6 +268,22 @@ describe('exportScenarios', () => {
     expect(missing.body.code).toBe('SCENARIO_NOT_FOUND');
   });
 
+  it('exports YAML when Accept prefers application/yaml, and type wins over Accept', async () => {
+    const user = await testApp.newUser();
+    await importAs(testApp, user, simpleScenario('y'));
+    const yaml = await exportOf(user).set('Accept', 'application/yaml');
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers['content-type']).toMatch(/^application\/yaml/);
+    expect(yaml.headers.vary).toMatch(/Accept/);
+    expect(parseYaml(yaml.text)).toEqual((await exportOf(user)).body);
+    const preferred = await exportOf(user).set('Accept', 'application/json;q=0.5, application/yaml');
+    expect(preferred.headers['content-type']).toMatch(/^application\/yaml/);
+    const json = await exportOf(user).set('Accept', 'application/json, application/yaml;q=0.9');
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    const forced = await exportOf(user, { type: 'json' }).set('Accept', 'application/yaml');
+    expect(forced.headers['content-type']).toMatch(/^application\/json/);
+  });
+
   it('exports YAML with type=yaml', async () => {
     const user = await testApp.newUser();
     await importAs(testApp, user, simpleScenario('y'));
@@ -276,11 +293,14 @@ describe('exportScenarios', () => {
     expect(parseYaml(response.text)).toEqual((await exportOf(user)).body);
   });
 
-  it('answers 401 without a token, 400 without context, 403 for another owner', async () => {
+  it('answers 401 without a token, 403 for another owner, and reads a missing context as {} (own scenarios)', async () => {
     const user = await testApp.newUser();
     const other = await testApp.newUser();
+    await importAs(testApp, user, simpleScenario('mine'));
     expect((await request(testApp.app).get('/api/scenario/export').query({ context: user.context() })).status).toBe(401);
-    expect((await request(testApp.app).get('/api/scenario/export').set(bearer(user))).status).toBe(400);
+    const withoutContext = await request(testApp.app).get('/api/scenario/export').set(bearer(user));
+    expect(withoutContext.status).toBe(200);
+    expect(withoutContext.body.map((v: { name: string }) => v.name)).toEqual(['mine']);
     expect((await exportOf(user, { context: user.context(other.username) })).status).toBe(403);
   });
 });

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 const post = (path: string, user: TestUser, query: Record<string, unknown> = {}) => request(testApp.app).post(path).query({ context: user.context(), ...query }).set(bearer(user));
-const versionsOf = async (id: number, user: TestUser) =>
+const versionsOf = async (id: string, user: TestUser) =>
   (await request(testApp.app).get(`/api/scenario/${id}/version`).query({ context: user.context() }).set(bearer(user))).body.map((v: { version: string }) => v.version);
 
 describe('validateScenario', () => {
@@ -66,7 +66,7 @@ describe('validateScenario', () => {
     const opened = await request(testApp.app).get(`/api/scenario/open/${id}`).query({ context: user.context() }).set(bearer(user));
     const testCaseId = opened.body.testCases[0].id;
     const save = (code: string) => request(testApp.app).put(`/api/scenario/${id}/testcases/${testCaseId}`).query({ context: user.context() }).set(bearer(user))
-      .send({ id: testCaseId, name: 'edited', variables: [{ name: 'income', value: 10000 }, { name: 'age', value: 20 }], expression: { code } });
+      .send({ id: Number(testCaseId), name: 'edited', variables: [{ name: 'income', value: 10000 }, { name: 'age', value: 20 }], expression: { code } });
     expect((await save('score === 99')).status).toBe(200);
     const failing = await post(`/api/scenario/validate/${id}`, user);
     expect(failing.status).toBe(422);
@@ -114,6 +114,15 @@ describe('debugScenario', () => {
     expect(response.body.details.map((d: { variable: string }) => d.variable).sort()).toEqual(['age', 'income']);
   });
 
+  it('takes the debugging data as optional: without a body the run has no inputs (400 naming the required ones)', async () => {
+    const user = await testApp.newUser();
+    const id = await createScenario(testApp, user, simpleScenario('dbg'));
+    const response = await post(`/api/scenario/debug/${id}`, user);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_INPUT');
+    expect(response.body.details.map((d: { variable: string }) => d.variable).sort()).toEqual(['age', 'income']);
+  });
+
   it('answers 422 COMPILE_ERROR when the version does not compile and 422 RUN_FAILED when the run fails', async () => {
     const user = await testApp.newUser();
     const broken = await createScenario(testApp, user, simpleScenario('broken', { code: 'score = income +;' }));
@@ -156,6 +165,17 @@ describe('deployScenario', () => {
     expect(refused.body.code).toBe('VALIDATION_ERRORS');
     expect(await versionsOf(id, user)).toEqual(['develop']);
     expect((await post(`/api/scenario/deploy/${id}`, user, { skip_validation: true })).status).toBe(204);
+    expect(await versionsOf(id, user)).toEqual(['develop', '1']);
+  });
+
+  it('runs the optional validation data of the body before deploying: 422 naming each violation and nothing deployed, 204 when it runs', async () => {
+    const user = await testApp.newUser();
+    const id = await createScenario(testApp, user, simpleScenario('dep'));
+    const refused = await post(`/api/scenario/deploy/${id}`, user).send({ income: 'lots', age: 30 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details).toEqual([expect.objectContaining({ path: 'body.income', code: 'INVALID_INPUT' })]);
+    expect(await versionsOf(id, user)).toEqual(['develop']);
+    expect((await post(`/api/scenario/deploy/${id}`, user).send({ income: 50000, age: 30 })).status).toBe(204);
     expect(await versionsOf(id, user)).toEqual(['develop', '1']);
   });
 

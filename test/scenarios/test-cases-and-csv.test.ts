@@ -10,24 +10,24 @@ beforeAll(async () => {
 });
 afterAll(async () => testApp.close());
 
-async function scenarioWithTestCase(user: TestUser, name = 's'): Promise<{ id: number; testCaseId: number }> {
+async function scenarioWithTestCase(user: TestUser, name = 's'): Promise<{ id: string; testCaseId: string }> {
   const id = await createScenario(testApp, user, simpleScenario(name));
   const opened = await request(testApp.app).get(`/api/scenario/open/${id}`).query({ context: user.context() }).set(bearer(user));
   return { id, testCaseId: opened.body.testCases[0].id };
 }
 
-const put = (user: TestUser, id: number, testCaseId: number, body: unknown, context = user.context()) =>
+const put = (user: TestUser, id: string, testCaseId: string, body: unknown, context = user.context()) =>
   request(testApp.app).put(`/api/scenario/${id}/testcases/${testCaseId}`).query({ context }).set(bearer(user)).send(body as object);
 
-const dto = { name: 'renamed case', variables: [{ name: 'income', value: 1000 }, { name: 'age', value: 18 }], expression: { code: 'score === 19', language: 'javascript' }, ignore: true };
+const dto = { name: 'renamed case', variables: [{ variableName: 'income', value: 1000 }, { variableName: 'age', value: 18 }], expression: { code: 'score === 19', language: 'javascript' }, ignore: true };
 
 describe('updateScenarioTestCase', () => {
   it('replaces the test case (200 ScenarioTestCase); open and export show it', async () => {
     const user = await testApp.newUser();
     const { id, testCaseId } = await scenarioWithTestCase(user);
-    const response = await put(user, id, testCaseId, { ...dto, id: testCaseId, scenarioId: id });
+    const response = await put(user, id, testCaseId, { ...dto, id: Number(testCaseId), scenarioId: id });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ id: testCaseId, name: 'renamed case', variables: dto.variables, expression: dto.expression, ignore: true });
+    expect(response.body).toEqual({ id: testCaseId, externalId: Number(testCaseId), name: 'renamed case', variables: dto.variables, expression: dto.expression, ignore: true });
     const opened = await request(testApp.app).get(`/api/scenario/open/${id}`).query({ context: user.context() }).set(bearer(user));
     expect(opened.body.testCases).toEqual([response.body]);
   });
@@ -35,21 +35,33 @@ describe('updateScenarioTestCase', () => {
   it('answers 400 when the body names another test case or scenario than the path, or is malformed', async () => {
     const user = await testApp.newUser();
     const { id, testCaseId } = await scenarioWithTestCase(user);
-    const otherId = await put(user, id, testCaseId, { ...dto, id: testCaseId + 1 });
+    const otherId = await put(user, id, testCaseId, { ...dto, id: Number(testCaseId) + 1 });
     expect(otherId.status).toBe(400);
     expect(otherId.body.details[0].path).toBe('body.id');
-    expect((await put(user, id, testCaseId, { ...dto, scenarioId: id + 1 })).status).toBe(400);
+    expect((await put(user, id, testCaseId, { ...dto, scenarioId: `${id}0` })).status).toBe(400);
     expect((await put(user, id, testCaseId, { name: 'no expression', variables: [] })).status).toBe(400);
+    const python = await put(user, id, testCaseId, { ...dto, expression: { code: 'True', language: 'python' } });
+    expect(python.status).toBe(400);
+    expect(python.body.details[0].path).toMatch(/expression\.language/);
   });
 
-  it('answers 404 TEST_CASE_NOT_FOUND for an unknown test case or one of another scenario', async () => {
+  it('accepts variables written as before 1.9 (`name`) and answers with `variableName`', async () => {
+    const user = await testApp.newUser();
+    const { id, testCaseId } = await scenarioWithTestCase(user);
+    const response = await put(user, id, testCaseId, { ...dto, variables: [{ name: 'income', value: 1000 }, { name: 'age' }] });
+    expect(response.status).toBe(200);
+    expect(response.body.variables).toEqual([{ variableName: 'income', value: 1000 }, { variableName: 'age' }]);
+  });
+
+  it('answers 404 TEST_CASE_NOT_FOUND for an unknown test case, one of another scenario, or an id that is not ours', async () => {
     const user = await testApp.newUser();
     const { id } = await scenarioWithTestCase(user, 'one');
     const other = await scenarioWithTestCase(user, 'two');
-    const unknown = await put(user, id, 2_000_000_000, dto);
+    const unknown = await put(user, id, '2000000000', dto);
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('TEST_CASE_NOT_FOUND');
     expect((await put(user, id, other.testCaseId, dto)).body.code).toBe('TEST_CASE_NOT_FOUND');
+    expect((await put(user, id, 'abc', dto)).body.code).toBe('TEST_CASE_NOT_FOUND');
   });
 
   it('answers 403 for another user\'s scenario, 404 for an unknown scenario, 401 without a token, 413 for a huge body', async () => {
@@ -57,7 +69,7 @@ describe('updateScenarioTestCase', () => {
     const stranger = await testApp.newUser();
     const { id, testCaseId } = await scenarioWithTestCase(user);
     expect((await put(stranger, id, testCaseId, dto)).status).toBe(403);
-    expect((await put(user, 2_000_000_000, testCaseId, dto)).body.code).toBe('SCENARIO_NOT_FOUND');
+    expect((await put(user, '2000000000', testCaseId, dto)).body.code).toBe('SCENARIO_NOT_FOUND');
     expect((await request(testApp.app).put(`/api/scenario/${id}/testcases/${testCaseId}`).query({ context: user.context() }).send(dto)).status).toBe(401);
     expect((await put(user, id, testCaseId, { ...dto, name: 'x'.repeat(testApp.config.limits.bodyBytes) })).status).toBe(413);
   });
@@ -79,6 +91,13 @@ describe('createInputVariablesFromCsv', () => {
       segment: { name: 'segment', type: { type: 'DICTIONARY', name: 'segment', options: ['A', 'B', 'C'] }, required: true, description: 'customer segment', tags: ['risk'] },
       flags: { name: 'flags', type: { type: 'MAP' }, required: true },
     });
+  });
+
+  it('takes no context: the interface declares no query parameter on this operation (a context, when sent, is still checked)', async () => {
+    const user = await testApp.newUser();
+    const response = await request(testApp.app).post('/api/scenario/data/inputvariables/create').set(bearer(user)).attach('file', Buffer.from('true;a;STRING\n'), 'v.csv');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ a: { name: 'a', type: { type: 'STRING' }, required: true } });
   });
 
   it('accepts a header line and Windows line ends', async () => {

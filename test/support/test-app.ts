@@ -6,7 +6,7 @@ import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { createLogger } from '../../src/logger.js';
-import { closeServices, createServices, healthChecks, scoreFastLane, type Services } from '../../src/services.js';
+import { closeServices, createServices, fastLaneOperations, healthChecks, type Services } from '../../src/services.js';
 import type { OperationHandlers } from '../../generated/routes.js';
 import { applyTestEnvironment } from './test-environment.js';
 
@@ -29,8 +29,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The interface's AccessControlContext as JSON: `requester` acting, on `owner`'s scenarios when given. */
 export function contextFor(requester: string, owner?: string): string {
-  return JSON.stringify(owner ? { requester: { username: requester }, owner: { username: owner } } : { requester: { username: requester } });
+  return JSON.stringify({ actors: owner ? { requester: { username: requester }, resourceOwner: { username: owner } } : { requester: { username: requester } } });
 }
 
 /**
@@ -40,8 +41,8 @@ export function contextFor(requester: string, owner?: string): string {
 export interface TestAppOptions {
   configOverrides?: Partial<AppConfig>;
   handlers?: Partial<OperationHandlers>;
-  /** Replaces synchronous scoring on the fast lane (e.g. to break the contract on purpose). */
-  scoreFastLane?: AppDependencies['scoreFastLane'];
+  /** Replaces operations on the fast lane (e.g. to break the contract on purpose). */
+  fastLane?: AppDependencies['fastLane'];
   /** Receives the app's logs instead of the configured logger (e.g. to tie a 500 to its logged cause). */
   logger?: Logger;
 }
@@ -58,7 +59,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     handlers: { ...createHandlerMap(services), ...options.handlers },
     health: healthChecks(services),
     validateResponses: true,
-    scoreFastLane: options.scoreFastLane ?? scoreFastLane(services),
+    fastLane: config.scoreFastLane ? { ...fastLaneOperations(services), ...options.fastLane } : undefined,
   });
   return {
     app,

@@ -8,7 +8,8 @@ import { checkGraph, type GraphShape } from './graph-checks.js';
 import { isReservedName, referencedIdentifiers, SANDBOX_GLOBALS } from './js-identifiers.js';
 import { decisionTableFunction, expressionFunction, scorecardFunction, scriptFunction } from './node-codegen.js';
 import { CellSyntaxError, parseCell, type CellTest } from './table-cells.js';
-import { checkScorecardBins } from './scorecard-checks.js';
+import { checkScorecardBins, checkScorecardOutputs } from './scorecard-checks.js';
+import { scorecardOutputs } from './scorecard-outputs.js';
 
 export type SyntaxChecker = (code: string, kind: 'statements' | 'expression') => { message: string; line?: number; column?: number } | null;
 
@@ -19,7 +20,7 @@ export interface NodePlan {
 }
 
 export interface ScenarioPlan {
-  /** evaluates in the sandbox to `function (rt) → entry` */
+  /** evaluates in the sandbox to `function (rt) → { nodes, validators }` (the runtime's view of the program) */
   source: string;
   startIndex: number;
   nodes: NodePlan[];
@@ -40,10 +41,7 @@ function definedNames(node: GraphNode, settings: unknown): string[] | null {
     case 'START': return (settings as StartNodeSettings).inputs.map((i) => i.name);
     case 'SCRIPT': return (settings as ScriptNodeSettings).outputs;
     case 'DECISION_TABLE': return (settings as DecisionTableNodeSettings).outputs.map((o) => o.name);
-    case 'SCORECARD': {
-      const s = settings as ScorecardNodeSettings;
-      return [s.scoreVariable ?? 'score', s.reasonCodesVariable ?? 'reasonCodes'];
-    }
+    case 'SCORECARD': return scorecardOutputs(settings as ScorecardNodeSettings);
     case 'DATA_LOOKUP': return [(settings as DataLookupNodeSettings).output];
     case 'SCENARIO_CALL': {
       const s = settings as ScenarioCallNodeSettings;
@@ -188,7 +186,7 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
       case 'SCORECARD': {
         const s = settings as ScorecardNodeSettings;
         s.characteristics.forEach((c, k) => ctx.reference(c.variable, `nodeProperties.${id}.content.characteristics[${k}].variable`));
-        diagnostics.push(...checkScorecardBins(id, s));
+        diagnostics.push(...checkScorecardBins(id, s), ...checkScorecardOutputs(id, s));
         fields.exec = scorecardFunction(s);
         fields.reads = q([...new Set(s.characteristics.map((c) => c.variable))]);
         break;
@@ -223,7 +221,7 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
   }
   if (diagnostics.length > 0 || !shape.start) return { plan: null, diagnostics };
   const source = `(function (rt) {\n"use strict";\nconst F = rt.F;\nconst nodes = [\n${nodeSources.join(',\n')}\n];\n` +
-    `const validators = [\n${validatorSources.join(',\n')}\n];\nreturn rt.makeEntry(nodes, validators);\n})`;
+    `const validators = [\n${validatorSources.join(',\n')}\n];\nreturn { nodes: nodes, validators: validators };\n})`;
   return { plan: { source, startIndex: index.get(shape.start.id)!, nodes: nodePlans, inputs }, diagnostics };
 }
 
@@ -319,7 +317,28 @@ function compileTable(ctx: NodeContext, s: DecisionTableNodeSettings): { source:
     }
     return row;
   });
-  return { source: decisionTableFunction(id, s, columns, cells, preamble), reads: [...reads] };
+  const outputValues = s.rules.map((rule, r) => s.outputs.map((output, k) => {
+    const value = rule.then?.[output.name];
+    if (!isOutputExpression(value)) return q(value ?? null);
+    const path = `${base}.rules[${r}].then.${output.name}`;
+    if (typeof value.expr !== 'string' || value.expr.trim() === '') {
+      ctx.diagnostics.push({ code: 'TABLE_CELL_INVALID', message: `Decision table "${id}", rule ${r}, output "${output.name}": {expr} must hold a JavaScript expression (a non-empty string)`, nodeId: id, path: `${path}.expr` });
+      return 'null';
+    }
+    const bound = ctx.code(value.expr, `${path}.expr`, 'expression');
+    bound.forEach((b) => reads.add(b));
+    preamble.push(`const O${r}_${k} = ${expressionFunction(value.expr, bound)};`);
+    return `O${r}_${k}(v)`;
+  }));
+  return { source: decisionTableFunction(id, s, columns, cells, outputValues, preamble), reads: [...reads] };
+}
+
+/**
+ * An output value marked as code: an object whose only key is `expr`. Every other value, strings included,
+ * is a literal, so text can never become code by accident.
+ */
+function isOutputExpression(value: unknown): value is { expr: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && 'expr' in value;
 }
 
 function compileCall(ctx: NodeContext, s: ScenarioCallNodeSettings): { source: string; reads: string[] } {

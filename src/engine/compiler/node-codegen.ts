@@ -1,6 +1,7 @@
 import type {
   DecisionTableNodeSettings, HitPolicy, ScorecardCharacteristic, ScorecardNodeSettings,
 } from '../types.js';
+import { reasonCodeOf } from './scorecard-outputs.js';
 import { cellToJs, type CellTest } from './table-cells.js';
 
 /**
@@ -31,9 +32,13 @@ export function expressionFunction(expression: string, bound: string[], extraPar
 
 export interface TableColumnSource { read: string /* JS expression over v */ }
 
-/** A decision table as one generated function returning the output values in column order. */
+/**
+ * A decision table as one generated function returning the output values in column order. `outputValues[r][k]`
+ * is the JavaScript source of rule r's value for output k (a literal, or a call of a compiled expression), so
+ * a value is only computed when its rule matched.
+ */
 export function decisionTableFunction(
-  nodeId: string, settings: DecisionTableNodeSettings, columns: TableColumnSource[], cells: CellTest[][], preamble: string[],
+  nodeId: string, settings: DecisionTableNodeSettings, columns: TableColumnSource[], cells: CellTest[][], outputValues: string[][], preamble: string[],
 ): string {
   const outputs = settings.outputs.map((o) => o.name);
   const lines: string[] = [];
@@ -42,8 +47,7 @@ export function decisionTableFunction(
     const parts = cells[rule].map((cell, k) => (cell.kind === 'any' ? null : cellToJs(cell, `c${k}`))).filter(Boolean);
     return parts.length ? parts.join(' && ') : 'true';
   };
-  const values = (rule: number): string[] =>
-    outputs.map((name) => q(settings.rules[rule].then?.[name] ?? null));
+  const values = (rule: number): string[] => outputValues[rule];
   const policy: HitPolicy = settings.hitPolicy;
   const nulls = `[${outputs.map(() => 'null').join(', ')}]`;
   if (policy === 'FIRST') {
@@ -68,11 +72,19 @@ export function decisionTableFunction(
   return `(function () {\n${preamble.join('\n')}\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
 }
 
-/** A scorecard as one generated function returning [score, reasonCodes]. */
+/**
+ * A scorecard as one generated function returning the values of `scorecardOutputs(settings)`, in that order:
+ * the score, the reason codes (ranked by points lost against each characteristic's best bin, ties: the earlier
+ * characteristic, at most `maxReasonCodes`), the breakdown when asked for, and the points of each characteristic
+ * that names a `pointsVariable`. Reason codes are picked by repeated selection of the largest loss: no sort, no
+ * comparator, no intermediate arrays beyond the losses and the codes returned.
+ */
 export function scorecardFunction(settings: ScorecardNodeSettings): string {
-  const lines = [`let s = ${q(settings.baseScore)};`, 'const lost = [];'];
+  const count = settings.characteristics.length;
+  const codes = settings.characteristics.map(reasonCodeOf);
+  const best = settings.characteristics.map((c) => Math.max(c.elsePoints, ...c.bins.map((b) => b.points)));
+  const lines = [`let s = ${q(settings.baseScore)};`, `const L = [${settings.characteristics.map(() => '0').join(', ')}];`];
   settings.characteristics.forEach((c: ScorecardCharacteristic, k) => {
-    const best = Math.max(c.elsePoints, ...c.bins.map((b) => b.points));
     const tests = c.bins.map((bin) => {
       const parts: string[] = [];
       if (bin.min !== undefined || bin.max !== undefined) {
@@ -81,16 +93,27 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
         if (bin.max !== undefined) range.push(`x ${bin.maxInclusive ? '<=' : '<'} ${q(bin.max)}`);
         parts.push(`(${range.join(' && ')})`);
       }
+      // a bin with a range and values matches either
       if (bin.values) parts.push(`(${bin.values.map((value) => `x === ${q(value)}`).join(' || ')})`);
       return `(${parts.join(' || ')})`;
     });
-    lines.push(`{ const x = v[${q(c.variable)}]; let p;`);
-    c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p = ${q(bin.points)};`));
-    lines.push(`else p = ${q(c.elsePoints)};`);
-    lines.push(`s += p; if (p < ${q(best)}) lost.push([${q(best)} - p, ${k}, ${q(c.reasonCode ?? c.name)}]); }`);
+    lines.push(`let p${k};`, `{ const x = v[${q(c.variable)}];`);
+    c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p${k} = ${q(bin.points)};`));
+    lines.push(`else p${k} = ${q(c.elsePoints)};`);
+    lines.push(`s += p${k}; if (p${k} < ${q(best[k])}) L[${k}] = ${q(best[k])} - p${k}; }`);
   });
-  lines.push('lost.sort((a, b) => b[0] - a[0] || a[1] - b[1]);');
-  const limit = settings.maxReasonCodes !== undefined ? `.slice(0, ${q(settings.maxReasonCodes)})` : '';
-  lines.push(`return [s, lost${limit}.map((e) => e[2])];`);
-  return `function (v, info) {\n${lines.join('\n')}\n}`;
+  const limit = Math.min(count, settings.maxReasonCodes ?? count);
+  lines.push('const reasons = [];');
+  lines.push(`for (let r = 0; r < ${limit}; r++) {`);
+  lines.push(`  let b = -1; for (let k = 0; k < ${count}; k++) if (L[k] > 0 && (b < 0 || L[k] > L[b])) b = k;`);
+  lines.push('  if (b < 0) break; reasons.push(CODES[b]); L[b] = 0;');
+  lines.push('}');
+  const values = ['s', 'reasons'];
+  if (settings.breakdownVariable !== undefined) {
+    values.push(`[${settings.characteristics.map((c, k) =>
+      `{ name: ${q(c.name)}, reasonCode: CODES[${k}], points: p${k}, pointsLost: ${q(best[k])} - p${k} }`).join(', ')}]`);
+  }
+  settings.characteristics.forEach((c, k) => { if (c.pointsVariable !== undefined) values.push(`p${k}`); });
+  lines.push(`return [${values.join(', ')}];`);
+  return `(function () {\nconst CODES = ${q(codes)};\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
 }

@@ -46,3 +46,25 @@ function sharedValue(x: ScorecardBin, y: ScorecardBin): string | null {
   const common = (x.values ?? []).find((v) => (y.values ?? []).includes(v));
   return common === undefined ? null : `both contain ${JSON.stringify(common)}`;
 }
+
+/** Each variable a scorecard writes must be a different one: two outputs of one name would silently keep only the last. */
+export function checkScorecardOutputs(nodeId: string, settings: ScorecardNodeSettings): Diagnostic[] {
+  const base = `nodeProperties.${nodeId}.content`;
+  const outputs: Array<{ name: string; path: string }> = [
+    { name: settings.scoreVariable ?? 'score', path: `${base}.scoreVariable` },
+    { name: settings.reasonCodesVariable ?? 'reasonCodes', path: `${base}.reasonCodesVariable` },
+  ];
+  if (settings.breakdownVariable !== undefined) outputs.push({ name: settings.breakdownVariable, path: `${base}.breakdownVariable` });
+  settings.characteristics.forEach((c, k) => {
+    if (c.pointsVariable !== undefined) outputs.push({ name: c.pointsVariable, path: `${base}.characteristics[${k}].pointsVariable` });
+  });
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const { name, path } of outputs) {
+    if (seen.has(name)) {
+      diagnostics.push({ code: 'SCORECARD_DUPLICATE_OUTPUT', message: `Scorecard "${nodeId}" writes variable "${name}" twice (score, reason codes, breakdown and points variables must differ)`, nodeId, path });
+    }
+    seen.add(name);
+  }
+  return diagnostics;
+}

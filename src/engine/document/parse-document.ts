@@ -47,11 +47,15 @@ export function parseScenarioDocument(doc: ScenarioDocument): ParsedDocument {
       continue;
     }
     if (props.id !== key) problems.push({ path: `${base}.id`, message: `must equal its key "${key}"` });
+    const node = nodesById.get(key);
+    if (props.type === undefined) {
+      problems.push({ path: `${base}.type`, message: `is required: there is no graph node "${key}" to take it from` });
+      continue;
+    }
     if (!NODE_TYPES.includes(props.type)) {
       problems.push({ path: `${base}.type`, message: `must be one of ${NODE_TYPES.join(', ')}` });
       continue;
     }
-    const node = nodesById.get(key);
     if (node && node.type !== props.type) {
       problems.push({ path: `${base}.type`, message: `is ${props.type} but graph node "${key}" is ${node.type}` });
     }

@@ -1,11 +1,18 @@
 import type { InputViolation } from '../errors/input-validation-error.js';
 import type { VariableInfo, VariableType } from '../types.js';
 
+/** Declared input names per plan, built once (this runs for every run, on the caller's thread). */
+const knownNames = new WeakMap<VariableInfo[], Set<string>>();
+
 /** Type checks of run inputs against the START declarations (validators run later, in the sandbox). */
 export function checkInputs(declared: VariableInfo[], inputs: Record<string, unknown>): { state: Record<string, unknown>; violations: InputViolation[] } {
   const violations: InputViolation[] = [];
   const state: Record<string, unknown> = {};
-  const known = new Set(declared.map((d) => d.name));
+  let known = knownNames.get(declared);
+  if (!known) {
+    known = new Set(declared.map((d) => d.name));
+    knownNames.set(declared, known);
+  }
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
     return { state, violations: [{ variable: '', message: 'inputs must be an object' }] };
   }

@@ -1,25 +1,36 @@
 /**
- * Source run once in every fresh sandbox context. It keeps what the engine needs (the real Function
- * constructor, a clock, the node runner) in a closure, then locks the context down: no eval, no Function
- * constructor, no timers/wasm/shared memory, deterministic Math.random and Date, frozen intrinsics and a
- * frozen global object, so one run cannot leave anything behind for the next (or another scenario).
- * Evaluates to the `rt` object handed to every compiled scenario's factory.
+ * Source run once in every fresh sandbox context (one context per tenant per engine worker, see
+ * src/engine/pool/engine-worker.mjs). It keeps what the runtime needs (the real Function constructor
+ * and Date, the program registry, the progress cells) in a closure that scenario code cannot reach,
+ * then locks the context down so that nothing a run can touch outlives the run:
+ * - no eval, Function constructor, timers, WebAssembly, shared memory, Atomics, weak references;
+ * - no clock: Date.now(), new Date() and Intl date formatting without a date are refused;
+ * - no RegExp legacy statics (RegExp.input, lastMatch, $1…): they would carry the last match from run to run;
+ * - every intrinsic and the global object deep-frozen;
+ * - scenario functions are always called with `this` undefined (strict mode), never as methods;
+ * - Math.random is a PRNG seeded by the host for every run.
+ *
+ * Evaluates to `function (clock, progressBuffer, windowMs) → rt`, where `clock` is a host callback in
+ * microseconds (trace durations only), `progressBuffer` a SharedArrayBuffer the worker reads after a
+ * crossing was cut short (which item and which node were running) and `windowMs` how long one crossing
+ * keeps starting new items.
  */
 export const BOOTSTRAP_SOURCE = String.raw`
-(function (clock) {
+(function (clock, progressBuffer, windowMs) {
   "use strict";
   const RealFunction = Function;
   const RealDate = Date;
+  const realNow = Date.now;
   const hasOwn = Object.prototype.hasOwnProperty;
   const parse = JSON.parse;
   const stringify = JSON.stringify;
   const TAG = Symbol("engine-error");
-  const MERGE = ["OVERWRITE_ALL", "OVERWRITE_NULL", "OVERWRITE_NONE", "OVERWRITE_ERROR"];
+  // [0] message index of the item running, -2 once the crossing's items are all done; [1] node index
+  const progress = new Int32Array(progressBuffer);
+  const ITEMS_DONE = -2;
 
   // --- deterministic Math.random: mulberry32, seeded per run, state carried across pauses
   let rngState = 0;
-  // index of the node being executed, so the host can name it when a limit ends the crossing
-  let currentNode = -1;
   function random() {
     rngState = (rngState + 0x6D2B79F5) | 0;
     let t = rngState;
@@ -37,8 +48,6 @@ export const BOOTSTRAP_SOURCE = String.raw`
     } catch (x) { return "Uncaught exception"; }
   }
 
-  function now() { return clock(); }
-
   function merge(node, names, values, v, wrote) {
     const mode = node.m;
     for (let k = 0; k < names.length; k++) {
@@ -48,11 +57,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
       else if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
         throw err("RESULT_NOT_SERIALIZABLE", "node '" + node.id + "' set variable '" + name + "' to a " + typeof value + "; variables hold JSON data only");
       }
-      const current = v[name];
-      if (mode === 1) { if (current != null) continue; }
-      else if (mode === 2) { if (hasOwn.call(v, name)) continue; }
-      else if (mode === 3) {
-        if (current != null) throw err("MERGE_CONFLICT", "node '" + node.id + "' cannot set variable '" + name + "': it is already set (mergeType OVERWRITE_ERROR)");
+      if (mode !== 0) {
+        const current = v[name];
+        if (mode === 1) { if (current != null) continue; }
+        else if (mode === 2) { if (hasOwn.call(v, name)) continue; }
+        else if (current != null) throw err("MERGE_CONFLICT", "node '" + node.id + "' cannot set variable '" + name + "': it is already set (mergeType OVERWRITE_ERROR)");
       }
       v[name] = value;
       if (wrote) wrote[name] = value;
@@ -67,7 +76,8 @@ export const BOOTSTRAP_SOURCE = String.raw`
 
   function selectResult(node, v) {
     const result = {};
-    if (node.outputs) { for (const name of node.outputs) result[name] = v[name] === undefined ? null : v[name]; }
+    const outputs = node.outputs;
+    if (outputs) { for (let k = 0; k < outputs.length; k++) { const name = outputs[k]; const value = v[name]; result[name] = value === undefined ? null : value; } }
     else { for (const name of Object.keys(v)) result[name] = v[name]; }
     return result;
   }
@@ -76,8 +86,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
     const violations = [];
     for (const check of validators) {
       if (skip && skip.indexOf(check.variable) >= 0) continue;
+      const fn = check.fn;
       let ok;
-      try { ok = check.fn(v, v[check.variable]); } catch (e) {
+      try { ok = fn(v, v[check.variable]); } catch (e) {
         violations.push({ variable: check.variable, message: check.message + " (validator failed: " + describe(e) + ")" });
         continue;
       }
@@ -87,76 +98,69 @@ export const BOOTSTRAP_SOURCE = String.raw`
   }
 
   /**
-   * One crossing: runs synchronous nodes from 'at' until an END node (s: "end"), a node that needs the host
-   * (s: "pause", with the request it needs), invalid inputs (s: "invalid") or an error (s: "error").
+   * One step of a run: executes synchronous nodes from 'at' until an END node (s: "end"), a node that needs the
+   * host (s: "pause", with the request it needs), invalid inputs (s: "invalid") or an error (s: "error").
    */
-  function makeEntry(nodes, validators) {
-    // arguments and result cross as JSON text: far cheaper than structured-clone copies of small objects
-    return function entry(json) {
-      const a = parse(json);
-      let out;
-      try { out = stringify(step(nodes, validators, a[0], a[1], a[2], a[3], a[4], a[5])); }
-      catch (e) { out = stringify({ s: "error", node: a[1], code: "RESULT_NOT_SERIALIZABLE", message: describe(e), trace: null }); }
-      return out;
-    };
-  }
-
-  function step(nodes, validators, v, at, resume, trace, seed, skip) {
-      rngState = seed | 0;
-      const tr = trace ? [] : null;
-      let i = at;
-      let node = nodes[i];
-      try {
-        if (resume === null && node.k === 0) {
-          const violations = runValidators(validators, v, skip);
-          if (violations.length > 0 || skip) return { s: "invalid", violations: violations };
-        }
-        if (resume !== null) {
-          const wrote = tr ? {} : null;
-          const names = resume.names ? resume.names.map((n) => node.prefix + n) : node.defs;
-          merge(node, names, resume.values, v, wrote);
-          if (tr) tr.push({ nodeId: node.id, name: node.name, type: node.type, read: resume.read, wrote: wrote, durationMicros: resume.micros });
-          i = node.next; node = nodes[i];
-        }
-        for (;;) {
-          currentNode = i;
-          const t0 = tr ? now() : 0;
-          const entryTrace = tr ? { nodeId: node.id, name: node.name, type: node.type, read: readValues(node, v), wrote: {}, durationMicros: 0 } : null;
-          switch (node.k) {
-            case 0: i = node.next; break;
-            case 1: {
-              const result = selectResult(node, v);
-              if (tr) { entryTrace.durationMicros = now() - t0; tr.push(entryTrace); }
-              return { s: "end", node: i, result: result, trace: tr, seed: rngState };
-            }
-            case 3: {
-              const b = node.exec(v);
-              if (typeof b !== "boolean") throw err("DECISION_NOT_BOOLEAN", "condition of decision '" + node.id + "' returned " + (b === null ? "null" : typeof b) + ", not a boolean");
-              if (entryTrace) entryTrace.branch = b;
-              i = b ? node.t : node.f;
-              break;
-            }
-            case 6: case 7: case 8: {
-              const request = node.exec(v);
-              return { s: "pause", node: i, request: request, state: v, trace: tr, seed: rngState };
-            }
-            default: {
-              const info = entryTrace ? {} : null;
-              const values = node.exec(v, info);
-              merge(node, node.defs, values, v, entryTrace ? entryTrace.wrote : null);
-              if (info && info.m) entryTrace.matchedRules = info.m;
-              i = node.next;
-            }
-          }
-          if (tr) { entryTrace.durationMicros = now() - t0; tr.push(entryTrace); }
-          node = nodes[i];
-        }
-      } catch (e) {
-        const code = e && typeof e === "object" && hasOwn.call(e, TAG) ? e[TAG] : "SCRIPT_ERROR";
-        return { s: "error", node: i, code: code, message: describe(e), trace: tr };
+  function step(program, v, at, resume, trace, seed, skip) {
+    const nodes = program.nodes;
+    rngState = seed | 0;
+    const tr = trace ? [] : null;
+    let i = at;
+    let node = nodes[i];
+    try {
+      if (resume === null && node.k === 0) {
+        const violations = runValidators(program.validators, v, skip);
+        if (violations.length > 0 || skip) return { s: "invalid", violations: violations };
       }
+      if (resume !== null) {
+        const wrote = tr ? {} : null;
+        const names = resume.names ? resume.names.map((n) => node.prefix + n) : node.defs;
+        merge(node, names, resume.values, v, wrote);
+        if (tr) tr.push({ nodeId: node.id, name: node.name, type: node.type, read: resume.read, wrote: wrote, durationMicros: resume.micros });
+        i = node.next; node = nodes[i];
+      }
+      for (;;) {
+        progress[1] = i;
+        const t0 = tr ? clock() : 0;
+        const entryTrace = tr ? { nodeId: node.id, name: node.name, type: node.type, read: readValues(node, v), wrote: {}, durationMicros: 0 } : null;
+        // exec is always called as a plain function: scenario code sees this === undefined, never the node
+        const exec = node.exec;
+        switch (node.k) {
+          case 0: i = node.next; break;
+          case 1: {
+            const result = selectResult(node, v);
+            if (tr) { entryTrace.durationMicros = clock() - t0; tr.push(entryTrace); }
+            return { s: "end", node: i, result: result, trace: tr, seed: rngState };
+          }
+          case 3: {
+            const b = exec(v);
+            if (typeof b !== "boolean") throw err("DECISION_NOT_BOOLEAN", "condition of decision '" + node.id + "' returned " + (b === null ? "null" : typeof b) + ", not a boolean");
+            if (entryTrace) entryTrace.branch = b;
+            i = b ? node.t : node.f;
+            break;
+          }
+          case 6: case 7: case 8: {
+            const request = exec(v);
+            return { s: "pause", node: i, request: request, state: v, trace: tr, seed: rngState };
+          }
+          default: {
+            const info = entryTrace ? {} : null;
+            const values = exec(v, info);
+            merge(node, node.defs, values, v, entryTrace ? entryTrace.wrote : null);
+            if (info && info.m) entryTrace.matchedRules = info.m;
+            i = node.next;
+          }
+        }
+        if (tr) { entryTrace.durationMicros = clock() - t0; tr.push(entryTrace); }
+        node = nodes[i];
+      }
+    } catch (e) {
+      const code = e && typeof e === "object" && hasOwn.call(e, TAG) ? e[TAG] : "SCRIPT_ERROR";
+      return { s: "error", node: i, code: code, message: describe(e), trace: tr };
+    }
   }
 
+  // Test expressions of the tenant's scenarios, compiled once per isolate (never reachable from scenario code).
   const testCache = new Map();
   function evalTest(code, result) {
     const names = Object.keys(result).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "result");
@@ -169,8 +173,51 @@ export const BOOTSTRAP_SOURCE = String.raw`
         testCache.set(key, fn);
       }
       const value = fn(...names.map((n) => result[n]), result);
-      return { ok: true, value: value === true, description: value === true ? "" : "expression returned " + (value === undefined ? "undefined" : JSON.stringify(value)) };
+      return { ok: true, value: value === true, description: value === true ? "" : "expression returned " + (value === undefined ? "undefined" : stringify(value)) };
     } catch (e) { return { ok: false, value: false, description: describe(e) }; }
+  }
+
+  // --- programs of this tenant (compiled scenario versions), by host program id
+  const programs = new Map();
+  function define(id, program) { programs.set(id, program); }
+  function forget(id) { programs.delete(id); }
+
+  function runItem(item) {
+    if (item[1] === 1) return evalTest(item[2], item[3]);
+    const program = programs.get(item[2]);
+    const a = item[3];
+    return step(program, a[0], a[1], a[2], a[3], a[4], a[5]);
+  }
+
+  // Output of the current crossing, kept so the worker can salvage finished items when a later one is cut short.
+  const outputs = [];
+  const millis = [];
+  function collected() { return outputs.length + "\n[[" + outputs.join(",") + "],[" + millis.join(",") + "]]"; }
+
+  /**
+   * One crossing for many items ([messageIndex, kind, programId | testCode, args | result], …), each isolated by
+   * try/catch. Items start only within the first windowMs of the crossing, so every item that starts has (nearly)
+   * its whole time limit; the rest are handed back. Answers "<items done>\n[[outputs…],[milliseconds…]]".
+   */
+  function batch(json) {
+    const items = parse(json);
+    outputs.length = 0;
+    millis.length = 0;
+    const started = realNow();
+    for (let k = 0; k < items.length; k++) {
+      const t0 = realNow();
+      if (k > 0 && t0 - started > windowMs) break;
+      const item = items[k];
+      progress[0] = item[0];
+      progress[1] = -1;
+      let text;
+      try { text = stringify(runItem(item)); }
+      catch (e) { text = stringify({ s: "error", node: progress[1], code: "RESULT_NOT_SERIALIZABLE", message: describe(e), trace: null }); }
+      outputs.push(text);
+      millis.push(realNow() - t0);
+    }
+    progress[0] = ITEMS_DONE;
+    return collected();
   }
 
   // --- lockdown
@@ -186,6 +233,36 @@ export const BOOTSTRAP_SOURCE = String.raw`
   Object.defineProperty(RealDate.prototype, "constructor", { value: SafeDate });
   globalThis.Date = SafeDate;
   Math.random = random;
+
+  // Intl formats the current time when given no date: the same refusal as new Date().
+  const noClock = (what) => new TypeError(what + " without a date is not available: runs are deterministic, pass the date as an input");
+  const DateTimeFormat = Intl.DateTimeFormat;
+  const formatGetter = Object.getOwnPropertyDescriptor(DateTimeFormat.prototype, "format").get;
+  Object.defineProperty(DateTimeFormat.prototype, "format", {
+    configurable: true,
+    get() {
+      const bound = formatGetter.call(this);
+      return function format(date) {
+        if (date === undefined) throw noClock("Intl.DateTimeFormat#format");
+        return bound(date);
+      };
+    },
+  });
+  for (const name of ["formatToParts", "formatRange", "formatRangeToParts"]) {
+    const original = DateTimeFormat.prototype[name];
+    if (typeof original !== "function") continue;
+    const guarded = { [name](...args) {
+      if (args.length === 0 || args[0] === undefined || (name !== "formatToParts" && args[1] === undefined)) throw noClock("Intl.DateTimeFormat#" + name);
+      return Reflect.apply(original, this, args);
+    } }[name];
+    Object.defineProperty(DateTimeFormat.prototype, name, { value: guarded, writable: true, configurable: true });
+  }
+
+  // RegExp's legacy statics hold the last successful match of the whole context: gone, so no run sees another's.
+  for (const name of Object.getOwnPropertyNames(RegExp)) {
+    if (name === "length" || name === "name" || name === "prototype") continue;
+    delete RegExp[name];
+  }
 
   // Huge contiguous arrays abort the whole process inside V8 (a single allocation above the heap limit is fatal,
   // not a catchable isolate disposal), so every way to densify an array of a given length is capped.
@@ -243,7 +320,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
   deepFreeze(Object.getPrototypeOf(new Set().values()));
   deepFreeze(Object.getPrototypeOf(""[Symbol.iterator]()));
   deepFreeze(Object.getPrototypeOf(/a/[Symbol.matchAll]("")));
+  deepFreeze(Object.getPrototypeOf(new Intl.Segmenter().segment("")));
+  deepFreeze(Object.getPrototypeOf(new Intl.Segmenter().segment("")[Symbol.iterator]()));
 
-  return Object.freeze({ F: RealFunction, err: err, makeEntry: makeEntry, evalTest: evalTest, lastNode: function () { return currentNode; } });
+  return Object.freeze({
+    F: RealFunction, err: err, define: define, forget: forget, batch: batch, collected: collected,
+  });
 })
 `;

@@ -31,7 +31,7 @@ export function simpleScenario(name: string, options: { code?: string; testExpre
     },
     testCases: [{
       name: 'typical applicant',
-      variables: [{ name: 'income', value: 50000 }, { name: 'age', value: 30 }],
+      variables: [{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }],
       expression: { code: options.testExpression ?? 'score === 80', language: 'javascript' },
     }],
   };
@@ -99,6 +99,7 @@ export function everyNodeScenario(name: string): ImportItem {
       approve: node('approve', 'END', { outputs: ['points', 'reasons', 'segmentName'] }),
       decline: node('decline', 'END', {}),
     },
+    // Variables written as before 1.9 (`name`, not `variableName`): still accepted.
     testCases: [
       { name: 'mature web customer', variables: [{ name: 'customerId', value: 'c-1' }, { name: 'income', value: 60000 }, { name: 'age', value: 40 }, { name: 'channel', value: 'WEB' }], expression: { code: 'points === 123', language: 'javascript' } },
       { name: 'ignored one', variables: [{ name: 'customerId' }], expression: { code: 'true' }, ignore: true },
@@ -112,11 +113,11 @@ export const bearer = (user: TestUser) => ({ Authorization: `Bearer ${user.acces
 export async function importAs(testApp: TestApp, user: TestUser, body: unknown, query: Record<string, string | boolean> = {}) {
   const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context(), ...query }).set(bearer(user)).send(body as object);
   if (response.status !== 200) throw new Error(`import failed: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body.scenarios as { name: string; scenarioId: number; outcome: string; version?: string; diagnostics?: unknown[] }[];
+  return response.body.scenarios as { name: string; scenarioId: string; outcome: string; version?: string; diagnostics?: unknown[] }[];
 }
 
 /** Imports one scenario and returns its id. */
-export async function createScenario(testApp: TestApp, user: TestUser, item: ImportItem): Promise<number> {
+export async function createScenario(testApp: TestApp, user: TestUser, item: ImportItem): Promise<string> {
   const [outcome] = await importAs(testApp, user, item);
   return outcome.scenarioId;
 }

@@ -33,21 +33,21 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
     if (response.status >= 300) throw new Error(`fuzz fixtures: ${method} ${path} answered ${response.status}: ${text}`);
     return text ? JSON.parse(text) as Record<string, unknown> : {};
   };
-  const context = (user: FuzzUser) => JSON.stringify({ requester: { username: user.username } });
+  const context = (user: FuzzUser) => JSON.stringify({ actors: { requester: { username: user.username } } });
 
   const exampleYaml = readFileSync(EXAMPLE, 'utf8');
   const example = parseYaml(exampleYaml) as Record<string, unknown>;
   const scenarioName = String(example.name);
   const importYaml = (user: FuzzUser) => call('POST', '/api/scenario/import', user, { query: { context: context(user) }, body: exampleYaml, type: 'application/yaml' });
-  const ownerImport = await importYaml(owner) as { scenarios: Array<{ scenarioId: number }> };
-  const strangerImport = await importYaml(stranger) as { scenarios: Array<{ scenarioId: number }> };
+  const ownerImport = await importYaml(owner) as { scenarios: Array<{ scenarioId: string }> };
+  const strangerImport = await importYaml(stranger) as { scenarios: Array<{ scenarioId: string }> };
   const scenarioId = ownerImport.scenarios[0].scenarioId;
   await call('POST', `/api/scenario/deploy/${scenarioId}`, owner, { query: { context: context(owner) } });
   const simple = simpleScenario('fuzz-simple');
-  const simpleImport = await call('POST', '/api/scenario/import', owner, { query: { context: context(owner) }, body: JSON.stringify(simple), type: 'application/json' }) as { scenarios: Array<{ scenarioId: number }> };
+  const simpleImport = await call('POST', '/api/scenario/import', owner, { query: { context: context(owner) }, body: JSON.stringify(simple), type: 'application/json' }) as { scenarios: Array<{ scenarioId: string }> };
   await call('POST', `/api/scenario/deploy/${simpleImport.scenarios[0].scenarioId}`, owner, { query: { context: context(owner) } });
   const exported = await call('GET', '/api/scenario/export', owner, { query: { context: context(owner), name: scenarioName } }) as unknown as unknown[];
-  const opened = await call('GET', `/api/scenario/open/${scenarioId}`, owner, { query: { context: context(owner) } }) as { testCases: Array<{ id: number; name: string; variables: unknown[]; expression: unknown }> };
+  const opened = await call('GET', `/api/scenario/open/${scenarioId}`, owner, { query: { context: context(owner) } }) as { testCases: Array<{ id: string; name: string; variables: unknown[]; expression: unknown }> };
 
   const collection = 'fuzz_customers';
   const csv = 'customer_id,segment,limit\n1,RETAIL,5000\n2,SME,20000\n3,RETAIL,\n';
@@ -64,7 +64,7 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
       end: { type: 'END', content: { outputs: ['customer'] } },
     },
   };
-  const lookupImport = await call('POST', '/api/scenario/import', owner, { query: { context: context(owner) }, body: JSON.stringify(lookup), type: 'application/json' }) as { scenarios: Array<{ scenarioId: number; outcome: string }> };
+  const lookupImport = await call('POST', '/api/scenario/import', owner, { query: { context: context(owner) }, body: JSON.stringify(lookup), type: 'application/json' }) as { scenarios: Array<{ scenarioId: string; outcome: string }> };
   if (lookupImport.scenarios[0].outcome !== 'CREATED') throw new Error(`fuzz fixtures: the lookup scenario was not imported: ${JSON.stringify(lookupImport)}`);
   await call('POST', `/api/scenario/deploy/${lookupImport.scenarios[0].scenarioId}`, owner, { query: { context: context(owner) } });
 
@@ -101,10 +101,10 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
       'no-exp': jwt.sign(claims(owner.username), secret as string, signOptions),
       'new-user': jwt.sign(claims(`fuzz-newcomer-${randomUUID().slice(0, 8)}`), secret as string, { ...signOptions, expiresIn: 3600 }),
     },
-    scenarioIds: [scenarioId, simpleImport.scenarios[0].scenarioId, lookupImport.scenarios[0].scenarioId],
-    strangerScenarioIds: [strangerImport.scenarios[0].scenarioId],
+    scenarioIds: [scenarioId, simpleImport.scenarios[0].scenarioId, lookupImport.scenarios[0].scenarioId].map(String),
+    strangerScenarioIds: [String(strangerImport.scenarios[0].scenarioId)],
     scenarioNames: [scenarioName, 'fuzz-simple', 'fuzz-lookup'],
-    testCaseIds: opened.testCases.map((testCase) => testCase.id),
+    testCaseIds: opened.testCases.map((testCase) => String(testCase.id)),
     collections: [collection],
     collectionColumns: ['customer_id', 'segment', 'limit'],
     batchTaskIds: [batch.batchTaskId],

@@ -52,10 +52,10 @@ export interface FuzzFixtures {
   /** Bearer tokens that do not follow the house rules but are not forged (`no-exp`, a never-seen user). */
   oddAccessTokens: Record<string, string>;
   /** Scenario ids of the owner, then of other users. */
-  scenarioIds: number[];
-  strangerScenarioIds: number[];
+  scenarioIds: string[];
+  strangerScenarioIds: string[];
   scenarioNames: string[];
-  testCaseIds: number[];
+  testCaseIds: string[];
   collections: string[];
   collectionColumns: string[];
   batchTaskIds: string[];
@@ -248,7 +248,8 @@ export class FuzzRequestGenerator {
   private pathSegment(parameter: SpecParameter): fc.Arbitrary<Part<string>> {
     const known = this.knownValues(parameter.name);
     const fromSchema = this.schemas.of(parameter.schema ?? true).map((value) => encodeWire(String(value)));
-    const numeric = parameter.schema?.type === 'integer';
+    // Ids are decimal strings or integers: either way, numbers out of every range.
+    const numeric = parameter.schema?.type === 'integer' || /id$/i.test(parameter.name);
     return fc.oneof(
       ...(known.length > 0 ? [good(fc.constantFrom(...known).map((value) => encodeWire(String(value))), 12)] : []),
       good(fromSchema, 4),
@@ -288,7 +289,7 @@ export class FuzzRequestGenerator {
   private queryParameter(parameter: SpecParameter, user: FuzzUser): fc.Arbitrary<Part<Array<[string, string]>>> {
     const name = parameter.name;
     const one = (value: string): Array<[string, string]> => [[name, value]];
-    if (parameter.content?.['application/json']) return this.contextParameter(name, user);
+    if (name === 'context') return this.contextParameter(name, user, parameter.required === true);
     if (parameter.style === 'deepObject') return this.filterParameter(name);
     const encoded = (value: unknown) => encodeWire(String(value));
     const valid = name === 'indexes'
@@ -307,26 +308,46 @@ export class FuzzRequestGenerator {
     );
   }
 
-  /** The access-control `context`: JSON in the query string naming the requester (and maybe an owner). */
-  private contextParameter(name: string, user: FuzzUser): fc.Arbitrary<Part<Array<[string, string]>>> {
+  /**
+   * The access-control `context` (AccessControlContext): deepObject fields or the whole context as
+   * JSON, naming the requester and maybe another resource owner, in the 1.9 and the older shape.
+   */
+  private contextParameter(name: string, user: FuzzUser, required: boolean): fc.Arbitrary<Part<Array<[string, string]>>> {
     const fx = this.fixtures;
-    const json = (value: unknown): Array<[string, string]> => [[name, encodeWire(JSON.stringify(value))]];
+    type Pairs = Array<[string, string]>;
+    const json = (value: unknown): Pairs => [[name, encodeWire(JSON.stringify(value))]];
+    /** deepObject fields: `context[actors][requester][username]=…` for every leaf of `value`. */
+    const fields = (value: unknown, prefix = name): Pairs => (value && typeof value === 'object'
+      ? Object.entries(value).flatMap(([key, child]) => fields(child, `${prefix}[${key}]`))
+      : [[encodeWire(prefix), encodeWire(String(value))]]);
+    const both = (value: unknown) => fc.constantFrom(json(value), fields(value));
     const others = [fx.owner, fx.admin, fx.stranger];
+    const self = { actors: { requester: { username: user.username } } };
     return fc.oneof(
-      good(fc.constant(json({ requester: { username: user.username } })), 24),
-      good(fc.constant(json({ requester: { userId: user.id } })), 2),
-      good(fc.constantFrom(...others).map((owner) => json({ requester: { username: user.username }, owner: { username: owner.username } })), 3),
-      good(fc.constantFrom(...others).map((owner) => json({ requester: { username: user.username, userId: user.id }, owner: { userId: owner.id } })), 1),
-      bad('query:context:other-requester', fc.constantFrom(...others).map((requester) => json({ requester: { username: requester.username } }))),
-      bad('query:context:unknown-owner', fc.constantFrom({ username: 'nobody-here' }, { userId: 2 ** 31 - 1 }, { userId: 99999999999 }, { username: user.username.toUpperCase() }).map((owner) => json({ requester: { username: user.username }, owner }))),
-      bad('query:context:schema', this.schemas.of('#/components/schemas/AccessControlContext').map(json)),
-      bad('query:context:wrong-type', wrongTypeValues.map(json)),
-      bad('query:context:hostile', fc.oneof(hostileStrings, hostileNumberTexts).map((value) => [[name, encodeWire(value)]] as Array<[string, string]>)),
-      bad('query:context:broken-json', brokenJsonTexts.map((value) => [[name, encodeWire(value)]] as Array<[string, string]>)),
-      bad('query:context:deep', fc.constantFrom(100, 5000).map((depth) => [[name, encodeWire(`${'{"requester":'.repeat(depth)}{"username":"${user.username}"}${'}'.repeat(depth)}`)]] as Array<[string, string]>)),
-      bad('query:context:missing', fc.constant<Array<[string, string]>>([])),
-      bad('query:context:repeated', fc.constant<Array<[string, string]>>([...json({ requester: { username: user.username } }), ...json({ requester: { username: fx.admin.username } })])),
-      bad('query:context:deep-object-style', fc.constant<Array<[string, string]>>([[`${name}[requester][username]`, encodeWire(user.username)]])),
+      good(both(self), 16),
+      good(fc.constant<Pairs>([]), 4),
+      good(fc.constantFrom<Pairs>(json({}), [[name, '']]), 2),
+      good(both({ actors: { requester: { id: String(user.id) } } }), 2),
+      good(fc.constantFrom(...others).chain((owner) => both({ actors: { requester: { username: user.username }, resourceOwner: { username: owner.username } } })), 3),
+      good(fc.constantFrom(...others).chain((owner) => both({ resourceOwnerOrRequester: { id: String(owner.id) } })), 1),
+      good(fc.constantFrom(...others).map((owner) => json({ requester: { username: user.username }, owner: { username: owner.username } })), 2),
+      bad('query:context:other-requester', fc.constantFrom(...others).chain((requester) => both({ actors: { requester: { username: requester.username } } }))),
+      bad('query:context:unknown-owner', fc.constantFrom({ username: 'nobody-here' }, { id: '2147483647' }, { id: '99999999999999999999' }, { id: 'abc' }, { username: user.username.toUpperCase() })
+        .chain((owner) => both({ actors: { requester: { username: user.username }, resourceOwner: owner } }))),
+      bad('query:context:two-owners', fc.constant(json({ actors: { resourceOwner: { username: fx.owner.username } }, resourceOwnerOrRequester: { username: fx.stranger.username } }))),
+      bad('query:context:schema', this.schemas.of('#/components/schemas/AccessControlContext').chain((value) => fc.constantFrom(json(value), fields(value)))),
+      bad('query:context:wrong-type', wrongTypeValues.chain((value) => fc.constantFrom(json(value), fields({ actors: { requester: value } })))),
+      bad('query:context:hostile', fc.oneof(hostileStrings, hostileNumberTexts).map((value) => [[name, encodeWire(value)]] as Pairs)),
+      bad('query:context:broken-json', brokenJsonTexts.map((value) => [[name, encodeWire(value)]] as Pairs)),
+      bad('query:context:deep', fc.constantFrom(100, 5000).chain((depth) => fc.constantFrom<Pairs>(
+        [[name, encodeWire(`${'{"actors":'.repeat(depth)}{"requester":{"username":"${user.username}"}}${'}'.repeat(depth)}`)]],
+        [[`${name}${'[a]'.repeat(depth)}`, 'x']],
+      ))),
+      bad('query:context:both-encodings', fc.constant<Pairs>([...json(self), ...fields(self)])),
+      bad('query:context:repeated', fc.constant<Pairs>([...json(self), ...json({ actors: { requester: { username: fx.admin.username } } })])),
+      bad('query:context:field-holding-json', fc.constant<Pairs>([[encodeWire(`${name}[actors]`), encodeWire(JSON.stringify({ requester: { username: user.username } }))]])),
+      bad('query:context:odd-brackets', fc.constantFrom<Pairs>([[`${name}[`, 'x']], [[`${name}[]`, 'x']], [[`${name}[actors][]`, 'x']], [[`${name}[__proto__][polluted]`, 'x']], [[`${name}[actors][constructor][prototype]`, 'x']])),
+      ...(required ? [] : [good(fc.constant<Pairs>([]), 4)]),
     );
   }
 
@@ -352,7 +373,7 @@ export class FuzzRequestGenerator {
     const each = parameters.map((parameter) => this.headerParameter(parameter));
     const extra = fc.oneof(
       good(fc.constant<Record<string, string>>({}), 40),
-      good(fc.constantFrom<Record<string, string>>({ accept: 'application/json' }, { accept: '*/*' }, { 'x-request-id': 'fuzz-request' }), 4),
+      good(fc.constantFrom<Record<string, string>>({ accept: 'application/json' }, { accept: '*/*' }, { 'x-request-id': 'fuzz-request' }, { accept: 'application/x-ndjson' }, { accept: 'text/csv' }), 4),
       bad('header:accept', fc.constantFrom<Record<string, string>>({ accept: 'application/yaml' }, { accept: 'text/html' }, { accept: 'image/png' }, { accept: '' }, { accept: ';;;' })),
       bad('header:request-id', hostileStrings.map((value) => ({ 'x-request-id': headerSafe(value) }))),
       bad('header:large', fc.constantFrom(4_000, 20_000, 70_000).map((size) => ({ 'x-padding': 'x'.repeat(size) }))),

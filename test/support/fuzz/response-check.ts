@@ -92,9 +92,10 @@ export class ResponseChecker {
     }
     if (!media.has(type)) return [{ kind: 'response-schema', message: `${operationId} ${response.status} answered ${type || 'no content type'}, not ${[...media.keys()].join(' or ')}` }];
     const validate = media.get(type);
-    const parsed = type === 'application/yaml' ? parseYamlText(response.body) : parseJson(response.body);
-    if (!parsed) return [{ kind: 'response-schema', message: `${operationId} ${response.status}: the body is not ${type}: ${excerpt(response.body)}` }];
-    if (validate && !validate(parsed.value)) return [{ kind: 'response-schema', message: `${operationId} ${response.status}: ${this.ajv.errorsText(validate.errors)}` }];
+    const values = parseBody(type, response.body);
+    if (!values) return [{ kind: 'response-schema', message: `${operationId} ${response.status}: the body is not ${type}: ${excerpt(response.body)}` }];
+    const broken = validate ? values.findIndex((value) => !validate(value)) : -1;
+    if (broken >= 0) return [{ kind: 'response-schema', message: `${operationId} ${response.status}${values.length > 1 ? ` (line ${broken + 1})` : ''}: ${this.ajv.errorsText(validate?.errors)}` }];
     return [];
   }
 }
@@ -105,6 +106,22 @@ function addressesNothing(status: number, code: string | undefined): boolean {
 
 function anchored(schema: unknown): object {
   return JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, `"${SPEC_ID}#/components/`)) as object;
+}
+
+/** The values a success body holds, by media type: one JSON or YAML document, one per NDJSON line, or the text itself. */
+function parseBody(type: string, body: Buffer): unknown[] | undefined {
+  if (type === 'application/yaml') return wrap(parseYamlText(body));
+  if (type === 'application/x-ndjson') {
+    const lines = body.toString('utf8').split('\n').filter((line) => line.trim() !== '');
+    const parsed = lines.map((line) => parseJson(Buffer.from(line, 'utf8')));
+    return parsed.every(Boolean) ? parsed.map((each) => (each as { value: unknown }).value) : undefined;
+  }
+  if (type.startsWith('text/')) return [body.toString('utf8')];
+  return wrap(parseJson(body));
+}
+
+function wrap(parsed: { value: unknown } | undefined): unknown[] | undefined {
+  return parsed ? [parsed.value] : undefined;
 }
 
 function parseJson(body: Buffer): { value: unknown } | undefined {

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import { TargetRefusedError } from '../errors/target-refused-error.js';
+import { embeddedIPv4 } from './embedded-ipv4.js';
+import { TargetRefusedError } from './target-refused-error.js';
 
 export interface TargetPolicyOptions {
   /** Host patterns a URL's host must match when the list is not empty: `api.example.com`, `*.example.com` (any subdomain). */
@@ -17,7 +18,8 @@ const PUBLIC_RANGE = 'unicast';
 
 /**
  * Decides whether the service may call a URL: the host must match the allow-list (if any) and every address
- * it resolves to must be public unless explicitly allowed. Shared by HTTP_CALL nodes and execution callbacks.
+ * it resolves to must be public unless explicitly allowed. Shared by HTTP_CALL nodes and execution callbacks
+ * (through OutboundHttpClient), and checked on its own when a callback URL is submitted.
  */
 export class TargetPolicy {
   private readonly allowedHosts: string[];
@@ -63,12 +65,24 @@ export class TargetPolicy {
     throw new TargetRefusedError(url, `${host} resolves to ${address}, which is not a public address`);
   }
 
+  /**
+   * Public addresses are allowed; others only when the host or a CIDR is allow-listed. An IPv6
+   * address that embeds IPv4 addresses (src/outbound/embedded-ipv4.ts) is judged by them: an
+   * IPv4-mapped address exactly as its IPv4 address (it is the same socket destination); any other
+   * form only when every embedded address is public, or the IPv6 address itself is allow-listed.
+   */
   addressAllowed(host: string, address: string): boolean {
-    if (!ipaddr.isValid(address)) return false;
-    let ip = ipaddr.parse(address);
-    if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-    if (ip.range() === PUBLIC_RANGE) return true;
+    const ip = parseAddress(address);
+    if (!ip) return false;
     if (this.privateHosts.has(host.toLowerCase())) return true;
+    if (ip.kind() === 'ipv4') return ip.range() === PUBLIC_RANGE || this.listed(ip);
+    const embedded = embeddedIPv4(ip as ipaddr.IPv6);
+    if (embedded?.form === 'IPv4-mapped') return embedded.addresses[0].range() === PUBLIC_RANGE || this.listed(embedded.addresses[0]);
+    if (embedded) return embedded.addresses.every((inner) => inner.range() === PUBLIC_RANGE) || this.listed(ip);
+    return ip.range() === PUBLIC_RANGE || this.listed(ip);
+  }
+
+  private listed(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
     return this.privateCidrs.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
   }
 
@@ -77,4 +91,20 @@ export class TargetPolicy {
     return this.allowedHosts.some((pattern) =>
       pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern);
   }
+}
+
+/**
+ * Parses an address as the network sees it. IPv6 text goes through the WHATWG URL parser first:
+ * ipaddr.js reads a dotted tail (`::127.0.0.1`, the notation resolvers print for IPv4-compatible
+ * addresses) as IPv4-mapped, which is a different address.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  if (!address.includes(':')) return ipaddr.IPv4.isValidFourPartDecimal(address) ? ipaddr.IPv4.parse(address) : undefined;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  return ipaddr.IPv6.isValid(canonical) ? ipaddr.IPv6.parse(canonical) : undefined;
 }

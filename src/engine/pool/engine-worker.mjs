@@ -1,0 +1,271 @@
+/**
+ * An engine worker thread: runs scenario programs for the host (src/engine/pool/engine-pool.ts) off the API's
+ * event loop. Plain JavaScript on purpose: it needs no TypeScript transform, so it starts the same way under
+ * tsx, node and jest. Everything it runs arrives as text (the sandbox bootstrap in workerData, generated program
+ * sources and item arguments in messages).
+ *
+ * Isolation: one isolated-vm isolate (own heap, own memory limit) with one locked-down context per tenant,
+ * kept in a small LRU. A message carries items of one tenant only, so a tenant's failure — a time limit, a memory
+ * limit that disposes its isolate — never touches another tenant's isolate or work.
+ *
+ * Messages in:  {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
+ *               {t:'forget', pids:number[]}
+ * Messages out (on workerData.answers, a port the host can also poll synchronously):
+ *               {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], done:boolean}
+ *               outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
+ *               (a limit or a broken sandbox); done: the message is finished (usually the first and only answer).
+ */
+import { createRequire } from 'node:module';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+
+const ivm = createRequire(import.meta.url)('isolated-vm');
+
+const { bootstrapSource, memoryMb, maxIsolates, windowMs, spinMicros, progressBuffer, watchBuffer, answers } = workerData;
+/** Written by the sandbox runtime: [0] message index of the running item (-2 when all are done), [1] node index. */
+const progress = new Int32Array(progressBuffer);
+/** Read by the host's watchdog: [0] when the current crossing started (epoch ms, 0 outside crossings), [1] its timeout. */
+const watch = new Float64Array(watchBuffer);
+const ITEMS_DONE = -2;
+const progressCopy = new ivm.ExternalCopy(progressBuffer);
+const clock = new ivm.Callback(() => Math.round(performance.now() * 1000));
+
+/** Program sources by host program id (the host sends each once per worker). */
+const sources = new Map();
+/** Tenant sandboxes by owner id, least recently used first. */
+const tenants = new Map();
+
+function createTenant() {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  try {
+    const context = isolate.createContextSync();
+    const bootstrap = context.evalSync(bootstrapSource, { reference: true });
+    const rt = bootstrap.applySync(undefined, [clock, progressCopy.copyInto(), windowMs], { result: { reference: true }, timeout: 10_000 });
+    bootstrap.release();
+    return {
+      isolate, context, rt,
+      batch: rt.getSync('batch', { reference: true }),
+      collected: rt.getSync('collected', { reference: true }),
+      forget: rt.getSync('forget', { reference: true }),
+      programs: new Set(),
+    };
+  } catch (error) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw error;
+  }
+}
+
+function tenantFor(owner) {
+  const existing = tenants.get(owner);
+  tenants.delete(owner);
+  if (existing && !existing.isolate.isDisposed) {
+    tenants.set(owner, existing);
+    return existing;
+  }
+  while (tenants.size >= maxIsolates) {
+    const [oldest, sandbox] = tenants.entries().next().value;
+    tenants.delete(oldest);
+    dispose(sandbox);
+  }
+  const created = createTenant();
+  tenants.set(owner, created);
+  return created;
+}
+
+function dispose(sandbox) {
+  if (!sandbox.isolate.isDisposed) sandbox.isolate.dispose();
+}
+
+function instantiate(sandbox, pid) {
+  const source = sources.get(pid);
+  if (source === undefined) throw new Error(`program ${pid} was not sent to this worker`);
+  const define = sandbox.context.evalSync(`(function (rt, id) { "use strict"; rt.define(id, (${source})(rt)); })`, { reference: true, timeout: 10_000 });
+  try {
+    define.applySync(undefined, [sandbox.rt.derefInto(), pid], { timeout: 10_000 });
+  } finally {
+    define.release();
+  }
+  sandbox.programs.add(pid);
+}
+
+function classify(error, sandbox) {
+  const message = String(error?.message ?? error);
+  if (sandbox.isolate.isDisposed || /disposed|memory limit/i.test(message)) return 'memory';
+  if (/timed out/i.test(message)) return 'timeout';
+  return 'other';
+}
+
+const LIMIT_MESSAGES = {
+  TIME_LIMIT_EXCEEDED: 'The run exceeded its CPU time limit',
+  MEMORY_LIMIT_EXCEEDED: 'The run exceeded the sandbox memory limit',
+};
+
+/** What a message has produced since its last answer. */
+let outs = [];
+let fails = [];
+
+function fail(i, code, message, node = -1) {
+  fails.push({ i, code, message: message ?? LIMIT_MESSAGES[code], node });
+}
+
+/** Keeps the outputs of a crossing ("<count>\n<json>"); returns how many items it finished. */
+function deliver(queue, out, crossMs) {
+  const cut = out.indexOf('\n');
+  const count = Number(out.slice(0, cut));
+  if (count > 0) outs.push({ idx: queue.slice(0, count), text: out.slice(cut + 1), crossMs });
+  return count;
+}
+
+/** Sends what the message has produced so far: after each crossing, so early items are answered early. */
+function answer(seq, done) {
+  if (!done && outs.length === 0 && fails.length === 0) return;
+  answers.postMessage({ t: 'r', seq, outs, fails, done });
+  outs = [];
+  fails = [];
+}
+
+function run(msg) {
+  const { seq, owner, items, budgets, pids } = msg;
+  for (const [pid, source] of msg.sources) sources.set(pid, source);
+  let queue = items.map((_, i) => i);
+  // after a crossing failed without naming its culprit, the rest go one item per crossing
+  let oneByOne = false;
+  while (queue.length > 0) {
+    let sandbox;
+    try {
+      sandbox = tenantFor(owner);
+    } catch (error) {
+      for (const i of queue) fail(i, 'SCRIPT_ERROR', `The sandbox could not start: ${error?.message ?? error}`);
+      break;
+    }
+    const unusable = new Set();
+    for (const i of queue) {
+      const pid = pids[i];
+      if (pid < 0 || sandbox.programs.has(pid) || unusable.has(pid)) continue;
+      try {
+        instantiate(sandbox, pid);
+      } catch (error) {
+        unusable.add(pid);
+        const code = classify(error, sandbox) === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
+        for (const j of queue) if (pids[j] === pid) fail(j, code, code === 'SCRIPT_ERROR' ? `The scenario program does not load: ${error?.message ?? error}` : undefined);
+        if (sandbox.isolate.isDisposed) break;
+      }
+    }
+    if (unusable.size > 0) queue = queue.filter((i) => !unusable.has(pids[i]));
+    if (sandbox.isolate.isDisposed || queue.length === 0) continue;
+
+    const crossing = oneByOne ? queue.slice(0, 1) : queue;
+    let budget = 1;
+    for (const i of crossing) budget = Math.max(budget, budgets[i]);
+    const timeout = Math.ceil(budget) + windowMs;
+    const text = `[${crossing.map((i) => `[${i},${items[i]}]`).join(',')}]`;
+    progress[0] = -1;
+    progress[1] = -1;
+    watch[1] = timeout;
+    watch[0] = Date.now();
+    const started = performance.now();
+    let out;
+    let error;
+    try {
+      out = sandbox.batch.applySync(undefined, [text], { timeout });
+    } catch (caught) {
+      error = caught ?? new Error('crossing failed');
+    }
+    watch[0] = 0;
+    const crossMs = performance.now() - started;
+    if (!error) {
+      const finished = new Set(crossing.slice(0, deliver(crossing, out, crossMs)));
+      queue = queue.filter((i) => !finished.has(i));
+      if (queue.length > 0) answer(seq, false);
+      continue;
+    }
+    const culprit = progress[0];
+    const node = progress[1];
+    const kind = classify(error, sandbox);
+    if (kind === 'memory') {
+      // the isolate is gone, with whatever its other items had finished: they run again in a fresh one
+      tenants.delete(owner);
+      dispose(sandbox);
+    } else if (kind === 'timeout') {
+      // the isolate survives a time-out: keep what finished before the culprit started
+      let done = 0;
+      try {
+        done = deliver(crossing, sandbox.collected.applySync(undefined, [], { timeout: 1000 }), crossMs);
+      } catch {
+        done = 0;
+      }
+      const finished = new Set(crossing.slice(0, done));
+      queue = queue.filter((i) => !finished.has(i));
+      // every item finished and only their promise jobs ran on: the outputs stand
+      if (culprit === ITEMS_DONE) { answer(seq, false); continue; }
+    }
+    const code = kind === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : kind === 'timeout' ? 'TIME_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
+    const message = kind === 'other' ? `The sandbox failed: ${error?.message ?? error}` : undefined;
+    const blamed = culprit >= 0 ? culprit : crossing.length === 1 ? crossing[0] : -1;
+    if (blamed >= 0) {
+      fail(blamed, code, message, node);
+      queue = queue.filter((i) => i !== blamed);
+    } else {
+      oneByOne = true;
+    }
+    answer(seq, false);
+  }
+  answer(seq, true);
+}
+
+function forget(pids) {
+  for (const pid of pids) {
+    sources.delete(pid);
+    for (const sandbox of tenants.values()) {
+      if (!sandbox.programs.delete(pid) || sandbox.isolate.isDisposed) continue;
+      try {
+        sandbox.forget.applySync(undefined, [pid], { timeout: 1000 });
+      } catch {
+        // a sandbox that cannot even forget is replaced on its next use
+      }
+    }
+  }
+}
+
+function handle(msg) {
+  if (msg.t === 'run') run(msg);
+  else if (msg.t === 'forget') forget(msg.pids);
+}
+
+/** How soon, lately, the next message came after an answer (µs, moving average): lingering pays only if soon. */
+let nextGap = 0;
+let answeredAt = 0;
+
+function noteGap(gap) {
+  nextGap = nextGap * 0.8 + gap * 0.2;
+}
+
+/**
+ * After answering, look for the next message for up to spinMicros before going back to sleep, while the next
+ * message has lately come that soon (a caller awaiting one run at a time sends its next one about then, and
+ * waking a sleeping thread costs more); on a machine too busy for that, it sleeps at once.
+ */
+function linger() {
+  answeredAt = performance.now();
+  if (nextGap > spinMicros) return;
+  const until = answeredAt + spinMicros / 1000;
+  for (;;) {
+    const next = receiveMessageOnPort(parentPort);
+    const now = performance.now();
+    if (next) {
+      noteGap((now - answeredAt) * 1000);
+      handle(next.message);
+      answeredAt = performance.now();
+      continue;
+    }
+    if (now >= until) {
+      noteGap(2 * spinMicros);
+      return;
+    }
+  }
+}
+
+parentPort.on('message', (msg) => {
+  if (answeredAt > 0) noteGap((performance.now() - answeredAt) * 1000);
+  handle(msg);
+  if (spinMicros > 0) linger();
+});

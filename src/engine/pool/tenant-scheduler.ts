@@ -1,0 +1,157 @@
+/** What the scheduler needs to know of a queued item: how much run time it may still use. */
+export interface Schedulable { budgetMs: number }
+
+interface TenantQueue<T> {
+  items: T[];
+  head: number;
+  /** Workers holding a batch of this tenant right now. */
+  held: number;
+  ready: boolean;
+  /** When the tenant was last served (or arrived): the least recently served eligible tenant goes next. */
+  served: number;
+}
+
+export interface SchedulerSettings {
+  /** Most workers one tenant may hold at once: the rest stay free for the other tenants. */
+  workersPerTenant: number;
+  /** Most items in one batch (one message to a worker). */
+  maxBatch: number;
+  /** Items of one batch differ by at most this much in remaining budget (their crossing's time-out is shared). */
+  budgetSpreadMs: number;
+}
+
+/**
+ * Fair queueing of engine work across tenants. Each tenant has its own FIFO queue; a free worker takes a
+ * batch from the tenant served least recently among those with work that hold fewer than `workersPerTenant`
+ * workers (a tenant arriving counts as served when it arrives, so coming back never jumps the queue). So a
+ * tenant whose runs loop until their time limit holds at most that many workers, and every other tenant
+ * is served by the next worker that frees up, however much the first one has queued.
+ */
+export class TenantScheduler<T extends Schedulable> {
+  private readonly tenants = new Map<number, TenantQueue<T>>();
+  /** Tenants with queued items, in the order they get served. */
+  private readonly ready: number[] = [];
+  private queued = 0;
+  private clock = 0;
+
+  constructor(private readonly settings: SchedulerSettings) {}
+
+  get pending(): number {
+    return this.queued;
+  }
+
+  enqueue(owner: number, item: T): void {
+    const tenant = this.tenant(owner);
+    tenant.items.push(item);
+    this.queued++;
+    this.markReady(owner, tenant);
+  }
+
+  /** Puts items back at the front of their tenant's queue (work a lost worker did not finish). */
+  requeue(owner: number, items: T[]): void {
+    if (items.length === 0) return;
+    const tenant = this.tenant(owner);
+    tenant.items = [...items, ...tenant.items.slice(tenant.head)];
+    tenant.head = 0;
+    this.queued += items.length;
+    this.markReady(owner, tenant);
+  }
+
+  /** The next batch for a free worker, or null when no tenant with work may take another worker. */
+  take(): { owner: number; items: T[] } | null {
+    let pick = -1;
+    let pickServed = Infinity;
+    for (let k = 0; k < this.ready.length; k++) {
+      const tenant = this.tenants.get(this.ready[k])!;
+      if (tenant.held < this.settings.workersPerTenant && tenant.served < pickServed) {
+        pick = k;
+        pickServed = tenant.served;
+      }
+    }
+    if (pick < 0) return null;
+    const owner = this.ready[pick];
+    const tenant = this.tenants.get(owner)!;
+    this.ready.splice(pick, 1);
+    tenant.ready = false;
+    tenant.served = ++this.clock;
+    const items = this.batchOf(tenant);
+    tenant.held++;
+    if (tenant.head < tenant.items.length) this.markReady(owner, tenant);
+    return { owner, items };
+  }
+
+  /** The next batch of `owner` for a worker it already holds (no new worker is taken), or null. */
+  takeMore(owner: number): T[] | null {
+    const tenant = this.tenants.get(owner);
+    if (!tenant || tenant.head >= tenant.items.length) return null;
+    const items = this.batchOf(tenant);
+    if (tenant.head >= tenant.items.length && tenant.ready) {
+      this.ready.splice(this.ready.indexOf(owner), 1);
+      tenant.ready = false;
+    }
+    return items;
+  }
+
+  /** Whether a tenant other than `owner` has work and may take a worker. */
+  othersWaiting(owner: number): boolean {
+    for (const other of this.ready) {
+      if (other !== owner && this.tenants.get(other)!.held < this.settings.workersPerTenant) return true;
+    }
+    return false;
+  }
+
+  /** A worker no longer holds any batch of `owner`. */
+  release(owner: number): void {
+    const tenant = this.tenants.get(owner);
+    if (!tenant) return;
+    tenant.held--;
+    if (tenant.held === 0 && tenant.head >= tenant.items.length) this.tenants.delete(owner);
+  }
+
+  /** Every queued item, removed (the pool is closing). */
+  drain(): T[] {
+    const all: T[] = [];
+    for (const tenant of this.tenants.values()) all.push(...tenant.items.slice(tenant.head));
+    this.tenants.clear();
+    this.ready.length = 0;
+    this.queued = 0;
+    return all;
+  }
+
+  private tenant(owner: number): TenantQueue<T> {
+    let tenant = this.tenants.get(owner);
+    if (!tenant) {
+      // arriving counts as served just before the latest service: after every tenant waiting longer, before the one just served
+      tenant = { items: [], head: 0, held: 0, ready: false, served: this.clock - 0.5 };
+      this.tenants.set(owner, tenant);
+    }
+    return tenant;
+  }
+
+  private markReady(owner: number, tenant: TenantQueue<T>): void {
+    if (tenant.ready) return;
+    tenant.ready = true;
+    this.ready.push(owner);
+  }
+
+  private batchOf(tenant: TenantQueue<T>): T[] {
+    const { maxBatch, budgetSpreadMs } = this.settings;
+    const first = tenant.items[tenant.head];
+    let end = tenant.head + 1;
+    while (end < tenant.items.length && end - tenant.head < maxBatch && Math.abs(tenant.items[end].budgetMs - first.budgetMs) <= budgetSpreadMs) end++;
+    const items = tenant.items.slice(tenant.head, end);
+    this.queued -= items.length;
+    if (end >= tenant.items.length) {
+      tenant.items = [];
+      tenant.head = 0;
+    } else {
+      tenant.head = end;
+      // drop the consumed prefix now and then, so a long-lived queue does not grow without bound
+      if (tenant.head > 1024) {
+        tenant.items = tenant.items.slice(tenant.head);
+        tenant.head = 0;
+      }
+    }
+    return items;
+  }
+}

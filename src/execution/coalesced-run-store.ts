@@ -1,0 +1,39 @@
+import { GroupCommit } from './group-commit.js';
+import type { RunOutcome } from './run-outcome.js';
+import type { RunIdentity, RunRecord, RunResultStore } from './run-result-store.js';
+
+/**
+ * The worker's reads and writes of async runs, coalesced across the run jobs it holds at once:
+ * under load one claim (an UPDATE and a SELECT) serves every job that asked meanwhile, and one
+ * multi-row upsert stores every outcome that finished meanwhile, instead of round trips per job
+ * and per run. An idle worker pays no wait: a lone request goes out at once.
+ */
+export class CoalescedRunStore {
+  private readonly claims: GroupCommit<string[], RunRecord[]>;
+  private readonly finishes: GroupCommit<{ run: RunIdentity; outcome: RunOutcome }, undefined>;
+
+  constructor(private readonly store: RunResultStore) {
+    this.claims = new GroupCommit({ maxItems: 64, concurrency: 2, commit: (groups) => this.claimAll(groups) });
+    this.finishes = new GroupCommit({ maxItems: 500, concurrency: 2, commit: async (finished) => {
+      await this.store.finishRuns(finished);
+      return finished.map(() => undefined);
+    } });
+  }
+
+  /** Marks the QUEUED ones of these runs RUNNING and answers them all (finished ones too, for their callbacks). */
+  claim(ids: string[]): Promise<RunRecord[]> {
+    return this.claims.submit(ids);
+  }
+
+  /** Stores a finished run's outcome (keyed by result id: storing it twice changes nothing). */
+  finish(run: RunIdentity, outcome: RunOutcome): Promise<undefined> {
+    return this.finishes.submit({ run, outcome });
+  }
+
+  private async claimAll(groups: string[][]): Promise<RunRecord[][]> {
+    const ids = [...new Set(groups.flat())];
+    await this.store.markRunning(ids);
+    const byId = new Map((await this.store.findByIds(ids)).map((run) => [run.id, run]));
+    return groups.map((group) => group.flatMap((id) => byId.get(id) ?? []));
+  }
+}

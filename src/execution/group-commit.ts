@@ -1,0 +1,72 @@
+/**
+ * Group commit: callers submit one item each and wait for its outcome; items are committed in
+ * groups, one round trip per group instead of one per item. An idle group commit starts at once
+ * (no added latency); while `concurrency` commits are in flight, new items wait and go into the
+ * next group together, so groups grow with the load. `minIntervalMs` spaces commits out under load
+ * (the next one starts no sooner than that after the previous began), trading a few milliseconds
+ * of latency for fewer, fuller groups.
+ */
+export interface GroupCommitOptions<T, R> {
+  /** Commits one group; answers one outcome per item, in order: a value, or an Error to reject that item with. Throwing rejects the whole group. */
+  commit(items: T[]): Promise<Array<R | Error>>;
+  /** Most items per group. */
+  maxItems: number;
+  /** Commits in flight at once (default 1). */
+  concurrency?: number;
+  minIntervalMs?: number;
+}
+
+interface Waiting<T, R> {
+  item: T;
+  resolve(value: R): void;
+  reject(error: Error): void;
+}
+
+export class GroupCommit<T, R> {
+  private waiting: Array<Waiting<T, R>> = [];
+  private inFlight = 0;
+  private lastStart = 0;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly options: GroupCommitOptions<T, R>) {}
+
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    const { concurrency = 1, minIntervalMs = 0, maxItems } = this.options;
+    while (this.waiting.length > 0 && this.inFlight < concurrency && this.timer === undefined) {
+      const wait = this.lastStart + minIntervalMs - performance.now();
+      if (wait > 0) {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, wait);
+        return;
+      }
+      this.lastStart = performance.now();
+      void this.run(this.waiting.splice(0, maxItems));
+    }
+  }
+
+  private async run(group: Array<Waiting<T, R>>): Promise<void> {
+    this.inFlight += 1;
+    try {
+      const outcomes = await this.options.commit(group.map((entry) => entry.item));
+      group.forEach((entry, index) => {
+        const outcome = outcomes[index];
+        if (outcome instanceof Error) entry.reject(outcome);
+        else entry.resolve(outcome as R);
+      });
+    } catch (error) {
+      for (const entry of group) entry.reject(error as Error);
+    } finally {
+      this.inFlight -= 1;
+      this.pump();
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import type { Request, RequestHandler } from 'express';
+import { parse as parseNested } from 'qs';
+import { routes } from '../../generated/routes.js';
+import { createRouteMatcher } from './route-matching.js';
+import { BadRequestError } from '../errors/bad-request-error.js';
+
+/**
+ * Reads the `context` query parameter into one object before the spec validator sees it, in every
+ * encoding clients use (spec parameter `Context`, style deepObject):
+ *
+ * - deepObject fields, nested to any depth: `context[actors][requester][username]=alice`. Generated
+ *   clients send this. The validator's own bracket handling merges sibling fields shallowly (a second
+ *   `context[actors][…]` field would drop the first), so the fields are parsed here, with qs.
+ * - a deepObject field holding JSON text of an object, `context[actors]={"requester":…}`: how Swagger UI
+ *   sends a nested object under deepObject.
+ * - the whole context as URL-encoded JSON, `context=%7B…%7D`: what the API took before 1.9.
+ * - nothing, or `context=`: serialisers write an empty object as nothing at all (openapi-fetch, Swagger
+ *   UI), so an absent context is the empty one, `{}`: the token's user acting on their own scenarios.
+ *
+ * What the fields mean is decided later (resolveOwner); this only decodes.
+ */
+export function contextQuery(spec: { paths: Record<string, Record<string, unknown>> }): RequestHandler {
+  const matchRoute = createRouteMatcher(routes);
+  const takesContext = new Set<string>(routes.filter((route) => declaresContext(spec.paths[route.path]?.[route.method])).map((route) => route.operationId));
+  return (request, _response, next) => {
+    const route = matchRoute(request.method, request.path);
+    if (!route || !takesContext.has(route.operationId)) {
+      next();
+      return;
+    }
+    const query = { ...(request.query as Record<string, unknown>) };
+    const fieldNames = Object.keys(query).filter((name) => name.startsWith(`${PARAMETER}[`));
+    for (const name of fieldNames) delete query[name];
+    query[PARAMETER] = fieldNames.length > 0 ? fromFields(request, query[PARAMETER]) : fromPlainValue(query[PARAMETER]);
+    // Express 5 computes `req.query` on each read; an own property is what the validator and the handler then see.
+    Object.defineProperty(request, 'query', { value: query, writable: true, configurable: true, enumerable: true });
+    next();
+  };
+}
+
+const PARAMETER = 'context';
+const CONTEXT_REF = '#/components/parameters/Context';
+
+function declaresContext(operation: unknown): boolean {
+  const parameters = (operation as { parameters?: Array<{ $ref?: string; name?: string; in?: string }> } | undefined)?.parameters ?? [];
+  return parameters.some((parameter) => parameter.$ref === CONTEXT_REF || (parameter.name === PARAMETER && parameter.in === 'query'));
+}
+
+/** `context=<JSON>` as an object; absent or empty as `{}`; anything else as it came, for the validator to reject. */
+function fromPlainValue(value: unknown): unknown {
+  if (value === undefined || value === '') return {};
+  if (typeof value !== 'string') return value;
+  return parseJsonObject(value) ?? value;
+}
+
+/** `context[a][b]=…` fields (read from the raw query string, so nesting and encoding are exact). */
+function fromFields(request: Request, plainValue: unknown): unknown {
+  if (plainValue !== undefined) {
+    throw new BadRequestError('Send `context` once: either as deepObject fields (`context[actors][requester][username]=…`) or as JSON (`context=%7B…%7D`), not both.', 'VALIDATION_FAILED', [
+      { path: 'query.context', message: 'is given both as JSON and as deepObject fields' },
+    ]);
+  }
+  const url = request.originalUrl;
+  const queryString = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+  const fields = queryString.split('&').filter((pair) => decodedName(pair).startsWith(`${PARAMETER}[`)).join('&');
+  const parsed = parseNested(fields, { depth: 10, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false, allowDots: false })[PARAMETER];
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return parsed;
+  const context: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(context)) {
+    if (typeof value === 'string') context[key] = parseJsonObject(value) ?? value;
+  }
+  return context;
+}
+
+function decodedName(pair: string): string {
+  const name = pair.split('=', 1)[0].replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/** The object a JSON text holds; undefined when it is not JSON of an object. */
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
