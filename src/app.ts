@@ -5,7 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import multer from 'multer';
 import passport from 'passport';
 import type { Logger } from 'pino';
-import { routes, type OperationHandlers, type OperationId } from '../generated/routes.js';
+import { routes, type OperationHandlers, type OperationId, type RouteDefinition } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
 import { requireAuthentication } from './auth/require-authentication.js';
@@ -17,6 +17,7 @@ import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { createFastLane, type FastLaneOperation } from './http/fast-lane.js';
+import { refuseInfiniteNumbers } from './http/finite-numbers.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext } from './http/request-context.js';
 import { multipartBody } from './http/multipart-body.js';
@@ -35,6 +36,11 @@ export interface AppDependencies {
    * (SCORE_FAST_LANE=false) every operation goes through Express.
    */
   fastLane?: Partial<Record<OperationId, FastLaneOperation['handle']>>;
+}
+
+function declaresRequestBody(spec: Record<string, unknown>, route: RouteDefinition): boolean {
+  const paths = spec.paths as Record<string, Record<string, { requestBody?: unknown }>>;
+  return Boolean(paths[route.path]?.[route.method]?.requestBody);
 }
 
 /** Whether the spec lets `route` take a multipart/form-data body. */
@@ -65,11 +71,12 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(apiDocsRouter(spec));
 
   app.use(authenticate(deps.users, authenticator));
-  const batchRoute = routes.find((route) => route.operationId === 'submitBatch');
-  if (batchRoute) app.post(batchRoute.expressPath, jsonBody(config.limits.batchBodyBytes));
-  app.use(jsonBody(config.limits.bodyBytes));
-  app.use(yamlBody(config.limits.bodyBytes, config.limits.bodyDepth));
-  app.use(bodyDepthLimit(config.limits.bodyDepth));
+  // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
+  // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
+  for (const route of routes.filter((route) => declaresRequestBody(spec, route))) {
+    const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
+    app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth), bodyDepthLimit(config.limits.bodyDepth));
+  }
   app.use(removeUploadsWhenDone);
   const storage = multer.diskStorage({ destination: tmpdir() });
   for (const route of routes) {
@@ -85,7 +92,10 @@ export function createApp(deps: AppDependencies): RequestListener {
     OpenApiValidator.middleware({
       apiSpec: spec as never,
       validateApiSpec: false,
-      validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
+      // The first problem only: Ajv's every-problem mode copies its error list once per failing `$ref`'d
+      // element, so its work grows with the square of the problems (an 800 KB import of 100,000 broken
+      // scenarios held the event loop for ten minutes). Scenario documents still get every problem from the compiler.
+      validateRequests: { allowUnknownQueryParameters: false, allErrors: false },
       // A response that breaks the spec becomes a 500 (logged by the error handler); see VALIDATE_RESPONSES.
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
@@ -94,12 +104,17 @@ export function createApp(deps: AppDependencies): RequestListener {
       operationHandlers: false,
     }),
   );
+  app.use(refuseInfiniteNumbers(spec as never));
 
   for (const route of routes) {
     app[route.method](route.expressPath, requireAuthentication(route), deps.handlers[route.operationId]);
   }
 
   app.use(unknownRouteHandler);
+  app.use(createErrorHandler());
+  // Once more, for what the error handler's own answer raises: with response validation (tests) an error
+  // status the operation does not declare comes back as a contract break, to be answered as a JSON 500
+  // (without this, Express's HTML error page).
   app.use(createErrorHandler());
 
   const laneOperations = routes.flatMap((route) => {

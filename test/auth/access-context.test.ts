@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import request from 'supertest';
 import { resolveOwner } from '../../src/auth/access-context.js';
+import { simpleScenario } from '../scenarios/support/fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 let testApp: TestApp;
@@ -106,6 +107,15 @@ describe('context: another resource owner', () => {
       const response = await probe(admin, query);
       expect([response.status, response.body.details?.[0]?.path]).toEqual([404, 'query.context.actors.resourceOwner']);
     }
+  });
+
+  it.each([
+    ['importScenarios', '/api/scenario/import', 'application/json', JSON.stringify(simpleScenario('for-nobody'))],
+    ['createInputVariablesFromCsv', '/api/scenario/data/inputvariables/create', 'multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="file"; filename="v.csv"\r\n\r\ntrue;a;INTEGER\r\n--b--\r\n'],
+  ])('answers %s with 404, which it declares, when an admin names an owner who does not exist', async (_operationId, path, type, body) => {
+    const response = await request(testApp.app).post(`${path}?${json({ actors: { resourceOwner: { username: 'nobody-at-all' } } })}`)
+      .set('Authorization', `Bearer ${admin.accessToken}`).set('Content-Type', type).send(body);
+    expect([response.status, response.body.details?.[0]?.path]).toEqual([404, 'query.context.actors.resourceOwner']);
   });
 
   it('answers 400 when the context names two different owners', async () => {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { ConflictError } from '../../src/errors/conflict-error.js';
 import { ERROR_CODES } from '../../src/errors/error-codes.js';
 import { loadSpec } from '../../src/http/api-docs.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -9,7 +10,11 @@ let user: TestUser;
 beforeAll(async () => {
   testApp = await createTestApp({
     // A handler that breaks the contract: the spec promises an array of CollectionInfo.
-    handlers: { listCollections: (_req, res) => void res.json({ not: 'an array' }) },
+    handlers: {
+      listCollections: (_req, res) => void res.json({ not: 'an array' }),
+      // An error the operation does not declare (getCollectionColumns has no 409).
+      getCollectionColumns: (_req, _res, next) => next(new ConflictError('not declared here')),
+    },
   });
   user = await testApp.newUser();
 });
@@ -38,6 +43,14 @@ describe('the contract', () => {
         expect({ operation: operation.operationId, statuses: Object.keys(operation.responses) }).toEqual({ operation: operation.operationId, statuses: expect.arrayContaining(['400', '401', '431']) });
       }
     }
+  });
+
+  it('declares 403 and 404 on every operation that takes a context (an owner may be refused or not exist)', () => {
+    const spec = loadSpec() as { paths: Record<string, Record<string, { operationId: string; parameters?: Array<{ $ref?: string }>; responses: Record<string, unknown> }>> };
+    const withContext = Object.values(spec.paths).flatMap((item) => Object.values(item))
+      .filter((operation) => (operation.parameters ?? []).some((parameter) => parameter.$ref?.endsWith('/Context')));
+    expect(withContext.length).toBeGreaterThan(10);
+    for (const operation of withContext) expect([operation.operationId, Object.keys(operation.responses)]).toEqual([operation.operationId, expect.arrayContaining(['403', '404'])]);
   });
 
   it('bounds every integer a client sends (parameters and request bodies) with a minimum and a maximum', () => {
@@ -81,6 +94,13 @@ describe('the contract', () => {
   it('lists exactly the error codes the code uses', () => {
     const spec = loadSpec() as { components: { schemas: { ErrorCode: { enum: string[] } } } };
     expect(spec.components.schemas.ErrorCode.enum).toEqual([...ERROR_CODES]);
+  });
+
+  it('turns an error the operation does not declare into a JSON 500, never an HTML page', async () => {
+    const response = await request(testApp.app).get('/api/internaldata/columns/anything').set('Authorization', `Bearer ${user.accessToken}`);
+    expect(response.status).toBe(500);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
   });
 
   it('turns a response that breaks the spec into a failure', async () => {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
+import type { Logger } from 'pino';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { createLogger } from '../../src/logger.js';
 import { closeServices, createServices, fastLaneOperations, healthChecks, type Services } from '../../src/services.js';
-import type { Logger } from 'pino';
 import type { OperationHandlers } from '../../generated/routes.js';
 import { applyTestEnvironment } from './test-environment.js';
 
@@ -43,7 +43,7 @@ export interface TestAppOptions {
   handlers?: Partial<OperationHandlers>;
   /** Replaces operations on the fast lane (e.g. to break the contract on purpose). */
   fastLane?: AppDependencies['fastLane'];
-  /** Where the app logs (to read what it logged); a silent logger by default. */
+  /** Receives the app's logs instead of the configured logger (e.g. to tie a 500 to its logged cause). */
   logger?: Logger;
 }
 

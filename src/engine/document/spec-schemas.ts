@@ -27,16 +27,56 @@ function specLocation(): URL {
   return new URL('../../../spec/openapi.json', import.meta.url);
 }
 
-function buildValidators(): { graph: SchemaCheck; settings: Record<NodeType, SchemaCheck> } {
-  const spec = JSON.parse(readFileSync(specLocation(), 'utf8')) as { components: { schemas: Record<string, unknown> } };
-  const ajv = new Ajv2020({ allErrors: true, strict: false, discriminator: true });
+/**
+ * Past this many JSON values a failing node reports only its first schema problem. Ajv's
+ * every-problem mode copies its error list once per failing `$ref`'d element, so its work grows with
+ * the square of the problems: a 1 MB scorecard of 125,000 broken characteristics held the event
+ * loop for minutes. Documents a person writes stay far below this and still get every problem.
+ */
+export const FULL_REPORT_MAX_VALUES = 2_000;
+
+function createAjv(spec: { components: { schemas: Record<string, unknown> } }, allErrors: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors, strict: false, discriminator: true });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema({ $id: SPEC_ID, components: { schemas: withoutDiscriminatorMappings(spec.components.schemas) } });
+  return ajv;
+}
+
+/** Whether `value` holds at most `limit` JSON values (counting stops at the limit). */
+function hasAtMostValues(value: unknown, limit: number): boolean {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    count += 1;
+    if (count > limit) return false;
+    if (next && typeof next === 'object') {
+      for (const child of Array.isArray(next) ? next : Object.values(next)) {
+        if (count + pending.length >= limit) return false;
+        pending.push(child);
+      }
+    }
+  }
+  return true;
+}
+
+function buildValidators(): { graph: SchemaCheck; settings: Record<NodeType, SchemaCheck> } {
+  const spec = JSON.parse(readFileSync(specLocation(), 'utf8')) as { components: { schemas: Record<string, unknown> } };
+  // The first-problem validator decides (its work is linear); the every-problem one only explains failures of documents of a person's size.
+  const firstProblem = createAjv(spec, false);
+  const everyProblem = createAjv(spec, true);
   const check = (name: string): SchemaCheck => {
-    const validate = ajv.getSchema(`${SPEC_ID}#/components/schemas/${name}`) as ValidateFunction | undefined;
-    if (!validate) throw new Error(`Schema ${name} is missing from spec/openapi.json`);
-    return (value, basePath) => (validate(value) ? [] : toProblems(validate.errors ?? [], basePath));
+    const ref = `${SPEC_ID}#/components/schemas/${name}`;
+    const validateFirst = firstProblem.getSchema(ref) as ValidateFunction | undefined;
+    const validateEvery = everyProblem.getSchema(ref) as ValidateFunction | undefined;
+    if (!validateFirst || !validateEvery) throw new Error(`Schema ${name} is missing from spec/openapi.json`);
+    return (value, basePath) => {
+      if (validateFirst(value)) return [];
+      if (!hasAtMostValues(value, FULL_REPORT_MAX_VALUES)) return toProblems(validateFirst.errors ?? [], basePath);
+      validateEvery(value);
+      return toProblems(validateEvery.errors ?? [], basePath);
+    };
   };
   const settings = Object.fromEntries(
     Object.entries(SETTINGS_SCHEMA).map(([type, name]) => [type, check(name)]),

@@ -1,0 +1,182 @@
+/**
+ * The long fuzz run (`npm run fuzz -- --requests 10000`): the same spec-driven requests as
+ * test/http/fuzz.test.ts, against the real app on a fresh database of its own, with a status
+ * histogram per operation and overall, and every finding grouped with one request that shows it.
+ * Exits 1 on any 5xx or any other finding (non-JSON error, error body or answer the spec does not declare).
+ *
+ * Options: --requests N (10000)  --seed S (random)  --concurrency C (4)  --operation <operationId>
+ *          --from K (start at request K of the seed's sequence: replay one with --from K --requests 1)
+ *          --examples N (requests shown per finding group, 1)  --echo-errors (also print the app's error log)
+ *          --codes (also the error codes per operation: how far requests get)
+ * Environment: DATABASE_URL (default mysql://root@127.0.0.1:3306/scoring_fuzz; dropped and recreated,
+ * so its name must contain "fuzz" or "test"), JOBS_URL (default redis://127.0.0.1:6379/1, under a key prefix of its own).
+ */
+import { parseArgs } from 'node:util';
+import fc from 'fast-check';
+import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../src/db/database.js';
+import { describeRequest, type FuzzRequest } from '../test/support/fuzz/fuzz-requests.js';
+import { startFuzzSession } from '../test/support/fuzz/fuzz-session.js';
+import type { Finding } from '../test/support/fuzz/response-check.js';
+
+const { values: options } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '10000' },
+    seed: { type: 'string' },
+    concurrency: { type: 'string', default: '4' },
+    operation: { type: 'string' },
+    from: { type: 'string', default: '0' },
+    examples: { type: 'string', default: '1' },
+    'echo-errors': { type: 'boolean', default: false },
+    codes: { type: 'boolean', default: false },
+  },
+});
+const total = Number(options.requests);
+const seed = options.seed === undefined ? (Date.now() ^ (Math.random() * 0x100000000)) | 0 : Number(options.seed);
+const concurrency = Math.max(1, Number(options.concurrency));
+const from = Number(options.from);
+const examplesShown = Number(options.examples);
+const CHUNK = 200;
+
+process.env.APP_ENV = 'test';
+process.env.DATABASE_URL ??= 'mysql://root@127.0.0.1:3306/scoring_fuzz';
+
+async function freshDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  if (!/fuzz|test/.test(name)) throw new Error(`the fuzz run drops its database first; ${name} does not look like a scratch database (its name must contain "fuzz" or "test")`);
+  const server = new URL(url);
+  server.pathname = '/';
+  const admin = createDatabase(server.toString(), { min: 0, max: 1 });
+  await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
+  await admin.destroy();
+  await ensureDatabaseExists(url);
+  const db = createDatabase(url, { min: 0, max: 1 });
+  await migrateToLatest(db);
+  await db.destroy();
+}
+
+interface Observation { index: number; request: FuzzRequest; status: number; code?: string; durationMs: number; findings: Finding[] }
+
+function errorCodeOf(body: Buffer): string | undefined {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Findings of one kind and cause group together, whatever ids and numbers they mention. */
+function groupKey(observation: Observation, finding: Finding): string {
+  const what = (finding.cause ?? finding.message).split('\n')[0]
+    .replace(/"requestId":"[^"]*"/g, '')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/\d+/g, 'N')
+    .slice(0, 200);
+  return `${finding.kind} · ${observation.request.operationId} · ${observation.status} · ${what}`;
+}
+
+function printHistogram(title: string, byStatus: Map<number, number>): void {
+  const cells = [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status === 0 ? 'none' : status}×${count}`);
+  const sum = [...byStatus.values()].reduce((a, b) => a + b, 0);
+  console.log(`${title.padEnd(32)} ${String(sum).padStart(6)}  ${cells.join('  ')}`);
+}
+
+async function main(): Promise<void> {
+  await freshDatabase(process.env.DATABASE_URL as string);
+  const session = await startFuzzSession({ echoErrors: options['echo-errors'] });
+  const arbitrary = options.operation ? session.generator.requestsTo(options.operation) : session.generator.requests();
+  let chunkIndex = -1;
+  let chunk: FuzzRequest[] = [];
+  /** Request `index` of this seed's sequence: chunks of CHUNK, each sampled with a seed mixed from the run's seed and the chunk number (so nearby seeds share no chunks). */
+  const requestAt = (index: number): FuzzRequest => {
+    const wanted = Math.floor(index / CHUNK);
+    if (wanted !== chunkIndex) {
+      chunk = fc.sample(arbitrary, { seed: (seed ^ Math.imul(wanted + 1, 0x9e3779b1)) | 0, numRuns: CHUNK });
+      chunkIndex = wanted;
+    }
+    return chunk[index % CHUNK];
+  };
+
+  console.log(`fuzzing ${session.baseUrl} with ${total} requests, seed ${seed}${options.operation ? `, only ${options.operation}` : ''}, ${concurrency} at a time`);
+  const observations: Observation[] = [];
+  let next = from;
+  const end = from + total;
+  const started = Date.now();
+  const worker = async () => {
+    while (next < end) {
+      const index = next++;
+      const request = requestAt(index);
+      const { response, findings } = await session.run(request);
+      const code = response.status >= 400 ? errorCodeOf(response.body) : undefined;
+      observations.push({ index, request, status: response.error ? 0 : response.status, code, durationMs: response.durationMs, findings });
+      if (observations.length % 1000 === 0) console.error(`… ${observations.length} requests, ${observations.filter((o) => o.findings.length > 0).length} with findings, ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await session.close();
+  }
+
+  console.log('\nstatus histogram per operation');
+  const byOperation = new Map<string, Map<number, number>>();
+  const overall = new Map<number, number>();
+  for (const { request, status } of observations) {
+    const histogram = byOperation.get(request.operationId) ?? new Map<number, number>();
+    histogram.set(status, (histogram.get(status) ?? 0) + 1);
+    byOperation.set(request.operationId, histogram);
+    overall.set(status, (overall.get(status) ?? 0) + 1);
+  }
+  for (const [operationId, histogram] of [...byOperation.entries()].sort(([a], [b]) => a.localeCompare(b))) printHistogram(operationId, histogram);
+  printHistogram('overall', overall);
+
+  if (options.codes) {
+    console.log('\nerror codes per operation');
+    const codes = new Map<string, Map<string, number>>();
+    for (const { request, status, code } of observations) {
+      if (status < 400) continue;
+      const counts = codes.get(request.operationId) ?? new Map<string, number>();
+      const key = `${status} ${code ?? '?'}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      codes.set(request.operationId, counts);
+    }
+    for (const [operationId, counts] of [...codes.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      console.log(`${operationId.padEnd(32)} ${[...counts.entries()].sort(([, a], [, b]) => b - a).map(([key, count]) => `${key}×${count}`).join('  ')}`);
+    }
+  }
+
+  console.log('\nslowest requests');
+  for (const { index, request, status, durationMs } of [...observations].sort((a, b) => b.durationMs - a.durationMs).slice(0, 5)) {
+    console.log(`  ${durationMs} ms  #${index} ${request.operationId} → ${status === 0 ? 'no response' : status} [${request.variants.join(', ') || 'well-formed'}]`);
+  }
+  if (session.errorLog.background.length > 0) {
+    console.log(`\n${session.errorLog.background.length} errors logged outside requests (jobs), first: ${session.errorLog.background[0]}`);
+  }
+
+  const groups = new Map<string, Array<{ observation: Observation; finding: Finding }>>();
+  for (const observation of observations) {
+    for (const finding of observation.findings) {
+      const key = groupKey(observation, finding);
+      groups.set(key, [...(groups.get(key) ?? []), { observation, finding }]);
+    }
+  }
+  const fiveXx = observations.filter(({ status }) => status >= 500).length;
+  console.log(`\n${observations.length} requests in ${Math.round((Date.now() - started) / 1000)} s (seed ${seed}): ${fiveXx} × 5xx, ${observations.filter((o) => o.findings.length > 0).length} with findings in ${groups.size} groups`);
+  for (const [key, group] of [...groups.entries()].sort(([, a], [, b]) => b.length - a.length)) {
+    console.log(`\n${group.length} × ${key}`);
+    for (const { observation: { index, request }, finding } of group.slice(0, examplesShown)) {
+      console.log(`  ${finding.message.split('\n')[0].slice(0, 300)}`);
+      if (finding.cause) console.log(`  cause: ${finding.cause.replace(/\n/g, '\n    ')}`);
+      console.log(`  replay: npm run fuzz -- --seed ${seed} --from ${index} --requests 1${options.operation ? ` --operation ${options.operation}` : ''}`);
+      console.log(describeRequest(request, session.baseUrl).replace(/^/gm, '  '));
+    }
+  }
+  process.exitCode = groups.size > 0 ? 1 : 0;
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    console.error(`fuzz run failed: ${(error as Error).stack ?? String(error)}`);
+    process.exit(2);
+  },
+);

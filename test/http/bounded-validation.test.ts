@@ -1,0 +1,43 @@
+import request from 'supertest';
+import { everyNodeScenario } from '../scenarios/support/fixtures.js';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+
+/**
+ * Validation work stays bounded by the body's size: bodies of many broken elements are refused
+ * within seconds (Ajv's every-problem mode took time in the square of the problems: an 800 KB
+ * import held the event loop for ten minutes).
+ */
+
+let testApp: TestApp;
+let user: TestUser;
+
+beforeAll(async () => {
+  testApp = await createTestApp();
+  user = await testApp.newUser();
+});
+afterAll(async () => testApp.close());
+
+const bearer = () => ({ Authorization: `Bearer ${user.accessToken}` });
+
+describe('validation of large broken bodies', () => {
+  it('answers an import of 100,000 broken scenarios (800 KB) with 400 within seconds', async () => {
+    const body = `[${Array.from({ length: 100_000 }, () => '{"a":1}').join(',')}]`;
+    const started = Date.now();
+    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer())
+      .set('Content-Type', 'application/json').send(body);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('answers an import whose scorecard has 20,000 broken characteristics with 400 INVALID_SCENARIO within seconds', async () => {
+    const scenario = everyNodeScenario('huge-card');
+    (scenario.nodeProperties.card.content as { characteristics: unknown[] }).characteristics = Array.from({ length: 20_000 }, () => ({ x: 1 }));
+    const started = Date.now();
+    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer()).send(scenario);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_SCENARIO');
+    expect(response.body.details[0].path).toMatch(/card\.content\.characteristics\[0\]/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
