@@ -12,7 +12,7 @@ import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import type { AuthenticatedUser } from './request-context.js';
 import { assertNestingWithin } from './nesting-depth.js';
-import { compileRequestCheck, compileResponseCheck, declaredHeaders, type OpenApiDocument } from './operation-validator.js';
+import { compileRequestCheck, compileResponseCheck, declaredHeaders, declaresBody, type OpenApiDocument } from './operation-validator.js';
 import { createOperationMatcher } from './route-matching.js';
 
 /**
@@ -68,6 +68,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 interface LaneOperation extends FastLaneOperation {
   headerNames: string[];
+  /** The operation declares a request body; without one, a body sent is ignored. */
+  takesBody: boolean;
   check: ReturnType<typeof compileRequestCheck>;
   checkResponse?: ReturnType<typeof compileResponseCheck>;
 }
@@ -81,6 +83,7 @@ function compileOperation(options: FastLaneOptions, operation: FastLaneOperation
   return {
     ...operation,
     headerNames: declaredHeaders(options.spec, route.operationId),
+    takesBody: declaresBody(options.spec, route.operationId),
     check: compileRequestCheck(options.spec, route.operationId),
     checkResponse: options.validateResponses ? compileResponseCheck(options.spec, route.operationId) : undefined,
   };
@@ -110,13 +113,15 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (!caller) throw new UnauthorizedError('The score token is not valid.', 'INVALID_SCORE_TOKEN');
     log.user = caller.username;
     const query = parseQuery(queryString) as Record<string, unknown>;
-    const contentType = request.headers['content-type'];
+    // An operation that declares no body (the async result) ignores one, whatever its type or size.
+    const contentType = operation.takesBody ? request.headers['content-type'] : undefined;
     const isJson = JSON_TYPE.test(contentType ?? '');
-    if (contentType && !isJson) {
+    if (!operation.takesBody) request.resume();
+    else if (contentType && !isJson) {
       request.resume();
       throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${contentType.split(';')[0]}.`);
     }
-    const body = await readJsonBody(request, options.bodyLimitBytes, isJson);
+    const body = operation.takesBody ? await readJsonBody(request, options.bodyLimitBytes, isJson) : undefined;
     assertNestingWithin(body, options.bodyDepthLimit);
     const headers: Record<string, unknown> = {};
     for (const name of operation.headerNames) {
