@@ -1,6 +1,7 @@
 /** MySQL/MariaDB error numbers the service reacts to, and how to read them off a driver error. */
 export const ER_DUP_ENTRY = 1062;
 export const ER_LOCK_WAIT_TIMEOUT = 1205;
+export const ER_NO_SUCH_TABLE = 1146;
 export const ER_LOCK_DEADLOCK = 1213;
 /** `LOAD DATA LOCAL` refused: MariaDB (and MySQL 5.7) answer ER_NOT_ALLOWED_COMMAND, MySQL 8 ER_CLIENT_LOCAL_FILES_DISABLED. */
 export const ER_NOT_ALLOWED_COMMAND = 1148;

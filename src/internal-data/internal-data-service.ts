@@ -9,7 +9,7 @@ import { CsvFile } from './csv-file.js';
 import { insertRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
 import { profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
 import { encodedRows } from './row-encoder.js';
-import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NOT_ALLOWED_COMMAND, mysqlErrno } from '../db/mysql-errors.js';
+import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NO_SUCH_TABLE, ER_NOT_ALLOWED_COMMAND, mysqlErrno } from '../db/mysql-errors.js';
 import type { CollectionRecord, IndexRecord, InternalDataStore } from './internal-data-store.js';
 
 export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
@@ -466,6 +466,8 @@ export class InternalDataService {
     }
     if (errno === ER_LOCK_WAIT_TIMEOUT) return loadConflict(collection, 'waiting for its lock timed out');
     if (errno === ER_LOCK_DEADLOCK) return loadConflict(collection, 'the database broke a deadlock with another request');
+    // A delete of the same collection dropped its table while this load ran (found by npm run fuzz).
+    if (errno === ER_NO_SUCH_TABLE) return loadConflict(collection, 'another request deleted the collection meanwhile');
     return error;
   }
 }
