@@ -69,6 +69,25 @@ describe('concurrency conflicts during loads', () => {
     expect(await allRows(testApp, user, name)).toEqual([{ id: 1 }]);
   });
 
+  it('answers 409 LOAD_CONFLICT when a delete drops the collection\'s table while the load runs, and leaves nothing behind', async () => {
+    const name = uniqueName();
+    await upload(testApp, user, name, 'id\n1\n').expect(201);
+    // The delete won the race: by the time the rows are copied in, the collection's table is gone.
+    class DroppedUnderneathStore extends InternalDataStore {
+      override async insertFromStaging(): Promise<number> {
+        throw mysqlError(1146, 'ER_NO_SUCH_TABLE', "Table 'scoring.idc_1' doesn't exist");
+      }
+
+      override async insertRows(): Promise<void> {
+        throw mysqlError(1146, 'ER_NO_SUCH_TABLE', "Table 'scoring.idc_1' doesn't exist");
+      }
+    }
+    const service = new InternalDataService(new DroppedUnderneathStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    const error = await service.load({ ownerId: user.id, collection: name, fileName: 'more.csv', path: await csvFile(name, 'id\n2\n') }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 409, code: 'LOAD_CONFLICT', message: expect.stringContaining('deleted') });
+    expect(await allRows(testApp, user, name)).toEqual([{ id: 1 }]);
+  });
+
   it('answers 409 LOAD_CONFLICT, not NAME_TAKEN, when other loads keep taking and dropping a new name', async () => {
     const name = uniqueName();
     // Every time this load tries to create the collection another request has just created it,
