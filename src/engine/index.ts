@@ -16,3 +16,4 @@ export { CompiledScenario } from './compiled-scenario.js';
 export { ScenarioCompileError } from './errors/scenario-compile-error.js';
 export { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
 export { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
+export { PortUnavailableError } from './errors/port-unavailable-error.js';

@@ -1,6 +1,9 @@
 import type { ScenarioDocument } from './types.js';
 
-/** What the engine needs from the rest of the service; implemented by internal-data (lookups), scenarios (scenario calls) and outbound (HTTP). */
+/**
+ * What the engine needs from the rest of the service; implemented by internal-data (lookups), scenarios (scenario calls) and outbound (HTTP).
+ * A port whose backing service is down throws PortUnavailableError (errors/port-unavailable-error.ts): the run is abandoned, not failed.
+ */
 
 export interface LookupRequest {
   ownerId: number; collection: string; keyColumn: string; key: unknown; columns?: string[]; mode: 'ONE' | 'ALL';

@@ -8,6 +8,7 @@ import { ScenarioCompileError } from './errors/scenario-compile-error.js';
 import { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
 import { DEFAULT_POOL_SETTINGS, EnginePool, type EnginePoolSettings, type PoolStats } from './pool/engine-pool.js';
 import type { EnginePorts } from './ports.js';
+import { PortUnavailableError } from './errors/port-unavailable-error.js';
 import { checkInputs } from './runtime/check-inputs.js';
 import { performHttpCall } from './runtime/http-node.js';
 import { ProgramChecker } from './sandbox/program-checker.js';
@@ -286,6 +287,7 @@ export class ScenarioEngine {
         try {
           found = await this.ports.lookups.lookup({ ownerId: context.ownerId, collection: s.collection, keyColumn: s.keyColumn, key, columns: s.columns, mode: s.mode });
         } catch (error) {
+          if (error instanceof PortUnavailableError) throw error;
           return fail('LOOKUP_FAILED', `lookup in "${s.collection}" failed: ${(error as Error).message}`);
         }
         return { values: [found ?? (s.mode === 'ALL' ? [] : null)], read, micros: 0 };
@@ -329,6 +331,7 @@ export class ScenarioEngine {
     try {
       result = (await this.run(callee, inputs as Record<string, unknown>, { ownerId: context.ownerId, callStack: [...stack, name], budget: context.budget })).result;
     } catch (error) {
+      if (error instanceof PortUnavailableError) throw error;
       if (error instanceof ScenarioRunError && ['CALL_CYCLE', 'CALL_DEPTH_EXCEEDED', 'NOT_DEPLOYED', 'TIME_LIMIT_EXCEEDED', 'MEMORY_LIMIT_EXCEEDED'].includes(error.code)) throw error;
       const details = error instanceof InputValidationError ? error.violations : undefined;
       return fail('SCENARIO_CALL_FAILED', `scenario "${name}" failed: ${(error as Error).message}`, details);

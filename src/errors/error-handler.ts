@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { AppError, type ErrorDetail } from './app-error.js';
 import { engineErrorBody } from './engine-error-mapping.js';
 import type { ErrorCode } from './error-codes.js';
@@ -82,7 +83,7 @@ export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof AppError) {
     return { status: error.status, code: error.code, message: error.message, details: error.details };
   }
-  if (isDatabaseUnavailable(error)) {
+  if (isDatabaseUnavailable(error) || error instanceof PortUnavailableError) {
     return { status: 503, code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable; nothing was changed. Send the request again later.' };
   }
   const fromEngine = engineErrorBody(error);

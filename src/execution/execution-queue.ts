@@ -1,6 +1,7 @@
 import type { Agenda, BackoffStrategy, Job } from 'agenda';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { isProcessingJobs, lockedJobCount, lookForJobsNow } from './agenda-internals.js';
 import type { ExecutionSettings } from './execution-settings.js';
 import { createAgenda, openJobStore, type JobStore } from './job-store.js';
@@ -20,7 +21,7 @@ const OUTAGE_RETRY_MAX_MS = 10_000;
  * to run again, and the work was accepted. Any other failure is final (it is logged).
  */
 export const retryWhileUnavailable: BackoffStrategy = ({ attempt, error }) => {
-  if (!(error instanceof JobStoreUnavailableError) && !isDatabaseUnavailable(error)) return null;
+  if (!(error instanceof JobStoreUnavailableError) && !(error instanceof PortUnavailableError) && !isDatabaseUnavailable(error)) return null;
   return Math.min(500 * 2 ** Math.min(Math.max(attempt - 1, 0), 10), OUTAGE_RETRY_MAX_MS);
 };
 

@@ -1,5 +1,6 @@
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import type { DeployedScenario, DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { toRunError, type RunOutcome } from './run-outcome.js';
 
@@ -29,6 +30,8 @@ export class ScenarioRunner {
       const result = await this.run(deployed, inputs, ownerId);
       return { state: 'SUCCEEDED', result, error: null, version: deployed.version, beganAt, endedAt: new Date() };
     } catch (error) {
+      // A dependency outage is not the run's outcome: the job fails and is tried again (retryWhileUnavailable).
+      if (error instanceof PortUnavailableError) throw error;
       return { state: 'FAILED', result: null, error: toRunError(error), version: deployed.version, beganAt, endedAt: new Date() };
     }
   }

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { LookupPort, LookupRequest, LookupResult } from '../engine/ports.js';
+import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
+import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { COLLECTION_NAME, ROW_ID_COLUMN } from './collection-rules.js';
 import { toColumnValue, type ColumnSpec } from './column-types.js';
 import type { InternalDataStore } from './internal-data-store.js';
@@ -35,6 +37,16 @@ export class CollectionLookupPort implements LookupPort {
   }
 
   async lookup(request: LookupRequest): Promise<LookupResult> {
+    try {
+      return await this.lookupRows(request);
+    } catch (error) {
+      // MySQL being down is not the scenario's failure: the run is abandoned (503 / retried), not failed.
+      if (isDatabaseUnavailable(error)) throw new PortUnavailableError('database', `The database is unavailable for a lookup in "${request.collection}".`, { cause: error });
+      throw error;
+    }
+  }
+
+  private async lookupRows(request: LookupRequest): Promise<LookupResult> {
     const target = await this.target(request.ownerId, request.collection);
     if (!target) throw new Error(`Collection "${request.collection}" does not exist (or was deleted).`);
     const keyColumn = target.columns.get(request.keyColumn);
