@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
   logger.info({ port: config.port, environment: config.environment }, 'listening');
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
-  if (process.env.RUN_WORKER !== 'false') await services.execution.startWorker();
+  if (services.execution.settings.workerInApiProcess) await services.execution.startWorker();
 
   let stopping = false;
   const stop = (signal: string): void => {

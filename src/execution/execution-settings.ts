@@ -24,6 +24,8 @@ export interface ExecutionSettings {
   stalledAfterMs: number;
   /** How often each worker runs the stalled-work sweeper. */
   sweepEveryMs: number;
+  /** Whether the API process also runs an execution worker (RUN_WORKER=false: run `npm run worker` processes instead). */
+  workerInApiProcess: boolean;
 }
 
 function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -32,6 +34,13 @@ function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
   return value;
+}
+
+function readBool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
 export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv = process.env): ExecutionSettings {
@@ -45,5 +54,6 @@ export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv 
     callbackConcurrency: readInt(env, 'WORKER_CALLBACK_CONCURRENCY', 32, 1),
     stalledAfterMs: readInt(env, 'STALLED_WORK_AFTER_SECONDS', 300, 1) * 1000,
     sweepEveryMs: readInt(env, 'STALLED_WORK_SWEEP_SECONDS', 60, 1) * 1000,
+    workerInApiProcess: readBool(env, 'RUN_WORKER', true),
   };
 }
