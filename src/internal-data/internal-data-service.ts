@@ -6,6 +6,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { assertCollectionName, indexName, parseIndexes, tableName, type IndexRequest } from './collection-rules.js';
 import { acceptedClasses, CLASS_NAMES, fromSqlRow, isIndexable, sqlTypesFor, stringCapacity, toColumnValue, type ColumnSpec, type ColumnType } from './column-types.js';
 import { CsvFile } from './csv-file.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { insertRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
 import { profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
 import { encodedRows } from './row-encoder.js';
@@ -201,20 +202,26 @@ export class InternalDataService {
 
   async delete(ownerId: number, collection: string): Promise<void> {
     assertCollectionName(collection);
+    // A load of the same collection can make this transaction a deadlock victim (found by npm run fuzz): try again.
+    const record = await retryOnDeadlock(() => this.deleteEntry(ownerId, collection));
+    this.listener.invalidate(ownerId, collection);
+    // After the commit: a crash here leaves an unreachable table, never an entry without a table.
+    await this.store.dropTable(record.table);
+  }
+
+  /** Removes the registry entry in one transaction; answers it (its table is dropped after the commit). */
+  private async deleteEntry(ownerId: number, collection: string): Promise<CollectionRecord> {
     const trx = await this.db.transaction();
-    let record: CollectionRecord | undefined;
     try {
-      record = await this.store.findForUpdate(trx, ownerId, collection);
+      const record = await this.store.findForUpdate(trx, ownerId, collection);
       if (!record) throw new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
       await this.store.deleteEntry(trx, record.id);
       await trx.commit();
+      return record;
     } catch (error) {
       await trx.rollback().catch(() => undefined);
       throw error;
     }
-    this.listener.invalidate(ownerId, collection);
-    // After the commit: a crash here leaves an unreachable table, never an entry without a table.
-    await this.store.dropTable(record.table);
   }
 
   /** Creates the collection (201) or appends to it (200); all-or-nothing either way. */

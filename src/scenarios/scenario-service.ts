@@ -14,7 +14,8 @@ import { UnprocessableError } from '../errors/unprocessable-error.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
 import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
-import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
+import { isDuplicateKey } from '../db/mysql-errors.js';
 import { parseRecordId } from '../db/record-id.js';
 import { ScenarioStore } from './scenario-store.js';
 import { assertTestCaseCount } from './test-case-cap.js';
@@ -50,8 +51,6 @@ interface ImportCheck {
   compiles: boolean;
   diagnostics: Diagnostic[];
 }
-
-const TRANSACTION_ATTEMPTS = 3;
 
 /** Scenario management: versions, import/export, copy/rename, validation, debugging and deployment. */
 export class ScenarioService {
@@ -386,14 +385,8 @@ export class ScenarioService {
   }
 
   /** One transaction, retried when MariaDB picks it as a deadlock victim. */
-  private async write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.store.transaction(work);
-      } catch (error) {
-        if (mysqlErrno(error) !== ER_LOCK_DEADLOCK || attempt >= TRANSACTION_ATTEMPTS) throw error;
-      }
-    }
+  private write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return retryOnDeadlock(() => this.store.transaction(work));
   }
 
   private versionDto(scenario: ScenarioRecord, version: VersionRecord, testCases: TestCaseRecord[]): ScenarioVersionDto {

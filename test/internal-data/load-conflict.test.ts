@@ -6,7 +6,7 @@ import { knexConfig } from '../../src/db/database.js';
 import { InternalDataService } from '../../src/internal-data/internal-data-service.js';
 import { InternalDataStore, type CollectionRecord } from '../../src/internal-data/internal-data-store.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { allRows, uniqueName, upload } from './support/collections.js';
+import { allRows, getRows, uniqueName, upload } from './support/collections.js';
 
 let dir: string;
 let testApp: TestApp;
@@ -104,6 +104,25 @@ describe('concurrency conflicts during loads', () => {
     const service = new InternalDataService(new RacedStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
     const error = await service.load({ ownerId: user.id, collection: name, fileName: 'f.csv', path: await csvFile(name, 'id\n1\n') }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 409, code: 'LOAD_CONFLICT' });
+  });
+
+  it('deletes a collection although the database first picks the delete as a deadlock victim (a load held the other lock)', async () => {
+    const name = uniqueName();
+    await upload(testApp, user, name, 'id\n1\n').expect(201);
+    let deadlocks = 0;
+    class OnceDeadlockedStore extends InternalDataStore {
+      override async findForUpdate(...args: Parameters<InternalDataStore['findForUpdate']>): Promise<CollectionRecord | undefined> {
+        if (deadlocks === 0) {
+          deadlocks += 1;
+          throw mysqlError(1213, 'ER_LOCK_DEADLOCK', 'Deadlock found when trying to get lock; try restarting transaction');
+        }
+        return super.findForUpdate(...args);
+      }
+    }
+    const service = new InternalDataService(new OnceDeadlockedStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    await service.delete(user.id, name);
+    expect(deadlocks).toBe(1);
+    await getRows(testApp, user, name).expect(404);
   });
 
   it('lets two loads racing on the same new collection both succeed: one creates it, the other appends', async () => {
