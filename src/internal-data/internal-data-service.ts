@@ -79,6 +79,23 @@ function pageBoundError(parameter: 'limit' | 'offset', expected: string): BadReq
 }
 
 /** 409 LOAD_CONFLICT: another request holds the collection (a lock wait timed out, a deadlock, a name taken and dropped while racing). */
+function collectionNotFound(collection: string): NotFoundError {
+  return new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
+}
+
+/**
+ * Reads a collection's table. A delete that committed after the registry entry was read has dropped
+ * the table meanwhile (found by npm run fuzz): the collection no longer exists, 404 as if it never had.
+ */
+async function readTable<T>(collection: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (mysqlErrno(error) === ER_NO_SUCH_TABLE) throw collectionNotFound(collection);
+    throw error;
+  }
+}
+
 function loadConflict(collection: string, reason: string): ConflictError {
   return new ConflictError(`Collection "${collection}" is being changed by another request (${reason}); nothing was loaded. Retry when that load is done.`, 'LOAD_CONFLICT', [{ path: 'collection_name', message: reason }]);
 }
@@ -145,7 +162,7 @@ export class InternalDataService {
   async get(ownerId: number, collection: string): Promise<CollectionRecord> {
     assertCollectionName(collection);
     const record = await this.store.find(ownerId, collection);
-    if (!record) throw new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
+    if (!record) throw collectionNotFound(collection);
     return record;
   }
 
@@ -154,7 +171,8 @@ export class InternalDataService {
   }
 
   async indexes(ownerId: number, collection: string): Promise<IndexInfo[]> {
-    return this.store.indexes((await this.get(ownerId, collection)).table);
+    const record = await this.get(ownerId, collection);
+    return readTable(collection, () => this.store.indexes(record.table));
   }
 
   async rows(ownerId: number, collection: string, request: PageRequest): Promise<CollectionPage> {
@@ -166,10 +184,10 @@ export class InternalDataService {
     const record = await this.get(ownerId, collection);
     const filters = this.filtersOf(record, request.filter ?? {});
     const names = record.columns.map((column) => column.name);
-    const [total, rows] = await Promise.all([
+    const [total, rows] = await readTable(collection, () => Promise.all([
       filters.length > 0 ? this.store.count(record.table, filters) : Promise.resolve(record.rowCount),
       this.store.page(record.table, names, filters, limit, offset),
-    ]);
+    ]));
     const booleans = record.columns.filter((column) => column.type === 'BOOLEAN').map((column) => column.name);
     return { collection: record.name, limit, offset, total, rows: rows.map((row) => fromSqlRow(row, booleans)) };
   }
@@ -214,7 +232,7 @@ export class InternalDataService {
     const trx = await this.db.transaction();
     try {
       const record = await this.store.findForUpdate(trx, ownerId, collection);
-      if (!record) throw new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
+      if (!record) throw collectionNotFound(collection);
       await this.store.deleteEntry(trx, record.id);
       await trx.commit();
       return record;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import knex, { type Knex } from 'knex';
 import { knexConfig } from '../../src/db/database.js';
 import { InternalDataService } from '../../src/internal-data/internal-data-service.js';
-import { InternalDataStore, type CollectionRecord } from '../../src/internal-data/internal-data-store.js';
+import { InternalDataStore, type CollectionRecord, type IndexRecord } from '../../src/internal-data/internal-data-store.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { allRows, getRows, uniqueName, upload } from './support/collections.js';
 
@@ -123,6 +123,24 @@ describe('concurrency conflicts during loads', () => {
     await service.delete(user.id, name);
     expect(deadlocks).toBe(1);
     await getRows(testApp, user, name).expect(404);
+  });
+
+  it('answers 404 COLLECTION_NOT_FOUND to reads whose table a delete dropped after the collection was found', async () => {
+    const name = uniqueName();
+    await upload(testApp, user, name, 'id\n1\n').expect(201);
+    const dropped = () => mysqlError(1146, 'ER_NO_SUCH_TABLE', "Table 'scoring.idc_1' doesn't exist");
+    class DroppedUnderneathStore extends InternalDataStore {
+      override async indexes(): Promise<IndexRecord[]> {
+        throw dropped();
+      }
+
+      override async page(): Promise<Array<Record<string, unknown>>> {
+        throw dropped();
+      }
+    }
+    const service = new InternalDataService(new DroppedUnderneathStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    await expect(service.indexes(user.id, name)).rejects.toMatchObject({ status: 404, code: 'COLLECTION_NOT_FOUND' });
+    await expect(service.rows(user.id, name, {})).rejects.toMatchObject({ status: 404, code: 'COLLECTION_NOT_FOUND' });
   });
 
   it('lets two loads racing on the same new collection both succeed: one creates it, the other appends', async () => {
