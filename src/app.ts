@@ -45,7 +45,7 @@ export interface AppDependencies {
 export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
   const spec = loadSpec();
-  // What each operation takes and answers (headers, bodies, uploads, media types), read from the spec once.
+  // What each operation takes and answers (headers, bodies, uploads, media types), as the spec says.
   const shapeOf = (route: { operationId: string }) => operationShape(spec as unknown as OpenApiDocument, route.operationId);
   const app = express();
   // Before any route: the one matching rule shared with the validator, authentication and the fast lane.

@@ -5,6 +5,7 @@
  * from these (src/http/operation-handler.ts), so a schema change that a handler no longer satisfies
  * fails `tsc` in that handler.
  */
+import { isFileSchema } from '../../src/http/operation-shape.js';
 import { replyEncoding } from '../../src/http/reply-encodings.js';
 import { operationsOf, resolve, type Schema, type Spec, type SpecHeader, type SpecOperation, type SpecParameter, type SpecResponse } from './spec-document.js';
 
@@ -53,15 +54,12 @@ function bodyType(spec: Spec, operation: SpecOperation): string {
   return [...types, ...(body.required ? [] : ['undefined'])].join(' | ');
 }
 
-/** Properties of a multipart body that are files (`format: binary` or a `contentMediaType`). */
+/** Properties of a multipart body that are files (as src/http/operation-shape.ts finds them at run time). */
 function uploadsType(spec: Spec, operation: SpecOperation): string {
   const schema = requestBodyOf(spec, operation)?.content['multipart/form-data']?.schema;
   const properties = schema ? resolve<Schema>(spec, schema).properties ?? {} : {};
   const files = Object.entries(properties)
-    .filter(([, property]) => {
-      const resolved = resolve<Schema>(spec, property);
-      return resolved.format === 'binary' || resolved.contentMediaType !== undefined;
-    })
+    .filter(([, property]) => isFileSchema(resolve<Schema>(spec, property)))
     .map(([name]) => quote(name));
   return files.length > 0 ? files.join(' | ') : 'never';
 }

@@ -134,12 +134,7 @@ export function compileRequestCheck(spec: OpenApiDocument, operationId: string):
   };
 }
 
-/** Whether `operationId` declares a request body: a body sent to one that does not is ignored, as Express does. */
-export function declaresBody(spec: OpenApiDocument, operationId: string): boolean {
-  return findOperation(spec, operationId).requestBody !== undefined;
-}
-
-/** The header parameters `operationId` declares, by lower-case name: what the fast lane hands to the check. */
+/** The header parameters `operationId` declares, by lower-case name: what both lanes hand to the check and to the handler. */
 export function declaredHeaders(spec: OpenApiDocument, operationId: string): string[] {
   return (findOperation(spec, operationId).parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter))
     .filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());
