@@ -27,7 +27,7 @@ type WithUploads<Body, Files extends string> = [Files] extends [never] ? Body : 
 
 /** The media types operation K answers in (its success replies' `contentType`s). */
 export type ReplyMediaTypeOf<K extends OperationId> = Contract<K>['replies'] extends infer Reply
-  ? Reply extends { contentType?: infer MediaType } ? NonNullable<MediaType> : never
+  ? Reply extends { contentType?: infer MediaType extends string } ? MediaType : never
   : never;
 
 /** What a handler of operation K is given: validated by the spec before it runs. */
