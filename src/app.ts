@@ -5,7 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import multer from 'multer';
 import passport from 'passport';
 import type { Logger } from 'pino';
-import { routes, type OperationHandlers, type OperationId, type RouteDefinition } from '../generated/routes.js';
+import { routes } from '../generated/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { createJwtStrategy } from './auth/jwt-strategy.js';
 import { requireAuthentication } from './auth/require-authentication.js';
@@ -16,8 +16,11 @@ import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
-import { createFastLane, type FastLaneOperation } from './http/fast-lane.js';
+import { expressHandler } from './http/express-adapter.js';
+import { createFastLane } from './http/fast-lane.js';
 import { refuseInfiniteNumbers } from './http/finite-numbers.js';
+import type { OperationHandlers } from './http/operation-handler.js';
+import { operationShape } from './http/operation-shape.js';
 import type { OpenApiDocument } from './http/operation-validator.js';
 import { requestContext } from './http/request-context.js';
 import { multipartBody } from './http/multipart-body.js';
@@ -32,27 +35,18 @@ export interface AppDependencies {
   handlers: OperationHandlers;
   health: HealthChecks;
   /**
-   * The operations served on the fast lane (src/http/fast-lane.ts), by operationId. Without them
+   * The handlers served on the fast lane (src/http/fast-lane.ts), by operationId. Without them
    * (SCORE_FAST_LANE=false) every operation goes through Express.
    */
-  fastLane?: Partial<Record<OperationId, FastLaneOperation['handle']>>;
-}
-
-function declaresRequestBody(spec: Record<string, unknown>, route: RouteDefinition): boolean {
-  const paths = spec.paths as Record<string, Record<string, { requestBody?: unknown }>>;
-  return Boolean(paths[route.path]?.[route.method]?.requestBody);
-}
-
-/** Whether the spec lets `route` take a multipart/form-data body. */
-function takesMultipart(spec: unknown, route: { path: string; method: string }): boolean {
-  const operation = (spec as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> }).paths[route.path]?.[route.method];
-  return operation?.requestBody?.content?.['multipart/form-data'] !== undefined;
+  fastLane?: Partial<OperationHandlers>;
 }
 
 /** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
 export function createApp(deps: AppDependencies): RequestListener {
   const { config } = deps;
   const spec = loadSpec();
+  // What each operation takes and answers (headers, bodies, uploads, media types), as the spec says.
+  const shapeOf = (route: { operationId: string }) => operationShape(spec as unknown as OpenApiDocument, route.operationId);
   const app = express();
   // Before any route: the one matching rule shared with the validator, authentication and the fast lane.
   applyRouteMatching(app);
@@ -73,14 +67,14 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(authenticate(deps.users, authenticator));
   // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
   // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
-  for (const route of routes.filter((route) => declaresRequestBody(spec, route))) {
+  for (const route of routes.filter((route) => shapeOf(route).takesBody)) {
     const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
     app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth), bodyDepthLimit(config.limits.bodyDepth));
   }
   app.use(removeUploadsWhenDone);
   const storage = multer.diskStorage({ destination: tmpdir() });
   for (const route of routes) {
-    if (!takesMultipart(spec, route)) continue;
+    if (!shapeOf(route).takesMultipart) continue;
     // Collections take large CSV files; every other upload (a list of variables) is as small as a body.
     const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes : config.limits.bodyBytes;
     app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
@@ -107,7 +101,7 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(refuseInfiniteNumbers(spec as never));
 
   for (const route of routes) {
-    app[route.method](route.expressPath, requireAuthentication(route), deps.handlers[route.operationId]);
+    app[route.method](route.expressPath, requireAuthentication(route), expressHandler(deps.handlers[route.operationId], shapeOf(route)));
   }
 
   app.use(unknownRouteHandler);

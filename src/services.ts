@@ -13,7 +13,7 @@ import { createOutbound, type Outbound } from './outbound/outbound.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
 import type { AppDependencies } from './app.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
-import { executionOperations } from './execution/execution-operations.js';
+import { createExecutionHandlers } from './execution/execution-routes.js';
 import { pingJobStore } from './execution/job-store.js';
 import type { HealthChecks } from './http/health-router.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
@@ -88,5 +88,5 @@ export function healthChecks(services: Services): HealthChecks {
 /** The operations the fast lane serves (the execution hot paths), or undefined when SCORE_FAST_LANE=false. */
 export function fastLaneOperations(services: Services): AppDependencies['fastLane'] {
   if (!services.config.scoreFastLane) return undefined;
-  return executionOperations(services.execution.service);
+  return createExecutionHandlers(services);
 }

@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import type { components } from '../../generated/api-types.js';
 import { parseRecordId } from '../db/record-id.js';
 import type { ErrorDetail } from '../errors/app-error.js';
@@ -44,15 +43,14 @@ function names(who: NamedUser, user: { id: number; username: string }): boolean 
 
 /**
  * Reads the `context` query parameter (decoded by src/http/context-query.ts and validated by the
- * spec) against the token's identity. `{}` is the token's user acting on their own scenarios. The
+ * spec; absent is `{}`) against the token's identity. `{}` is the token's user acting on their own scenarios. The
  * requester (`actors.requester`, pre-1.9 `requester`), when named, must be the token's user (403
  * CONTEXT_MISMATCH). The resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`, pre-1.9
  * `owner`) defaults to the token's user; another user only for admins (403 FORBIDDEN), and every
  * place that names an owner must name the same one (400). Users are named by id or username.
  */
-export async function resolveOwner(request: Request, users: UserService): Promise<ResourceOwner> {
-  const user = request.user as AuthenticatedUser;
-  const context = (request.query.context ?? {}) as unknown as AccessControlContext;
+export async function resolveOwner(user: AuthenticatedUser, given: AccessControlContext | undefined, users: UserService): Promise<ResourceOwner> {
+  const context = given ?? {};
   const base = 'query.context';
   const requesters = [named(context.actors?.requester, `${base}.actors.requester`), namedLegacy(context.requester, `${base}.requester`)].filter(isPresent);
   const owners = [

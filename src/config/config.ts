@@ -62,8 +62,10 @@ export interface AppConfig {
   /** Serve synchronous scoring on the fast lane (src/http/fast-lane.ts) instead of through Express. */
   scoreFastLane: boolean;
   /**
-   * Check every response against the spec on both lanes: one that breaks it is logged and answered as
-   * a 500. On by default except in production, where it costs a schema check per response.
+   * VALIDATE_RESPONSES: check every response against the spec on both lanes (Express and the fast
+   * lane): one that breaks it is logged and answered as a 500. On for staging (and tests and local
+   * runs) so drift shows before production; off by default in production, where it costs a schema
+   * check per response (VALIDATE_RESPONSES=true turns it on there too).
    */
   validateResponses: boolean;
   /**

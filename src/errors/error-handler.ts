@@ -1,20 +1,18 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { components } from '../../generated/api-types.js';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
-import { AppError, type ErrorDetail } from './app-error.js';
+import { AppError } from './app-error.js';
 import { engineErrorBody } from './engine-error-mapping.js';
 import type { ErrorCode } from './error-codes.js';
 import { NotFoundError } from './not-found-error.js';
 import { explainValidatorErrors, type ValidatorErrorItem } from './validator-error-details.js';
 
-/** The wire shape of every non-2xx response (schema `Error` in the spec). */
-export interface ErrorBody {
-  status: number;
-  code: ErrorCode;
-  message: string;
-  details?: ErrorDetail[];
-  requestId?: string;
-}
+/**
+ * The wire shape of every non-2xx response: the spec's `Error` schema itself, so a change to it
+ * fails `tsc` here, where error bodies are made (and AppError's codes must be the spec's ErrorCode).
+ */
+export type ErrorBody = components['schemas']['Error'];
 
 /** Errors thrown by express-openapi-validator, body-parser and multer carry these fields. */
 interface ForeignHttpError extends Error {

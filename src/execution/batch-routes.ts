@@ -1,51 +1,31 @@
-import type { Request } from 'express';
-import type { OperationHandlers } from '../../generated/routes.js';
-import { streamResponse } from '../http/stream-response.js';
+import type { OperationHandlers } from '../http/operation-handler.js';
 import type { Services } from '../services.js';
-import { BATCH_RESULTS_MEDIA_TYPES, batchResultsPreamble, formatBatchResults, type BatchResultsFormat } from './batch-results-format.js';
-import type { BatchElementResult } from './batch-store.js';
+import { batchResultsCsv } from './batch-results-format.js';
 
 export type BatchOperation = 'submitBatch' | 'getBatchStatus' | 'getBatchResults';
 
 /** How long a client should wait before asking again for the results of an unfinished batch. */
 const RETRY_AFTER_SECONDS = 1;
 
-function caller(request: Request): { id: number } {
-  return { id: (request.user as Express.User).id };
-}
-
-/** CSV when the client asks for text/csv (and prefers it to NDJSON); NDJSON otherwise. */
-function formatOf(request: Request): BatchResultsFormat {
-  return request.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv' ? 'csv' : 'ndjson';
-}
-
-async function* encoded(format: BatchResultsFormat, pages: AsyncIterable<BatchElementResult[]>): AsyncGenerator<string> {
-  yield batchResultsPreamble(format);
-  for await (const page of pages) yield formatBatchResults(format, page);
-}
-
-export function createBatchHandlers(services: Services): Pick<OperationHandlers, BatchOperation> {
+/** HTTP in/out of batches; the rules live in BatchService. */
+export function createBatchHandlers(services: Pick<Services, 'execution'>): Pick<OperationHandlers, BatchOperation> {
   const batches = services.execution.batches;
   return {
-    async submitBatch(request, response) {
-      const body = request.body as { scenarioName: string; parameters: Record<string, unknown>[] };
-      const batchTaskId = await batches.submit(caller(request), body.scenarioName, body.parameters);
-      response.status(202).json({ batchTaskId });
+    async submitBatch({ user, body }) {
+      const batchTaskId = await batches.submit(user, body.scenarioName, body.parameters);
+      return { status: 202, body: { batchTaskId } };
     },
 
-    async getBatchStatus(request, response) {
-      response.status(200).json(await batches.status(caller(request), request.params.batchTaskId as string));
+    async getBatchStatus({ user, params }) {
+      return { status: 200, body: await batches.status(user, params.batchTaskId) };
     },
 
-    async getBatchResults(request, response) {
-      const outcome = await batches.results(caller(request), request.params.batchTaskId as string);
-      if (!outcome.finished) {
-        response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-        response.status(202).json(outcome.status);
-        return;
-      }
-      const format = formatOf(request);
-      await streamResponse(response, BATCH_RESULTS_MEDIA_TYPES[format], encoded(format, outcome.pages), request.log);
+    async getBatchResults({ user, params, accepts }) {
+      const outcome = await batches.results(user, params.batchTaskId);
+      if (!outcome.finished) return { status: 202, headers: { 'Retry-After': RETRY_AFTER_SECONDS }, body: outcome.status };
+      // CSV when the client asks for text/csv (and prefers it to NDJSON); NDJSON otherwise.
+      if (accepts(['application/x-ndjson', 'text/csv']) === 'text/csv') return { status: 200, contentType: 'text/csv', body: batchResultsCsv(outcome.pages) };
+      return { status: 200, contentType: 'application/x-ndjson', body: outcome.pages };
     },
   };
 }

@@ -1,37 +1,36 @@
-import type { Request, RequestHandler, Response } from 'express';
-import type { OperationHandlers } from '../../generated/routes.js';
+import type { OperationHandlers } from '../http/operation-handler.js';
 import type { Services } from '../services.js';
-import { executionOperations, type ExecutionOperationCore, type HotOperation } from './execution-operations.js';
 
-export type ExecutionOperation = HotOperation;
+/** The execution hot paths: served on the fast lane (src/http/fast-lane.ts), or through Express when SCORE_FAST_LANE=false. */
+export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScoreResult';
 
-/** The headers the execution operations declare (the validator has checked them). */
-const DECLARED_HEADERS = ['x-sce-requestid', 'x-sce-callbackurl', 'x-sce-callbackretrycount', 'x-sce-callbackretrydelay'];
-
-function expressHandler(core: ExecutionOperationCore): RequestHandler {
-  return async (request: Request, response: Response) => {
-    const headers: Record<string, unknown> = {};
-    for (const name of DECLARED_HEADERS) {
-      const value = request.get(name);
-      if (value !== undefined) headers[name] = value;
-    }
-    const reply = await core({ id: (request.user as Express.User).id }, {
-      query: request.query as Record<string, unknown>,
-      params: request.params as Record<string, string>,
-      headers,
-      body: request.body,
-    });
-    for (const [name, value] of Object.entries(reply.headers ?? {})) response.setHeader(name, value);
-    response.status(reply.status).json(reply.body);
-  };
-}
-
-/** The Express entry points of the execution hot paths (used when SCORE_FAST_LANE=false, or for requests the fast lane leaves to Express). */
-export function createExecutionHandlers(services: Services): Pick<OperationHandlers, ExecutionOperation> {
-  const cores = executionOperations(services.execution.service);
+/**
+ * HTTP in/out of synchronous scoring, async submission and async result; the rules live in
+ * ExecutionService. The same handlers serve both entry points: the fast lane and the Express adapter
+ * each build the typed request and send the reply.
+ */
+export function createExecutionHandlers(services: Pick<Services, 'execution'>): Pick<OperationHandlers, ExecutionOperation> {
+  const execution = services.execution.service;
   return {
-    scoreScenario: expressHandler(cores.scoreScenario),
-    scoreAsync: expressHandler(cores.scoreAsync),
-    getAsyncScoreResult: expressHandler(cores.getAsyncScoreResult),
+    async scoreScenario({ user, query, body }) {
+      const result = await execution.score(user, query.name, body);
+      return { status: 200, headers: { 'X-SCE-RunId': result.runId }, body: result };
+    },
+
+    async scoreAsync({ user, params, headers, body }) {
+      const requestId = await execution.submitAsync(user, params.name, body, {
+        requestId: headers['x-sce-requestid'],
+        callbackUrl: headers['x-sce-callbackurl'],
+        callbackRetryCount: headers['x-sce-callbackretrycount'],
+        callbackRetryDelaySeconds: headers['x-sce-callbackretrydelay'],
+      });
+      return { status: 202, headers: { 'X-SCE-RequestId': requestId }, body: { requestId } };
+    },
+
+    async getAsyncScoreResult({ user, params, headers }) {
+      const outcome = await execution.asyncResult(user, params.name, headers['x-sce-requestid']);
+      if (outcome.finished) return { status: 200, body: outcome.result };
+      return { status: 202, body: { requestId: outcome.requestId, state: outcome.state } };
+    },
   };
 }

@@ -3,16 +3,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
 import type { RouteDefinition } from '../../generated/routes.js';
-import { scoreTokenFrom } from '../auth/authenticate.js';
+import { authenticateScoreToken } from '../auth/authenticate.js';
 import type { UserService } from '../auth/user-service.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { errorHeaders, toErrorBody } from '../errors/error-handler.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
-import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
-import type { AuthenticatedUser } from './request-context.js';
 import { assertNestingWithin } from './nesting-depth.js';
-import { compileRequestCheck, compileResponseCheck, declaredHeaders, declaresBody, type OpenApiDocument } from './operation-validator.js';
+import { replyHeaders, type AnyOperationHandler, type WireReply } from './operation-handler.js';
+import { operationShape } from './operation-shape.js';
+import { compileRequestCheck, compileResponseCheck, type OpenApiDocument } from './operation-validator.js';
 import { createOperationMatcher } from './route-matching.js';
 
 /**
@@ -22,30 +22,18 @@ import { createOperationMatcher } from './route-matching.js';
  * id and one access-log line, the score token checked first (401 whatever else is wrong), the body
  * limit (413) and nesting-depth limit (400), JSON only (415), the spec's validation of query, path and
  * header parameters and body (400 naming each field), errors through the one mapping of src/errors,
- * and, when VALIDATE_RESPONSES is on, every response checked against the spec (one that breaks it is logged and becomes a 500). It recognises its operations with the
- * service's one route-matching rule (src/http/route-matching.ts); a request it does not serve (or
- * whose path parameter has a malformed escape) goes to Express untouched. `SCORE_FAST_LANE=false`
- * turns it off.
+ * and, when VALIDATE_RESPONSES is on, every response checked against the spec (one that breaks it is
+ * logged and becomes a 500). It runs the same typed handlers as Express (src/http/operation-handler.ts):
+ * it builds their request from what it validated and sends their reply as JSON. It recognises its
+ * operations with the service's one route-matching rule (src/http/route-matching.ts); a request it
+ * does not serve (or whose path parameter has a malformed escape) goes to Express untouched.
+ * `SCORE_FAST_LANE=false` turns it off.
  */
 
-export interface FastLaneReply {
-  status: number;
-  headers?: Record<string, string>;
-  body: unknown;
-}
-
-/** What a fast-lane operation is handed: validated parameters (declared headers coerced) and the parsed body. */
-export interface FastLaneRequest {
-  query: Record<string, unknown>;
-  params: Record<string, string>;
-  headers: Record<string, unknown>;
-  body: unknown;
-}
-
 export interface FastLaneOperation {
-  /** The operation served; it must take a score token. */
+  /** The operation served; it must take a score token and answer JSON only. */
   route: RouteDefinition;
-  handle(caller: AuthenticatedUser, request: FastLaneRequest): Promise<FastLaneReply>;
+  handle: AnyOperationHandler;
 }
 
 export interface FastLaneOptions {
@@ -80,10 +68,12 @@ interface RequestLog { requestId: string; started: bigint; user?: string; route:
 function compileOperation(options: FastLaneOptions, operation: FastLaneOperation): LaneOperation {
   const { route } = operation;
   if (!route.security.some((scheme) => scheme === 'scoreTokenQuery' || scheme === 'scoreTokenHeader')) throw new Error(`the fast lane serves score-token operations, not ${route.operationId}`);
+  const shape = operationShape(options.spec, route.operationId);
+  if (shape.replyMediaTypes.some((mediaType) => mediaType !== 'application/json')) throw new Error(`the fast lane answers JSON only, and ${route.operationId} answers ${shape.replyMediaTypes.join(', ')}`);
   return {
     ...operation,
-    headerNames: declaredHeaders(options.spec, route.operationId),
-    takesBody: declaresBody(options.spec, route.operationId),
+    headerNames: shape.headerNames,
+    takesBody: shape.takesBody,
     check: compileRequestCheck(options.spec, route.operationId),
     checkResponse: options.validateResponses ? compileResponseCheck(options.spec, route.operationId) : undefined,
   };
@@ -106,12 +96,9 @@ export function createFastLane(options: FastLaneOptions): FastLane {
   // The same matching rule as Express (src/http/route-matching.ts): what the lane declines, Express serves or answers 404.
   const matchOperation = createOperationMatcher(options.operations.map((operation) => operation.route));
 
-  async function serve(request: IncomingMessage, operation: LaneOperation, params: Record<string, string>, log: RequestLog, queryString: string): Promise<FastLaneReply> {
-    const token = scoreTokenFrom(request.headers, request.url ?? '', operation.route);
-    if (!token) throw new UnauthorizedError('A score token is required: send it in the Score-Token header or the `key` query parameter.', 'UNAUTHENTICATED');
-    const caller = await options.users.authenticateScoreToken(token);
-    if (!caller) throw new UnauthorizedError('The score token is not valid.', 'INVALID_SCORE_TOKEN');
-    log.user = caller.username;
+  async function serve(request: IncomingMessage, operation: LaneOperation, params: Record<string, string>, log: RequestLog, queryString: string): Promise<WireReply> {
+    const user = await authenticateScoreToken(options.users, request.headers, request.url ?? '', operation.route);
+    log.user = user.username;
     const query = parseQuery(queryString) as Record<string, unknown>;
     // An operation that declares no body (the async result) ignores one, whatever its type or size.
     const contentType = operation.takesBody ? request.headers['content-type'] : undefined;
@@ -132,10 +119,12 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (problems.length > 0) {
       throw new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems);
     }
-    return operation.handle(caller, { query, params, headers, body });
+    // Validated above: the handler's types hold from here on. Its operation answers JSON only: nothing to negotiate.
+    const typed = { user, params, query, headers, body, accepts: (mediaTypes: string[]) => mediaTypes[0] ?? false };
+    return operation.handle(typed as never);
   }
 
-  function reply(response: ServerResponse, operation: LaneOperation, log: RequestLog, outcome: FastLaneReply, error?: unknown): void {
+  function reply(response: ServerResponse, operation: LaneOperation, log: RequestLog, outcome: WireReply, error?: unknown): void {
     const { requestId, user, route } = log;
     let { status, body } = outcome;
     const problem = operation.checkResponse?.(status, body);
@@ -144,7 +133,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       body = { status: 500, code: 'INTERNAL_ERROR', message: problem, requestId };
     }
     const text = JSON.stringify(body);
-    response.writeHead(status, { ...outcome.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
+    response.writeHead(status, { ...replyHeaders(outcome), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
     response.end(text);
     const durationMs = Number(process.hrtime.bigint() - log.started) / 1e6;
     if (status === 503) logger.warn({ requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request refused: dependency unavailable');

@@ -1,9 +1,9 @@
-import type { OperationHandlers } from '../../generated/routes.js';
 import { createBatchHandlers } from '../execution/batch-routes.js';
 import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import type { Services } from '../services.js';
+import type { OperationHandlers } from './operation-handler.js';
 
 /** Every operation of the spec bound to its handler; `tsc` fails if one is missing. */
 export function createHandlerMap(services: Services): OperationHandlers {

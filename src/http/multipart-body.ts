@@ -25,7 +25,8 @@ function markingFailures(storage: StorageEngine): StorageEngine {
  * boundary) would be a server error. Here those are 400 MALFORMED_BODY; multer's limits keep their
  * meaning (413 for sizes and counts, see error-handler.ts); only a failure to store the file on
  * disk is a 500. Like the validator, each uploaded file's field gets an empty string in the body,
- * so the spec's `format: binary` properties validate; handlers read the files from `request.files`.
+ * so the spec's `format: binary` properties validate; the Express adapter (src/http/express-adapter.ts)
+ * then hands each file to the handler in its field, as an UploadedFile.
  */
 export function multipartBody(options: { storage: StorageEngine; limits: Options['limits'] }): RequestHandler {
   const upload = multer({ storage: markingFailures(options.storage), limits: options.limits }).any();

@@ -18,7 +18,7 @@ interface SpecParameter {
   schema?: unknown;
 }
 
-interface SpecOperation {
+export interface SpecOperation {
   operationId: string;
   parameters?: Array<SpecParameter | { $ref: string }>;
   requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> };
@@ -31,14 +31,14 @@ export interface OpenApiDocument {
   components: { schemas: Record<string, unknown>; parameters?: Record<string, SpecParameter>; responses?: Record<string, { content?: Record<string, { schema: unknown }> }>; securitySchemes?: Record<string, { in?: string; name?: string }> };
 }
 
-function findOperation(spec: OpenApiDocument, operationId: string): SpecOperation {
+export function findOperation(spec: OpenApiDocument, operationId: string): SpecOperation {
   for (const item of Object.values(spec.paths)) {
     for (const operation of Object.values(item)) if (operation.operationId === operationId) return operation;
   }
   throw new Error(`Operation ${operationId} is not in the spec`);
 }
 
-function resolve<T>(spec: OpenApiDocument, value: T | { $ref: string }): T {
+export function resolve<T>(spec: OpenApiDocument, value: T | { $ref: string }): T {
   if (value && typeof value === 'object' && '$ref' in value) {
     const path = value.$ref.replace(/^#\//, '').split('/');
     return path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], spec) as T;
@@ -134,12 +134,7 @@ export function compileRequestCheck(spec: OpenApiDocument, operationId: string):
   };
 }
 
-/** Whether `operationId` declares a request body: a body sent to one that does not is ignored, as Express does. */
-export function declaresBody(spec: OpenApiDocument, operationId: string): boolean {
-  return findOperation(spec, operationId).requestBody !== undefined;
-}
-
-/** The header parameters `operationId` declares, by lower-case name: what the fast lane hands to the check. */
+/** The header parameters `operationId` declares, by lower-case name: what both lanes hand to the check and to the handler. */
 export function declaredHeaders(spec: OpenApiDocument, operationId: string): string[] {
   return (findOperation(spec, operationId).parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter))
     .filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());

@@ -2,13 +2,13 @@ import type { Response } from 'express';
 import type { Logger } from 'pino';
 
 /**
- * Writes `pieces` as the body of a 200 response, waiting for the socket to drain whenever its buffer
+ * Writes `pieces` as the body of the response (its status already set), waiting for the socket to drain whenever its buffer
  * is full (a slow client slows the producer instead of filling memory), and stops reading them when
  * the client goes away. A failure after the headers went out cannot become an error response: the
  * connection is closed before the end, so the client sees a cut stream, and the failure is logged.
  */
 export async function streamResponse(response: Response, contentType: string, pieces: AsyncIterable<string>, logger: Logger): Promise<void> {
-  response.status(200).setHeader('Content-Type', contentType);
+  response.setHeader('Content-Type', contentType);
   let closed = false;
   response.on('close', () => {
     closed = true;

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import type { Request } from 'express';
-import { stringify as toYaml } from 'yaml';
-import type { OperationHandlers } from '../../generated/routes.js';
+import type { components } from '../../generated/api-types.js';
 import { resolveOwner } from '../auth/access-context.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
+import type { OperationHandlers } from '../http/operation-handler.js';
+import type { AuthenticatedUser } from '../http/request-context.js';
 import type { Services } from '../services.js';
 import type { ScenarioActor } from './scenario-service.js';
-import type { ScenarioImportDto, ScenarioTestCaseSaveDto } from './scenario-types.js';
 import { parseVariablesCsv } from './variables-csv.js';
 
 export type ScenarioOperation =
@@ -14,102 +13,90 @@ export type ScenarioOperation =
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
-/** `type` when given, else what `Accept` prefers of JSON (the default) and YAML. */
-function exportFormat(request: Request): 'json' | 'yaml' {
-  if (request.query.type === 'json' || request.query.type === 'yaml') return request.query.type;
-  return request.accepts(['application/json', 'application/yaml']) === 'application/yaml' ? 'yaml' : 'json';
+/** What every management request carries to say who acts on whose scenarios. */
+interface ManagementRequest {
+  user: AuthenticatedUser;
+  query: { context?: components['schemas']['AccessControlContext'] };
 }
 
 /** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
-export function createScenarioHandlers(services: Services): Pick<OperationHandlers, ScenarioOperation> {
+export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'users'>): Pick<OperationHandlers, ScenarioOperation> {
   const scenarios = services.scenarios;
-  const actorOf = async (request: Request): Promise<ScenarioActor> => ({
-    owner: await resolveOwner(request, services.users),
-    isAdmin: request.user?.isAdmin === true,
+  const actorOf = async ({ user, query }: ManagementRequest): Promise<ScenarioActor> => ({
+    owner: await resolveOwner(user, query.context, services.users),
+    isAdmin: user.isAdmin,
   });
-  const idOf = (request: Request, name = 'id'): string => String(request.params[name]);
-  /** The optional JSON object of a body (debugging or validation data); undefined when there is no body. */
-  const optionalData = (request: Request): Record<string, unknown> | undefined => (request.body === undefined ? undefined : (request.body as Record<string, unknown>));
-  const flag = (request: Request, name: string): boolean => {
-    const value = request.query[name] as unknown;
-    return value === true || value === 'true';
-  };
 
   return {
-    async openScenario(request, response) {
-      response.json(await scenarios.open(await actorOf(request), idOf(request)));
+    async openScenario(request) {
+      return { status: 200, body: await scenarios.open(await actorOf(request), request.params.id) };
     },
 
-    async listScenarioVersions(request, response) {
-      response.json(await scenarios.listVersions(await actorOf(request), idOf(request)));
+    async listScenarioVersions(request) {
+      return { status: 200, body: await scenarios.listVersions(await actorOf(request), request.params.id) };
     },
 
-    async getScenarioInput(request, response) {
-      response.json(await scenarios.inputs(await actorOf(request), idOf(request)));
+    async getScenarioInput(request) {
+      return { status: 200, body: await scenarios.inputs(await actorOf(request), request.params.id) };
     },
 
-    async getScenarioInputVariableNames(request, response) {
-      response.json(await scenarios.inputNames(await actorOf(request), idOf(request)));
+    async getScenarioInputVariableNames(request) {
+      return { status: 200, body: await scenarios.inputNames(await actorOf(request), request.params.id) };
     },
 
-    async copyScenario(request, response) {
-      response.json(await scenarios.copy(await actorOf(request), idOf(request), String(request.params.copiedScenarioName)));
+    async copyScenario(request) {
+      return { status: 200, body: await scenarios.copy(await actorOf(request), request.params.id, request.params.copiedScenarioName) };
     },
 
-    async renameScenario(request, response) {
-      response.json(await scenarios.rename(await actorOf(request), String(request.params.currentName), String(request.params.newName)));
+    async renameScenario(request) {
+      return { status: 200, body: await scenarios.rename(await actorOf(request), request.params.currentName, request.params.newName) };
     },
 
-    async debugScenario(request, response) {
-      response.json(await scenarios.debug(await actorOf(request), idOf(request), optionalData(request) ?? {}));
+    async debugScenario(request) {
+      return { status: 200, body: await scenarios.debug(await actorOf(request), request.params.id, request.body ?? {}) };
     },
 
-    async validateScenario(request, response) {
-      await scenarios.validate(await actorOf(request), idOf(request), optionalData(request));
-      response.status(204).end();
+    async validateScenario(request) {
+      await scenarios.validate(await actorOf(request), request.params.id, request.body);
+      return { status: 204 };
     },
 
-    async deployScenario(request, response) {
-      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation'), validationData: optionalData(request) });
-      response.status(204).end();
+    async deployScenario(request) {
+      await scenarios.deploy(await actorOf(request), request.params.id, { skipValidation: request.query.skip_validation === true, validationData: request.body });
+      return { status: 204 };
     },
 
-    async createInputVariablesFromCsv(request, response) {
+    async createInputVariablesFromCsv(request) {
       await actorOf(request);
-      const files = Array.isArray(request.files) ? request.files : [];
-      const file = files.find((candidate) => candidate.fieldname === 'file');
-      if (!file?.path) {
+      const { file } = request.body;
+      if (!file) {
         throw new BadRequestError('Upload the CSV as a file in the multipart field "file" (a text field is not a file).', 'VALIDATION_FAILED', [{ path: 'body.file', message: 'must be an uploaded file' }]);
       }
       const { variables, problems } = parseVariablesCsv(await readFile(file.path, 'utf8'));
       if (problems.length > 0) {
         throw new BadRequestError(`The CSV has ${problems.length} bad line(s); first: ${problems[0].path}: ${problems[0].message}`, 'INVALID_CSV', problems);
       }
-      response.json(variables);
+      return { status: 200, body: variables };
     },
 
-    async importScenarios(request, response) {
-      const outcomes = await scenarios.importScenarios(await actorOf(request), request.body as ScenarioImportDto | ScenarioImportDto[], {
-        overwriteDevelop: flag(request, 'overwrite_develop'),
-        overwriteDeploy: flag(request, 'overwrite_deploy'),
+    async importScenarios(request) {
+      const outcomes = await scenarios.importScenarios(await actorOf(request), request.body, {
+        overwriteDevelop: request.query.overwrite_develop === true,
+        overwriteDeploy: request.query.overwrite_deploy === true,
       });
-      response.json({ scenarios: outcomes });
+      return { status: 200, body: { scenarios: outcomes } };
     },
 
-    async exportScenarios(request, response) {
-      const name = typeof request.query.name === 'string' ? request.query.name : undefined;
-      const versions = await scenarios.exportScenarios(await actorOf(request), name);
-      response.vary('Accept');
-      if (exportFormat(request) === 'yaml') {
-        response.type('application/yaml').send(toYaml(versions, { lineWidth: 0 }));
-        return;
-      }
-      response.json(versions);
+    async exportScenarios(request) {
+      const versions = await scenarios.exportScenarios(await actorOf(request), request.query.name);
+      // `type` when given, else what `Accept` prefers of JSON (the default) and YAML.
+      const format = request.query.type ?? (request.accepts(['application/json', 'application/yaml']) === 'application/yaml' ? 'yaml' : 'json');
+      if (format === 'yaml') return { status: 200, contentType: 'application/yaml', body: versions };
+      return { status: 200, body: versions };
     },
 
-    async updateScenarioTestCase(request, response) {
-      const saved = await scenarios.updateTestCase(await actorOf(request), idOf(request), idOf(request, 'testCaseId'), request.body as ScenarioTestCaseSaveDto);
-      response.json(saved);
+    async updateScenarioTestCase(request) {
+      return { status: 200, body: await scenarios.updateTestCase(await actorOf(request), request.params.id, request.params.testCaseId, request.body) };
     },
   };
 }

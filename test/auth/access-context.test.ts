@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
 import request from 'supertest';
 import { resolveOwner } from '../../src/auth/access-context.js';
 import { simpleScenario } from '../scenarios/support/fixtures.js';
+import { outsideTheContract } from '../support/outside-the-contract.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 let testApp: TestApp;
@@ -10,16 +10,11 @@ let other: TestUser;
 let admin: TestUser;
 
 /** Stands in for deployScenario: resolves the owner from `context` and answers 204 naming it in X-Owner. */
-function ownerProbe(app: () => TestApp): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const owner = await resolveOwner(req, app().services.users);
-      res.setHeader('X-Owner', owner.username);
-      res.status(204).end();
-    } catch (error) {
-      next(error);
-    }
-  };
+function ownerProbe(app: () => TestApp): never {
+  return outsideTheContract(async (request) => {
+    const owner = await resolveOwner(request.user, request.query.context as Parameters<typeof resolveOwner>[1], app().services.users);
+    return { status: 204, headers: { 'X-Owner': owner.username } };
+  });
 }
 
 beforeAll(async () => {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatReport } from '../../scripts/contract/report.js';
 import { runContract } from '../../scripts/contract/run-contract.js';
+import { outsideTheContract } from '../support/outside-the-contract.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /** The contract kit (`npm run contract`) against the real service on a random port. */
@@ -87,7 +88,7 @@ describe('the contract kit against a service that breaks the contract', () => {
       configOverrides: { validateResponses: false },
       handlers: {
         // CollectionInfo[] promised; an object sent.
-        listCollections: (_req, res) => void res.json({ not: 'an array' }),
+        listCollections: outsideTheContract(async () => ({ status: 200, body: { not: 'an array' } })),
       },
     });
     ({ server, baseUrl } = await listen(testApp));

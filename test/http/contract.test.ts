@@ -2,6 +2,7 @@ import request from 'supertest';
 import { ConflictError } from '../../src/errors/conflict-error.js';
 import { ERROR_CODES } from '../../src/errors/error-codes.js';
 import { loadSpec } from '../../src/http/api-docs.js';
+import { outsideTheContract } from '../support/outside-the-contract.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 let testApp: TestApp;
@@ -11,9 +12,11 @@ beforeAll(async () => {
   testApp = await createTestApp({
     // A handler that breaks the contract: the spec promises an array of CollectionInfo.
     handlers: {
-      listCollections: (_req, res) => void res.json({ not: 'an array' }),
+      listCollections: outsideTheContract(async () => ({ status: 200, body: { not: 'an array' } })),
       // An error the operation does not declare (getCollectionColumns has no 409).
-      getCollectionColumns: (_req, _res, next) => next(new ConflictError('not declared here')),
+      getCollectionColumns: async () => {
+        throw new ConflictError('not declared here');
+      },
     },
   });
   user = await testApp.newUser();

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { outsideTheContract } from '../support/outside-the-contract.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**
@@ -11,11 +12,11 @@ let user: TestUser;
 
 beforeAll(async () => {
   // Breaks the contract: ScoreResult requires runId, state, result and error.
-  const broken = async () => ({ status: 200, body: { runId: 'r', score: 1 } });
+  const broken = outsideTheContract(async () => ({ status: 200, body: { runId: 'r', score: 1 } }));
   testApp = await createTestApp({
     configOverrides: { scoreFastLane: fastLane },
     fastLane: { scoreScenario: broken },
-    handlers: { scoreScenario: (_req, res) => void res.json({ score: 1 }) },
+    handlers: { scoreScenario: outsideTheContract(async () => ({ status: 200, body: { score: 1 } })) },
   });
   user = await testApp.newUser();
 });

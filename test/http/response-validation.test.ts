@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import request from 'supertest';
+import { outsideTheContract } from '../support/outside-the-contract.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**
@@ -25,14 +26,14 @@ describe.each([
 
   beforeAll(async () => {
     // Breaks the contract: ScoreResult requires more than a runId, and has no `score`.
-    const broken = async () => ({ status: 200, body: { runId: 'r', score: 1 } });
+    const broken = outsideTheContract(async () => ({ status: 200, body: { runId: 'r', score: 1 } }));
     testApp = await createTestApp({
       configOverrides: { scoreFastLane: fastLane, validateResponses: validate },
       fastLane: fastLane ? { scoreScenario: broken } : undefined,
       handlers: {
-        scoreScenario: (_req, res) => void res.json({ runId: 'r', score: 1 }),
+        scoreScenario: outsideTheContract(async () => ({ status: 200, body: { runId: 'r', score: 1 } })),
         // The spec promises an array of CollectionInfo.
-        listCollections: (_req, res) => void res.json({ not: 'an array' }),
+        listCollections: outsideTheContract(async () => ({ status: 200, body: { not: 'an array' } })),
       },
       logger: capturingLogger(lines),
     });

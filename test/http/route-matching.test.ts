@@ -1,7 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RequestHandler } from 'express';
-import { routes, type OperationHandlers, type OperationId, type RouteDefinition } from '../../generated/routes.js';
+import { routes, type OperationId, type RouteDefinition } from '../../generated/routes.js';
+import type { OperationHandlers } from '../../src/http/operation-handler.js';
+import type { AuthenticatedUser } from '../../src/http/request-context.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { sampleUrl } from '../support/sample-requests.js';
 
@@ -101,19 +102,16 @@ describe.each([['on', true], ['off', false]])('route matching with the score fas
 
   beforeAll(async () => {
     // Every handler is replaced by a recorder: the test sees exactly which requests reach a handler.
-    const recorder = (operationId: OperationId): RequestHandler => (request, _response, next) => {
+    const recorder = (operationId: OperationId) => async (request: { user: AuthenticatedUser }): Promise<never> => {
       calls.push({ operationId, user: request.user });
-      next(new Error(`recorded ${operationId}`));
+      throw new Error(`recorded ${operationId}`);
     };
-    const handlers = Object.fromEntries(routes.map((route) => [route.operationId, recorder(route.operationId)])) as OperationHandlers;
+    const handlers: OperationHandlers = Object.fromEntries(routes.map((route) => [route.operationId, recorder(route.operationId)])) as Record<OperationId, ReturnType<typeof recorder>>;
     testApp = await createTestApp({
       configOverrides: { scoreFastLane: fastLane },
       handlers,
       fastLane: fastLane
-        ? Object.fromEntries((['scoreScenario', 'scoreAsync', 'getAsyncScoreResult'] as const).map((operationId) => [operationId, async (caller: unknown) => {
-          calls.push({ operationId, user: caller });
-          throw new Error(`recorded ${operationId}`);
-        }]))
+        ? Object.fromEntries((['scoreScenario', 'scoreAsync', 'getAsyncScoreResult'] as const).map((operationId) => [operationId, recorder(operationId)]))
         : undefined,
     });
     user = await testApp.newUser();

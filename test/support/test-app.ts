@@ -7,7 +7,7 @@ import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createHandlerMap } from '../../src/http/handler-map.js';
 import { createLogger } from '../../src/logger.js';
 import { closeServices, createServices, fastLaneOperations, healthChecks, type Services } from '../../src/services.js';
-import type { OperationHandlers } from '../../generated/routes.js';
+import type { OperationHandlers } from '../../src/http/operation-handler.js';
 import { applyTestEnvironment } from './test-environment.js';
 
 export interface TestUser {
