@@ -4,6 +4,7 @@ import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import type { Services } from '../services.js';
+import { createStatisticsHandlers } from '../statistics/statistics-routes.js';
 
 /** Every operation of the spec bound to its handler; `tsc` fails if one is missing. */
 export function createHandlerMap(services: Services): OperationHandlers {
@@ -12,5 +13,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createExecutionHandlers(services),
     ...createBatchHandlers(services),
     ...createInternalDataHandlers(services),
+    ...createStatisticsHandlers(services),
   };
 }
