@@ -24,11 +24,7 @@ export interface RunCount {
   value: number;
 }
 
-export function outcomeOf(errorCode: string | null): RunOutcomeLabel {
-  if (errorCode === null) return 'succeeded';
-  return errorCode === 'INVALID_INPUT' ? 'invalid_input' : 'failed';
-}
-
+/** The outcome's index in OUTCOMES: succeeded, invalid_input (the caller's inputs), failed (anything else). */
 function outcomeIndex(errorCode: string | null): number {
   if (errorCode === null) return 0;
   return errorCode === 'INVALID_INPUT' ? 1 : 2;
