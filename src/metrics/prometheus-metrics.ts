@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { FinishedRun, RunMode } from '../execution/run-listener.js';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FinishedRun } from '../execution/run-listener.js';
 import type { CallbackOutcome, Metrics, MetricsExposition, ScrapeProbes } from './metrics.js';
+import { DurationHistogram } from './duration-histogram.js';
 import { RunCounters } from './run-counters.js';
 import { ScrapeProbe } from './scrape-probe.js';
 
@@ -19,16 +20,16 @@ export interface PrometheusMetricsOptions {
 
 /**
  * The metrics of one process in Prometheus's text format (prom-client), on a registry of its own.
- * Hot-path calls cost an array increment and one histogram observation on a child made once per
- * mode; the per-scenario run counts are copied into prom-client when a scrape asks for them, and
- * the gauges that need MySQL or the job store are read at scrape time, time-boxed (ScrapeProbe).
- * Names, labels and meanings: docs/metrics.md.
+ * A run costs a few array increments (RunCounters, DurationHistogram): the per-scenario run counts
+ * are copied into prom-client when a scrape asks for them, and the duration histogram is written
+ * next to prom-client's text. The gauges that need MySQL or the job store are read at scrape time,
+ * time-boxed (ScrapeProbe). Names, labels and meanings: docs/metrics.md.
  */
 export class PrometheusMetrics implements Metrics, MetricsExposition {
   readonly registry = new Registry();
   readonly contentType = this.registry.contentType;
   private readonly runs: RunCounters;
-  private readonly durations: Record<RunMode, { observe(value: number): void }>;
+  private readonly durations: DurationHistogram;
   private readonly sandboxLimitFailures: Counter<'owner' | 'scenario' | 'mode' | 'limit'>;
   private readonly callbacks: Counter<'outcome'>;
   private readonly droppedRecords: Counter<'reason'>;
@@ -50,14 +51,11 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
         for (const { labels, value } of runs.values()) this.inc(labels, value);
       },
     });
-    const durations = new Histogram({
-      name: 'scoring_run_duration_seconds',
-      help: 'Duration of runs of deployed scenario versions (compile, cached after the first run, and run in the engine pool), by mode.',
-      labelNames: ['mode'],
-      buckets: DURATION_BUCKETS_SECONDS,
-      registers,
-    });
-    this.durations = { sync: durations.labels('sync'), async: durations.labels('async'), batch: durations.labels('batch') };
+    this.durations = new DurationHistogram(
+      'scoring_run_duration_seconds',
+      'Duration of runs of deployed scenario versions (compile, cached after the first run, and run in the engine pool), by mode.',
+      DURATION_BUCKETS_SECONDS,
+    );
     this.sandboxLimitFailures = new Counter({
       name: 'scoring_sandbox_limit_failures_total',
       help: 'Runs that failed at a sandbox limit (limit: time = TIME_LIMIT_EXCEEDED, memory = MEMORY_LIMIT_EXCEEDED), by owner, scenario and mode.',
@@ -103,7 +101,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   runFinished(run: FinishedRun): void {
     const series = this.runs.count(run);
-    this.durations[run.mode].observe(run.durationMs / 1000);
+    this.durations.observe(run.mode, run.durationMs / 1000);
     if (run.errorCode === null) return;
     const limit = SANDBOX_LIMITS[run.errorCode];
     if (limit) this.sandboxLimitFailures.inc({ owner: series.owner, scenario: series.scenario, mode: run.mode, limit });
@@ -131,7 +129,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     };
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    return `${await this.registry.metrics()}\n${this.durations.render()}`;
   }
 }

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -80,8 +80,11 @@ describe.each<[string, 'hanging' | 'refusing']>([
 ])('when MySQL and the job store %s', (_title, kind) => {
   const blackhole = new Blackhole();
   let services: Services;
+  let knexLog: { mockRestore(): void };
 
   beforeAll(async () => {
+    // knex logs every failed connection attempt on the console; the outage is the point here.
+    knexLog = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     isolateJobStore(`metrics-outage-${kind}`);
     applyTestEnvironment();
     await blackhole.start();
@@ -97,6 +100,7 @@ describe.each<[string, 'hanging' | 'refusing']>([
   afterAll(async () => {
     await blackhole.stop();
     await closeServices(services);
+    knexLog.mockRestore();
   });
 
   it('a scrape still answers 200 at once, the gauges that need them reading NaN, twice in a row', async () => {
