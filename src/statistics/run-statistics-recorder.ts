@@ -14,19 +14,25 @@ export interface RecorderSettings {
   now?: () => number;
 }
 
+/** Runs of one minute by latency bucket (index: bucket). */
+interface MinuteHistogram {
+  minute: number;
+  buckets: number[];
+}
+
 /** Counts of one scenario version and mode not written yet. */
 interface Series {
   scenarioId: number;
   version: string;
   mode: RunMode;
   seconds: Map<number, SecondCounts>;
-  /** Key: minute start (Unix seconds) × LATENCY_KEY + bucket. */
-  latencies: Map<number, number>;
-  /** The cell of the last second counted: consecutive runs mostly end in the same second. */
-  current?: SecondCounts;
+  minutes: Map<number, MinuteHistogram>;
+  /** The cells of the last second and minute counted: consecutive runs mostly end in the same ones. */
+  currentSecond?: SecondCounts;
+  currentMinute?: MinuteHistogram;
 }
 
-const LATENCY_KEY = MAX_BUCKET + 1;
+const LATENCY_BUCKETS = MAX_BUCKET + 1;
 const PRUNE_EVERY_MS = 3_600_000;
 const DEFAULT_MAX_BUFFERED_CELLS = 200_000;
 
@@ -65,25 +71,25 @@ export class RunStatisticsRecorder implements RunListener {
     const series = this.seriesOf(run.scenario)[run.mode];
     const second = Math.floor(this.now() / 1000);
     const micros = Math.round(run.durationMs * 1000);
-    let cell = series.current;
+    let cell = series.currentSecond;
     if (cell?.second !== second) {
-      cell = series.seconds.get(second);
-      if (!cell) {
-        cell = { scenarioId: series.scenarioId, second, version: series.version, mode: series.mode, runs: 0, errors: 0, latencySumUs: 0, latencyMinUs: micros, latencyMaxUs: micros };
-        series.seconds.set(second, cell);
-        this.bufferedCells += 1;
-      }
-      series.current = cell;
+      cell = this.secondOf(series, second, micros);
+      series.currentSecond = cell;
     }
     cell.runs += 1;
     if (run.errorCode !== null) cell.errors += 1;
     cell.latencySumUs += micros;
     if (micros < cell.latencyMinUs) cell.latencyMinUs = micros;
     if (micros > cell.latencyMaxUs) cell.latencyMaxUs = micros;
-    const key = (second - (second % 60)) * LATENCY_KEY + latencyBucket(micros);
-    const runs = series.latencies.get(key);
-    if (runs === undefined) this.bufferedCells += 1;
-    series.latencies.set(key, (runs ?? 0) + 1);
+    const minute = second - (second % 60);
+    let histogram = series.currentMinute;
+    if (histogram?.minute !== minute) {
+      histogram = this.minuteOf(series, minute);
+      series.currentMinute = histogram;
+    }
+    const bucket = latencyBucket(micros);
+    if (histogram.buckets[bucket] === 0) this.bufferedCells += 1;
+    histogram.buckets[bucket] += 1;
   }
 
   /** Starts writing every `flushMs`, and pruning old rows every hour. */
@@ -123,18 +129,39 @@ export class RunStatisticsRecorder implements RunListener {
     }
   }
 
+  private secondOf(series: Series, second: number, micros: number): SecondCounts {
+    let cell = series.seconds.get(second);
+    if (!cell) {
+      cell = { scenarioId: series.scenarioId, second, version: series.version, mode: series.mode, runs: 0, errors: 0, latencySumUs: 0, latencyMinUs: micros, latencyMaxUs: micros };
+      series.seconds.set(second, cell);
+      this.bufferedCells += 1;
+    }
+    return cell;
+  }
+
+  private minuteOf(series: Series, minute: number): MinuteHistogram {
+    let histogram = series.minutes.get(minute);
+    if (!histogram) {
+      histogram = { minute, buckets: new Array<number>(LATENCY_BUCKETS).fill(0) };
+      series.minutes.set(minute, histogram);
+    }
+    return histogram;
+  }
+
   private drain(): { seconds: SecondCounts[]; latencies: LatencyCounts[] } {
     const seconds: SecondCounts[] = [];
     const latencies: LatencyCounts[] = [];
     for (const series of this.series.values()) {
       seconds.push(...series.seconds.values());
-      for (const [key, runs] of series.latencies) {
-        const bucket = key % LATENCY_KEY;
-        latencies.push({ scenarioId: series.scenarioId, minute: (key - bucket) / LATENCY_KEY, version: series.version, mode: series.mode, bucket, runs });
+      for (const { minute, buckets } of series.minutes.values()) {
+        buckets.forEach((runs, bucket) => {
+          if (runs > 0) latencies.push({ scenarioId: series.scenarioId, minute, version: series.version, mode: series.mode, bucket, runs });
+        });
       }
       series.seconds = new Map();
-      series.latencies = new Map();
-      series.current = undefined;
+      series.minutes = new Map();
+      series.currentSecond = undefined;
+      series.currentMinute = undefined;
     }
     this.bufferedCells = 0;
     return { seconds, latencies };
@@ -143,13 +170,7 @@ export class RunStatisticsRecorder implements RunListener {
   /** Puts counts whose write failed back, merged with what was counted meanwhile. */
   private restore(seconds: SecondCounts[], latencies: LatencyCounts[]): void {
     for (const cell of seconds) {
-      const series = this.seriesByKey(cell.scenarioId, cell.version, cell.mode);
-      const counted = series.seconds.get(cell.second);
-      if (!counted) {
-        series.seconds.set(cell.second, cell);
-        this.bufferedCells += 1;
-        continue;
-      }
+      const counted = this.secondOf(this.seriesByKey(cell.scenarioId, cell.version, cell.mode), cell.second, cell.latencyMinUs);
       counted.runs += cell.runs;
       counted.errors += cell.errors;
       counted.latencySumUs += cell.latencySumUs;
@@ -157,11 +178,9 @@ export class RunStatisticsRecorder implements RunListener {
       counted.latencyMaxUs = Math.max(counted.latencyMaxUs, cell.latencyMaxUs);
     }
     for (const cell of latencies) {
-      const series = this.seriesByKey(cell.scenarioId, cell.version, cell.mode);
-      const key = cell.minute * LATENCY_KEY + cell.bucket;
-      const runs = series.latencies.get(key);
-      if (runs === undefined) this.bufferedCells += 1;
-      series.latencies.set(key, (runs ?? 0) + cell.runs);
+      const histogram = this.minuteOf(this.seriesByKey(cell.scenarioId, cell.version, cell.mode), cell.minute);
+      if (histogram.buckets[cell.bucket] === 0) this.bufferedCells += 1;
+      histogram.buckets[cell.bucket] += cell.runs;
     }
   }
 
@@ -192,7 +211,7 @@ export class RunStatisticsRecorder implements RunListener {
     const key = `${scenarioId}\u0000${version}\u0000${mode}`;
     let series = this.series.get(key);
     if (!series) {
-      series = { scenarioId, version, mode, seconds: new Map(), latencies: new Map() };
+      series = { scenarioId, version, mode, seconds: new Map(), minutes: new Map() };
       this.series.set(key, series);
     }
     return series;
