@@ -5,8 +5,9 @@
  *   1. sync scoring with autocannon (64 connections, BENCH_SYNC_SECONDS, default 10) against a bare
  *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, same run; then
  *      the same with METRICS_ENABLED=true against METRICS_ENABLED=false (two API processes, measured
- *      off, on, off, on; the ratio of the means), a scrape of the metrics, and the in-process cost per
- *      run of the run listeners (Prometheus metrics, run statistics). BENCH_ONLY=sync stops here;
+ *      interleaved, BENCH_METRICS_ROUNDS each, default 3; the ratio of the medians), a scrape of the
+ *      metrics, and the in-process cost per run of the run listeners (Prometheus metrics, run
+ *      statistics). BENCH_ONLY=sync stops here;
  *   2. a batch of BENCH_BATCH_ELEMENTS (default 10,000), submit to last result;
  *   3. the results of a batch of BENCH_RESULTS_ELEMENTS (default 20,000) streamed with getBatchResults
  *      (NDJSON; CSV as well, for information);
@@ -43,6 +44,8 @@ const BARE_PORT = API_PORT + 1;
 const METRICS_API_PORT = API_PORT + 2;
 const METRICS_PORT = API_PORT + 3;
 const ONLY_SYNC = process.env.BENCH_ONLY === 'sync';
+/** Runs of sync scoring with metrics on, and as many with them off, for the ratio. */
+const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 3);
 const SYNC_SECONDS = Number(process.env.BENCH_SYNC_SECONDS ?? 10);
 const ASYNC_SECONDS = Number(process.env.BENCH_ASYNC_SECONDS ?? 60);
 const ASYNC_SHARE = 0.3;
@@ -164,14 +167,17 @@ function listenerCost(): { metricsNs: number; statisticsNs: number } {
   const metrics = new PrometheusMetrics({ probeTimeoutMs: 1000, maxScenarioSeries: 2000 }, logger);
   const statistics = new RunStatisticsRecorder(new StatisticsStore(createDatabase(DATABASE_URL, { min: 0, max: 1 })), { flushMs: 3_600_000, retentionDays: 30 }, logger);
   const scenario: DeployedScenario = { scenarioId: 1, ownerName: 'bench', name: SCENARIO, versionId: 1, version: '1', cacheKey: 'version:1', document: referenceScenario() };
-  const runs = 2_000_000;
+  const runs = 1_000_000;
+  // The best of five: on a busy machine the fastest pass is the closest to the code's own cost.
   const time = (listener: { runFinished(run: { scenario: DeployedScenario; mode: 'sync'; errorCode: null; durationMs: number }): void }) => {
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < runs; i += 1) listener.runFinished({ scenario, mode: 'sync', errorCode: null, durationMs: 0.3 + (i % 7) * 0.05 });
-    return Number(process.hrtime.bigint() - started) / runs;
+    let best = Infinity;
+    for (let pass = 0; pass < 5; pass += 1) {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < runs; i += 1) listener.runFinished({ scenario, mode: 'sync', errorCode: null, durationMs: 0.3 + (i % 7) * 0.05 });
+      best = Math.min(best, Number(process.hrtime.bigint() - started) / runs);
+    }
+    return best;
   };
-  time(metrics);
-  time(statistics);
   return { metricsNs: time(metrics), statisticsNs: time(statistics) };
 }
 
@@ -212,17 +218,19 @@ async function main(): Promise<void> {
     goal('sync score ≥ 80 % of bare Express req/s', `${fixed(100 * share)} %`, share >= 0.8 && sync.non2xx === 0);
     goal('sync score p99 ≤ 1.5× bare Express p99', `${fixed(tail, 2)}× (${sync.p99} vs ${ceiling.p99} ms)`, tail <= 1.5);
 
-    // 1b. The same with metrics on, against the process above (metrics off): off, on, off, on.
+    // 1b. The same with metrics on, against the process above (metrics off), interleaved: on, off, on, off, …
     const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: 'true', METRICS_PORT: String(METRICS_PORT) });
     await waitUntilUp(METRICS_API_PORT);
     await cannon(METRICS_API_PORT, user.scoreToken, body); // warm-up
     const off = [sync];
-    const on = [await cannon(METRICS_API_PORT, user.scoreToken, body)];
-    off.push(await cannon(API_PORT, user.scoreToken, body));
-    on.push(await cannon(METRICS_API_PORT, user.scoreToken, body));
-    const mean = (runs: Array<{ rps: number }>) => runs.reduce((sum, run) => sum + run.rps, 0) / runs.length;
-    const metricsRatio = mean(on) / mean(off);
-    report(`sync score, metrics on vs off (2 runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => run.p99).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => run.p99).join(', ')} ms); ratio ${fixed(metricsRatio, 3)}`);
+    const on: Array<{ rps: number; p99: number }> = [];
+    for (let round = 0; round < METRICS_ROUNDS; round += 1) {
+      on.push(await cannon(METRICS_API_PORT, user.scoreToken, body));
+      if (round > 0) off.push(await cannon(API_PORT, user.scoreToken, body));
+    }
+    const median = (runs: Array<{ rps: number }>) => percentile(runs.map((run) => run.rps), 50);
+    const metricsRatio = median(on) / median(off);
+    report(`sync score, metrics on vs off (${METRICS_ROUNDS} runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => run.p99).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => run.p99).join(', ')} ms); ratio of the medians ${fixed(metricsRatio, 3)}`);
     const scrapeStarted = performance.now();
     const scraped = await new Promise<string>((resolve, reject) => {
       http.get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics', agent: false }, (res) => {
@@ -236,7 +244,7 @@ async function main(): Promise<void> {
     goal('sync score with metrics on ≥ 95 % of metrics off', `${fixed(100 * metricsRatio)} %`, metricsRatio >= 0.95);
     withMetrics.kill('SIGTERM');
     const perRun = listenerCost();
-    report(`run listeners in-process, per run: Prometheus metrics ${fixed(perRun.metricsNs, 0)} ns, run statistics ${fixed(perRun.statisticsNs, 0)} ns (a sync score costs about ${fixed(1e9 / Math.max(sync.rps, 1) / 1000, 0)} µs of the process)`);
+    report(`run listeners in-process, per run (best of 5 passes): Prometheus metrics ${fixed(perRun.metricsNs, 0)} ns, run statistics ${fixed(perRun.statisticsNs, 0)} ns (a sync score costs about ${fixed(1e9 / Math.max(sync.rps, 1) / 1000, 0)} µs of the process)`);
     if (ONLY_SYNC) {
       api.kill('SIGTERM');
       printGoals();

@@ -26,16 +26,8 @@ export interface LatencyCounts {
   runs: number;
 }
 
-/** A window's totals of one version and mode. */
-export interface ModeTotals {
-  version: string;
-  mode: RunMode;
-  runs: number;
-  errors: number;
-  latencySumUs: number;
-  latencyMinUs: number;
-  latencyMaxUs: number;
-}
+/** A window's totals of one version and mode: the same counts, over every second of the window. */
+export type ModeTotals = Omit<SecondCounts, 'scenarioId' | 'second'>;
 
 /** Rows per statement (a few hundred bytes each). */
 const ROWS_PER_STATEMENT = 1000;
