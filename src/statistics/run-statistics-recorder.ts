@@ -45,6 +45,10 @@ const DEFAULT_MAX_BUFFERED_CELLS = 200_000;
  */
 export class RunStatisticsRecorder implements RunListener {
   private readonly byVersionObject = new WeakMap<object, Record<RunMode, Series>>();
+  /**
+   * Every series ever counted, by scenario, version and mode. Never pruned, because version objects in
+   * byVersionObject point at them: three small objects per version that ever ran in this process.
+   */
   private readonly series = new Map<string, Series>();
   private bufferedCells = 0;
   private timer?: NodeJS.Timeout;

@@ -109,7 +109,7 @@ describe.each<[string, 'hanging' | 'refusing']>([
       const started = performance.now();
       const response = await request(server).get('/metrics');
       expect(response.status).toBe(200);
-      expect(performance.now() - started).toBeLessThan(1500);
+      expect(performance.now() - started).toBeLessThan(5000);
       expect(sampleValue(response.text, 'scoring_batch_elements_pending')).toBeNaN();
       expect(sampleValue(response.text, 'scoring_job_queue_depth')).toBeNaN();
       expect(response.text).toContain('# TYPE scoring_runs_total counter');

@@ -23,7 +23,8 @@ beforeAll(async () => {
     configOverrides: {
       outboundAllowList: ['127.0.0.1'],
       limits: { ...defaults.limits, runTimeoutMs: 100 },
-      metrics: { ...defaults.metrics, enabled: true },
+      // Generous: these tests check values, not time-outs (metrics-server.test.ts does), and a busy machine is slow.
+      metrics: { ...defaults.metrics, enabled: true, probeTimeoutMs: 15_000 },
     },
   });
   alice = await t.newUser();
@@ -56,7 +57,10 @@ const batchFinished = (batchTaskId: string) => waitFor(async () => {
   return status.body.state === 'FINISHED' ? status.body : undefined;
 });
 
-describe('/metrics after known traffic', () => {
+/** Set by the first test: a batch submitted while no worker runs, and the pending elements before it. */
+let waitingBatch: { batchTaskId: string; pendingBefore: number } | undefined;
+
+describe('/metrics before any worker runs', () => {
   it('reads the job-store queue depth and the pending batch elements when scraped', async () => {
     const before = await scrape();
     const pendingBefore = sampleValue(before, 'scoring_batch_elements_pending') as number;
@@ -65,17 +69,26 @@ describe('/metrics after known traffic', () => {
     // No worker yet: the batch's chunk job waits in the job store, its 4 elements are pending.
     const submitted = await submitBatch('queued', [{ a: 1 }, { a: 2 }, { a: 3 }, { a: 4 }]);
     expect(submitted.status).toBe(202);
+    waitingBatch = { batchTaskId: submitted.body.batchTaskId, pendingBefore };
     const waiting = await scrape();
     expect(sampleValue(waiting, 'scoring_job_queue_depth')).toBe(1);
     expect(sampleValue(waiting, 'scoring_batch_elements_pending')).toBe(pendingBefore + 4);
+  });
+});
 
+describe('/metrics after known traffic', () => {
+  beforeAll(async () => {
     await t.services.execution.startWorker();
-    await batchFinished(submitted.body.batchTaskId);
+  });
+
+  it('reads the gauges back to their values before the batch once a worker has run it', async () => {
+    expect(waitingBatch).toBeDefined();
+    await batchFinished(waitingBatch!.batchTaskId);
     const done = await waitFor(async () => {
       const text = await scrape();
       return sampleValue(text, 'scoring_job_queue_depth') === 0 ? text : undefined;
     });
-    expect(sampleValue(done, 'scoring_batch_elements_pending')).toBe(pendingBefore);
+    expect(sampleValue(done, 'scoring_batch_elements_pending')).toBe(waitingBatch!.pendingBefore);
     expect(runs(done, 'queued', 'batch', 'succeeded')).toBe(4);
   });
 
