@@ -274,6 +274,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario/{id}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run statistics of a scenario over a time window
+         * @description The panel of the original system: for the runs of the scenario's deployed versions that ended within the window, per version and in total: how many ran, how many failed, the most that ended in one second, and the latency's min, average, max and 95th percentile.
+         *
+         *     - **What is counted:** every run of a deployed version, whatever its mode (synchronous scores, async runs, batch elements; `byMode` splits the count), counted by every API and worker process and added up in MySQL. Debug runs and test cases (validate, deploy) are not counted. A run that failed (bad inputs included) counts in `errors`. Counting does not depend on decision-record sampling.
+         *     - **Freshness:** each process writes its counts every `STATISTICS_FLUSH_MS` (2 s by default), so the last seconds may still be missing. Counts are kept `STATISTICS_RETENTION_DAYS` (30 days by default).
+         *     - **The window:** `from` (inclusive) and `to` (exclusive), taken in whole seconds (`from` rounded down, `to` rounded up; the answer echoes them). Default: the hour before now. `from` must be before `to` and the window at most 31 days long (400 otherwise). A run belongs to the second in which it ended.
+         *     - **Latency** is the run's duration in the engine (compile, cached after a version's first run, and run), not the HTTP round trip nor an async run's time in the queue; in **milliseconds** with microsecond resolution. `min`, `avg` and `max` are exact. `p95` comes from latency histograms in quarter-octave buckets kept per minute: it is within 9 % of the exact value, computed over the whole minutes that the window overlaps, and kept between `min` and `max`.
+         *     - **Peak requests/s** (`peakPerSecond`): the most runs that ended in one second of the window (exact, per second, all processes together).
+         *
+         *     Access as for every id-addressed scenario operation: an unknown id is 404 `SCENARIO_NOT_FOUND`; another user's scenario is 403 `FORBIDDEN` unless the requester is an admin; `context` as everywhere.
+         */
+        get: operations["getScenarioStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenario/{id}/input": {
         parameters: {
             query?: never;
@@ -718,6 +746,111 @@ export interface components {
                 [key: string]: components["schemas"]["NodeProperties"];
             };
             testCases: components["schemas"]["ScenarioTestCase"][];
+        };
+        /**
+         * @description Run statistics of one scenario over a window (getScenarioStatistics).
+         * @example {
+         *       "scenarioId": "7",
+         *       "name": "credit-decision",
+         *       "from": "2026-11-23T09:00:00.000Z",
+         *       "to": "2026-11-23T10:00:00.000Z",
+         *       "total": {
+         *         "count": 1250,
+         *         "errors": 12,
+         *         "peakPerSecond": 40,
+         *         "byMode": {
+         *           "sync": 1000,
+         *           "async": 50,
+         *           "batch": 200
+         *         },
+         *         "latencyMs": {
+         *           "min": 0.21,
+         *           "avg": 0.64,
+         *           "max": 12.5,
+         *           "p95": 1.19
+         *         }
+         *       },
+         *       "versions": [
+         *         {
+         *           "version": "3",
+         *           "count": 1200,
+         *           "errors": 10,
+         *           "peakPerSecond": 40,
+         *           "byMode": {
+         *             "sync": 1000,
+         *             "async": 0,
+         *             "batch": 200
+         *           },
+         *           "latencyMs": {
+         *             "min": 0.21,
+         *             "avg": 0.61,
+         *             "max": 12.5,
+         *             "p95": 1.19
+         *           }
+         *         },
+         *         {
+         *           "version": "2",
+         *           "count": 50,
+         *           "errors": 2,
+         *           "peakPerSecond": 3,
+         *           "byMode": {
+         *             "sync": 0,
+         *             "async": 50,
+         *             "batch": 0
+         *           },
+         *           "latencyMs": {
+         *             "min": 0.4,
+         *             "avg": 1.3,
+         *             "max": 3.2,
+         *             "p95": 2.83
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        ScenarioStatistics: {
+            scenarioId: string;
+            /** @description The scenario's name now. */
+            name: string;
+            /**
+             * Format: date-time
+             * @description Start of the window as used (inclusive, whole seconds).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the window as used (exclusive, whole seconds).
+             */
+            to: string;
+            total: components["schemas"]["RunStatistics"];
+            /** @description One entry per version that ran in the window, newest version first. */
+            versions: components["schemas"]["RunStatistics"][];
+        };
+        /** @description Runs that ended in the window: of one version (`version` set), or of all versions (`total`, no `version`). */
+        RunStatistics: {
+            /** @description The deployed version's label (`1`, `2`, …); absent in `total`. */
+            version?: string;
+            /** @description Runs. */
+            count: number;
+            /** @description Runs that failed (bad inputs, compile errors, failures at a node, sandbox limits). */
+            errors: number;
+            /** @description The most runs that ended in one second of the window. */
+            peakPerSecond: number;
+            /** @description `count` by how the runs were asked for. */
+            byMode: {
+                sync: number;
+                async: number;
+                batch: number;
+            };
+            /** @description Null when nothing ran in the window. */
+            latencyMs: components["schemas"]["LatencySummary"] | null;
+        };
+        /** @description Latencies of the runs counted, in milliseconds (microsecond resolution). `min`, `avg` and `max` are exact; `p95` is within 9 % (quarter-octave histogram buckets), over the whole minutes the window overlaps, kept between `min` and `max`. */
+        LatencySummary: {
+            min: number;
+            avg: number;
+            max: number;
+            p95: number;
         };
         /** @description One scenario to import. `content` and each node's `content` may be JSON text (as exported) or, for hand-written YAML/JSON, the object itself. Read-only fields of an export are accepted and ignored. */
         ScenarioImport: {
@@ -2114,6 +2247,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScenarioVersionPreview"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getScenarioStatistics: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+                /**
+                 * @description Start of the window (inclusive), an RFC 3339 date-time. Default: one hour before `to`.
+                 * @example 2026-11-23T09:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description End of the window (exclusive), an RFC 3339 date-time. Default: now.
+                 * @example 2026-11-23T10:00:00Z
+                 */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of the window: in total and per version (newest version first; only versions that ran in the window). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioStatistics"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -142,6 +142,15 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['listScenarioVersions']['responses'][200]['content']['application/json'] };
   };
+  getScenarioStatistics: {
+    params: NonNullable<operations['getScenarioStatistics']['parameters']['path']>;
+    query: NonNullable<operations['getScenarioStatistics']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getScenarioStatistics']['responses'][200]['content']['application/json'] };
+  };
   getScenarioInput: {
     params: NonNullable<operations['getScenarioInput']['parameters']['path']>;
     query: NonNullable<operations['getScenarioInput']['parameters']['query']>;

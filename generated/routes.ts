@@ -28,6 +28,7 @@ export const routes = [
   { operationId: 'loadCollectionData', method: 'post', path: '/api/internaldata/collections/loadData/{collection_name}', expressPath: '/api/internaldata/collections/loadData/:collection_name', security: ['bearerAuth'] },
   { operationId: 'openScenario', method: 'get', path: '/api/scenario/open/{id}', expressPath: '/api/scenario/open/:id', security: ['bearerAuth'] },
   { operationId: 'listScenarioVersions', method: 'get', path: '/api/scenario/{id}/version', expressPath: '/api/scenario/:id/version', security: ['bearerAuth'] },
+  { operationId: 'getScenarioStatistics', method: 'get', path: '/api/scenario/{id}/statistics', expressPath: '/api/scenario/:id/statistics', security: ['bearerAuth'] },
   { operationId: 'getScenarioInput', method: 'get', path: '/api/scenario/{id}/input', expressPath: '/api/scenario/:id/input', security: ['bearerAuth'] },
   { operationId: 'getScenarioInputVariableNames', method: 'get', path: '/api/scenario/data/inputvariables/{id}', expressPath: '/api/scenario/data/inputvariables/:id', security: ['bearerAuth'] },
   { operationId: 'copyScenario', method: 'post', path: '/api/scenario/copy/{id}/{copiedScenarioName}', expressPath: '/api/scenario/copy/:id/:copiedScenarioName', security: ['bearerAuth'] },

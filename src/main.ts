@@ -3,6 +3,7 @@ import { createHandlerMap } from './http/handler-map.js';
 import { listen } from './http/listen.js';
 import { createLogger } from './logger.js';
 import { createHttpServer } from './http/server.js';
+import { startMetricsServer } from './metrics/metrics-server.js';
 import { closeServices, createServices, fastLaneOperations, healthChecks } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
   await listen(server, config.port);
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
   logger.info({ port: config.port, environment: config.environment }, 'listening');
+  // Metrics on a listener of their own (METRICS_HOST:METRICS_PORT), never on the API's port.
+  const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.port, 'METRICS_PORT', logger);
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
   if (services.execution.settings.workerInApiProcess) await services.execution.startWorker();
 
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
     force.unref();
     // Stop taking jobs at once (held ones are unlocked for other workers) while in-flight requests finish.
     const jobsStopped = services.execution.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the execution worker failed'));
+    metricsServer?.close();
     server.close(() => {
       jobsStopped
         .then(() => closeServices(services))

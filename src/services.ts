@@ -15,16 +15,21 @@ import type { AppDependencies } from './app.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
 import { createExecutionHandlers } from './execution/execution-routes.js';
 import { pingJobStore } from './execution/job-store.js';
+import { runListeners } from './execution/run-listener.js';
 import type { HealthChecks } from './http/health-router.js';
+import { createMetrics } from './metrics/create-metrics.js';
+import type { Metrics, MetricsExposition } from './metrics/metrics.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
+import { createStatistics, type Statistics } from './statistics/statistics-module.js';
 
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
- * features' handler factories. Build order: database → users → internal data (the engine's
- * lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest deployed
- * version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine → scenarios →
- * execution.
+ * features' handler factories. Build order: database → metrics → users → internal data (the
+ * engine's lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest
+ * deployed version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine →
+ * scenarios → run statistics → execution (whose runs metrics and statistics hear of) → the
+ * metrics' scrape-time gauges (read from execution's stores).
  */
 export interface Services {
   config: AppConfig;
@@ -43,10 +48,17 @@ export interface Services {
   scenarios: ScenarioService;
   // ── execution ──
   execution: Execution;
+  // ── metrics and run statistics ──
+  /** Counts what happens (a no-op unless METRICS_ENABLED). */
+  metrics: Metrics;
+  /** What a scrape answers; undefined unless METRICS_ENABLED (main.ts and worker.ts serve it). */
+  metricsExposition?: MetricsExposition;
+  statistics: Statistics;
 }
 
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
   const db = createDatabase(config.databaseUrl);
+  const { metrics, exposition: metricsExposition } = createMetrics(config.metrics, logger);
   const users = new UserService(new UserStore(db), { scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000 });
   // ── internal data ──
   const internalDataStore = new InternalDataStore(db);
@@ -64,9 +76,17 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── scenarios ──
   const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios);
+  // ── run statistics ──
+  const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
+  statistics.recorder.start();
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, execution };
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, metrics, runListener: runListeners(metrics, statistics.recorder) });
+  // ── metrics ──
+  metrics.setScrapeProbes({
+    batchElementsPending: () => execution.batchStore.pendingElements(),
+    jobQueueDepth: () => execution.queue.dueJobs(),
+  });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, execution, metrics, metricsExposition, statistics };
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -74,6 +94,8 @@ export async function closeServices(services: Services): Promise<void> {
   await services.execution.close();
   // ── engine ──
   await services.engine.dispose();
+  // ── run statistics: what was counted since the last write ──
+  await services.statistics.recorder.stop();
   await services.db.destroy();
 }
 

@@ -1,19 +1,22 @@
 import { createLogger } from './logger.js';
+import { startMetricsServer } from './metrics/metrics-server.js';
 import { closeServices, createServices } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
 /**
  * A job-processing process (`npm run worker`): runs async runs, batch chunks and callback
- * deliveries from the shared job store; serves no HTTP. Start as many as needed next to the API
- * processes. SIGTERM/SIGINT: stop taking jobs, unlock the ones held (another worker takes them
- * at once; their finished elements are kept), close connections, exit.
+ * deliveries from the shared job store; serves no API requests. Start as many as needed next to the API
+ * processes. With METRICS_ENABLED it serves its own metrics (async runs, batch elements, callbacks)
+ * on WORKER_METRICS_PORT. SIGTERM/SIGINT: stop taking jobs, unlock the ones held (another worker
+ * takes them at once; their finished elements are kept), close connections, exit.
  */
 async function main(): Promise<void> {
   const config = await loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   logUnhandledRejections(logger);
   const services = await createServices(config, logger);
+  const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.workerPort, 'WORKER_METRICS_PORT', logger);
   await services.execution.startWorker();
   logger.info({ pid: process.pid, environment: config.environment }, 'worker ready');
 
@@ -24,6 +27,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'worker stopping: no new jobs, releasing held ones');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
+    metricsServer?.close();
     closeServices(services)
       .then(() => logger.flush())
       .then(() => process.exit(0))

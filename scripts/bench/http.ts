@@ -3,7 +3,11 @@
  * database (`scoring_bench`) and job-store prefix, seeds a user and the reference credit scenario,
  * measures, prints each goal with its figure and whether it is met, and cleans up:
  *   1. sync scoring with autocannon (64 connections, BENCH_SYNC_SECONDS, default 10) against a bare
- *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, same run;
+ *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, same run; then
+ *      the same with METRICS_ENABLED=true against METRICS_ENABLED=false (two API processes, measured
+ *      interleaved, BENCH_METRICS_ROUNDS each, default 3; the ratio of the medians), a scrape of the
+ *      metrics, and the in-process cost per run of the run listeners (Prometheus metrics, run
+ *      statistics). BENCH_ONLY=sync stops here;
  *   2. a batch of BENCH_BATCH_ELEMENTS (default 10,000), submit to last result;
  *   3. the results of a batch of BENCH_RESULTS_ELEMENTS (default 20,000) streamed with getBatchResults
  *      (NDJSON; CSV as well, for information);
@@ -24,6 +28,11 @@ import { Redis } from 'ioredis';
 import { UserService } from '../../src/auth/user-service.js';
 import { UserStore } from '../../src/auth/user-store.js';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
+import { createLogger } from '../../src/logger.js';
+import { PrometheusMetrics } from '../../src/metrics/prometheus-metrics.js';
+import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
+import { RunStatisticsRecorder } from '../../src/statistics/run-statistics-recorder.js';
+import { StatisticsStore } from '../../src/statistics/statistics-store.js';
 import { referenceScenario, sampleInputs } from './reference-scenario.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,6 +41,11 @@ const JOBS_URL = process.env.BENCH_JOBS_URL ?? 'redis://127.0.0.1:6379/2';
 const PREFIX = `scoring:bench:${randomUUID().slice(0, 8)}:`;
 const API_PORT = Number(process.env.BENCH_API_PORT ?? 18080);
 const BARE_PORT = API_PORT + 1;
+const METRICS_API_PORT = API_PORT + 2;
+const METRICS_PORT = API_PORT + 3;
+const ONLY_SYNC = process.env.BENCH_ONLY === 'sync';
+/** Runs of sync scoring with metrics on, and as many with them off, for the ratio. */
+const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 3);
 const SYNC_SECONDS = Number(process.env.BENCH_SYNC_SECONDS ?? 10);
 const ASYNC_SECONDS = Number(process.env.BENCH_ASYNC_SECONDS ?? 60);
 const ASYNC_SHARE = 0.3;
@@ -147,6 +161,26 @@ async function runBatch(token: Record<string, string>, parameters: unknown[]): P
   }
 }
 
+/** Nanoseconds per run that the run listeners cost on the hot path, measured in this process (no I/O: counting only). */
+function listenerCost(): { metricsNs: number; statisticsNs: number } {
+  const logger = createLogger('silent');
+  const metrics = new PrometheusMetrics({ probeTimeoutMs: 1000, maxScenarioSeries: 2000 }, logger);
+  const statistics = new RunStatisticsRecorder(new StatisticsStore(createDatabase(DATABASE_URL, { min: 0, max: 1 })), { flushMs: 3_600_000, retentionDays: 30 }, logger);
+  const scenario: DeployedScenario = { scenarioId: 1, ownerName: 'bench', name: SCENARIO, versionId: 1, version: '1', cacheKey: 'version:1', document: referenceScenario() };
+  const runs = 1_000_000;
+  // The best of five: on a busy machine the fastest pass is the closest to the code's own cost.
+  const time = (listener: { runFinished(run: { scenario: DeployedScenario; mode: 'sync'; errorCode: null; durationMs: number }): void }) => {
+    let best = Infinity;
+    for (let pass = 0; pass < 5; pass += 1) {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < runs; i += 1) listener.runFinished({ scenario, mode: 'sync', errorCode: null, durationMs: 0.3 + (i % 7) * 0.05 });
+      best = Math.min(best, Number(process.hrtime.bigint() - started) / runs);
+    }
+    return best;
+  };
+  return { metricsNs: time(metrics), statisticsNs: time(statistics) };
+}
+
 async function main(): Promise<void> {
   await ensureDatabaseExists(DATABASE_URL);
   const db = createDatabase(DATABASE_URL, { min: 0, max: 4 });
@@ -183,6 +217,39 @@ async function main(): Promise<void> {
     const tail = sync.p99 / Math.max(ceiling.p99, 1);
     goal('sync score ≥ 80 % of bare Express req/s', `${fixed(100 * share)} %`, share >= 0.8 && sync.non2xx === 0);
     goal('sync score p99 ≤ 1.5× bare Express p99', `${fixed(tail, 2)}× (${sync.p99} vs ${ceiling.p99} ms)`, tail <= 1.5);
+
+    // 1b. The same with metrics on, against the process above (metrics off), interleaved: on, off, on, off, …
+    const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: 'true', METRICS_PORT: String(METRICS_PORT) });
+    await waitUntilUp(METRICS_API_PORT);
+    await cannon(METRICS_API_PORT, user.scoreToken, body); // warm-up
+    const off = [sync];
+    const on: Array<{ rps: number; p99: number }> = [];
+    for (let round = 0; round < METRICS_ROUNDS; round += 1) {
+      on.push(await cannon(METRICS_API_PORT, user.scoreToken, body));
+      if (round > 0) off.push(await cannon(API_PORT, user.scoreToken, body));
+    }
+    const median = (runs: Array<{ rps: number }>) => percentile(runs.map((run) => run.rps), 50);
+    const metricsRatio = median(on) / median(off);
+    report(`sync score, metrics on vs off (${METRICS_ROUNDS} runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => run.p99).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => run.p99).join(', ')} ms); ratio of the medians ${fixed(metricsRatio, 3)}`);
+    const scrapeStarted = performance.now();
+    const scraped = await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics', agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      }).on('error', reject);
+    });
+    const counted = /scoring_runs_total\{[^}]*mode="sync",outcome="succeeded"\} (\d+)/.exec(scraped)?.[1];
+    report(`  one scrape: ${fixed(performance.now() - scrapeStarted)} ms, ${fixed(scraped.length / 1024)} KiB; scoring_runs_total (sync, succeeded) = ${counted}`);
+    goal('sync score with metrics on ≥ 95 % of metrics off', `${fixed(100 * metricsRatio)} %`, metricsRatio >= 0.95);
+    withMetrics.kill('SIGTERM');
+    const perRun = listenerCost();
+    report(`run listeners in-process, per run (best of 5 passes): Prometheus metrics ${fixed(perRun.metricsNs, 0)} ns, run statistics ${fixed(perRun.statisticsNs, 0)} ns (a sync score costs about ${fixed(1e9 / Math.max(sync.rps, 1) / 1000, 0)} µs of the process)`);
+    if (ONLY_SYNC) {
+      api.kill('SIGTERM');
+      printGoals();
+      return;
+    }
 
     // The worker processes for 2–5.
     for (let i = 0; i < WORKERS; i += 1) startProcess('src/worker.ts', {});
@@ -314,9 +381,13 @@ async function main(): Promise<void> {
     await db.destroy();
     agent.destroy();
   }
+  printGoals();
+}
+
+function printGoals(): void {
   console.log('\ngoal                                                              measured                                  met');
   for (const { name, measured, met } of goals) console.log(`${name.padEnd(66)}${measured.padEnd(42)}${met ? 'yes' : 'NO'}`);
-  console.log(`\nrun: npm run bench:http   (BENCH_SYNC_SECONDS=${SYNC_SECONDS} BENCH_ASYNC_SECONDS=${ASYNC_SECONDS} BENCH_WORKERS=${WORKERS}; figures need an otherwise idle machine)`);
+  console.log(`\nrun: npm run bench:http   (BENCH_SYNC_SECONDS=${SYNC_SECONDS} BENCH_ASYNC_SECONDS=${ASYNC_SECONDS} BENCH_WORKERS=${WORKERS}${ONLY_SYNC ? ' BENCH_ONLY=sync' : ''}; figures need an otherwise idle machine)`);
 }
 
 main().catch((error: unknown) => {

@@ -67,8 +67,11 @@ async function scenarioReads(client: ContractClient, spec: ServedSpec, context: 
     await client.call('listScenarioVersions', { label: 'versions of an existing scenario', credential: 'bearer', path, query: { context }, expect: [200] });
     await client.call('getScenarioInput', { label: 'inputs of an existing scenario', credential: 'bearer', path, query: { context }, expect: [200] });
     await client.call('getScenarioInputVariableNames', { label: 'input names of an existing scenario', credential: 'bearer', path, query: { context }, expect: [200] });
+    if (client.has('getScenarioStatistics')) await client.call('getScenarioStatistics', { label: 'run statistics of an existing scenario', credential: 'bearer', path, query: { context }, expect: [200] });
   }
-  for (const operationId of ['openScenario', 'listScenarioVersions', 'getScenarioInput', 'getScenarioInputVariableNames']) {
+  // getScenarioStatistics came after interface 1.9's operations: a deployment from before it does not serve it.
+  const idReads = ['openScenario', 'listScenarioVersions', 'getScenarioInput', 'getScenarioInputVariableNames', 'getScenarioStatistics'].filter((operationId) => client.has(operationId));
+  for (const operationId of idReads) {
     const path = { id: missingId(spec, client.operation(operationId), 'id') };
     await client.call(operationId, { label: 'a scenario id that does not exist', credential: 'bearer', path, query: { context }, expect: [404] });
   }

@@ -111,6 +111,7 @@ async function scenarioTour(client: ContractClient, spec: ServedSpec, options: W
 
   const deployed = await client.call('deployScenario', { label: 'deploy', credential: 'bearer', path, query: { context }, expect: [204] });
   await client.call('listScenarioVersions', { label: 'versions after deploying', credential: 'bearer', path, query: { context }, expect: [200] });
+  if (client.has('getScenarioStatistics')) await client.call('getScenarioStatistics', { label: 'its run statistics', credential: 'bearer', path, query: { context }, expect: [200] });
 
   const copy = `${name}-copy`;
   const renamed = `${name}-renamed`;

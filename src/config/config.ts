@@ -74,6 +74,37 @@ export interface AppConfig {
    */
   scoreTokenCacheSeconds: number;
   engine: EngineConfig;
+  metrics: MetricsConfig;
+  statistics: StatisticsConfig;
+}
+
+/**
+ * Prometheus metrics (src/metrics/): off unless METRICS_ENABLED=true. They name scenarios of every
+ * tenant, so they are served on a listener of their own, never on the API's port: bound to
+ * loopback by default, and behind a bearer token when METRICS_TOKEN is set.
+ */
+export interface MetricsConfig {
+  enabled: boolean;
+  /** Address the metrics listener binds to (127.0.0.1: only this host can scrape). */
+  host: string;
+  /** Port of the API process's metrics listener. */
+  port: number;
+  /** Port of a worker process's (`npm run worker`) metrics listener, so both fit on one host. */
+  workerPort: number;
+  /** When set, a scrape must send `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Longest a scrape waits for a gauge read from MySQL or the job store; past it the gauge reads NaN. */
+  probeTimeoutMs: number;
+  /** Most (owner, scenario, version) label sets of scoring_runs_total; runs of further ones count under `_other`. */
+  maxScenarioSeries: number;
+}
+
+/** The per-scenario run statistics behind getScenarioStatistics (src/statistics/): always on. */
+export interface StatisticsConfig {
+  /** How often a process writes what it counted (one bulk upsert per table). */
+  flushMs: number;
+  /** Buckets older than this are deleted. */
+  retentionDays: number;
 }
 
 /** The engine's worker pool (src/engine/pool/): scenario code never runs on the event loop of the API. */
@@ -177,6 +208,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     validateResponses: readBoolean(env, 'VALIDATE_RESPONSES', environment !== 'production'),
     scoreTokenCacheSeconds: readInt(env, 'SCORE_TOKEN_CACHE_SECONDS', 5),
     engine: readEngineConfig(env),
+    metrics: {
+      enabled: readBoolean(env, 'METRICS_ENABLED', false),
+      host: env.METRICS_HOST || '127.0.0.1',
+      port: readInt(env, 'METRICS_PORT', 9464),
+      workerPort: readInt(env, 'WORKER_METRICS_PORT', 9465),
+      token: env.METRICS_TOKEN || undefined,
+      probeTimeoutMs: readInt(env, 'METRICS_PROBE_TIMEOUT_MS', 1000),
+      maxScenarioSeries: readInt(env, 'METRICS_MAX_SCENARIO_SERIES', 2000),
+    },
+    statistics: {
+      flushMs: readInt(env, 'STATISTICS_FLUSH_MS', 2000),
+      retentionDays: readInt(env, 'STATISTICS_RETENTION_DAYS', 30),
+    },
   };
   assertUsable(config);
   return config;
@@ -190,6 +234,10 @@ function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
     isolatesPerWorker: readInt(env, 'ENGINE_ISOLATES_PER_WORKER', 32),
     spinMicros: readInt(env, 'ENGINE_SPIN_MICROS', 50),
   };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 function assertUsable(config: AppConfig): void {
@@ -210,5 +258,10 @@ function assertUsable(config: AppConfig): void {
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');
+  if (config.metrics.enabled && !isLoopback(config.metrics.host) && !config.metrics.token) {
+    problems.push('METRICS_TOKEN is required when METRICS_HOST is not a loopback address (the metrics name every tenant\'s scenarios)');
+  }
+  if (config.statistics.flushMs < 100) problems.push('STATISTICS_FLUSH_MS must be at least 100');
+  if (config.statistics.retentionDays < 1) problems.push('STATISTICS_RETENTION_DAYS must be at least 1');
   if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
 }

@@ -179,6 +179,19 @@ export class BatchStore {
     return { succeeded: count('SUCCEEDED'), failed: count('FAILED'), started: started !== undefined };
   }
 
+  /**
+   * Elements of all unfinished batches (every user's) whose results are not stored yet: the
+   * metrics' scrape-time gauge. Reads the unfinished batches by their finished_at index and counts
+   * their stored results on (batch_id, element_index).
+   */
+  async pendingElements(): Promise<number> {
+    const [submitted, stored] = await Promise.all([
+      this.db('batches').whereNull('finished_at').sum({ n: 'total' }).first() as Promise<{ n: string | number | null } | undefined>,
+      this.db('run_results as r').join('batches as b', 'b.id', 'r.batch_id').whereNull('b.finished_at').count({ n: '*' }).first() as Promise<{ n: string | number } | undefined>,
+    ]);
+    return Number(submitted?.n ?? 0) - Number(stored?.n ?? 0);
+  }
+
   async resultIds(batchId: string): Promise<string[]> {
     const rows = (await this.db('run_results').where('batch_id', batchId).orderBy('element_index').select('id')) as Array<{ id: string }>;
     return rows.map((row) => row.id);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/metrics.js';
 import type { OutboundHttpClient } from '../outbound/outbound-http-client.js';
 import { signCallback } from './callback-signature.js';
 import type { ExecutionQueue } from './execution-queue.js';
@@ -25,6 +26,7 @@ export class CallbackDelivery {
     private readonly http: OutboundHttpClient,
     private readonly settings: CallbackSettings,
     private readonly logger: Logger,
+    private readonly metrics: Pick<Metrics, 'callbackDelivered'>,
   ) {}
 
   async attempt(resultId: string, attempt: number): Promise<void> {
@@ -57,14 +59,17 @@ export class CallbackDelivery {
     await this.store.recordCallbackAttempt(resultId, attempt, status, failure);
     if (failure === null) {
       await this.store.setCallbackState(resultId, 'DELIVERED');
+      this.metrics.callbackDelivered('delivered');
       return;
     }
     if (attempt <= callback.retryCount) {
       this.logger.info({ resultId, attempt, failure }, 'callback attempt failed; retrying');
       await this.queue.scheduleCallback(resultId, attempt + 1, callback.retryDelaySeconds);
+      this.metrics.callbackDelivered('retrying');
       return;
     }
     this.logger.warn({ resultId, attempts: attempt, failure }, 'callback delivery failed; retries exhausted');
     await this.store.setCallbackState(resultId, 'FAILED');
+    this.metrics.callbackDelivered('failed');
   }
 }

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { NoopMetrics } from '../metrics/noop-metrics.js';
 import type { Outbound } from '../outbound/outbound.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
@@ -12,6 +14,7 @@ import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
 import { loadExecutionSettings, type ExecutionSettings } from './execution-settings.js';
 import { ExecutionWorker } from './execution-worker.js';
+import { NO_RUN_LISTENER, type RunListener } from './run-listener.js';
 import { RunResultStore } from './run-result-store.js';
 import { ScenarioRunner } from './scenario-runner.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
@@ -42,6 +45,10 @@ export interface ExecutionDependencies {
   engine: ScenarioEngine;
   /** The shared outbound HTTP client and target policy (services.outbound): callbacks use both. */
   outbound: Outbound;
+  /** Told of callback deliveries (services.metrics). */
+  metrics?: Pick<Metrics, 'callbackDelivered'>;
+  /** Told of every run of a deployed version, in every mode (metrics and run statistics). */
+  runListener?: RunListener;
   settings?: ExecutionSettings;
 }
 
@@ -51,8 +58,8 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const store = new RunResultStore(db);
   const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios);
-  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER);
+  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
   const batches = new BatchService(config, runner, batchStore, queue);

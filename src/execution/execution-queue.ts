@@ -201,6 +201,16 @@ export class ExecutionQueue {
   }
 
   /**
+   * Jobs due in the store (queued or running; delayed callback retries not yet due are not counted):
+   * the metrics' queue depth. Uses the backend repository's public `getQueueSize` (one command on
+   * Redis), never a listing of the jobs.
+   */
+  async dueJobs(): Promise<number> {
+    const { store } = await this.instance();
+    return store.backend.repository.getQueueSize();
+  }
+
+  /**
    * When the job store died between recording a job's completion and removing the job, the
    * finished job stays (unlocked, never run again). After each reconnection the worker removes
    * such leftovers, so the store keeps holding pending work only.

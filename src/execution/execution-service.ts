@@ -39,7 +39,7 @@ export class ExecutionService {
   async score(caller: Caller, name: string, inputs: Record<string, unknown>): Promise<ScoreResult> {
     const deployed = await this.runner.requireDeployed(caller.id, name);
     const beginTime = new Date().toISOString();
-    const result = await this.runner.run(deployed, inputs, caller.id);
+    const result = await this.runner.run(deployed, inputs, caller.id, 'sync');
     return { runId: randomUUID(), name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
   }
 

@@ -60,7 +60,7 @@ export class ExecutionWorker implements JobHandlers {
     }
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId));
+      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async'));
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
@@ -99,7 +99,7 @@ export class ExecutionWorker implements JobHandlers {
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
           // A stopping worker takes no new element: the ones running finish and are stored.
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => (
-            { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId) }
+            { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch') }
           ), stopping);
           await flushing;
           flushing = this.batches.insertResults(batch, results);

@@ -33,6 +33,15 @@ export type RunOutcome =
   | { state: 'SUCCEEDED'; result: Record<string, unknown>; error: null; version: string | null; beganAt: Date; endedAt: Date }
   | { state: 'FAILED'; result: null; error: RunError; version: string | null; beganAt: Date; endedAt: Date };
 
+/** The RunError code of whatever a run threw (what toRunError's `code` would be), without building the error. */
+export function runErrorCode(error: unknown): string {
+  if (error instanceof InputValidationError) return 'INVALID_INPUT';
+  if (error instanceof ScenarioRunError) return error.code;
+  if (error instanceof ScenarioCompileError) return 'COMPILE_ERROR';
+  if (error instanceof AppError) return error.code;
+  return 'INTERNAL_ERROR';
+}
+
 /** Turns whatever a stored run threw into the RunError kept with its result (never a stack trace). */
 export function toRunError(error: unknown): RunError {
   if (error instanceof InputValidationError) {

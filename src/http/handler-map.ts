@@ -3,6 +3,7 @@ import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import type { Services } from '../services.js';
+import { createStatisticsHandlers } from '../statistics/statistics-routes.js';
 import type { OperationHandlers } from './operation-handler.js';
 
 /** Every operation of the spec bound to its handler; `tsc` fails if one is missing. */
@@ -12,5 +13,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createExecutionHandlers(services),
     ...createBatchHandlers(services),
     ...createInternalDataHandlers(services),
+    ...createStatisticsHandlers(services),
   };
 }

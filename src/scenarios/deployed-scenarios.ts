@@ -7,6 +7,8 @@ import type { ScenarioDocument } from '../engine/index.js';
  */
 export interface DeployedScenario {
   scenarioId: number;
+  /** The owner's username (metrics label runs by owner and scenario name). */
+  ownerName: string;
   name: string;
   versionId: number;
   /** The version label (`1`, `2`, …). */

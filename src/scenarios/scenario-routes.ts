@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { components } from '../../generated/api-types.js';
-import { resolveOwner } from '../auth/access-context.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
 import type { Services } from '../services.js';
+import { scenarioActor, type ManagementRequest } from './scenario-actor.js';
 import type { ScenarioActor } from './scenario-service.js';
 import { parseVariablesCsv } from './variables-csv.js';
 
@@ -13,19 +11,10 @@ export type ScenarioOperation =
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
-/** What every management request carries to say who acts on whose scenarios. */
-interface ManagementRequest {
-  user: AuthenticatedUser;
-  query: { context?: components['schemas']['AccessControlContext'] };
-}
-
 /** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
 export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'users'>): Pick<OperationHandlers, ScenarioOperation> {
   const scenarios = services.scenarios;
-  const actorOf = async ({ user, query }: ManagementRequest): Promise<ScenarioActor> => ({
-    owner: await resolveOwner(user, query.context, services.users),
-    isAdmin: user.isAdmin,
-  });
+  const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActor(request, services.users);
 
   return {
     async openScenario(request) {

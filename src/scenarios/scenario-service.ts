@@ -11,6 +11,7 @@ import { ConflictError } from '../errors/conflict-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
+import type { AccessibleScenarios } from './accessible-scenarios.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
 import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
@@ -53,7 +54,7 @@ interface ImportCheck {
 }
 
 /** Scenario management: versions, import/export, copy/rename, validation, debugging and deployment. */
-export class ScenarioService {
+export class ScenarioService implements AccessibleScenarios {
   constructor(
     private readonly store: ScenarioStore,
     private readonly engine: ScenarioEngine,
@@ -251,7 +252,7 @@ export class ScenarioService {
   // ── rules shared by the operations ──
 
   /** The scenario with this id, when the actor may act on it: 404 when unknown (or not an id of ours), 403 when another owner's (unless admin). */
-  private async accessible(actor: ScenarioActor, id: string): Promise<ScenarioRecord> {
+  async accessible(actor: ScenarioActor, id: string): Promise<ScenarioRecord> {
     const recordId = parseRecordId(id);
     const scenario = recordId === undefined ? undefined : await this.store.findById(recordId);
     if (!scenario) throw scenarioNotFound(`Scenario "${id}" does not exist.`);

@@ -136,14 +136,15 @@ export class ScenarioStore {
    * The owner's scenario of that name with its latest deployed version, in one query: undefined
    * when there is no such scenario, `version: null` when it was never deployed.
    */
-  async findLatestDeployedByName(ownerId: number, name: string): Promise<{ scenarioId: number; version: VersionRecord | null } | undefined> {
+  async findLatestDeployedByName(ownerId: number, name: string): Promise<{ scenarioId: number; ownerName: string; version: VersionRecord | null } | undefined> {
     const row = (await this.db('scenarios as s')
+      .join('users as u', 'u.id', 's.owner_id')
       .leftJoin('scenario_versions as v', (join) => join.on('v.scenario_id', 's.id').andOnVal('v.status', 'DEPLOYED'))
       .where({ 's.owner_id': ownerId, 's.name': name })
       .orderBy('v.version_number', 'desc')
-      .first('s.id as owner_scenario_id', 'v.*')) as (VersionRow & { owner_scenario_id: number; id: number | null }) | undefined;
+      .first('s.id as owner_scenario_id', 'u.username as owner_username', 'v.*')) as (VersionRow & { owner_scenario_id: number; owner_username: string; id: number | null }) | undefined;
     if (!row) return undefined;
-    return { scenarioId: row.owner_scenario_id, version: row.id === null ? null : toVersion(row as VersionRow) };
+    return { scenarioId: row.owner_scenario_id, ownerName: row.owner_username, version: row.id === null ? null : toVersion(row as VersionRow) };
   }
 
   /** Every version without content, develop first, then deployed by descending number. */

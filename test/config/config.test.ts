@@ -61,6 +61,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_BODY_DEPTH: '0' })).toThrow(/LIMIT_BODY_DEPTH must be between 1 and 256/);
   });
 
+  it('keeps metrics off by default, on 127.0.0.1 (API 9464, worker 9465) when switched on', () => {
+    expect(loadConfig({ APP_ENV: 'local' }).metrics).toMatchObject({ enabled: false, host: '127.0.0.1', port: 9464, workerPort: 9465, token: undefined });
+    expect(loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_PORT: '9100', WORKER_METRICS_PORT: '9101' }).metrics).toMatchObject({ enabled: true, port: 9100, workerPort: 9101 });
+    expect(loadConfig({ APP_ENV: 'local' }).statistics).toEqual({ flushMs: 2000, retentionDays: 30 });
+  });
+
+  it('refuses metrics bound beyond loopback without METRICS_TOKEN: they name every tenant’s scenarios', () => {
+    expect(() => loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: '0.0.0.0' })).toThrow(/METRICS_TOKEN is required when METRICS_HOST is not a loopback address/);
+    expect(loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 't' }).metrics.token).toBe('t');
+    expect(loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: '::1' }).metrics.host).toBe('::1');
+    expect(() => loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'yes' })).toThrow(/METRICS_ENABLED must be true or false/);
+  });
+
   it('names an unknown environment', () => {
     expect(() => loadConfig({ APP_ENV: 'qa' })).toThrow(/APP_ENV must be one of/);
   });

@@ -79,3 +79,12 @@ export function slowDoublingScenario(loops: number): ScenarioDocument {
     { id: 'end', type: 'END', settings: { outputs: ['doubled'] } },
   ]);
 }
+
+/** Input `a` (INTEGER) → one SCRIPT node running `code`, which sets `out` (e.g. an endless loop or a memory bomb, to hit a sandbox limit). */
+export function scriptScenario(code: string): ScenarioDocument {
+  return line([
+    { id: 'start', type: 'START', settings: { inputs: [input('a', 'INTEGER')] } },
+    { id: 'script', type: 'SCRIPT', name: 'script', settings: { language: 'javascript', code, outputs: ['out'] } },
+    { id: 'end', type: 'END', settings: { outputs: ['out'] } },
+  ]);
+}

@@ -1,0 +1,33 @@
+import type { RunListener } from '../execution/run-listener.js';
+
+/** How one callback attempt ended: delivered (2xx), failed with a retry scheduled, or failed for good (retries used up). */
+export type CallbackOutcome = 'delivered' | 'retrying' | 'failed';
+
+/** What the scrape-time gauges read from MySQL and the job store (each read is time-boxed by the metrics). */
+export interface ScrapeProbes {
+  /** Elements of unfinished batches whose results are not stored yet (the whole deployment). */
+  batchElementsPending(): Promise<number>;
+  /** Jobs due in the job store (queued or running; callback retries not yet due are not counted). */
+  jobQueueDepth(): Promise<number>;
+}
+
+/**
+ * What the rest of the service tells the metrics. Every method answers at once and never throws:
+ * they are called on hot paths. With METRICS_ENABLED off the implementation does nothing
+ * (NoopMetrics); with it on, PrometheusMetrics counts in memory and renders at scrape time.
+ */
+export interface Metrics extends RunListener {
+  callbackDelivered(outcome: CallbackOutcome): void;
+  /** Decision records the recorder could not keep (`reason` says why, e.g. its buffer was full). */
+  recordsDropped(count: number, reason: string): void;
+  /** Runs the run statistics could not keep (their buffer was full while MySQL refused the writes). */
+  statisticsDropped(count: number): void;
+  /** Where the scrape-time gauges read from (set once the stores exist). */
+  setScrapeProbes(probes: ScrapeProbes): void;
+}
+
+/** The text a scrape answers, and its content type. */
+export interface MetricsExposition {
+  readonly contentType: string;
+  render(): Promise<string>;
+}

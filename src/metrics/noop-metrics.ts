@@ -1,0 +1,10 @@
+import type { Metrics } from './metrics.js';
+
+/** METRICS_ENABLED=false: nothing is counted and nothing is served. */
+export class NoopMetrics implements Metrics {
+  runFinished(): void {}
+  callbackDelivered(): void {}
+  recordsDropped(): void {}
+  statisticsDropped(): void {}
+  setScrapeProbes(): void {}
+}
