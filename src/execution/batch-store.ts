@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { groupsWithin } from '../db/statement-groups.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { outcomeColumns, parseObject, storedError } from './run-columns.js';
 
@@ -98,18 +99,7 @@ export class BatchStore {
     const rows = chunkRows(batch);
     await this.db.transaction(async (trx) => {
       await trx('batches').insert({ id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize) });
-      let statement: typeof rows = [];
-      let bytes = 0;
-      for (const row of rows) {
-        if (statement.length > 0 && bytes + row.inputs.length > MAX_PART_BYTES) {
-          await trx('batch_chunks').insert(statement);
-          statement = [];
-          bytes = 0;
-        }
-        statement.push(row);
-        bytes += row.inputs.length;
-      }
-      if (statement.length > 0) await trx('batch_chunks').insert(statement);
+      for (const statement of groupsWithin(rows, (row) => row.inputs.length, MAX_PART_BYTES)) await trx('batch_chunks').insert(statement);
     });
   }
 
