@@ -3,7 +3,7 @@ import { createHandlerMap } from './http/handler-map.js';
 import { listen } from './http/listen.js';
 import { createLogger } from './logger.js';
 import { createHttpServer } from './http/server.js';
-import { closeServices, createServices, fastLaneOperations, healthChecks } from './services.js';
+import { closeServices, createServices, fastLaneOperations, healthChecks, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
   logger.info({ port: config.port, environment: config.environment }, 'listening');
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
-  if (process.env.RUN_WORKER !== 'false') await services.execution.startWorker();
+  if (process.env.RUN_WORKER !== 'false') await startWorkerRole(services);
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -16,6 +16,7 @@ import { createExecution, type Execution } from './execution/execution-module.js
 import { executionOperations } from './execution/execution-operations.js';
 import { pingJobStore } from './execution/job-store.js';
 import type { HealthChecks } from './http/health-router.js';
+import { createRecords, type Records } from './records/records-module.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 
@@ -24,7 +25,7 @@ import { ScenarioStore } from './scenarios/scenario-store.js';
  * features' handler factories. Build order: database → users → internal data (the engine's
  * lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest deployed
  * version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine → scenarios →
- * execution.
+ * records (their ownership rule is the scenarios') → execution (records its runs through records).
  */
 export interface Services {
   config: AppConfig;
@@ -41,6 +42,8 @@ export interface Services {
   engine: ScenarioEngine;
   // ── scenarios ──
   scenarios: ScenarioService;
+  // ── decision records ──
+  records: Records;
   // ── execution ──
   execution: Execution;
 }
@@ -64,14 +67,24 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── scenarios ──
   const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios);
+  // ── decision records ──
+  const records = createRecords({ config: config.records, logger, db, scenarios });
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, execution };
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, runRecorder: records.runRecorder });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution };
+}
+
+/** The worker role of a process: take jobs (execution) and delete expired decision records. */
+export async function startWorkerRole(services: Services): Promise<void> {
+  await services.execution.startWorker();
+  services.records.startSweeper();
 }
 
 export async function closeServices(services: Services): Promise<void> {
   // ── execution ──
   await services.execution.close();
+  // ── decision records: after execution, whose last runs it stores ──
+  await services.records.close();
   // ── engine ──
   await services.engine.dispose();
   await services.db.destroy();

@@ -1,5 +1,5 @@
 import { createLogger } from './logger.js';
-import { closeServices, createServices } from './services.js';
+import { closeServices, createServices, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   logUnhandledRejections(logger);
   const services = await createServices(config, logger);
-  await services.execution.startWorker();
+  await startWorkerRole(services);
   logger.info({ pid: process.pid, environment: config.environment }, 'worker ready');
 
   let stopping = false;

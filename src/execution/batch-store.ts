@@ -40,6 +40,8 @@ export interface ChunkPart {
 export interface ElementOutcome {
   index: number;
   outcome: RunOutcome;
+  /** The element's result id when chosen before the run (its decision record has the same id); else a new one. */
+  resultId?: string;
 }
 
 export interface BatchProgress {
@@ -132,14 +134,14 @@ export class BatchStore {
   }
 
   /**
-   * Stores finished elements, one multi-row insert, each under a new result id. An element stored
+   * Stores finished elements, one multi-row insert, each under its result id. An element stored
    * already (the same chunk run twice at once: a lock taken over from a worker that was only slow)
    * keeps its first result: the unique (batch_id, element_index) turns the second into a no-op.
    */
   async insertResults(batch: BatchRecord, results: ElementOutcome[]): Promise<void> {
     if (results.length === 0) return;
-    const rows = results.map(({ index, outcome }) => {
-      const id = randomUUID();
+    const rows = results.map(({ index, outcome, resultId }) => {
+      const id = resultId ?? randomUUID();
       return { id, user_id: batch.userId, request_id: id, scenario_name: batch.scenarioName, batch_id: batch.id, element_index: index, ...outcomeColumns(outcome) };
     });
     await this.db('run_results').insert(rows).onConflict().merge({ id: this.db.raw('??', ['id']) });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import type { Outbound } from '../outbound/outbound.js';
+import type { RunRecorder } from '../records/run-recorder.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
@@ -42,6 +43,8 @@ export interface ExecutionDependencies {
   engine: ScenarioEngine;
   /** The shared outbound HTTP client and target policy (services.outbound): callbacks use both. */
   outbound: Outbound;
+  /** The records feature's recorder of runs (services.records); without it nothing is recorded. */
+  runRecorder?: RunRecorder;
   settings?: ExecutionSettings;
 }
 
@@ -51,7 +54,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const store = new RunResultStore(db);
   const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios);
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runRecorder);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }));
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);

@@ -7,6 +7,8 @@ export interface OperationInput {
   /** Declared header parameters by lower-case name (values as sent, or already coerced). */
   headers: Record<string, unknown>;
   body: unknown;
+  /** The request's id (X-Request-Id), which a sync run's decision record keeps. */
+  requestId: string;
 }
 
 export interface OperationReply {
@@ -33,7 +35,7 @@ function integer(value: unknown): number | undefined {
 export function executionOperations(execution: ExecutionService): Record<HotOperation, ExecutionOperationCore> {
   return {
     async scoreScenario(caller, input) {
-      const result = await execution.score(caller, String(input.query.name), input.body as Record<string, unknown>);
+      const result = await execution.score(caller, String(input.query.name), input.body as Record<string, unknown>, input.requestId);
       return { status: 200, headers: { 'X-SCE-RunId': result.runId }, body: result };
     },
 

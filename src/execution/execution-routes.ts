@@ -20,6 +20,7 @@ function expressHandler(core: ExecutionOperationCore): RequestHandler {
       params: request.params as Record<string, string>,
       headers,
       body: request.body,
+      requestId: request.id,
     });
     for (const [name, value] of Object.entries(reply.headers ?? {})) response.setHeader(name, value);
     response.status(reply.status).json(reply.body);

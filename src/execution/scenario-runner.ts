@@ -1,13 +1,20 @@
+import type { TraceEntry } from '../engine/index.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { NOT_RECORDING, type RunRecorder, type RunRecording, type RunToRecord } from '../records/run-recorder.js';
 import type { DeployedScenario, DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { toRunError, type RunOutcome } from './run-outcome.js';
 
-/** Resolves the latest deployed version of a scenario (through the scenarios feature) and runs it on the engine (compilations are cached per version). */
+/**
+ * Resolves the latest deployed version of a scenario (through the scenarios feature) and runs it on
+ * the engine (compilations are cached per version); runs given a `RunToRecord` are recorded when
+ * their scenario's recording settings say so (through the records feature's RunRecorder).
+ */
 export class ScenarioRunner {
   constructor(
     private readonly engine: ScenarioEngine,
     private readonly scenarios: DeployedScenarios,
+    private readonly recorder: RunRecorder = NOT_RECORDING,
   ) {}
 
   /** The latest deployed version, or 404 SCENARIO_NOT_FOUND / SCENARIO_NOT_DEPLOYED. */
@@ -16,20 +23,41 @@ export class ScenarioRunner {
   }
 
   /** Runs a deployed version; engine errors (bad inputs, compile and run failures) propagate. */
-  async run(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number): Promise<Record<string, unknown>> {
+  async run(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, record?: RunToRecord): Promise<Record<string, unknown>> {
+    const recording = record && (await this.recorder.start(deployed, inputs, record));
+    if (recording) return this.runRecorded(deployed, inputs, ownerId, recording);
     const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
     return (await this.engine.run(compiled, inputs, { ownerId })).result;
   }
 
   /** Runs and captures the outcome, failures included (stored runs never throw). */
-  async runToOutcome(deployed: DeployedScenario | Error, inputs: Record<string, unknown>, ownerId: number): Promise<RunOutcome> {
+  async runToOutcome(deployed: DeployedScenario | Error, inputs: Record<string, unknown>, ownerId: number, record?: RunToRecord): Promise<RunOutcome> {
     const beganAt = new Date();
+    // No deployed version, no scenario to file a record under: the stored run keeps the error.
     if (deployed instanceof Error) return { state: 'FAILED', result: null, error: toRunError(deployed), version: null, beganAt, endedAt: beganAt };
     try {
-      const result = await this.run(deployed, inputs, ownerId);
+      const result = await this.run(deployed, inputs, ownerId, record);
       return { state: 'SUCCEEDED', result, error: null, version: deployed.version, beganAt, endedAt: new Date() };
     } catch (error) {
       return { state: 'FAILED', result: null, error: toRunError(error), version: deployed.version, beganAt, endedAt: new Date() };
+    }
+  }
+
+  /** A run with its trace (when the recording asks for it) and port calls recorded, failures included (the error is rethrown). */
+  private async runRecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, recording: RunRecording): Promise<Record<string, unknown>> {
+    const beganAt = new Date();
+    const started = performance.now();
+    const finish = (result: Record<string, unknown> | null, error: RunOutcome['error'], trace?: TraceEntry[]) => recording.finish({
+      result, error, trace, beganAt, endedAt: new Date(), durationMicros: Math.round((performance.now() - started) * 1000),
+    });
+    try {
+      const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
+      const outcome = await this.engine.run(compiled, inputs, { ownerId, trace: recording.trace, portHooks: recording.portHooks });
+      finish(outcome.result, null, outcome.trace);
+      return outcome.result;
+    } catch (error) {
+      finish(null, toRunError(error));
+      throw error;
     }
   }
 

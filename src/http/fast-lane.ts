@@ -40,6 +40,8 @@ export interface FastLaneRequest {
   params: Record<string, string>;
   headers: Record<string, unknown>;
   body: unknown;
+  /** The request's id (X-Request-Id as sent when sane, else a new one). */
+  requestId: string;
 }
 
 export interface FastLaneOperation {
@@ -132,7 +134,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (problems.length > 0) {
       throw new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems);
     }
-    return operation.handle(caller, { query, params, headers, body });
+    return operation.handle(caller, { query, params, headers, body, requestId: log.requestId });
   }
 
   function reply(response: ServerResponse, operation: LaneOperation, log: RequestLog, outcome: FastLaneReply, error?: unknown): void {

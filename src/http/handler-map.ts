@@ -2,6 +2,7 @@ import type { OperationHandlers } from '../../generated/routes.js';
 import { createBatchHandlers } from '../execution/batch-routes.js';
 import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
+import { createRecordsHandlers } from '../records/records-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import type { Services } from '../services.js';
 
@@ -12,5 +13,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createExecutionHandlers(services),
     ...createBatchHandlers(services),
     ...createInternalDataHandlers(services),
+    ...createRecordsHandlers(services),
   };
 }

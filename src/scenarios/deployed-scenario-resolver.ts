@@ -57,6 +57,7 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
     if (!version) return 'NOT_DEPLOYED';
     return {
       scenarioId: found.scenarioId,
+      ownerId,
       name,
       versionId: version.id,
       version: String(version.versionNumber),

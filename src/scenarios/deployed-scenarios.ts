@@ -7,6 +7,8 @@ import type { ScenarioDocument } from '../engine/index.js';
  */
 export interface DeployedScenario {
   scenarioId: number;
+  /** The scenario's owner (whose collections and scenarios its runs reach). */
+  ownerId: number;
   name: string;
   versionId: number;
   /** The version label (`1`, `2`, …). */

@@ -2,10 +2,9 @@ import { readFile } from 'node:fs/promises';
 import type { Request } from 'express';
 import { stringify as toYaml } from 'yaml';
 import type { OperationHandlers } from '../../generated/routes.js';
-import { resolveOwner } from '../auth/access-context.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { Services } from '../services.js';
-import type { ScenarioActor } from './scenario-service.js';
+import { scenarioActorOf, type ScenarioActor } from './scenario-access.js';
 import type { ScenarioImportDto, ScenarioTestCaseSaveDto } from './scenario-types.js';
 import { parseVariablesCsv } from './variables-csv.js';
 
@@ -23,10 +22,7 @@ function exportFormat(request: Request): 'json' | 'yaml' {
 /** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
 export function createScenarioHandlers(services: Services): Pick<OperationHandlers, ScenarioOperation> {
   const scenarios = services.scenarios;
-  const actorOf = async (request: Request): Promise<ScenarioActor> => ({
-    owner: await resolveOwner(request, services.users),
-    isAdmin: request.user?.isAdmin === true,
-  });
+  const actorOf = (request: Request): Promise<ScenarioActor> => scenarioActorOf(request, services.users);
   const idOf = (request: Request, name = 'id'): string => String(request.params[name]);
   /** The optional JSON object of a body (debugging or validation data); undefined when there is no body. */
   const optionalData = (request: Request): Record<string, unknown> | undefined => (request.body === undefined ? undefined : (request.body as Record<string, unknown>));

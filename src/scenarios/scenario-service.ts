@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { ResourceOwner } from '../auth/access-context.js';
 import {
   InputValidationError, ScenarioCompileError, ScenarioRunError, inputVariables,
   type CompiledScenario, type Diagnostic, type ScenarioDocument, type ScenarioEngine, type TestCaseSpec,
@@ -16,6 +15,7 @@ import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
 import { ER_LOCK_DEADLOCK, isDuplicateKey, mysqlErrno } from '../db/mysql-errors.js';
 import { parseRecordId } from '../db/record-id.js';
+import type { ScenarioAccess, ScenarioActor } from './scenario-access.js';
 import { ScenarioStore } from './scenario-store.js';
 import { assertTestCaseCount } from './test-case-cap.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
@@ -26,16 +26,7 @@ import {
   type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
 } from './scenario-types.js';
 
-/**
- * Who acts: the owner resolved from the `context` (see resolveOwner) and whether the requester is
- * an admin. Name-addressed operations (import, export, rename) work on `owner`'s scenarios;
- * id-addressed operations need the scenario to belong to `owner` unless the requester is an admin
- * (admins may act on every scenario; the scenario's own owner is then used, e.g. for lookups).
- */
-export interface ScenarioActor {
-  owner: ResourceOwner;
-  isAdmin: boolean;
-}
+export type { ScenarioActor };
 
 export interface ImportSwitches {
   overwriteDevelop: boolean;
@@ -54,7 +45,7 @@ interface ImportCheck {
 const TRANSACTION_ATTEMPTS = 3;
 
 /** Scenario management: versions, import/export, copy/rename, validation, debugging and deployment. */
-export class ScenarioService {
+export class ScenarioService implements ScenarioAccess {
   constructor(
     private readonly store: ScenarioStore,
     private readonly engine: ScenarioEngine,
@@ -252,7 +243,7 @@ export class ScenarioService {
   // ── rules shared by the operations ──
 
   /** The scenario with this id, when the actor may act on it: 404 when unknown (or not an id of ours), 403 when another owner's (unless admin). */
-  private async accessible(actor: ScenarioActor, id: string): Promise<ScenarioRecord> {
+  async accessible(actor: ScenarioActor, id: string): Promise<ScenarioRecord> {
     const recordId = parseRecordId(id);
     const scenario = recordId === undefined ? undefined : await this.store.findById(recordId);
     if (!scenario) throw scenarioNotFound(`Scenario "${id}" does not exist.`);
