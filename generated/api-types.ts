@@ -522,6 +522,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario/{id}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List decision records
+         * @description The recorded runs of the scenario (sync, async and batch; docs/records.md), newest first, a page at a time (`nextCursor`), optionally filtered by version, state, request id, time range and output values. The same owners and admins as the other scenario operations: 404 for an unknown scenario, 403 for another user's (unless admin, or named as owner in `context` by an admin). Records are written in bulk shortly after their run (normally well within a second), so the newest run may not be listed yet.
+         */
+        get: operations["listDecisionRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/records/{recordId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a decision record
+         * @description One recorded run with everything kept of it: inputs (pii masked), result or error, timings, the trace when recorded, and what its lookups and HTTP calls answered. 404 `RECORD_NOT_FOUND` for an id that is not a record of this scenario (another scenario's included); 404 `SCENARIO_NOT_FOUND` and 403 as for the other scenario operations.
+         */
+        get: operations["getDecisionRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recording settings
+         * @description How the scenario's runs are recorded (the defaults when never set). Not versioned: they apply to every version of the scenario.
+         */
+        get: operations["getRecordingSettings"];
+        /**
+         * Change recording settings
+         * @description Replaces the scenario's recording settings (all four fields). They apply at once in the process that answered and within 5 s in every other process; a shorter `retentionDays` deletes the records it expires at the next retention sweep.
+         */
+        put: operations["updateRecordingSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -530,7 +594,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1533,6 +1597,151 @@ export interface components {
             type?: components["schemas"]["NodeType"];
             /** @description The settings for `type`: JSON text, or the object. */
             content: string | components["schemas"]["NodeSettings"];
+        };
+        /** @description A recorded run as the list shows it: everything but its trace and captures. */
+        DecisionRecordSummary: {
+            /** @description The record id: the sync run's `runId` (also its `X-SCE-RunId`), the async run's result id, or the batch element's result id (one of the batch's `resultsIds`). */
+            id: string;
+            /** @description The scenario that ran. */
+            scenarioId: string;
+            /** @description Its name when it ran. */
+            scenarioName: string;
+            /** @description The deployed version that ran (`1`, `2`, …). */
+            version: string;
+            /**
+             * @description How the run was asked for. Debug runs are never recorded.
+             * @enum {string}
+             */
+            mode: "SYNC" | "ASYNC" | "BATCH";
+            /** @description Id of the user whose score token asked for the run. */
+            requesterId: string;
+            /** @description SYNC: the HTTP request's `X-Request-Id` (the caller's when it sent a sane one); ASYNC: its `X-SCE-RequestId`; BATCH: the element's result id. */
+            requestId: string;
+            /** @description The batch of a BATCH record, else null. */
+            batchId: string | null;
+            /** @enum {string} */
+            state: "SUCCEEDED" | "FAILED";
+            /** @description The inputs as sent, except that every input the START node tags `pii` (any case) is replaced by `pii:` and 32 hex digits of a keyed hash (HMAC-SHA256 with the server's `RECORDS_MASKING_SECRET`) of its JSON value: equal values have equal masks, nobody without the secret can recover or test a value. */
+            inputs: {
+                [key: string]: unknown;
+            };
+            /** @description Names of the inputs stored masked (a replay cannot give them their original values). */
+            maskedInputs: string[];
+            /** @description Result variables by name; null when the run failed. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why the run failed (what the async result or batch line reports; a sync run answered 400 `INVALID_INPUT` has code `INVALID_INPUT` here); null when it succeeded. */
+            error: components["schemas"]["RunError"] | null;
+            /**
+             * Format: date-time
+             * @description When the run started (millisecond precision).
+             */
+            beganAt: string;
+            /** Format: date-time */
+            endedAt: string;
+            /** @description Run time in microseconds, lookups, HTTP calls and called scenarios included. */
+            durationMicros: number;
+            /** @description The record holds a trace (read the record for it). */
+            hasTrace: boolean;
+            /** @description How many lookup and HTTP calls the record captured (read the record for them). */
+            captureCount: number;
+        };
+        /** @description One recorded run (sync, async or batch element): scenario, version, requester, request id, inputs (pii masked), result or error, timings, and the trace and port calls it made. */
+        DecisionRecord: {
+            /** @description The record id: the sync run's `runId` (also its `X-SCE-RunId`), the async run's result id, or the batch element's result id (one of the batch's `resultsIds`). */
+            id: string;
+            /** @description The scenario that ran. */
+            scenarioId: string;
+            /** @description Its name when it ran. */
+            scenarioName: string;
+            /** @description The deployed version that ran (`1`, `2`, …). */
+            version: string;
+            /**
+             * @description How the run was asked for. Debug runs are never recorded.
+             * @enum {string}
+             */
+            mode: "SYNC" | "ASYNC" | "BATCH";
+            /** @description Id of the user whose score token asked for the run. */
+            requesterId: string;
+            /** @description SYNC: the HTTP request's `X-Request-Id` (the caller's when it sent a sane one); ASYNC: its `X-SCE-RequestId`; BATCH: the element's result id. */
+            requestId: string;
+            /** @description The batch of a BATCH record, else null. */
+            batchId: string | null;
+            /** @enum {string} */
+            state: "SUCCEEDED" | "FAILED";
+            /** @description The inputs as sent, except that every input the START node tags `pii` (any case) is replaced by `pii:` and 32 hex digits of a keyed hash (HMAC-SHA256 with the server's `RECORDS_MASKING_SECRET`) of its JSON value: equal values have equal masks, nobody without the secret can recover or test a value. */
+            inputs: {
+                [key: string]: unknown;
+            };
+            /** @description Names of the inputs stored masked (a replay cannot give them their original values). */
+            maskedInputs: string[];
+            /** @description Result variables by name; null when the run failed. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why the run failed (what the async result or batch line reports; a sync run answered 400 `INVALID_INPUT` has code `INVALID_INPUT` here); null when it succeeded. */
+            error: components["schemas"]["RunError"] | null;
+            /**
+             * Format: date-time
+             * @description When the run started (millisecond precision).
+             */
+            beganAt: string;
+            /** Format: date-time */
+            endedAt: string;
+            /** @description Run time in microseconds, lookups, HTTP calls and called scenarios included. */
+            durationMicros: number;
+            /** @description What each node read and wrote, when the scenario's recording settings ask for traces (`trace: true`) and the run succeeded; else null. Values read or written under a masked input's name are masked the same way. */
+            trace: components["schemas"]["TraceEntry"][] | null;
+            /** @description Every lookup and HTTP call the run made (its called scenarios' included), in call order. A node with no entry made no call in this run. */
+            captures: components["schemas"]["PortCapture"][];
+        };
+        /** @description One call a run made to a lookup (DATA_LOOKUP) or over HTTP (HTTP_CALL), where it made it, and what came back. `nodeId`, `callPath` and `attempt` together name the call within the run: what a replay looks up to answer the node from this recording. */
+        PortCapture: {
+            /** @description Call order within the run, from 0. */
+            seq: number;
+            /** @enum {string} */
+            kind: "HTTP_CALL" | "DATA_LOOKUP";
+            /** @description The node that made the call. */
+            nodeId: string;
+            /** @description The SCENARIO_CALL node ids that led to the scenario holding the node, outermost first; empty for a node of the recorded scenario itself. */
+            callPath: string[];
+            /** @description 1 for the first call at this node in the run, 2 for its first retry (HTTP_CALL `retries`), … */
+            attempt: number;
+            /** @description HTTP_CALL: `method`, `url` and `body` (request headers are not kept: node settings put credentials there). DATA_LOOKUP: `collection`, `keyColumn`, `key`, `columns`, `mode`. */
+            request: {
+                [key: string]: unknown;
+            };
+            /** @description HTTP_CALL: the answer received (any status). */
+            response?: {
+                status: number;
+                /** @description The response body (parsed JSON, or text). */
+                body?: unknown;
+            };
+            /** @description DATA_LOOKUP: the row found (mode ONE; null when none) or the rows (mode ALL). */
+            rows?: unknown;
+            /** @description The call failed without an answer (connection refused, time-out, target refused by the outbound policy, lookup failure). */
+            failure?: {
+                code?: string;
+                message: string;
+            };
+        };
+        DecisionRecordPage: {
+            /** @description Newest first (by `beganAt`; records that began in the same millisecond in the order they were stored, newest first). */
+            records: components["schemas"]["DecisionRecordSummary"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description How a scenario's runs are recorded. A scenario that never set them has `{"enabled": true, "retentionDays": 30, "syncSampleRate": 1, "trace": false}`. */
+        RecordingSettings: {
+            /** @description Record runs of this scenario (default true). Off: no run is recorded; records already kept stay until they expire. */
+            enabled: boolean;
+            /** @description Records that began longer ago than this many days are deleted in the background, within `RECORDS_RETENTION_SWEEP_SECONDS` (default 30 days). Applies to the records already kept too. */
+            retentionDays: number;
+            /** @description Share of synchronous runs recorded, each picked at random (default 1: all; 0: none). Asynchronous runs and batch elements are always recorded while `enabled`. */
+            syncSampleRate: number;
+            /** @description Keep the trace of every recorded run that succeeds (default false): what each node read and wrote. It costs run time and space. */
+            trace: boolean;
         };
     };
     responses: {
@@ -3485,6 +3694,201 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScenarioTestCase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listDecisionRecords: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+                /** @description Only runs of this deployed version (`1`, `2`, …). */
+                version?: string;
+                /** @description Only runs that ended so. */
+                state?: "SUCCEEDED" | "FAILED";
+                /** @description Only runs of this request id (see `requestId` of DecisionRecord). */
+                requestId?: string;
+                /** @description Only runs that began at or after this time. */
+                from?: string;
+                /** @description Only runs that began before this time. */
+                to?: string;
+                /** @description Only runs whose result has these output variables equal to these values: `output[decision]=APPROVE&output[tier]=A` (all must hold). A value is compared with the output's JSON value as text, exactly (case-sensitive): a string without its quotes, a number or boolean as JSON writes it (`output[score]=612`, `output[manual]=false`), `null` for null; failed runs have no outputs. Not indexed: the service reads every record of the scenario the other filters leave, so narrow it with `from`/`to` on scenarios with many records. */
+                output?: {
+                    [key: string]: string;
+                };
+                /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters; one this service did not issue is 400. */
+                cursor?: string;
+                /** @description Records per page: 1 to 500. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionRecordPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getDecisionRecord: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+                /** @description The record id (`id` of a list item; the `runId` of a sync run; a batch element's result id). */
+                recordId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getRecordingSettings: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings in effect. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    updateRecordingSettings: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "retentionDays": 90,
+                 *       "syncSampleRate": 0.1,
+                 *       "trace": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecordingSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings now in effect. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingSettings"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -251,4 +251,40 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['updateScenarioTestCase']['responses'][200]['content']['application/json'] };
   };
+  listDecisionRecords: {
+    params: NonNullable<operations['listDecisionRecords']['parameters']['path']>;
+    query: NonNullable<operations['listDecisionRecords']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listDecisionRecords']['responses'][200]['content']['application/json'] };
+  };
+  getDecisionRecord: {
+    params: NonNullable<operations['getDecisionRecord']['parameters']['path']>;
+    query: NonNullable<operations['getDecisionRecord']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getDecisionRecord']['responses'][200]['content']['application/json'] };
+  };
+  getRecordingSettings: {
+    params: NonNullable<operations['getRecordingSettings']['parameters']['path']>;
+    query: NonNullable<operations['getRecordingSettings']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getRecordingSettings']['responses'][200]['content']['application/json'] };
+  };
+  updateRecordingSettings: {
+    params: NonNullable<operations['updateRecordingSettings']['parameters']['path']>;
+    query: NonNullable<operations['updateRecordingSettings']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['updateRecordingSettings']['requestBody']>['content']['application/json'];
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['updateRecordingSettings']['responses'][200]['content']['application/json'] };
+  };
 }

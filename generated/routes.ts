@@ -40,6 +40,10 @@ export const routes = [
   { operationId: 'importScenarios', method: 'post', path: '/api/scenario/import', expressPath: '/api/scenario/import', security: ['bearerAuth'] },
   { operationId: 'exportScenarios', method: 'get', path: '/api/scenario/export', expressPath: '/api/scenario/export', security: ['bearerAuth'] },
   { operationId: 'updateScenarioTestCase', method: 'put', path: '/api/scenario/{id}/testcases/{testCaseId}', expressPath: '/api/scenario/:id/testcases/:testCaseId', security: ['bearerAuth'] },
+  { operationId: 'listDecisionRecords', method: 'get', path: '/api/scenario/{id}/records', expressPath: '/api/scenario/:id/records', security: ['bearerAuth'] },
+  { operationId: 'getDecisionRecord', method: 'get', path: '/api/scenario/{id}/records/{recordId}', expressPath: '/api/scenario/:id/records/:recordId', security: ['bearerAuth'] },
+  { operationId: 'getRecordingSettings', method: 'get', path: '/api/scenario/{id}/recording', expressPath: '/api/scenario/:id/recording', security: ['bearerAuth'] },
+  { operationId: 'updateRecordingSettings', method: 'put', path: '/api/scenario/{id}/recording', expressPath: '/api/scenario/:id/recording', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Every operation of the spec; `OperationHandlers` (src/http/operation-handler.ts) needs a handler for each. */

@@ -4,7 +4,7 @@ import { listen } from './http/listen.js';
 import { createLogger } from './logger.js';
 import { createHttpServer } from './http/server.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
-import { closeServices, createServices, fastLaneOperations, healthChecks } from './services.js';
+import { closeServices, createServices, fastLaneOperations, healthChecks, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   // Metrics on a listener of their own (METRICS_HOST:METRICS_PORT), never on the API's port.
   const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.port, 'METRICS_PORT', logger);
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
-  if (services.execution.settings.workerInApiProcess) await services.execution.startWorker();
+  if (services.execution.settings.workerInApiProcess) await startWorkerRole(services);
 
   let stopping = false;
   const stop = (signal: string): void => {

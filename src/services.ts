@@ -19,6 +19,7 @@ import { runListeners } from './execution/run-listener.js';
 import type { HealthChecks } from './http/health-router.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import type { Metrics, MetricsExposition } from './metrics/metrics.js';
+import { createRecords, type Records } from './records/records-module.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
@@ -28,8 +29,9 @@ import { createStatistics, type Statistics } from './statistics/statistics-modul
  * features' handler factories. Build order: database → metrics → users → internal data (the
  * engine's lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest
  * deployed version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine →
- * scenarios → run statistics → execution (whose runs metrics and statistics hear of) → the
- * metrics' scrape-time gauges (read from execution's stores).
+ * scenarios → run statistics → decision records (their ownership rule is the scenarios'; what they
+ * drop is counted by metrics) → execution (whose runs metrics and statistics hear of, and records
+ * record) → the metrics' scrape-time gauges (read from execution's stores).
  */
 export interface Services {
   config: AppConfig;
@@ -46,6 +48,8 @@ export interface Services {
   engine: ScenarioEngine;
   // ── scenarios ──
   scenarios: ScenarioService;
+  // ── decision records ──
+  records: Records;
   // ── execution ──
   execution: Execution;
   // ── metrics and run statistics ──
@@ -79,19 +83,29 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
+  // ── decision records ──
+  const records = createRecords({ config: config.records, logger, db, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason) });
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, metrics, runListener: runListeners(metrics, statistics.recorder) });
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),
     jobQueueDepth: () => execution.queue.dueJobs(),
   });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, execution, metrics, metricsExposition, statistics };
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics };
+}
+
+/** The worker role of a process: take jobs (execution) and delete expired decision records. */
+export async function startWorkerRole(services: Services): Promise<void> {
+  await services.execution.startWorker();
+  services.records.startSweeper();
 }
 
 export async function closeServices(services: Services): Promise<void> {
   // ── execution ──
   await services.execution.close();
+  // ── decision records: after execution, whose last runs it stores ──
+  await services.records.close();
   // ── engine ──
   await services.engine.dispose();
   // ── run statistics: what was counted since the last write ──

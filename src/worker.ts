@@ -1,6 +1,6 @@
 import { createLogger } from './logger.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
-import { closeServices, createServices } from './services.js';
+import { closeServices, createServices, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   logUnhandledRejections(logger);
   const services = await createServices(config, logger);
   const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.workerPort, 'WORKER_METRICS_PORT', logger);
-  await services.execution.startWorker();
+  await startWorkerRole(services);
   logger.info({ pid: process.pid, environment: config.environment }, 'worker ready');
 
   let stopping = false;

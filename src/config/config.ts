@@ -76,6 +76,7 @@ export interface AppConfig {
   engine: EngineConfig;
   metrics: MetricsConfig;
   statistics: StatisticsConfig;
+  records: RecordsConfig;
 }
 
 /**
@@ -105,6 +106,20 @@ export interface StatisticsConfig {
   flushMs: number;
   /** Buckets older than this are deleted. */
   retentionDays: number;
+}
+
+/** Decision records (docs/records.md): how they are written and kept. */
+export interface RecordsConfig {
+  /** Key of the HMAC that masks pii-tagged inputs (equal values stay comparable; nobody can reverse them without it). */
+  maskingSecret: string;
+  /** Under load, records are inserted at most once per this many milliseconds per process (an idle process inserts at once). */
+  flushIntervalMs: number;
+  /** Most records per insert. */
+  batchSize: number;
+  /** Most records a process holds before they are stored; past it new records are dropped (and counted). */
+  maxBuffered: number;
+  /** How often a worker process deletes expired records. */
+  retentionSweepMs: number;
 }
 
 /** The engine's worker pool (src/engine/pool/): scenario code never runs on the event loop of the API. */
@@ -221,6 +236,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       flushMs: readInt(env, 'STATISTICS_FLUSH_MS', 2000),
       retentionDays: readInt(env, 'STATISTICS_RETENTION_DAYS', 30),
     },
+    records: {
+      maskingSecret: env.RECORDS_MASKING_SECRET ?? (deployed ? '' : DEV_SECRET),
+      flushIntervalMs: readInt(env, 'RECORDS_FLUSH_MS', 50),
+      batchSize: readInt(env, 'RECORDS_BATCH_SIZE', 1000),
+      maxBuffered: readInt(env, 'RECORDS_BUFFER', 20_000),
+      retentionSweepMs: readInt(env, 'RECORDS_RETENTION_SWEEP_SECONDS', 600) * 1000,
+    },
   };
   assertUsable(config);
   return config;
@@ -252,6 +274,11 @@ function assertUsable(config: AppConfig): void {
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
     problems.push('CALLBACK_SIGNING_SECRET is required');
   }
+  if ((config.environment === 'production' || config.environment === 'staging') && !config.records.maskingSecret) {
+    problems.push('RECORDS_MASKING_SECRET is required');
+  }
+  if (config.records.batchSize < 1) problems.push('RECORDS_BATCH_SIZE must be at least 1');
+  if (config.records.retentionSweepMs < 1000) problems.push('RECORDS_RETENTION_SWEEP_SECONDS must be at least 1');
   if (config.engine.workers < 1) problems.push('ENGINE_WORKERS must be at least 1');
   if (config.engine.workersPerTenant < 1) problems.push('ENGINE_WORKERS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerWorker < 1) problems.push('ENGINE_ISOLATES_PER_WORKER must be at least 1');

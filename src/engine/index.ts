@@ -6,7 +6,7 @@ export type {
   TraceEntry, RunBudget, RunContext, RunOutcome, TestCaseSpec, TestCaseReport,
 } from './types.js';
 export { NODE_TYPES } from './types.js';
-export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse } from './ports.js';
+export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse, PortCallSite, PortHooks } from './ports.js';
 export { normalizeScenarioDocument, DocumentNormalizationError, type ScenarioDocumentInput } from './document/normalize.js';
 export { validateScenarioDocument, MAX_DOCUMENT_DEPTH } from './document/parse-document.js';
 export { pathBeyondDepth } from './document/nesting-depth.js';

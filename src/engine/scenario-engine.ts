@@ -7,7 +7,7 @@ import { InputValidationError, type InputViolation } from './errors/input-valida
 import { ScenarioCompileError } from './errors/scenario-compile-error.js';
 import { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
 import { DEFAULT_POOL_SETTINGS, EnginePool, type EnginePoolSettings, type PoolStats } from './pool/engine-pool.js';
-import type { EnginePorts } from './ports.js';
+import type { EnginePorts, HttpPort, HttpRequest, LookupRequest, LookupResult, PortCallSite } from './ports.js';
 import { PortUnavailableError } from './errors/port-unavailable-error.js';
 import { checkInputs } from './runtime/check-inputs.js';
 import { performHttpCall } from './runtime/http-node.js';
@@ -285,7 +285,7 @@ export class ScenarioEngine {
         if (key === null) return { values: [s.mode === 'ALL' ? [] : null], read, micros: 0 };
         let found: unknown;
         try {
-          found = await this.ports.lookups.lookup({ ownerId: context.ownerId, collection: s.collection, keyColumn: s.keyColumn, key, columns: s.columns, mode: s.mode });
+          found = await this.lookup(node, { ownerId: context.ownerId, collection: s.collection, keyColumn: s.keyColumn, key, columns: s.columns, mode: s.mode }, context);
         } catch (error) {
           if (error instanceof PortUnavailableError) throw error;
           return fail('LOOKUP_FAILED', `lookup in "${s.collection}" failed: ${(error as Error).message}`);
@@ -295,7 +295,7 @@ export class ScenarioEngine {
       case 'SCENARIO_CALL': return this.callScenario(node, request, context, fail);
       case 'HTTP_CALL': {
         const s = node.settings as HttpCallNodeSettings;
-        const outcome = await performHttpCall(this.ports.http, s, request as { vars: Record<string, unknown>; body: unknown });
+        const outcome = await performHttpCall(this.httpPortFor(node, context), s, request as { vars: Record<string, unknown>; body: unknown });
         const read = { ...(request.vars as Record<string, unknown>), ...(s.bodyExpression ? { body: request.body } : {}) };
         if (outcome.ok) return { values: s.catchErrors ? [outcome.response, null] : [outcome.response], read, micros: 0 };
         if (s.catchErrors) return { values: [null, outcome.failure], read, micros: 0 };
@@ -303,6 +303,22 @@ export class ScenarioEngine {
       }
       default: return fail('SCRIPT_ERROR', 'node does not pause');
     }
+  }
+
+  /** The lookups port, through the run's lookup hook when it has one. */
+  private lookup(node: NodePlan, request: LookupRequest, context: RunContext): Promise<LookupResult> {
+    const proceed = (asked: LookupRequest) => this.ports.lookups.lookup(asked);
+    const hooks = context.portHooks;
+    return hooks?.lookup ? hooks.lookup(callSite(node, context), request, proceed) : proceed(request);
+  }
+
+  /** The HTTP port an HTTP_CALL node uses: through the run's HTTP hook when it has one (each retry is a call of its own). */
+  private httpPortFor(node: NodePlan, context: RunContext): HttpPort {
+    const hooks = context.portHooks;
+    if (!hooks?.http) return this.ports.http;
+    const site = callSite(node, context);
+    const proceed = (request: HttpRequest) => this.ports.http.request(request);
+    return { request: (request) => hooks.http!(site, request, proceed) };
   }
 
   private async callScenario(
@@ -329,7 +345,9 @@ export class ScenarioEngine {
     }
     let result: Record<string, unknown>;
     try {
-      result = (await this.run(callee, inputs as Record<string, unknown>, { ownerId: context.ownerId, callStack: [...stack, name], budget: context.budget })).result;
+      result = (await this.run(callee, inputs as Record<string, unknown>, {
+        ownerId: context.ownerId, callStack: [...stack, name], budget: context.budget, portHooks: context.portHooks, callPath: [...(context.callPath ?? []), node.id],
+      })).result;
     } catch (error) {
       if (error instanceof PortUnavailableError) throw error;
       if (error instanceof ScenarioRunError && ['CALL_CYCLE', 'CALL_DEPTH_EXCEEDED', 'NOT_DEPLOYED', 'TIME_LIMIT_EXCEEDED', 'MEMORY_LIMIT_EXCEEDED'].includes(error.code)) throw error;
@@ -341,6 +359,10 @@ export class ScenarioEngine {
     if (s.outputs) return { values: s.outputs.map((o) => selected[o]), read, micros: 0 };
     return { values: Object.values(selected), names: Object.keys(selected), read, micros: 0 };
   }
+}
+
+function callSite(node: NodePlan, context: RunContext): PortCallSite {
+  return { nodeId: node.id, callPath: context.callPath ?? [] };
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

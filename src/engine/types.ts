@@ -1,4 +1,5 @@
 /** Shapes of the scenario document and of what the engine reports. Mirrors the schemas in spec/openapi.json. */
+import type { PortHooks } from './ports.js';
 
 export type NodeType =
   | 'START' | 'END' | 'SCRIPT' | 'DECISION' | 'DECISION_TABLE' | 'SCORECARD'
@@ -96,6 +97,10 @@ export interface RunContext {
   budget?: RunBudget;
   /** A budget shared by several runs (validation): each run's limit is at most what is left of it, and uses it up. */
   shared?: RunBudget;
+  /** The host's hooks around this run's lookups and HTTP calls, its called scenarios' included (see PortHooks). */
+  portHooks?: PortHooks;
+  /** SCENARIO_CALL node ids from the outermost run to this one (set by the engine for called scenarios). */
+  callPath?: string[];
 }
 export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
 

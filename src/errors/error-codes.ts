@@ -50,6 +50,8 @@ export const ERROR_CODES = [
   'COLUMNS_MISMATCH',
   'UNIQUE_VIOLATION',
   'LOAD_CONFLICT',
+  // decision records
+  'RECORD_NOT_FOUND',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

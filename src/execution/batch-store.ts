@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { groupsWithin } from '../db/statement-groups.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { outcomeColumns, parseObject, storedError } from './run-columns.js';
 
@@ -39,6 +40,8 @@ export interface ChunkPart {
 export interface ElementOutcome {
   index: number;
   outcome: RunOutcome;
+  /** The element's result id when chosen before the run (its decision record has the same id); else a new one. */
+  resultId?: string;
 }
 
 export interface BatchProgress {
@@ -98,18 +101,7 @@ export class BatchStore {
     const rows = chunkRows(batch);
     await this.db.transaction(async (trx) => {
       await trx('batches').insert({ id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize) });
-      let statement: typeof rows = [];
-      let bytes = 0;
-      for (const row of rows) {
-        if (statement.length > 0 && bytes + row.inputs.length > MAX_PART_BYTES) {
-          await trx('batch_chunks').insert(statement);
-          statement = [];
-          bytes = 0;
-        }
-        statement.push(row);
-        bytes += row.inputs.length;
-      }
-      if (statement.length > 0) await trx('batch_chunks').insert(statement);
+      for (const statement of groupsWithin(rows, (row) => row.inputs.length, MAX_PART_BYTES)) await trx('batch_chunks').insert(statement);
     });
   }
 
@@ -142,14 +134,14 @@ export class BatchStore {
   }
 
   /**
-   * Stores finished elements, one multi-row insert, each under a new result id. An element stored
+   * Stores finished elements, one multi-row insert, each under its result id. An element stored
    * already (the same chunk run twice at once: a lock taken over from a worker that was only slow)
    * keeps its first result: the unique (batch_id, element_index) turns the second into a no-op.
    */
   async insertResults(batch: BatchRecord, results: ElementOutcome[]): Promise<void> {
     if (results.length === 0) return;
-    const rows = results.map(({ index, outcome }) => {
-      const id = randomUUID();
+    const rows = results.map(({ index, outcome, resultId }) => {
+      const id = resultId ?? randomUUID();
       return { id, user_id: batch.userId, request_id: id, scenario_name: batch.scenarioName, batch_id: batch.id, element_index: index, ...outcomeColumns(outcome) };
     });
     await this.db('run_results').insert(rows).onConflict().merge({ id: this.db.raw('??', ['id']) });

@@ -5,6 +5,7 @@ import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { NoopMetrics } from '../metrics/noop-metrics.js';
 import type { Outbound } from '../outbound/outbound.js';
+import type { RunRecorder } from '../records/run-recorder.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
@@ -49,6 +50,8 @@ export interface ExecutionDependencies {
   metrics?: Pick<Metrics, 'callbackDelivered'>;
   /** Told of every run of a deployed version, in every mode (metrics and run statistics). */
   runListener?: RunListener;
+  /** The records feature's recorder of runs (services.records); without it nothing is recorded. */
+  runRecorder?: RunRecorder;
   settings?: ExecutionSettings;
 }
 
@@ -58,7 +61,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const store = new RunResultStore(db);
   const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER);
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);

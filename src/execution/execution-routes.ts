@@ -12,8 +12,8 @@ export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScore
 export function createExecutionHandlers(services: Pick<Services, 'execution'>): Pick<OperationHandlers, ExecutionOperation> {
   const execution = services.execution.service;
   return {
-    async scoreScenario({ user, query, body }) {
-      const result = await execution.score(user, query.name, body);
+    async scoreScenario({ user, requestId, query, body }) {
+      const result = await execution.score(user, query.name, body, requestId);
       return { status: 200, headers: { 'X-SCE-RunId': result.runId }, body: result };
     },
 

@@ -35,12 +35,17 @@ export class ExecutionService {
     private readonly callbackPolicy: TargetPolicy,
   ) {}
 
-  /** The hot path: nothing is written; the resolver and the engine's compilations are cached. */
-  async score(caller: Caller, name: string, inputs: Record<string, unknown>): Promise<ScoreResult> {
+  /**
+   * The hot path: the resolver and the engine's compilations are cached, and the only write, the
+   * run's decision record (when its scenario records sync runs and this one is sampled), is queued
+   * and inserted in bulk later. `requestId` is the HTTP request's id (X-Request-Id).
+   */
+  async score(caller: Caller, name: string, inputs: Record<string, unknown>, requestId: string): Promise<ScoreResult> {
     const deployed = await this.runner.requireDeployed(caller.id, name);
+    const runId = randomUUID();
     const beginTime = new Date().toISOString();
-    const result = await this.runner.run(deployed, inputs, caller.id, 'sync');
-    return { runId: randomUUID(), name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
+    const result = await this.runner.run(deployed, inputs, caller.id, 'sync', { id: runId, mode: 'SYNC', requesterId: caller.id, requestId });
+    return { runId, name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
   }
 
   /** Stores the run QUEUED with a job carrying its id (grouped with concurrent submissions: AsyncSubmissions). Returns the request id. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CallbackDelivery } from './callback-delivery.js';
 import type { ExecutionSettings } from './execution-settings.js';
@@ -60,7 +61,8 @@ export class ExecutionWorker implements JobHandlers {
     }
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async'));
+      const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId };
+      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record));
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
@@ -98,9 +100,12 @@ export class ExecutionWorker implements JobHandlers {
         let flushing: Promise<void> = Promise.resolve();
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
           // A stopping worker takes no new element: the ones running finish and are stored.
-          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => (
-            { index: element.index, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch') }
-          ), stopping);
+          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
+            // The result id is chosen first, so the element's decision record carries it too.
+            const resultId = randomUUID();
+            const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id };
+            return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
+          }, stopping);
           await flushing;
           flushing = this.batches.insertResults(batch, results);
           // Never left unobserved: awaited before the next insert or the end of the part.

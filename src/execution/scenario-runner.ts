@@ -1,6 +1,8 @@
+import type { TraceEntry } from '../engine/index.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
+import { NOT_RECORDING, type RunRecorder, type RunRecording, type RunToRecord } from '../records/run-recorder.js';
 import type { DeployedScenario, DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { runErrorCode, toRunError, type RunOutcome } from './run-outcome.js';
 import { NO_RUN_LISTENER, type RunListener, type RunMode } from './run-listener.js';
@@ -8,13 +10,15 @@ import { NO_RUN_LISTENER, type RunListener, type RunMode } from './run-listener.
 /**
  * Resolves the latest deployed version of a scenario (through the scenarios feature) and runs it on
  * the engine (compilations are cached per version). Every run of a deployed version, in every mode,
- * goes through `run`, which tells the run listener (metrics, run statistics) how it ended.
+ * goes through `run`, which tells the run listener (metrics, run statistics) how it ended; runs given a
+ * `RunToRecord` are recorded when their scenario's recording settings say so (the records feature's RunRecorder).
  */
 export class ScenarioRunner {
   constructor(
     private readonly engine: ScenarioEngine,
     private readonly scenarios: DeployedScenarios,
     private readonly listener: RunListener = NO_RUN_LISTENER,
+    private readonly recorder: RunRecorder = NOT_RECORDING,
   ) {}
 
   /** The latest deployed version, or 404 SCENARIO_NOT_FOUND / SCENARIO_NOT_DEPLOYED. */
@@ -23,11 +27,11 @@ export class ScenarioRunner {
   }
 
   /** Runs a deployed version; engine errors (bad inputs, compile and run failures) propagate. */
-  async run(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, mode: RunMode): Promise<Record<string, unknown>> {
+  async run(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, mode: RunMode, record?: RunToRecord): Promise<Record<string, unknown>> {
     const started = performance.now();
     try {
-      const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
-      const { result } = await this.engine.run(compiled, inputs, { ownerId });
+      const recording = record && (await this.recorder.start(deployed, inputs, record));
+      const result = recording ? await this.runRecorded(deployed, inputs, ownerId, recording) : await this.runUnrecorded(deployed, inputs, ownerId);
       this.listener.runFinished({ scenario: deployed, mode, errorCode: null, durationMs: performance.now() - started });
       return result;
     } catch (error) {
@@ -36,17 +40,42 @@ export class ScenarioRunner {
     }
   }
 
+  private async runUnrecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number): Promise<Record<string, unknown>> {
+    const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
+    return (await this.engine.run(compiled, inputs, { ownerId })).result;
+  }
+
   /** Runs and captures the outcome, failures included (stored runs never throw). */
-  async runToOutcome(deployed: DeployedScenario | Error, inputs: Record<string, unknown>, ownerId: number, mode: Exclude<RunMode, 'sync'>): Promise<RunOutcome> {
+  async runToOutcome(deployed: DeployedScenario | Error, inputs: Record<string, unknown>, ownerId: number, mode: Exclude<RunMode, 'sync'>, record?: RunToRecord): Promise<RunOutcome> {
     const beganAt = new Date();
+    // No deployed version, no scenario to file a record under: the stored run keeps the error.
     if (deployed instanceof Error) return { state: 'FAILED', result: null, error: toRunError(deployed), version: null, beganAt, endedAt: beganAt };
     try {
-      const result = await this.run(deployed, inputs, ownerId, mode);
+      const result = await this.run(deployed, inputs, ownerId, mode, record);
       return { state: 'SUCCEEDED', result, error: null, version: deployed.version, beganAt, endedAt: new Date() };
     } catch (error) {
       // A dependency outage is not the run's outcome: the job fails and is tried again (retryWhileUnavailable).
       if (error instanceof PortUnavailableError) throw error;
       return { state: 'FAILED', result: null, error: toRunError(error), version: deployed.version, beganAt, endedAt: new Date() };
+    }
+  }
+
+  /** A run with its trace (when the recording asks for it) and port calls recorded, failures included (the error is rethrown). */
+  private async runRecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, recording: RunRecording): Promise<Record<string, unknown>> {
+    const beganAt = new Date();
+    const started = performance.now();
+    const finish = (result: Record<string, unknown> | null, error: RunOutcome['error'], trace?: TraceEntry[]) => recording.finish({
+      result, error, trace, beganAt, endedAt: new Date(), durationMicros: Math.round((performance.now() - started) * 1000),
+    });
+    try {
+      const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
+      const outcome = await this.engine.run(compiled, inputs, { ownerId, trace: recording.trace, portHooks: recording.portHooks });
+      finish(outcome.result, null, outcome.trace);
+      return outcome.result;
+    } catch (error) {
+      // A dependency outage abandons the run (503, or the job runs again): nothing to record.
+      if (!(error instanceof PortUnavailableError)) finish(null, toRunError(error));
+      throw error;
     }
   }
 

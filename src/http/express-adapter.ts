@@ -37,6 +37,7 @@ export function expressHandler(handler: AnyOperationHandler, shape: OperationSha
   return (request, response, next) => {
     const typed = {
       user: request.user as AuthenticatedUser,
+      requestId: request.id,
       params: request.params,
       query: request.query,
       headers: declaredHeaders(request, shape.headerNames),

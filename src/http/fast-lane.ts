@@ -120,7 +120,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       throw new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems);
     }
     // Validated above: the handler's types hold from here on. Its operation answers JSON only: nothing to negotiate.
-    const typed = { user, params, query, headers, body, accepts: (mediaTypes: string[]) => mediaTypes[0] ?? false };
+    const typed = { user, requestId: log.requestId, params, query, headers, body, accepts: (mediaTypes: string[]) => mediaTypes[0] ?? false };
     return operation.handle(typed as never);
   }
 

@@ -1,6 +1,7 @@
 import { createBatchHandlers } from '../execution/batch-routes.js';
 import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
+import { createRecordsHandlers } from '../records/records-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import type { Services } from '../services.js';
 import { createStatisticsHandlers } from '../statistics/statistics-routes.js';
@@ -14,5 +15,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createBatchHandlers(services),
     ...createInternalDataHandlers(services),
     ...createStatisticsHandlers(services),
+    ...createRecordsHandlers(services),
   };
 }

@@ -34,6 +34,8 @@ export type ReplyMediaTypeOf<K extends OperationId> = Contract<K>['replies'] ext
 export interface OperationRequest<K extends OperationId> {
   /** The authenticated caller: every operation takes a credential (a bearer token or a score token). */
   user: AuthenticatedUser;
+  /** This request's id (X-Request-Id as sent when sane, else a new one): logs, error bodies and decision records carry it. */
+  requestId: string;
   params: Contract<K>['params'];
   query: Contract<K>['query'];
   /** The header parameters the operation declares, by lower-case name. */

@@ -58,6 +58,7 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
     return {
       scenarioId: found.scenarioId,
       ownerName: found.ownerName,
+      ownerId,
       name,
       versionId: version.id,
       version: String(version.versionNumber),

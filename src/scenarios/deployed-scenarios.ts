@@ -9,6 +9,8 @@ export interface DeployedScenario {
   scenarioId: number;
   /** The owner's username (metrics label runs by owner and scenario name). */
   ownerName: string;
+  /** The scenario's owner (whose collections and scenarios its runs reach). */
+  ownerId: number;
   name: string;
   versionId: number;
   /** The version label (`1`, `2`, …). */

@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import type { Services } from '../services.js';
-import { scenarioActor, type ManagementRequest } from './scenario-actor.js';
-import type { ScenarioActor } from './scenario-service.js';
+import { scenarioActorOf, type ManagementRequest, type ScenarioActor } from './scenario-access.js';
 import { parseVariablesCsv } from './variables-csv.js';
 
 export type ScenarioOperation =
@@ -14,7 +13,7 @@ export type ScenarioOperation =
 /** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
 export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'users'>): Pick<OperationHandlers, ScenarioOperation> {
   const scenarios = services.scenarios;
-  const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActor(request, services.users);
+  const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActorOf(request, services.users);
 
   return {
     async openScenario(request) {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { ResourceOwner } from '../auth/access-context.js';
 import {
   InputValidationError, ScenarioCompileError, ScenarioRunError, inputVariables,
   type CompiledScenario, type Diagnostic, type ScenarioDocument, type ScenarioEngine, type TestCaseSpec,
@@ -11,13 +10,13 @@ import { ConflictError } from '../errors/conflict-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
-import type { AccessibleScenarios } from './accessible-scenarios.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
 import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import { parseRecordId } from '../db/record-id.js';
+import type { ScenarioAccess, ScenarioActor } from './scenario-access.js';
 import { ScenarioStore } from './scenario-store.js';
 import { assertTestCaseCount } from './test-case-cap.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
@@ -28,16 +27,7 @@ import {
   type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
 } from './scenario-types.js';
 
-/**
- * Who acts: the owner resolved from the `context` (see resolveOwner) and whether the requester is
- * an admin. Name-addressed operations (import, export, rename) work on `owner`'s scenarios;
- * id-addressed operations need the scenario to belong to `owner` unless the requester is an admin
- * (admins may act on every scenario; the scenario's own owner is then used, e.g. for lookups).
- */
-export interface ScenarioActor {
-  owner: ResourceOwner;
-  isAdmin: boolean;
-}
+export type { ScenarioActor };
 
 export interface ImportSwitches {
   overwriteDevelop: boolean;
@@ -54,7 +44,7 @@ interface ImportCheck {
 }
 
 /** Scenario management: versions, import/export, copy/rename, validation, debugging and deployment. */
-export class ScenarioService implements AccessibleScenarios {
+export class ScenarioService implements ScenarioAccess {
   constructor(
     private readonly store: ScenarioStore,
     private readonly engine: ScenarioEngine,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { StatisticsConfig } from '../config/config.js';
-import type { AccessibleScenarios } from '../scenarios/accessible-scenarios.js';
+import type { ScenarioAccess } from '../scenarios/scenario-access.js';
 import { RunStatisticsRecorder } from './run-statistics-recorder.js';
 import { StatisticsService } from './statistics-service.js';
 import { StatisticsStore } from './statistics-store.js';
@@ -18,7 +18,7 @@ export interface StatisticsDependencies {
   logger: Logger;
   db: Knex;
   /** The scenarios feature's access rule of id-addressed operations. */
-  scenarios: AccessibleScenarios;
+  scenarios: ScenarioAccess;
   /** Told how many runs were left out when the recorder's buffer was full (metrics). */
   onDropped?: (runs: number) => void;
 }

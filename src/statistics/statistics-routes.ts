@@ -1,5 +1,5 @@
 import type { OperationHandlers } from '../http/operation-handler.js';
-import { scenarioActor } from '../scenarios/scenario-actor.js';
+import { scenarioActorOf } from '../scenarios/scenario-access.js';
 import type { Services } from '../services.js';
 
 export type StatisticsOperation = 'getScenarioStatistics';
@@ -9,7 +9,7 @@ export function createStatisticsHandlers(services: Pick<Services, 'statistics' |
   return {
     async getScenarioStatistics(request) {
       const { from, to } = request.query;
-      const actor = await scenarioActor(request, services.users);
+      const actor = await scenarioActorOf(request, services.users);
       return { status: 200, body: await services.statistics.service.forScenario(actor, request.params.id, { from, to }) };
     },
   };

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/api-types.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { RunMode } from '../execution/run-listener.js';
-import type { AccessibleScenarios } from '../scenarios/accessible-scenarios.js';
+import type { ScenarioAccess } from '../scenarios/scenario-access.js';
 import type { ScenarioActor } from '../scenarios/scenario-service.js';
 import { percentileOf } from './latency-buckets.js';
 import type { ModeTotals, StatisticsStore } from './statistics-store.js';
@@ -32,7 +32,7 @@ interface Accumulated {
 /** getScenarioStatistics: the run statistics of one scenario over a window, per version and in total. */
 export class StatisticsService {
   constructor(
-    private readonly scenarios: AccessibleScenarios,
+    private readonly scenarios: ScenarioAccess,
     private readonly store: StatisticsStore,
     private readonly now: () => number = Date.now,
   ) {}

@@ -10,11 +10,11 @@ describe('configuration', () => {
   });
 
   it('refuses to start production without URLs and secrets, naming each', () => {
-    expect(() => loadConfig({ APP_ENV: 'production' })).toThrow(/DATABASE_URL is required.*JOBS_URL is required.*JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI.*CALLBACK_SIGNING_SECRET/);
+    expect(() => loadConfig({ APP_ENV: 'production' })).toThrow(/DATABASE_URL is required.*JOBS_URL is required.*JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI.*CALLBACK_SIGNING_SECRET.*RECORDS_MASKING_SECRET/);
   });
 
   it('accepts production with an external identity provider', () => {
-    const config = loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'mongodb://jobs:27017/agenda', JWT_JWKS_URI: 'https://idp.example.com/jwks', CALLBACK_SIGNING_SECRET: 's' });
+    const config = loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'mongodb://jobs:27017/agenda', JWT_JWKS_URI: 'https://idp.example.com/jwks', CALLBACK_SIGNING_SECRET: 's', RECORDS_MASKING_SECRET: 'm' });
     expect(config.jwt.secret).toBeUndefined();
     expect(config.jobsUrl).toBe('mongodb://jobs:27017/agenda');
   });
@@ -40,7 +40,7 @@ describe('configuration', () => {
   });
 
   it('validates responses everywhere but in production unless VALIDATE_RESPONSES says otherwise', () => {
-    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's' };
+    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's', RECORDS_MASKING_SECRET: 'm' };
     expect(loadConfig(production).validateResponses).toBe(false);
     expect(loadConfig({ ...production, APP_ENV: 'staging' }).validateResponses).toBe(true);
     expect(loadConfig({ APP_ENV: 'local' }).validateResponses).toBe(true);

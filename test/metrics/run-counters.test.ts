@@ -4,7 +4,7 @@ import { OTHER_SCENARIOS, RunCounters } from '../../src/metrics/run-counters.js'
 import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
 
 const version = (ownerName: string, name: string, label: string): DeployedScenario => ({
-  scenarioId: 1, ownerName, name, versionId: 1, version: label, cacheKey: `version:${label}`, document: { content: '{}', nodeProperties: {} },
+  scenarioId: 1, ownerId: 1, ownerName, name, versionId: 1, version: label, cacheKey: `version:${label}`, document: { content: '{}', nodeProperties: {} },
 });
 const run = (scenario: DeployedScenario, errorCode: string | null = null, mode: FinishedRun['mode'] = 'sync'): FinishedRun => ({ scenario, mode, errorCode, durationMs: 1 });
 

@@ -1,0 +1,46 @@
+import type { DecisionRecord, DecisionRecordSummary, RecordState } from './decision-record.js';
+
+/** Filters of a scenario's record list; every one given must hold. */
+export interface RecordFilter {
+  version?: string;
+  state?: RecordState;
+  requestId?: string;
+  /** Began at or after. */
+  from?: Date;
+  /** Began before. */
+  to?: Date;
+  /**
+   * Output variables that must equal a value: the output's JSON value as text (a string without its
+   * quotes, a number or boolean as JSON writes it, `null`). Names are identifiers (the spec's pattern).
+   */
+  outputs?: Record<string, string>;
+}
+
+/** A place in a scenario's newest-first order: records strictly after it come next. */
+export interface RecordPosition {
+  beganAt: Date;
+  seq: number;
+}
+
+export interface RecordPage {
+  records: DecisionRecordSummary[];
+  /** Where the next page starts; null on the last page. */
+  next: RecordPosition | null;
+}
+
+/** Where decision records are kept (src/records/decision-record-store.ts: MySQL). */
+export interface DecisionRecordStore {
+  /**
+   * Inserts records in as few statements as their size allows. A record whose id is already stored
+   * is kept as it was (a job run again after a crash records its runs again).
+   */
+  insertMany(records: DecisionRecord[]): Promise<void>;
+  /** A page of a scenario's records, newest first (by began_at, then insertion order). */
+  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage>;
+  /** One record of the scenario; undefined when the scenario has no record of that id. */
+  get(scenarioId: number, id: string): Promise<DecisionRecord | undefined>;
+  /** Scenarios that have records (the retention sweeper visits each). */
+  scenariosWithRecords(): Promise<number[]>;
+  /** Deletes at most `limit` of the scenario's records that began before `cutoff`; answers how many. */
+  deleteBegunBefore(scenarioId: number, cutoff: Date, limit: number): Promise<number>;
+}

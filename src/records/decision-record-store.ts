@@ -1,0 +1,175 @@
+import type { Knex } from 'knex';
+import type { TraceEntry } from '../engine/index.js';
+import { groupsWithin } from '../db/statement-groups.js';
+import type { DecisionRecord, DecisionRecordSummary, PortCapture, RecordError, RecordMode, RecordState } from './decision-record.js';
+import type { DecisionRecordStore, RecordFilter, RecordPage, RecordPosition } from './decision-record-store-type.js';
+
+const TABLE = 'decision_records';
+
+/**
+ * Characters of JSON per multi-row insert. Even if every character took 4 bytes in utf8mb4 a
+ * statement stays at half of MariaDB's default max_allowed_packet (16 MiB).
+ */
+const MAX_STATEMENT_CHARS = 2 * 1024 * 1024;
+
+interface RecordRow {
+  seq: number | string;
+  id: string;
+  owner_id: number;
+  scenario_id: number;
+  scenario_name: string;
+  version: string;
+  version_id: number;
+  mode: RecordMode;
+  requester_id: number;
+  request_id: string;
+  batch_id: string | null;
+  state: RecordState;
+  inputs: string;
+  masked_inputs: string | null;
+  result: string | null;
+  error: string | null;
+  began_at: Date;
+  ended_at: Date;
+  duration_micros: number;
+  trace?: string | null;
+  captures?: string | null;
+  has_trace?: number;
+  capture_count?: number | string | null;
+}
+
+type InsertRow = Omit<RecordRow, 'seq' | 'has_trace' | 'capture_count'>;
+
+/** Columns of a list item: the trace and captures stay in the table (lists tell only whether there are any). */
+const SUMMARY_COLUMNS = [
+  'seq', 'id', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'mode', 'requester_id', 'request_id', 'batch_id',
+  'state', 'inputs', 'masked_inputs', 'result', 'error', 'began_at', 'ended_at', 'duration_micros',
+];
+
+/** Knex queries on decision_records; answers parsed records (JSON columns never leave this file). */
+export class MySqlDecisionRecordStore implements DecisionRecordStore {
+  constructor(private readonly db: Knex) {}
+
+  async insertMany(records: DecisionRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const rows = records.map(toRow);
+    for (const statement of groupsWithin(rows, rowChars, MAX_STATEMENT_CHARS)) {
+      // ON DUPLICATE KEY UPDATE id = id: a record stored already keeps its first version.
+      await this.db(TABLE).insert(statement).onConflict().merge({ id: this.db.raw('??', ['id']) });
+    }
+  }
+
+  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage> {
+    const query = this.db(TABLE).where('scenario_id', scenarioId);
+    if (filter.version !== undefined) query.andWhere('version', filter.version);
+    if (filter.state !== undefined) query.andWhere('state', filter.state);
+    if (filter.requestId !== undefined) query.andWhere('request_id', filter.requestId);
+    if (filter.from !== undefined) query.andWhere('began_at', '>=', filter.from);
+    if (filter.to !== undefined) query.andWhere('began_at', '<', filter.to);
+    for (const [name, value] of Object.entries(filter.outputs ?? {})) {
+      // Not indexed: scans the scenario's records that the other filters (and the time range) leave. Exact (binary) comparison.
+      query.andWhereRaw('JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ?', [outputPath(name), value]);
+    }
+    if (after) {
+      query.andWhere((older) => older.where('began_at', '<', after.beganAt).orWhere((same) => same.where('began_at', after.beganAt).andWhere('seq', '<', after.seq)));
+    }
+    const rows = (await query
+      .orderBy([{ column: 'began_at', order: 'desc' }, { column: 'seq', order: 'desc' }])
+      .limit(limit + 1)
+      .select([...SUMMARY_COLUMNS, this.db.raw('`trace` IS NOT NULL AS has_trace'), this.db.raw('COALESCE(JSON_LENGTH(`captures`), 0) AS capture_count')])) as RecordRow[];
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      records: page.map(toSummary),
+      next: rows.length > limit ? { beganAt: new Date(last.began_at), seq: Number(last.seq) } : null,
+    };
+  }
+
+  async get(scenarioId: number, id: string): Promise<DecisionRecord | undefined> {
+    const row = (await this.db(TABLE).where({ id, scenario_id: scenarioId }).first()) as RecordRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  async scenariosWithRecords(): Promise<number[]> {
+    // A loose scan of the (scenario_id, began_at) index: one step per scenario, not per record.
+    const rows = (await this.db(TABLE).distinct('scenario_id')) as Array<{ scenario_id: number }>;
+    return rows.map((row) => row.scenario_id);
+  }
+
+  async deleteBegunBefore(scenarioId: number, cutoff: Date, limit: number): Promise<number> {
+    return this.db(TABLE).where('scenario_id', scenarioId).andWhere('began_at', '<', cutoff).orderBy('began_at').limit(limit).delete();
+  }
+}
+
+/** `$."name"`: names are identifiers (the spec's pattern), so no escaping is needed inside the quotes. */
+function outputPath(name: string): string {
+  return `$."${name}"`;
+}
+
+function json(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+function toRow(record: DecisionRecord): InsertRow {
+  return {
+    id: record.id,
+    owner_id: record.ownerId,
+    scenario_id: record.scenarioId,
+    scenario_name: record.scenarioName,
+    version: record.version,
+    version_id: record.versionId,
+    mode: record.mode,
+    requester_id: record.requesterId,
+    request_id: record.requestId,
+    batch_id: record.batchId,
+    state: record.state,
+    inputs: JSON.stringify(record.inputs),
+    masked_inputs: record.maskedInputs.length > 0 ? JSON.stringify(record.maskedInputs) : null,
+    result: json(record.result),
+    error: json(record.error),
+    began_at: record.beganAt,
+    ended_at: record.endedAt,
+    duration_micros: record.durationMicros,
+    trace: json(record.trace),
+    captures: record.captures.length > 0 ? JSON.stringify(record.captures) : null,
+  };
+}
+
+function rowChars(row: InsertRow): number {
+  return 512 + row.inputs.length + (row.result?.length ?? 0) + (row.error?.length ?? 0) + (row.trace?.length ?? 0) + (row.captures?.length ?? 0);
+}
+
+function parse<T>(text: string | null | undefined): T | null {
+  return text === null || text === undefined ? null : (JSON.parse(text) as T);
+}
+
+function toCommon(row: RecordRow): Omit<DecisionRecord, 'trace' | 'captures'> {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    scenarioId: row.scenario_id,
+    scenarioName: row.scenario_name,
+    version: row.version,
+    versionId: row.version_id,
+    mode: row.mode,
+    requesterId: row.requester_id,
+    requestId: row.request_id,
+    batchId: row.batch_id,
+    state: row.state,
+    inputs: parse<Record<string, unknown>>(row.inputs) ?? {},
+    maskedInputs: parse<string[]>(row.masked_inputs) ?? [],
+    result: parse<Record<string, unknown>>(row.result),
+    error: parse<RecordError>(row.error),
+    beganAt: new Date(row.began_at),
+    endedAt: new Date(row.ended_at),
+    durationMicros: row.duration_micros,
+  };
+}
+
+function toSummary(row: RecordRow): DecisionRecordSummary {
+  return { ...toCommon(row), hasTrace: Boolean(row.has_trace), captureCount: Number(row.capture_count ?? 0) };
+}
+
+function toRecord(row: RecordRow): DecisionRecord {
+  return { ...toCommon(row), trace: parse<TraceEntry[]>(row.trace), captures: parse<PortCapture[]>(row.captures) ?? [] };
+}

@@ -1,0 +1,160 @@
+import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { GroupCommit } from '../execution/group-commit.js';
+import type { DecisionRecord } from './decision-record.js';
+import type { DecisionRecordStore } from './decision-record-store-type.js';
+
+/**
+ * Why records were dropped: the buffer was full; the database was unreachable; it refused the record
+ * (e.g. larger than max_allowed_packet); the process stopped before it could store it.
+ */
+export type DropReason = 'buffer_full' | 'store_unavailable' | 'store_refused' | 'shutdown';
+
+export interface DecisionRecorderOptions {
+  /** Most records per insert. */
+  batchSize: number;
+  /** Under load, inserts start at most this often (an idle recorder inserts at once). */
+  flushIntervalMs: number;
+  /** Most records held (waiting or being inserted); past it new records are dropped. */
+  maxBuffered: number;
+  /** Told of every drop, with how many records and why (the metrics counter). */
+  onDropped?: (count: number, reason: DropReason) => void;
+}
+
+/** Buffer-full drops are logged at most this often (with the count since the last line). */
+const DROP_LOG_EVERY_MS = 10_000;
+/** Inserts in flight at once: a slow insert delays its group, not the next one. */
+const INSERTS_IN_FLIGHT = 2;
+/** How long `close` waits for buffered records. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Writes decision records behind the hot path: `record` only queues (no I/O, never throws, never
+ * waits), and records are inserted in bulk by group commit (src/execution/group-commit.ts): an idle
+ * recorder inserts at once, under load one insert of up to `batchSize` records starts at most every
+ * `flushIntervalMs`. The buffer is bounded; a record that does not fit, or that the database does not
+ * take, is dropped, counted (`onDropped`) and logged: never lost silently. `close` stores what is
+ * buffered (SIGTERM).
+ */
+export class DecisionRecorder {
+  private readonly inserts: GroupCommit<DecisionRecord, undefined>;
+  private buffered = 0;
+  private closing = false;
+  private idle?: () => void;
+  private unloggedFullDrops = 0;
+  private lastFullLog = 0;
+  private fullLogTimer?: NodeJS.Timeout;
+
+  constructor(private readonly store: DecisionRecordStore, private readonly options: DecisionRecorderOptions, private readonly logger: Logger) {
+    this.inserts = new GroupCommit({
+      maxItems: options.batchSize, concurrency: INSERTS_IN_FLIGHT, minIntervalMs: options.flushIntervalMs, commit: (records) => this.insert(records),
+    });
+  }
+
+  /** Queues a record for the next insert; drops it (counted) when the buffer is full or the recorder closed. */
+  record(record: DecisionRecord): void {
+    if (this.closing) {
+      this.dropped(1, 'shutdown');
+      return;
+    }
+    if (this.buffered >= this.options.maxBuffered) {
+      this.dropped(1, 'buffer_full');
+      return;
+    }
+    this.buffered += 1;
+    void this.inserts.submit(record).finally(() => this.settled());
+  }
+
+  /** Records queued and not yet stored or dropped. */
+  get pending(): number {
+    return this.buffered;
+  }
+
+  /** Stores what is queued now, without waiting for the flush interval; resolves once every record queued so far is stored or dropped. */
+  async flush(timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
+    if (this.buffered === 0) return;
+    this.inserts.hurry();
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        const previous = this.idle;
+        this.idle = () => {
+          previous?.();
+          resolve();
+        };
+      }),
+      new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+    ]);
+  }
+
+  /** Stops taking records and stores the buffered ones (at most 10 s); any left then are counted as dropped. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.flush();
+    if (this.buffered > 0) this.dropped(this.buffered, 'shutdown');
+    this.logFullDrops(true);
+  }
+
+  private settled(): void {
+    this.buffered -= 1;
+    if (this.buffered === 0 && this.idle) {
+      const idle = this.idle;
+      this.idle = undefined;
+      idle();
+    }
+  }
+
+  /** One group's insert; never throws, so every record's submission settles. */
+  private async insert(records: DecisionRecord[]): Promise<undefined[]> {
+    const done = records.map(() => undefined);
+    try {
+      await this.store.insertMany(records);
+      return done;
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        this.dropped(records.length, 'store_unavailable', error);
+        return done;
+      }
+    }
+    // One bad record fails its whole statement: store the others one by one.
+    let refused = 0;
+    let lastError: unknown;
+    for (const record of records) {
+      try {
+        await this.store.insertMany([record]);
+      } catch (error) {
+        refused += 1;
+        lastError = error;
+      }
+    }
+    if (refused > 0) this.dropped(refused, isDatabaseUnavailable(lastError) ? 'store_unavailable' : 'store_refused', lastError);
+    return done;
+  }
+
+  private dropped(count: number, reason: DropReason, error?: unknown): void {
+    this.options.onDropped?.(count, reason);
+    if (reason === 'buffer_full') {
+      this.unloggedFullDrops += count;
+      this.logFullDrops(false);
+      return;
+    }
+    this.logger.error({ dropped: count, reason, err: error }, 'decision records dropped');
+  }
+
+  /** Buffer-full drops come one record at a time, so they are logged as a count, at most every 10 s. */
+  private logFullDrops(now: boolean): void {
+    if (this.unloggedFullDrops === 0) return;
+    const wait = this.lastFullLog + DROP_LOG_EVERY_MS - Date.now();
+    if (!now && wait > 0) {
+      this.fullLogTimer ??= setTimeout(() => {
+        this.fullLogTimer = undefined;
+        this.logFullDrops(true);
+      }, wait).unref();
+      return;
+    }
+    clearTimeout(this.fullLogTimer);
+    this.fullLogTimer = undefined;
+    this.logger.error({ dropped: this.unloggedFullDrops, reason: 'buffer_full', maxBuffered: this.options.maxBuffered }, 'decision records dropped: the buffer is full (the database does not keep up)');
+    this.unloggedFullDrops = 0;
+    this.lastFullLog = Date.now();
+  }
+}

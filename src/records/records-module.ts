@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { RecordsConfig } from '../config/config.js';
+import type { ScenarioAccess } from '../scenarios/scenario-access.js';
+import { MySqlDecisionRecordStore } from './decision-record-store.js';
+import { DecisionRecorder, type DropReason } from './decision-recorder.js';
+import { InputMasker } from './input-masking.js';
+import { RecordingSettingsService } from './recording-settings-service.js';
+import { RecordingSettingsStore } from './recording-settings-store.js';
+import { RecordsService } from './records-service.js';
+import { RetentionSweeper } from './retention-sweeper.js';
+import type { RunRecorder } from './run-recorder.js';
+import { ScenarioRunRecorder } from './scenario-run-recorder.js';
+
+/** What `services.records` holds. */
+export interface Records {
+  /** Browse records, read and change recording settings (the HTTP operations). */
+  service: RecordsService;
+  /** What execution records its runs through. */
+  runRecorder: RunRecorder;
+  /** The bulk writer (flush in tests and benchmarks). */
+  recorder: DecisionRecorder;
+  sweeper: RetentionSweeper;
+  /** Starts deleting expired records in the background (worker processes). */
+  startSweeper(): void;
+  /** Stops the sweeper and stores the buffered records (SIGTERM). */
+  close(): Promise<void>;
+}
+
+export interface RecordsDependencies {
+  config: RecordsConfig;
+  logger: Logger;
+  db: Knex;
+  /** The scenarios feature's ownership rule. */
+  scenarios: ScenarioAccess;
+  /** Told of every dropped record (the metrics counter). */
+  onDropped?: (count: number, reason: DropReason) => void;
+}
+
+export function createRecords(deps: RecordsDependencies): Records {
+  const { config, logger, db } = deps;
+  const store = new MySqlDecisionRecordStore(db);
+  const settingsStore = new RecordingSettingsStore(db);
+  const settings = new RecordingSettingsService(settingsStore);
+  const recorder = new DecisionRecorder(store, {
+    batchSize: config.batchSize, flushIntervalMs: config.flushIntervalMs, maxBuffered: config.maxBuffered, onDropped: deps.onDropped,
+  }, logger.child({ component: 'decision-recorder' }));
+  const sweeper = new RetentionSweeper(store, settingsStore, { everyMs: config.retentionSweepMs }, logger.child({ component: 'record-retention' }));
+  return {
+    service: new RecordsService(deps.scenarios, store, settings),
+    runRecorder: new ScenarioRunRecorder(settings, new InputMasker(config.maskingSecret), recorder),
+    recorder,
+    sweeper,
+    startSweeper: () => sweeper.start(),
+    async close() {
+      sweeper.stop();
+      await recorder.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { DeployedScenario } from '../scenarios/deployed-scenarios.js';
+import type { DecisionRecorder } from './decision-recorder.js';
+import type { InputMasker } from './input-masking.js';
+import type { RecordingSettingsService } from './recording-settings-service.js';
+import { RunCapture } from './run-capture.js';
+import type { RecordedOutcome, RunRecorder, RunRecording, RunToRecord } from './run-recorder.js';
+
+/**
+ * Decides per run whether it is recorded (the scenario's settings: enabled; sync runs sampled at
+ * `syncSampleRate`; async and batch runs always), captures its port calls, and hands the finished
+ * record, pii inputs masked, to the DecisionRecorder.
+ */
+export class ScenarioRunRecorder implements RunRecorder {
+  constructor(
+    private readonly settings: RecordingSettingsService,
+    private readonly masker: InputMasker,
+    private readonly recorder: DecisionRecorder,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  async start(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): Promise<RunRecording | undefined> {
+    const settings = await this.settings.forScenario(deployed.scenarioId);
+    if (!settings.enabled) return undefined;
+    // random() < 1 always holds and < 0 never: rates 1 and 0 record every and no sync run.
+    if (run.mode === 'SYNC' && !(this.random() < settings.syncSampleRate)) return undefined;
+    const capture = new RunCapture();
+    return {
+      trace: settings.trace,
+      portHooks: capture,
+      finish: (outcome) => this.recorder.record(this.recordOf(deployed, inputs, run, capture, outcome)),
+    };
+  }
+
+  private recordOf(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome) {
+    const pii = this.masker.piiInputs(deployed.cacheKey, deployed.document);
+    const masked = this.masker.maskInputs(inputs, pii);
+    return {
+      id: run.id,
+      ownerId: deployed.ownerId,
+      scenarioId: deployed.scenarioId,
+      scenarioName: deployed.name,
+      version: deployed.version,
+      versionId: deployed.versionId,
+      mode: run.mode,
+      requesterId: run.requesterId,
+      requestId: run.requestId,
+      batchId: run.batchId ?? null,
+      state: outcome.error ? 'FAILED' as const : 'SUCCEEDED' as const,
+      inputs: masked.inputs,
+      maskedInputs: masked.masked,
+      result: outcome.result,
+      error: outcome.error,
+      beganAt: outcome.beganAt,
+      endedAt: outcome.endedAt,
+      durationMicros: outcome.durationMicros,
+      trace: outcome.trace ? this.masker.maskTrace(outcome.trace, masked.masked) : null,
+      captures: capture.captures,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import type { components } from '../../generated/api-types.js';
+import { resolveOwner, type ResourceOwner } from '../auth/access-context.js';
+import type { UserService } from '../auth/user-service.js';
+import type { AuthenticatedUser } from '../http/request-context.js';
+
+/**
+ * Who acts: the owner resolved from the `context` (see resolveOwner) and whether the requester is
+ * an admin. Name-addressed operations (import, export, rename) work on `owner`'s scenarios;
+ * id-addressed operations need the scenario to belong to `owner` unless the requester is an admin
+ * (admins may act on every scenario; the scenario's own owner is then used, e.g. for lookups).
+ */
+export interface ScenarioActor {
+  owner: ResourceOwner;
+  isAdmin: boolean;
+}
+
+/** A scenario an actor may act on. */
+export interface AccessibleScenario {
+  id: number;
+  ownerId: number;
+  name: string;
+}
+
+/**
+ * The one ownership rule of id-addressed scenario operations, for other features whose resources
+ * hang off a scenario (decision records, run statistics, replays): the scenarios feature implements
+ * it (ScenarioService).
+ */
+export interface ScenarioAccess {
+  /** The scenario with this wire id when the actor may act on it: 404 SCENARIO_NOT_FOUND when unknown (or not an id of ours), 403 FORBIDDEN when another owner's and the actor is no admin. */
+  accessible(actor: ScenarioActor, id: string): Promise<AccessibleScenario>;
+}
+
+/** What every scenario management request carries to say who acts on whose scenarios (the typed request has both). */
+export interface ManagementRequest {
+  user: AuthenticatedUser;
+  query: { context?: components['schemas']['AccessControlContext'] };
+}
+
+/** The actor of a bearer request: its `context` read against the token's user (403/404/400 as resolveOwner decides). */
+export async function scenarioActorOf({ user, query }: ManagementRequest, users: UserService): Promise<ScenarioActor> {
+  return { owner: await resolveOwner(user, query.context, users), isAdmin: user.isAdmin };
+}

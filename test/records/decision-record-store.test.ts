@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { createDatabase } from '../../src/db/database.js';
+import type { DecisionRecord } from '../../src/records/decision-record.js';
+import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
+import { applyTestEnvironment } from '../support/test-environment.js';
+import { aRecord } from './record-fixture.js';
+
+applyTestEnvironment();
+let db: Knex;
+let store: MySqlDecisionRecordStore;
+
+beforeAll(() => {
+  db = createDatabase(process.env.DATABASE_URL as string);
+  store = new MySqlDecisionRecordStore(db);
+});
+afterAll(() => db.destroy());
+
+/** Scenario ids far above the ones the app issues, one range per test, so tests never see each other's records. */
+let nextScenario = 3_000_000_000 + Math.floor(Math.random() * 1_000_000) * 100;
+const newScenarioId = () => (nextScenario += 1);
+
+// An hour ago, to the second: recent enough that no retention sweep (they run in other test files too) deletes these records.
+const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+const at = (seconds: number) => new Date(T0 + seconds * 1000);
+
+const record = (scenarioId: number, overrides: Partial<DecisionRecord> = {}) => aRecord(scenarioId, { ownerId: 7, requesterId: 7, versionId: 11, result: { decision: 'APPROVE', score: 612, manual: false }, ...overrides });
+
+describe('MySqlDecisionRecordStore', () => {
+  it('reads back what it stored, JSON and dates parsed', async () => {
+    const scenarioId = newScenarioId();
+    const stored = record(scenarioId, {
+      mode: 'BATCH', batchId: randomUUID(), inputs: { age: 40, ssn: 'pii:abc' }, maskedInputs: ['ssn'],
+      trace: [{ nodeId: 'start', name: 'start', type: 'START', read: {}, wrote: { age: 40 }, durationMicros: 3 }],
+      captures: [
+        { seq: 0, kind: 'DATA_LOOKUP', nodeId: 'customer', callPath: [], attempt: 1, request: { collection: 'customers', keyColumn: 'id', key: 4, mode: 'ONE' }, rows: { id: 4, tier: 'B' } },
+        { seq: 1, kind: 'HTTP_CALL', nodeId: 'bureau', callPath: ['sub'], attempt: 1, request: { method: 'GET', url: 'https://bureau.example/x' }, response: { status: 200, body: { ok: true } } },
+      ],
+    });
+    await store.insertMany([stored]);
+    expect(await store.get(scenarioId, stored.id)).toEqual(stored);
+  });
+
+  it('keeps the first version of a record stored twice', async () => {
+    const scenarioId = newScenarioId();
+    const first = record(scenarioId);
+    await store.insertMany([first]);
+    await store.insertMany([{ ...first, result: { decision: 'DECLINE' } }, record(scenarioId)]);
+    expect((await store.get(scenarioId, first.id))?.result).toEqual(first.result);
+    expect((await store.list(scenarioId, {}, undefined, 10)).records).toHaveLength(2);
+  });
+
+  it("answers undefined for another scenario's record", async () => {
+    const scenarioId = newScenarioId();
+    const stored = record(scenarioId);
+    await store.insertMany([stored]);
+    expect(await store.get(newScenarioId(), stored.id)).toBeUndefined();
+    expect(await store.get(scenarioId, randomUUID())).toBeUndefined();
+  });
+
+  it('lists newest first, in pages that follow each other without gaps or repeats (ties in time by insertion order)', async () => {
+    const scenarioId = newScenarioId();
+    // 7 records: two pairs begin in the same millisecond.
+    const records = [0, 1, 1, 2, 3, 3, 4].map((second, index) => record(scenarioId, { beganAt: at(second), requestId: `r${index}` }));
+    await store.insertMany(records);
+    await store.insertMany([record(newScenarioId())]);
+    const seen: string[] = [];
+    let after;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const page = await store.list(scenarioId, {}, after, 3);
+      seen.push(...page.records.map((r) => r.requestId));
+      if (!page.next) break;
+      after = page.next;
+    }
+    expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+  });
+
+  it('lists summaries: no trace or captures, but whether there are any', async () => {
+    const scenarioId = newScenarioId();
+    await store.insertMany([record(scenarioId, {
+      trace: [],
+      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, failure: { code: 'HTTP_CALL_FAILED', message: 'refused' } }],
+    })]);
+    const [summary] = (await store.list(scenarioId, {}, undefined, 5)).records;
+    expect(summary).toMatchObject({ hasTrace: true, captureCount: 1 });
+    expect(summary).not.toHaveProperty('trace');
+    expect(summary).not.toHaveProperty('captures');
+  });
+
+  describe('filters', () => {
+    const scenarioId = newScenarioId();
+    const records = [
+      record(scenarioId, { beganAt: at(10), version: '1', requestId: 'a', result: { decision: 'APPROVE', score: 700, manual: false } }),
+      record(scenarioId, { beganAt: at(20), version: '2', requestId: 'b', result: { decision: 'DECLINE', score: 310.5, manual: true } }),
+      record(scenarioId, { beganAt: at(30), version: '2', requestId: 'c', state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'boom' } }),
+      record(scenarioId, { beganAt: at(40), version: '2', requestId: 'd', result: { decision: 'APPROVE', score: 650, manual: false, note: null } }),
+    ];
+    beforeAll(() => store.insertMany(records));
+    const ids = async (filter: Parameters<MySqlDecisionRecordStore['list']>[1]) => (await store.list(scenarioId, filter, undefined, 50)).records.map((r) => r.requestId);
+
+    it('by version', async () => expect(await ids({ version: '2' })).toEqual(['d', 'c', 'b']));
+    it('by state', async () => expect(await ids({ state: 'FAILED' })).toEqual(['c']));
+    it('by request id', async () => expect(await ids({ requestId: 'b' })).toEqual(['b']));
+    it('by time: from inclusive, to exclusive', async () => expect(await ids({ from: at(20), to: at(40) })).toEqual(['c', 'b']));
+    it('by an output equal to a string', async () => expect(await ids({ outputs: { decision: 'APPROVE' } })).toEqual(['d', 'a']));
+    it('by an output equal to a number or a boolean, as JSON writes them', async () => {
+      expect(await ids({ outputs: { score: '310.5' } })).toEqual(['b']);
+      expect(await ids({ outputs: { manual: 'false' } })).toEqual(['d', 'a']);
+      expect(await ids({ outputs: { note: 'null' } })).toEqual(['d']);
+    });
+    it('by several at once (all must hold)', async () => {
+      expect(await ids({ version: '2', outputs: { decision: 'APPROVE', manual: 'false' } })).toEqual(['d']);
+      expect(await ids({ version: '1', state: 'FAILED' })).toEqual([]);
+    });
+    it('compares output strings case-sensitively', async () => expect(await ids({ outputs: { decision: 'approve' } })).toEqual([]));
+  });
+
+  it('inserts records larger than one statement may hold, in several statements', async () => {
+    const scenarioId = newScenarioId();
+    const big = 'x'.repeat(900_000);
+    const records = [1, 2, 3, 4].map((second) => record(scenarioId, { beganAt: at(second), inputs: { text: big } }));
+    await store.insertMany(records);
+    const page = await store.list(scenarioId, {}, undefined, 10);
+    expect(page.records).toHaveLength(4);
+    expect((page.records[0].inputs.text as string).length).toBe(900_000);
+  });
+
+  it('deletes records begun before a cutoff, at most `limit` per call, and lists scenarios with records', async () => {
+    const scenarioId = newScenarioId();
+    const other = newScenarioId();
+    await store.insertMany([...[1, 2, 3, 4, 5].map((second) => record(scenarioId, { beganAt: at(second) })), record(other, { beganAt: at(1) })]);
+    expect(await store.scenariosWithRecords()).toEqual(expect.arrayContaining([scenarioId, other]));
+    expect(await store.deleteBegunBefore(scenarioId, at(4), 2)).toBe(2);
+    expect(await store.deleteBegunBefore(scenarioId, at(4), 2)).toBe(1);
+    expect(await store.deleteBegunBefore(scenarioId, at(4), 2)).toBe(0);
+    const left = (await store.list(scenarioId, {}, undefined, 10)).records.map((r) => r.beganAt.getTime());
+    expect(left).toEqual([at(5).getTime(), at(4).getTime()]);
+    expect((await store.list(other, {}, undefined, 10)).records).toHaveLength(1);
+  });
+});
