@@ -16,7 +16,11 @@ import { createExecution, type Execution } from './execution/execution-module.js
 import { executionOperations } from './execution/execution-operations.js';
 import { pingJobStore } from './execution/job-store.js';
 import type { HealthChecks } from './http/health-router.js';
+import { MySqlDecisionRecordStore } from './records/decision-record-store.js';
 import { createRecords, type Records } from './records/records-module.js';
+import { createReplay, type Replay } from './replay/replay-module.js';
+import { ReplayReferenceCheck } from './replay/replay-reference-check.js';
+import { MySqlReplayStore } from './replay/replay-store.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 
@@ -24,8 +28,10 @@ import { ScenarioStore } from './scenarios/scenario-store.js';
  * The composition root: every long-lived object of a process, built once here and passed to the
  * features' handler factories. Build order: database → users → internal data (the engine's
  * lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest deployed
- * version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine → scenarios →
- * records (their ownership rule is the scenarios') → execution (records its runs through records).
+ * version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine → scenarios
+ * (deploy checks replay references in the replays table) → records (their ownership rule is the
+ * scenarios') → execution (records its runs through records) → replay (reads records, runs versions
+ * of scenarios, queues its jobs on execution's queue).
  */
 export interface Services {
   config: AppConfig;
@@ -46,6 +52,8 @@ export interface Services {
   records: Records;
   // ── execution ──
   execution: Execution;
+  // ── replay ──
+  replay: Replay;
 }
 
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
@@ -66,15 +74,20 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     pool: config.engine,
   });
   // ── scenarios ──
-  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios);
+  const replayStore = new MySqlReplayStore(db);
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore));
   // ── decision records ──
   const records = createRecords({ config: config.records, logger, db, scenarios });
   // ── execution ──
   const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, runRecorder: records.runRecorder });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution };
+  // ── replay ──
+  const replay = createReplay({
+    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db), scenarios, engine, queue: execution.queue,
+  });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, replay };
 }
 
-/** The worker role of a process: take jobs (execution) and delete expired decision records. */
+/** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */
 export async function startWorkerRole(services: Services): Promise<void> {
   await services.execution.startWorker();
   services.records.startSweeper();

@@ -10,6 +10,7 @@ import * as caseSensitiveNames from './migrations/20261123000102_case_sensitive_
 import * as testCaseExpression from './migrations/20261123000120_test_case_expression_mediumtext.js';
 import * as batchChunks from './migrations/20261123000130_batch_chunks.js';
 import * as decisionRecords from './migrations/20261124000100_decision_records.js';
+import * as replays from './migrations/20261124000300_replays.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -32,6 +33,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000120_test_case_expression_mediumtext', testCaseExpression],
   ['20261123000130_batch_chunks', batchChunks],
   ['20261124000100_decision_records', decisionRecords],
+  ['20261124000300_replays', replays],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

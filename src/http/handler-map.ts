@@ -3,6 +3,7 @@ import { createBatchHandlers } from '../execution/batch-routes.js';
 import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
 import { createRecordsHandlers } from '../records/records-routes.js';
+import { createReplayHandlers } from '../replay/replay-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import type { Services } from '../services.js';
 
@@ -14,5 +15,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createBatchHandlers(services),
     ...createInternalDataHandlers(services),
     ...createRecordsHandlers(services),
+    ...createReplayHandlers(services),
   };
 }

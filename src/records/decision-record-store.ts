@@ -60,16 +60,7 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
   }
 
   async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage> {
-    const query = this.db(TABLE).where('scenario_id', scenarioId);
-    if (filter.version !== undefined) query.andWhere('version', filter.version);
-    if (filter.state !== undefined) query.andWhere('state', filter.state);
-    if (filter.requestId !== undefined) query.andWhere('request_id', filter.requestId);
-    if (filter.from !== undefined) query.andWhere('began_at', '>=', filter.from);
-    if (filter.to !== undefined) query.andWhere('began_at', '<', filter.to);
-    for (const [name, value] of Object.entries(filter.outputs ?? {})) {
-      // Not indexed: scans the scenario's records that the other filters (and the time range) leave. Exact (binary) comparison.
-      query.andWhereRaw('JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ?', [outputPath(name), value]);
-    }
+    const query = this.matching(scenarioId, filter);
     if (after) {
       query.andWhere((older) => older.where('began_at', '<', after.beganAt).orWhere((same) => same.where('began_at', after.beganAt).andWhere('seq', '<', after.seq)));
     }
@@ -85,9 +76,39 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     };
   }
 
+  async count(scenarioId: number, filter: RecordFilter, max: number): Promise<number> {
+    // Counting stops at `max` rows: a bounded subquery, not a count of everything that matches.
+    const matching = this.matching(scenarioId, filter).limit(max).select(this.db.raw('1'));
+    const row = (await this.db.from(matching.as('m')).count({ n: '*' }).first()) as { n: number | string };
+    return Number(row.n);
+  }
+
+  async capturesOf(scenarioId: number, ids: string[]): Promise<Map<string, PortCapture[]>> {
+    const found = new Map<string, PortCapture[]>();
+    if (ids.length === 0) return found;
+    const rows = (await this.db(TABLE).where('scenario_id', scenarioId).whereIn('id', ids).whereNotNull('captures').select('id', 'captures')) as Array<Pick<RecordRow, 'id' | 'captures'>>;
+    for (const row of rows) found.set(row.id, parse<PortCapture[]>(row.captures) ?? []);
+    return found;
+  }
+
   async get(scenarioId: number, id: string): Promise<DecisionRecord | undefined> {
     const row = (await this.db(TABLE).where({ id, scenario_id: scenarioId }).first()) as RecordRow | undefined;
     return row ? toRecord(row) : undefined;
+  }
+
+  /** The scenario's records that pass every filter given (list and count share it, so they never disagree). */
+  private matching(scenarioId: number, filter: RecordFilter): Knex.QueryBuilder {
+    const query = this.db(TABLE).where('scenario_id', scenarioId);
+    if (filter.version !== undefined) query.andWhere('version', filter.version);
+    if (filter.state !== undefined) query.andWhere('state', filter.state);
+    if (filter.requestId !== undefined) query.andWhere('request_id', filter.requestId);
+    if (filter.from !== undefined) query.andWhere('began_at', '>=', filter.from);
+    if (filter.to !== undefined) query.andWhere('began_at', '<', filter.to);
+    for (const [name, value] of Object.entries(filter.outputs ?? {})) {
+      // Not indexed: scans the scenario's records that the other filters (and the time range) leave. Exact (binary) comparison.
+      query.andWhereRaw('JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ?', [outputPath(name), value]);
+    }
+    return query;
   }
 
   async scenariosWithRecords(): Promise<number[]> {

@@ -66,7 +66,8 @@ export function createScenarioHandlers(services: Services): Pick<OperationHandle
     },
 
     async deployScenario(request, response) {
-      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation'), validationData: optionalData(request) });
+      const replay = typeof request.query.replay === 'string' ? request.query.replay : undefined;
+      await scenarios.deploy(await actorOf(request), idOf(request), { skipValidation: flag(request, 'skip_validation'), validationData: optionalData(request), replay });
       response.status(204).end();
     },
 
