@@ -25,8 +25,11 @@ interface Waiting<T, R> {
 export class GroupCommit<T, R> {
   private waiting: Array<Waiting<T, R>> = [];
   private inFlight = 0;
-  private lastStart = 0;
+  // Never started: the first commit need not wait, however young the process (performance.now() counts from its start).
+  private lastStart = -Infinity;
   private timer?: NodeJS.Timeout;
+  /** Items (counted from the front) that may be committed without waiting for minIntervalMs. */
+  private hurried = 0;
 
   constructor(private readonly options: GroupCommitOptions<T, R>) {}
 
@@ -37,10 +40,22 @@ export class GroupCommit<T, R> {
     });
   }
 
+  /**
+   * Commits the items waiting now as soon as `concurrency` allows, without waiting for
+   * `minIntervalMs` (a process that stops, or a caller that needs them stored now); items submitted
+   * later are spaced out again.
+   */
+  hurry(): void {
+    this.hurried = this.waiting.length;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pump();
+  }
+
   private pump(): void {
     const { concurrency = 1, minIntervalMs = 0, maxItems } = this.options;
     while (this.waiting.length > 0 && this.inFlight < concurrency && this.timer === undefined) {
-      const wait = this.lastStart + minIntervalMs - performance.now();
+      const wait = this.hurried > 0 ? 0 : this.lastStart + minIntervalMs - performance.now();
       if (wait > 0) {
         this.timer = setTimeout(() => {
           this.timer = undefined;
@@ -49,7 +64,9 @@ export class GroupCommit<T, R> {
         return;
       }
       this.lastStart = performance.now();
-      void this.run(this.waiting.splice(0, maxItems));
+      const group = this.waiting.splice(0, maxItems);
+      this.hurried = Math.max(0, this.hurried - group.length);
+      void this.run(group);
     }
   }
 

@@ -70,9 +70,10 @@ export class DecisionRecorder {
     return this.buffered;
   }
 
-  /** Resolves once every record queued so far is stored or dropped (tests, benchmarks). */
+  /** Stores what is queued now, without waiting for the flush interval; resolves once every record queued so far is stored or dropped. */
   async flush(timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
     if (this.buffered === 0) return;
+    this.inserts.hurry();
     await Promise.race([
       new Promise<void>((resolve) => {
         const previous = this.idle;

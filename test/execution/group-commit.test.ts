@@ -69,4 +69,27 @@ describe('GroupCommit', () => {
     expect(starts.map((start) => start.items)).toEqual([[0], [1, 2, 3, 4]]);
     expect(starts[1].at - starts[0].at).toBeGreaterThanOrEqual(29);
   });
+
+  it('commits what waits at once when hurried, then spaces commits out again', async () => {
+    const starts: Array<{ at: number; items: number[] }> = [];
+    const group = new GroupCommit<number, number>({ maxItems: 2, concurrency: 4, minIntervalMs: 10_000, commit: async (items) => {
+      starts.push({ at: performance.now(), items });
+      return items;
+    } });
+    const first = group.submit(0);
+    const waiting = [1, 2, 3].map((item) => group.submit(item));
+    await first;
+    expect(starts.map((start) => start.items)).toEqual([[0]]);
+    const hurriedAt = performance.now();
+    group.hurry();
+    await Promise.all(waiting);
+    expect(starts.map((start) => start.items)).toEqual([[0], [1, 2], [3]]);
+    expect(performance.now() - hurriedAt).toBeLessThan(1000);
+    const later = group.submit(4);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(starts).toHaveLength(3);
+    group.hurry();
+    await later;
+    expect(starts.map((start) => start.items)).toEqual([[0], [1, 2], [3], [4]]);
+  });
 });

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import { createDatabase } from '../../src/db/database.js';
+import type { DecisionRecord } from '../../src/records/decision-record.js';
+import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
+import { DecisionRecorder, type DecisionRecorderOptions, type DropReason } from '../../src/records/decision-recorder.js';
+import { applyTestEnvironment } from '../support/test-environment.js';
+
+/** The bulk writer: buffered, inserted in groups, bounded, and never losing a record without counting and logging it. */
+
+applyTestEnvironment();
+let db: Knex;
+let down: Knex;
+beforeAll(() => {
+  db = createDatabase(process.env.DATABASE_URL as string);
+  // Nothing listens on port 1: every query is refused at once, as when MySQL is down.
+  down = createDatabase('mysql://root@127.0.0.1:1/scoring_test', { min: 0, max: 2 }, true);
+});
+afterAll(async () => {
+  await db.destroy();
+  await down.destroy();
+});
+
+let nextScenario = 3_500_000_000 + Math.floor(Math.random() * 1_000_000) * 10;
+function records(count: number, overrides: Partial<DecisionRecord> = {}): DecisionRecord[] {
+  const scenarioId = (nextScenario += 1);
+  return Array.from({ length: count }, (_, k) => ({
+    id: randomUUID(), ownerId: 1, scenarioId, scenarioName: 's', version: '1', versionId: 1, mode: 'SYNC' as const, requesterId: 1, requestId: `r${k}`,
+    batchId: null, state: 'SUCCEEDED' as const, inputs: { k }, maskedInputs: [], result: { k }, error: null, beganAt: new Date(), endedAt: new Date(),
+    durationMicros: 10, trace: null, captures: [], ...overrides,
+  }));
+}
+
+/** The real store, counting its inserts. */
+class CountingStore extends MySqlDecisionRecordStore {
+  inserts = 0;
+  override async insertMany(batch: DecisionRecord[]): Promise<void> {
+    this.inserts += 1;
+    await super.insertMany(batch);
+  }
+}
+
+function recorder(store: MySqlDecisionRecordStore, options: Partial<DecisionRecorderOptions> = {}) {
+  const drops: Array<[number, DropReason]> = [];
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({ write(line, _encoding, done) { logs.push(JSON.parse(String(line))); done(); } });
+  const instance = new DecisionRecorder(store, {
+    batchSize: 100, flushIntervalMs: 20, maxBuffered: 10_000, onDropped: (count, reason) => drops.push([count, reason]), ...options,
+  }, pino({ level: 'info' }, sink));
+  return { recorder: instance, drops, logs };
+}
+
+const storedCount = async (scenarioId: number) => Number(((await db('decision_records').where('scenario_id', scenarioId).count({ n: '*' }).first()) as { n: number }).n);
+
+describe('DecisionRecorder', () => {
+  it('queues without waiting and inserts many records per statement', async () => {
+    const store = new CountingStore(db);
+    const { recorder: subject, drops } = recorder(store);
+    const batch = records(1000);
+    for (const record of batch) subject.record(record);
+    expect(subject.pending).toBe(1000);
+    await subject.flush();
+    expect(subject.pending).toBe(0);
+    expect(await storedCount(batch[0].scenarioId)).toBe(1000);
+    // At least 1000 / 100 inserts; one per record would be 1000.
+    expect(store.inserts).toBeLessThanOrEqual(15);
+    expect(drops).toEqual([]);
+  });
+
+  it('drops and counts what does not fit its bounded buffer, and logs the count', async () => {
+    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db), { maxBuffered: 5 });
+    const batch = records(20);
+    for (const record of batch) subject.record(record);
+    await subject.close();
+    expect(await storedCount(batch[0].scenarioId)).toBe(5);
+    expect(drops).toEqual(Array.from({ length: 15 }, () => [1, 'buffer_full']));
+    expect(logs).toContainEqual(expect.objectContaining({ level: 50, reason: 'buffer_full', dropped: expect.any(Number) }));
+    expect(logs.filter((line) => line.reason === 'buffer_full').reduce((sum, line) => sum + (line.dropped as number), 0)).toBe(15);
+  });
+
+  it('counts and logs the records a database that is down does not take', async () => {
+    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(down));
+    for (const record of records(30)) subject.record(record);
+    await subject.flush();
+    expect(drops.reduce((sum, [count]) => sum + count, 0)).toBe(30);
+    expect(new Set(drops.map(([, reason]) => reason))).toEqual(new Set(['store_unavailable']));
+    expect(logs).toContainEqual(expect.objectContaining({ level: 50, reason: 'store_unavailable', msg: 'decision records dropped' }));
+  });
+
+  it('stores the rest of a group when the database refuses one record, and counts that one', async () => {
+    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db));
+    const batch = records(10);
+    batch[4] = { ...batch[4], requestId: 'x'.repeat(500) };
+    // One group: queued while the first insert of another record is in flight.
+    for (const record of batch) subject.record(record);
+    await subject.flush();
+    expect(await storedCount(batch[0].scenarioId)).toBe(9);
+    expect(drops).toEqual([[1, 'store_refused']]);
+    expect(logs).toContainEqual(expect.objectContaining({ reason: 'store_refused', dropped: 1 }));
+  });
+
+  it('stores what it holds when closed, then drops and counts what comes after', async () => {
+    const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(db), { flushIntervalMs: 200 });
+    const batch = records(50);
+    for (const record of batch) subject.record(record);
+    await subject.close();
+    expect(await storedCount(batch[0].scenarioId)).toBe(50);
+    subject.record(records(1)[0]);
+    expect(drops).toEqual([[1, 'shutdown']]);
+  });
+});

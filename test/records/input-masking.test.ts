@@ -1,0 +1,40 @@
+import { describe, expect, it } from '@jest/globals';
+import { InputMasker } from '../../src/records/input-masking.js';
+import { chain, input } from '../engine/support/scenario-builder.js';
+
+/** Which inputs are masked, and how (docs/records.md, "Personal data"). */
+
+const document = chain([
+  { ...input('ssn', 'STRING'), tags: ['Pii'] },
+  { ...input('address', 'MAP'), tags: ['contact', 'PII'] },
+  { ...input('age', 'INTEGER'), tags: ['demographic'] },
+  { ...input('piiNot', 'STRING'), tags: ['not-pii', 'piiish'] },
+  input('income', 'DOUBLE'),
+], []);
+
+describe('InputMasker', () => {
+  const masker = new InputMasker('secret-one');
+
+  it('masks the inputs tagged pii, in any case, and no others', () => {
+    expect(masker.piiInputs('doc-1', document)).toEqual(['ssn', 'address']);
+  });
+
+  it('replaces a whole value, whatever its type, with a keyed hash; equal values give equal masks', () => {
+    const inputs = { ssn: '123', address: { city: 'Bern', zip: 3000 }, age: 40, income: 10.5 };
+    const { inputs: masked, masked: names } = masker.maskInputs(inputs, ['ssn', 'address']);
+    expect(names).toEqual(['ssn', 'address']);
+    expect(masked).toEqual({ ssn: expect.stringMatching(/^pii:[0-9a-f]{32}$/), address: expect.stringMatching(/^pii:[0-9a-f]{32}$/), age: 40, income: 10.5 });
+    expect(masker.maskInputs({ ssn: '123' }, ['ssn']).inputs.ssn).toBe(masked.ssn);
+    expect(inputs.ssn).toBe('123');
+  });
+
+  it('tells the string "1" from the number 1, and depends on the secret', () => {
+    expect(masker.mask('1')).not.toBe(masker.mask(1));
+    expect(new InputMasker('secret-two').mask('123')).not.toBe(masker.mask('123'));
+  });
+
+  it('masks what trace entries read or wrote under a masked name', () => {
+    const trace = [{ nodeId: 'start', name: 'start', type: 'START' as const, read: {}, wrote: { ssn: '123', age: 40 }, durationMicros: 1 }];
+    expect(masker.maskTrace(trace, ['ssn'])[0].wrote).toEqual({ ssn: masker.mask('123'), age: 40 });
+  });
+});

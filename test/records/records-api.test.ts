@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { DecisionRecord } from '../../src/records/decision-record.js';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
+import { bearer, getRecord, listRecords, putSettings, scenarioIdOf } from './support.js';
+
+/** listDecisionRecords, getDecisionRecord, getRecordingSettings, updateRecordingSettings: success and every error they declare. */
+
+let t: TestApp;
+let alice: TestUser;
+let bob: TestUser;
+let admin: TestUser;
+let creditId: string;
+let otherId: string;
+let bobsId: string;
+const T0 = Date.parse('2026-11-20T10:00:00.000Z');
+const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+let stored: DecisionRecord[];
+
+function record(scenarioId: string, overrides: Partial<DecisionRecord>): DecisionRecord {
+  const beganAt = overrides.beganAt ?? at(0);
+  return {
+    id: randomUUID(), ownerId: alice.id, scenarioId: Number(scenarioId), scenarioName: 'credit', version: '1', versionId: 1, mode: 'SYNC',
+    requesterId: alice.id, requestId: randomUUID(), batchId: null, state: 'SUCCEEDED', inputs: { a: 1 }, maskedInputs: [],
+    result: { decision: 'APPROVE', score: 600 }, error: null, beganAt, endedAt: beganAt, durationMicros: 900, trace: null, captures: [], ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  [alice, bob, admin] = [await t.newUser(), await t.newUser(), await t.newUser({ admin: true })];
+  await deployScenario(t.services.db, alice.id, 'credit', doublingScenario());
+  await deployScenario(t.services.db, alice.id, 'other', doublingScenario());
+  await deployScenario(t.services.db, bob.id, 'bobs', doublingScenario());
+  creditId = await scenarioIdOf(t, alice.id, 'credit');
+  otherId = await scenarioIdOf(t, alice.id, 'other');
+  bobsId = await scenarioIdOf(t, bob.id, 'bobs');
+  stored = [
+    record(creditId, { beganAt: at(1), version: '1', requestId: 'r1', result: { decision: 'APPROVE', score: 700 } }),
+    record(creditId, { beganAt: at(2), version: '2', requestId: 'r2', mode: 'ASYNC', result: { decision: 'DECLINE', score: 300 } }),
+    record(creditId, { beganAt: at(3), version: '2', requestId: 'r3', state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'boom', nodeId: 'n' } }),
+    record(creditId, { beganAt: at(4), version: '2', requestId: 'r4', mode: 'BATCH', batchId: randomUUID(), result: { decision: 'APPROVE', score: 650 },
+      trace: [{ nodeId: 'start', name: 'start', type: 'START', read: {}, wrote: { a: 1 }, durationMicros: 2 }],
+      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://bureau.example/x' }, response: { status: 200, body: { ok: true } } }] }),
+    record(otherId, { beganAt: at(5), scenarioName: 'other', requestId: 'o1' }),
+  ];
+  for (const r of stored) t.services.records.recorder.record(r);
+  await t.services.records.recorder.flush();
+});
+afterAll(() => t.close());
+
+const requestIds = (response: request.Response) => response.body.records.map((r: { requestId: string }) => r.requestId);
+
+describe('listDecisionRecords', () => {
+  it('answers 200 with the records of the scenario, newest first, as summaries', async () => {
+    const response = await listRecords(t, alice, creditId);
+    expect(response.status).toBe(200);
+    expect(requestIds(response)).toEqual(['r4', 'r3', 'r2', 'r1']);
+    expect(response.body.nextCursor).toBeNull();
+    expect(response.body.records[0]).toMatchObject({ id: stored[3].id, scenarioId: creditId, mode: 'BATCH', batchId: stored[3].batchId, hasTrace: true, captureCount: 1, beganAt: at(4).toISOString() });
+    expect(response.body.records[0]).not.toHaveProperty('trace');
+  });
+
+  it('pages with limit and nextCursor, without gaps or repeats', async () => {
+    const first = await listRecords(t, alice, creditId, { limit: 3 });
+    expect(requestIds(first)).toEqual(['r4', 'r3', 'r2']);
+    expect(typeof first.body.nextCursor).toBe('string');
+    const second = await listRecords(t, alice, creditId, { limit: 3, cursor: first.body.nextCursor });
+    expect(requestIds(second)).toEqual(['r1']);
+    expect(second.body.nextCursor).toBeNull();
+  });
+
+  it('filters by version, state, request id and time range', async () => {
+    expect(requestIds(await listRecords(t, alice, creditId, { version: '2' }))).toEqual(['r4', 'r3', 'r2']);
+    expect(requestIds(await listRecords(t, alice, creditId, { state: 'FAILED' }))).toEqual(['r3']);
+    expect(requestIds(await listRecords(t, alice, creditId, { requestId: 'r2' }))).toEqual(['r2']);
+    expect(requestIds(await listRecords(t, alice, creditId, { from: at(2).toISOString(), to: at(4).toISOString() }))).toEqual(['r3', 'r2']);
+  });
+
+  it('filters by output values (output[name]=value, all must hold), numbers as JSON writes them', async () => {
+    const approved = await request(t.app).get(`/api/scenario/${creditId}/records?output[decision]=APPROVE`).set(bearer(alice));
+    expect(approved.status).toBe(200);
+    expect(requestIds(approved)).toEqual(['r4', 'r1']);
+    const both = await request(t.app).get(`/api/scenario/${creditId}/records?output[decision]=APPROVE&output[score]=700`).set(bearer(alice));
+    expect(requestIds(both)).toEqual(['r1']);
+    const combined = await request(t.app).get(`/api/scenario/${creditId}/records?version=2&output%5Bdecision%5D=APPROVE`).set(bearer(alice));
+    expect(requestIds(combined)).toEqual(['r4']);
+  });
+
+  it('lets an admin list another user\'s records when the context names the owner', async () => {
+    const response = await listRecords(t, admin, creditId, { context: JSON.stringify({ actors: { requester: { username: admin.username }, resourceOwner: { username: alice.username } } }) });
+    expect(response.status).toBe(200);
+    expect(response.body.records).toHaveLength(4);
+  });
+
+  it('answers 400 naming the parameter for a cursor it did not issue, a limit out of range, a bad state, time or output name', async () => {
+    const cursor = await listRecords(t, alice, creditId, { cursor: 'bm90LWEtY3Vyc29y' });
+    expect(cursor.status).toBe(400);
+    expect(cursor.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.cursor' }] });
+    for (const query of [{ limit: 0 }, { limit: 501 }, { state: 'RUNNING' }, { from: 'yesterday' }]) {
+      const response = await listRecords(t, alice, creditId, query);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+    }
+    const badName = await request(t.app).get(`/api/scenario/${creditId}/records?output[a%20b]=1`).set(bearer(alice));
+    expect(badName.status).toBe(400);
+  });
+
+  it('answers 401 without a bearer token', async () => {
+    const response = await request(t.app).get(`/api/scenario/${creditId}/records`);
+    expect(response.status).toBe(401);
+  });
+
+  it("answers 403 for another user's scenario", async () => {
+    const response = await listRecords(t, bob, creditId);
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('FORBIDDEN');
+  });
+
+  it('answers 404 for an unknown scenario and for an id that is not one of ours', async () => {
+    for (const id of ['999999999', 'not-an-id']) {
+      const response = await listRecords(t, alice, id);
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('SCENARIO_NOT_FOUND');
+    }
+  });
+});
+
+describe('getDecisionRecord', () => {
+  it('answers 200 with the whole record: trace and captures included', async () => {
+    const response = await getRecord(t, alice, creditId, stored[3].id);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      id: stored[3].id, requestId: 'r4', version: '2', inputs: { a: 1 }, result: { decision: 'APPROVE', score: 650 },
+      trace: [{ nodeId: 'start' }], captures: [{ kind: 'HTTP_CALL', nodeId: 'h', response: { status: 200 } }],
+    });
+    expect(response.body).not.toHaveProperty('hasTrace');
+  });
+
+  it('answers 404 RECORD_NOT_FOUND for an unknown record and for a record of another scenario', async () => {
+    for (const recordId of [randomUUID(), stored[4].id]) {
+      const response = await getRecord(t, alice, creditId, recordId);
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('RECORD_NOT_FOUND');
+    }
+  });
+
+  it('answers 404 SCENARIO_NOT_FOUND for an unknown scenario', async () => {
+    expect((await getRecord(t, alice, '999999999', stored[0].id)).body.code).toBe('SCENARIO_NOT_FOUND');
+  });
+
+  it("answers 403 for another user's scenario, 401 without a token and 400 for an over-long record id", async () => {
+    expect((await getRecord(t, bob, creditId, stored[0].id)).status).toBe(403);
+    expect((await request(t.app).get(`/api/scenario/${creditId}/records/${stored[0].id}`)).status).toBe(401);
+    const long = await getRecord(t, alice, creditId, 'x'.repeat(37));
+    expect(long.status).toBe(400);
+    expect(long.body.details[0].path).toContain('recordId');
+  });
+});
+
+describe('getRecordingSettings and updateRecordingSettings', () => {
+  it('answers the defaults for a scenario that never set them', async () => {
+    const response = await request(t.app).get(`/api/scenario/${bobsId}/recording`).set(bearer(bob));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false });
+  });
+
+  it('replaces the settings and answers them; the next read sees them', async () => {
+    const settings = { enabled: false, retentionDays: 7, syncSampleRate: 0.25, trace: true };
+    const response = await putSettings(t, alice, otherId, settings);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(settings);
+    expect((await request(t.app).get(`/api/scenario/${otherId}/recording`).set(bearer(alice))).body).toEqual(settings);
+  });
+
+  it('answers 400 naming the field for a missing or out-of-range field or an unknown one', async () => {
+    for (const body of [
+      { enabled: true, retentionDays: 30, syncSampleRate: 1.5, trace: false },
+      { enabled: true, retentionDays: 0, syncSampleRate: 1, trace: false },
+      { enabled: true, retentionDays: 30, syncSampleRate: 1 },
+      { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false, extra: 1 },
+    ]) {
+      const response = await putSettings(t, alice, creditId, body);
+      expect(response.status).toBe(400);
+      expect(response.body.details[0].path).toMatch(/^body/);
+    }
+  });
+
+  it("answers 403 for another user's scenario (both operations), 404 for an unknown one, 401 without a token", async () => {
+    expect((await request(t.app).get(`/api/scenario/${creditId}/recording`).set(bearer(bob))).status).toBe(403);
+    expect((await putSettings(t, bob, creditId, { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false })).status).toBe(403);
+    expect((await putSettings(t, alice, '999999999', { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false })).body.code).toBe('SCENARIO_NOT_FOUND');
+    expect((await request(t.app).get(`/api/scenario/999999999/recording`).set(bearer(alice))).status).toBe(404);
+    expect((await request(t.app).get(`/api/scenario/${creditId}/recording`)).status).toBe(401);
+  });
+
+  it('answers 415 for a body that is not JSON and 413 for one over the size limit', async () => {
+    const text = await request(t.app).put(`/api/scenario/${creditId}/recording`).set(bearer(alice)).set('content-type', 'text/plain').send('enabled');
+    expect(text.status).toBe(415);
+    const huge = await request(t.app).put(`/api/scenario/${creditId}/recording`).set(bearer(alice)).set('content-type', 'application/json')
+      .send(JSON.stringify({ enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false, pad: 'x'.repeat(t.config.limits.bodyBytes) }));
+    expect(huge.status).toBe(413);
+  });
+});
