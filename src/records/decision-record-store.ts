@@ -60,7 +60,7 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
   }
 
   async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage> {
-    const query = this.matching(scenarioId, filter);
+    const query = this.matching(scenarioId, filter, keysetIndex(filter));
     if (after) {
       query.andWhere((older) => older.where('began_at', '<', after.beganAt).orWhere((same) => same.where('began_at', after.beganAt).andWhere('seq', '<', after.seq)));
     }
@@ -96,9 +96,10 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     return row ? toRecord(row) : undefined;
   }
 
-  /** The scenario's records that pass every filter given (list and count share it, so they never disagree). */
-  private matching(scenarioId: number, filter: RecordFilter): Knex.QueryBuilder {
-    const query = this.db(TABLE).where('scenario_id', scenarioId);
+  /** The scenario's records that pass every filter given (list and count share it, so they never disagree), read through `index` when given. */
+  private matching(scenarioId: number, filter: RecordFilter, index?: string): Knex.QueryBuilder {
+    const from: Knex.QueryBuilder = index === undefined ? this.db(TABLE) : this.db.from(this.db.raw('?? FORCE INDEX (??)', [TABLE, index]));
+    const query = from.where('scenario_id', scenarioId);
     if (filter.version !== undefined) query.andWhere('version', filter.version);
     if (filter.state !== undefined) query.andWhere('state', filter.state);
     if (filter.requestId !== undefined) query.andWhere('request_id', filter.requestId);
@@ -120,6 +121,21 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
   async deleteBegunBefore(scenarioId: number, cutoff: Date, limit: number): Promise<number> {
     return this.db(TABLE).where('scenario_id', scenarioId).andWhere('began_at', '<', cutoff).orderBy('began_at').limit(limit).delete();
   }
+}
+
+/**
+ * The index a page of `list` is read through. Left to itself, MariaDB 10.11 answers the keyset
+ * condition with a `ref` on scenario_id alone and walks back from the scenario's newest record to the
+ * page: every page costs as much as all the records before it (measured: 150–900 ms for a page 50,000
+ * records deep, and a 100,000-record replay spending minutes in reads). Forced, the index whose
+ * (…, began_at, seq) order is the list's gives a range of exactly one page (2 ms). A request id
+ * selects a handful of records: its own index needs no help.
+ */
+function keysetIndex(filter: RecordFilter): string | undefined {
+  if (filter.requestId !== undefined) return undefined;
+  if (filter.version !== undefined) return 'decision_records_scenario_version_time';
+  if (filter.state !== undefined) return 'decision_records_scenario_state_time';
+  return 'decision_records_scenario_time';
 }
 
 /** `$."name"`: names are identifiers (the spec's pattern), so no escaping is needed inside the quotes. */

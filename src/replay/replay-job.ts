@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { CompiledScenario, ScenarioEngine } from '../engine/index.js';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import type { ResumableJobKind } from '../execution/execution-queue.js';
-import { mapWithConcurrency } from '../execution/map-with-concurrency.js';
 import { toRunError } from '../execution/run-outcome.js';
 import type { DecisionRecordSummary, PortCapture } from '../records/decision-record.js';
 import type { DecisionRecordStore, RecordPage, RecordPosition } from '../records/decision-record-store-type.js';
@@ -11,6 +10,7 @@ import { RecordedCalls } from './recorded-calls.js';
 import type { ReplayRecord } from './replay.js';
 import { ReplayReportBuilder, type CandidateOutcome } from './replay-report-builder.js';
 import type { ReplayStore } from './replay-store-type.js';
+import { RunWindow } from './run-window.js';
 
 export const REPLAY_JOB = 'replay.run';
 
@@ -40,8 +40,9 @@ interface LoadedPage {
 /**
  * The worker side of a replay (one Agenda job per replay, through the execution queue): reads the
  * chosen records a page at a time (the next page is read while the current one runs), runs the
- * candidate on each with many runs in flight, serving HTTP calls from the record's captures, and
- * folds each outcome into the report in record order. Progress is stored after every page.
+ * candidate on each with many runs in flight across page ends (RunWindow), serving HTTP calls from the
+ * record's captures, and folds each page's outcomes into the report in record order. Progress is
+ * stored after every page.
  *
  * A replay runs from scratch every time its job starts: a worker that died or stopped mid-replay
  * leaves it to another worker, which starts again from the first record (the report is built in
@@ -80,21 +81,37 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     await this.store.markRunning(replay.id);
     const compiled = this.engine.compile(hashCacheKey(replay.candidate.contentHash), document);
     const report = new ReplayReportBuilder(replay.outputs, replay.sampleSize);
+    const window = new RunWindow(this.settings.concurrency);
+    // Pages are folded into the report one after another, in record order, off the dispatch path.
+    let folded: Promise<void> = Promise.resolve();
+    let read = 0;
     let next: Promise<LoadedPage> | null = this.page(replay, undefined, Math.min(this.settings.pageSize, replay.limit));
-    while (next) {
-      const page: LoadedPage = await next;
-      const left = replay.limit - report.replayed - page.records.length;
-      // Read the next page while this one runs.
-      next = page.next && left > 0 ? this.page(replay, page.next, Math.min(this.settings.pageSize, left)) : null;
-      // Never left unobserved: awaited at the next turn, or dropped only when this replay stops.
-      next?.catch(() => undefined);
-      const outcomes = await mapWithConcurrency(page.records, this.settings.concurrency, (record) => this.runCandidate(compiled, replay.ownerId, record, page.captures));
-      page.records.forEach((record, k) => report.add(record, outcomes[k]));
-      await this.store.progress(replay.id, report.replayed, report.failed);
-      if (next && stopping()) {
-        await this.store.requeue(replay.id);
-        return false;
+    try {
+      while (next) {
+        const page: LoadedPage = await next;
+        read += page.records.length;
+        const left = replay.limit - read;
+        // Read the next page while this one runs.
+        next = page.next && left > 0 ? this.page(replay, page.next, Math.min(this.settings.pageSize, left)) : null;
+        // Never left unobserved: awaited at the next turn, or dropped only when this replay stops.
+        next?.catch(() => undefined);
+        const outcomes = page.records.map((record) => window.run(() => this.runCandidate(compiled, replay.ownerId, record, page.captures)));
+        folded = folded.then(async () => {
+          const settled = await Promise.all(outcomes);
+          page.records.forEach((record, k) => report.add(record, settled[k]));
+          await this.store.progress(replay.id, report.replayed, report.failed);
+        });
+        await window.dispatched();
+        if (next && stopping()) {
+          await folded;
+          await this.store.requeue(replay.id);
+          return false;
+        }
       }
+      await folded;
+    } finally {
+      // However this ends, no fold is left running unobserved.
+      await folded.catch(() => undefined);
     }
     const shortBy = replay.total - report.replayed;
     const notes = shortBy > 0 ? [`${shortBy} record(s) matched when the replay was started but were deleted (retention) before it read them.`] : [];
