@@ -29,24 +29,18 @@ export class RecordedCalls implements PortHooks {
   served = 0;
   /** Served calls whose method, URL or body differ from what was recorded. */
   requestDiffers = 0;
-  private readonly bySite = new Map<string, HttpCapture[]>();
-  private readonly attempts = new Map<string, number>();
+  /** Both built at the first HTTP call: most replayed runs make none. */
+  private bySite?: Map<string, HttpCapture[]>;
+  private attempts?: Map<string, number>;
 
-  constructor(captures: readonly PortCapture[]) {
-    for (const capture of captures) {
-      if (capture.kind !== 'HTTP_CALL') continue;
-      const key = siteKey(capture.nodeId, capture.callPath);
-      const atSite = this.bySite.get(key);
-      if (atSite) atSite.push(capture);
-      else this.bySite.set(key, [capture]);
-    }
-  }
+  constructor(private readonly captures: readonly PortCapture[]) {}
 
   async http(site: PortCallSite, request: HttpRequest): Promise<HttpResponse> {
     const key = siteKey(site.nodeId, site.callPath);
+    this.attempts ??= new Map();
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, attempt);
-    const recorded = this.bySite.get(key)?.find((capture) => capture.attempt === attempt);
+    const recorded = this.recordedAt().get(key)?.find((capture) => capture.attempt === attempt);
     if (!recorded || (!recorded.response && !recorded.failure)) {
       this.unrecorded.push({ nodeId: site.nodeId, callPath: [...site.callPath] });
       throw new UnrecordedCallError(site, attempt);
@@ -58,6 +52,23 @@ export class RecordedCalls implements PortHooks {
     const failure = recorded.failure as NonNullable<HttpCapture['failure']>;
     throw Object.assign(new Error(failure.message), failure.code === undefined ? {} : { code: failure.code });
   }
+
+  private recordedAt(): Map<string, HttpCapture[]> {
+    this.bySite ??= indexBySite(this.captures);
+    return this.bySite;
+  }
+}
+
+function indexBySite(captures: readonly PortCapture[]): Map<string, HttpCapture[]> {
+  const bySite = new Map<string, HttpCapture[]>();
+  for (const capture of captures) {
+    if (capture.kind !== 'HTTP_CALL') continue;
+    const key = siteKey(capture.nodeId, capture.callPath);
+    const atSite = bySite.get(key);
+    if (atSite) atSite.push(capture);
+    else bySite.set(key, [capture]);
+  }
+  return bySite;
 }
 
 function differs(recorded: HttpCapture['request'], request: HttpRequest): boolean {

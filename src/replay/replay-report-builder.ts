@@ -124,9 +124,11 @@ export class ReplayReportBuilder {
       if (oldFailed) this.failures.onlyOld += 1;
       else this.failures.onlyNew += 1;
       this.changed += 1;
+      const listed = this.failures.runs.length < MAX_FAILURE_RUNS;
+      if (!listed) this.failures.truncated = true;
+      if (!listed && this.sample.length >= this.sampleSize) return;
       const run = sideBySide(record, candidate);
-      if (this.failures.runs.length < MAX_FAILURE_RUNS) this.failures.runs.push(run);
-      else this.failures.truncated = true;
+      if (listed) this.failures.runs.push(run);
       this.addToSample(run);
       return;
     }
@@ -144,7 +146,7 @@ export class ReplayReportBuilder {
     }
     if (changed) {
       this.changed += 1;
-      this.addToSample(sideBySide(record, candidate));
+      if (this.sample.length < this.sampleSize) this.addToSample(sideBySide(record, candidate));
     }
   }
 
