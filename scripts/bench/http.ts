@@ -3,7 +3,9 @@
  * database (`scoring_bench`) and job-store prefix, seeds a user and the reference credit scenario,
  * measures, prints each goal with its figure and whether it is met, and cleans up:
  *   1. sync scoring with autocannon (64 connections, BENCH_SYNC_SECONDS, default 10) against a bare
- *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, same run;
+ *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, same run; and with
+ *      decision recording off and on (every run recorded, the default), alternating twice, with the
+ *      records stored counted against the runs answered;
  *   2. a batch of BENCH_BATCH_ELEMENTS (default 10,000), submit to last result;
  *   3. the results of a batch of BENCH_RESULTS_ELEMENTS (default 20,000) streamed with getBatchResults
  *      (NDJSON; CSV as well, for information);
@@ -20,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
 import { UserService } from '../../src/auth/user-service.js';
 import { UserStore } from '../../src/auth/user-store.js';
@@ -121,13 +124,39 @@ async function countKeys(redis: Redis): Promise<number> {
   return count;
 }
 
-async function cannon(port: number, token: string, body: string): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
+interface CannonResult { rps: number; p50: number; p99: number; non2xx: number; ok: number }
+
+async function cannon(port: number, token: string, body: string): Promise<CannonResult> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/api/scenario/code/remote/score?name=${SCENARIO}`,
     method: 'POST', connections: 64, duration: SYNC_SECONDS,
     headers: { 'content-type': 'application/json', 'score-token': token }, body,
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, ok: result['2xx'] };
+}
+
+function mean(results: CannonResult[]): CannonResult {
+  const average = (pick: (result: CannonResult) => number) => results.reduce((sum, result) => sum + pick(result), 0) / results.length;
+  return { rps: average((r) => r.rps), p50: average((r) => r.p50), p99: average((r) => r.p99), non2xx: average((r) => r.non2xx), ok: average((r) => r.ok) };
+}
+
+/** Turns the scenario's recording on (every sync run) or off, and waits out the API's 5 s settings cache. */
+async function setRecording(db: Knex, scenarioId: number, enabled: boolean): Promise<void> {
+  await db('recording_settings').insert({ scenario_id: scenarioId, enabled, retention_days: 30, sync_sample_rate: 1, trace: false })
+    .onConflict('scenario_id').merge(['enabled']);
+  await sleep(5500);
+}
+
+/** Decision records of runs that began since `since`, once the API has stored them (the count stops growing), against the runs expected. */
+async function recordsStored(db: Knex, scenarioId: number, since: Date, expected: number): Promise<{ stored: number; expected: number }> {
+  let stored = -1;
+  for (let tries = 0; tries < 20; tries += 1) {
+    const counted = Number(((await db('decision_records').where('scenario_id', scenarioId).andWhere('began_at', '>=', since).count({ n: '*' }).first()) as { n: number }).n);
+    if (counted === stored && counted >= expected) break;
+    stored = counted;
+    await sleep(500);
+  }
+  return { stored, expected };
 }
 
 interface Goal { name: string; measured: string; met: boolean }
@@ -174,11 +203,23 @@ async function main(): Promise<void> {
     if (check.status !== 200) throw new Error(`sync score answered ${check.status}: ${check.text}`);
     await cannon(BARE_PORT, user.scoreToken, body).catch(() => undefined); // warm-up (short runs are noisy)
     const ceiling = await cannon(BARE_PORT, user.scoreToken, body);
-    await cannon(API_PORT, user.scoreToken, body);
-    const sync = await cannon(API_PORT, user.scoreToken, body);
     bareChild.kill('SIGTERM');
-    report(`sync score (64 connections, ${SYNC_SECONDS} s, 1 process): ${fixed(sync.rps, 0)} req/s, p50 ${sync.p50} ms, p99 ${sync.p99} ms, non-2xx ${sync.non2xx}`);
+    await cannon(API_PORT, user.scoreToken, body);
+    // Recording off and on (the default: every sync run recorded), alternating, so drift of a loaded machine hits both.
+    const runs: Record<'off' | 'on', CannonResult[]> = { off: [], on: [] };
+    const comparedFrom = new Date();
+    for (const recording of ['off', 'on', 'off', 'on'] as const) {
+      await setRecording(db, Number(scenarioId), recording === 'on');
+      runs[recording].push(await cannon(API_PORT, user.scoreToken, body));
+    }
+    const [off, sync] = [mean(runs.off), mean(runs.on)];
+    const recorded = await recordsStored(db, Number(scenarioId), comparedFrom, runs.on.reduce((sum, run) => sum + run.ok, 0));
+    report(`sync score (64 connections, ${SYNC_SECONDS} s, 1 process; recording every run, mean of 2): ${fixed(sync.rps, 0)} req/s, p50 ${sync.p50} ms, p99 ${sync.p99} ms, non-2xx ${sync.non2xx}`);
+    report(`sync score, recording off (same run, mean of 2):   ${fixed(off.rps, 0)} req/s, p50 ${off.p50} ms, p99 ${off.p99} ms, non-2xx ${off.non2xx}`);
+    report(`  decision records stored: ${recorded.stored} of the ${recorded.expected} runs answered while recording (${recorded.expected - recorded.stored} missing)`);
     report(`bare Express ceiling (same run):     ${fixed(ceiling.rps, 0)} req/s, p50 ${ceiling.p50} ms, p99 ${ceiling.p99} ms`);
+    const kept = sync.rps / off.rps;
+    goal('sync score with recording ≥ 90 % of recording off', `${fixed(100 * kept)} % (${recorded.stored}/${recorded.expected} recorded)`, kept >= 0.9 && recorded.stored === recorded.expected && sync.non2xx === 0);
     const share = sync.rps / ceiling.rps;
     const tail = sync.p99 / Math.max(ceiling.p99, 1);
     goal('sync score ≥ 80 % of bare Express req/s', `${fixed(100 * share)} %`, share >= 0.8 && sync.non2xx === 0);
@@ -301,6 +342,8 @@ async function main(): Promise<void> {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await sleep(500);
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await db('decision_records').where({ owner_id: user.id }).del().catch(() => undefined);
+    await db('recording_settings').where({ scenario_id: scenarioId }).del().catch(() => undefined);
     await db('scenarios').where({ owner_id: user.id }).del().catch(() => undefined);
     await db('run_results').where({ user_id: user.id }).del().catch(() => undefined);
     await db('batches').where({ user_id: user.id }).del().catch(() => undefined);

@@ -38,8 +38,14 @@ export class RetentionSweeper {
 
   start(): void {
     this.stopped = false;
+    let sweeping = false;
     const sweep = (): void => {
-      this.sweepOnce().catch((error: unknown) => this.logger.error({ err: error }, 'decision record retention sweep failed'));
+      // A sweep that outlasts the interval is not joined by the next one.
+      if (sweeping) return;
+      sweeping = true;
+      this.sweepOnce()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'decision record retention sweep failed'))
+        .finally(() => { sweeping = false; });
     };
     this.timer = setInterval(sweep, this.options.everyMs);
     this.timer.unref();

@@ -4,6 +4,7 @@ import { createDatabase } from '../../src/db/database.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
+import { aRecord } from './record-fixture.js';
 
 applyTestEnvironment();
 let db: Knex;
@@ -19,18 +20,11 @@ afterAll(() => db.destroy());
 let nextScenario = 3_000_000_000 + Math.floor(Math.random() * 1_000_000) * 100;
 const newScenarioId = () => (nextScenario += 1);
 
-const T0 = Date.parse('2026-11-20T10:00:00.000Z');
+// An hour ago, to the second: recent enough that no retention sweep (they run in other test files too) deletes these records.
+const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 const at = (seconds: number) => new Date(T0 + seconds * 1000);
 
-function record(scenarioId: number, overrides: Partial<DecisionRecord> = {}): DecisionRecord {
-  const beganAt = overrides.beganAt ?? at(0);
-  return {
-    id: randomUUID(), ownerId: 7, scenarioId, scenarioName: 'credit', version: '1', versionId: 11, mode: 'SYNC',
-    requesterId: 7, requestId: randomUUID(), batchId: null, state: 'SUCCEEDED', inputs: { age: 40 }, maskedInputs: [],
-    result: { decision: 'APPROVE', score: 612, manual: false }, error: null, beganAt, endedAt: new Date(beganAt.getTime() + 2), durationMicros: 1834,
-    trace: null, captures: [], ...overrides,
-  };
-}
+const record = (scenarioId: number, overrides: Partial<DecisionRecord> = {}) => aRecord(scenarioId, { ownerId: 7, requesterId: 7, versionId: 11, result: { decision: 'APPROVE', score: 612, manual: false }, ...overrides });
 
 describe('MySqlDecisionRecordStore', () => {
   it('reads back what it stored, JSON and dates parsed', async () => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
@@ -8,6 +7,7 @@ import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { DecisionRecorder, type DecisionRecorderOptions, type DropReason } from '../../src/records/decision-recorder.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
+import { aRecord } from './record-fixture.js';
 
 /** The bulk writer: buffered, inserted in groups, bounded, and never losing a record without counting and logging it. */
 
@@ -27,11 +27,7 @@ afterAll(async () => {
 let nextScenario = 3_500_000_000 + Math.floor(Math.random() * 1_000_000) * 10;
 function records(count: number, overrides: Partial<DecisionRecord> = {}): DecisionRecord[] {
   const scenarioId = (nextScenario += 1);
-  return Array.from({ length: count }, (_, k) => ({
-    id: randomUUID(), ownerId: 1, scenarioId, scenarioName: 's', version: '1', versionId: 1, mode: 'SYNC' as const, requesterId: 1, requestId: `r${k}`,
-    batchId: null, state: 'SUCCEEDED' as const, inputs: { k }, maskedInputs: [], result: { k }, error: null, beganAt: new Date(), endedAt: new Date(),
-    durationMicros: 10, trace: null, captures: [], ...overrides,
-  }));
+  return Array.from({ length: count }, (_, k) => aRecord(scenarioId, { requestId: `r${k}`, inputs: { k }, result: { k }, beganAt: new Date(), ...overrides }));
 }
 
 /** The real store, counting its inserts. */

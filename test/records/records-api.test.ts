@@ -4,6 +4,7 @@ import request from 'supertest';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
+import { aRecord } from './record-fixture.js';
 import { bearer, getRecord, listRecords, putSettings, scenarioIdOf } from './support.js';
 
 /** listDecisionRecords, getDecisionRecord, getRecordingSettings, updateRecordingSettings: success and every error they declare. */
@@ -15,18 +16,13 @@ let admin: TestUser;
 let creditId: string;
 let otherId: string;
 let bobsId: string;
-const T0 = Date.parse('2026-11-20T10:00:00.000Z');
+// Recent (no retention sweep deletes them), to the minute.
+const T0 = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 let stored: DecisionRecord[];
 
-function record(scenarioId: string, overrides: Partial<DecisionRecord>): DecisionRecord {
-  const beganAt = overrides.beganAt ?? at(0);
-  return {
-    id: randomUUID(), ownerId: alice.id, scenarioId: Number(scenarioId), scenarioName: 'credit', version: '1', versionId: 1, mode: 'SYNC',
-    requesterId: alice.id, requestId: randomUUID(), batchId: null, state: 'SUCCEEDED', inputs: { a: 1 }, maskedInputs: [],
-    result: { decision: 'APPROVE', score: 600 }, error: null, beganAt, endedAt: beganAt, durationMicros: 900, trace: null, captures: [], ...overrides,
-  };
-}
+const record = (scenarioId: string, overrides: Partial<DecisionRecord>) =>
+  aRecord(Number(scenarioId), { ownerId: alice.id, requesterId: alice.id, inputs: { a: 1 }, result: { decision: 'APPROVE', score: 600 }, ...overrides });
 
 beforeAll(async () => {
   t = await createTestApp();

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { RecordingSettingsStore } from '../../src/records/recording-settings-store.js';
 import { RetentionSweeper } from '../../src/records/retention-sweeper.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
+import { aRecord } from './record-fixture.js';
 import { putSettings, scenarioIdOf } from './support.js';
 
 /** Expired records are deleted in the background, per scenario retention, in bounded batches. */
@@ -13,7 +12,7 @@ import { putSettings, scenarioIdOf } from './support.js';
 let t: TestApp;
 let alice: TestUser;
 const DAY = 86_400_000;
-const NOW = new Date('2026-11-24T12:00:00.000Z');
+const NOW = new Date();
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * DAY);
 
 /** The real store, counting the DELETE statements it runs. */
@@ -46,10 +45,7 @@ afterAll(() => t.close());
 async function scenarioWithRecords(name: string, ages: number[]): Promise<number> {
   await deployScenario(t.services.db, alice.id, name, doublingScenario());
   const scenarioId = Number(await scenarioIdOf(t, alice.id, name));
-  await store.insertMany(ages.map((days): DecisionRecord => ({
-    id: randomUUID(), ownerId: alice.id, scenarioId, scenarioName: name, version: '1', versionId: 1, mode: 'SYNC', requesterId: alice.id, requestId: `${days}d`,
-    batchId: null, state: 'SUCCEEDED', inputs: {}, maskedInputs: [], result: {}, error: null, beganAt: daysAgo(days), endedAt: daysAgo(days), durationMicros: 1, trace: null, captures: [],
-  })));
+  await store.insertMany(ages.map((days) => aRecord(scenarioId, { ownerId: alice.id, requesterId: alice.id, scenarioName: name, requestId: `${days}d`, beganAt: daysAgo(days) })));
   return scenarioId;
 }
 
@@ -81,7 +77,7 @@ describe('RetentionSweeper', () => {
     const timed = new RetentionSweeper(store, new RecordingSettingsStore(t.services.db), { everyMs: 50 }, t.services.logger);
     timed.start();
     try {
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 20_000;
       while ((await left(scenarioId)).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     } finally {
       timed.stop();

@@ -9,7 +9,7 @@ const SAMPLE_PATH_VALUES: Record<string, string> = {
   name: 'scenario',
   batchTaskId: '00000000-0000-4000-8000-000000000000',
   collection_name: 'customers',
-  recordId: '00000000-0000-4000-8000-000000000000',
+  recordId: '00000000-0000-4000-8000-000000000001',
   replayId: '00000000-0000-4000-8000-000000000000',
 };
 
