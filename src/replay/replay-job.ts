@@ -84,10 +84,13 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     const window = new RunWindow(this.settings.concurrency);
     // Pages are folded into the report one after another, in record order, off the dispatch path.
     let folded: Promise<void> = Promise.resolve();
+    // A fold that failed (its progress write met an outage) stops the dispatching at the next page.
+    let foldFailure: { error: unknown } | undefined;
     let read = 0;
     let next: Promise<LoadedPage> | null = this.page(replay, undefined, Math.min(this.settings.pageSize, replay.limit));
     try {
       while (next) {
+        if (foldFailure) throw foldFailure.error;
         const page: LoadedPage = await next;
         read += page.records.length;
         const left = replay.limit - read;
@@ -100,6 +103,9 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
           const settled = await Promise.all(outcomes);
           page.records.forEach((record, k) => report.add(record, settled[k]));
           await this.store.progress(replay.id, report.replayed, report.failed);
+        });
+        folded.catch((error: unknown) => {
+          foldFailure ??= { error };
         });
         await window.dispatched();
         if (next && stopping()) {
