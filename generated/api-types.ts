@@ -433,7 +433,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a scenario
-         * @description Validates the development version (as validateScenario, with the optional validation data of the body, the same shared time budget for its test cases and the same 400 TOO_MANY_TEST_CASES above 200 test cases, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails.
+         * @description Validates the development version (as validateScenario, with the optional validation data of the body, the same shared time budget for its test cases and the same 400 TOO_MANY_TEST_CASES above 200 test cases, unless `skip_validation=true`) and, if valid, creates a new deployed version from it with the next number; `sourceVersion` is `develop`. The development version stays as it is, so editing continues from what was deployed. Scoring uses the new version at once. Concurrent deploys get distinct, consecutive numbers. 409 NO_DEVELOP_VERSION when the scenario has no development version. 422 (and nothing changes) when validation fails. With `replay`, the new version keeps a reference to the replay it was tested with (see the parameter).
          */
         post: operations["deployScenario"];
         delete?: never;
@@ -586,6 +586,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario/{id}/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a replay
+         * @description Starts a backtest of a candidate version (the development version or a deployed one) against the recorded inputs of the scenario's decision records: the newest `limit` records matching `filter` (the filters of listDecisionRecords), among those that began before this request. It runs as a job on a worker; follow it with getReplay (state, total, done, failed, as batches show), which has the report once FINISHED.
+         *
+         *     A replay makes no outbound call: every HTTP_CALL node gets the answer its recorded run received (or the failure it met) at the same node, call path and attempt; a call with no recording is not made, and the record is reported under `unrecorded`. Lookups read today's collections and SCENARIO_CALL nodes run today's deployed version of the callee (the report says so). The candidate gets the record's inputs as stored, pii inputs masked (docs/replay.md).
+         *
+         *     Nothing the replay runs is recorded as a decision record. The same owners and admins as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user's.
+         */
+        post: operations["startReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/replays/{replayId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a replay
+         * @description The replay's state and progress (total, done, failed), and its report once FINISHED. A replay interrupted by a worker's end starts again from the first record on another worker (done counts again from 0). The same owners and admins as the other scenario operations; 404 REPLAY_NOT_FOUND for a replay of another scenario.
+         */
+        get: operations["getReplay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -594,7 +638,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_CONTENT_MISMATCH";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -783,6 +827,8 @@ export interface components {
             status: components["schemas"]["ScenarioStatus"];
             /** Format: date-time */
             createdAt: string;
+            /** @description Deployed versions deployed with a `replay` reference: the replay (getReplay) this version was tested against before it went live. */
+            replayId?: string;
         };
         /** @description A version with its graph, node properties and the scenario's test cases. */
         ScenarioVersion: {
@@ -1742,6 +1788,199 @@ export interface components {
             syncSampleRate: number;
             /** @description Keep the trace of every recorded run that succeeds (default false): what each node read and wrote. It costs run time and space. */
             trace: boolean;
+        };
+        /** @description Which decision records: the filters of listDecisionRecords, with the same meaning (every one given must hold). */
+        RecordFilter: {
+            /** @description Only runs of this deployed version (`1`, `2`, …). */
+            version?: string;
+            /**
+             * @description Only runs that ended so.
+             * @enum {string}
+             */
+            state?: "SUCCEEDED" | "FAILED";
+            /** @description Only runs of this request id. */
+            requestId?: string;
+            /**
+             * Format: date-time
+             * @description Only runs that began at or after this time.
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Only runs that began before this time. A replay never takes runs that began after it was started, whatever this says.
+             */
+            to?: string;
+            /** @description Only runs whose result has these output variables equal to these values, compared as listDecisionRecords compares `output[name]` (the JSON value as text: a string without its quotes, `612`, `false`, `null`). */
+            output?: {
+                [key: string]: string;
+            };
+        };
+        /** @description What to replay: a candidate version, against which records, comparing which outputs. */
+        ReplayRequest: {
+            /** @description `develop` (the development version as it is when the replay starts: it is copied, so later edits do not change the replay) or the number of a deployed version. 404 VERSION_NOT_FOUND when the scenario has no such version; 422 COMPILE_ERROR when it does not compile. */
+            candidateVersion: string;
+            /** @description Output variables to compare (1 to 20): the report has a transition matrix for each, and difference statistics for the numeric ones. A record counts as changed when any of them changed, or when one version failed and the other did not. */
+            outputs: string[];
+            /** @description Most records replayed: the newest that match. At most the server's `REPLAY_MAX_RECORDS` (10,000 unless configured; never above 100,000): more is 400 naming `body.limit`. Default: `REPLAY_MAX_RECORDS`. */
+            limit?: number;
+            /** @description How many changed records the report shows side by side (default 20): the first ones met, newest first. */
+            sampleSize?: number;
+            filter?: components["schemas"]["RecordFilter"];
+        };
+        /** @description How one version ended on a record: its state, and its result or error. */
+        ReplayOutcome: {
+            /** @enum {string} */
+            state: "SUCCEEDED" | "FAILED";
+            /** @description The whole result (every output, not only the compared ones); null when it failed. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            error: components["schemas"]["RunError"] | null;
+        };
+        ReplayTransition: {
+            /** @description The output's value in the recorded run (JSON; null when the result had none). */
+            from: unknown;
+            /** @description Its value in the candidate's run. */
+            to: unknown;
+            /** @description Records that went from `from` to `to`. */
+            count: number;
+        };
+        /** @description Statistics of new − old over the records where both values are finite numbers. Quantiles are exact (nearest rank). */
+        ReplayDifferences: {
+            /** @description Records with a number in both versions. */
+            count: number;
+            meanOld: number;
+            meanNew: number;
+            /** @description Mean of the difference (new − old). */
+            mean: number;
+            p5: number;
+            p50: number;
+            p95: number;
+            min: number;
+            max: number;
+        };
+        /** @description One compared output over the records both versions completed (failures are counted in `failures`, records with unrecorded calls in `unrecorded`). */
+        ReplayOutputReport: {
+            name: string;
+            /** @description Records both versions completed. */
+            compared: number;
+            /** @description Of those, records where the value changed (values compare as JSON, object keys in any order). */
+            changed: number;
+            /** @description The transition matrix, unchanged pairs included (APPROVE→APPROVE), most frequent first, at most 500 pairs. */
+            transitions: components["schemas"]["ReplayTransition"][];
+            /** @description What `transitions` leaves out (an output with many distinct values, such as a score): how many pairs and records. At most 10,000 distinct pairs are told apart per output; records of further pairs are counted here as well. */
+            otherTransitions: {
+                pairs: number;
+                records: number;
+            };
+            /** @description Null when no record had a number in both versions. */
+            differences: components["schemas"]["ReplayDifferences"] | null;
+        };
+        /** @description One replayed record with both outcomes side by side. */
+        ReplayRun: {
+            /** @description The decision record (getDecisionRecord). */
+            recordId: string;
+            requestId: string;
+            /**
+             * Format: date-time
+             * @description When the recorded run began.
+             */
+            beganAt: string;
+            /** @description The inputs the candidate got: the record's, pii inputs masked. */
+            inputs: {
+                [key: string]: unknown;
+            };
+            old: components["schemas"]["ReplayOutcome"];
+            new: components["schemas"]["ReplayOutcome"];
+        };
+        /** @description What the candidate would have changed (docs/replay.md). */
+        ReplayReport: {
+            /** @description Records replayed. */
+            replayed: number;
+            /** @description Records both versions completed (the outputs' transitions cover these). */
+            compared: number;
+            /** @description Records where a compared output changed, or where one version failed and the other did not. */
+            changed: number;
+            outputs: components["schemas"]["ReplayOutputReport"][];
+            /** @description Runs that failed, by version. */
+            failures: {
+                /** @description The recorded run failed, the candidate's did not. */
+                onlyOld: number;
+                /** @description The candidate's run failed, the recorded run did not. */
+                onlyNew: number;
+                both: number;
+                /** @description The candidate's failures (`onlyNew` and `both`) by error code. */
+                newErrorCodes: {
+                    [key: string]: number;
+                };
+                /** @description The records that failed in one version only, newest first, at most 1,000. */
+                runs: components["schemas"]["ReplayRun"][];
+                /** @description True when `runs` stops at 1,000. */
+                truncated: boolean;
+            };
+            /** @description Records the candidate could not replay because it made an HTTP call their recording has no answer for (a new HTTP_CALL node, another node id, more retries than were recorded). Such calls are never made; the record is left out of the comparison and counted as failed in the status. */
+            unrecorded: {
+                records: number;
+                /** @description Each node with no recording ("unrecorded node <id>"), with how many records it stopped. */
+                calls: {
+                    /** @description The HTTP_CALL node with no recording. */
+                    nodeId: string;
+                    /** @description The SCENARIO_CALL nodes that led to it (empty in the candidate itself). */
+                    callPath: string[];
+                    records: number;
+                }[];
+            };
+            /** @description HTTP_CALL answers served from recordings (no call leaves the service during a replay). */
+            httpCalls: {
+                served: number;
+                /** @description Served calls whose method, URL or body differs from the recorded request: the candidate got what the recorded request was answered. */
+                requestDiffers: number;
+            };
+            /** @description Records whose pii inputs were stored masked: the candidate got the masked text (`pii:…`) in their place, so a rule reading such an input sees another value, and a pii input declared as a number fails input validation. */
+            maskedInputs: {
+                records: number;
+                /** @description Records per masked input name. */
+                variables: {
+                    [key: string]: number;
+                };
+            };
+            /** @description Changed records side by side: the first `sampleSize` met, newest first. */
+            sample: components["schemas"]["ReplayRun"][];
+            /** @description What the reader must know to trust the figures: lookups read today's collections, called scenarios run their current deployed version, and the like. */
+            notes: string[];
+        };
+        /** @description A replay, its progress and, once FINISHED, its report. */
+        Replay: {
+            /** @description The replay id (a UUID): getReplay, and the `replay` reference of deployScenario. */
+            replayId: string;
+            scenarioId: string;
+            /** @description `develop` or a deployed version number, as requested. */
+            candidateVersion: string;
+            /**
+             * @description QUEUED until a worker takes it; RUNNING; FINISHED with its report; FAILED when it could not run to the end (`error` says why).
+             * @enum {string}
+             */
+            state: "QUEUED" | "RUNNING" | "FINISHED" | "FAILED";
+            /** @description Records to replay: those matching the filters when the replay was started, at most `limit`. */
+            total: number;
+            /** @description Records replayed so far. */
+            done: number;
+            /** @description Of those, records the candidate failed on or could not replay (an HTTP call with no recording). */
+            failed: number;
+            outputs: string[];
+            filter: components["schemas"]["RecordFilter"];
+            limit: number;
+            sampleSize: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description Why a FAILED replay stopped. */
+            error: string | null;
+            /** @description Null until FINISHED. */
+            report: components["schemas"]["ReplayReport"] | null;
         };
     };
     responses: {
@@ -2806,6 +3045,8 @@ export interface operations {
                 context: components["parameters"]["Context"];
                 /** @description Deploy without compiling test cases or checking references. The document must still compile. */
                 skip_validation?: boolean;
+                /** @description Optional: the replay (startReplay) this deploy was tested with, stored with the new version and shown as its `replayId` in the version history. It must be a FINISHED replay of this scenario (404 REPLAY_NOT_FOUND otherwise; 409 REPLAY_NOT_FINISHED while queued, running or failed) whose candidate had exactly the content being deployed (409 REPLAY_CONTENT_MISMATCH when the development version changed since, or the replay tested another version). */
+                replay?: string;
             };
             header?: never;
             path: {
@@ -3897,6 +4138,110 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    startReplay: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "candidateVersion": "develop",
+                 *       "outputs": [
+                 *         "decision",
+                 *         "score"
+                 *       ],
+                 *       "limit": 1000,
+                 *       "sampleSize": 20,
+                 *       "filter": {
+                 *         "version": "3",
+                 *         "state": "SUCCEEDED"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the replay is queued (its status, report null). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Replay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReplay: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (what generated clients send; nested to any depth, and a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+                /** @description The replay id (`replayId` of startReplay). One this scenario does not have is 404 REPLAY_NOT_FOUND. */
+                replayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The replay. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Replay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };

@@ -287,4 +287,22 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['updateRecordingSettings']['responses'][200]['content']['application/json'] };
   };
+  startReplay: {
+    params: NonNullable<operations['startReplay']['parameters']['path']>;
+    query: NonNullable<operations['startReplay']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['startReplay']['requestBody']>['content']['application/json'];
+    uploads: never;
+    replies:
+      | { status: 202; contentType?: 'application/json'; body: operations['startReplay']['responses'][202]['content']['application/json'] };
+  };
+  getReplay: {
+    params: NonNullable<operations['getReplay']['parameters']['path']>;
+    query: NonNullable<operations['getReplay']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getReplay']['responses'][200]['content']['application/json'] };
+  };
 }

@@ -19,7 +19,11 @@ import { runListeners } from './execution/run-listener.js';
 import type { HealthChecks } from './http/health-router.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import type { Metrics, MetricsExposition } from './metrics/metrics.js';
+import { MySqlDecisionRecordStore } from './records/decision-record-store.js';
 import { createRecords, type Records } from './records/records-module.js';
+import { createReplay, type Replay } from './replay/replay-module.js';
+import { ReplayReferenceCheck } from './replay/replay-reference-check.js';
+import { MySqlReplayStore } from './replay/replay-store.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
@@ -29,9 +33,11 @@ import { createStatistics, type Statistics } from './statistics/statistics-modul
  * features' handler factories. Build order: database → metrics → users → internal data (the
  * engine's lookups) → deployed-scenario resolver (the engine's scenario calls, execution's "latest
  * deployed version") → outbound HTTP (the engine's HTTP calls, execution's callbacks) → engine →
- * scenarios → run statistics → decision records (their ownership rule is the scenarios'; what they
- * drop is counted by metrics) → execution (whose runs metrics and statistics hear of, and records
- * record) → the metrics' scrape-time gauges (read from execution's stores).
+ * scenarios (deploy checks replay references in the replays table) → run statistics → decision
+ * records (their ownership rule is the scenarios'; what they drop is counted by metrics) → execution
+ * (whose runs metrics and statistics hear of, and records record) → the metrics' scrape-time gauges
+ * (read from execution's stores) → replay (reads records, runs versions of scenarios, queues its
+ * jobs on execution's queue).
  */
 export interface Services {
   config: AppConfig;
@@ -58,6 +64,8 @@ export interface Services {
   /** What a scrape answers; undefined unless METRICS_ENABLED (main.ts and worker.ts serve it). */
   metricsExposition?: MetricsExposition;
   statistics: Statistics;
+  // ── replay ──
+  replay: Replay;
 }
 
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
@@ -79,7 +87,8 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     pool: config.engine,
   });
   // ── scenarios ──
-  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios);
+  const replayStore = new MySqlReplayStore(db);
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore));
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
@@ -92,10 +101,14 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     batchElementsPending: () => execution.batchStore.pendingElements(),
     jobQueueDepth: () => execution.queue.dueJobs(),
   });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics };
+  // ── replay ──
+  const replay = createReplay({
+    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db), scenarios, engine, queue: execution.queue,
+  });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay };
 }
 
-/** The worker role of a process: take jobs (execution) and delete expired decision records. */
+/** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */
 export async function startWorkerRole(services: Services): Promise<void> {
   await services.execution.startWorker();
   services.records.startSweeper();

@@ -77,6 +77,7 @@ export interface AppConfig {
   metrics: MetricsConfig;
   statistics: StatisticsConfig;
   records: RecordsConfig;
+  replay: ReplayConfig;
 }
 
 /**
@@ -107,6 +108,16 @@ export interface StatisticsConfig {
   /** Buckets older than this are deleted. */
   retentionDays: number;
 }
+/** Replays (docs/replay.md): how large they may be and how they run. */
+export interface ReplayConfig {
+  /** Most records one replay may take (its `limit`, and the default limit); at most REPLAY_HARD_MAX_RECORDS. */
+  maxRecords: number;
+  /** Candidate runs a replay keeps in flight on the engine pool (the pool batches runs that queue up per crossing). */
+  concurrency: number;
+}
+
+/** The spec's ceiling on a replay's `limit`, whatever REPLAY_MAX_RECORDS says. */
+export const REPLAY_HARD_MAX_RECORDS = 100_000;
 
 /** Decision records (docs/records.md): how they are written and kept. */
 export interface RecordsConfig {
@@ -243,6 +254,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxBuffered: readInt(env, 'RECORDS_BUFFER', 20_000),
       retentionSweepMs: readInt(env, 'RECORDS_RETENTION_SWEEP_SECONDS', 600) * 1000,
     },
+    replay: {
+      maxRecords: readInt(env, 'REPLAY_MAX_RECORDS', 10_000),
+      concurrency: readInt(env, 'REPLAY_CONCURRENCY', 256),
+    },
   };
   assertUsable(config);
   return config;
@@ -279,6 +294,8 @@ function assertUsable(config: AppConfig): void {
   }
   if (config.records.batchSize < 1) problems.push('RECORDS_BATCH_SIZE must be at least 1');
   if (config.records.retentionSweepMs < 1000) problems.push('RECORDS_RETENTION_SWEEP_SECONDS must be at least 1');
+  if (config.replay.maxRecords < 1 || config.replay.maxRecords > REPLAY_HARD_MAX_RECORDS) problems.push(`REPLAY_MAX_RECORDS must be between 1 and ${REPLAY_HARD_MAX_RECORDS}`);
+  if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');
   if (config.engine.workers < 1) problems.push('ENGINE_WORKERS must be at least 1');
   if (config.engine.workersPerTenant < 1) problems.push('ENGINE_WORKERS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerWorker < 1) problems.push('ENGINE_ISOLATES_PER_WORKER must be at least 1');

@@ -11,6 +11,7 @@ import * as testCaseExpression from './migrations/20261123000120_test_case_expre
 import * as batchChunks from './migrations/20261123000130_batch_chunks.js';
 import * as runStatistics from './migrations/20261123000160_run_statistics.js';
 import * as decisionRecords from './migrations/20261124000100_decision_records.js';
+import * as replays from './migrations/20261124000300_replays.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -34,6 +35,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000130_batch_chunks', batchChunks],
   ['20261123000160_run_statistics', runStatistics],
   ['20261124000100_decision_records', decisionRecords],
+  ['20261124000300_replays', replays],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

@@ -52,6 +52,11 @@ export const ERROR_CODES = [
   'LOAD_CONFLICT',
   // decision records
   'RECORD_NOT_FOUND',
+  // replay
+  'VERSION_NOT_FOUND',
+  'REPLAY_NOT_FOUND',
+  'REPLAY_NOT_FINISHED',
+  'REPLAY_CONTENT_MISMATCH',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

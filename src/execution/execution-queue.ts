@@ -31,6 +31,19 @@ export interface RunJobData { resultIds: string[] }
 export interface ChunkJobData { batchId: string; from: number; to: number }
 export interface CallbackJobData { resultId: string; attempt: number }
 
+/**
+ * A job kind another feature runs on the execution worker (replays, src/replay/), through this
+ * module's one Agenda. Like batch chunks, such a job stops early when the worker is stopping and is
+ * handed back as a new job, runnable at once by any worker.
+ */
+export interface ResumableJobKind<T> {
+  name: string;
+  /** Jobs of this kind one worker process runs at once. */
+  concurrency: number;
+  /** Runs the job: answers false when it stopped early because `stopping()` turned true (it is queued again), true when done. */
+  run(data: T, keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean>;
+}
+
 export interface JobHandlers {
   /** Runs a job's async runs; `keepAlive` renews the job's lock (call it at least every lock lifetime). */
   run(data: RunJobData, keepAlive: () => Promise<void>): Promise<void>;
@@ -61,6 +74,8 @@ export class ExecutionQueue {
   private readonly inFlight = new Set<Promise<unknown>>();
   private channel?: Promise<void>;
   private storeLost = false;
+  /** Job kinds of other features, defined with execution's own when this process starts processing. */
+  private readonly otherKinds: ResumableJobKind<never>[] = [];
 
   constructor(private readonly jobsUrl: string, private readonly settings: ExecutionSettings, private readonly logger: Logger) {}
 
@@ -91,6 +106,19 @@ export class ExecutionQueue {
     });
   }
 
+  /** Adds a job kind of another feature; call before startProcessing (every process registers, workers run them). */
+  registerJobKind<T>(kind: ResumableJobKind<T>): void {
+    if (this.processing) throw new Error(`job kind ${kind.name} registered after the worker started`);
+    this.otherKinds.push(kind as ResumableJobKind<never>);
+  }
+
+  /** One job of a registered kind, runnable at once. Rejects with JobStoreUnavailableError when the job store does not take it. */
+  async enqueue<T>(name: string, data: T): Promise<void> {
+    await this.save(async (agenda) => {
+      await agenda.now(name, data);
+    });
+  }
+
   /** A callback attempt, now or after `delaySeconds` (a delayed job, never a sleep). */
   async scheduleCallback(resultId: string, attempt: number, delaySeconds: number): Promise<void> {
     await this.save(async (agenda) => {
@@ -112,26 +140,12 @@ export class ExecutionQueue {
     agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data, () => this.keepAlive(job))), {
       concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime, backoff,
     });
-    agenda.define<ChunkJobData>(CHUNK_JOB, (job) => this.track((async () => {
-      // Scenario code runs on the engine's workers, so this event loop is free and Agenda's lock check fires on
-      // time: the lock is renewed by the clock as well, not only between flushes (a slow flush would lose it).
-      const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
-      let done: boolean;
-      try {
-        done = await handlers.chunk(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
-      } finally {
-        clearInterval(renew);
-      }
-      // A started job is never run again once unlocked, so a stopping worker hands the rest of its
-      // chunk back as a new job, runnable at once by any worker (finished elements are skipped).
-      if (!done) await agenda.now<ChunkJobData>(CHUNK_JOB, job.attrs.data);
-    })()), {
-      concurrency: this.settings.chunkConcurrency, lockLimit: this.settings.chunkConcurrency, lockLifetime, backoff,
-    });
+    this.defineResumable<ChunkJobData>(agenda, { name: CHUNK_JOB, concurrency: this.settings.chunkConcurrency, run: (data, keepAlive, stopping) => handlers.chunk(data, keepAlive, stopping) });
+    for (const kind of this.otherKinds) this.defineResumable(agenda, kind);
     agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => this.track(handlers.callback(job.attrs.data)), {
       concurrency: this.settings.callbackConcurrency, lockLimit: this.settings.callbackConcurrency, lockLifetime, backoff,
     });
-    for (const name of [RUN_JOB, CHUNK_JOB, CALLBACK_JOB]) {
+    for (const name of this.jobNames()) {
       agenda.on(`fail:${name}`, onFailure(name));
       refillOnCompletion(agenda, name);
     }
@@ -144,6 +158,34 @@ export class ExecutionQueue {
     this.processing = true;
     await agenda.start();
     this.logger.info({ keyPrefix: this.settings.keyPrefix, runConcurrency: this.settings.runConcurrency, chunkConcurrency: this.settings.chunkConcurrency }, 'execution worker started');
+  }
+
+  /**
+   * Defines a job that may stop early (batch chunks, other features' kinds). Scenario code runs on the
+   * engine's workers, so this event loop is free and Agenda's lock check fires on time: the lock is
+   * renewed by the clock as well, not only when the job calls keepAlive (a slow flush would lose it).
+   * A started job is never run again once unlocked, so a stopping worker hands the rest of the job
+   * back as a new job, runnable at once by any worker (a chunk skips its finished elements).
+   */
+  private defineResumable<T>(agenda: Agenda, kind: ResumableJobKind<T>): void {
+    const lockLifetime = this.settings.lockLifetimeMs;
+    agenda.define<T>(kind.name, (job) => this.track((async () => {
+      const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
+      let done: boolean;
+      try {
+        done = await kind.run(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
+      } finally {
+        clearInterval(renew);
+      }
+      if (!done) await agenda.now<T>(kind.name, job.attrs.data);
+    })()), {
+      concurrency: kind.concurrency, lockLimit: kind.concurrency, lockLifetime, backoff: retryWhileUnavailable,
+    });
+  }
+
+  /** Every job name this process defines. */
+  private jobNames(): string[] {
+    return [RUN_JOB, CHUNK_JOB, CALLBACK_JOB, ...this.otherKinds.map((kind) => kind.name)];
   }
 
   /**
@@ -218,7 +260,7 @@ export class ExecutionQueue {
   private async removeFinishedLeftovers(): Promise<void> {
     try {
       const { agenda } = await this.instance();
-      const { jobs } = await agenda.queryJobs({ names: [RUN_JOB, CHUNK_JOB, CALLBACK_JOB], state: 'completed' });
+      const { jobs } = await agenda.queryJobs({ names: this.jobNames(), state: 'completed' });
       if (jobs.length === 0) return;
       const removed = await agenda.cancel({ ids: jobs.map((job) => job._id) });
       this.logger.info({ removed }, 'removed finished jobs left in the job store by its outage');

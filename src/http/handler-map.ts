@@ -2,6 +2,7 @@ import { createBatchHandlers } from '../execution/batch-routes.js';
 import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
 import { createRecordsHandlers } from '../records/records-routes.js';
+import { createReplayHandlers } from '../replay/replay-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import type { Services } from '../services.js';
 import { createStatisticsHandlers } from '../statistics/statistics-routes.js';
@@ -16,5 +17,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createInternalDataHandlers(services),
     ...createStatisticsHandlers(services),
     ...createRecordsHandlers(services),
+    ...createReplayHandlers(services),
   };
 }

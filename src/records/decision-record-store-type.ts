@@ -1,4 +1,4 @@
-import type { DecisionRecord, DecisionRecordSummary, RecordState } from './decision-record.js';
+import type { DecisionRecord, DecisionRecordSummary, PortCapture, RecordState } from './decision-record.js';
 
 /** Filters of a scenario's record list; every one given must hold. */
 export interface RecordFilter {
@@ -37,6 +37,10 @@ export interface DecisionRecordStore {
   insertMany(records: DecisionRecord[]): Promise<void>;
   /** A page of a scenario's records, newest first (by began_at, then insertion order). */
   list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage>;
+  /** How many of the scenario's records pass the filter, counting at most `max` (a replay's total). */
+  count(scenarioId: number, filter: RecordFilter, max: number): Promise<number>;
+  /** The captures of those of the given records (of the scenario) that have any, by record id (a replay serves HTTP calls from them). */
+  capturesOf(scenarioId: number, ids: string[]): Promise<Map<string, PortCapture[]>>;
   /** One record of the scenario; undefined when the scenario has no record of that id. */
   get(scenarioId: number, id: string): Promise<DecisionRecord | undefined>;
   /** Scenarios that have records (the retention sweeper visits each). */

@@ -50,7 +50,7 @@ export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'u
     },
 
     async deployScenario(request) {
-      await scenarios.deploy(await actorOf(request), request.params.id, { skipValidation: request.query.skip_validation === true, validationData: request.body });
+      await scenarios.deploy(await actorOf(request), request.params.id, { skipValidation: request.query.skip_validation === true, validationData: request.body, replay: request.query.replay });
       return { status: 204 };
     },
 

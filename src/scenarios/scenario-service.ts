@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import {
   InputValidationError, ScenarioCompileError, ScenarioRunError, inputVariables,
@@ -16,12 +15,15 @@ import { invalidScenario, prepareImport, type PreparedImport } from './import-do
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import { parseRecordId } from '../db/record-id.js';
+import type { ReplayReferences } from './replay-references.js';
 import type { ScenarioAccess, ScenarioActor } from './scenario-access.js';
 import { ScenarioStore } from './scenario-store.js';
+import type { ScenarioVersions, VersionSnapshot } from './scenario-versions.js';
 import { assertTestCaseCount } from './test-case-cap.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
+import { contentCacheKey, contentHash } from './version-content.js';
 import {
-  documentOf, labelOf,
+  DEVELOP_LABEL, documentOf, labelOf,
   type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
   type NewTestCase, type ScenarioTestCaseDto, type ScenarioTestCaseSaveDto, type ScenarioVersionDto, type ScenarioVersionPreviewDto,
   type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
@@ -44,11 +46,13 @@ interface ImportCheck {
 }
 
 /** Scenario management: versions, import/export, copy/rename, validation, debugging and deployment. */
-export class ScenarioService implements ScenarioAccess {
+export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   constructor(
     private readonly store: ScenarioStore,
     private readonly engine: ScenarioEngine,
     private readonly deployed: DeployedScenarioResolver,
+    /** Checks deploy's `replay` references (the replay feature); without it every reference is unknown. */
+    private readonly replays: ReplayReferences = NO_REPLAYS,
   ) {}
 
   async open(actor: ScenarioActor, id: string): Promise<ScenarioVersionDto> {
@@ -68,7 +72,14 @@ export class ScenarioService implements ScenarioAccess {
       description: version.description,
       status: version.status,
       createdAt: version.createdAt.toISOString(),
+      ...(version.replayId === null ? {} : { replayId: version.replayId }),
     }));
+  }
+
+  async snapshot(scenarioId: number, label: string): Promise<VersionSnapshot | undefined> {
+    const version = label === DEVELOP_LABEL ? await this.store.findDevelopVersion(scenarioId) : await this.store.findDeployedVersion(scenarioId, Number(label));
+    if (!version) return undefined;
+    return { versionId: version.id, label: labelOf(version), contentHash: contentHash(version.content, version.nodeProperties), document: documentOf(version) };
   }
 
   async inputs(actor: ScenarioActor, id: string): Promise<VariableInfoMapDto> {
@@ -135,10 +146,10 @@ export class ScenarioService implements ScenarioAccess {
 
   /**
    * Deploys the development version as the next numbered version (validated first, with the
-   * optional validation data run once, unless `skipValidation`; it must compile either way).
-   * Returns the new label.
+   * optional validation data run once, unless `skipValidation`; it must compile either way), with
+   * the `replay` it was tested with when given (checked by ReplayReferences). Returns the new label.
    */
-  async deploy(actor: ScenarioActor, id: string, options: { skipValidation?: boolean; validationData?: Record<string, unknown> } = {}): Promise<string> {
+  async deploy(actor: ScenarioActor, id: string, options: { skipValidation?: boolean; validationData?: Record<string, unknown>; replay?: string } = {}): Promise<string> {
     const scenario = await this.accessible(actor, id);
     const develop = await this.store.findDevelopVersion(scenario.id);
     if (!develop) {
@@ -150,11 +161,13 @@ export class ScenarioService implements ScenarioAccess {
       const problems = await this.problemsOf(scenario, develop, options.validationData);
       if (problems.length > 0) throw validationErrors(scenario, labelOf(develop), problems);
     }
+    const replayId = options.replay;
+    if (replayId !== undefined) await this.replays.requireTested(scenario, replayId, contentHash(develop.content, develop.nodeProperties));
     // Deploys exactly the content that was validated, even if the develop version changes meanwhile.
     const { label, name } = await this.write(async (trx) => {
       const locked = await this.store.lockById(trx, scenario.id);
       if (!locked) throw scenarioNotFound(`Scenario ${scenario.id} no longer exists.`);
-      const created = await this.store.insertDeployedVersion(trx, locked, develop, 'develop');
+      const created = await this.store.insertDeployedVersion(trx, locked, develop, 'develop', replayId);
       const current = (await this.store.findById(scenario.id, trx)) as ScenarioRecord;
       return { label: String(created.versionNumber), name: current.name };
     });
@@ -319,14 +332,14 @@ export class ScenarioService implements ScenarioAccess {
   private async importDeployProblems(ownerId: number, item: PreparedImport, switches: ImportSwitches): Promise<Diagnostic[]> {
     const existing = await this.store.findByName(ownerId, item.name);
     const testCases = switches.overwriteDevelop || !existing ? item.testCases : await this.store.listTestCases(existing.id);
-    const problems = await this.problemsOfDocument(ownerId, item.document, cacheKeyOfDocument(item.version.content, item.version.nodeProperties), testCases);
+    const problems = await this.problemsOfDocument(ownerId, item.document, contentCacheKey(item.version.content, item.version.nodeProperties), testCases);
     return problems.map(problemDiagnostic);
   }
 
   /** [] when the document compiles, else its diagnostics. */
   private compileDiagnostics(document: ScenarioDocument): Diagnostic[] {
     try {
-      this.engine.compile(cacheKeyOfDocument(document.content, JSON.stringify(document.nodeProperties)), document);
+      this.engine.compile(contentCacheKey(document.content, JSON.stringify(document.nodeProperties)), document);
       return [];
     } catch (error) {
       if (error instanceof ScenarioCompileError) return error.diagnostics;
@@ -401,12 +414,15 @@ export class ScenarioService implements ScenarioAccess {
 
 /** Compile-cache key: deployed versions share the resolver's key (`version:<id>`); anything editable is keyed by its content. */
 function cacheKeyOf(version: VersionRecord): string {
-  return version.status === 'DEPLOYED' ? deployedCacheKey(version.id) : cacheKeyOfDocument(version.content, version.nodeProperties);
+  return version.status === 'DEPLOYED' ? deployedCacheKey(version.id) : contentCacheKey(version.content, version.nodeProperties);
 }
 
-function cacheKeyOfDocument(content: string, nodeProperties: string): string {
-  return `doc:${createHash('sha256').update(content).update('\u0000').update(nodeProperties).digest('hex')}`;
-}
+/** No replay feature wired in: every reference is unknown. */
+const NO_REPLAYS: ReplayReferences = {
+  async requireTested(scenario, replayId) {
+    throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND', [{ path: 'query.replay', message: 'is not a replay of this scenario' }]);
+  },
+};
 
 function testCaseSpec(testCase: NewTestCase & { id?: number }): TestCaseSpec {
   const variables: Record<string, unknown> = {};

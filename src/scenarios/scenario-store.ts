@@ -18,6 +18,7 @@ interface VersionRow {
   content: string;
   node_properties: string;
   created_at: Date | string;
+  replay_id?: string | null;
 }
 
 interface TestCaseRow {
@@ -46,6 +47,7 @@ function toVersion(row: VersionRow): VersionRecord {
     content: row.content,
     nodeProperties: row.node_properties,
     createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+    replayId: row.replay_id ?? null,
   };
 }
 
@@ -132,6 +134,11 @@ export class ScenarioStore {
     return row ? toVersion(row) : undefined;
   }
 
+  async findDeployedVersion(scenarioId: number, versionNumber: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+    const row = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEPLOYED', version_number: versionNumber }).first()) as VersionRow | undefined;
+    return row ? toVersion(row) : undefined;
+  }
+
   /**
    * The owner's scenario of that name with its latest deployed version, in one query: undefined
    * when there is no such scenario, `version: null` when it was never deployed.
@@ -152,7 +159,7 @@ export class ScenarioStore {
     const rows = (await this.db('scenario_versions')
       .where({ scenario_id: scenarioId })
       .orderByRaw('version_number IS NOT NULL, version_number DESC')
-      .select('id', 'scenario_id', 'status', 'version_number', 'source_version', 'description', 'created_at')) as VersionRow[];
+      .select('id', 'scenario_id', 'status', 'version_number', 'source_version', 'description', 'created_at', 'replay_id')) as VersionRow[];
     return rows.map((row) => {
       const { content: _content, nodeProperties: _nodeProperties, ...rest } = toVersion({ ...row, content: '', node_properties: '' });
       return rest;
@@ -173,13 +180,14 @@ export class ScenarioStore {
 
   /**
    * Adds deployed version `nextVersion` (read under the row lock by lockById/lockByName) and bumps
-   * the scenario's counter, so concurrent deploys get consecutive numbers.
+   * the scenario's counter, so concurrent deploys get consecutive numbers. `replayId`: the replay it
+   * was tested with (deploy's `replay` reference).
    */
-  async insertDeployedVersion(trx: Knex.Transaction, scenario: { id: number; nextVersion: number }, version: VersionContent, sourceVersion: string): Promise<{ id: number; versionNumber: number }> {
+  async insertDeployedVersion(trx: Knex.Transaction, scenario: { id: number; nextVersion: number }, version: VersionContent, sourceVersion: string, replayId?: string): Promise<{ id: number; versionNumber: number }> {
     const versionNumber = scenario.nextVersion;
     const [id] = await trx('scenario_versions').insert({
       scenario_id: scenario.id, status: 'DEPLOYED', version_number: versionNumber, source_version: sourceVersion,
-      description: version.description, content: version.content, node_properties: version.nodeProperties,
+      description: version.description, content: version.content, node_properties: version.nodeProperties, replay_id: replayId ?? null,
     });
     await trx('scenarios').where({ id: scenario.id }).update({ next_version: versionNumber + 1, updated_at: trx.fn.now(3) });
     scenario.nextVersion = versionNumber + 1;

@@ -41,6 +41,8 @@ export interface VersionRecord {
   /** JSON text of the nodeProperties map, stored as given */
   nodeProperties: string;
   createdAt: Date;
+  /** Deployed versions deployed with a `replay` reference: that replay's id; else null. */
+  replayId: string | null;
 }
 
 export interface TestCaseVariable {

@@ -37,7 +37,7 @@ describe('operations with a request body', () => {
   it('are the ones expected', () => {
     expect(withBody.map((route) => route.operationId).sort()).toEqual([
       'createInputVariablesFromCsv', 'debugScenario', 'deployScenario', 'importScenarios', 'loadCollectionData', 'scoreAsync',
-      'scoreScenario', 'submitBatch', 'updateRecordingSettings', 'updateScenarioTestCase', 'validateScenario',
+      'scoreScenario', 'startReplay', 'submitBatch', 'updateRecordingSettings', 'updateScenarioTestCase', 'validateScenario',
     ]);
   });
 

@@ -77,6 +77,9 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
   const requestId = `fuzz-${randomUUID()}`;
   await call('POST', `/api/scenario/code/scoreasync/${scenarioName}`, owner, { scoreToken: true, body: JSON.stringify(inputs[0]), type: 'application/json', headers: { 'x-sce-requestid': requestId } });
 
+  const replayBody = { candidateVersion: '1', outputs: ['decision'], limit: 10, filter: { state: 'SUCCEEDED' } };
+  const replay = await call('POST', `/api/scenario/${scenarioId}/replays`, owner, { query: { context: context(owner) }, body: JSON.stringify(replayBody), type: 'application/json' }) as { replayId: string };
+
   const { secret, usernameClaim, rolesClaim, issuer, audience } = testApp.config.jwt;
   const claims = (username: string) => ({ [usernameClaim]: username, [rolesClaim]: [] });
   const signOptions = { algorithm: 'HS256' as const, ...(issuer ? { issuer } : {}), ...(audience ? { audience } : {}) };
@@ -109,6 +112,7 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
     collectionColumns: ['customer_id', 'segment', 'limit'],
     batchTaskIds: [batch.batchTaskId],
     requestIds: [requestId],
+    replayIds: [replay.replayId],
     bodies: {
       scoreScenario: [...inputs, { income: 50000, age: 30 }, { customerId: '1' }],
       scoreAsync: [...inputs, { customerId: '2' }],
@@ -118,6 +122,7 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
       importScenarios: [example, exported, simple, [simple, everyNode], lookup],
       updateScenarioTestCase: opened.testCases.map(({ name, variables, expression }) => ({ name, variables, expression })),
       loadCollectionData: [csv, 'customer_id,segment,limit\n4,SME,100\n5,"RETAIL, online",0\n'],
+      startReplay: [replayBody, { candidateVersion: 'develop', outputs: ['decision', 'score'], sampleSize: 3 }, { candidateVersion: '7', outputs: ['x'] }],
       createInputVariablesFromCsv: ['required;name;type;description;tags\ntrue;income;DOUBLE;Yearly income;money,applicant\nfalse;segment;RETAIL#SME;;\ntrue;age;INTEGER\n'],
     },
   };

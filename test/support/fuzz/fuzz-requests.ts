@@ -60,6 +60,8 @@ export interface FuzzFixtures {
   collectionColumns: string[];
   batchTaskIds: string[];
   requestIds: string[];
+  /** Replays the owner started (getReplay, deploy's `replay`). */
+  replayIds: string[];
   /** Valid bodies by operation id (score inputs, batch requests, import documents, test cases; CSV texts for uploads). */
   bodies: Partial<Record<string, unknown[]>>;
 }
@@ -270,6 +272,7 @@ export class FuzzRequestGenerator {
       case 'batchTaskId': return fx.batchTaskIds;
       case 'collection_name': return fx.collections;
       case 'X-SCE-RequestId': return fx.requestIds;
+      case 'replayId': case 'replay': return fx.replayIds;
       default: return [];
     }
   }

@@ -1,0 +1,147 @@
+import type { Logger } from 'pino';
+import type { CompiledScenario, ScenarioEngine } from '../engine/index.js';
+import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import type { ResumableJobKind } from '../execution/execution-queue.js';
+import { toRunError } from '../execution/run-outcome.js';
+import type { DecisionRecordSummary, PortCapture } from '../records/decision-record.js';
+import type { DecisionRecordStore, RecordPage, RecordPosition } from '../records/decision-record-store-type.js';
+import { hashCacheKey } from '../scenarios/version-content.js';
+import { RecordedCalls } from './recorded-calls.js';
+import type { ReplayRecord } from './replay.js';
+import { ReplayReportBuilder, type CandidateOutcome } from './replay-report-builder.js';
+import type { ReplayStore } from './replay-store-type.js';
+import { RunWindow } from './run-window.js';
+
+export const REPLAY_JOB = 'replay.run';
+
+export interface ReplayJobData { replayId: string }
+
+export interface ReplayJobSettings {
+  /** Candidate runs in flight at once (the engine pool batches the runs that queue up, per crossing). */
+  concurrency: number;
+  /** Records read per query. */
+  pageSize: number;
+}
+
+/** What every report says, whatever its figures. */
+const STANDING_NOTES = [
+  'Lookups (DATA_LOOKUP nodes) read the collections as they are today, not as they were when the records were made.',
+  'Scenarios called by SCENARIO_CALL nodes ran their deployed version of today.',
+  'HTTP_CALL nodes got the answers recorded with each record; no call left the service.',
+];
+
+/** A page of records with the captures of those that have any. */
+interface LoadedPage {
+  records: DecisionRecordSummary[];
+  captures: Map<string, PortCapture[]>;
+  next: RecordPosition | null;
+}
+
+/**
+ * The worker side of a replay (one Agenda job per replay, through the execution queue): reads the
+ * chosen records a page at a time (the next page is read while the current one runs), runs the
+ * candidate on each with many runs in flight across page ends (RunWindow), serving HTTP calls from the
+ * record's captures, and folds each page's outcomes into the report in record order. Progress is
+ * stored after every page.
+ *
+ * A replay runs from scratch every time its job starts: a worker that died or stopped mid-replay
+ * leaves it to another worker, which starts again from the first record (the report is built in
+ * memory, so nothing of the interrupted run can be reused).
+ */
+export class ReplayJob implements ResumableJobKind<ReplayJobData> {
+  readonly name = REPLAY_JOB;
+  /** One replay per worker process at a time: a replay already keeps the engine pool busy. */
+  readonly concurrency = 1;
+
+  constructor(
+    private readonly store: ReplayStore,
+    private readonly records: DecisionRecordStore,
+    private readonly engine: ScenarioEngine,
+    private readonly settings: ReplayJobSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean> {
+    const replay = await this.store.find(replayId);
+    if (!replay || replay.state === 'FINISHED' || replay.state === 'FAILED') return true;
+    try {
+      return await this.replay(replay, stopping);
+    } catch (error) {
+      // An outage is the queue's to retry (the replay starts again); anything else ends the replay.
+      if (isDatabaseUnavailable(error)) throw error;
+      this.logger.error({ err: error, replayId }, 'replay failed');
+      await this.store.fail(replayId, `The replay stopped: ${(error as Error).message}`);
+      return true;
+    }
+  }
+
+  private async replay(replay: ReplayRecord, stopping: () => boolean): Promise<boolean> {
+    const document = await this.store.candidateDocument(replay.id);
+    if (!document) return true;
+    await this.store.markRunning(replay.id);
+    const compiled = this.engine.compile(hashCacheKey(replay.candidate.contentHash), document);
+    const report = new ReplayReportBuilder(replay.outputs, replay.sampleSize);
+    const window = new RunWindow(this.settings.concurrency);
+    // Pages are folded into the report one after another, in record order, off the dispatch path.
+    let folded: Promise<void> = Promise.resolve();
+    // A fold that failed (its progress write met an outage) stops the dispatching at the next page.
+    let foldFailure: { error: unknown } | undefined;
+    let read = 0;
+    let next: Promise<LoadedPage> | null = this.page(replay, undefined, Math.min(this.settings.pageSize, replay.limit));
+    try {
+      while (next) {
+        if (foldFailure) throw foldFailure.error;
+        const page: LoadedPage = await next;
+        read += page.records.length;
+        const left = replay.limit - read;
+        // Read the next page while this one runs.
+        next = page.next && left > 0 ? this.page(replay, page.next, Math.min(this.settings.pageSize, left)) : null;
+        // Never left unobserved: awaited at the next turn, or dropped only when this replay stops.
+        next?.catch(() => undefined);
+        const outcomes = page.records.map((record) => window.run(() => this.runCandidate(compiled, replay.ownerId, record, page.captures)));
+        folded = folded.then(async () => {
+          const settled = await Promise.all(outcomes);
+          page.records.forEach((record, k) => report.add(record, settled[k]));
+          await this.store.progress(replay.id, report.replayed, report.failed);
+        });
+        folded.catch((error: unknown) => {
+          foldFailure ??= { error };
+        });
+        await window.dispatched();
+        if (next && stopping()) {
+          await folded;
+          await this.store.requeue(replay.id);
+          return false;
+        }
+      }
+      await folded;
+    } finally {
+      // However this ends, no fold is left running unobserved.
+      await folded.catch(() => undefined);
+    }
+    const shortBy = replay.total - report.replayed;
+    const notes = shortBy > 0 ? [`${shortBy} record(s) matched when the replay was started but were deleted (retention) before it read them.`] : [];
+    await this.store.finish(replay.id, report.build([...STANDING_NOTES, ...notes]), report.replayed, report.replayed, report.failed);
+    this.logger.info({ replayId: replay.id, replayed: report.replayed, failed: report.failed }, 'replay finished');
+    return true;
+  }
+
+  private async page(replay: ReplayRecord, after: RecordPosition | undefined, size: number): Promise<LoadedPage> {
+    const page: RecordPage = await this.records.list(replay.scenarioId, replay.filter, after, size);
+    const withCaptures = page.records.filter((record) => record.captureCount > 0).map((record) => record.id);
+    return { records: page.records, next: page.next, captures: await this.records.capturesOf(replay.scenarioId, withCaptures) };
+  }
+
+  /** The candidate on one record's inputs; never throws (a failure is an outcome). */
+  private async runCandidate(compiled: CompiledScenario, ownerId: number, record: DecisionRecordSummary, captures: Map<string, PortCapture[]>): Promise<CandidateOutcome> {
+    const calls = new RecordedCalls(captures.get(record.id) ?? []);
+    const outcome = (result: CandidateOutcome['result'], error: CandidateOutcome['error']): CandidateOutcome => ({
+      result, error, unrecorded: calls.unrecorded, served: calls.served, requestDiffers: calls.requestDiffers,
+    });
+    try {
+      return outcome((await this.engine.run(compiled, record.inputs, { ownerId, portHooks: calls })).result, null);
+    } catch (error) {
+      return outcome(null, toRunError(error));
+    }
+  }
+}

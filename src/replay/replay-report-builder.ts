@@ -1,0 +1,215 @@
+import type { PortCallSite } from '../engine/index.js';
+import type { RunError } from '../execution/run-outcome.js';
+import type { DecisionRecordSummary } from '../records/decision-record.js';
+import { canonicalJson } from './canonical-json.js';
+import { DifferenceStats } from './difference-stats.js';
+import { siteKey } from './recorded-calls.js';
+import type { ReplayReport } from './replay.js';
+
+type OutputReport = ReplayReport['outputs'][number];
+type ReplayRun = ReplayReport['sample'][number];
+type Outcome = ReplayRun['old'];
+
+/** Distinct old → new pairs told apart per output; records of further pairs are only counted. */
+const MAX_TRACKED_PAIRS = 10_000;
+/** Pairs listed per output, most frequent first. */
+const MAX_LISTED_PAIRS = 500;
+/** Records that failed in one version only, listed. */
+const MAX_FAILURE_RUNS = 1000;
+
+/** How the candidate ended on one record. */
+export interface CandidateOutcome {
+  result: Record<string, unknown> | null;
+  error: RunError | null;
+  /** HTTP calls it made that the record has no recording for (the run is not compared). */
+  unrecorded: PortCallSite[];
+  served: number;
+  requestDiffers: number;
+}
+
+interface Transition {
+  from: unknown;
+  to: unknown;
+  count: number;
+}
+
+/** One compared output's matrix and, for numbers, its differences. */
+class OutputTally {
+  compared = 0;
+  changed = 0;
+  untrackedRecords = 0;
+  readonly pairs = new Map<string, Transition>();
+  readonly differences = new DifferenceStats();
+
+  constructor(readonly name: string) {}
+
+  add(oldValue: unknown, newValue: unknown, oldKey: string, newKey: string): void {
+    this.compared += 1;
+    if (oldKey !== newKey) this.changed += 1;
+    const key = `${oldKey}\u0000${newKey}`;
+    const pair = this.pairs.get(key);
+    if (pair) pair.count += 1;
+    else if (this.pairs.size < MAX_TRACKED_PAIRS) this.pairs.set(key, { from: oldValue ?? null, to: newValue ?? null, count: 1 });
+    else this.untrackedRecords += 1;
+    if (typeof oldValue === 'number' && typeof newValue === 'number' && Number.isFinite(oldValue) && Number.isFinite(newValue)) this.differences.add(oldValue, newValue);
+  }
+
+  report(): OutputReport {
+    const sorted = [...this.pairs.entries()].sort(([keyA, a], [keyB, b]) => b.count - a.count || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
+    const listed = sorted.slice(0, MAX_LISTED_PAIRS).map(([, pair]) => pair);
+    const left = sorted.slice(MAX_LISTED_PAIRS);
+    return {
+      name: this.name,
+      compared: this.compared,
+      changed: this.changed,
+      transitions: listed,
+      otherTransitions: { pairs: left.length, records: left.reduce((sum, [, pair]) => sum + pair.count, 0) + this.untrackedRecords },
+      differences: this.differences.summary(),
+    };
+  }
+}
+
+/**
+ * Builds a replay's report record by record, in the order records are read (newest first), holding
+ * only counters, the transition pairs, the numeric differences and the bounded lists — never the
+ * results of every record.
+ */
+export class ReplayReportBuilder {
+  replayed = 0;
+  /** Records the candidate failed on or could not replay (the status's `failed`). */
+  failed = 0;
+  private compared = 0;
+  private changed = 0;
+  private readonly outputs: OutputTally[];
+  private readonly failures = { onlyOld: 0, onlyNew: 0, both: 0, newErrorCodes: {} as Record<string, number>, runs: [] as ReplayRun[], truncated: false };
+  private unrecordedRecords = 0;
+  private readonly unrecordedSites = new Map<string, { nodeId: string; callPath: string[]; records: number }>();
+  private served = 0;
+  private requestDiffers = 0;
+  private maskedRecords = 0;
+  private readonly maskedVariables: Record<string, number> = {};
+  private readonly versions = new Map<string, number>();
+  private readonly sample: ReplayRun[] = [];
+
+  constructor(outputs: readonly string[], private readonly sampleSize: number) {
+    this.outputs = outputs.map((name) => new OutputTally(name));
+  }
+
+  add(record: DecisionRecordSummary, candidate: CandidateOutcome): void {
+    this.replayed += 1;
+    this.versions.set(record.version, (this.versions.get(record.version) ?? 0) + 1);
+    this.served += candidate.served;
+    this.requestDiffers += candidate.requestDiffers;
+    if (record.maskedInputs.length > 0) {
+      this.maskedRecords += 1;
+      for (const name of record.maskedInputs) this.maskedVariables[name] = (this.maskedVariables[name] ?? 0) + 1;
+    }
+    if (candidate.unrecorded.length > 0) {
+      this.failed += 1;
+      this.addUnrecorded(candidate.unrecorded);
+      return;
+    }
+    const oldFailed = record.state === 'FAILED';
+    const newFailed = candidate.error !== null;
+    if (newFailed) {
+      this.failed += 1;
+      const code = (candidate.error as RunError).code;
+      this.failures.newErrorCodes[code] = (this.failures.newErrorCodes[code] ?? 0) + 1;
+    }
+    if (oldFailed || newFailed) {
+      if (oldFailed && newFailed) {
+        this.failures.both += 1;
+        return;
+      }
+      if (oldFailed) this.failures.onlyOld += 1;
+      else this.failures.onlyNew += 1;
+      this.changed += 1;
+      const listed = this.failures.runs.length < MAX_FAILURE_RUNS;
+      if (!listed) this.failures.truncated = true;
+      if (!listed && this.sample.length >= this.sampleSize) return;
+      const run = sideBySide(record, candidate);
+      if (listed) this.failures.runs.push(run);
+      this.addToSample(run);
+      return;
+    }
+    this.compared += 1;
+    const oldResult = record.result ?? {};
+    const newResult = candidate.result ?? {};
+    let changed = false;
+    for (const output of this.outputs) {
+      const oldValue = oldResult[output.name];
+      const newValue = newResult[output.name];
+      const oldKey = canonicalJson(oldValue);
+      const newKey = canonicalJson(newValue);
+      if (oldKey !== newKey) changed = true;
+      output.add(oldValue, newValue, oldKey, newKey);
+    }
+    if (changed) {
+      this.changed += 1;
+      if (this.sample.length < this.sampleSize) this.addToSample(sideBySide(record, candidate));
+    }
+  }
+
+  /** The report; `notes` are added to the ones the figures call for. */
+  build(notes: readonly string[]): ReplayReport {
+    const versions = [...this.versions.entries()].sort(([a], [b]) => Number(a) - Number(b)).map(([version, count]) => `${version} (${count})`);
+    return {
+      replayed: this.replayed,
+      compared: this.compared,
+      changed: this.changed,
+      outputs: this.outputs.map((output) => output.report()),
+      failures: this.failures,
+      unrecorded: { records: this.unrecordedRecords, calls: [...this.unrecordedSites.values()].sort((a, b) => b.records - a.records) },
+      httpCalls: { served: this.served, requestDiffers: this.requestDiffers },
+      maskedInputs: { records: this.maskedRecords, variables: this.maskedVariables },
+      sample: this.sample,
+      notes: [
+        ...(versions.length > 0 ? [`Old values are what the recorded runs decided, by version: ${versions.join(', ')}.`] : []),
+        ...this.figureNotes(),
+        ...notes,
+      ],
+    };
+  }
+
+  private figureNotes(): string[] {
+    const notes: string[] = [];
+    if (this.unrecordedRecords > 0) {
+      notes.push(`${this.unrecordedRecords} record(s) were not compared: the candidate made HTTP calls their recordings have no answer for (see unrecorded); those calls were not made.`);
+    }
+    if (this.requestDiffers > 0) {
+      notes.push(`${this.requestDiffers} HTTP call(s) were sent with another method, URL or body than was recorded; they got the recorded answer all the same.`);
+    }
+    if (this.maskedRecords > 0) {
+      notes.push(`${this.maskedRecords} record(s) had pii inputs stored masked (${Object.keys(this.maskedVariables).join(', ')}): the candidate got the masked text in their place.`);
+    }
+    return notes;
+  }
+
+  private addUnrecorded(sites: PortCallSite[]): void {
+    this.unrecordedRecords += 1;
+    const seen = new Set<string>();
+    for (const site of sites) {
+      const key = siteKey(site.nodeId, site.callPath);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const entry = this.unrecordedSites.get(key);
+      if (entry) entry.records += 1;
+      else this.unrecordedSites.set(key, { nodeId: site.nodeId, callPath: [...site.callPath], records: 1 });
+    }
+  }
+
+  private addToSample(run: ReplayRun): void {
+    if (this.sample.length < this.sampleSize) this.sample.push(run);
+  }
+}
+
+function sideBySide(record: DecisionRecordSummary, candidate: CandidateOutcome): ReplayRun {
+  return {
+    recordId: record.id,
+    requestId: record.requestId,
+    beganAt: record.beganAt.toISOString(),
+    inputs: record.inputs,
+    old: { state: record.state, result: record.result, error: record.error as Outcome['error'] },
+    new: { state: candidate.error ? 'FAILED' : 'SUCCEEDED', result: candidate.result, error: candidate.error as Outcome['error'] },
+  };
+}

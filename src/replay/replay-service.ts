@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { components } from '../../generated/api-types.js';
+import type { ReplayConfig } from '../config/config.js';
+import type { ScenarioEngine } from '../engine/index.js';
+import { BadRequestError } from '../errors/bad-request-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import type { ExecutionQueue } from '../execution/execution-queue.js';
+import { jobStoreUnavailable } from '../execution/job-store-unavailable.js';
+import type { DecisionRecordStore, RecordFilter } from '../records/decision-record-store-type.js';
+import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
+import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
+import { hashCacheKey } from '../scenarios/version-content.js';
+import { REPLAY_JOB, type ReplayJobData } from './replay-job.js';
+import type { ReplayRecord } from './replay.js';
+import type { ReplayStore } from './replay-store-type.js';
+
+export type ReplayRequestDto = components['schemas']['ReplayRequest'];
+type ReplayDto = components['schemas']['Replay'];
+type RecordFilterDto = components['schemas']['RecordFilter'];
+
+/** Changed records shown side by side when the request does not say. */
+const DEFAULT_SAMPLE_SIZE = 20;
+
+/**
+ * The API side of replays: start one (checks, a snapshot of the candidate, the count of records it
+ * will take, one job) and read it. Who may: the scenario operations' one ownership rule.
+ */
+export class ReplayService {
+  constructor(
+    private readonly config: ReplayConfig,
+    private readonly scenarios: ScenarioAccess & ScenarioVersions,
+    private readonly store: ReplayStore,
+    private readonly records: DecisionRecordStore,
+    private readonly engine: ScenarioEngine,
+    private readonly queue: ExecutionQueue,
+  ) {}
+
+  async start(actor: ScenarioActor, requesterId: number, scenarioId: string, request: ReplayRequestDto): Promise<ReplayDto> {
+    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const limit = request.limit ?? this.config.maxRecords;
+    if (limit > this.config.maxRecords) {
+      throw new BadRequestError(`A replay takes at most ${this.config.maxRecords} records on this server (REPLAY_MAX_RECORDS); this one asks for ${limit}.`, 'VALIDATION_FAILED', [
+        { path: 'body.limit', message: `must be at most ${this.config.maxRecords}` },
+      ]);
+    }
+    const candidate = await this.scenarios.snapshot(scenario.id, request.candidateVersion);
+    if (!candidate) {
+      throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.candidateVersion}".`, 'VERSION_NOT_FOUND', [
+        { path: 'body.candidateVersion', message: 'is not a version of this scenario' },
+      ]);
+    }
+    // A candidate that does not compile is refused now (422 COMPILE_ERROR), not found out by the job.
+    this.engine.compile(hashCacheKey(candidate.contentHash), candidate.document);
+    // Records that begin after this moment never join the replay.
+    const filter = recordFilter(request.filter ?? {}, new Date());
+    const total = await this.records.count(scenario.id, filter, limit);
+    const id = randomUUID();
+    await this.store.insert({
+      id, scenarioId: scenario.id, ownerId: scenario.ownerId, requesterId, candidate: { label: candidate.label, versionId: candidate.versionId, contentHash: candidate.contentHash },
+      document: candidate.document, filter, outputs: request.outputs, limit, sampleSize: request.sampleSize ?? DEFAULT_SAMPLE_SIZE, total,
+    });
+    try {
+      await this.queue.enqueue<ReplayJobData>(REPLAY_JOB, { replayId: id });
+    } catch (error) {
+      await this.store.delete(id);
+      throw jobStoreUnavailable(error);
+    }
+    return replayDto((await this.store.find(id)) as ReplayRecord);
+  }
+
+  async get(actor: ScenarioActor, scenarioId: string, replayId: string): Promise<ReplayDto> {
+    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const replay = await this.store.find(replayId);
+    if (!replay || replay.scenarioId !== scenario.id) {
+      throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND');
+    }
+    return replayDto(replay);
+  }
+}
+
+/** The browse filter a request names, never reaching past `startedAt`. */
+function recordFilter(dto: RecordFilterDto, startedAt: Date): RecordFilter {
+  const to = dto.to === undefined ? startedAt : new Date(Math.min(Date.parse(dto.to), startedAt.getTime()));
+  return {
+    version: dto.version,
+    state: dto.state,
+    requestId: dto.requestId,
+    from: dto.from === undefined ? undefined : new Date(dto.from),
+    to,
+    outputs: dto.output,
+  };
+}
+
+function filterDto(filter: RecordFilter): RecordFilterDto {
+  const dto: RecordFilterDto = {};
+  if (filter.version !== undefined) dto.version = filter.version;
+  if (filter.state !== undefined) dto.state = filter.state;
+  if (filter.requestId !== undefined) dto.requestId = filter.requestId;
+  if (filter.from !== undefined) dto.from = filter.from.toISOString();
+  if (filter.to !== undefined) dto.to = filter.to.toISOString();
+  if (filter.outputs !== undefined) dto.output = filter.outputs;
+  return dto;
+}
+
+function replayDto(replay: ReplayRecord): ReplayDto {
+  return {
+    replayId: replay.id,
+    scenarioId: String(replay.scenarioId),
+    candidateVersion: replay.candidate.label,
+    state: replay.state,
+    total: replay.total,
+    done: replay.done,
+    failed: replay.failed,
+    outputs: replay.outputs,
+    filter: filterDto(replay.filter),
+    limit: replay.limit,
+    sampleSize: replay.sampleSize,
+    createdAt: replay.createdAt.toISOString(),
+    startedAt: replay.startedAt?.toISOString() ?? null,
+    finishedAt: replay.finishedAt?.toISOString() ?? null,
+    error: replay.error,
+    report: replay.report,
+  };
+}

@@ -1,0 +1,133 @@
+import type { Knex } from 'knex';
+import type { ScenarioDocument } from '../engine/index.js';
+import type { RecordFilter } from '../records/decision-record-store-type.js';
+import type { NewReplay, ReplayRecord, ReplayReport, ReplayState } from './replay.js';
+import type { ReplayStore } from './replay-store-type.js';
+
+const TABLE = 'replays';
+
+interface ReplayRow {
+  id: string;
+  scenario_id: number;
+  owner_id: number;
+  requester_id: number;
+  candidate_version: string;
+  candidate_version_id: number;
+  candidate_hash: string;
+  filter: string;
+  outputs: string;
+  record_limit: number;
+  sample_size: number;
+  state: ReplayState;
+  total: number;
+  done: number;
+  failed: number;
+  report: string | null;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** Every column but the candidate's document (only the job reads it). */
+const COLUMNS = [
+  'id', 'scenario_id', 'owner_id', 'requester_id', 'candidate_version', 'candidate_version_id', 'candidate_hash', 'filter', 'outputs',
+  'record_limit', 'sample_size', 'state', 'total', 'done', 'failed', 'report', 'error', 'created_at', 'started_at', 'finished_at',
+];
+
+/** A filter as JSON: dates as ISO text. */
+interface StoredFilter extends Omit<RecordFilter, 'from' | 'to'> {
+  from?: string;
+  to?: string;
+}
+
+/** Knex queries on replays; answers parsed records (JSON columns never leave this file). */
+export class MySqlReplayStore implements ReplayStore {
+  constructor(private readonly db: Knex) {}
+
+  async insert(replay: NewReplay): Promise<void> {
+    await this.db(TABLE).insert({
+      id: replay.id,
+      scenario_id: replay.scenarioId,
+      owner_id: replay.ownerId,
+      requester_id: replay.requesterId,
+      candidate_version: replay.candidate.label,
+      candidate_version_id: replay.candidate.versionId,
+      candidate_hash: replay.candidate.contentHash,
+      candidate_document: JSON.stringify(replay.document),
+      filter: JSON.stringify(storedFilter(replay.filter)),
+      outputs: JSON.stringify(replay.outputs),
+      record_limit: replay.limit,
+      sample_size: replay.sampleSize,
+      state: 'QUEUED',
+      total: replay.total,
+    });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db(TABLE).where({ id }).delete();
+  }
+
+  async find(id: string): Promise<ReplayRecord | undefined> {
+    const row = (await this.db(TABLE).where({ id }).first(COLUMNS)) as ReplayRow | undefined;
+    return row ? toReplay(row) : undefined;
+  }
+
+  async candidateDocument(id: string): Promise<ScenarioDocument | undefined> {
+    const row = (await this.db(TABLE).where({ id }).first('candidate_document')) as { candidate_document: string } | undefined;
+    return row ? (JSON.parse(row.candidate_document) as ScenarioDocument) : undefined;
+  }
+
+  async markRunning(id: string): Promise<void> {
+    await this.db(TABLE).where({ id }).update({ state: 'RUNNING', started_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
+  }
+
+  async progress(id: string, done: number, failed: number): Promise<void> {
+    await this.db(TABLE).where({ id }).update({ done, failed });
+  }
+
+  async requeue(id: string): Promise<void> {
+    await this.db(TABLE).where({ id }).update({ state: 'QUEUED', done: 0, failed: 0 });
+  }
+
+  async finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<void> {
+    await this.db(TABLE).where({ id }).update({ state: 'FINISHED', report: JSON.stringify(report), total, done, failed, finished_at: this.db.fn.now(3) });
+  }
+
+  async fail(id: string, error: string): Promise<void> {
+    await this.db(TABLE).where({ id }).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
+  }
+}
+
+function storedFilter(filter: RecordFilter): StoredFilter {
+  const { from, to, ...rest } = filter;
+  return { ...rest, ...(from ? { from: from.toISOString() } : {}), ...(to ? { to: to.toISOString() } : {}) };
+}
+
+function parsedFilter(text: string): RecordFilter {
+  const { from, to, ...rest } = JSON.parse(text) as StoredFilter;
+  return { ...rest, ...(from ? { from: new Date(from) } : {}), ...(to ? { to: new Date(to) } : {}) };
+}
+
+function toReplay(row: ReplayRow): ReplayRecord {
+  return {
+    id: row.id,
+    scenarioId: row.scenario_id,
+    ownerId: row.owner_id,
+    requesterId: row.requester_id,
+    candidate: { label: row.candidate_version, versionId: row.candidate_version_id, contentHash: row.candidate_hash },
+    filter: parsedFilter(row.filter),
+    outputs: JSON.parse(row.outputs) as string[],
+    limit: row.record_limit,
+    sampleSize: row.sample_size,
+    state: row.state,
+    total: row.total,
+    done: row.done,
+    failed: row.failed,
+    report: row.report === null ? null : (JSON.parse(row.report) as ReplayReport),
+    error: row.error,
+    createdAt: new Date(row.created_at),
+    startedAt: row.started_at === null ? null : new Date(row.started_at),
+    finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+  };
+}

@@ -1,0 +1,51 @@
+import type { components } from '../../generated/api-types.js';
+import type { ScenarioDocument } from '../engine/index.js';
+import type { RecordFilter } from '../records/decision-record-store-type.js';
+
+/** QUEUED until a worker takes it, RUNNING, then FINISHED (with its report) or FAILED (with why). */
+export type ReplayState = 'QUEUED' | 'RUNNING' | 'FINISHED' | 'FAILED';
+
+/** The report, as stored and answered (schema ReplayReport; built by ReplayReportBuilder). */
+export type ReplayReport = components['schemas']['ReplayReport'];
+
+/** The version a replay runs, exactly as it was when the replay was started. */
+export interface ReplayCandidate {
+  /** `develop` or a deployed version number. */
+  label: string;
+  versionId: number;
+  /** version-content.ts: what deploy compares with the content it deploys. */
+  contentHash: string;
+}
+
+/** What was asked: which records, which outputs compared, how many changed records shown. */
+export interface ReplayRequest {
+  /** The browse filters; `to` is at most the moment the replay was started. */
+  filter: RecordFilter;
+  outputs: string[];
+  limit: number;
+  sampleSize: number;
+}
+
+/** A replay as stored (without the candidate's document, which only the job reads). */
+export interface ReplayRecord extends ReplayRequest {
+  id: string;
+  scenarioId: number;
+  /** The scenario's owner: whose collections the candidate's lookups read. */
+  ownerId: number;
+  requesterId: number;
+  candidate: ReplayCandidate;
+  state: ReplayState;
+  total: number;
+  done: number;
+  failed: number;
+  report: ReplayReport | null;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** What starting a replay stores. */
+export type NewReplay = Pick<ReplayRecord, 'id' | 'scenarioId' | 'ownerId' | 'requesterId' | 'candidate' | 'filter' | 'outputs' | 'limit' | 'sampleSize' | 'total'> & {
+  document: ScenarioDocument;
+};
