@@ -1,6 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
+import { routes } from '../../../generated/routes.js';
+import { createRouteMatcher } from '../../../src/http/route-matching.js';
 import type { FuzzResponse } from './fuzz-client.js';
 import type { FuzzRequest } from './fuzz-requests.js';
 
@@ -9,7 +11,8 @@ import type { FuzzRequest } from './fuzz-requests.js';
  * `Error` schema whose `status` is the HTTP status; and an answer to a request that addresses an
  * operation has a status the operation declares and a body of the declared schema (a 404
  * `ROUTE_NOT_FOUND` or 405 `METHOD_NOT_ALLOWED` is always allowed: a mangled path may address
- * nothing, or another path of the spec).
+ * nothing). Which operation a mangled path addresses is decided by the service's own route-matching
+ * rule: `/api/scenario/1/records/` (an empty record id) is listDecisionRecords, not getDecisionRecord.
  */
 
 const SPEC_ID = 'urn:scenario-scoring:fuzz';
@@ -38,6 +41,7 @@ export class ResponseChecker {
   private readonly validateError: ValidateFunction;
   /** operationId → status → media type → validator (undefined: no body declared). */
   private readonly declared = new Map<string, Map<string, Map<string, ValidateFunction | undefined>>>();
+  private readonly matchRoute = createRouteMatcher(routes);
 
   constructor(spec: SpecDocument) {
     this.ajv = new Ajv2020({ allErrors: false, strict: false });
@@ -77,12 +81,14 @@ export class ResponseChecker {
       else if (body.status !== response.status) findings.push({ kind: 'error-schema', message: `body status ${String(body.status)} but HTTP status ${response.status}` });
     }
     if (response.status >= 500 || !request.addressesOperation || addressesNothing(response.status, errorCode)) return findings;
-    const media = this.declared.get(request.operationId)?.get(String(response.status));
+    // A path mangled into another operation's path (or none) is held to what it addresses.
+    const operationId = this.matchRoute(request.method.toUpperCase(), request.path)?.operationId ?? request.operationId;
+    const media = this.declared.get(operationId)?.get(String(response.status));
     if (!media) {
-      findings.push({ kind: 'undeclared-status', message: `${request.operationId} does not declare ${response.status}: ${excerpt(response.body)}` });
+      findings.push({ kind: 'undeclared-status', message: `${operationId} does not declare ${response.status}: ${excerpt(response.body)}` });
       return findings;
     }
-    if (response.status < 400) findings.push(...this.checkSuccess(request.operationId, response, type, media));
+    if (response.status < 400) findings.push(...this.checkSuccess(operationId, response, type, media));
     return findings;
   }
 
