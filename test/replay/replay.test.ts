@@ -22,8 +22,7 @@ let admin: TestUser;
 
 beforeAll(async () => {
   isolateJobStore('replay');
-  t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'] } });
-  t.config.replay.maxRecords = 5000;
+  t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'], replay: { maxRecords: 5000, concurrency: 64 } } });
   await t.services.execution.startWorker();
   alice = await t.newUser();
   bob = await t.newUser();
