@@ -1,6 +1,7 @@
 import type { TraceEntry } from '../engine/index.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { NOT_RECORDING, type RunRecorder, type RunRecording, type RunToRecord } from '../records/run-recorder.js';
 import type { DeployedScenario, DeployedScenarios } from '../scenarios/deployed-scenarios.js';
@@ -54,8 +55,9 @@ export class ScenarioRunner {
       const result = await this.run(deployed, inputs, ownerId, mode, record);
       return { state: 'SUCCEEDED', result, error: null, version: deployed.version, beganAt, endedAt: new Date() };
     } catch (error) {
-      // A dependency outage is not the run's outcome: the job fails and is tried again (retryWhileUnavailable).
-      if (error instanceof PortUnavailableError) throw error;
+      // A dependency outage (a lookup's, or reading the recording settings) is not the run's outcome:
+      // the job fails and is tried again (retryWhileUnavailable).
+      if (error instanceof PortUnavailableError || isDatabaseUnavailable(error)) throw error;
       return { state: 'FAILED', result: null, error: toRunError(error), version: deployed.version, beganAt, endedAt: new Date() };
     }
   }
