@@ -65,9 +65,9 @@ export class BatchService {
   }
 
   async status(caller: Caller, batchId: string): Promise<BatchStatus> {
-    const batch = await this.store.findBatch(batchId);
-    if (!batch || batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
-    const progress = await this.store.progress(batchId);
+    const found = await this.store.batchProgress(batchId);
+    if (!found || found.batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
+    const { batch, progress } = found;
     const finished = batch.finishedAt !== null;
     const completed = progress.succeeded + progress.failed;
     return {

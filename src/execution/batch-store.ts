@@ -68,6 +68,16 @@ interface BatchRow {
   finished_at: Date | null;
 }
 
+/** A part's progress columns, as batchProgress reads them next to its batch's (null when the batch has no parts). */
+interface PartProgressRow {
+  from_index: number | null;
+  to_index: number;
+  part_started_at: Date | null;
+  part_finished_at: Date | null;
+  succeeded: number;
+  failed: number;
+}
+
 interface ResultRow {
   id: string;
   element_index: number;
@@ -196,36 +206,41 @@ export class BatchStore {
   }
 
   /**
-   * Finished parts answer from their counts; only the results of unfinished parts are counted (a
-   * part never started has none), so a status costs about the same however many elements finished.
+   * The batch and its progress, in one query when no part is running (two when one is): finished
+   * parts answer from their counts, and only the results of started, unfinished parts are counted
+   * (a part never started has none), so a status costs about the same however many elements finished.
    */
-  async progress(batchId: string): Promise<BatchProgress> {
-    const parts = (await this.db('batch_chunks').where('batch_id', batchId).orderBy('from_index')
-      .select('from_index', 'to_index', 'started_at', 'finished_at', 'succeeded', 'failed')) as Array<{ from_index: number; to_index: number; started_at: Date | null; finished_at: Date | null; succeeded: number; failed: number }>;
+  async batchProgress(batchId: string): Promise<{ batch: BatchRecord; progress: BatchProgress } | undefined> {
+    const rows = (await this.db('batches as b').leftJoin('batch_chunks as c', 'c.batch_id', 'b.id').where('b.id', batchId).orderBy('c.from_index')
+      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at',
+        'c.from_index', 'c.to_index', { part_started_at: 'c.started_at', part_finished_at: 'c.finished_at' }, 'c.succeeded', 'c.failed')) as Array<BatchRow & PartProgressRow>;
+    if (rows.length === 0) return undefined;
     const progress: BatchProgress = { succeeded: 0, failed: 0, started: false };
-    const open: Array<[number, number]> = [];
-    for (const part of parts) {
-      if (part.started_at !== null) progress.started = true;
-      if (part.finished_at !== null) {
+    const running: Array<[number, number]> = [];
+    for (const part of rows) {
+      if (part.from_index === null) continue;
+      if (part.part_started_at !== null) progress.started = true;
+      if (part.part_finished_at !== null) {
         progress.succeeded += part.succeeded;
         progress.failed += part.failed;
-      } else if (open.length > 0 && open[open.length - 1][1] === part.from_index) {
-        open[open.length - 1][1] = part.to_index;
-      } else {
-        open.push([part.from_index, part.to_index]);
+      } else if (part.part_started_at !== null) {
+        const last = running[running.length - 1];
+        if (last && last[1] === part.from_index) last[1] = part.to_index;
+        else running.push([part.from_index, part.to_index]);
       }
     }
-    if (open.length === 0) return progress;
-    const counts = (await this.db('run_results').where('batch_id', batchId)
-      .andWhere((ranges) => {
-        for (const [from, to] of open) ranges.orWhere((range) => range.where('element_index', '>=', from).andWhere('element_index', '<', to));
-      })
-      .groupBy('state').select('state').count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
-    for (const { state, n } of counts) {
-      if (state === 'SUCCEEDED') progress.succeeded += Number(n);
-      else if (state === 'FAILED') progress.failed += Number(n);
+    if (running.length > 0) {
+      const counts = (await this.db('run_results').where('batch_id', batchId)
+        .andWhere((ranges) => {
+          for (const [from, to] of running) ranges.orWhere((range) => range.where('element_index', '>=', from).andWhere('element_index', '<', to));
+        })
+        .groupBy('state').select('state').count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
+      for (const { state, n } of counts) {
+        if (state === 'SUCCEEDED') progress.succeeded += Number(n);
+        else if (state === 'FAILED') progress.failed += Number(n);
+      }
     }
-    return progress;
+    return { batch: toBatch(rows[0]), progress };
   }
 
   async resultIds(batchId: string): Promise<string[]> {

@@ -18,6 +18,10 @@ const outcome = (state: 'SUCCEEDED' | 'FAILED'): ElementOutcome['outcome'] => (s
   ? { state, result: { ok: true }, error: null, version: '1', beganAt: new Date(), endedAt: new Date() }
   : { state, result: null, error: { code: 'SCRIPT_ERROR', message: "it's broken", nodeId: 'n' }, version: '1', beganAt: new Date(), endedAt: new Date() });
 
+async function progressOf(batchId: string) {
+  return (await store.batchProgress(batchId))?.progress;
+}
+
 async function newBatch(inputs: Array<Record<string, unknown>>, chunkSize: number): Promise<string> {
   const id = randomUUID();
   await store.insertBatch({ id, userId: alice.id, scenarioName: 'double', chunkSize, inputs });
@@ -37,26 +41,27 @@ describe('BatchStore', () => {
     expect(second?.batch).toMatchObject({ id: batchId, userId: alice.id, scenarioName: 'double', total: 7, chunkCount: 2, finishedAt: null });
   });
 
-  it('answers no chunk work for a batch that is gone', async () => {
+  it('answers no chunk work and no progress for a batch that is gone', async () => {
     expect(await store.chunkWork({ batchId: randomUUID(), from: 0, to: 5 })).toBeUndefined();
+    expect(await store.batchProgress(randomUUID())).toBeUndefined();
   });
 
   it('counts finished parts from their counts and unfinished ones from their stored results', async () => {
     const batchId = await newBatch(Array.from({ length: 9 }, (_, i) => ({ i })), 3);
     const batch = (await store.findBatch(batchId))!;
-    expect(await store.progress(batchId)).toEqual({ succeeded: 0, failed: 0, started: false });
+    expect(await progressOf(batchId)).toEqual({ succeeded: 0, failed: 0, started: false });
 
     await store.markStarted({ batchId, from: 0, to: 6 });
     await store.insertResults(batch, [{ index: 0, outcome: outcome('SUCCEEDED') }, { index: 1, outcome: outcome('FAILED') }, { index: 2, outcome: outcome('SUCCEEDED') }]);
     await store.insertResults(batch, [{ index: 3, outcome: outcome('FAILED') }]);
-    expect(await store.progress(batchId)).toEqual({ succeeded: 2, failed: 2, started: true });
+    expect(await progressOf(batchId)).toEqual({ succeeded: 2, failed: 2, started: true });
 
     await store.markPartFinished(batchId, { from: 0, to: 3 });
     const counted = await t.services.db('batch_chunks').where({ batch_id: batchId }).orderBy('from_index').select('succeeded', 'failed', 'finished_at');
     expect(counted.map((part: { succeeded: number; failed: number }) => [part.succeeded, part.failed])).toEqual([[2, 1], [0, 0], [0, 0]]);
     // The finished part now answers from its counts, even if its rows were to change.
     await t.services.db('run_results').where({ batch_id: batchId, element_index: 0 }).delete();
-    expect(await store.progress(batchId)).toEqual({ succeeded: 2, failed: 2, started: true });
+    expect(await progressOf(batchId)).toEqual({ succeeded: 2, failed: 2, started: true });
   });
 
   it('stores an element once, and a part run twice keeps its larger count', async () => {
@@ -68,7 +73,7 @@ describe('BatchStore', () => {
     await store.markPartFinished(batchId, { from: 0, to: 2 });
     const rows = await t.services.db('run_results').where({ batch_id: batchId }).select('state');
     expect(rows.map((row: { state: string }) => row.state)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
-    expect(await store.progress(batchId)).toEqual({ succeeded: 2, failed: 0, started: false });
+    expect(await progressOf(batchId)).toEqual({ succeeded: 2, failed: 0, started: false });
     expect(await store.finishIfComplete(batchId)).toBe(true);
   });
 
