@@ -88,5 +88,5 @@ export function healthChecks(services: Services): HealthChecks {
 /** The operations the fast lane serves (the execution hot paths), or undefined when SCORE_FAST_LANE=false. */
 export function fastLaneOperations(services: Services): AppDependencies['fastLane'] {
   if (!services.config.scoreFastLane) return undefined;
-  return executionOperations(services.execution.service);
+  return executionOperations(services.execution.service, services.execution.batches);
 }

@@ -4,6 +4,8 @@ import { streamResponse } from '../http/stream-response.js';
 import type { Services } from '../services.js';
 import { BATCH_RESULTS_MEDIA_TYPES, batchResultsPreamble, formatBatchResults, type BatchResultsFormat } from './batch-results-format.js';
 import type { BatchElementResult } from './batch-store.js';
+import { executionOperations } from './execution-operations.js';
+import { expressHandler } from './execution-routes.js';
 
 export type BatchOperation = 'submitBatch' | 'getBatchStatus' | 'getBatchResults';
 
@@ -33,9 +35,7 @@ export function createBatchHandlers(services: Services): Pick<OperationHandlers,
       response.status(202).json({ batchTaskId });
     },
 
-    async getBatchStatus(request, response) {
-      response.status(200).json(await batches.status(caller(request), request.params.batchTaskId as string));
-    },
+    getBatchStatus: expressHandler(executionOperations(services.execution.service, batches).getBatchStatus),
 
     async getBatchResults(request, response) {
       const outcome = await batches.results(caller(request), request.params.batchTaskId as string);

@@ -3,12 +3,13 @@ import type { OperationHandlers } from '../../generated/routes.js';
 import type { Services } from '../services.js';
 import { executionOperations, type ExecutionOperationCore, type HotOperation } from './execution-operations.js';
 
-export type ExecutionOperation = HotOperation;
+export type ExecutionOperation = Exclude<HotOperation, 'getBatchStatus'>;
 
 /** The headers the execution operations declare (the validator has checked them). */
 const DECLARED_HEADERS = ['x-sce-requestid', 'x-sce-callbackurl', 'x-sce-callbackretrycount', 'x-sce-callbackretrydelay'];
 
-function expressHandler(core: ExecutionOperationCore): RequestHandler {
+/** The Express entry point of a handler core (the fast lane is the other). */
+export function expressHandler(core: ExecutionOperationCore): RequestHandler {
   return async (request: Request, response: Response) => {
     const headers: Record<string, unknown> = {};
     for (const name of DECLARED_HEADERS) {
@@ -28,7 +29,7 @@ function expressHandler(core: ExecutionOperationCore): RequestHandler {
 
 /** The Express entry points of the execution hot paths (used when SCORE_FAST_LANE=false, or for requests the fast lane leaves to Express). */
 export function createExecutionHandlers(services: Services): Pick<OperationHandlers, ExecutionOperation> {
-  const cores = executionOperations(services.execution.service);
+  const cores = executionOperations(services.execution.service, services.execution.batches);
   return {
     scoreScenario: expressHandler(cores.scoreScenario),
     scoreAsync: expressHandler(cores.scoreAsync),
