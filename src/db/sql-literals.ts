@@ -50,16 +50,19 @@ function hexLiteral(bytes: Buffer): string {
   return bytes.length === 0 ? "''" : `X'${bytes.toString('hex')}'`;
 }
 
-/** The last date written and its literal: the rows of one statement mostly share their milliseconds. */
-let lastDate = { time: NaN, literal: '' };
+/** The 'YYYY-MM-DD HH:MM:SS text of the last second written: the dates of one statement mostly share it. */
+let lastSecond = { second: NaN, prefix: '' };
 
 /** A DATETIME/TIMESTAMP literal in UTC, milliseconds included (the connection's time zone is UTC, database.ts). */
 function dateLiteral(date: Date): string {
   const time = date.getTime();
-  if (time === lastDate.time) return lastDate.literal;
   if (!Number.isFinite(time)) throw new Error('Cannot write an invalid date to MySQL');
-  // toISOString is YYYY-MM-DDTHH:MM:SS.mmmZ for years 0–9999
-  const iso = date.toISOString();
-  lastDate = { time, literal: `'${iso.slice(0, 10)} ${iso.slice(11, 23)}'` };
-  return lastDate.literal;
+  const second = Math.floor(time / 1000);
+  if (second !== lastSecond.second) {
+    // toISOString is YYYY-MM-DDTHH:MM:SS.mmmZ for years 0–9999
+    const iso = date.toISOString();
+    lastSecond = { second, prefix: `'${iso.slice(0, 10)} ${iso.slice(11, 19)}.` };
+  }
+  const millis = time - second * 1000;
+  return `${lastSecond.prefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}'`;
 }

@@ -3,14 +3,14 @@ import type { RunError, RunOutcome } from './run-outcome.js';
 
 /** The run_results columns that hold a finished run's outcome, and back: shared by the run and batch stores. */
 
-/** The run_results columns of a finished run's outcome, in the order outcomeValues answers them. */
+/** The run_results columns of a finished run's outcome, in the order finishedRunValues answers them (after RUN_IDENTITY_COLUMNS). */
 export const OUTCOME_COLUMNS = ['state', 'result', 'error_code', 'error_message', 'error_details', 'version', 'started_at', 'finished_at'] as const;
 
-/** The run_results columns that identify a stored run, in the order runValues answers them (before the outcome's). */
+/** The run_results columns that identify a stored run, in the order finishedRunValues answers them. */
 export const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index'] as const;
 
-/** The values of OUTCOME_COLUMNS for an outcome: its result and error as JSON text. */
-export function outcomeValues(outcome: RunOutcome): SqlValue[] {
+/** One finished run as a row of RUN_IDENTITY_COLUMNS followed by OUTCOME_COLUMNS (the result and error as JSON text). */
+export function finishedRunValues(run: { id: string; userId: number; requestId: string; scenarioName: string; batchId: string | null; elementIndex: number | null }, outcome: RunOutcome): SqlValue[] {
   const { error } = outcome;
   let details: string | null = null;
   if (error) {
@@ -18,20 +18,10 @@ export function outcomeValues(outcome: RunOutcome): SqlValue[] {
     details = Object.keys(rest).length > 0 ? JSON.stringify(rest) : null;
   }
   return [
-    outcome.state,
-    outcome.result ? JSON.stringify(outcome.result) : null,
-    error?.code ?? null,
-    error?.message ?? null,
-    details,
-    outcome.version,
-    outcome.beganAt,
-    outcome.endedAt,
+    run.id, run.userId, run.requestId, run.scenarioName, run.batchId, run.elementIndex,
+    outcome.state, outcome.result ? JSON.stringify(outcome.result) : null, error?.code ?? null, error?.message ?? null, details,
+    outcome.version, outcome.beganAt, outcome.endedAt,
   ];
-}
-
-/** One finished run as a row of RUN_IDENTITY_COLUMNS followed by OUTCOME_COLUMNS. */
-export function finishedRunValues(run: { id: string; userId: number; requestId: string; scenarioName: string; batchId: string | null; elementIndex: number | null }, outcome: RunOutcome): SqlValue[] {
-  return [run.id, run.userId, run.requestId, run.scenarioName, run.batchId, run.elementIndex, ...outcomeValues(outcome)];
 }
 
 /** The SQL that inserts finished runs (RUN_IDENTITY_COLUMNS + OUTCOME_COLUMNS rows), with `onDuplicate` (an ON DUPLICATE KEY clause). */

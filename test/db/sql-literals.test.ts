@@ -43,6 +43,12 @@ describe('SQL literals of multi-row inserts', () => {
     ]);
   });
 
+  it('writes milliseconds with their leading zeros', async () => {
+    const dates = ['2026-11-23T07:19:17.005Z', '2026-11-23T07:19:17.050Z', '2026-11-23T07:19:17.000Z', '2026-11-23T07:19:18.999Z'].map((text) => new Date(text));
+    const rows = await roundTrip(dates.map((at, index) => [index, null, null, at, null, null]));
+    expect(rows.map((row) => row.at)).toEqual(dates);
+  });
+
   it('never writes a quote or backslash outside a hexadecimal literal', () => {
     for (const text of ["it's", 'a\\b', 'nul\0']) expect(sqlLiteral(text)).toMatch(/^X'[0-9a-f]+'$/);
     expect(sqlLiteral('plain "json" text')).toBe(`'plain "json" text'`);
