@@ -207,6 +207,41 @@ function mariadbPids(): number[] {
   }
 }
 
+const ASYNC_WINDOW_SECONDS = 10;
+type StoredRun = { request_id: string; created_at: Date; started_at: Date | null; finished_at: Date | null };
+
+/**
+ * Where async runs spent their time, p50/p99 of each stage: submit to the row's insert (group commit),
+ * row to claimed by a worker (job saved, picked up, claimed), claimed to finished (engine), and, for the
+ * runs a client polled, finished to seen by the client (outcome written, next poll).
+ */
+function asyncStages(rows: StoredRun[], submittedAt: Map<string, number>, observedById: Map<string, number>): string {
+  const stage = (name: string, values: number[]) => `${name} p50 ${fixed(percentile(values, 50))} / p99 ${fixed(percentile(values, 99))} ms`;
+  const time = (date: Date | null) => (date ? new Date(date).getTime() : NaN);
+  const done = rows.filter((row) => row.started_at && row.finished_at);
+  return [
+    stage('submit→stored row', done.map((row) => time(row.created_at) - (submittedAt.get(row.request_id) ?? NaN))),
+    stage('row→claimed', done.map((row) => time(row.started_at) - time(row.created_at))),
+    stage('claimed→finished', done.map((row) => time(row.finished_at) - time(row.started_at))),
+    stage('finished→seen by the client', done.filter((row) => observedById.has(row.request_id))
+      .map((row) => (submittedAt.get(row.request_id) ?? NaN) + (observedById.get(row.request_id) ?? NaN) - time(row.finished_at))),
+  ].join('; ');
+}
+
+/** The p99 of submit-to-stored-result latency in each window of the sustained run (is the tail spread out, or one stretch?). */
+function asyncTimeline(rows: StoredRun[], submittedAt: Map<string, number>, wallStart: number): string {
+  const windows = new Map<number, number[]>();
+  for (const row of rows) {
+    const submitted = submittedAt.get(row.request_id);
+    if (submitted === undefined || !row.finished_at) continue;
+    const window = Math.floor((submitted - wallStart) / (ASYNC_WINDOW_SECONDS * 1000));
+    const values = windows.get(window) ?? [];
+    values.push(new Date(row.finished_at).getTime() - submitted);
+    windows.set(window, values);
+  }
+  return [...windows.entries()].sort(([a], [b]) => a - b).map(([, values]) => fixed(percentile(values, 99), 0)).join(', ') + ' ms';
+}
+
 interface Goal { name: string; measured: string; met: boolean }
 const goals: Goal[] = [];
 const goal = (name: string, measured: string, met: boolean) => goals.push({ name, measured, met });
@@ -332,6 +367,7 @@ async function main(): Promise<void> {
       const rate = Number(process.env.BENCH_ASYNC_RATE ?? Math.round(ASYNC_SHARE * ceiling.rps));
       const submittedAt = new Map<string, number>();
       const observed: number[] = [];
+      const observedById = new Map<string, number>();
       let submitErrors = 0;
       const submitErrorKinds = new Map<string, number>();
       let pollErrors = 0;
@@ -339,7 +375,11 @@ async function main(): Promise<void> {
       const pollClosely = async (requestId: string, started: number) => {
         for (let tries = 0; tries < 3000; tries += 1) {
           const res = await send('GET', `/api/scenario/code/scoreasyncresult/${SCENARIO}`, { ...token, 'x-sce-requestid': requestId }).catch(() => ({ status: 0 }));
-          if (res.status === 200) { observed.push(performance.now() - started); return; }
+          if (res.status === 200) {
+            observed.push(performance.now() - started);
+            observedById.set(requestId, performance.now() - started);
+            return;
+          }
           if (res.status !== 202) { pollErrors += 1; return; }
           await sleep(10);
         }
@@ -375,9 +415,9 @@ async function main(): Promise<void> {
       const submitSeconds = (performance.now() - loadStart) / 1000;
       await Promise.all(pending);
       // Every run's stored result: wait (bounded) until all are stored, then read finished_at.
-      let rows: Array<{ request_id: string; state: string; finished_at: Date | null }> = [];
+      let rows: Array<{ request_id: string; state: string; created_at: Date; started_at: Date | null; finished_at: Date | null }> = [];
       for (let i = 0; i < 120; i += 1) {
-        rows = await db('run_results').where('user_id', user.id).where('request_id', 'like', 'load-%').where('created_at', '>=', new Date(wallStart - 1000)).select('request_id', 'state', 'finished_at');
+        rows = await db('run_results').where('user_id', user.id).where('request_id', 'like', 'load-%').where('created_at', '>=', new Date(wallStart - 1000)).select('request_id', 'state', 'created_at', 'started_at', 'finished_at');
         if (rows.length === sent && rows.every((row) => row.finished_at)) break;
         await sleep(500);
       }
@@ -389,6 +429,8 @@ async function main(): Promise<void> {
       report(`async sustained: ${sent} submitted in ${fixed(submitSeconds)} s = ${fixed(offered, 0)}/s (target ${rate}/s = ${ASYNC_SHARE * 100} % of the ceiling); submit errors ${submitErrors}, poll errors ${pollErrors}; ${succeeded}/${sent} runs stored SUCCEEDED`);
       report(`  submit to result, as seen by a client polling every 10 ms (1 run in ${SAMPLE_EVERY}, ${observed.length} runs): p50 ${fixed(percentile(observed, 50))} ms, p99 ${fixed(percentile(observed, 99))} ms`);
       report(`  submit to stored result (finished_at − submit time, every run): p50 ${fixed(percentile(stored, 50))} ms, p99 ${fixed(percentile(stored, 99))} ms`);
+      report(`  stages, every run: ${asyncStages(rows, submittedAt, observedById)}`);
+      report(`  p99 of submit to stored result per ${ASYNC_WINDOW_SECONDS} s of the run: ${asyncTimeline(rows, submittedAt, wallStart)}`);
       report(`  job-store keys under the bench prefix: ${keysBefore} before, ${keysAfter} after (finished jobs are removed)`);
       for (const [kind, count] of submitErrorKinds) report(`  submit error ×${count}: ${kind}`);
       const complete = submitErrors === 0 && pollErrors === 0 && succeeded === sent && offered >= 0.97 * rate;

@@ -40,7 +40,7 @@ export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv 
     lockLifetimeMs: readInt(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 100),
     processEveryMs: readInt(env, 'JOB_POLL_MS', 5_000, 10),
     runConcurrency: readInt(env, 'WORKER_RUN_CONCURRENCY', Math.max(config.workerConcurrency, 1), 1),
-    chunkConcurrency: readInt(env, 'WORKER_CHUNK_CONCURRENCY', 2, 1),
+    chunkConcurrency: readInt(env, 'WORKER_CHUNK_CONCURRENCY', 4, 1),
     elementConcurrency: Math.max(Math.min(config.workerConcurrency, 64), 1),
     callbackConcurrency: readInt(env, 'WORKER_CALLBACK_CONCURRENCY', 32, 1),
     stalledAfterMs: readInt(env, 'STALLED_WORK_AFTER_SECONDS', 300, 1) * 1000,
