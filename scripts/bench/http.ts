@@ -385,6 +385,7 @@ async function main(): Promise<void> {
         }
         pollErrors += 1;
       };
+      const asyncCpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: mariadbPids(), 'this bench': [process.pid] });
       const loadStart = performance.now();
       const wallStart = Date.now();
       let sent = 0;
@@ -414,6 +415,7 @@ async function main(): Promise<void> {
       }
       const submitSeconds = (performance.now() - loadStart) / 1000;
       await Promise.all(pending);
+      const asyncCpuUsed = asyncCpu.report();
       // Every run's stored result: wait (bounded) until all are stored, then read finished_at.
       let rows: Array<{ request_id: string; state: string; created_at: Date; started_at: Date | null; finished_at: Date | null }> = [];
       for (let i = 0; i < 120; i += 1) {
@@ -429,6 +431,7 @@ async function main(): Promise<void> {
       report(`async sustained: ${sent} submitted in ${fixed(submitSeconds)} s = ${fixed(offered, 0)}/s (target ${rate}/s = ${ASYNC_SHARE * 100} % of the ceiling); submit errors ${submitErrors}, poll errors ${pollErrors}; ${succeeded}/${sent} runs stored SUCCEEDED`);
       report(`  submit to result, as seen by a client polling every 10 ms (1 run in ${SAMPLE_EVERY}, ${observed.length} runs): p50 ${fixed(percentile(observed, 50))} ms, p99 ${fixed(percentile(observed, 99))} ms`);
       report(`  submit to stored result (finished_at − submit time, every run): p50 ${fixed(percentile(stored, 50))} ms, p99 ${fixed(percentile(stored, 99))} ms`);
+      report(`  CPU time used while submitting and polling: ${asyncCpuUsed}`);
       report(`  stages, every run: ${asyncStages(rows, submittedAt, observedById)}`);
       report(`  p99 of submit to stored result per ${ASYNC_WINDOW_SECONDS} s of the run: ${asyncTimeline(rows, submittedAt, wallStart)}`);
       report(`  job-store keys under the bench prefix: ${keysBefore} before, ${keysAfter} after (finished jobs are removed)`);
