@@ -20,9 +20,15 @@
  *      database (submit to finished_at); job-store keys counted before and after.
  * Processes: one API process (RUN_WORKER=false) and BENCH_WORKERS worker processes (default 1,
  * `src/worker.ts`). The machine must be otherwise idle for the figures to mean anything.
+ * BENCH_ONLY (comma-separated: sync, batch, results, async; default all) runs some parts only, for
+ * profiling one of them; the goals of the parts left out are not printed. BENCH_NODE_ARGS (space-separated,
+ * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the API and worker processes. BENCH_PHASES=1
+ * runs them at LOG_LEVEL=debug and prints where the measured batch's time went (their 'batch submitted'
+ * and 'batch chunk done' lines).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -58,6 +64,10 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const SCENARIO = 'credit';
 /** Every this many async submissions, one is polled closely for its client-observed latency. */
 const SAMPLE_EVERY = 10;
+const PHASES = process.env.BENCH_PHASES === '1';
+/** The debug lines of the batch path (BENCH_PHASES=1), as the service processes log them. */
+const phaseLines: Array<Record<string, unknown>> = [];
+const PARTS = new Set((process.env.BENCH_ONLY ?? 'sync,batch,results,async').split(',').map((part) => part.trim()));
 
 const children: ChildProcess[] = [];
 // However this process ends (an error, a closed stdout pipe), it takes its service processes with it.
@@ -69,16 +79,48 @@ process.on('exit', () => {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 function startProcess(script: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: ROOT,
     env: {
       ...process.env, NODE_OPTIONS: '', APP_ENV: 'local', LOG_LEVEL: 'warn', DATABASE_URL, JOBS_URL, JOBS_KEY_PREFIX: PREFIX,
-      LIMIT_BATCH_ELEMENTS: String(Math.max(BATCH_ELEMENTS, RESULTS_ELEMENTS, 100_000)), ...env,
+      LIMIT_BATCH_ELEMENTS: String(Math.max(BATCH_ELEMENTS, RESULTS_ELEMENTS, 100_000)), ...(PHASES ? { LOG_LEVEL: 'debug' } : {}), ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', PHASES ? 'pipe' : 'ignore', 'inherit'],
   });
+  if (child.stdout) collectPhaseLines(child.stdout);
   children.push(child);
   return child;
+}
+
+function collectPhaseLines(stdout: NodeJS.ReadableStream): void {
+  let rest = '';
+  stdout.setEncoding('utf8');
+  stdout.on('data', (text: string) => {
+    const lines = (rest + text).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.includes('"batch submitted"') && !line.includes('"batch chunk done"')) continue;
+      try {
+        phaseLines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+}
+
+/** Where one batch's time went, from the service's debug lines (BENCH_PHASES=1). */
+function phaseReport(batchId: string): string {
+  const lines = phaseLines.filter((line) => line.batchId === batchId);
+  const submit = lines.find((line) => line.msg === 'batch submitted');
+  const chunks = lines.filter((line) => line.msg === 'batch chunk done');
+  const phase = (name: string) => {
+    const values = chunks.map((line) => Number(line[`${name}Ms`] ?? 0));
+    return `${name} p50 ${fixed(percentile(values, 50))} ms, max ${fixed(Math.max(...values))} ms, sum ${fixed(values.reduce((a, b) => a + b, 0), 0)} ms`;
+  };
+  const head = submit ? `submit: resolve ${submit.resolveMs} ms, store ${submit.storeMs} ms, enqueue ${submit.enqueueMs} ms` : 'submit: no line';
+  return `${head}; ${chunks.length} chunk jobs: ${['load', 'run', 'storeWait', 'finish'].map(phase).join('; ')}`;
 }
 
 const BARE_SERVER = `
@@ -173,6 +215,76 @@ async function recordsStored(db: Knex, scenarioId: number, since: Date, expected
   return { stored, expected };
 }
 
+/** CPU time (user + system, all threads) of processes between its creation and report(), from /proc (Linux). */
+class CpuMeter {
+  private readonly start: Map<string, number>;
+  constructor(private readonly groups: Record<string, Array<number | undefined>>) {
+    this.start = new Map(Object.entries(groups).map(([name, pids]) => [name, cpuMillis(pids)]));
+  }
+
+  report(): string {
+    return Object.entries(this.groups).map(([name, pids]) => `${name} ${fixed(cpuMillis(pids) - (this.start.get(name) ?? 0), 0)} ms`).join(', ');
+  }
+}
+
+function cpuMillis(pids: Array<number | undefined>): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // fields after the command's closing parenthesis: utime is the 12th, stime the 13th (clock ticks of 10 ms)
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // not on Linux, or the process is gone
+    }
+  }
+  return ticks * 10;
+}
+
+function mariadbPids(): number[] {
+  try {
+    return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number)
+      .filter((pid) => { try { return /^(mariadbd|mysqld)$/.test(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()); } catch { return false; } });
+  } catch {
+    return [];
+  }
+}
+
+const ASYNC_WINDOW_SECONDS = 10;
+type StoredRun = { request_id: string; created_at: Date; started_at: Date | null; finished_at: Date | null };
+
+/**
+ * Where async runs spent their time, p50/p99 of each stage: submit to the row's insert (group commit),
+ * row to claimed by a worker (job saved, picked up, claimed), claimed to finished (engine), and, for the
+ * runs a client polled, finished to seen by the client (outcome written, next poll).
+ */
+function asyncStages(rows: StoredRun[], submittedAt: Map<string, number>, observedById: Map<string, number>): string {
+  const stage = (name: string, values: number[]) => `${name} p50 ${fixed(percentile(values, 50))} / p99 ${fixed(percentile(values, 99))} ms`;
+  const time = (date: Date | null) => (date ? new Date(date).getTime() : NaN);
+  const done = rows.filter((row) => row.started_at && row.finished_at);
+  return [
+    stage('submit→stored row', done.map((row) => time(row.created_at) - (submittedAt.get(row.request_id) ?? NaN))),
+    stage('row→claimed', done.map((row) => time(row.started_at) - time(row.created_at))),
+    stage('claimed→finished', done.map((row) => time(row.finished_at) - time(row.started_at))),
+    stage('finished→seen by the client', done.filter((row) => observedById.has(row.request_id))
+      .map((row) => (submittedAt.get(row.request_id) ?? NaN) + (observedById.get(row.request_id) ?? NaN) - time(row.finished_at))),
+  ].join('; ');
+}
+
+/** The p99 of submit-to-stored-result latency in each window of the sustained run (is the tail spread out, or one stretch?). */
+function asyncTimeline(rows: StoredRun[], submittedAt: Map<string, number>, wallStart: number): string {
+  const windows = new Map<number, number[]>();
+  for (const row of rows) {
+    const submitted = submittedAt.get(row.request_id);
+    if (submitted === undefined || !row.finished_at) continue;
+    const window = Math.floor((submitted - wallStart) / (ASYNC_WINDOW_SECONDS * 1000));
+    const values = windows.get(window) ?? [];
+    values.push(new Date(row.finished_at).getTime() - submitted);
+    windows.set(window, values);
+  }
+  return [...windows.entries()].sort(([a], [b]) => a - b).map(([, values]) => fixed(percentile(values, 99), 0)).join(', ') + ' ms';
+}
+
 interface Goal { name: string; measured: string; met: boolean }
 const goals: Goal[] = [];
 const goal = (name: string, measured: string, met: boolean) => goals.push({ name, measured, met });
@@ -235,57 +347,64 @@ async function main(): Promise<void> {
     const body = JSON.stringify(inputs[0]);
     const check = await send('POST', `/api/scenario/code/remote/score?name=${SCENARIO}`, token, inputs[0]);
     if (check.status !== 200) throw new Error(`sync score answered ${check.status}: ${check.text}`);
-    await cannon(BARE_PORT, user.scoreToken, body).catch(() => undefined); // warm-up (short runs are noisy)
-    const ceiling = await cannon(BARE_PORT, user.scoreToken, body);
+    // The ceiling is measured whenever a part needs it (sync, and async without BENCH_ASYNC_RATE).
+    const needsCeiling = PARTS.has('sync') || (PARTS.has('async') && process.env.BENCH_ASYNC_RATE === undefined);
+    let ceiling = { rps: NaN, p50: NaN, p99: NaN, non2xx: 0 };
+    if (needsCeiling) {
+      await cannon(BARE_PORT, user.scoreToken, body).catch(() => undefined); // warm-up (short runs are noisy)
+      ceiling = await cannon(BARE_PORT, user.scoreToken, body);
+    }
     bareChild.kill('SIGTERM');
-    await cannon(API_PORT, user.scoreToken, body);
-    // Recording off and on (the default: every sync run recorded), alternating, so drift of a loaded machine hits both.
-    const runs: Record<'off' | 'on', CannonResult[]> = { off: [], on: [] };
-    const comparedFrom = new Date();
-    for (const recording of ['off', 'on', 'off', 'on'] as const) {
-      await setRecording(db, Number(scenarioId), recording === 'on');
-      runs[recording].push(await cannon(API_PORT, user.scoreToken, body));
-    }
-    const [unrecorded, sync] = [mean(runs.off), mean(runs.on)];
-    const recorded = await recordsStored(db, Number(scenarioId), comparedFrom, runs.on.reduce((sum, run) => sum + run.ok, 0));
-    report(`sync score (64 connections, ${SYNC_SECONDS} s, 1 process; recording every run, mean of 2): ${fixed(sync.rps, 0)} req/s, p50 ${sync.p50} ms, p99 ${sync.p99} ms, non-2xx ${sync.non2xx}`);
-    report(`sync score, recording off (same run, mean of 2):   ${fixed(unrecorded.rps, 0)} req/s, p50 ${unrecorded.p50} ms, p99 ${unrecorded.p99} ms, non-2xx ${unrecorded.non2xx}`);
-    report(`  decision records stored: ${recorded.stored} of the ${recorded.expected} runs answered while recording (${recorded.expected - recorded.stored} missing)`);
-    report(`bare Express ceiling (same run):     ${fixed(ceiling.rps, 0)} req/s, p50 ${ceiling.p50} ms, p99 ${ceiling.p99} ms`);
-    const kept = sync.rps / unrecorded.rps;
-    goal('sync score with recording ≥ 90 % of recording off', `${fixed(100 * kept)} % (${recorded.stored}/${recorded.expected} recorded)`, kept >= 0.9 && recorded.stored === recorded.expected && sync.non2xx === 0);
-    const share = sync.rps / ceiling.rps;
-    const tail = sync.p99 / Math.max(ceiling.p99, 1);
-    goal('sync score ≥ 80 % of bare Express req/s', `${fixed(100 * share)} %`, share >= 0.8 && sync.non2xx === 0);
-    goal('sync score p99 ≤ 1.5× bare Express p99', `${fixed(tail, 2)}× (${sync.p99} vs ${ceiling.p99} ms)`, tail <= 1.5);
+    if (PARTS.has('sync')) {
+      await cannon(API_PORT, user.scoreToken, body);
+      // Recording off and on (the default: every sync run recorded), alternating, so drift of a loaded machine hits both.
+      const runs: Record<'off' | 'on', CannonResult[]> = { off: [], on: [] };
+      const comparedFrom = new Date();
+      for (const recording of ['off', 'on', 'off', 'on'] as const) {
+        await setRecording(db, Number(scenarioId), recording === 'on');
+        runs[recording].push(await cannon(API_PORT, user.scoreToken, body));
+      }
+      const [unrecorded, sync] = [mean(runs.off), mean(runs.on)];
+      const recorded = await recordsStored(db, Number(scenarioId), comparedFrom, runs.on.reduce((sum, run) => sum + run.ok, 0));
+      report(`sync score (64 connections, ${SYNC_SECONDS} s, 1 process; recording every run, mean of 2): ${fixed(sync.rps, 0)} req/s, p50 ${sync.p50} ms, p99 ${sync.p99} ms, non-2xx ${sync.non2xx}`);
+      report(`sync score, recording off (same run, mean of 2):   ${fixed(unrecorded.rps, 0)} req/s, p50 ${unrecorded.p50} ms, p99 ${unrecorded.p99} ms, non-2xx ${unrecorded.non2xx}`);
+      report(`  decision records stored: ${recorded.stored} of the ${recorded.expected} runs answered while recording (${recorded.expected - recorded.stored} missing)`);
+      report(`bare Express ceiling (same run):     ${fixed(ceiling.rps, 0)} req/s, p50 ${ceiling.p50} ms, p99 ${ceiling.p99} ms`);
+      const kept = sync.rps / unrecorded.rps;
+      goal('sync score with recording ≥ 90 % of recording off', `${fixed(100 * kept)} % (${recorded.stored}/${recorded.expected} recorded)`, kept >= 0.9 && recorded.stored === recorded.expected && sync.non2xx === 0);
+      const share = sync.rps / ceiling.rps;
+      const tail = sync.p99 / Math.max(ceiling.p99, 1);
+      goal('sync score ≥ 80 % of bare Express req/s', `${fixed(100 * share)} %`, share >= 0.8 && sync.non2xx === 0);
+      goal('sync score p99 ≤ 1.5× bare Express p99', `${fixed(tail, 2)}× (${sync.p99} vs ${ceiling.p99} ms)`, tail <= 1.5);
 
-    // 1b. The same with metrics on, against the process above (metrics off), interleaved: on, off, on, off, …
-    const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: 'true', METRICS_PORT: String(METRICS_PORT) });
-    await waitUntilUp(METRICS_API_PORT);
-    await cannon(METRICS_API_PORT, user.scoreToken, body); // warm-up
-    const off = [sync];
-    const on: Array<{ rps: number; p99: number }> = [];
-    for (let round = 0; round < METRICS_ROUNDS; round += 1) {
-      on.push(await cannon(METRICS_API_PORT, user.scoreToken, body));
-      if (round > 0) off.push(await cannon(API_PORT, user.scoreToken, body));
+      // 1b. The same with metrics on, against the process above (metrics off), interleaved: on, off, on, off, …
+      const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: 'true', METRICS_PORT: String(METRICS_PORT) });
+      await waitUntilUp(METRICS_API_PORT);
+      await cannon(METRICS_API_PORT, user.scoreToken, body); // warm-up
+      const off = [sync];
+      const on: Array<{ rps: number; p99: number }> = [];
+      for (let round = 0; round < METRICS_ROUNDS; round += 1) {
+        on.push(await cannon(METRICS_API_PORT, user.scoreToken, body));
+        if (round > 0) off.push(await cannon(API_PORT, user.scoreToken, body));
+      }
+      const median = (runs: Array<{ rps: number }>) => percentile(runs.map((run) => run.rps), 50);
+      const metricsRatio = median(on) / median(off);
+      report(`sync score, metrics on vs off (${METRICS_ROUNDS} runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => run.p99).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => run.p99).join(', ')} ms); ratio of the medians ${fixed(metricsRatio, 3)}`);
+      const scrapeStarted = performance.now();
+      const scraped = await new Promise<string>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics', agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        }).on('error', reject);
+      });
+      const counted = /scoring_runs_total\{[^}]*mode="sync",outcome="succeeded"\} (\d+)/.exec(scraped)?.[1];
+      report(`  one scrape: ${fixed(performance.now() - scrapeStarted)} ms, ${fixed(scraped.length / 1024)} KiB; scoring_runs_total (sync, succeeded) = ${counted}`);
+      goal('sync score with metrics on ≥ 95 % of metrics off', `${fixed(100 * metricsRatio)} %`, metricsRatio >= 0.95);
+      withMetrics.kill('SIGTERM');
+      const perRun = listenerCost();
+      report(`run listeners in-process, per run (best of 5 passes): Prometheus metrics ${fixed(perRun.metricsNs, 0)} ns, run statistics ${fixed(perRun.statisticsNs, 0)} ns (a sync score costs about ${fixed(1e9 / Math.max(sync.rps, 1) / 1000, 0)} µs of the process)`);
     }
-    const median = (runs: Array<{ rps: number }>) => percentile(runs.map((run) => run.rps), 50);
-    const metricsRatio = median(on) / median(off);
-    report(`sync score, metrics on vs off (${METRICS_ROUNDS} runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => run.p99).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => run.p99).join(', ')} ms); ratio of the medians ${fixed(metricsRatio, 3)}`);
-    const scrapeStarted = performance.now();
-    const scraped = await new Promise<string>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics', agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      }).on('error', reject);
-    });
-    const counted = /scoring_runs_total\{[^}]*mode="sync",outcome="succeeded"\} (\d+)/.exec(scraped)?.[1];
-    report(`  one scrape: ${fixed(performance.now() - scrapeStarted)} ms, ${fixed(scraped.length / 1024)} KiB; scoring_runs_total (sync, succeeded) = ${counted}`);
-    goal('sync score with metrics on ≥ 95 % of metrics off', `${fixed(100 * metricsRatio)} %`, metricsRatio >= 0.95);
-    withMetrics.kill('SIGTERM');
-    const perRun = listenerCost();
-    report(`run listeners in-process, per run (best of 5 passes): Prometheus metrics ${fixed(perRun.metricsNs, 0)} ns, run statistics ${fixed(perRun.statisticsNs, 0)} ns (a sync score costs about ${fixed(1e9 / Math.max(sync.rps, 1) / 1000, 0)} µs of the process)`);
     if (ONLY_SYNC) {
       api.kill('SIGTERM');
       printGoals();
@@ -293,117 +412,146 @@ async function main(): Promise<void> {
     }
 
     // The worker processes for 2–5.
-    for (let i = 0; i < WORKERS; i += 1) startProcess('src/worker.ts', {});
+    const workers = Array.from({ length: WORKERS }, () => startProcess('src/worker.ts', {}));
     await sleep(1500);
     const keysBefore = await countKeys(redis);
 
     // 2. A batch, submit to last result.
-    await runBatch(token, inputs.slice(0, 200)); // warm-up: compilation, connections
-    const batch = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
-    if (batch.status.failed !== 0) throw new Error(`batch ended with ${batch.status.failed} failed elements`);
-    const batchRate = (BATCH_ELEMENTS * 1000) / batch.totalMs;
-    report(`batch of ${BATCH_ELEMENTS} (${WORKERS} worker process${WORKERS === 1 ? '' : 'es'}): submit ${fixed(batch.submitMs, 0)} ms, submit to last result ${fixed(batch.totalMs, 0)} ms`);
-    goal(`batch of ${BATCH_ELEMENTS.toLocaleString('en-US')} ≥ 10,000 elements/s`, `${fixed(batchRate, 0)} elements/s`, batchRate >= 10_000);
+    let batch: Awaited<ReturnType<typeof runBatch>> | undefined;
+    if (PARTS.has('batch') || PARTS.has('results')) await runBatch(token, inputs.slice(0, 200)); // warm-up: compilation, connections
+    if (PARTS.has('batch')) {
+      const cpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: mariadbPids(), 'this bench': [process.pid] });
+      batch = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
+      if (batch.status.failed !== 0) throw new Error(`batch ended with ${batch.status.failed} failed elements`);
+      const batchRate = (BATCH_ELEMENTS * 1000) / batch.totalMs;
+      report(`batch of ${BATCH_ELEMENTS} (${WORKERS} worker process${WORKERS === 1 ? '' : 'es'}): submit ${fixed(batch.submitMs, 0)} ms, submit to last result ${fixed(batch.totalMs, 0)} ms`);
+      report(`  CPU time used meanwhile: ${cpu.report()} (MariaDB serves the whole machine)`);
+      if (PHASES) await sleep(300); // the services' last log lines may still be on their way
+      if (PHASES) report(`  phases: ${phaseReport(batch.status.batchTaskId)}`);
+      // BENCH_BATCH_REPEAT: more batches of the same size afterwards, for information (the goal uses the first).
+      for (let k = 1; k < Number(process.env.BENCH_BATCH_REPEAT ?? 1); k += 1) {
+        const again = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: mariadbPids() });
+        const repeat = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
+        report(`  again: submit ${fixed(repeat.submitMs, 0)} ms, submit to last result ${fixed(repeat.totalMs, 0)} ms; CPU ${again.report()}`);
+        if (PHASES) await sleep(300);
+        if (PHASES) report(`    phases: ${phaseReport(repeat.status.batchTaskId)}`);
+      }
+      goal(`batch of ${BATCH_ELEMENTS.toLocaleString('en-US')} ≥ 10,000 elements/s`, `${fixed(batchRate, 0)} elements/s`, batchRate >= 10_000);
+    }
 
     // 3. Bulk results of a batch.
-    const big = RESULTS_ELEMENTS === BATCH_ELEMENTS ? batch : await runBatch(token, inputs.slice(0, RESULTS_ELEMENTS));
-    const streamed = async (accept: string) => {
-      const started = performance.now();
-      const answer = await send('GET', `/api/batch/${big.status.batchTaskId}/results`, { ...token, accept });
-      const ms = performance.now() - started;
-      if (answer.status !== 200) throw new Error(`getBatchResults answered ${answer.status}`);
-      return { ms, lines: answer.text.trimEnd().split('\n').length, bytes: Buffer.byteLength(answer.text) };
-    };
-    await streamed('application/x-ndjson'); // warm-up
-    const ndjson = await streamed('application/x-ndjson');
-    const csv = await streamed('text/csv');
-    report(`batch results of ${RESULTS_ELEMENTS}: NDJSON ${ndjson.lines} lines, ${fixed(ndjson.bytes / 1e6)} MB in ${fixed(ndjson.ms, 0)} ms; CSV ${csv.lines} lines in ${fixed(csv.ms, 0)} ms`);
-    goal(`${RESULTS_ELEMENTS.toLocaleString('en-US')} batch results streamed in < 1 s`, `${fixed(ndjson.ms, 0)} ms`, ndjson.lines === RESULTS_ELEMENTS && ndjson.ms < 1000);
-
-    // 4. Async submit-to-result latency when idle (sequential; poll every 1 ms).
-    const idle: number[] = [];
-    for (let i = 0; i < 200; i += 1) {
-      const started = performance.now();
-      const sub = json(await send('POST', `/api/scenario/code/scoreasync/${SCENARIO}`, token, inputs[i]));
-      for (;;) {
-        const res = await send('GET', `/api/scenario/code/scoreasyncresult/${SCENARIO}`, { ...token, 'x-sce-requestid': sub.requestId });
-        if (res.status === 200) break;
-        await sleep(1);
-      }
-      idle.push(performance.now() - started);
-    }
-    report(`async idle, submit to result (200 sequential runs): p50 ${fixed(percentile(idle, 50))} ms, p99 ${fixed(percentile(idle, 99))} ms`);
-
-    // 5. Sustained async load: open loop at 30 % of the ceiling's rate.
-    const rate = Number(process.env.BENCH_ASYNC_RATE ?? Math.round(ASYNC_SHARE * ceiling.rps));
-    const submittedAt = new Map<string, number>();
-    const observed: number[] = [];
-    let submitErrors = 0;
-    const submitErrorKinds = new Map<string, number>();
-    let pollErrors = 0;
-    const pending: Promise<void>[] = [];
-    const pollClosely = async (requestId: string, started: number) => {
-      for (let tries = 0; tries < 3000; tries += 1) {
-        const res = await send('GET', `/api/scenario/code/scoreasyncresult/${SCENARIO}`, { ...token, 'x-sce-requestid': requestId }).catch(() => ({ status: 0 }));
-        if (res.status === 200) { observed.push(performance.now() - started); return; }
-        if (res.status !== 202) { pollErrors += 1; return; }
-        await sleep(10);
-      }
-      pollErrors += 1;
-    };
-    const loadStart = performance.now();
-    const wallStart = Date.now();
-    let sent = 0;
-    const total = rate * ASYNC_SECONDS;
-    while (sent < total) {
-      const due = Math.min(total, Math.floor(((performance.now() - loadStart) / 1000) * rate));
-      while (sent < due) {
-        const requestId = `load-${sent}-${randomUUID().slice(0, 8)}`;
-        const sample = sent % SAMPLE_EVERY === 0;
+    if (PARTS.has('results')) {
+      const big = batch && RESULTS_ELEMENTS === BATCH_ELEMENTS ? batch : await runBatch(token, inputs.slice(0, RESULTS_ELEMENTS));
+      const streamed = async (accept: string) => {
         const started = performance.now();
-        submittedAt.set(requestId, Date.now());
-        sent += 1;
-        pending.push(send('POST', `/api/scenario/code/scoreasync/${SCENARIO}`, { ...token, 'x-sce-requestid': requestId }, inputs[sent % inputs.length])
-          .then((res) => {
-            if (res.status === 202) return sample ? pollClosely(requestId, started) : undefined;
-            submitErrors += 1;
-            const code = `${res.status} ${res.text.slice(0, 120)}`;
-            submitErrorKinds.set(code, (submitErrorKinds.get(code) ?? 0) + 1);
-            return undefined;
-          })
-          .catch((error: Error) => {
-            submitErrors += 1;
-            submitErrorKinds.set(error.message, (submitErrorKinds.get(error.message) ?? 0) + 1);
-          }));
+        const answer = await send('GET', `/api/batch/${big.status.batchTaskId}/results`, { ...token, accept });
+        const ms = performance.now() - started;
+        if (answer.status !== 200) throw new Error(`getBatchResults answered ${answer.status}`);
+        return { ms, lines: answer.text.trimEnd().split('\n').length, bytes: Buffer.byteLength(answer.text) };
+      };
+      await streamed('application/x-ndjson'); // warm-up
+      const ndjson = await streamed('application/x-ndjson');
+      const csv = await streamed('text/csv');
+      report(`batch results of ${RESULTS_ELEMENTS}: NDJSON ${ndjson.lines} lines, ${fixed(ndjson.bytes / 1e6)} MB in ${fixed(ndjson.ms, 0)} ms; CSV ${csv.lines} lines in ${fixed(csv.ms, 0)} ms`);
+      goal(`${RESULTS_ELEMENTS.toLocaleString('en-US')} batch results streamed in < 1 s`, `${fixed(ndjson.ms, 0)} ms`, ndjson.lines === RESULTS_ELEMENTS && ndjson.ms < 1000);
+    }
+
+    if (PARTS.has('async')) {
+      // 4. Async submit-to-result latency when idle (sequential; poll every 1 ms).
+      const idle: number[] = [];
+      for (let i = 0; i < 200; i += 1) {
+        const started = performance.now();
+        const sub = json(await send('POST', `/api/scenario/code/scoreasync/${SCENARIO}`, token, inputs[i]));
+        for (;;) {
+          const res = await send('GET', `/api/scenario/code/scoreasyncresult/${SCENARIO}`, { ...token, 'x-sce-requestid': sub.requestId });
+          if (res.status === 200) break;
+          await sleep(1);
+        }
+        idle.push(performance.now() - started);
       }
-      await sleep(2);
+      report(`async idle, submit to result (200 sequential runs): p50 ${fixed(percentile(idle, 50))} ms, p99 ${fixed(percentile(idle, 99))} ms`);
+
+      // 5. Sustained async load: open loop at 30 % of the ceiling's rate.
+      const rate = Number(process.env.BENCH_ASYNC_RATE ?? Math.round(ASYNC_SHARE * ceiling.rps));
+      const submittedAt = new Map<string, number>();
+      const observed: number[] = [];
+      const observedById = new Map<string, number>();
+      let submitErrors = 0;
+      const submitErrorKinds = new Map<string, number>();
+      let pollErrors = 0;
+      const pending: Promise<void>[] = [];
+      const pollClosely = async (requestId: string, started: number) => {
+        for (let tries = 0; tries < 3000; tries += 1) {
+          const res = await send('GET', `/api/scenario/code/scoreasyncresult/${SCENARIO}`, { ...token, 'x-sce-requestid': requestId }).catch(() => ({ status: 0 }));
+          if (res.status === 200) {
+            observed.push(performance.now() - started);
+            observedById.set(requestId, performance.now() - started);
+            return;
+          }
+          if (res.status !== 202) { pollErrors += 1; return; }
+          await sleep(10);
+        }
+        pollErrors += 1;
+      };
+      const asyncCpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: mariadbPids(), 'this bench': [process.pid] });
+      const loadStart = performance.now();
+      const wallStart = Date.now();
+      let sent = 0;
+      const total = rate * ASYNC_SECONDS;
+      while (sent < total) {
+        const due = Math.min(total, Math.floor(((performance.now() - loadStart) / 1000) * rate));
+        while (sent < due) {
+          const requestId = `load-${sent}-${randomUUID().slice(0, 8)}`;
+          const sample = sent % SAMPLE_EVERY === 0;
+          const started = performance.now();
+          submittedAt.set(requestId, Date.now());
+          sent += 1;
+          pending.push(send('POST', `/api/scenario/code/scoreasync/${SCENARIO}`, { ...token, 'x-sce-requestid': requestId }, inputs[sent % inputs.length])
+            .then((res) => {
+              if (res.status === 202) return sample ? pollClosely(requestId, started) : undefined;
+              submitErrors += 1;
+              const code = `${res.status} ${res.text.slice(0, 120)}`;
+              submitErrorKinds.set(code, (submitErrorKinds.get(code) ?? 0) + 1);
+              return undefined;
+            })
+            .catch((error: Error) => {
+              submitErrors += 1;
+              submitErrorKinds.set(error.message, (submitErrorKinds.get(error.message) ?? 0) + 1);
+            }));
+        }
+        await sleep(2);
+      }
+      const submitSeconds = (performance.now() - loadStart) / 1000;
+      await Promise.all(pending);
+      const asyncCpuUsed = asyncCpu.report();
+      // Every run's stored result: wait (bounded) until all are stored, then read finished_at.
+      let rows: Array<{ request_id: string; state: string; created_at: Date; started_at: Date | null; finished_at: Date | null }> = [];
+      for (let i = 0; i < 120; i += 1) {
+        rows = await db('run_results').where('user_id', user.id).where('request_id', 'like', 'load-%').where('created_at', '>=', new Date(wallStart - 1000)).select('request_id', 'state', 'created_at', 'started_at', 'finished_at');
+        if (rows.length === sent && rows.every((row) => row.finished_at)) break;
+        await sleep(500);
+      }
+      const stored = rows.filter((row) => row.finished_at).map((row) => new Date(row.finished_at as Date).getTime() - (submittedAt.get(row.request_id) ?? 0));
+      const succeeded = rows.filter((row) => row.state === 'SUCCEEDED').length;
+      await sleep(1500);
+      const keysAfter = await countKeys(redis);
+      const offered = sent / submitSeconds;
+      report(`async sustained: ${sent} submitted in ${fixed(submitSeconds)} s = ${fixed(offered, 0)}/s (target ${rate}/s = ${ASYNC_SHARE * 100} % of the ceiling); submit errors ${submitErrors}, poll errors ${pollErrors}; ${succeeded}/${sent} runs stored SUCCEEDED`);
+      report(`  submit to result, as seen by a client polling every 10 ms (1 run in ${SAMPLE_EVERY}, ${observed.length} runs): p50 ${fixed(percentile(observed, 50))} ms, p99 ${fixed(percentile(observed, 99))} ms`);
+      report(`  submit to stored result (finished_at − submit time, every run): p50 ${fixed(percentile(stored, 50))} ms, p99 ${fixed(percentile(stored, 99))} ms`);
+      report(`  CPU time used while submitting and polling: ${asyncCpuUsed}`);
+      report(`  stages, every run: ${asyncStages(rows, submittedAt, observedById)}`);
+      report(`  p99 of submit to stored result per ${ASYNC_WINDOW_SECONDS} s of the run: ${asyncTimeline(rows, submittedAt, wallStart)}`);
+      report(`  job-store keys under the bench prefix: ${keysBefore} before, ${keysAfter} after (finished jobs are removed)`);
+      for (const [kind, count] of submitErrorKinds) report(`  submit error ×${count}: ${kind}`);
+      const complete = submitErrors === 0 && pollErrors === 0 && succeeded === sent && offered >= 0.97 * rate;
+      goal(`async at 30 % of bare Express (${rate}/s) for ${ASYNC_SECONDS} s, every run stored`, `${fixed(offered, 0)}/s, ${succeeded}/${sent} stored, ${submitErrors + pollErrors} errors`, complete);
+      const p50 = Math.max(percentile(observed, 50), percentile(stored, 50));
+      const p99 = Math.max(percentile(observed, 99), percentile(stored, 99));
+      goal('async submit-to-result p50 < 100 ms', `${fixed(p50)} ms`, p50 < 100);
+      goal('async submit-to-result p99 < 500 ms', `${fixed(p99)} ms`, p99 < 500);
+      goal('job store holds no finished work', `${keysBefore} keys before, ${keysAfter} after`, keysAfter <= keysBefore);
     }
-    const submitSeconds = (performance.now() - loadStart) / 1000;
-    await Promise.all(pending);
-    // Every run's stored result: wait (bounded) until all are stored, then read finished_at.
-    let rows: Array<{ request_id: string; state: string; finished_at: Date | null }> = [];
-    for (let i = 0; i < 120; i += 1) {
-      rows = await db('run_results').where('user_id', user.id).where('request_id', 'like', 'load-%').where('created_at', '>=', new Date(wallStart - 1000)).select('request_id', 'state', 'finished_at');
-      if (rows.length === sent && rows.every((row) => row.finished_at)) break;
-      await sleep(500);
-    }
-    const stored = rows.filter((row) => row.finished_at).map((row) => new Date(row.finished_at as Date).getTime() - (submittedAt.get(row.request_id) ?? 0));
-    const succeeded = rows.filter((row) => row.state === 'SUCCEEDED').length;
-    await sleep(1500);
-    const keysAfter = await countKeys(redis);
-    const offered = sent / submitSeconds;
-    report(`async sustained: ${sent} submitted in ${fixed(submitSeconds)} s = ${fixed(offered, 0)}/s (target ${rate}/s = ${ASYNC_SHARE * 100} % of the ceiling); submit errors ${submitErrors}, poll errors ${pollErrors}; ${succeeded}/${sent} runs stored SUCCEEDED`);
-    report(`  submit to result, as seen by a client polling every 10 ms (1 run in ${SAMPLE_EVERY}, ${observed.length} runs): p50 ${fixed(percentile(observed, 50))} ms, p99 ${fixed(percentile(observed, 99))} ms`);
-    report(`  submit to stored result (finished_at − submit time, every run): p50 ${fixed(percentile(stored, 50))} ms, p99 ${fixed(percentile(stored, 99))} ms`);
-    report(`  job-store keys under the bench prefix: ${keysBefore} before, ${keysAfter} after (finished jobs are removed)`);
-    for (const [kind, count] of submitErrorKinds) report(`  submit error ×${count}: ${kind}`);
-    const complete = submitErrors === 0 && pollErrors === 0 && succeeded === sent && offered >= 0.97 * rate;
-    goal(`async at 30 % of bare Express (${rate}/s) for ${ASYNC_SECONDS} s, every run stored`, `${fixed(offered, 0)}/s, ${succeeded}/${sent} stored, ${submitErrors + pollErrors} errors`, complete);
-    const p50 = Math.max(percentile(observed, 50), percentile(stored, 50));
-    const p99 = Math.max(percentile(observed, 99), percentile(stored, 99));
-    goal('async submit-to-result p50 < 100 ms', `${fixed(p50)} ms`, p50 < 100);
-    goal('async submit-to-result p99 < 500 ms', `${fixed(p99)} ms`, p99 < 500);
-    goal('job store holds no finished work', `${keysBefore} keys before, ${keysAfter} after`, keysAfter <= keysBefore);
     api.kill('SIGTERM');
   } finally {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

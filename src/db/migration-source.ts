@@ -9,6 +9,7 @@ import * as scoreTokenHashOnly from './migrations/20261123000101_score_token_has
 import * as caseSensitiveNames from './migrations/20261123000102_case_sensitive_names.js';
 import * as testCaseExpression from './migrations/20261123000120_test_case_expression_mediumtext.js';
 import * as batchChunks from './migrations/20261123000130_batch_chunks.js';
+import * as batchChunkCounts from './migrations/20261123000140_batch_chunk_counts.js';
 import * as runStatistics from './migrations/20261123000160_run_statistics.js';
 import * as decisionRecords from './migrations/20261124000100_decision_records.js';
 import * as replays from './migrations/20261124000300_replays.js';
@@ -33,6 +34,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000102_case_sensitive_names', caseSensitiveNames],
   ['20261123000120_test_case_expression_mediumtext', testCaseExpression],
   ['20261123000130_batch_chunks', batchChunks],
+  ['20261123000140_batch_chunk_counts', batchChunkCounts],
   ['20261123000160_run_statistics', runStatistics],
   ['20261124000100_decision_records', decisionRecords],
   ['20261124000300_replays', replays],

@@ -7,11 +7,14 @@ import type { NewAsyncRun, RunResultStore } from './run-result-store.js';
 /** Most runs one group (one insert, one job) holds. */
 const MAX_GROUP = 500;
 /**
- * Under load, a group is committed at most every this many milliseconds per API process: at 1,000
- * submissions/s that is about 100 jobs of 10 runs, not 1,000 jobs of one (the job store's Redis
- * backend scans every queued job of a name when it locks one). An idle service commits at once.
+ * Under load, a group is committed at most every this many milliseconds per API process: at 1,600
+ * submissions/s that is about 50 jobs of 32 runs, not 1,600 jobs of one. Each job costs about a
+ * dozen job-store round trips (saved, notified, locked, its state saved, removed) and the Redis
+ * backend scans every job of a name when it locks one: in a worker under sustained async load, that
+ * bookkeeping took more CPU than the runs (docs/benchmarks.md), so fewer, fuller jobs keep the tail
+ * short at the price of at most this much added latency. An idle service commits at once.
  */
-const GROUP_INTERVAL_MS = 10;
+const GROUP_INTERVAL_MS = 20;
 
 /**
  * Stores async submissions and their jobs in groups: the runs submitted together are inserted with

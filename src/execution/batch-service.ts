@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
@@ -6,6 +7,7 @@ import type { BatchElementResult, BatchStore } from './batch-store.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import { jobStoreUnavailable } from './job-store-unavailable.js';
 import type { ScenarioRunner } from './scenario-runner.js';
+import { PhaseTimes } from './phase-times.js';
 
 export interface Caller { id: number }
 
@@ -34,6 +36,7 @@ export class BatchService {
     private readonly runner: ScenarioRunner,
     private readonly store: BatchStore,
     private readonly queue: ExecutionQueue,
+    private readonly logger: Logger,
   ) {}
 
   /** Stores the batch with its inputs (one transaction), then enqueues one job per chunk. */
@@ -42,10 +45,13 @@ export class BatchService {
     if (parameters.length > max) {
       throw new PayloadTooLargeError(`A batch may hold at most ${max} elements; this one has ${parameters.length}. Split it.`, 'BATCH_TOO_LARGE', [{ path: 'body.parameters', message: `at most ${max} elements` }]);
     }
+    const phases = new PhaseTimes();
     await this.runner.requireDeployed(caller.id, scenarioName);
+    phases.lap('resolve');
     const batchId = randomUUID();
     const chunkSize = Math.max(this.config.batchChunkSize, 1);
     await this.store.insertBatch({ id: batchId, userId: caller.id, scenarioName, chunkSize, inputs: parameters });
+    phases.lap('store');
     try {
       await this.queue.enqueueChunks(batchId, parameters.length, chunkSize);
     } catch (error) {
@@ -53,13 +59,15 @@ export class BatchService {
       await this.store.deleteBatch(batchId);
       throw jobStoreUnavailable(error);
     }
+    phases.lap('enqueue');
+    this.logger.debug({ batchId, elements: parameters.length, ...phases.fields() }, 'batch submitted');
     return batchId;
   }
 
   async status(caller: Caller, batchId: string): Promise<BatchStatus> {
-    const batch = await this.store.findBatch(batchId);
-    if (!batch || batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
-    const progress = await this.store.progress(batchId);
+    const found = await this.store.batchProgress(batchId);
+    if (!found || found.batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
+    const { batch, progress } = found;
     const finished = batch.finishedAt !== null;
     const completed = progress.succeeded + progress.failed;
     return {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { groupsWithin } from '../db/statement-groups.js';
+import { insertStatement } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
-import { outcomeColumns, parseObject, storedError } from './run-columns.js';
+import { finishedRunValues, insertFinishedRuns, parseObject, storedError } from './run-columns.js';
 
 export interface BatchRecord {
   id: string;
@@ -70,6 +71,16 @@ interface BatchRow {
   finished_at: Date | null;
 }
 
+/** A part's progress columns, as batchProgress reads them next to its batch's (null when the batch has no parts). */
+interface PartProgressRow {
+  from_index: number | null;
+  to_index: number;
+  part_started_at: Date | null;
+  part_finished_at: Date | null;
+  succeeded: number;
+  failed: number;
+}
+
 interface ResultRow {
   id: string;
   element_index: number;
@@ -81,9 +92,10 @@ interface ResultRow {
 }
 
 /**
- * Inputs are stored in parts of at most this many bytes of JSON, and inserted in statements of at
- * most this size: well below MySQL's max_allowed_packet (16 MiB by default on MariaDB, 64 MiB on
- * MySQL 8), whatever the size of the elements.
+ * Inputs are stored in parts of at most this many bytes of JSON (one element larger than that is a
+ * part of its own), and inserted in statements of at most this much JSON: written as hexadecimal
+ * literals (sql-literals.ts) that is at most 8 MiB of SQL, below MySQL's max_allowed_packet (16 MiB
+ * by default on MariaDB, 64 MiB on MySQL 8).
  */
 const MAX_PART_BYTES = 4 * 1024 * 1024;
 
@@ -98,10 +110,21 @@ export class BatchStore {
 
   /** The batch and its inputs, in one transaction. */
   async insertBatch(batch: NewBatch): Promise<void> {
-    const rows = chunkRows(batch);
+    const parts = inputParts(batch);
     await this.db.transaction(async (trx) => {
       await trx('batches').insert({ id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize) });
-      for (const statement of groupsWithin(rows, (row) => row.inputs.length, MAX_PART_BYTES)) await trx('batch_chunks').insert(statement);
+      let statement: InputPart[] = [];
+      let bytes = 0;
+      for (const part of parts) {
+        if (statement.length > 0 && bytes + part.inputs.length > MAX_PART_BYTES) {
+          await trx.raw(insertParts(batch.id, statement));
+          statement = [];
+          bytes = 0;
+        }
+        statement.push(part);
+        bytes += part.inputs.length;
+      }
+      if (statement.length > 0) await trx.raw(insertParts(batch.id, statement));
     });
   }
 
@@ -115,11 +138,21 @@ export class BatchStore {
     return row ? toBatch(row) : undefined;
   }
 
-  /** The unfinished parts whose first element lies in [from, to), in element order. */
-  async unfinishedParts(range: ChunkRange): Promise<ChunkPart[]> {
-    const rows = (await this.inRange(range).whereNull('finished_at').orderBy('from_index')
-      .select('from_index', 'to_index', 'inputs', 'started_at')) as Array<{ from_index: number; to_index: number; inputs: string; started_at: Date | null }>;
-    return rows.map((row) => ({ from: row.from_index, to: row.to_index, inputs: JSON.parse(row.inputs) as Record<string, unknown>[], started: row.started_at !== null }));
+  /**
+   * What a chunk job works on, in one query: the batch, and its unfinished parts whose first element
+   * lies in [from, to), in element order. Undefined when the batch is gone.
+   */
+  async chunkWork(range: ChunkRange): Promise<{ batch: BatchRecord; parts: ChunkPart[] } | undefined> {
+    const rows = (await this.db('batches as b')
+      .leftJoin('batch_chunks as c', (join) => {
+        join.on('c.batch_id', '=', 'b.id').andOn('c.from_index', '>=', this.db.raw('?', [range.from])).andOn('c.from_index', '<', this.db.raw('?', [range.to])).andOnNull('c.finished_at');
+      })
+      .where('b.id', range.batchId).orderBy('c.from_index')
+      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'c.from_index', 'c.to_index', 'c.inputs', 'c.started_at')) as Array<BatchRow & { from_index: number | null; to_index: number; inputs: string; started_at: Date | null }>;
+    if (rows.length === 0) return undefined;
+    const parts = rows.filter((row) => row.from_index !== null)
+      .map((row) => ({ from: row.from_index as number, to: row.to_index, inputs: JSON.parse(row.inputs) as Record<string, unknown>[], started: row.started_at !== null }));
+    return { batch: toBatch(rows[0]), parts };
   }
 
   async markStarted(range: ChunkRange): Promise<void> {
@@ -142,13 +175,26 @@ export class BatchStore {
     if (results.length === 0) return;
     const rows = results.map(({ index, outcome, resultId }) => {
       const id = resultId ?? randomUUID();
-      return { id, user_id: batch.userId, request_id: id, scenario_name: batch.scenarioName, batch_id: batch.id, element_index: index, ...outcomeColumns(outcome) };
+      return finishedRunValues({ id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome);
     });
-    await this.db('run_results').insert(rows).onConflict().merge({ id: this.db.raw('??', ['id']) });
+    await this.db.raw(insertFinishedRuns(rows, 'ON DUPLICATE KEY UPDATE `id` = `id`'));
   }
 
-  async markPartFinished(batchId: string, from: number): Promise<void> {
-    await this.db('batch_chunks').where({ batch_id: batchId, from_index: from }).update({ finished_at: this.db.fn.now(3) });
+  /**
+   * Marks a part finished and keeps its counts of succeeded and failed elements, counted from its
+   * stored results (a plain read: a locking one would deadlock with other parts' inserts). Two
+   * workers finishing the same part at once (a lock taken over from a slow worker) each count after
+   * their own inserts; counts only grow (an element is stored once), so the larger count stands.
+   */
+  async markPartFinished(batchId: string, part: { from: number; to: number }): Promise<void> {
+    const counts = (await this.db('run_results').where('batch_id', batchId).andWhere('element_index', '>=', part.from).andWhere('element_index', '<', part.to)
+      .groupBy('state').select('state').count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
+    const count = (state: string) => Number(counts.find((row) => row.state === state)?.n ?? 0);
+    await this.db('batch_chunks').where({ batch_id: batchId, from_index: part.from }).update({
+      finished_at: this.db.fn.now(3),
+      succeeded: this.db.raw('GREATEST(??, ?)', ['succeeded', count('SUCCEEDED')]),
+      failed: this.db.raw('GREATEST(??, ?)', ['failed', count('FAILED')]),
+    });
   }
 
   /**
@@ -162,13 +208,42 @@ export class BatchStore {
     return updated > 0;
   }
 
-  async progress(batchId: string): Promise<BatchProgress> {
-    const [counts, started] = await Promise.all([
-      this.db('run_results').where('batch_id', batchId).groupBy('state').select('state').count({ n: '*' }) as unknown as Promise<Array<{ state: string; n: number | string }>>,
-      this.db('batch_chunks').where('batch_id', batchId).whereNotNull('started_at').first(this.db.raw('1 AS started')) as Promise<unknown>,
-    ]);
-    const count = (state: string) => Number(counts.find((row) => row.state === state)?.n ?? 0);
-    return { succeeded: count('SUCCEEDED'), failed: count('FAILED'), started: started !== undefined };
+  /**
+   * The batch and its progress, in one query when no part is running (two when one is): finished
+   * parts answer from their counts, and only the results of started, unfinished parts are counted
+   * (a part never started has none), so a status costs about the same however many elements finished.
+   */
+  async batchProgress(batchId: string): Promise<{ batch: BatchRecord; progress: BatchProgress } | undefined> {
+    const rows = (await this.db('batches as b').leftJoin('batch_chunks as c', 'c.batch_id', 'b.id').where('b.id', batchId).orderBy('c.from_index')
+      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at',
+        'c.from_index', 'c.to_index', { part_started_at: 'c.started_at', part_finished_at: 'c.finished_at' }, 'c.succeeded', 'c.failed')) as Array<BatchRow & PartProgressRow>;
+    if (rows.length === 0) return undefined;
+    const progress: BatchProgress = { succeeded: 0, failed: 0, started: false };
+    const running: Array<[number, number]> = [];
+    for (const part of rows) {
+      if (part.from_index === null) continue;
+      if (part.part_started_at !== null) progress.started = true;
+      if (part.part_finished_at !== null) {
+        progress.succeeded += part.succeeded;
+        progress.failed += part.failed;
+      } else if (part.part_started_at !== null) {
+        const last = running[running.length - 1];
+        if (last && last[1] === part.from_index) last[1] = part.to_index;
+        else running.push([part.from_index, part.to_index]);
+      }
+    }
+    if (running.length > 0) {
+      const counts = (await this.db('run_results').where('batch_id', batchId)
+        .andWhere((ranges) => {
+          for (const [from, to] of running) ranges.orWhere((range) => range.where('element_index', '>=', from).andWhere('element_index', '<', to));
+        })
+        .groupBy('state').select('state').count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
+      for (const { state, n } of counts) {
+        if (state === 'SUCCEEDED') progress.succeeded += Number(n);
+        else if (state === 'FAILED') progress.failed += Number(n);
+      }
+    }
+    return { batch: toBatch(rows[0]), progress };
   }
 
   /**
@@ -224,28 +299,49 @@ export class BatchStore {
   }
 }
 
-/** Chunk rows of `chunkSize` elements each, a chunk split further where its JSON would pass MAX_PART_BYTES. */
-function chunkRows(batch: NewBatch): Array<{ batch_id: string; from_index: number; to_index: number; inputs: string }> {
-  const rows: Array<{ batch_id: string; from_index: number; to_index: number; inputs: string }> = [];
+/** Elements [from, to) of a batch and their inputs as one JSON array. */
+interface InputPart { from: number; to: number; inputs: Buffer }
+
+/**
+ * The batch's inputs in parts: one per chunk of `chunkSize` elements, a chunk split further where its
+ * JSON would pass MAX_PART_BYTES. Each part's JSON is its inputs' text as one array.
+ */
+function inputParts(batch: NewBatch): InputPart[] {
+  const parts: InputPart[] = [];
   for (let chunkStart = 0; chunkStart < batch.inputs.length; chunkStart += batch.chunkSize) {
     const chunkEnd = Math.min(chunkStart + batch.chunkSize, batch.inputs.length);
-    let from = chunkStart;
-    let texts: string[] = [];
-    let bytes = 2;
-    for (let index = chunkStart; index < chunkEnd; index += 1) {
-      const text = JSON.stringify(batch.inputs[index]);
-      if (texts.length > 0 && bytes + text.length + 1 > MAX_PART_BYTES) {
-        rows.push({ batch_id: batch.id, from_index: from, to_index: index, inputs: `[${texts.join(',')}]` });
-        from = index;
-        texts = [];
-        bytes = 2;
-      }
-      texts.push(text);
-      bytes += text.length + 1;
-    }
-    rows.push({ batch_id: batch.id, from_index: from, to_index: chunkEnd, inputs: `[${texts.join(',')}]` });
+    const whole = Buffer.from(JSON.stringify(batch.inputs.slice(chunkStart, chunkEnd)), 'utf8');
+    if (whole.length <= MAX_PART_BYTES) parts.push({ from: chunkStart, to: chunkEnd, inputs: whole });
+    else parts.push(...splitChunk(batch.inputs, chunkStart, chunkEnd));
   }
-  return rows;
+  return parts;
+}
+
+/** A chunk too large for one part: as many parts as its elements need, each at most MAX_PART_BYTES (or one element). */
+function splitChunk(inputs: Record<string, unknown>[], chunkStart: number, chunkEnd: number): InputPart[] {
+  const parts: InputPart[] = [];
+  let from = chunkStart;
+  let texts: string[] = [];
+  let bytes = 2;
+  const close = (to: number) => parts.push({ from, to, inputs: Buffer.from(`[${texts.join(',')}]`, 'utf8') });
+  for (let index = chunkStart; index < chunkEnd; index += 1) {
+    const text = JSON.stringify(inputs[index]);
+    const size = Buffer.byteLength(text, 'utf8');
+    if (texts.length > 0 && bytes + size + 1 > MAX_PART_BYTES) {
+      close(index);
+      from = index;
+      texts = [];
+      bytes = 2;
+    }
+    texts.push(text);
+    bytes += size + 1;
+  }
+  close(chunkEnd);
+  return parts;
+}
+
+function insertParts(batchId: string, parts: InputPart[]): string {
+  return insertStatement('batch_chunks', ['batch_id', 'from_index', 'to_index', 'inputs'], parts.map((part) => [batchId, part.from, part.to, part.inputs]));
 }
 
 function toBatch(row: BatchRow): BatchRecord {

@@ -65,7 +65,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
-  const batches = new BatchService(config, runner, batchStore, queue);
+  const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
   const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
   return {
     service, batches, worker, queue, settings, store, batchStore, sweeper,

@@ -337,16 +337,20 @@ export class ExecutionQueue {
 /**
  * Agenda locks new jobs only on a notification or a poll: when a burst of notifications arrives
  * while this process is at its lock limit, the jobs behind it wait for the next poll (seconds).
- * So when a job completes (and its lock is released), this process looks for the next job of
- * that name at once, through the processor's own notification path (agenda-internals.ts).
+ * So when a job completes (and its lock is released) while the process was at its limit, this
+ * process looks for the next job of that name at once, through the processor's own notification
+ * path (agenda-internals.ts). Below the limit it handled every notification itself, so there is
+ * nothing to look for: the look would cost a job-store round trip per job for nothing.
  */
 function refillOnCompletion(agenda: Agenda, name: string): void {
   agenda.on(`complete:${name}`, () => {
+    // The completing job still counts as locked here: below the limit, no notification was turned away.
+    const limit = agenda.definitions[name]?.lockLimit ?? 0;
+    if (limit <= 0 || (lockedJobCount(agenda, name) ?? 0) < limit) return;
     let tries = 0;
     const attempt = (): void => {
       if (!isProcessingJobs(agenda)) return;
-      const limit = agenda.definitions[name]?.lockLimit ?? 0;
-      if (limit > 0 && (lockedJobCount(agenda, name) ?? 0) >= limit && tries < 25) {
+      if ((lockedJobCount(agenda, name) ?? 0) >= limit && tries < 25) {
         tries += 1;
         setTimeout(attempt, 2);
         return;

@@ -16,7 +16,7 @@ export interface ExecutionSettings {
   runConcurrency: number;
   /** Batch chunk jobs one worker process runs at once. */
   chunkConcurrency: number;
-  /** Elements of one chunk evaluated at once (engine runs are mostly synchronous: a small pool suffices). */
+  /** Elements of one chunk (or runs of one job) in flight at once: up to a full engine batch (64), so they cross into the sandbox together. */
   elementConcurrency: number;
   /** Callback deliveries one worker process makes at once. */
   callbackConcurrency: number;
@@ -49,8 +49,8 @@ export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv 
     lockLifetimeMs: readInt(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 100),
     processEveryMs: readInt(env, 'JOB_POLL_MS', 5_000, 10),
     runConcurrency: readInt(env, 'WORKER_RUN_CONCURRENCY', Math.max(config.workerConcurrency, 1), 1),
-    chunkConcurrency: readInt(env, 'WORKER_CHUNK_CONCURRENCY', 2, 1),
-    elementConcurrency: Math.max(Math.min(config.workerConcurrency, 16), 1),
+    chunkConcurrency: readInt(env, 'WORKER_CHUNK_CONCURRENCY', 4, 1),
+    elementConcurrency: Math.max(Math.min(config.workerConcurrency, 64), 1),
     callbackConcurrency: readInt(env, 'WORKER_CALLBACK_CONCURRENCY', 32, 1),
     stalledAfterMs: readInt(env, 'STALLED_WORK_AFTER_SECONDS', 300, 1) * 1000,
     sweepEveryMs: readInt(env, 'STALLED_WORK_SWEEP_SECONDS', 60, 1) * 1000,

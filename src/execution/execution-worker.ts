@@ -7,6 +7,7 @@ import type { ExecutionQueue } from './execution-queue.js';
 import type { BatchStore, ElementOutcome } from './batch-store.js';
 import { CoalescedRunStore } from './coalesced-run-store.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
+import { PhaseTimes } from './phase-times.js';
 import { isFinished, type RunResultStore } from './run-result-store.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 
@@ -86,17 +87,23 @@ export class ExecutionWorker implements JobHandlers {
 
   private async runChunk(range: ChunkJobData, stopping: () => boolean): Promise<boolean> {
     const chunk = { batchId: range.batchId, from: range.from, to: range.to };
-    const batch = await this.batches.findBatch(chunk.batchId);
-    if (!batch) return true;
-    const parts = await this.batches.unfinishedParts(chunk);
+    const phases = new PhaseTimes();
+    const work = await this.batches.chunkWork(chunk);
+    if (!work) return true;
+    const { batch, parts } = work;
+    let elementCount = 0;
     if (parts.length > 0) {
       const stored = parts.some((part) => part.started) ? await this.batches.storedIndexes(chunk) : new Set<number>();
-      await this.batches.markStarted(chunk);
+      // Marked while the first elements run; every insert waits for it, so a stored result always belongs to a started part.
+      const started = this.batches.markStarted(chunk);
+      started.catch(() => undefined);
       const deployed = await this.runner.resolveForStoredRun(batch.userId, batch.scenarioName);
+      phases.lap('load');
       for (const part of parts) {
         const elements = part.inputs.map((input, offset) => ({ index: part.from + offset, input })).filter((element) => !stored.has(element.index));
+        elementCount += elements.length;
         // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
-        let flushing: Promise<void> = Promise.resolve();
+        let flushing: Promise<void> = started;
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
           // A stopping worker takes no new element: the ones running finish and are stored.
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
@@ -105,7 +112,9 @@ export class ExecutionWorker implements JobHandlers {
             const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id };
             return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
           }, stopping);
+          phases.lap('run');
           await flushing;
+          phases.lap('storeWait');
           flushing = this.batches.insertResults(batch, results);
           // Never left unobserved: awaited before the next insert or the end of the part.
           flushing.catch(() => undefined);
@@ -115,10 +124,15 @@ export class ExecutionWorker implements JobHandlers {
           }
         }
         await flushing;
-        await this.batches.markPartFinished(batch.id, part.from);
+        phases.lap('storeWait');
+        await this.batches.markPartFinished(batch.id, part);
+        phases.lap('finish');
       }
     }
-    if (await this.batches.finishIfComplete(batch.id)) this.logger.info({ batchId: batch.id, total: batch.total }, 'batch finished');
+    const finished = await this.batches.finishIfComplete(batch.id);
+    phases.lap('finish');
+    this.logger.debug({ batchId: batch.id, from: range.from, to: range.to, elements: elementCount, ...phases.fields() }, 'batch chunk done');
+    if (finished) this.logger.info({ batchId: batch.id, total: batch.total }, 'batch finished');
     return true;
   }
 

@@ -1,6 +1,7 @@
 import { Agenda, type AgendaBackend, type NotificationChannel } from 'agenda';
 import { JobStoreUnavailableError } from './job-store-unavailable-error.js';
 import { RedisJobNotifications } from './redis-job-notifications.js';
+import { pipelineNewJobSaves } from './redis-job-saves.js';
 
 /**
  * Agenda's job store is chosen by JOBS_URL: `mongodb://` (the design card's store), `redis://`
@@ -87,6 +88,7 @@ async function openRedisJobStore(jobsUrl: string, keyPrefix: string, events: Job
   // Given a client, the backend leaves its connection to us (ownsConnection false): we close it.
   const backend = new RedisBackend({ redis: client, keyPrefix, channelName });
   await backend.connect();
+  pipelineNewJobSaves(backend.repository);
   const notifications = new RedisJobNotifications(client, channelName, onError);
   return {
     backend,

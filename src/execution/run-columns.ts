@@ -1,35 +1,32 @@
+import { insertStatement, type SqlValue } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
 
 /** The run_results columns that hold a finished run's outcome, and back: shared by the run and batch stores. */
 
-export interface OutcomeColumns {
-  state: 'SUCCEEDED' | 'FAILED';
-  result: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  error_details: string | null;
-  version: string | null;
-  started_at: Date;
-  finished_at: Date;
-}
+/** The run_results columns of a finished run's outcome, in the order finishedRunValues answers them (after RUN_IDENTITY_COLUMNS). */
+export const OUTCOME_COLUMNS = ['state', 'result', 'error_code', 'error_message', 'error_details', 'version', 'started_at', 'finished_at'] as const;
 
-export function outcomeColumns(outcome: RunOutcome): OutcomeColumns {
+/** The run_results columns that identify a stored run, in the order finishedRunValues answers them. */
+export const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index'] as const;
+
+/** One finished run as a row of RUN_IDENTITY_COLUMNS followed by OUTCOME_COLUMNS (the result and error as JSON text). */
+export function finishedRunValues(run: { id: string; userId: number; requestId: string; scenarioName: string; batchId: string | null; elementIndex: number | null }, outcome: RunOutcome): SqlValue[] {
   const { error } = outcome;
   let details: string | null = null;
   if (error) {
     const { code: _code, message: _message, ...rest } = error;
     details = Object.keys(rest).length > 0 ? JSON.stringify(rest) : null;
   }
-  return {
-    state: outcome.state,
-    result: outcome.result ? JSON.stringify(outcome.result) : null,
-    error_code: error?.code ?? null,
-    error_message: error?.message ?? null,
-    error_details: details,
-    version: outcome.version,
-    started_at: outcome.beganAt,
-    finished_at: outcome.endedAt,
-  };
+  return [
+    run.id, run.userId, run.requestId, run.scenarioName, run.batchId, run.elementIndex,
+    outcome.state, outcome.result ? JSON.stringify(outcome.result) : null, error?.code ?? null, error?.message ?? null, details,
+    outcome.version, outcome.beganAt, outcome.endedAt,
+  ];
+}
+
+/** The SQL that inserts finished runs (RUN_IDENTITY_COLUMNS + OUTCOME_COLUMNS rows), with `onDuplicate` (an ON DUPLICATE KEY clause). */
+export function insertFinishedRuns(rows: SqlValue[][], onDuplicate: string): string {
+  return insertStatement('run_results', [...RUN_IDENTITY_COLUMNS, ...OUTCOME_COLUMNS], rows, onDuplicate);
 }
 
 /** The stored RunError of a failed row: code and message in columns, the rest (node, violations) as JSON. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
-import { outcomeColumns, parseObject, storedError } from './run-columns.js';
+import { finishedRunValues, insertFinishedRuns, OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
@@ -77,6 +77,9 @@ interface RunRow {
 }
 
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
+
+/** A finished run's row exists already (QUEUED or RUNNING, or stored by an earlier try): its outcome replaces what it holds. */
+const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.map((column) => `\`${column}\` = VALUES(\`${column}\`)`).join(', ')}`;
 
 /** Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts; answers parsed records. */
 export class RunResultStore {
@@ -156,19 +159,8 @@ export class RunResultStore {
    */
   async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<void> {
     if (finished.length === 0) return;
-    const rows = finished.map(({ run, outcome }) => ({
-      id: run.id,
-      user_id: run.userId,
-      request_id: run.requestId,
-      scenario_name: run.scenarioName,
-      batch_id: run.batchId,
-      element_index: run.elementIndex,
-      ...outcomeColumns(outcome),
-    }));
-    await this.db('run_results')
-      .insert(rows)
-      .onConflict('id')
-      .merge(['state', 'result', 'error_code', 'error_message', 'error_details', 'version', 'started_at', 'finished_at']);
+    const rows = finished.map(({ run, outcome }) => finishedRunValues(run, outcome));
+    await this.db.raw(insertFinishedRuns(rows, ON_DUPLICATE_STORE_OUTCOME));
   }
 
   async recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void> {

@@ -27,7 +27,7 @@ export interface EnginePoolSettings {
 
 export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'memoryMb'> = {
   isolatesPerWorker: 32,
-  maxBatch: 64,
+  maxBatch: 128,
   windowMs: 10,
   stuckGraceMs: 40,
   spinMicros: 50,

@@ -1,34 +1,63 @@
 import type { InputViolation } from '../errors/input-validation-error.js';
 import type { VariableInfo, VariableType } from '../types.js';
 
-/** Declared input names per plan, built once (this runs for every run, on the caller's thread). */
-const knownNames = new WeakMap<VariableInfo[], Set<string>>();
+/** How one declared input is checked, worked out once per plan (this runs for every run, on the caller's thread). */
+interface InputCheck {
+  name: string;
+  required: boolean;
+  type: VariableType;
+  /** A quick test that passes every valid value; a value it fails is described by typeProblem. */
+  accepts: (value: unknown) => boolean;
+}
+
+interface InputChecks { checks: InputCheck[]; names: Set<string> }
+
+const checksByPlan = new WeakMap<VariableInfo[], InputChecks>();
+
+function checksOf(declared: VariableInfo[]): InputChecks {
+  let plan = checksByPlan.get(declared);
+  if (!plan) {
+    plan = { checks: declared.map((info) => ({ name: info.name, required: info.required, type: info.type, accepts: acceptor(info.type) })), names: new Set(declared.map((d) => d.name)) };
+    checksByPlan.set(declared, plan);
+  }
+  return plan;
+}
+
+function acceptor(type: VariableType): (value: unknown) => boolean {
+  switch (type.type) {
+    case 'STRING': return (value) => typeof value === 'string';
+    case 'DOUBLE': return (value) => typeof value === 'number' && Number.isFinite(value);
+    case 'INTEGER': return (value) => Number.isInteger(value);
+    case 'BOOLEAN': return (value) => typeof value === 'boolean';
+    case 'DICTIONARY': {
+      const options = new Set(type.options);
+      return (value) => typeof value === 'string' && options.has(value);
+    }
+    case 'MAP': return isPlainObject;
+    case 'VECTOR': return (value) => Array.isArray(value);
+  }
+}
 
 /** Type checks of run inputs against the START declarations (validators run later, in the sandbox). */
 export function checkInputs(declared: VariableInfo[], inputs: Record<string, unknown>): { state: Record<string, unknown>; violations: InputViolation[] } {
   const violations: InputViolation[] = [];
   const state: Record<string, unknown> = {};
-  let known = knownNames.get(declared);
-  if (!known) {
-    known = new Set(declared.map((d) => d.name));
-    knownNames.set(declared, known);
-  }
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
     return { state, violations: [{ variable: '', message: 'inputs must be an object' }] };
   }
-  for (const name of Object.keys(inputs)) {
-    if (!known.has(name)) violations.push({ variable: name, message: 'is not an input of this scenario' });
+  const { checks, names } = checksOf(declared);
+  for (const name in inputs) {
+    if (Object.prototype.hasOwnProperty.call(inputs, name) && !names.has(name)) violations.push({ variable: name, message: 'is not an input of this scenario' });
   }
-  for (const info of declared) {
-    const value = inputs[info.name];
+  for (const check of checks) {
+    const value = inputs[check.name];
     if (value === undefined || value === null) {
-      if (info.required) violations.push({ variable: info.name, message: 'is required' });
-      state[info.name] = null;
+      if (check.required) violations.push({ variable: check.name, message: 'is required' });
+      state[check.name] = null;
       continue;
     }
-    const problem = typeProblem(info.type, value);
-    if (problem) violations.push({ variable: info.name, message: problem });
-    state[info.name] = value;
+    if (!check.accepts(value)) violations.push({ variable: check.name, message: typeProblem(check.type, value) ?? 'has the wrong type' });
+    state[check.name] = value;
   }
   return { state, violations };
 }
