@@ -24,7 +24,8 @@ export class ScenarioRunner {
 
   /** Runs a deployed version; engine errors (bad inputs, compile and run failures) propagate. */
   async run(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, record?: RunToRecord): Promise<Record<string, unknown>> {
-    const recording = record && (await this.recorder.start(deployed, inputs, record));
+    const started = record && this.recorder.start(deployed, inputs, record);
+    const recording = started instanceof Promise ? await started : started;
     if (recording) return this.runRecorded(deployed, inputs, ownerId, recording);
     const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
     return (await this.engine.run(compiled, inputs, { ownerId })).result;
