@@ -22,6 +22,8 @@ interface Waiting<T, R> {
   reject(error: Error): void;
 }
 
+function ignore(): void {}
+
 export class GroupCommit<T, R> {
   private waiting: Array<Waiting<T, R>> = [];
   private inFlight = 0;
@@ -38,6 +40,15 @@ export class GroupCommit<T, R> {
       this.waiting.push({ item, resolve, reject });
       this.pump();
     });
+  }
+
+  /**
+   * Queues an item whose outcome nobody waits for (the commit learns of failures itself): no
+   * promise per item, for callers that queue on a hot path.
+   */
+  enqueue(item: T): void {
+    this.waiting.push({ item, resolve: ignore, reject: ignore });
+    this.pump();
   }
 
   /**

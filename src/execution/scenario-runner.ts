@@ -31,7 +31,9 @@ export class ScenarioRunner {
   async run(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, mode: RunMode, record?: RunToRecord): Promise<Record<string, unknown>> {
     const started = performance.now();
     try {
-      const recording = record && (await this.recorder.start(deployed, inputs, record));
+      // start answers at once (no promise) when the scenario's settings are cached: no await on the hot path then.
+      const starting = record && this.recorder.start(deployed, inputs, record);
+      const recording = starting instanceof Promise ? await starting : starting;
       const result = recording ? await this.runRecorded(deployed, inputs, ownerId, recording) : await this.runUnrecorded(deployed, inputs, ownerId);
       this.listener.runFinished({ scenario: deployed, mode, errorCode: null, durationMs: performance.now() - started });
       return result;

@@ -10,7 +10,8 @@ import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { insertRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
 import { profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
 import { encodedRows } from './row-encoder.js';
-import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NO_SUCH_TABLE, ER_NOT_ALLOWED_COMMAND, mysqlErrno } from '../db/mysql-errors.js';
+import { localInfileRefused } from '../db/local-infile.js';
+import { ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NO_SUCH_TABLE, mysqlErrno } from '../db/mysql-errors.js';
 import type { CollectionRecord, IndexRecord, InternalDataStore } from './internal-data-store.js';
 
 export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
@@ -98,12 +99,6 @@ async function readTable<T>(collection: string, read: () => Promise<T>): Promise
 
 function loadConflict(collection: string, reason: string): ConflictError {
   return new ConflictError(`Collection "${collection}" is being changed by another request (${reason}); nothing was loaded. Retry when that load is done.`, 'LOAD_CONFLICT', [{ path: 'collection_name', message: reason }]);
-}
-
-/** The server (or its `local_infile` setting) refused LOAD DATA LOCAL INFILE: nothing was read. */
-function localInfileRefused(error: unknown): boolean {
-  const errno = mysqlErrno(error);
-  return errno === ER_NOT_ALLOWED_COMMAND || errno === ER_CLIENT_LOCAL_FILES_DISABLED;
 }
 
 /** Raised inside a create when another request committed the same name first: the load becomes an append. */

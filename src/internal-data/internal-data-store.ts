@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import { LOAD_DATA_FORMAT, loadLocalInfile, localInfileEnabled } from '../db/local-infile.js';
 import { ROW_ID_COLUMN, tableName } from './collection-rules.js';
 import type { ColumnSpec } from './column-types.js';
 import { loadDataSource } from './load-data-format.js';
@@ -66,20 +66,6 @@ export interface LocalLoadResult {
   affectedRows: number;
   warnings: number;
   warningText: string[];
-}
-
-/** The parts of a raw mysql2 connection (callback API) the fast path uses. */
-interface RawConnection {
-  query(options: { sql: string; infileStreamFactory?: () => Readable }, callback: (error: Error | null, result: unknown) => void): void;
-  destroy(): void;
-}
-interface PoolClient {
-  acquireConnection(): Promise<RawConnection>;
-  releaseConnection(connection: RawConnection): Promise<unknown>;
-}
-
-function rawQuery(connection: RawConnection, options: { sql: string; infileStreamFactory?: () => Readable }): Promise<unknown> {
-  return new Promise((resolve, reject) => connection.query(options, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
 /**
@@ -178,50 +164,25 @@ export class InternalDataStore {
   }
 
   /** Whether the server accepts `LOAD DATA LOCAL INFILE` (MySQL 8 turns `local_infile` off by default). */
-  async localInfileEnabled(): Promise<boolean> {
-    const [rows] = (await this.db.raw('SELECT @@local_infile AS enabled')) as [Array<{ enabled: number | string }>, unknown];
-    return Number(rows[0]?.enabled) === 1;
+  localInfileEnabled(): Promise<boolean> {
+    return localInfileEnabled(this.db);
   }
 
   /**
-   * `LOAD DATA LOCAL INFILE` into `table` on a connection of its own (autocommit), of the encoded
-   * `rows` numbered from `firstRowId`, in the format of load-data-format.ts (tab-separated, `\N`
-   * for NULL, backslash escapes) — the server asks the client for a file name, and whatever name it
-   * asks for, it gets that stream; no path of the server's or the client's file system is ever
-   * read. An error of `rows` (a row the encoder refused) ends the stream and fails the statement
-   * with that error. With LOCAL, the server does not stop at a bad row: a duplicate key or a value
-   * that does not convert is skipped or changed with a warning, so callers compare `rowsSent`,
-   * `affectedRows` and `warnings`.
+   * `LOAD DATA LOCAL INFILE` into `table` (src/db/local-infile.ts) of the encoded `rows` numbered
+   * from `firstRowId`, in the format of load-data-format.ts. An error of `rows` (a row the encoder
+   * refused) ends the stream and fails the statement with that error. With LOCAL, the server does
+   * not stop at a bad row: a duplicate key or a value that does not convert is skipped or changed
+   * with a warning, so callers compare `rowsSent`, `affectedRows` and `warnings`.
    */
   async loadLocal(table: string, columns: readonly string[], firstRowId: number, rows: AsyncIterable<CellValue[][]>): Promise<LocalLoadResult> {
-    const client = this.db.client as unknown as PoolClient;
-    const sql = this.db.raw(
-      // Hex literals: the same bytes whatever the session's sql_mode (NO_BACKSLASH_ESCAPES) says about backslashes in quotes.
-      `LOAD DATA LOCAL INFILE 'collection-rows.tsv' INTO TABLE ?? CHARACTER SET utf8mb4 FIELDS TERMINATED BY 0x09 ESCAPED BY 0x5c LINES TERMINATED BY 0x0a (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')})`,
-      [table, ROW_ID_COLUMN, ...columns],
-    ).toQuery();
+    const sql = this.db.raw(`LOAD DATA LOCAL INFILE 'collection-rows.tsv' INTO TABLE ?? ${LOAD_DATA_FORMAT} (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')})`, [table, ROW_ID_COLUMN, ...columns]).toQuery();
     const source = loadDataSource(rows, firstRowId);
-    let connection: RawConnection | undefined;
-    let failed = true;
     try {
-      connection = await client.acquireConnection();
-      const result = (await rawQuery(connection, { sql, infileStreamFactory: () => source.readable })) as { affectedRows: number; warningStatus?: number };
-      const warnings = Number(result.warningStatus ?? 0);
-      let warningText: string[] = [];
-      if (warnings > 0) {
-        const shown = (await rawQuery(connection, { sql: 'SHOW WARNINGS LIMIT 3' })) as Array<{ Message: string }>;
-        warningText = shown.map((row) => row.Message);
-      }
-      failed = false;
-      return { rowsSent: source.rows(), affectedRows: Number(result.affectedRows), warnings, warningText };
+      const result = await loadLocalInfile(this.db, sql, () => source.readable);
+      return { rowsSent: source.rows(), affectedRows: result.affectedRows, warnings: result.warnings, warningText: result.shown.map((warning) => warning.message) };
     } finally {
       source.readable.destroy();
-      if (connection) {
-        // After a failed LOAD the connection may still hold the stream's listeners or be mid-protocol:
-        // closed, so the pool's validation drops it instead of handing it out again.
-        if (failed) connection.destroy();
-        await client.releaseConnection(connection);
-      }
     }
   }
 

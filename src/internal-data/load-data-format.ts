@@ -1,15 +1,11 @@
 import { Readable } from 'node:stream';
+import { escapeLoadDataValue } from '../db/local-infile.js';
 import type { CellValue } from './row-encoder.js';
 
 /**
  * What the store sends to `LOAD DATA LOCAL INFILE`: never the uploaded file itself, but encoded
  * rows (row-encoder.ts) written in the one format the statement in `InternalDataStore.loadLocal`
- * declares:
- *
- * - one row per line, ended by `\n`; fields separated by a tab; the first field is `_row_id`;
- * - NULL is `\N`; every other value is escaped with a backslash: `\\`, `\t`, `\n`, `\r`, `\0` —
- *   so a value can hold tabs, line breaks, backslashes and the text `\N`, and can never end a
- *   field or a row.
+ * declares, LOAD_DATA_FORMAT (src/db/local-infile.ts), the first field of each row being `_row_id`.
  */
 export interface LoadDataSource {
   readable: Readable;
@@ -19,14 +15,6 @@ export interface LoadDataSource {
 
 /** At most this many bytes per chunk handed to the connection (one protocol packet each, far below `max_allowed_packet`). */
 const MAX_OUT_BYTES = 1 << 20;
-
-const NEEDS_ESCAPE = /[\\\t\n\r\0]/;
-const ESCAPABLE = /[\\\t\n\r\0]/g;
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
-
-export function escapeLoadDataValue(value: string): string {
-  return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPABLE, (char) => ESCAPES[char]) : value;
-}
 
 /** `batches` of rows as LOAD DATA input, numbered from `firstRowId`, produced as the connection asks for them (backpressure). */
 export function loadDataSource(batches: AsyncIterable<CellValue[][]>, firstRowId: number): LoadDataSource {

@@ -28,11 +28,18 @@ export interface RecordPage {
   next: RecordPosition | null;
 }
 
+/**
+ * The records were stored, but the database changed some of their values to make them fit (what
+ * LOAD DATA LOCAL does instead of refusing a row). Nothing was lost; the message says what changed.
+ */
+export class RecordsStoredWithChangesError extends Error {}
+
 /** Where decision records are kept (src/records/decision-record-store.ts: MySQL). */
 export interface DecisionRecordStore {
   /**
    * Inserts records in as few statements as their size allows. A record whose id is already stored
-   * is kept as it was (a job run again after a crash records its runs again).
+   * is kept as it was (a job run again after a crash records its runs again). Throws
+   * RecordsStoredWithChangesError when the records were stored with values the database changed.
    */
   insertMany(records: DecisionRecord[]): Promise<void>;
   /** A page of a scenario's records, newest first (by began_at, then insertion order). */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { GroupCommit } from '../execution/group-commit.js';
 import type { DecisionRecord } from './decision-record.js';
-import type { DecisionRecordStore } from './decision-record-store-type.js';
+import { RecordsStoredWithChangesError, type DecisionRecordStore } from './decision-record-store-type.js';
 
 /**
  * Why records were dropped: the buffer was full; the database was unreachable; it refused the record
@@ -21,7 +21,7 @@ export interface DecisionRecorderOptions {
   onDropped?: (count: number, reason: DropReason) => void;
 }
 
-/** Buffer-full drops are logged at most this often (with the count since the last line). */
+/** Buffer-full and shutdown drops are logged at most this often (with the counts since the last line). */
 const DROP_LOG_EVERY_MS = 10_000;
 /** Inserts in flight at once: a slow insert delays its group, not the next one. */
 const INSERTS_IN_FLIGHT = 2;
@@ -41,11 +41,12 @@ export class DecisionRecorder {
   private buffered = 0;
   private closing = false;
   private idle?: () => void;
-  private unloggedFullDrops = 0;
-  private lastFullLog = 0;
-  private fullLogTimer?: NodeJS.Timeout;
+  /** Drops counted but not logged yet, by reason. */
+  private readonly unlogged = new Map<DropReason, number>();
+  private lastCountLog = 0;
+  private countLogTimer?: NodeJS.Timeout;
 
-  constructor(private readonly store: DecisionRecordStore, private readonly options: DecisionRecorderOptions, private readonly logger: Logger) {
+  constructor(private readonly records: DecisionRecordStore, private readonly options: DecisionRecorderOptions, private readonly logger: Logger) {
     this.inserts = new GroupCommit({
       maxItems: options.batchSize, concurrency: INSERTS_IN_FLIGHT, minIntervalMs: options.flushIntervalMs, commit: (records) => this.insert(records),
     });
@@ -62,7 +63,7 @@ export class DecisionRecorder {
       return;
     }
     this.buffered += 1;
-    void this.inserts.submit(record).finally(() => this.settled());
+    this.inserts.enqueue(record);
   }
 
   /** Records queued and not yet stored or dropped. */
@@ -91,11 +92,11 @@ export class DecisionRecorder {
     this.closing = true;
     await this.flush();
     if (this.buffered > 0) this.dropped(this.buffered, 'shutdown');
-    this.logFullDrops(true);
+    this.logCounts(true);
   }
 
-  private settled(): void {
-    this.buffered -= 1;
+  private settled(count: number): void {
+    this.buffered -= count;
     if (this.buffered === 0 && this.idle) {
       const idle = this.idle;
       this.idle = undefined;
@@ -103,58 +104,74 @@ export class DecisionRecorder {
     }
   }
 
-  /** One group's insert; never throws, so every record's submission settles. */
+  /** One group's insert, stored or dropped (counted); never throws. */
   private async insert(records: DecisionRecord[]): Promise<undefined[]> {
-    const done = records.map(() => undefined);
     try {
-      await this.store.insertMany(records);
-      return done;
+      await this.store(records);
+    } finally {
+      this.settled(records.length);
+    }
+    return [];
+  }
+
+  private async store(records: DecisionRecord[]): Promise<void> {
+    try {
+      await this.records.insertMany(records);
+      return;
     } catch (error) {
       if (isDatabaseUnavailable(error)) {
         this.dropped(records.length, 'store_unavailable', error);
-        return done;
+        return;
       }
+      if (error instanceof RecordsStoredWithChangesError) {
+        this.logger.error({ err: error, records: records.length }, 'decision records stored with values the database changed');
+        return;
+      }
+      this.logger.warn({ err: error, records: records.length }, 'a bulk insert of decision records failed: storing them one by one');
     }
     // One bad record fails its whole statement: store the others one by one.
     let refused = 0;
     let lastError: unknown;
     for (const record of records) {
       try {
-        await this.store.insertMany([record]);
+        await this.records.insertMany([record]);
       } catch (error) {
         refused += 1;
         lastError = error;
       }
     }
     if (refused > 0) this.dropped(refused, isDatabaseUnavailable(lastError) ? 'store_unavailable' : 'store_refused', lastError);
-    return done;
   }
 
   private dropped(count: number, reason: DropReason, error?: unknown): void {
     this.options.onDropped?.(count, reason);
-    if (reason === 'buffer_full') {
-      this.unloggedFullDrops += count;
-      this.logFullDrops(false);
+    if (reason === 'buffer_full' || reason === 'shutdown') {
+      // These come one record at a time: logged as counts.
+      this.unlogged.set(reason, (this.unlogged.get(reason) ?? 0) + count);
+      this.logCounts(false);
       return;
     }
     this.logger.error({ dropped: count, reason, err: error }, 'decision records dropped');
   }
 
-  /** Buffer-full drops come one record at a time, so they are logged as a count, at most every 10 s. */
-  private logFullDrops(now: boolean): void {
-    if (this.unloggedFullDrops === 0) return;
-    const wait = this.lastFullLog + DROP_LOG_EVERY_MS - Date.now();
+  /** Logs the counted one-at-a-time drops: at once after a quiet spell, then at most every 10 s (`now`: at once). */
+  private logCounts(now: boolean): void {
+    if (this.unlogged.size === 0) return;
+    const wait = this.lastCountLog + DROP_LOG_EVERY_MS - Date.now();
     if (!now && wait > 0) {
-      this.fullLogTimer ??= setTimeout(() => {
-        this.fullLogTimer = undefined;
-        this.logFullDrops(true);
+      this.countLogTimer ??= setTimeout(() => {
+        this.countLogTimer = undefined;
+        this.logCounts(true);
       }, wait).unref();
       return;
     }
-    clearTimeout(this.fullLogTimer);
-    this.fullLogTimer = undefined;
-    this.logger.error({ dropped: this.unloggedFullDrops, reason: 'buffer_full', maxBuffered: this.options.maxBuffered }, 'decision records dropped: the buffer is full (the database does not keep up)');
-    this.unloggedFullDrops = 0;
-    this.lastFullLog = Date.now();
+    clearTimeout(this.countLogTimer);
+    this.countLogTimer = undefined;
+    for (const [reason, dropped] of this.unlogged) {
+      const why = reason === 'buffer_full' ? 'the buffer is full (the database does not keep up)' : 'they came after the process began to stop';
+      this.logger.error({ dropped, reason, maxBuffered: this.options.maxBuffered }, `decision records dropped: ${why}`);
+    }
+    this.unlogged.clear();
+    this.lastCountLog = Date.now();
   }
 }

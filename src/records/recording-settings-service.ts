@@ -14,6 +14,11 @@ export class RecordingSettingsService {
 
   constructor(private readonly store: RecordingSettingsStore) {}
 
+  /** The settings in effect when this process read them less than 5 s ago; else undefined (ask forScenario). */
+  cached(scenarioId: number): Readonly<RecordingSettings> | undefined {
+    return this.cache.get(scenarioId);
+  }
+
   /** The settings in effect (the defaults unless the scenario changed them). */
   async forScenario(scenarioId: number): Promise<Readonly<RecordingSettings>> {
     const cached = this.cache.get(scenarioId);

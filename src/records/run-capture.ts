@@ -8,7 +8,8 @@ import type { CaptureFailure, CaptureSite, HttpCapture, LookupCapture, PortCaptu
  */
 export class RunCapture implements PortHooks {
   readonly captures: PortCapture[] = [];
-  private readonly attempts = new Map<string, number>();
+  /** Calls so far per site; made on the first call (most runs make none). */
+  private attempts?: Map<string, number>;
 
   async lookup(site: PortCallSite, request: LookupRequest, proceed: (request: LookupRequest) => Promise<LookupResult>): Promise<LookupResult> {
     const { ownerId: _ownerId, ...asked } = request;
@@ -41,6 +42,7 @@ export class RunCapture implements PortHooks {
   /** The site as recorded, with the how-many-th call at that site this is. */
   private place(site: PortCallSite): CaptureSite {
     const key = `${site.callPath.join('\u0000')}\u0001${site.nodeId}`;
+    this.attempts ??= new Map();
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, attempt);
     return { nodeId: site.nodeId, callPath: [...site.callPath], attempt };

@@ -33,12 +33,12 @@ export interface RunRecording {
 
 /**
  * What the records feature offers execution: a recording for a run that is to be recorded (its
- * scenario records runs, and a sync run was sampled), else undefined. Settings are cached, so this
- * seldom waits for the database.
+ * scenario records runs, and a sync run was sampled), else undefined. Settings are cached: the
+ * answer comes at once (no promise) unless they must be read from the database.
  */
 export interface RunRecorder {
-  start(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): Promise<RunRecording | undefined>;
+  start(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): RunRecording | undefined | Promise<RunRecording | undefined>;
 }
 
 /** Records nothing (processes and tests that do not record). */
-export const NOT_RECORDING: RunRecorder = { start: async () => undefined };
+export const NOT_RECORDING: RunRecorder = { start: () => undefined };

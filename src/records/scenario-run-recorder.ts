@@ -1,6 +1,7 @@
 import type { DeployedScenario } from '../scenarios/deployed-scenarios.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { InputMasker } from './input-masking.js';
+import type { RecordingSettings } from './recording-settings.js';
 import type { RecordingSettingsService } from './recording-settings-service.js';
 import { RunCapture } from './run-capture.js';
 import type { RecordedOutcome, RunRecorder, RunRecording, RunToRecord } from './run-recorder.js';
@@ -18,8 +19,14 @@ export class ScenarioRunRecorder implements RunRecorder {
     private readonly random: () => number = Math.random,
   ) {}
 
-  async start(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): Promise<RunRecording | undefined> {
-    const settings = await this.settings.forScenario(deployed.scenarioId);
+  start(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): RunRecording | undefined | Promise<RunRecording | undefined> {
+    // The hot path: settings read less than 5 s ago answer at once, without a promise.
+    const settings = this.settings.cached(deployed.scenarioId);
+    if (settings) return this.recording(settings, deployed, inputs, run);
+    return this.settings.forScenario(deployed.scenarioId).then((read) => this.recording(read, deployed, inputs, run));
+  }
+
+  private recording(settings: Readonly<RecordingSettings>, deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): RunRecording | undefined {
     if (!settings.enabled) return undefined;
     // random() < 1 always holds and < 0 never: rates 1 and 0 record every and no sync run.
     if (run.mode === 'SYNC' && !(this.random() < settings.syncSampleRate)) return undefined;

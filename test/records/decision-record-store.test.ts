@@ -26,7 +26,12 @@ const at = (seconds: number) => new Date(T0 + seconds * 1000);
 
 const record = (scenarioId: number, overrides: Partial<DecisionRecord> = {}) => aRecord(scenarioId, { ownerId: 7, requesterId: 7, versionId: 11, result: { decision: 'APPROVE', score: 612, manual: false }, ...overrides });
 
-describe('MySqlDecisionRecordStore', () => {
+describe.each([['with LOAD DATA LOCAL INFILE', true], ['with multi-row INSERTs', false]])('MySqlDecisionRecordStore writing %s', (_way, localInfile) => {
+  let writer: MySqlDecisionRecordStore;
+  beforeAll(() => {
+    writer = new MySqlDecisionRecordStore(db, { localInfile });
+  });
+
   it('reads back what it stored, JSON and dates parsed', async () => {
     const scenarioId = newScenarioId();
     const stored = record(scenarioId, {
@@ -37,19 +42,39 @@ describe('MySqlDecisionRecordStore', () => {
         { seq: 1, kind: 'HTTP_CALL', nodeId: 'bureau', callPath: ['sub'], attempt: 1, request: { method: 'GET', url: 'https://bureau.example/x' }, response: { status: 200, body: { ok: true } } },
       ],
     });
-    await store.insertMany([stored]);
+    await writer.insertMany([stored]);
+    expect(await store.get(scenarioId, stored.id)).toEqual(stored);
+  });
+
+  it('keeps every character: tabs, line breaks, backslashes, \\N, NUL, quotes, emoji', async () => {
+    const scenarioId = newScenarioId();
+    const text = 'a\tb\nc\r\\d \\N \u0000 \'q\' "dq" é 😀 \\';
+    const stored = record(scenarioId, { scenarioName: 'tab name', inputs: { text, [text]: text }, result: { text }, error: null, requestId: 'req:1.2_3-4' });
+    await writer.insertMany([stored]);
     expect(await store.get(scenarioId, stored.id)).toEqual(stored);
   });
 
   it('keeps the first version of a record stored twice', async () => {
     const scenarioId = newScenarioId();
     const first = record(scenarioId);
-    await store.insertMany([first]);
-    await store.insertMany([{ ...first, result: { decision: 'DECLINE' } }, record(scenarioId)]);
+    await writer.insertMany([first]);
+    await writer.insertMany([{ ...first, result: { decision: 'DECLINE' } }, record(scenarioId)]);
     expect((await store.get(scenarioId, first.id))?.result).toEqual(first.result);
     expect((await store.list(scenarioId, {}, undefined, 10)).records).toHaveLength(2);
   });
 
+  it('inserts records larger than one statement or packet may hold', async () => {
+    const scenarioId = newScenarioId();
+    const big = 'x'.repeat(900_000);
+    const records = [1, 2, 3, 4].map((second) => record(scenarioId, { beganAt: at(second), inputs: { text: big } }));
+    await writer.insertMany(records);
+    const page = await store.list(scenarioId, {}, undefined, 10);
+    expect(page.records).toHaveLength(4);
+    expect((page.records[0].inputs.text as string).length).toBe(900_000);
+  });
+});
+
+describe('MySqlDecisionRecordStore', () => {
   it("answers undefined for another scenario's record", async () => {
     const scenarioId = newScenarioId();
     const stored = record(scenarioId);
@@ -113,16 +138,6 @@ describe('MySqlDecisionRecordStore', () => {
       expect(await ids({ version: '1', state: 'FAILED' })).toEqual([]);
     });
     it('compares output strings case-sensitively', async () => expect(await ids({ outputs: { decision: 'approve' } })).toEqual([]));
-  });
-
-  it('inserts records larger than one statement may hold, in several statements', async () => {
-    const scenarioId = newScenarioId();
-    const big = 'x'.repeat(900_000);
-    const records = [1, 2, 3, 4].map((second) => record(scenarioId, { beganAt: at(second), inputs: { text: big } }));
-    await store.insertMany(records);
-    const page = await store.list(scenarioId, {}, undefined, 10);
-    expect(page.records).toHaveLength(4);
-    expect((page.records[0].inputs.text as string).length).toBe(900_000);
   });
 
   it('deletes records begun before a cutoff, at most `limit` per call, and lists scenarios with records', async () => {

@@ -87,7 +87,8 @@ describe('DecisionRecorder', () => {
   });
 
   it('stores the rest of a group when the database refuses one record, and counts that one', async () => {
-    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db));
+    // Multi-row INSERTs: the database refuses a value too long for its column.
+    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db, { localInfile: false }));
     const batch = records(10);
     batch[4] = { ...batch[4], requestId: 'x'.repeat(500) };
     // One group: queued while the first insert of another record is in flight.
@@ -96,6 +97,17 @@ describe('DecisionRecorder', () => {
     expect(await storedCount(batch[0].scenarioId)).toBe(9);
     expect(drops).toEqual([[1, 'store_refused']]);
     expect(logs).toContainEqual(expect.objectContaining({ reason: 'store_refused', dropped: 1 }));
+  });
+
+  it('logs records the database stored with a value changed (LOAD DATA does not refuse rows)', async () => {
+    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db, { localInfile: true }));
+    const batch = records(3);
+    batch[1] = { ...batch[1], requestId: 'x'.repeat(500) };
+    for (const record of batch) subject.record(record);
+    await subject.flush();
+    expect(await storedCount(batch[0].scenarioId)).toBe(3);
+    expect(drops).toEqual([]);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 50, msg: 'decision records stored with values the database changed', err: expect.objectContaining({ message: expect.stringContaining('request_id') }) }));
   });
 
   it('stores what it holds when closed, then drops and counts what comes after', async () => {
