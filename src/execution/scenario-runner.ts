@@ -71,16 +71,17 @@ export class ScenarioRunner {
     const finish = (result: Record<string, unknown> | null, error: RunOutcome['error'], trace?: TraceEntry[]) => recording.finish({
       result, error, trace, beganAt, endedAt: new Date(), durationMicros: Math.round((performance.now() - started) * 1000),
     });
+    let outcome: Awaited<ReturnType<ScenarioEngine['run']>>;
     try {
       const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
-      const outcome = await this.engine.run(compiled, inputs, { ownerId, trace: recording.trace, portHooks: recording.portHooks });
-      finish(outcome.result, null, outcome.trace);
-      return outcome.result;
+      outcome = await this.engine.run(compiled, inputs, { ownerId, trace: recording.trace, portHooks: recording.portHooks });
     } catch (error) {
       // A dependency outage abandons the run (503, or the job runs again): nothing to record.
       if (!(error instanceof PortUnavailableError)) finish(null, toRunError(error));
       throw error;
     }
+    finish(outcome.result, null, outcome.trace);
+    return outcome.result;
   }
 
   /** requireDeployed, with a missing scenario as a value (stored runs record it as their error). */

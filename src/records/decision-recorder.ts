@@ -6,9 +6,10 @@ import { RecordsStoredWithChangesError, type DecisionRecordStore } from './decis
 
 /**
  * Why records were dropped: the buffer was full; the database was unreachable; it refused the record
- * (e.g. larger than max_allowed_packet); the process stopped before it could store it.
+ * (e.g. larger than max_allowed_packet); the process stopped before it could store it; the record could
+ * not be made from the run at all (a fault of this service: logged with its cause).
  */
-export type DropReason = 'buffer_full' | 'store_unavailable' | 'store_refused' | 'shutdown';
+export type DropReason = 'buffer_full' | 'store_unavailable' | 'store_refused' | 'shutdown' | 'unrecordable';
 
 export interface DecisionRecorderOptions {
   /** Most records per insert. */
@@ -64,6 +65,11 @@ export class DecisionRecorder {
     }
     this.buffered += 1;
     this.inserts.enqueue(record);
+  }
+
+  /** Counts (and logs) a run whose record could not be made. */
+  unrecordable(error: unknown): void {
+    this.dropped(1, 'unrecordable', error);
   }
 
   /** Records queued and not yet stored or dropped. */

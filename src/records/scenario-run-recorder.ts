@@ -1,4 +1,5 @@
 import type { DeployedScenario } from '../scenarios/deployed-scenarios.js';
+import type { DecisionRecord } from './decision-record.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { InputMasker } from './input-masking.js';
 import type { RecordingSettings } from './recording-settings.js';
@@ -34,11 +35,21 @@ export class ScenarioRunRecorder implements RunRecorder {
     return {
       trace: settings.trace,
       portHooks: capture,
-      finish: (outcome) => this.recorder.record(this.recordOf(deployed, inputs, run, capture, outcome)),
+      finish: (outcome) => {
+        let record: DecisionRecord;
+        try {
+          record = this.recordOf(deployed, inputs, run, capture, outcome);
+        } catch (error) {
+          // Recording never fails a run: a record that cannot be made is counted and logged instead.
+          this.recorder.unrecordable(error);
+          return;
+        }
+        this.recorder.record(record);
+      },
     };
   }
 
-  private recordOf(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome) {
+  private recordOf(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome): DecisionRecord {
     const pii = this.masker.piiInputs(deployed.cacheKey, deployed.document);
     const masked = this.masker.maskInputs(inputs, pii);
     return {
@@ -52,7 +63,7 @@ export class ScenarioRunRecorder implements RunRecorder {
       requesterId: run.requesterId,
       requestId: run.requestId,
       batchId: run.batchId ?? null,
-      state: outcome.error ? 'FAILED' as const : 'SUCCEEDED' as const,
+      state: outcome.error ? 'FAILED' : 'SUCCEEDED',
       inputs: masked.inputs,
       maskedInputs: masked.masked,
       result: outcome.result,

@@ -1,0 +1,117 @@
+/**
+ * What recording a run costs, per record, measured in one process so that a loaded machine disturbs it
+ * less than req/s over HTTP (`npm run bench:http` compares those): run `npm run bench:records`.
+ *   1. the hot path: deciding to record (cached settings, sampling), capturing, masking and queuing a
+ *      record of the reference credit decision, against an empty loop of the same shape (CPU µs per run);
+ *   2. writing: records stored through the DecisionRecorder with LOAD DATA LOCAL INFILE and with
+ *      multi-row INSERTs (CPU µs of this process per record, wall µs per record), and the database
+ *      server's CPU per record when its process can be read (/proc; a shared server's other clients count too).
+ * Env: BENCH_RECORDS (default 40,000 per measurement), BENCH_DATABASE_URL (default
+ * mysql://root@127.0.0.1:3306/scoring_bench). Its records are deleted at the end.
+ */
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import pino from 'pino';
+import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
+import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
+import { DecisionRecorder } from '../../src/records/decision-recorder.js';
+import { InputMasker } from '../../src/records/input-masking.js';
+import { RecordingSettingsService } from '../../src/records/recording-settings-service.js';
+import { RecordingSettingsStore } from '../../src/records/recording-settings-store.js';
+import type { RunRecording } from '../../src/records/run-recorder.js';
+import { ScenarioRunRecorder } from '../../src/records/scenario-run-recorder.js';
+import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
+import { referenceScenario, sampleInputs } from './reference-scenario.js';
+
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_bench';
+const COUNT = Number(process.env.BENCH_RECORDS ?? 40_000);
+/** A scenario id no real scenario has: this benchmark's records are found and deleted by it. */
+const SCENARIO_ID = 4_000_000_000 + Math.floor(Math.random() * 1_000_000);
+
+const fixed = (n: number, digits = 1) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const cpuMicros = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return used.user + used.system;
+};
+
+/** CPU ms of the database server process, when this machine runs it and /proc shows it; NaN otherwise. */
+function databaseCpuMs(): number {
+  try {
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name !== 'mariadbd' && name !== 'mysqld') continue;
+      const fields = stat.split(') ')[1].split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }
+  } catch {
+    // not Linux, or not readable
+  }
+  return NaN;
+}
+
+async function main(): Promise<void> {
+  await ensureDatabaseExists(DATABASE_URL);
+  const db = createDatabase(DATABASE_URL, { min: 0, max: 4 });
+  await migrateToLatest(db);
+  const logger = pino({ level: 'warn' });
+  const doc = referenceScenario();
+  const deployed: DeployedScenario = { scenarioId: SCENARIO_ID, ownerId: 1, ownerName: 'bench', name: 'credit', versionId: 1, version: '1', cacheKey: `bench-records:${SCENARIO_ID}`, document: doc };
+  const inputs = sampleInputs(1000) as unknown as Array<Record<string, unknown>>;
+  // A result the size of the reference decision's (its END node returns every variable).
+  const results = inputs.map((input) => ({ ...input, decision: 'APPROVE', tier: 'A', limitFactor: 1, score: 612, reasonCodes: ['DEBT'], dti: 0.31, riskBand: 'LOW' }));
+  try {
+    // 1. The hot path, records queued on a recorder that only inserts once told to (flush).
+    const queued = new DecisionRecorder(new MySqlDecisionRecordStore(db), { batchSize: 1000, flushIntervalMs: 3_600_000, maxBuffered: COUNT * 2 }, logger);
+    const runRecorder = new ScenarioRunRecorder(new RecordingSettingsService(new RecordingSettingsStore(db)), new InputMasker('bench-secret'), queued);
+    const run = (k: number) => ({ id: randomUUID(), mode: 'SYNC' as const, requesterId: 1, requestId: randomUUID(), index: k });
+    await runRecorder.start(deployed, inputs[0], run(0)); // reads (and caches) the settings
+    const emptyStart = process.cpuUsage();
+    for (let k = 0; k < COUNT; k += 1) {
+      const shape = run(k);
+      const began = new Date();
+      if (!shape.id || !began) throw new Error('unreachable');
+    }
+    const empty = cpuMicros(emptyStart) / COUNT;
+    const hotStart = process.cpuUsage();
+    for (let k = 0; k < COUNT; k += 1) {
+      const recording = runRecorder.start(deployed, inputs[k % inputs.length], run(k)) as RunRecording;
+      recording.finish({ result: results[k % results.length], error: null, beganAt: new Date(), endedAt: new Date(), durationMicros: 120 });
+    }
+    const hot = cpuMicros(hotStart) / COUNT - empty;
+    await queued.close();
+    console.log(`hot path (settings, sampling, capture, masking, queue): ${fixed(hot, 2)} µs CPU per run (the loop's own ${fixed(empty, 2)} µs taken off)`);
+
+    // 2. Writing, both ways, through the recorder as the service configures it.
+    const ways: Array<[string, boolean]> = [['LOAD DATA LOCAL INFILE', true], ['multi-row INSERTs', false]];
+    const figures: Record<string, number> = {};
+    for (const [way, localInfile] of ways) {
+      const recorder = new DecisionRecorder(new MySqlDecisionRecordStore(db, { localInfile }), { batchSize: 1000, flushIntervalMs: 50, maxBuffered: COUNT * 2 }, logger);
+      const records = Array.from({ length: COUNT }, (_, k) => ({
+        id: randomUUID(), ownerId: 1, scenarioId: SCENARIO_ID, scenarioName: 'credit', version: '1', versionId: 1, mode: 'SYNC' as const, requesterId: 1,
+        requestId: randomUUID(), batchId: null, state: 'SUCCEEDED' as const, inputs: inputs[k % inputs.length], maskedInputs: [], result: results[k % results.length],
+        error: null, beganAt: new Date(), endedAt: new Date(), durationMicros: 120, trace: null, captures: [],
+      }));
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      const databaseBefore = databaseCpuMs();
+      for (const record of records) recorder.record(record);
+      await recorder.close();
+      const client = cpuMicros(cpu) / COUNT;
+      const wall = ((performance.now() - started) * 1000) / COUNT;
+      const server = ((databaseCpuMs() - databaseBefore) * 1000) / COUNT;
+      figures[way] = client;
+      console.log(`${way.padEnd(24)} ${fixed(client)} µs CPU here per record, ${Number.isNaN(server) ? 'database CPU not readable' : `${fixed(server)} µs database server CPU`}, ${fixed(wall)} µs wall per record (${fixed(1e6 / wall, 0)} records/s)`);
+    }
+    console.log(`LOAD DATA costs ${fixed((100 * figures['LOAD DATA LOCAL INFILE']) / figures['multi-row INSERTs'])} % of the INSERTs' CPU here per record`);
+  } finally {
+    await db('decision_records').where('scenario_id', SCENARIO_ID).delete();
+    await db.destroy();
+  }
+  console.log(`\nrun: npm run bench:records   (BENCH_RECORDS=${COUNT}; a machine loaded by others disturbs these figures less than req/s, but it does)`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
