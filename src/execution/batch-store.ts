@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import { insertStatement } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
@@ -177,7 +178,8 @@ export class BatchStore {
       const id = resultId ?? randomUUID();
       return finishedRunValues({ id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome);
     });
-    await this.db.raw(insertFinishedRuns(rows, 'ON DUPLICATE KEY UPDATE `id` = `id`'));
+    const sql = insertFinishedRuns(rows, 'ON DUPLICATE KEY UPDATE `id` = `id`');
+    await retryOnDeadlock(() => this.db.raw(sql));
   }
 
   /**

@@ -337,20 +337,19 @@ export class ExecutionQueue {
 /**
  * Agenda locks new jobs only on a notification or a poll: when a burst of notifications arrives
  * while this process is at its lock limit, the jobs behind it wait for the next poll (seconds).
- * So when a job completes (and its lock is released) while the process was at its limit, this
- * process looks for the next job of that name at once, through the processor's own notification
- * path (agenda-internals.ts). Below the limit it handled every notification itself, so there is
- * nothing to look for: the look would cost a job-store round trip per job for nothing.
+ * So when a job completes (and its lock is released), this process looks for the next job of that
+ * name at once, through the processor's own notification path (agenda-internals.ts). It looks after
+ * every job, not only when the process was at its lock limit: a notification can also be missed
+ * below the limit (it arrives while the processor is between lock rounds), and looking only at the
+ * limit left about one batch in three with a part waiting for the next poll (seconds).
  */
 function refillOnCompletion(agenda: Agenda, name: string): void {
   agenda.on(`complete:${name}`, () => {
-    // The completing job still counts as locked here: below the limit, no notification was turned away.
-    const limit = agenda.definitions[name]?.lockLimit ?? 0;
-    if (limit <= 0 || (lockedJobCount(agenda, name) ?? 0) < limit) return;
     let tries = 0;
     const attempt = (): void => {
       if (!isProcessingJobs(agenda)) return;
-      if ((lockedJobCount(agenda, name) ?? 0) >= limit && tries < 25) {
+      const limit = agenda.definitions[name]?.lockLimit ?? 0;
+      if (limit > 0 && (lockedJobCount(agenda, name) ?? 0) >= limit && tries < 25) {
         tries += 1;
         setTimeout(attempt, 2);
         return;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { RunError, RunOutcome } from './run-outcome.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import { finishedRunValues, insertFinishedRuns, OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
 
@@ -97,7 +98,9 @@ export class RunResultStore {
    */
   async insertAsyncRuns(runs: NewAsyncRun[]): Promise<boolean[]> {
     try {
-      await this.db('run_results').insert(runs.map(asyncRunRow));
+      // In id order, as every multi-row write of run_results (see markRunning), and tried again when picked as a deadlock victim.
+      const rows = runs.map(asyncRunRow).sort(byId);
+      await retryOnDeadlock(() => this.db('run_results').insert(rows));
       return runs.map(() => true);
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
@@ -147,10 +150,20 @@ export class RunResultStore {
     await this.db('run_results').whereIn('id', ids).delete();
   }
 
-  /** QUEUED → RUNNING (the runs of a job). */
+  /**
+   * QUEUED → RUNNING (the runs of a job). The rows are found through the primary key alone, in id
+   * order: left to itself, MariaDB may read `state = 'QUEUED'` through the (state, queued_at) index
+   * and lock a range of it, which deadlocked under load with the inserts of new QUEUED runs and the
+   * outcome upserts of other jobs (500s on async submit). A statement still picked as a deadlock
+   * victim is rolled back whole and tried again.
+   */
   async markRunning(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db('run_results').whereIn('id', ids).where('state', 'QUEUED').update({ state: 'RUNNING', started_at: this.db.fn.now(3) });
+    const sorted = [...ids].sort();
+    await retryOnDeadlock(() => this.db.raw(
+      `UPDATE run_results FORCE INDEX (PRIMARY) SET started_at = NOW(3), state = 'RUNNING' WHERE id IN (${sorted.map(() => '?').join(', ')}) AND state = 'QUEUED'`,
+      sorted,
+    ));
   }
 
   /**
@@ -159,8 +172,9 @@ export class RunResultStore {
    */
   async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<void> {
     if (finished.length === 0) return;
-    const rows = finished.map(({ run, outcome }) => finishedRunValues(run, outcome));
-    await this.db.raw(insertFinishedRuns(rows, ON_DUPLICATE_STORE_OUTCOME));
+    const rows = [...finished].sort((a, b) => compareIds(a.run.id, b.run.id)).map(({ run, outcome }) => finishedRunValues(run, outcome));
+    const sql = insertFinishedRuns(rows, ON_DUPLICATE_STORE_OUTCOME);
+    await retryOnDeadlock(() => this.db.raw(sql));
   }
 
   async recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void> {
@@ -175,6 +189,14 @@ export class RunResultStore {
     const rows = (await this.db('callback_attempts').where({ result_id: resultId }).orderBy('id').select('attempt', 'http_status', 'error')) as Array<{ attempt: number; http_status: number | null; error: string | null }>;
     return rows.map((row) => ({ attempt: row.attempt, httpStatus: row.http_status, error: row.error }));
   }
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byId(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  return compareIds(a.id as string, b.id as string);
 }
 
 export function isFinished(state: RunState): boolean {
