@@ -9,7 +9,7 @@
  * Env: BENCH_RECORDS (default 40,000 per measurement), BENCH_DATABASE_URL (default
  * mysql://root@127.0.0.1:3306/scoring_bench). Its records are deleted at the end.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import pino from 'pino';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     // 1. The hot path, records queued on a recorder that only inserts once told to (flush).
     const queued = new DecisionRecorder(new MySqlDecisionRecordStore(db), { batchSize: 1000, flushIntervalMs: 3_600_000, maxBuffered: COUNT * 2 }, logger);
     const runRecorder = new ScenarioRunRecorder(new RecordingSettingsService(new RecordingSettingsStore(db)), new InputMasker('bench-secret'), queued);
-    const run = (k: number) => ({ id: randomUUID(), mode: 'SYNC' as const, requesterId: 1, requestId: randomUUID(), index: k });
+    const run = (k: number) => ({ id: timeOrderedId(), mode: 'SYNC' as const, requesterId: 1, requestId: timeOrderedId(), index: k });
     await runRecorder.start(deployed, inputs[0], run(0)); // reads (and caches) the settings
     const emptyStart = process.cpuUsage();
     for (let k = 0; k < COUNT; k += 1) {
@@ -88,8 +88,8 @@ async function main(): Promise<void> {
     for (const [way, localInfile] of ways) {
       const recorder = new DecisionRecorder(new MySqlDecisionRecordStore(db, { localInfile }), { batchSize: 1000, flushIntervalMs: 50, maxBuffered: COUNT * 2 }, logger);
       const records = Array.from({ length: COUNT }, (_, k) => ({
-        id: randomUUID(), ownerId: 1, scenarioId: SCENARIO_ID, scenarioName: 'credit', version: '1', versionId: 1, mode: 'SYNC' as const, requesterId: 1,
-        requestId: randomUUID(), batchId: null, state: 'SUCCEEDED' as const, inputs: inputs[k % inputs.length], maskedInputs: [], result: results[k % results.length],
+        id: timeOrderedId(), ownerId: 1, scenarioId: SCENARIO_ID, scenarioName: 'credit', version: '1', versionId: 1, mode: 'SYNC' as const, requesterId: 1,
+        requestId: timeOrderedId(), batchId: null, state: 'SUCCEEDED' as const, inputs: inputs[k % inputs.length], maskedInputs: [], result: results[k % results.length],
         error: null, beganAt: new Date(), endedAt: new Date(), durationMicros: 120, trace: null, captures: [],
       }));
       const started = performance.now();

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import { NotFoundError } from '../errors/not-found-error.js';
@@ -48,7 +48,7 @@ export class BatchService {
     const phases = new PhaseTimes();
     await this.runner.requireDeployed(caller.id, scenarioName);
     phases.lap('resolve');
-    const batchId = randomUUID();
+    const batchId = timeOrderedId();
     const chunkSize = Math.max(this.config.batchChunkSize, 1);
     await this.store.insertBatch({ id: batchId, userId: caller.id, scenarioName, chunkSize, inputs: parameters });
     phases.lap('store');

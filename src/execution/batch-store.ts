@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { Knex } from 'knex';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { groupsWithin } from '../db/statement-groups.js';
@@ -175,7 +175,7 @@ export class BatchStore {
   async insertResults(batch: BatchRecord, results: ElementOutcome[]): Promise<void> {
     if (results.length === 0) return;
     const rows = results.map(({ index, outcome, resultId }) => {
-      const id = resultId ?? randomUUID();
+      const id = resultId ?? timeOrderedId();
       return finishedRunValues({ id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome);
     });
     const sql = insertFinishedRuns(rows, 'ON DUPLICATE KEY UPDATE `id` = `id`');

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { AppConfig } from '../config/config.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
@@ -42,7 +42,7 @@ export class ExecutionService {
    */
   async score(caller: Caller, name: string, inputs: Record<string, unknown>, requestId: string): Promise<ScoreResult> {
     const deployed = await this.runner.requireDeployed(caller.id, name);
-    const runId = randomUUID();
+    const runId = timeOrderedId();
     const beginTime = new Date().toISOString();
     const result = await this.runner.run(deployed, inputs, caller.id, 'sync', { id: runId, mode: 'SYNC', requesterId: caller.id, requestId });
     return { runId, name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
@@ -52,8 +52,8 @@ export class ExecutionService {
   async submitAsync(caller: Caller, name: string, inputs: Record<string, unknown>, request: AsyncRequest): Promise<string> {
     await this.runner.requireDeployed(caller.id, name);
     const callback = request.callbackUrl ? await this.checkCallback(request) : null;
-    const requestId = request.requestId ?? randomUUID();
-    await this.submissions.submit({ id: randomUUID(), userId: caller.id, requestId, scenarioName: name, input: inputs, callback });
+    const requestId = request.requestId ?? timeOrderedId();
+    await this.submissions.submit({ id: timeOrderedId(), userId: caller.id, requestId, scenarioName: name, input: inputs, callback });
     return requestId;
   }
 

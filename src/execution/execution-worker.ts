@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { Logger } from 'pino';
 import type { CallbackDelivery } from './callback-delivery.js';
 import type { ExecutionSettings } from './execution-settings.js';
@@ -108,7 +108,7 @@ export class ExecutionWorker implements JobHandlers {
           // A stopping worker takes no new element: the ones running finish and are stored.
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
             // The result id is chosen first, so the element's decision record carries it too.
-            const resultId = randomUUID();
+            const resultId = timeOrderedId();
             const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id };
             return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
           }, stopping);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
@@ -151,7 +151,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (!operation || !params) return false;
     const served = operation;
     const incoming = request.headers['x-request-id'];
-    const log: RequestLog = { requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID(), started: process.hrtime.bigint(), route: served.route };
+    const log: RequestLog = { requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId(), started: process.hrtime.bigint(), route: served.route };
     serve(request, served, params, log, mark < 0 ? '' : url.slice(mark + 1)).then(
       (outcome) => reply(response, served, log, outcome),
       (error: unknown) => {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
@@ -36,7 +36,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestContext(logger: Logger): RequestHandler {
   return (request, response, next) => {
     const incoming = request.headers['x-request-id'];
-    const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId();
     request.id = id;
     let child: Logger | undefined;
     Object.defineProperty(request, 'log', { configurable: true, enumerable: false, get: () => (child ??= logger.child({ requestId: id })) });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -36,7 +36,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
       return;
     }
     const body = toErrorBody(clientErrorOf(error, options.maxHeaderBytes));
-    body.requestId = randomUUID();
+    body.requestId = timeOrderedId();
     delete body.details;
     options.logger.info({ requestId: body.requestId, status: body.status, code: body.code, parserError: error.code }, 'request refused by the HTTP parser');
     const text = JSON.stringify(body);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { components } from '../../generated/api-types.js';
 import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
@@ -54,7 +54,7 @@ export class ReplayService {
     // Records that begin after this moment never join the replay.
     const filter = recordFilter(request.filter ?? {}, new Date());
     const total = await this.records.count(scenario.id, filter, limit);
-    const id = randomUUID();
+    const id = timeOrderedId();
     await this.store.insert({
       id, scenarioId: scenario.id, ownerId: scenario.ownerId, requesterId, candidate: { label: candidate.label, versionId: candidate.versionId, contentHash: candidate.contentHash },
       document: candidate.document, filter, outputs: request.outputs, limit, sampleSize: request.sampleSize ?? DEFAULT_SAMPLE_SIZE, total,

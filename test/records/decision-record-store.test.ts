@@ -46,6 +46,17 @@ describe.each([['with LOAD DATA LOCAL INFILE', true], ['with multi-row INSERTs',
     expect(await store.get(scenarioId, stored.id)).toEqual(stored);
   });
 
+  it('keeps times to the millisecond, across seconds and with leading zeros in the milliseconds', async () => {
+    const scenarioId = newScenarioId();
+    const times = [0, 5, 50, 999, 1000, 1001, 61_099].map((ms) => new Date(T0 + ms));
+    const stored = times.map((beganAt) => record(scenarioId, { beganAt, endedAt: new Date(beganAt.getTime() + 7) }));
+    await writer.insertMany(stored);
+    for (const one of stored) {
+      const read = await store.get(scenarioId, one.id);
+      expect([read?.beganAt.toISOString(), read?.endedAt.toISOString()]).toEqual([one.beganAt.toISOString(), one.endedAt.toISOString()]);
+    }
+  });
+
   it('keeps every character: tabs, line breaks, backslashes, \\N, NUL, quotes, emoji', async () => {
     const scenarioId = newScenarioId();
     const text = 'a\tb\nc\r\\d \\N \u0000 \'q\' "dq" é 😀 \\';
