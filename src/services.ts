@@ -106,6 +106,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const replay = createReplay({
     config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db), scenarios, engine, queue: execution.queue,
   });
+  execution.sweeper.addSource(replay.stalledWork);
   return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay };
 }
 

@@ -13,6 +13,7 @@ import * as batchChunkCounts from './migrations/20261123000140_batch_chunk_count
 import * as runStatistics from './migrations/20261123000160_run_statistics.js';
 import * as decisionRecords from './migrations/20261124000100_decision_records.js';
 import * as replays from './migrations/20261124000300_replays.js';
+import * as replayClaims from './migrations/20261124000400_replay_claims.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000160_run_statistics', runStatistics],
   ['20261124000100_decision_records', decisionRecords],
   ['20261124000300_replays', replays],
+  ['20261124000400_replay_claims', replayClaims],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CompiledScenario, ScenarioEngine } from '../engine/index.js';
+import type { CompiledScenario, ScenarioDocument, ScenarioEngine } from '../engine/index.js';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import type { ResumableJobKind } from '../execution/execution-queue.js';
 import { toRunError } from '../execution/run-outcome.js';
@@ -15,6 +15,11 @@ import { RunWindow } from './run-window.js';
 export const REPLAY_JOB = 'replay.run';
 
 export interface ReplayJobData { replayId: string }
+
+/** A running replay's worker says it is alive this often (replays.heartbeat_at). */
+const HEARTBEAT_EVERY_MS = 5_000;
+/** A RUNNING replay whose heartbeat is older than this has lost its worker: a job of it takes it over. */
+const STALE_AFTER_SECONDS = 30;
 
 export interface ReplayJobSettings {
   /** Candidate runs in flight at once (the engine pool batches the runs that queue up, per crossing). */
@@ -78,7 +83,36 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
   private async replay(replay: ReplayRecord, stopping: () => boolean): Promise<boolean> {
     const document = await this.store.candidateDocument(replay.id);
     if (!document) return true;
-    await this.store.markRunning(replay.id);
+    const claimed = await this.claim(replay.id, stopping);
+    if (claimed !== 'claimed') return claimed === 'ended';
+    const heartbeat = setInterval(() => {
+      this.store.heartbeat(replay.id).catch((error: unknown) => this.logger.warn({ err: error, replayId: replay.id }, 'replay heartbeat not stored'));
+    }, HEARTBEAT_EVERY_MS);
+    try {
+      return await this.runClaimed(replay, document, stopping);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Takes the replay for this worker. A second job of the same replay (the stalled-work sweeper queued
+   * one while the first waited behind other jobs) finds it RUNNING with a fresh heartbeat: it waits,
+   * and takes it over only if the heartbeat stops (that worker died), so the replay is neither run
+   * twice at once nor left RUNNING with nobody on it. Answers 'ended' once another worker finished it,
+   * 'stopping' when this worker stops first (the job is handed back).
+   */
+  private async claim(replayId: string, stopping: () => boolean): Promise<'claimed' | 'ended' | 'stopping'> {
+    for (;;) {
+      if (await this.store.claim(replayId, STALE_AFTER_SECONDS)) return 'claimed';
+      const now = await this.store.find(replayId);
+      if (!now || now.state === 'FINISHED' || now.state === 'FAILED') return 'ended';
+      if (stopping()) return 'stopping';
+      await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_EVERY_MS));
+    }
+  }
+
+  private async runClaimed(replay: ReplayRecord, document: ScenarioDocument, stopping: () => boolean): Promise<boolean> {
     const compiled = this.engine.compile(hashCacheKey(replay.candidate.contentHash), document);
     const report = new ReplayReportBuilder(replay.outputs, replay.sampleSize);
     const window = new RunWindow(this.settings.concurrency);

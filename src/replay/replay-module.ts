@@ -2,10 +2,11 @@ import type { Logger } from 'pino';
 import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
 import type { ExecutionQueue } from '../execution/execution-queue.js';
+import type { StalledWorkSource } from '../execution/stalled-work-sweeper.js';
 import type { DecisionRecordStore } from '../records/decision-record-store-type.js';
 import type { ScenarioAccess } from '../scenarios/scenario-access.js';
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
-import { ReplayJob } from './replay-job.js';
+import { REPLAY_JOB, ReplayJob, type ReplayJobData } from './replay-job.js';
 import { ReplayService } from './replay-service.js';
 import type { ReplayStore } from './replay-store-type.js';
 
@@ -18,6 +19,8 @@ export interface Replay {
   service: ReplayService;
   /** The worker side, registered on the execution queue (tests run it directly). */
   job: ReplayJob;
+  /** Replays whose job was lost, for execution's stalled-work sweeper. */
+  stalledWork: StalledWorkSource;
 }
 
 export interface ReplayDependencies {
@@ -41,5 +44,22 @@ export function createReplay(deps: ReplayDependencies): Replay {
   return {
     service: new ReplayService(deps.config, deps.scenarios, deps.store, deps.records, deps.engine, deps.queue),
     job,
+    stalledWork: stalledReplays(deps.store, deps.queue),
+  };
+}
+
+/** QUEUED replays whose job the job store lost (or never saved), and RUNNING ones whose worker and job are both gone: queued again. */
+function stalledReplays(store: ReplayStore, queue: ExecutionQueue): StalledWorkSource {
+  return {
+    name: 'replays',
+    async requeueStalled(cutoff, limit) {
+      let queued = 0;
+      for (const replayId of await store.stalled(cutoff, limit)) {
+        if (!(await store.claimStalled(cutoff, replayId))) continue;
+        await queue.enqueue<ReplayJobData>(REPLAY_JOB, { replayId });
+        queued += 1;
+      }
+      return queued;
+    },
   };
 }

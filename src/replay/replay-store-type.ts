@@ -10,11 +10,22 @@ export interface ReplayStore {
   find(id: string): Promise<ReplayRecord | undefined>;
   /** The candidate's document as it was when the replay was started. */
   candidateDocument(id: string): Promise<ScenarioDocument | undefined>;
-  /** RUNNING from the first record: progress and any earlier report are cleared (a replay starts again from scratch). */
-  markRunning(id: string): Promise<void>;
+  /**
+   * Takes the replay for this worker: RUNNING from the first record, progress and any earlier report
+   * cleared (a replay starts again from scratch), heartbeat now. Only a QUEUED replay, or a RUNNING
+   * one whose heartbeat is older than `staleAfterSeconds` (its worker died), is taken; false when
+   * another worker is running it or it has ended.
+   */
+  claim(id: string, staleAfterSeconds: number): Promise<boolean>;
+  /** The running replay's worker is alive. */
+  heartbeat(id: string): Promise<void>;
   progress(id: string, done: number, failed: number): Promise<void>;
   /** Back to QUEUED (its worker is stopping; another takes it from the start). */
   requeue(id: string): Promise<void>;
+  /** Replays QUEUED since before `cutoff`, or RUNNING without a heartbeat since then: their job may have been lost. */
+  stalled(cutoff: Date, limit: number): Promise<string[]>;
+  /** Claims a stalled replay for queuing again (QUEUED, queued_at now); false when another sweeper was first. */
+  claimStalled(cutoff: Date, id: string): Promise<boolean>;
   /** FINISHED with its report; `total` is the records actually read (fewer than planned when retention deleted some meanwhile). */
   finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<void>;
   fail(id: string, error: string): Promise<void>;

@@ -78,8 +78,31 @@ export class MySqlReplayStore implements ReplayStore {
     return row ? (JSON.parse(row.candidate_document) as ScenarioDocument) : undefined;
   }
 
-  async markRunning(id: string): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'RUNNING', started_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
+  async claim(id: string, staleAfterSeconds: number): Promise<boolean> {
+    // Staleness is judged by the database's clock, which also wrote the heartbeat: workers' clocks may differ.
+    const taken = await this.db(TABLE).where({ id }).andWhere((free) => free.where('state', 'QUEUED').orWhere((dead) => dead.where('state', 'RUNNING')
+      .andWhere((silent) => silent.whereNull('heartbeat_at').orWhereRaw('?? < NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]))))
+      .update({ state: 'RUNNING', started_at: this.db.fn.now(3), heartbeat_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
+    return taken > 0;
+  }
+
+  async heartbeat(id: string): Promise<void> {
+    await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ heartbeat_at: this.db.fn.now(3) });
+  }
+
+  async stalled(cutoff: Date, limit: number): Promise<string[]> {
+    const rows = (await this.stalledAt(this.db(TABLE), cutoff).orderBy('queued_at').limit(limit).select('id')) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  async claimStalled(cutoff: Date, id: string): Promise<boolean> {
+    return (await this.stalledAt(this.db(TABLE).where({ id }), cutoff).update({ state: 'QUEUED', queued_at: this.db.fn.now(3), heartbeat_at: null })) > 0;
+  }
+
+  /** QUEUED since before `cutoff`, or RUNNING with no heartbeat since then (its worker died, and its job is gone too). */
+  private stalledAt(query: Knex.QueryBuilder, cutoff: Date): Knex.QueryBuilder {
+    return query.andWhere((stalled) => stalled.where((queued) => queued.where('state', 'QUEUED').andWhere('queued_at', '<', cutoff))
+      .orWhere((running) => running.where('state', 'RUNNING').andWhereRaw('COALESCE(??, ??) < ?', ['heartbeat_at', 'started_at', cutoff])));
   }
 
   async progress(id: string, done: number, failed: number): Promise<void> {
@@ -87,7 +110,7 @@ export class MySqlReplayStore implements ReplayStore {
   }
 
   async requeue(id: string): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'QUEUED', done: 0, failed: 0 });
+    await this.db(TABLE).where({ id }).update({ state: 'QUEUED', done: 0, failed: 0, queued_at: this.db.fn.now(3), heartbeat_at: null });
   }
 
   async finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<void> {

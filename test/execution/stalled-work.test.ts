@@ -45,7 +45,7 @@ describe('the stalled-work sweeper', () => {
     const unclaimed = await t.services.db('run_results').where((query) => query.where({ id: runId }).orWhere('batch_id', batchId)).andWhere('queued_at', '<', claimedAfter).count({ n: '*' });
     expect(unclaimed).toEqual([{ n: 0 }]);
     // Claimed: a second sweep (another worker's) finds nothing to queue.
-    expect(await t.services.execution.sweeper.sweepOnce()).toEqual({ runs: 0, chunks: 0 });
+    expect(await t.services.execution.sweeper.sweepOnce()).toMatchObject({ runs: 0, chunks: 0 });
 
     const run = await waitFor(async () => {
       const row = await t.services.db('run_results').where({ id: runId }).first('state', 'result');

@@ -8,7 +8,8 @@ import { MySqlReplayStore } from '../../src/replay/replay-store.js';
 import { contentHash } from '../../src/scenarios/version-content.js';
 import { createLogger } from '../../src/logger.js';
 import { chain, input, script, type TestNode } from '../engine/support/scenario-builder.js';
-import { isolateJobStore } from '../execution/support.js';
+import { isolateJobStore, waitFor } from '../execution/support.js';
+import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearer, getReplay, matrixOf, putDevelop, randomInts, recordBatch, replayed, scenarioIdOf, startReplay } from './support.js';
@@ -213,6 +214,53 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
     expect(await store.find(replayId)).toMatchObject({ state: 'QUEUED', done: 0, failed: 0, report: null });
     expect(await job.run({ replayId }, keepAlive, () => false)).toBe(true);
     expect(await store.find(replayId)).toMatchObject({ state: 'FINISHED', total: 1000, done: 1000, report: { replayed: 1000 } });
+  });
+
+  describe('whose job is lost', () => {
+    /** A replay of the development version stored as startReplay stores it, with no job saved for it. */
+    async function storedReplay(): Promise<{ replayId: string; store: MySqlReplayStore }> {
+      const develop = (await t.services.db('scenario_versions').where({ scenario_id: Number(creditId), status: 'DEVELOP' }).first()) as { id: number; content: string; node_properties: string };
+      const store = new MySqlReplayStore(t.services.db);
+      const replayId = timeOrderedId();
+      await store.insert({
+        id: replayId, scenarioId: Number(creditId), ownerId: alice.id, requesterId: alice.id,
+        candidate: { label: 'develop', versionId: develop.id, contentHash: contentHash(develop.content, develop.node_properties) },
+        document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) }, filter: {}, outputs: ['decision'], limit: 100, sampleSize: 5, total: 100,
+      });
+      return { replayId, store };
+    }
+    const finished = (replayId: string) => waitFor(async () => {
+      const { body } = await getReplay(t, alice, creditId, replayId);
+      return body.state === 'FINISHED' ? body : undefined;
+    }, 30_000);
+    const tenMinutesAgo = () => new Date(Date.now() - 600_000);
+
+    it('is queued again by the stalled-work sweeper once it has waited QUEUED too long, and finishes', async () => {
+      // The job store lost it (Redis restarted without its data), or the API died before saving it.
+      const { replayId } = await storedReplay();
+      await t.services.db('replays').where({ id: replayId }).update({ queued_at: tenMinutesAgo() });
+      await t.services.execution.sweeper.sweepOnce();
+      expect(await finished(replayId)).toMatchObject({ done: 100, report: { replayed: 100 } });
+    });
+
+    it('is queued again when it stayed RUNNING with no heartbeat (its worker and its job are gone), and finishes', async () => {
+      const { replayId } = await storedReplay();
+      await t.services.db('replays').where({ id: replayId }).update({ state: 'RUNNING', started_at: tenMinutesAgo(), heartbeat_at: tenMinutesAgo(), done: 40 });
+      await t.services.execution.sweeper.sweepOnce();
+      expect(await finished(replayId)).toMatchObject({ done: 100, report: { replayed: 100 } });
+    });
+
+    it('is taken by one job at a time: a second job waits while the first one\'s heartbeat is fresh, and takes over once it stops', async () => {
+      const { replayId, store } = await storedReplay();
+      expect(await store.claim(replayId, 30)).toBe(true);
+      expect(await store.claim(replayId, 30)).toBe(false);
+      await t.services.db('replays').where({ id: replayId }).update({ heartbeat_at: new Date(Date.now() - 31_000) });
+      expect(await store.claim(replayId, 30)).toBe(true);
+      // A stopping worker's second job hands the replay back rather than wait for the first one.
+      const job = new ReplayJob(store, new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 32, pageSize: 100 }, createLogger('silent'));
+      expect(await job.run({ replayId }, async () => undefined, () => true)).toBe(false);
+      expect(await store.find(replayId)).toMatchObject({ state: 'RUNNING' });
+    });
   });
 });
 
