@@ -50,19 +50,27 @@ function hexLiteral(bytes: Buffer): string {
   return bytes.length === 0 ? "''" : `X'${bytes.toString('hex')}'`;
 }
 
-/** The 'YYYY-MM-DD HH:MM:SS text of the last second written: the dates of one statement mostly share it. */
-let lastSecond = { second: NaN, prefix: '' };
+/** The `YYYY-MM-DD HH:MM:SS` text of the last second written: the dates of one statement or load mostly share it. */
+let lastSecond = { second: NaN, text: '' };
 
-/** A DATETIME/TIMESTAMP literal in UTC, milliseconds included (the connection's time zone is UTC, database.ts). */
-function dateLiteral(date: Date): string {
+/**
+ * A DATETIME(3) value as MySQL writes it, `YYYY-MM-DD HH:MM:SS.mmm`, in UTC (the connection's time
+ * zone is UTC, database.ts): the text of SQL literals here and of LOAD DATA fields (decision records).
+ */
+export function utcDatetimeText(date: Date): string {
   const time = date.getTime();
   if (!Number.isFinite(time)) throw new Error('Cannot write an invalid date to MySQL');
   const second = Math.floor(time / 1000);
   if (second !== lastSecond.second) {
     // toISOString is YYYY-MM-DDTHH:MM:SS.mmmZ for years 0–9999
     const iso = date.toISOString();
-    lastSecond = { second, prefix: `'${iso.slice(0, 10)} ${iso.slice(11, 19)}.` };
+    lastSecond = { second, text: `${iso.slice(0, 10)} ${iso.slice(11, 19)}` };
   }
   const millis = time - second * 1000;
-  return `${lastSecond.prefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}'`;
+  return `${lastSecond.text}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
+}
+
+/** A DATETIME/TIMESTAMP literal in UTC, milliseconds included. */
+function dateLiteral(date: Date): string {
+  return `'${utcDatetimeText(date)}'`;
 }

@@ -21,10 +21,10 @@ export type SweepCounts = { runs: number; chunks: number } & Record<string, numb
  * Queues again the work that was stored but never queued: an API process that dies between
  * committing a run (or a batch) and saving its job leaves it QUEUED (a chunk: never started) with
  * no job, and a job store that restarts without its data (Redis without persistence) loses every
- * queued job. Other features add their own work as sources (replays). Every worker sweeps now and then; work queued for longer than `stalledAfterMs` is claimed
- * (its queued_at moves, so concurrent sweepers queue it once) and queued. Work that was only waiting behind a
- * long backlog may so get a second job: harmless, since jobs skip finished runs and results are
- * written by run id.
+ * queued job. Other features add their own work as sources (replays). Every worker sweeps now and
+ * then; work queued for longer than `stalledAfterMs` is claimed (its queued_at moves, so concurrent
+ * sweepers queue it once) and queued. Work that was only waiting behind a long backlog may so get a
+ * second job: harmless, since jobs skip finished runs and results are written by run id.
  */
 export class StalledWorkSweeper {
   private timer?: NodeJS.Timeout;

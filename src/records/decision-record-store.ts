@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { TraceEntry } from '../engine/index.js';
 import { escapeLoadDataValue, LOAD_DATA_FORMAT, loadLocalInfile, localInfileRefused } from '../db/local-infile.js';
 import { ER_DUP_ENTRY } from '../db/mysql-errors.js';
+import { utcDatetimeText } from '../db/sql-literals.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import type { DecisionRecord, DecisionRecordSummary, PortCapture, RecordError, RecordMode, RecordState } from './decision-record.js';
 import { RecordsStoredWithChangesError, type DecisionRecordStore, type RecordFilter, type RecordPage, type RecordPosition } from './decision-record-store-type.js';
@@ -238,7 +239,7 @@ function loadDataLine(record: DecisionRecord): string {
     + `${escapeLoadDataValue(record.version)}\t${record.versionId}\t${record.mode}\t${record.requesterId}\t${escapeLoadDataValue(record.requestId)}\t`
     + `${record.batchId === null ? NULL_FIELD : escapeLoadDataValue(record.batchId)}\t${record.state}\t`
     + `${jsonField(record.inputs)}\t${maskedInputs.length > 0 ? jsonField(maskedInputs) : NULL_FIELD}\t${jsonField(record.result)}\t${jsonField(record.error)}\t`
-    + `${datetime(record.beganAt)}\t${datetime(record.endedAt)}\t${record.durationMicros}\t`
+    + `${utcDatetimeText(record.beganAt)}\t${utcDatetimeText(record.endedAt)}\t${record.durationMicros}\t`
     + `${jsonField(record.trace)}\t${captures.length > 0 ? jsonField(captures) : NULL_FIELD}\n`;
 }
 
@@ -249,22 +250,6 @@ function jsonField(value: unknown): string {
   if (value === null || value === undefined) return NULL_FIELD;
   const text = JSON.stringify(value);
   return text.includes('\\') ? text.replaceAll('\\', '\\\\') : text;
-}
-
-/** The second datetime() formatted last, and its text: a record's two times, and the records of one flush, mostly share it. */
-let formattedSecond = NaN;
-let secondText = '';
-
-/** A DATETIME(3) value in UTC, as the connection (timezone `Z`) reads it back. */
-function datetime(date: Date): string {
-  const ms = date.getTime();
-  const second = Math.floor(ms / 1000);
-  if (second !== formattedSecond) {
-    secondText = date.toISOString().slice(0, 19).replace('T', ' ');
-    formattedSecond = second;
-  }
-  const millis = ms - second * 1000;
-  return `${secondText}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
 }
 
 function rowChars(row: InsertRow): number {
