@@ -94,7 +94,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
   // ── decision records ──
-  const records = createRecords({ config: config.records, logger, db, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason) });
+  const records = createRecords({ config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason) });
   // ── execution ──
   const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder });
   // ── metrics ──

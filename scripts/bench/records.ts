@@ -3,8 +3,8 @@
  * less than req/s over HTTP (`npm run bench:http` compares those): run `npm run bench:records`.
  *   1. the hot path: deciding to record (cached settings, sampling), capturing, masking and queuing a
  *      record of the reference credit decision, against an empty loop of the same shape (CPU µs per run);
- *   2. writing: records stored through the DecisionRecorder with LOAD DATA LOCAL INFILE and with
- *      multi-row INSERTs (CPU µs of this process per record, wall µs per record), and the database
+ *   2. writing: records stored through the DecisionRecorder with MariaDB's bulk protocol (the service's
+ *      way on MariaDB), with LOAD DATA LOCAL INFILE and with multi-row INSERTs (CPU µs of this process per record, wall µs per record), and the database
  *      server's CPU per record when its process can be read (/proc; a shared server's other clients count too).
  * Env: BENCH_RECORDS (default 40,000 per measurement), BENCH_DATABASE_URL (default
  * mysql://root@127.0.0.1:3306/scoring_bench). Its records are deleted at the end.
@@ -13,7 +13,8 @@ import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import pino from 'pino';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
-import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
+import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
+import { MySqlDecisionRecordStore, type DecisionRecordStoreOptions } from '../../src/records/decision-record-store.js';
 import { DecisionRecorder } from '../../src/records/decision-recorder.js';
 import { InputMasker } from '../../src/records/input-masking.js';
 import { RecordingSettingsService } from '../../src/records/recording-settings-service.js';
@@ -83,10 +84,13 @@ async function main(): Promise<void> {
     console.log(`hot path (settings, sampling, capture, masking, queue): ${fixed(hot, 2)} µs CPU per run (the loop's own ${fixed(empty, 2)} µs taken off)`);
 
     // 2. Writing, both ways, through the recorder as the service configures it.
-    const ways: Array<[string, boolean]> = [['LOAD DATA LOCAL INFILE', true], ['multi-row INSERTs', false]];
-    const figures: Record<string, number> = {};
-    for (const [way, localInfile] of ways) {
-      const recorder = new DecisionRecorder(new MySqlDecisionRecordStore(db, { localInfile }), { batchSize: 1000, flushIntervalMs: 50, maxBuffered: COUNT * 2 }, logger);
+    const bulk = new MariaDbBulkInserter(DATABASE_URL, 2);
+    const ways: Array<[string, DecisionRecordStoreOptions]> = [
+      ["MariaDB's bulk protocol", { bulk }], ['LOAD DATA LOCAL INFILE', { localInfile: true }], ['multi-row INSERTs', { localInfile: false }],
+    ];
+    const figures: Record<string, { client: number; server: number }> = {};
+    for (const [way, options] of ways) {
+      const recorder = new DecisionRecorder(new MySqlDecisionRecordStore(db, options), { batchSize: 1000, flushIntervalMs: 50, maxBuffered: COUNT * 2 }, logger);
       const records = Array.from({ length: COUNT }, (_, k) => ({
         id: timeOrderedId(), ownerId: 1, scenarioId: SCENARIO_ID, scenarioName: 'credit', version: '1', versionId: 1, mode: 'SYNC' as const, requesterId: 1,
         requestId: timeOrderedId(), batchId: null, state: 'SUCCEEDED' as const, inputs: inputs[k % inputs.length], maskedInputs: [], result: results[k % results.length],
@@ -100,10 +104,13 @@ async function main(): Promise<void> {
       const client = cpuMicros(cpu) / COUNT;
       const wall = ((performance.now() - started) * 1000) / COUNT;
       const server = ((databaseCpuMs() - databaseBefore) * 1000) / COUNT;
-      figures[way] = client;
+      figures[way] = { client, server };
       console.log(`${way.padEnd(24)} ${fixed(client)} µs CPU here per record, ${Number.isNaN(server) ? 'database CPU not readable' : `${fixed(server)} µs database server CPU`}, ${fixed(wall)} µs wall per record (${fixed(1e6 / wall, 0)} records/s)`);
     }
-    console.log(`LOAD DATA costs ${fixed((100 * figures['LOAD DATA LOCAL INFILE']) / figures['multi-row INSERTs'])} % of the INSERTs' CPU here per record`);
+    await bulk.close();
+    const share = (way: string, base: string, side: 'client' | 'server') => `${fixed((100 * figures[way][side]) / figures[base][side])} %`;
+    console.log(`LOAD DATA costs ${share('LOAD DATA LOCAL INFILE', 'multi-row INSERTs', 'client')} of the INSERTs' CPU here per record`);
+    console.log(`the bulk protocol costs ${share("MariaDB's bulk protocol", 'LOAD DATA LOCAL INFILE', 'server')} of LOAD DATA's database CPU per record, ${share("MariaDB's bulk protocol", 'LOAD DATA LOCAL INFILE', 'client')} of its CPU here`);
   } finally {
     await db('decision_records').where('scenario_id', SCENARIO_ID).delete();
     await db.destroy();

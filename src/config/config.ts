@@ -131,6 +131,8 @@ export interface RecordsConfig {
   maxBuffered: number;
   /** How often a worker process deletes expired records. */
   retentionSweepMs: number;
+  /** Write records with MariaDB's bulk protocol when the server is MariaDB (src/db/mariadb-bulk-insert.ts); else LOAD DATA LOCAL INFILE, or INSERTs. */
+  bulkProtocol: boolean;
 }
 
 /** The engine's worker pool (src/engine/pool/): scenario code never runs on the event loop of the API. */
@@ -253,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       batchSize: readInt(env, 'RECORDS_BATCH_SIZE', 1000),
       maxBuffered: readInt(env, 'RECORDS_BUFFER', 20_000),
       retentionSweepMs: readInt(env, 'RECORDS_RETENTION_SWEEP_SECONDS', 600) * 1000,
+      bulkProtocol: readBoolean(env, 'RECORDS_BULK_PROTOCOL', true),
     },
     replay: {
       maxRecords: readInt(env, 'REPLAY_MAX_RECORDS', 10_000),

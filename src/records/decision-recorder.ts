@@ -25,7 +25,7 @@ export interface DecisionRecorderOptions {
 /** Buffer-full and shutdown drops are logged at most this often (with the counts since the last line). */
 const DROP_LOG_EVERY_MS = 10_000;
 /** Inserts in flight at once: a slow insert delays its group, not the next one. */
-const INSERTS_IN_FLIGHT = 2;
+export const INSERTS_IN_FLIGHT = 2;
 /** How long `close` waits for buffered records. */
 const CLOSE_TIMEOUT_MS = 10_000;
 

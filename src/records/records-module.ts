@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { RecordsConfig } from '../config/config.js';
+import { MariaDbBulkInserter } from '../db/mariadb-bulk-insert.js';
 import type { ScenarioAccess } from '../scenarios/scenario-access.js';
 import { MySqlDecisionRecordStore } from './decision-record-store.js';
-import { DecisionRecorder, type DropReason } from './decision-recorder.js';
+import { DecisionRecorder, INSERTS_IN_FLIGHT, type DropReason } from './decision-recorder.js';
 import { InputMasker } from './input-masking.js';
 import { RecordingSettingsService } from './recording-settings-service.js';
 import { RecordingSettingsStore } from './recording-settings-store.js';
@@ -31,6 +32,8 @@ export interface RecordsDependencies {
   config: RecordsConfig;
   logger: Logger;
   db: Knex;
+  /** The database `db` reaches: the bulk protocol's connections are opened to it. */
+  databaseUrl: string;
   /** The scenarios feature's ownership rule. */
   scenarios: ScenarioAccess;
   /** Told of every dropped record (the metrics counter). */
@@ -39,7 +42,9 @@ export interface RecordsDependencies {
 
 export function createRecords(deps: RecordsDependencies): Records {
   const { config, logger, db } = deps;
-  const store = new MySqlDecisionRecordStore(db);
+  // As many connections as the recorder has inserts in flight.
+  const bulk = config.bulkProtocol ? new MariaDbBulkInserter(deps.databaseUrl, INSERTS_IN_FLIGHT) : undefined;
+  const store = new MySqlDecisionRecordStore(db, { bulk });
   const settingsStore = new RecordingSettingsStore(db);
   const settings = new RecordingSettingsService(settingsStore);
   const recorder = new DecisionRecorder(store, {
@@ -55,6 +60,7 @@ export function createRecords(deps: RecordsDependencies): Records {
     async close() {
       sweeper.stop();
       await recorder.close();
+      await bulk?.close();
     },
   };
 }

@@ -1,6 +1,8 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../src/db/database.js';
+import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
@@ -26,11 +28,19 @@ const at = (seconds: number) => new Date(T0 + seconds * 1000);
 
 const record = (scenarioId: number, overrides: Partial<DecisionRecord> = {}) => aRecord(scenarioId, { ownerId: 7, requesterId: 7, versionId: 11, result: { decision: 'APPROVE', score: 612, manual: false }, ...overrides });
 
-describe.each([['with LOAD DATA LOCAL INFILE', true], ['with multi-row INSERTs', false]])('MySqlDecisionRecordStore writing %s', (_way, localInfile) => {
+const bulk = () => new MariaDbBulkInserter(process.env.DATABASE_URL as string, 2);
+describe.each([
+  ["with MariaDB's bulk protocol", bulk],
+  ['with LOAD DATA LOCAL INFILE', () => undefined],
+  ['with multi-row INSERTs', () => undefined],
+])('MySqlDecisionRecordStore writing %s', (way, inserter) => {
   let writer: MySqlDecisionRecordStore;
+  let bulkInserter: MariaDbBulkInserter | undefined;
   beforeAll(() => {
-    writer = new MySqlDecisionRecordStore(db, { localInfile });
+    bulkInserter = inserter();
+    writer = new MySqlDecisionRecordStore(db, { bulk: bulkInserter, localInfile: way !== 'with multi-row INSERTs' });
   });
+  afterAll(() => bulkInserter?.close());
 
   it('reads back what it stored, JSON and dates parsed', async () => {
     const scenarioId = newScenarioId();
@@ -82,6 +92,37 @@ describe.each([['with LOAD DATA LOCAL INFILE', true], ['with multi-row INSERTs',
     const page = await store.list(scenarioId, {}, undefined, 10);
     expect(page.records).toHaveLength(4);
     expect((page.records[0].inputs.text as string).length).toBe(900_000);
+  });
+});
+
+describe('MySqlDecisionRecordStore with a bulk inserter', () => {
+  it('writes with the bulk protocol when the server is MariaDB', async () => {
+    const inserter = bulk();
+    const sent = jest.spyOn(inserter, 'insert');
+    try {
+      const scenarioId = newScenarioId();
+      const stored = record(scenarioId);
+      await new MySqlDecisionRecordStore(db, { bulk: inserter }).insertMany([stored]);
+      expect(await store.get(scenarioId, stored.id)).toEqual(stored);
+      expect(await sent.mock.results[0].value).toEqual({ affectedRows: 1, warnings: 0 });
+    } finally {
+      await inserter.close();
+    }
+  });
+
+  it('writes another way when DATABASE_URL has options only the main driver reads (the bulk inserter declines)', async () => {
+    const url = new URL(process.env.DATABASE_URL as string);
+    url.searchParams.set('connectTimeout', '5000');
+    const inserter = new MariaDbBulkInserter(url.toString(), 2);
+    try {
+      const scenarioId = newScenarioId();
+      const stored = record(scenarioId);
+      expect(await inserter.insert('SELECT 1', [[1]])).toBeUndefined();
+      await new MySqlDecisionRecordStore(db, { bulk: inserter }).insertMany([stored]);
+      expect(await store.get(scenarioId, stored.id)).toEqual(stored);
+    } finally {
+      await inserter.close();
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import { createDatabase } from '../../src/db/database.js';
+import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { DecisionRecorder, type DecisionRecorderOptions, type DropReason } from '../../src/records/decision-recorder.js';
@@ -97,6 +98,30 @@ describe('DecisionRecorder', () => {
     expect(await storedCount(batch[0].scenarioId)).toBe(9);
     expect(drops).toEqual([[1, 'store_refused']]);
     expect(logs).toContainEqual(expect.objectContaining({ reason: 'store_refused', dropped: 1 }));
+  });
+
+  it("with MariaDB's bulk protocol: counts and logs the records a database that is down does not take, at once", async () => {
+    const bulk = new MariaDbBulkInserter('mysql://root@127.0.0.1:1/scoring_test', 2);
+    const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(down, { bulk }));
+    const started = Date.now();
+    for (const record of records(30)) subject.record(record);
+    await subject.flush();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(drops.reduce((sum, [count]) => sum + count, 0)).toBe(30);
+    expect(new Set(drops.map(([, reason]) => reason))).toEqual(new Set(['store_unavailable']));
+    await bulk.close();
+  });
+
+  it("with MariaDB's bulk protocol: stores the rest of a group when the database refuses one record, and counts that one", async () => {
+    const bulk = new MariaDbBulkInserter(process.env.DATABASE_URL as string, 2);
+    const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(db, { bulk }));
+    const batch = records(10);
+    batch[4] = { ...batch[4], requestId: 'x'.repeat(500) };
+    for (const record of batch) subject.record(record);
+    await subject.flush();
+    expect(await storedCount(batch[0].scenarioId)).toBe(9);
+    expect(drops).toEqual([[1, 'store_refused']]);
+    await bulk.close();
   });
 
   it('logs records the database stored with a value changed (LOAD DATA does not refuse rows)', async () => {
