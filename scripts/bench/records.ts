@@ -9,11 +9,11 @@
  * Env: BENCH_RECORDS (default 40,000 per measurement), BENCH_DATABASE_URL (default
  * mysql://root@127.0.0.1:3306/scoring_bench). Its records are deleted at the end.
  */
-import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import pino from 'pino';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
 import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
+import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { MySqlDecisionRecordStore, type DecisionRecordStoreOptions } from '../../src/records/decision-record-store.js';
 import { DecisionRecorder } from '../../src/records/decision-recorder.js';
 import { InputMasker } from '../../src/records/input-masking.js';

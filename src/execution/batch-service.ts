@@ -1,5 +1,5 @@
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { Logger } from 'pino';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { AppConfig } from '../config/config.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';

@@ -1,5 +1,5 @@
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { Knex } from 'knex';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import { insertStatement } from '../db/sql-literals.js';

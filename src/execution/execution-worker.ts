@@ -1,5 +1,5 @@
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { Logger } from 'pino';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { CallbackDelivery } from './callback-delivery.js';
 import type { ExecutionSettings } from './execution-settings.js';
 import type { CallbackJobData, ChunkJobData, JobHandlers, RunJobData } from './execution-queue.js';

@@ -1,7 +1,7 @@
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { RouteDefinition } from '../../generated/routes.js';
 import { authenticateScoreToken } from '../auth/authenticate.js';
 import type { UserService } from '../auth/user-service.js';

@@ -1,6 +1,6 @@
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 
 export interface AuthenticatedUser {
   id: number;

@@ -1,7 +1,7 @@
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { toErrorBody } from '../errors/error-handler.js';
 import { HeadersTooLargeError } from '../errors/headers-too-large-error.js';

@@ -286,14 +286,17 @@ function loadDataLine(record: DecisionRecord): string {
 
 const NULL_FIELD = '\\N';
 
-/** A record as the bulk statement's values, in INSERT_COLUMNS order (strings are sent as they are: nothing to escape). */
+/**
+ * A record as the bulk statement's values, in INSERT_COLUMNS order: its INSERT row (the same JSON
+ * columns), times as UTC text (the connector would write a Date in its own time zone). Strings are
+ * sent as they are: nothing to escape.
+ */
 function bulkRow(record: DecisionRecord): unknown[] {
-  const { captures, maskedInputs } = record;
-  return [
-    record.id, record.ownerId, record.scenarioId, record.scenarioName, record.version, record.versionId, record.mode, record.requesterId, record.requestId, record.batchId,
-    record.state, JSON.stringify(record.inputs), maskedInputs.length > 0 ? JSON.stringify(maskedInputs) : null, json(record.result), json(record.error),
-    utcDatetimeText(record.beganAt), utcDatetimeText(record.endedAt), record.durationMicros, json(record.trace), captures.length > 0 ? JSON.stringify(captures) : null,
-  ];
+  const row = toRow(record);
+  return INSERT_COLUMNS.map((column) => {
+    const value = row[column];
+    return value instanceof Date ? utcDatetimeText(value) : value;
+  });
 }
 
 /** A JSON column's field: JSON text holds no raw tab, line break or NUL (JSON.stringify escapes them), only backslashes to escape. */
