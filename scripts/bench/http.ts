@@ -6,7 +6,8 @@
  *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, same run; and with
  *      decision recording off and on (every run recorded, the default), BENCH_RECORDING_PAIRS pairs (default
  *      6) in the order off-on, on-off, … (the goal: the median of the pairs' ratios), with the API's and
- *      MariaDB's CPU per answered request, and the records stored counted against the runs answered; then
+ *      MariaDB's CPU per answered request (the API's main thread, its event loop, on its own, and the load
+ *      generator's), and the records stored counted against the runs answered; then
  *      the same with METRICS_ENABLED=true against METRICS_ENABLED=false (two API processes, measured
  *      interleaved, BENCH_METRICS_ROUNDS each, default 3; the ratio of the medians), a scrape of the
  *      metrics, and the in-process cost per run of the run listeners (Prometheus metrics, run
@@ -190,12 +191,16 @@ interface CannonResult {
   cpuMicros: number;
   /** CPU time of the database server per answered request, in µs, the writes that follow the run's last answers included; NaN where /proc is unavailable. */
   dbCpuMicros: number;
+  /** CPU time of the API's main thread (its event loop) per answered request, in µs; NaN where /proc is unavailable. */
+  mainCpuMicros: number;
+  /** CPU time of this process (autocannon, the load) per answered request, in µs. */
+  loadCpuMicros: number;
 }
 
 /** User + system CPU time of a process in ms, from /proc (Linux); NaN elsewhere. */
-function cpuMsOf(pid: number | undefined): number {
+function cpuMsOf(pid: number | undefined, thread?: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return NaN;
@@ -205,17 +210,23 @@ function cpuMsOf(pid: number | undefined): number {
 async function cannon(port: number, token: string, body: string, pid?: number): Promise<CannonResult> {
   const database = mariadbPids();
   const cpuBefore = cpuMsOf(pid);
+  const mainBefore = cpuMsOf(pid, pid);
+  const loadBefore = process.cpuUsage();
   const dbBefore = cpuMillis(database);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/api/scenario/code/remote/score?name=${SCENARIO}`,
     method: 'POST', connections: 64, duration: SYNC_SECONDS,
     headers: { 'content-type': 'application/json', 'score-token': token }, body,
   });
-  const cpuMicros = ((cpuMsOf(pid) - cpuBefore) * 1000) / Math.max(result['2xx'], 1);
+  const answered = Math.max(result['2xx'], 1);
+  const cpuMicros = ((cpuMsOf(pid) - cpuBefore) * 1000) / answered;
+  const mainCpuMicros = ((cpuMsOf(pid, pid) - mainBefore) * 1000) / answered;
+  const load = process.cpuUsage(loadBefore);
+  const loadCpuMicros = (load.user + load.system) / answered;
   // Records are written up to RECORDS_FLUSH_MS (50 ms) after their run: the database's CPU is read a little later.
   await sleep(300);
   const dbCpuMicros = database.length > 0 ? ((cpuMillis(database) - dbBefore) * 1000) / Math.max(result['2xx'], 1) : NaN;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, ok: result['2xx'], cpuMicros, dbCpuMicros };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, ok: result['2xx'], cpuMicros, dbCpuMicros, mainCpuMicros, loadCpuMicros };
 }
 
 function mean(results: CannonResult[]): CannonResult {
@@ -223,6 +234,7 @@ function mean(results: CannonResult[]): CannonResult {
   return {
     rps: average((r) => r.rps), p50: average((r) => r.p50), p99: average((r) => r.p99), non2xx: average((r) => r.non2xx), ok: average((r) => r.ok),
     cpuMicros: average((r) => r.cpuMicros), dbCpuMicros: average((r) => r.dbCpuMicros),
+    mainCpuMicros: average((r) => r.mainCpuMicros), loadCpuMicros: average((r) => r.loadCpuMicros),
   };
 }
 
@@ -405,6 +417,7 @@ async function main(): Promise<void> {
       report(`  req/s off → on, pair by pair: ${pairs.join(', ')}`);
       // Less sensitive to a loaded machine than req/s: what each answer cost the API process (its threads included; not MariaDB's share).
       report(`  API process CPU per answered request: ${fixed(unrecorded.cpuMicros, 0)} µs off, ${fixed(sync.cpuMicros, 0)} µs on (+${fixed(sync.cpuMicros - unrecorded.cpuMicros, 0)} µs; a CPU-bound API would keep ${fixed((100 * unrecorded.cpuMicros) / sync.cpuMicros)} %)`);
+      report(`  of which the API's main thread (its event loop): ${fixed(unrecorded.mainCpuMicros, 0)} µs off, ${fixed(sync.mainCpuMicros, 0)} µs on (+${fixed(sync.mainCpuMicros - unrecorded.mainCpuMicros, 0)} µs); autocannon (the load, this process): ${fixed(unrecorded.loadCpuMicros, 0)} µs off, ${fixed(sync.loadCpuMicros, 0)} µs on`);
       // The database's share: on these machines it runs on the same cores as the API and autocannon, so its work comes off the throughput too.
       report(`  MariaDB CPU per answered request: ${fixed(unrecorded.dbCpuMicros, 0)} µs off, ${fixed(sync.dbCpuMicros, 0)} µs on (+${fixed(sync.dbCpuMicros - unrecorded.dbCpuMicros, 0)} µs; API + MariaDB would keep ${fixed((100 * (unrecorded.cpuMicros + unrecorded.dbCpuMicros)) / (sync.cpuMicros + sync.dbCpuMicros))} %)`);
       // autocannon leaves out the answers still in flight when a run ends (up to one per connection), so a few more records than counted answers is expected.
