@@ -31,7 +31,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -45,6 +44,7 @@ import { PrometheusMetrics } from '../../src/metrics/prometheus-metrics.js';
 import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
 import { RunStatisticsRecorder } from '../../src/statistics/run-statistics-recorder.js';
 import { StatisticsStore } from '../../src/statistics/statistics-store.js';
+import { databaseServerPids, processCpuMs, threadCpuMs, totalCpuMs } from './proc-cpu.js';
 import { referenceScenario, sampleInputs } from './reference-scenario.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -197,35 +197,25 @@ interface CannonResult {
   loadCpuMicros: number;
 }
 
-/** User + system CPU time of a process in ms, from /proc (Linux); NaN elsewhere. */
-function cpuMsOf(pid: number | undefined, thread?: number): number {
-  try {
-    const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
 async function cannon(port: number, token: string, body: string, pid?: number): Promise<CannonResult> {
-  const database = mariadbPids();
-  const cpuBefore = cpuMsOf(pid);
-  const mainBefore = cpuMsOf(pid, pid);
+  const database = databaseServerPids();
+  const cpuBefore = processCpuMs(pid);
+  const mainBefore = threadCpuMs(pid, pid);
   const loadBefore = process.cpuUsage();
-  const dbBefore = cpuMillis(database);
+  const dbBefore = totalCpuMs(database);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/api/scenario/code/remote/score?name=${SCENARIO}`,
     method: 'POST', connections: 64, duration: SYNC_SECONDS,
     headers: { 'content-type': 'application/json', 'score-token': token }, body,
   });
   const answered = Math.max(result['2xx'], 1);
-  const cpuMicros = ((cpuMsOf(pid) - cpuBefore) * 1000) / answered;
-  const mainCpuMicros = ((cpuMsOf(pid, pid) - mainBefore) * 1000) / answered;
+  const cpuMicros = ((processCpuMs(pid) - cpuBefore) * 1000) / answered;
+  const mainCpuMicros = ((threadCpuMs(pid, pid) - mainBefore) * 1000) / answered;
   const load = process.cpuUsage(loadBefore);
   const loadCpuMicros = (load.user + load.system) / answered;
   // Records are written up to RECORDS_FLUSH_MS (50 ms) after their run: the database's CPU is read a little later.
   await sleep(300);
-  const dbCpuMicros = database.length > 0 ? ((cpuMillis(database) - dbBefore) * 1000) / Math.max(result['2xx'], 1) : NaN;
+  const dbCpuMicros = database.length > 0 ? ((totalCpuMs(database) - dbBefore) * 1000) / answered : NaN;
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, ok: result['2xx'], cpuMicros, dbCpuMicros, mainCpuMicros, loadCpuMicros };
 }
 
@@ -261,34 +251,11 @@ async function recordsStored(db: Knex, scenarioId: number, since: Date, expected
 class CpuMeter {
   private readonly start: Map<string, number>;
   constructor(private readonly groups: Record<string, Array<number | undefined>>) {
-    this.start = new Map(Object.entries(groups).map(([name, pids]) => [name, cpuMillis(pids)]));
+    this.start = new Map(Object.entries(groups).map(([name, pids]) => [name, totalCpuMs(pids)]));
   }
 
   report(): string {
-    return Object.entries(this.groups).map(([name, pids]) => `${name} ${fixed(cpuMillis(pids) - (this.start.get(name) ?? 0), 0)} ms`).join(', ');
-  }
-}
-
-function cpuMillis(pids: Array<number | undefined>): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      // fields after the command's closing parenthesis: utime is the 12th, stime the 13th (clock ticks of 10 ms)
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // not on Linux, or the process is gone
-    }
-  }
-  return ticks * 10;
-}
-
-function mariadbPids(): number[] {
-  try {
-    return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number)
-      .filter((pid) => { try { return /^(mariadbd|mysqld)$/.test(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()); } catch { return false; } });
-  } catch {
-    return [];
+    return Object.entries(this.groups).map(([name, pids]) => `${name} ${fixed(totalCpuMs(pids) - (this.start.get(name) ?? 0), 0)} ms`).join(', ');
   }
 }
 
@@ -479,7 +446,7 @@ async function main(): Promise<void> {
     let batch: Awaited<ReturnType<typeof runBatch>> | undefined;
     if (PARTS.has('batch') || PARTS.has('results')) await runBatch(token, inputs.slice(0, 200)); // warm-up: compilation, connections
     if (PARTS.has('batch')) {
-      const cpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: mariadbPids(), 'this bench': [process.pid] });
+      const cpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: databaseServerPids(), 'this bench': [process.pid] });
       batch = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
       if (batch.status.failed !== 0) throw new Error(`batch ended with ${batch.status.failed} failed elements`);
       const batchRate = (BATCH_ELEMENTS * 1000) / batch.totalMs;
@@ -489,7 +456,7 @@ async function main(): Promise<void> {
       if (PHASES) report(`  phases: ${phaseReport(batch.status.batchTaskId)}`);
       // BENCH_BATCH_REPEAT: more batches of the same size afterwards, for information (the goal uses the first).
       for (let k = 1; k < Number(process.env.BENCH_BATCH_REPEAT ?? 1); k += 1) {
-        const again = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: mariadbPids() });
+        const again = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: databaseServerPids() });
         const repeat = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
         report(`  again: submit ${fixed(repeat.submitMs, 0)} ms, submit to last result ${fixed(repeat.totalMs, 0)} ms; CPU ${again.report()}`);
         if (PHASES) await sleep(300);
@@ -557,7 +524,7 @@ async function main(): Promise<void> {
         }
         pollErrors += 1;
       };
-      const asyncCpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: mariadbPids(), 'this bench': [process.pid] });
+      const asyncCpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: databaseServerPids(), 'this bench': [process.pid] });
       const loadStart = performance.now();
       const wallStart = Date.now();
       let sent = 0;

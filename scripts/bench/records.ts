@@ -9,7 +9,6 @@
  * Env: BENCH_RECORDS (default 40,000 per measurement), BENCH_DATABASE_URL (default
  * mysql://root@127.0.0.1:3306/scoring_bench). Its records are deleted at the end.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import pino from 'pino';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
 import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
@@ -22,6 +21,7 @@ import { RecordingSettingsStore } from '../../src/records/recording-settings-sto
 import type { RunRecording } from '../../src/records/run-recorder.js';
 import { ScenarioRunRecorder } from '../../src/records/scenario-run-recorder.js';
 import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
+import { databaseServerPids, threadCpuMs, totalCpuMs } from './proc-cpu.js';
 import { referenceScenario, sampleInputs } from './reference-scenario.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_bench';
@@ -35,30 +35,10 @@ const cpuMicros = (since: NodeJS.CpuUsage) => {
   return used.user + used.system;
 };
 
-/** CPU ms of this process's main thread (its event loop), from /proc (Linux); NaN elsewhere. */
-function mainThreadCpuMs(): number {
-  try {
-    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-/** CPU ms of the database server process, when this machine runs it and /proc shows it; NaN otherwise. */
+/** CPU ms of the database server, when this machine runs it and /proc shows it; NaN otherwise. */
 function databaseCpuMs(): number {
-  try {
-    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (name !== 'mariadbd' && name !== 'mysqld') continue;
-      const fields = stat.split(') ')[1].split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    }
-  } catch {
-    // not Linux, or not readable
-  }
-  return NaN;
+  const pids = databaseServerPids();
+  return pids.length > 0 ? totalCpuMs(pids) : NaN;
 }
 
 async function main(): Promise<void> {
@@ -108,12 +88,12 @@ async function main(): Promise<void> {
       }));
       const started = performance.now();
       const cpu = process.cpuUsage();
-      const mainBefore = mainThreadCpuMs();
+      const mainBefore = threadCpuMs(process.pid, process.pid);
       const databaseBefore = databaseCpuMs();
       for (const record of records) recorder.record(record);
       await recorder.close();
       const client = cpuMicros(cpu) / COUNT;
-      const main = ((mainThreadCpuMs() - mainBefore) * 1000) / COUNT;
+      const main = ((threadCpuMs(process.pid, process.pid) - mainBefore) * 1000) / COUNT;
       const wall = ((performance.now() - started) * 1000) / COUNT;
       const server = ((databaseCpuMs() - databaseBefore) * 1000) / COUNT;
       figures[way] = { client, server };
