@@ -67,9 +67,9 @@ const ASYNC_SHARE = 0.3;
 const BATCH_ELEMENTS = Number(process.env.BENCH_BATCH_ELEMENTS ?? 10_000);
 const RESULTS_ELEMENTS = Number(process.env.BENCH_RESULTS_ELEMENTS ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
-/** Sync runs with decision recording off, then on, this many times (alternating, so a loaded machine's drift hits both). */
 /**
- * Many short pairs rather than a few long ones, in about the same time: on these shared machines req/s
+ * Sync runs with decision recording off and on, this many pairs (alternating, so a loaded machine's drift
+ * hits both). Many short pairs rather than a few long ones, in about the same time: on these shared machines req/s
  * moves by tens of per cent from one stretch of seconds to the next, so what narrows the median is the
  * number of pairs. In A/A runs (BENCH_RECORDING_NULL=1) the middle half of 40 pairs of 2 s spanned
  * 14 points, of 16 pairs of 3 s 21 points (docs/benchmarks.md).
@@ -382,9 +382,9 @@ async function main(): Promise<void> {
     }
     bareChild.kill('SIGTERM');
     if (PARTS.has('sync')) {
-      await cannon(API_PORT, user.scoreToken, body);
       const scenarioOf = { on: SCENARIO, off: UNRECORDED_SCENARIO } as const;
-      for (const recording of ['off', 'on'] as const) await cannon(API_PORT, user.scoreToken, body, api.pid, { scenario: scenarioOf[recording], seconds: RECORDING_SECONDS }); // warm-up of each
+      // Warm-up of each (compilation, connections, the records' first inserts).
+      for (const recording of ['off', 'on'] as const) await cannon(API_PORT, user.scoreToken, body, api.pid, { scenario: scenarioOf[recording], seconds: RECORDING_SECONDS });
       // Recording off and on (the default: every sync run recorded), alternating, so drift of a loaded machine hits both.
       const runs: Record<'off' | 'on', CannonResult[]> = { off: [], on: [] };
       const comparedFrom = new Date();
@@ -426,11 +426,12 @@ async function main(): Promise<void> {
       const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: 'true', METRICS_PORT: String(METRICS_PORT) });
       await waitUntilUp(METRICS_API_PORT);
       await cannon(METRICS_API_PORT, user.scoreToken, body); // warm-up
-      const off = [sync];
+      // Both sides in runs of BENCH_SYNC_SECONDS (the recording pairs' shorter runs are not comparable).
+      const off: Array<{ rps: number; p99: number }> = [];
       const on: Array<{ rps: number; p99: number }> = [];
       for (let round = 0; round < METRICS_ROUNDS; round += 1) {
         on.push(await cannon(METRICS_API_PORT, user.scoreToken, body));
-        if (round > 0) off.push(await cannon(API_PORT, user.scoreToken, body));
+        off.push(await cannon(API_PORT, user.scoreToken, body));
       }
       const median = (runs: Array<{ rps: number }>) => percentile(runs.map((run) => run.rps), 50);
       const metricsRatio = median(on) / median(off);
