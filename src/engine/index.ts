@@ -10,7 +10,7 @@ export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort
 export { normalizeScenarioDocument, DocumentNormalizationError, type ScenarioDocumentInput } from './document/normalize.js';
 export { validateScenarioDocument, MAX_DOCUMENT_DEPTH } from './document/parse-document.js';
 export { pathBeyondDepth } from './document/nesting-depth.js';
-export { inputVariables } from './document/input-variables.js';
+export { inputVariables, isPiiTagged } from './document/input-variables.js';
 export { ScenarioEngine, type ScenarioEngineOptions } from './scenario-engine.js';
 export { CompiledScenario } from './compiled-scenario.js';
 export { ScenarioCompileError } from './errors/scenario-compile-error.js';

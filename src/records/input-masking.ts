@@ -1,9 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { inputVariables, type ScenarioDocument, type TraceEntry } from '../engine/index.js';
-
-/** The tag that marks an input variable as personal data; matched without regard to case (`pii`, `PII`, `Pii`). */
-export const PII_TAG = 'pii';
+import { inputVariables, isPiiTagged, type ScenarioDocument, type TraceEntry } from '../engine/index.js';
 
 /** What a masked value starts with (then 32 hex digits of the keyed hash). */
 export const MASK_PREFIX = 'pii:';
@@ -25,7 +22,7 @@ export class InputMasker {
   piiInputs(cacheKey: string, document: ScenarioDocument): readonly string[] {
     let names = this.piiNames.get(cacheKey);
     if (!names) {
-      names = inputVariables(document).filter((variable) => variable.tags?.some((tag) => tag.toLowerCase() === PII_TAG)).map((variable) => variable.name);
+      names = inputVariables(document).filter(isPiiTagged).map((variable) => variable.name);
       this.piiNames.set(cacheKey, names);
     }
     return names;
@@ -40,14 +37,86 @@ export class InputMasker {
     return { inputs: copy, masked };
   }
 
-  /** The trace with what its nodes read or wrote under a masked input's name masked too. */
-  maskTrace(trace: TraceEntry[], names: readonly string[]): TraceEntry[] {
+  /**
+   * The trace with what its nodes read or wrote under a masked input's name masked too, and the masked
+   * inputs' values wherever else the trace holds them (see `ValueScrubber`): a SCENARIO_CALL's
+   * `inputs`, a copy a SCRIPT made under another name, a text that contains the value.
+   */
+  maskTrace(trace: TraceEntry[], names: readonly string[], inputs: Record<string, unknown> = {}): TraceEntry[] {
     if (names.length === 0) return trace;
-    const maskVariables = (variables: Record<string, unknown>) => this.maskInputs(variables, names).inputs;
+    const scrubber = this.scrubberFor(names, inputs);
+    const maskVariables = (variables: Record<string, unknown>) => scrubber.values(this.maskInputs(variables, names).inputs) as Record<string, unknown>;
     return trace.map((entry) => Object.assign({}, entry, { read: maskVariables(entry.read), wrote: maskVariables(entry.wrote) }));
+  }
+
+  /**
+   * A run's error with the masked inputs' values masked in its messages: a validator's or a script's
+   * message that quotes one. The input checks never quote a pii input's value themselves.
+   */
+  maskError<E extends { message: string; violations?: unknown }>(error: E, names: readonly string[], inputs: Record<string, unknown>): E {
+    const scrubber = this.scrubberFor(names, inputs);
+    const masked: E = Object.assign({}, error, { message: scrubber.text(error.message) });
+    if (Array.isArray(error.violations)) {
+      masked.violations = error.violations.map((violation: unknown) => (isRecord(violation) && typeof violation.message === 'string' ? Object.assign({}, violation, { message: scrubber.text(violation.message) }) : violation));
+    }
+    return masked;
+  }
+
+  private scrubberFor(names: readonly string[], inputs: Record<string, unknown>): ValueScrubber {
+    return new ValueScrubber(names.filter((name) => Object.hasOwn(inputs, name)).map((name) => inputs[name]), (value) => this.mask(value));
   }
 
   mask(value: unknown): string {
     return MASK_PREFIX + createHmac('sha256', this.secret).update(JSON.stringify(value) ?? 'null').digest('hex').slice(0, 32);
   }
+}
+
+/** Shorter strings and numbers (`true`, `42`, `"N"`) are too common to mask wherever they appear: they are masked under their name only. */
+const MIN_MATCH_CHARS = 4;
+
+/**
+ * Masks the values of a run's masked inputs wherever they appear: a value equal to one (a MAP or
+ * VECTOR compared by its JSON text) becomes its mask, and a text that contains a string or number of
+ * at least MIN_MATCH_CHARS characters gets the mask in its place (`"555-12-3456!"` → `"pii:…!"`).
+ */
+class ValueScrubber {
+  private readonly equal = new Map<unknown, string>();
+  private readonly structured = new Map<string, string>();
+  private readonly texts: Array<readonly [string, string]> = [];
+
+  constructor(values: unknown[], mask: (value: unknown) => string) {
+    for (const value of values) {
+      if (typeof value === 'string' || typeof value === 'number') {
+        const text = String(value);
+        if (text.length < MIN_MATCH_CHARS) continue;
+        this.equal.set(value, mask(value));
+        this.texts.push([text, mask(value)]);
+      } else if (value !== null && typeof value === 'object') {
+        this.structured.set(JSON.stringify(value), mask(value));
+      }
+    }
+  }
+
+  text(text: string): string {
+    return this.texts.reduce((scrubbed, [found, mask]) => scrubbed.replaceAll(found, mask), text);
+  }
+
+  /** The value with every match, at any depth, masked. */
+  values(value: unknown): unknown {
+    if (this.equal.size === 0 && this.structured.size === 0) return value;
+    const masked = this.equal.get(value);
+    if (masked !== undefined) return masked;
+    if (typeof value === 'string') return this.text(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (this.structured.size > 0) {
+      const whole = this.structured.get(JSON.stringify(value));
+      if (whole !== undefined) return whole;
+    }
+    if (Array.isArray(value)) return value.map((inner) => this.values(inner));
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, this.values(inner)]));
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -67,11 +67,11 @@ export class ScenarioRunRecorder implements RunRecorder {
       inputs: masked.inputs,
       maskedInputs: masked.masked,
       result: outcome.result,
-      error: outcome.error,
+      error: outcome.error && masked.masked.length > 0 ? this.masker.maskError(outcome.error, masked.masked, inputs) : outcome.error,
       beganAt: outcome.beganAt,
       endedAt: outcome.endedAt,
       durationMicros: outcome.durationMicros,
-      trace: outcome.trace ? this.masker.maskTrace(outcome.trace, masked.masked) : null,
+      trace: outcome.trace ? this.masker.maskTrace(outcome.trace, masked.masked, inputs) : null,
       captures: capture.captures,
     };
   }

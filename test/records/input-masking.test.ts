@@ -37,4 +37,24 @@ describe('InputMasker', () => {
     const trace = [{ nodeId: 'start', name: 'start', type: 'START' as const, read: {}, wrote: { ssn: '123', age: 40 }, durationMicros: 1 }];
     expect(masker.maskTrace(trace, ['ssn'])[0].wrote).toEqual({ ssn: masker.mask('123'), age: 40 });
   });
+
+  it('masks a masked input\'s value wherever else the trace holds it: equal, inside a text, or a whole MAP; short values only by name', () => {
+    const inputs = { ssn: '123-45-6789', address: { city: 'Bern' }, age: 40 };
+    const trace = [{
+      nodeId: 'call', name: 'call', type: 'SCENARIO_CALL' as const,
+      read: { scenario: 'inner', inputs: { id: '123-45-6789', where: { city: 'Bern' }, years: 40 } },
+      wrote: { greeting: 'hello 123-45-6789!' }, durationMicros: 1,
+    }];
+    const [entry] = masker.maskTrace(trace, ['ssn', 'address', 'age'], inputs);
+    expect(entry.read).toEqual({ scenario: 'inner', inputs: { id: masker.mask('123-45-6789'), where: masker.mask({ city: 'Bern' }), years: 40 } });
+    expect(entry.wrote).toEqual({ greeting: `hello ${masker.mask('123-45-6789')}!` });
+  });
+
+  it('masks the values of masked inputs in an error\'s message and its violations\' messages', () => {
+    const error = { code: 'INVALID_INPUT', message: 'ssn 123-45-6789 is not valid', violations: [{ variable: 'ssn', message: 'unknown number 123-45-6789' }] };
+    const masked = masker.maskError(error, ['ssn'], { ssn: '123-45-6789' });
+    expect(JSON.stringify(masked)).not.toContain('123-45-6789');
+    expect(masked.message).toBe(`ssn ${masker.mask('123-45-6789')} is not valid`);
+    expect(error.message).toBe('ssn 123-45-6789 is not valid');
+  });
 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
+import { deployScenario, doublingScenario, shoutingScenario } from '../support/scenario-fixtures.js';
 import { chain, input, script } from '../engine/support/scenario-builder.js';
 import { isolateJobStore, waitFor } from '../execution/support.js';
 import { upload } from '../internal-data/support/collections.js';
@@ -196,6 +196,42 @@ describe('pii inputs', () => {
     expect(text).not.toContain('5000');
     // Masks are searchable: equal values give equal masks.
     expect((await recordsOf(t, alice, id, { requestId: first.requestId }))[0].inputs.ssn).toBe(mask('123-45-6789'));
+  });
+
+  it('never stores a pii input\'s value through an error message: the input check names its type only', async () => {
+    const id = await scenarioIdOf(t, alice.id, 'applicant');
+    const response = await score('applicant', { ssn: 987654321, income: 'x-secret-income', age: 'forty-one' }).expect(400);
+    const answered = JSON.stringify(response.body);
+    expect(answered).not.toContain('987654321');
+    expect(answered).not.toContain('x-secret-income');
+    // A value not tagged pii is still quoted, as before.
+    expect(answered).toContain('forty-one');
+    const [record] = await recordsOf(t, alice, id, { requestId: response.body.requestId });
+    expect(record.state).toBe('FAILED');
+    expect(record.error.message).toMatch(/ssn: must be a string, got a number \(value not shown: the input is tagged pii\)/);
+    const stored = JSON.stringify(await getRecord(t, alice, id, record.id).then((full) => full.body));
+    expect(stored).not.toContain('987654321');
+    expect(stored).not.toContain('x-secret-income');
+  });
+
+  it('masks a pii value wherever the trace holds it: a called scenario\'s inputs, a copy under another name', async () => {
+    await newScenario('shout-callee', shoutingScenario());
+    const id = await newScenario('applicant-caller', chain([{ ...input('ssn', 'STRING'), tags: ['pii'] }, input('a', 'INTEGER')], [
+      script('copy', 'copied = ssn;', ['copied']),
+      { id: 'sub', type: 'SCENARIO_CALL', settings: { scenario: 'shout-callee', inputs: { text: 'ssn' }, outputVariable: 'called' } },
+    ], { outputs: ['a'] }));
+    await putSettings(t, alice, id, { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: true }).expect(200);
+    await score('applicant-caller', { ssn: '555-12-3456', a: 2 }).expect(200);
+    const [summary] = await recordsOf(t, alice, id);
+    const { body } = await getRecord(t, alice, id, summary.id);
+    expect(JSON.stringify(body)).not.toContain('555-12-3456');
+    const call = body.trace.find((entry: { nodeId: string }) => entry.nodeId === 'sub');
+    expect(call.read.inputs.text).toBe(mask('555-12-3456'));
+    const copy = body.trace.find((entry: { nodeId: string }) => entry.nodeId === 'copy');
+    expect(copy.wrote.copied).toBe(mask('555-12-3456'));
+    // Short values are masked under their name only: `a` (2) is left as it was, and the result is not masked (docs/records.md).
+    expect(body.inputs.a).toBe(2);
+    expect(body.result).toEqual({ a: 2 });
   });
 
   it('leaves an absent pii input absent', async () => {

@@ -1,3 +1,4 @@
+import { isPiiTagged } from '../document/input-variables.js';
 import type { InputViolation } from '../errors/input-validation-error.js';
 import type { VariableInfo, VariableType } from '../types.js';
 
@@ -6,6 +7,8 @@ interface InputCheck {
   name: string;
   required: boolean;
   type: VariableType;
+  /** Tagged pii: a wrong value is described by its type only, so that it is not echoed to logs, answers or decision records. */
+  personal: boolean;
   /** A quick test that passes every valid value; a value it fails is described by typeProblem. */
   accepts: (value: unknown) => boolean;
 }
@@ -17,7 +20,7 @@ const checksByPlan = new WeakMap<VariableInfo[], InputChecks>();
 function checksOf(declared: VariableInfo[]): InputChecks {
   let plan = checksByPlan.get(declared);
   if (!plan) {
-    plan = { checks: declared.map((info) => ({ name: info.name, required: info.required, type: info.type, accepts: acceptor(info.type) })), names: new Set(declared.map((d) => d.name)) };
+    plan = { checks: declared.map((info) => ({ name: info.name, required: info.required, type: info.type, personal: isPiiTagged(info), accepts: acceptor(info.type) })), names: new Set(declared.map((d) => d.name)) };
     checksByPlan.set(declared, plan);
   }
   return plan;
@@ -56,13 +59,14 @@ export function checkInputs(declared: VariableInfo[], inputs: Record<string, unk
       state[check.name] = null;
       continue;
     }
-    if (!check.accepts(value)) violations.push({ variable: check.name, message: typeProblem(check.type, value) ?? 'has the wrong type' });
+    if (!check.accepts(value)) violations.push({ variable: check.name, message: typeProblem(check.type, value, check.personal) ?? 'has the wrong type' });
     state[check.name] = value;
   }
   return { state, violations };
 }
 
-function typeProblem(type: VariableType, value: unknown): string | null {
+function typeProblem(type: VariableType, value: unknown, personal: boolean): string | null {
+  const describe = personal ? describeType : describeValue;
   switch (type.type) {
     case 'STRING': return typeof value === 'string' ? null : `must be a string, got ${describe(value)}`;
     case 'DOUBLE': return typeof value === 'number' && Number.isFinite(value) ? null : `must be a finite number, got ${describe(value)}`;
@@ -81,9 +85,16 @@ function isPlainObject(value: unknown): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-function describe(value: unknown): string {
+/** The value's type and (up to 40 characters of) the value itself. */
+function describeValue(value: unknown): string {
+  if (Array.isArray(value) || value === null || typeof value === 'object') return describeType(value);
+  const text = JSON.stringify(value);
+  return `${typeof value} ${text && text.length > 40 ? text.slice(0, 40) + '…' : text}`;
+}
+
+/** The value's type only (a pii input's value is not shown). */
+function describeType(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
-  const text = JSON.stringify(value);
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${text && text.length > 40 ? text.slice(0, 40) + '…' : text}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value} (value not shown: the input is tagged pii)`;
 }
