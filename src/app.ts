@@ -15,6 +15,8 @@ import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
+import { mapQuery } from './http/map-query.js';
+import { validatedAsGet } from './http/head-requests.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { expressHandler } from './http/express-adapter.js';
 import { createFastLane } from './http/fast-lane.js';
@@ -80,10 +82,11 @@ export function createApp(deps: AppDependencies): RequestListener {
     app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
   }
   app.use(contextQuery(spec as never));
+  app.use(mapQuery(spec as never));
   const importRoute = routes.find((route) => route.operationId === 'importScenarios');
   if (importRoute) app.post(importRoute.expressPath, importPrecheck);
   app.use(
-    OpenApiValidator.middleware({
+    validatedAsGet(OpenApiValidator.middleware({
       apiSpec: spec as never,
       validateApiSpec: false,
       // The first problem only: Ajv's every-problem mode copies its error list once per failing `$ref`'d
@@ -93,10 +96,13 @@ export function createApp(deps: AppDependencies): RequestListener {
       // A response that breaks the spec becomes a 500 (logged by the error handler); see VALIDATE_RESPONSES.
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
+      // Formats checked in full: the fast mode takes `2026-11-23T25:00:00Z` and `2026-02-30` for date-times,
+      // which the services could only turn into an invalid Date (a 500 instead of the 400 naming the field).
+      ajvFormats: { mode: 'full' },
       // Multipart bodies are read by multipartBody above (so a malformed form is a 400, not a 500).
       fileUploader: false,
       operationHandlers: false,
-    }),
+    })),
   );
   app.use(refuseInfiniteNumbers(spec as never));
 

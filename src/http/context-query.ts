@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { parse as parseNested } from 'qs';
 import { routes } from '../../generated/routes.js';
+import { formDecode } from './map-query.js';
 import { createRouteMatcher } from './route-matching.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 
@@ -73,12 +74,7 @@ function fromFields(request: Request, plainValue: unknown): unknown {
 }
 
 function decodedName(pair: string): string {
-  const name = pair.split('=', 1)[0].replace(/\+/g, ' ');
-  try {
-    return decodeURIComponent(name);
-  } catch {
-    return name;
-  }
+  return formDecode(pair.split('=', 1)[0]);
 }
 
 /** The object a JSON text holds; undefined when it is not JSON of an object. */

@@ -81,13 +81,14 @@ export class ReplayReportBuilder {
   private compared = 0;
   private changed = 0;
   private readonly outputs: OutputTally[];
-  private readonly failures = { onlyOld: 0, onlyNew: 0, both: 0, newErrorCodes: {} as Record<string, number>, runs: [] as ReplayRun[], truncated: false };
+  private readonly failures = { onlyOld: 0, onlyNew: 0, both: 0, newErrorCodes: Object.create(null) as Record<string, number>, runs: [] as ReplayRun[], truncated: false };
   private unrecordedRecords = 0;
   private readonly unrecordedSites = new Map<string, { nodeId: string; callPath: string[]; records: number }>();
   private served = 0;
   private requestDiffers = 0;
   private maskedRecords = 0;
-  private readonly maskedVariables: Record<string, number> = {};
+  // No prototype: a variable named `__proto__` is a key like any other.
+  private readonly maskedVariables: Record<string, number> = Object.create(null);
   private readonly versions = new Map<string, number>();
   private readonly sample: ReplayRun[] = [];
 
@@ -102,7 +103,7 @@ export class ReplayReportBuilder {
     this.requestDiffers += candidate.requestDiffers;
     if (record.maskedInputs.length > 0) {
       this.maskedRecords += 1;
-      for (const name of record.maskedInputs) this.maskedVariables[name] = (this.maskedVariables[name] ?? 0) + 1;
+      for (const name of record.maskedInputs) this.maskedVariables[name] = ownValue(this.maskedVariables, name, 0) + 1;
     }
     if (candidate.unrecorded.length > 0) {
       this.failed += 1;
@@ -114,7 +115,7 @@ export class ReplayReportBuilder {
     if (newFailed) {
       this.failed += 1;
       const code = (candidate.error as RunError).code;
-      this.failures.newErrorCodes[code] = (this.failures.newErrorCodes[code] ?? 0) + 1;
+      this.failures.newErrorCodes[code] = ownValue(this.failures.newErrorCodes, code, 0) + 1;
     }
     if (oldFailed || newFailed) {
       if (oldFailed && newFailed) {
@@ -137,8 +138,8 @@ export class ReplayReportBuilder {
     const newResult = candidate.result ?? {};
     let changed = false;
     for (const output of this.outputs) {
-      const oldValue = oldResult[output.name];
-      const newValue = newResult[output.name];
+      const oldValue = ownValue(oldResult, output.name, undefined);
+      const newValue = ownValue(newResult, output.name, undefined);
       const oldKey = canonicalJson(oldValue);
       const newKey = canonicalJson(newValue);
       if (oldKey !== newKey) changed = true;
@@ -212,4 +213,12 @@ function sideBySide(record: DecisionRecordSummary, candidate: CandidateOutcome):
     old: { state: record.state, result: record.result, error: record.error as Outcome['error'] },
     new: { state: candidate.error ? 'FAILED' : 'SUCCEEDED', result: candidate.result, error: candidate.error as Outcome['error'] },
   };
+}
+
+/**
+ * The object's own property, else `absent`: output, variable and error-code names are the user's, and
+ * `constructor` or `toString` must not read what every object inherits (a function, not a value).
+ */
+function ownValue<T, A>(object: Record<string, T>, name: string, absent: A): T | A {
+  return Object.hasOwn(object, name) ? object[name] : absent;
 }

@@ -108,6 +108,20 @@ describe('getCollectionRows', () => {
     expect(response.body.details[0].path).toBe('query.filter[nope]');
   });
 
+  it.each(['constructor', 'toString', '__proto__'])('answers 400 naming filter[%s], a column it does not have, instead of ignoring the filter', async (column) => {
+    const response = await getRows(testApp, user, name, { [`filter[${column}]`]: '1' });
+    expect(response.status).toBe(400);
+    expect(response.body.details[0].path).toBe(`query.filter[${column}]`);
+  });
+
+  it('decodes a filter value exactly once (%2B is a plus sign, not a space)', async () => {
+    const response = await getRows(testApp, user, name, { 'filter[segment]': 'gold+' });
+    expect(response.status).toBe(200);
+    expect(response.body.total).toBe(0);
+    const gold = await testApp.services.internalData.rows(user.id, name, { filter: { segment: 'gold' } });
+    expect(gold.total).toBeGreaterThan(0);
+  });
+
   it('answers 400 for a filter value the column type cannot hold', async () => {
     const response = await getRows(testApp, user, name, { 'filter[id]': 'abc' });
     expect(response.status).toBe(400);

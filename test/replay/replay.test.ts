@@ -143,6 +143,14 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
     expect(none).toMatchObject({ state: 'FINISHED', total: 0, done: 0, report: { replayed: 0, compared: 0, changed: 0 } });
   });
 
+  it('compares outputs named like Object.prototype properties as absent outputs, and its report stays readable', async () => {
+    const replay = await replayed(t, alice, creditId, { candidateVersion: '1', outputs: ['constructor', 'toString', '__proto__', 'decision'], limit: 20 });
+    expect(replay.state).toBe('FINISHED');
+    for (const output of replay.report.outputs.slice(0, 3)) {
+      expect(output).toMatchObject({ compared: 20, changed: 0, transitions: [{ from: null, to: null, count: 20 }] });
+    }
+  });
+
   it('of a deployed version against itself changes nothing', async () => {
     const replay = await replayed(t, alice, creditId, { candidateVersion: '1', outputs: ['decision', 'score'], limit: 300 });
     expect(replay.report).toMatchObject({ replayed: 300, compared: 300, changed: 0, sample: [] });
@@ -441,6 +449,9 @@ describe('startReplay', () => {
       [{ ...body, limit: 100_001 }, 'limit'],
       [{ ...body, sampleSize: 201 }, 'sampleSize'],
       [{ ...body, filter: { state: 'LOST' } }, 'filter'],
+      // Impossible date-times (an hour 25, 30 February) are refused by the spec's format, not turned into a 500.
+      [{ ...body, filter: { to: '2026-11-23T25:00:00Z' } }, 'body.filter.to'],
+      [{ ...body, filter: { from: '2026-02-30T00:00:00Z' } }, 'body.filter.from'],
       [{ ...body, surprise: true }, 'surprise'],
     ];
     for (const [sent, field] of cases) {

@@ -134,5 +134,11 @@ describe('getScenarioStatistics refuses', () => {
     const malformed = await statistics(scenarioId, { from: 'yesterday' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.details[0].path).toBe('query.from');
+    // Shaped like a date-time but impossible (an hour 25, 30 February): 400, never a 500.
+    for (const impossible of [{ from: '2026-11-23T25:00:00Z' }, { to: '2026-02-30T00:00:00Z' }] as Array<Record<string, string>>) {
+      const response = await statistics(scenarioId, impossible);
+      expect(response.status).toBe(400);
+      expect(response.body.details[0].path).toBe(`query.${Object.keys(impossible)[0]}`);
+    }
   });
 });

@@ -1,0 +1,31 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+
+/**
+ * HEAD is served by every GET operation (RFC 9110 §9.3.2: the same status and headers, no body), as
+ * Express routes it. The spec lists GET only, so express-openapi-validator would answer a HEAD with
+ * 405: these handlers let the validator check a HEAD as the GET it stands for, then put the method
+ * back, so that the route's answer goes out without its body (Node leaves the body out of a reply to
+ * HEAD whatever the method reads later; the method is restored for the handlers and the logs).
+ */
+export function validatedAsGet(validator: RequestHandler[]): Array<RequestHandler | ErrorRequestHandler> {
+  const asGet: RequestHandler = (request, _response, next) => {
+    if (request.method === 'HEAD') {
+      request.method = 'GET';
+      (request as HeadMarked)[WAS_HEAD] = true;
+    }
+    next();
+  };
+  const backToHead: RequestHandler = (request, _response, next) => {
+    if ((request as HeadMarked)[WAS_HEAD]) request.method = 'HEAD';
+    next();
+  };
+  // The validator's refusals (400, 405, …) skip to the error handlers: the method goes back on that path too.
+  const backToHeadOnError: ErrorRequestHandler = (error, request, _response, next) => {
+    if ((request as HeadMarked)[WAS_HEAD]) request.method = 'HEAD';
+    next(error);
+  };
+  return [asGet, ...validator, backToHead, backToHeadOnError];
+}
+
+const WAS_HEAD = Symbol('was HEAD');
+type HeadMarked = { [WAS_HEAD]?: boolean };
