@@ -15,13 +15,16 @@ export function validatedAsGet(validator: RequestHandler[]): Array<RequestHandle
     }
     next();
   };
+  const restore = (request: HeadMarked & { method: string }) => {
+    if (request[WAS_HEAD]) request.method = 'HEAD';
+  };
   const backToHead: RequestHandler = (request, _response, next) => {
-    if ((request as HeadMarked)[WAS_HEAD]) request.method = 'HEAD';
+    restore(request);
     next();
   };
   // The validator's refusals (400, 405, …) skip to the error handlers: the method goes back on that path too.
   const backToHeadOnError: ErrorRequestHandler = (error, request, _response, next) => {
-    if ((request as HeadMarked)[WAS_HEAD]) request.method = 'HEAD';
+    restore(request);
     next(error);
   };
   return [asGet, ...validator, backToHead, backToHeadOnError];

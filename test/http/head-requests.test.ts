@@ -1,28 +1,8 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, Server } from 'node:http';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { closeServer, listenOnFreePort, sendRaw as send } from '../support/raw-http.js';
 import { sampleUrl } from '../support/sample-requests.js';
-
-interface RawResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** Sends the request as given and reads the whole answer (the body as text). */
-function send(server: Server, method: string, path: string, headers: Record<string, string>): Promise<RawResponse> {
-  const { port } = server.address() as AddressInfo;
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
 
 /** The headers a HEAD must answer as its GET does (RFC 9110 §9.3.2); the request id and date differ by nature. */
 function comparable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
@@ -42,11 +22,10 @@ describe.each([['on', true], ['off', false]])('HEAD requests, score fast lane %s
   beforeAll(async () => {
     testApp = await createTestApp({ configOverrides: { scoreFastLane: fastLane } });
     user = await testApp.newUser();
-    server = createServer(testApp.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server = await listenOnFreePort(testApp.app);
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
     await testApp.close();
   });
 
@@ -59,7 +38,7 @@ describe.each([['on', true], ['off', false]])('HEAD requests, score fast lane %s
     expect(head.status).not.toBe(405);
     expect(head.status).toBe(get.status);
     expect(comparable(head.headers)).toEqual(comparable(get.headers));
-    expect(head.body).toBe('');
+    expect(head.text).toBe('');
   });
 
   it('answers 200 with the GET\'s length and type, and no body, for a list', async () => {
@@ -67,13 +46,13 @@ describe.each([['on', true], ['off', false]])('HEAD requests, score fast lane %s
     expect(head.status).toBe(200);
     expect(head.headers['content-type']).toMatch(/^application\/json/);
     expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
-    expect(head.body).toBe('');
+    expect(head.text).toBe('');
   });
 
   it('answers a HEAD the validator refuses as the GET is refused (400), without a body', async () => {
     const head = await send(server, 'HEAD', '/api/internaldata/collections?colour=blue', { Authorization: `Bearer ${user.accessToken}` });
     expect(head.status).toBe(400);
-    expect(head.body).toBe('');
+    expect(head.text).toBe('');
   });
 
   it('still answers 401 to a HEAD without a credential, and 405 to a HEAD of a path that has no GET', async () => {

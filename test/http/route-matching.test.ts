@@ -1,9 +1,9 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { routes, type OperationId, type RouteDefinition } from '../../generated/routes.js';
 import type { OperationHandlers } from '../../src/http/operation-handler.js';
 import type { AuthenticatedUser } from '../../src/http/request-context.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { closeServer, listenOnFreePort, sendRaw } from '../support/raw-http.js';
 import { sampleUrl } from '../support/sample-requests.js';
 
 /**
@@ -71,26 +71,16 @@ function variantsOf(route: RouteDefinition): Variant[] {
 
 const NOT_ROUTED = [[404, 'ROUTE_NOT_FOUND'], [405, 'METHOD_NOT_ALLOWED']];
 
-interface RawResponse {
+interface JsonResponse {
   status: number;
   body: { code?: string; status?: number } | undefined;
 }
 
-/** Sends the path exactly as given (no client-side normalisation of `..`, `//` or escapes). */
-function send(server: Server, method: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  const { port } = server.address() as AddressInfo;
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest({ host: '127.0.0.1', port, method, path, headers: { 'Content-Type': 'application/json', ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, body: text ? (JSON.parse(text) as RawResponse['body']) : undefined });
-      });
-    });
-    outgoing.on('error', reject);
-    outgoing.end(method === 'GET' || method === 'HEAD' || method === 'DELETE' ? undefined : '{}');
-  });
+/** Sends the path exactly as given, a JSON body `{}` with the methods that take one, and parses the answer. */
+async function send(server: Server, method: string, path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  const body = method === 'GET' || method === 'HEAD' || method === 'DELETE' ? undefined : '{}';
+  const response = await sendRaw(server, method, path, { 'Content-Type': 'application/json', ...headers }, body);
+  return { status: response.status, body: response.text ? (JSON.parse(response.text) as JsonResponse['body']) : undefined };
 }
 
 describe.each([['on', true], ['off', false]])('route matching with the score fast lane %s', (_state, fastLane) => {
@@ -115,11 +105,10 @@ describe.each([['on', true], ['off', false]])('route matching with the score fas
         : undefined,
     });
     user = await testApp.newUser();
-    server = createServer(testApp.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server = await listenOnFreePort(testApp.app);
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
     await testApp.close();
   });
 
