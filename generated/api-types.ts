@@ -1817,9 +1817,9 @@ export interface components {
         };
         /** @description What to replay: a candidate version, against which records, comparing which outputs. */
         ReplayRequest: {
-            /** @description `develop` (the development version as it is when the replay starts: it is copied, so later edits do not change the replay) or the number of a deployed version. 404 VERSION_NOT_FOUND when the scenario has no such version; 422 COMPILE_ERROR when it does not compile. */
+            /** @description `develop` (the development version as it is when the replay starts: it is copied, so later edits do not change the replay) or the number of a deployed version, as a string (`"2"`). 404 VERSION_NOT_FOUND when the scenario has no such version; 422 COMPILE_ERROR when it does not compile. */
             candidateVersion: string;
-            /** @description Output variables to compare (1 to 20): the report has a transition matrix for each, and difference statistics for the numeric ones. A record counts as changed when any of them changed, or when one version failed and the other did not. */
+            /** @description Output variables to compare (1 to 20): the report has a transition matrix for each, and difference statistics for the numeric ones. A record counts as changed when any of them changed, or when one version failed and the other did not. Names are not checked against the versions' END nodes (an output one version lacks is null on that side), so a name that no result has compares null with null, and the report's notes name it. */
             outputs: string[];
             /** @description Most records replayed: the newest that match. At most the server's `REPLAY_MAX_RECORDS` (10,000 unless configured; never above 100,000): more is 400 naming `body.limit`. Default: `REPLAY_MAX_RECORDS`. */
             limit?: number;
@@ -3969,7 +3969,7 @@ export interface operations {
                 from?: string;
                 /** @description Only runs that began before this time. */
                 to?: string;
-                /** @description Only runs whose result has these output variables equal to these values: `output[decision]=APPROVE&output[tier]=A` (all must hold). A value is compared with the output's JSON value as text, exactly (case-sensitive): a string without its quotes, a number or boolean as JSON writes it (`output[score]=612`, `output[manual]=false`), `null` for null; failed runs have no outputs. Not indexed: the service reads every record of the scenario the other filters leave, so narrow it with `from`/`to` on scenarios with many records. */
+                /** @description Only runs whose result has these output variables equal to these values: `output[decision]=APPROVE&output[tier]=A` (all must hold). A value is compared with the output's JSON value as text, exactly (case-sensitive): a string without its quotes, a number or boolean as JSON writes it (`output[score]=612`, `output[manual]=false`), `null` for null or an output the result does not have (as replay reports count it); failed runs have no outputs. Not indexed: the service reads every record of the scenario the other filters leave, so narrow it with `from`/`to` on scenarios with many records. */
                 output?: {
                     [key: string]: string;
                 };

@@ -11,7 +11,9 @@ import { issueAccessToken } from '../src/auth/access-token.js';
 import { UserService } from '../src/auth/user-service.js';
 import { UserStore } from '../src/auth/user-store.js';
 import { loadConfig } from '../src/config/config.js';
+import { redactedUrl } from '../src/config/redacted-url.js';
 import { createDatabase } from '../src/db/database.js';
+import { isDatabaseUnavailable } from '../src/db/mysql-errors.js';
 
 const USAGE = 'usage: npm run --silent token -- <username> [--admin] [--rotate]\n       npm run --silent token -- <username> --disable | --enable\n(username: letters, digits, . _ @ -)';
 const FLAGS = ['--admin', '--rotate', '--disable', '--enable'];
@@ -26,7 +28,8 @@ if (!username || !UserService.isValidUsername(username) || unknown.length > 0 ||
   process.exit(2);
 }
 const config = loadConfig();
-const db = createDatabase(config.databaseUrl, { min: 0, max: 1 });
+// quiet: knex would print a failed connection with its stack on stdout, where callers read the JSON line.
+const db = createDatabase(config.databaseUrl, { min: 0, max: 1 }, true);
 const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0 });
 try {
   if (switching) {
@@ -44,7 +47,8 @@ try {
     process.stdout.write(`${JSON.stringify({ userId: user.id, username: user.username, accessToken, ...(scoreToken ? { scoreToken } : {}) })}\n`);
   }
 } catch (error) {
-  console.error(`token: ${(error as Error).message}`);
+  const unreachable = isDatabaseUnavailable(error) || (error as { code?: string }).code === 'ER_BAD_DB_ERROR';
+  console.error(`token: ${(error as Error).message}${unreachable ? ` (DATABASE_URL ${redactedUrl(config.databaseUrl)}: start MySQL with \`make services\` and create the schema with \`make migrate\`, or set DATABASE_URL)` : ''}`);
   process.exitCode = 1;
 } finally {
   await db.destroy();

@@ -1,16 +1,8 @@
 import { loadConfig, type AppConfig } from './config/config.js';
+import { redactedUrl } from './config/redacted-url.js';
 import { createDatabase } from './db/database.js';
 import { pingJobStore } from './execution/job-store.js';
 
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
 
 /**
  * Checks that MySQL and the job store answer; returns one actionable line per failure
@@ -22,14 +14,14 @@ export async function checkDependencies(config: AppConfig): Promise<string[]> {
   try {
     await db.raw('SELECT 1');
   } catch (error) {
-    problems.push(`MySQL at ${redact(config.databaseUrl)} is unreachable (${(error as Error).message}); start it (make services) or set DATABASE_URL.`);
+    problems.push(`MySQL at ${redactedUrl(config.databaseUrl)} is unreachable (${(error as Error).message}); start it (make services) or set DATABASE_URL.`);
   } finally {
     await db.destroy();
   }
   try {
     await pingJobStore(config.jobsUrl);
   } catch (error) {
-    problems.push(`Job store at ${redact(config.jobsUrl)} is unreachable (${(error as Error).message}); start it (make services) or set JOBS_URL.`);
+    problems.push(`Job store at ${redactedUrl(config.jobsUrl)} is unreachable (${(error as Error).message}); start it (make services) or set JOBS_URL.`);
   }
   return problems;
 }

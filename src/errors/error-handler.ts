@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { AppError } from './app-error.js';
 import { engineErrorBody } from './engine-error-mapping.js';
+import { MethodNotAllowedError } from './method-not-allowed-error.js';
 import type { ErrorCode } from './error-codes.js';
 import { NotFoundError } from './not-found-error.js';
 import { explainValidatorErrors, type ValidatorErrorItem } from './validator-error-details.js';
@@ -90,9 +91,30 @@ export function toErrorBody(error: unknown): ErrorBody {
   return foreign ?? { status: 500, code: 'INTERNAL_ERROR', message: 'The server failed to handle this request; it has been logged.' };
 }
 
-/** Headers that go with an error response: `Retry-After` on every 503 (a dependency is down; the request can be sent again). */
-export function errorHeaders(body: ErrorBody): Record<string, string> {
-  return body.status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : {};
+/**
+ * Headers that go with an error response: `Retry-After` on every 503 (a dependency is down; the request
+ * can be sent again), `Allow` on a 405 (the methods the path takes, as RFC 9110 asks).
+ */
+export function errorHeaders(body: ErrorBody, error?: unknown): Record<string, string> {
+  if (body.status === 503) return { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+  if (error instanceof MethodNotAllowedError) return { Allow: error.allow };
+  return {};
+}
+
+/**
+ * The validator's "no such path" (404) and "not this method" (405) carry the path in its own dotted
+ * form and no method: told again here with the request's method and path as sent, and the methods
+ * the path takes. Any other error is returned as it is.
+ */
+function routingError(error: unknown, request: Request): unknown {
+  if (error instanceof AppError || !(error instanceof Error)) return error;
+  const { status, headers } = error as ForeignHttpError & { headers?: Record<string, string> };
+  if (status === 404) return new NotFoundError(`No route ${request.method} ${request.path}.`, 'ROUTE_NOT_FOUND');
+  if (status === 405) {
+    const allow = headers?.Allow ?? '';
+    return new MethodNotAllowedError(`${request.method} is not allowed on ${request.path}${allow ? `; it takes ${allow}` : ''}.`, allow);
+  }
+  return error;
 }
 
 function requestIdOf(request: Request): string | undefined {
@@ -101,11 +123,12 @@ function requestIdOf(request: Request): string | undefined {
 
 /** The only place that turns errors into responses. */
 export function createErrorHandler(): ErrorRequestHandler {
-  return (error, request, response, next) => {
+  return (thrown, request, response, next) => {
     if (response.headersSent) {
-      next(error);
+      next(thrown);
       return;
     }
+    const error = routingError(thrown, request);
     const body = toErrorBody(error);
     body.requestId = requestIdOf(request);
     // A 503 is a dependency's outage, logged once by whoever saw it go: one line per refusal, no stack.
@@ -113,7 +136,7 @@ export function createErrorHandler(): ErrorRequestHandler {
     else if (body.status >= 500) request.log?.error({ err: error }, 'request failed');
     else request.log?.info({ code: body.code, status: body.status }, 'request rejected');
     if (body.details === undefined) delete body.details;
-    response.status(body.status).set(errorHeaders(body)).json(body);
+    response.status(body.status).set(errorHeaders(body, error)).json(body);
   };
 }
 

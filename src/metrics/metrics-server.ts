@@ -2,11 +2,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { MetricsConfig } from '../config/config.js';
-import type { AppError } from '../errors/app-error.js';
-import { toErrorBody } from '../errors/error-handler.js';
+import { errorHeaders, toErrorBody } from '../errors/error-handler.js';
+import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { listen } from '../http/listen.js';
+import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { MetricsExposition } from './metrics.js';
 
 export interface MetricsServerOptions {
@@ -24,10 +25,12 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return timingSafeEqual(digest(given), digest(token));
 }
 
-function sendError(response: http.ServerResponse, error: AppError, headers: Record<string, string> = {}): void {
+/** An error as the API answers one: the JSON error body with a request id (also in X-Request-Id); anything but an AppError is a 500. */
+function sendError(response: http.ServerResponse, error: unknown, headers: Record<string, string> = {}): void {
   const body = toErrorBody(error);
+  body.requestId = timeOrderedId();
   if (body.details === undefined) delete body.details;
-  response.writeHead(body.status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  response.writeHead(body.status, { 'content-type': 'application/json', 'x-request-id': body.requestId, ...errorHeaders(body, error), ...headers }).end(JSON.stringify(body));
 }
 
 /**
@@ -44,8 +47,7 @@ export function createMetricsServer(exposition: MetricsExposition, options: Metr
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: 405, code: 'METHOD_NOT_ALLOWED', message: 'Metrics are read with GET.' }));
+      sendError(response, new MethodNotAllowedError('Metrics are read with GET.', 'GET, HEAD'));
       return;
     }
     if (options.token !== undefined && !bearerMatches(request.headers.authorization, options.token)) {
@@ -59,8 +61,7 @@ export function createMetricsServer(exposition: MetricsExposition, options: Metr
       },
       (error: unknown) => {
         logger.error({ err: error }, 'rendering the metrics failed');
-        response.writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ status: 500, code: 'INTERNAL_ERROR', message: 'The metrics could not be rendered; it has been logged.' }));
+        sendError(response, error);
       },
     );
   });

@@ -205,7 +205,12 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     if (filter.to !== undefined) query.andWhere('began_at', '<', filter.to);
     for (const [name, value] of Object.entries(filter.outputs ?? {})) {
       // Not indexed: scans the scenario's records that the other filters (and the time range) leave. Exact (binary) comparison.
-      query.andWhereRaw('JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ?', [outputPath(name), value]);
+      if (value === 'null') {
+        // As in replay reports, an output a result does not have is null (a failed run has no result, so no outputs).
+        query.andWhereRaw('(JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ? OR (`result` IS NOT NULL AND JSON_EXTRACT(`result`, ?) IS NULL))', [outputPath(name), value, outputPath(name)]);
+      } else {
+        query.andWhereRaw('JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ?', [outputPath(name), value]);
+      }
     }
     return query;
   }

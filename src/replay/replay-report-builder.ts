@@ -37,6 +37,8 @@ interface Transition {
 class OutputTally {
   compared = 0;
   changed = 0;
+  /** Compared records in which either result has this output: none hints at a misspelt name. */
+  present = 0;
   untrackedRecords = 0;
   readonly pairs = new Map<string, Transition>();
   readonly differences = new DifferenceStats();
@@ -45,6 +47,7 @@ class OutputTally {
 
   add(oldValue: unknown, newValue: unknown, oldKey: string, newKey: string): void {
     this.compared += 1;
+    if (oldValue !== undefined || newValue !== undefined) this.present += 1;
     if (oldKey !== newKey) this.changed += 1;
     const key = `${oldKey}\u0000${newKey}`;
     const pair = this.pairs.get(key);
@@ -179,6 +182,10 @@ export class ReplayReportBuilder {
     }
     if (this.requestDiffers > 0) {
       notes.push(`${this.requestDiffers} HTTP call(s) were sent with another method, URL or body than was recorded; they got the recorded answer all the same.`);
+    }
+    const nowhere = this.outputs.filter((output) => output.compared > 0 && output.present === 0).map((output) => `"${output.name}"`);
+    if (nowhere.length > 0) {
+      notes.push(`No result of either version has the output ${nowhere.join(', ')}, so it compares null with null: check the name.`);
     }
     if (this.maskedRecords > 0) {
       notes.push(`${this.maskedRecords} record(s) had pii inputs stored masked (${Object.keys(this.maskedVariables).join(', ')}): the candidate got the masked text in their place.`);

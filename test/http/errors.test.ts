@@ -35,6 +35,21 @@ describe('error responses', () => {
     expect(response.body).toMatchObject({ status: 404, code: 'ROUTE_NOT_FOUND' });
   });
 
+  it('names the method and the path as sent in a 404 for a path the spec does not know, never its own dotted form', async () => {
+    const response = await request(testApp.app).get('/api/scenario//input').set(bearer());
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ status: 404, code: 'ROUTE_NOT_FOUND', message: 'No route GET /api/scenario//input.', requestId: expect.any(String) });
+  });
+
+  it('answers 405 METHOD_NOT_ALLOWED with an Allow header naming the methods the path takes', async () => {
+    const response = await request(testApp.app).delete('/api/scenario/3/replays').set(bearer());
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+    expect(response.body).toEqual({
+      status: 405, code: 'METHOD_NOT_ALLOWED', message: 'DELETE is not allowed on /api/scenario/3/replays; it takes POST.', requestId: expect.any(String),
+    });
+  });
+
   it('answers 413 PAYLOAD_TOO_LARGE for a body over the configured limit', async () => {
     const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer()).send({ name: 'x', content: 'y'.repeat(5000), nodeProperties: {} });
     expect(response.status).toBe(413);

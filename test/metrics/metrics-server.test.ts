@@ -35,6 +35,11 @@ describe('the metrics listener', () => {
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
     expect(post.body).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED' });
+    // Like every error of the API: a request id in the body and in X-Request-Id.
+    for (const response of [other, post]) {
+      expect(response.body.requestId).toEqual(expect.any(String));
+      expect(response.headers['x-request-id']).toBe(response.body.requestId);
+    }
   });
 
   it('with METRICS_TOKEN, answers 401 without that bearer token or with another', async () => {

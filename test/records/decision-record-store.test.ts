@@ -183,7 +183,11 @@ describe('MySqlDecisionRecordStore', () => {
     it('by an output equal to a number or a boolean, as JSON writes them', async () => {
       expect(await ids({ outputs: { score: '310.5' } })).toEqual(['b']);
       expect(await ids({ outputs: { manual: 'false' } })).toEqual(['d', 'a']);
-      expect(await ids({ outputs: { note: 'null' } })).toEqual(['d']);
+    });
+    it('by an output equal to null: a null output, or one the result does not have (as replay reports count it); never a failed run', async () => {
+      expect(await ids({ outputs: { note: 'null' } })).toEqual(['d', 'b', 'a']);
+      expect(await ids({ outputs: { note: 'null', decision: 'DECLINE' } })).toEqual(['b']);
+      expect(await ids({ outputs: { score: 'null' } })).toEqual([]);
     });
     it('by several at once (all must hold)', async () => {
       expect(await ids({ version: '2', outputs: { decision: 'APPROVE', manual: 'false' } })).toEqual(['d']);

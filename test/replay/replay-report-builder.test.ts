@@ -25,6 +25,17 @@ describe('ReplayReportBuilder', () => {
     expect(report).toMatchObject({ compared: 1, changed: 0, sample: [] });
     expect(report.outputs[0].transitions).toEqual([{ from: { card: 1, loan: 2 }, to: { card: 1, loan: 2 }, count: 1 }]);
     expect(report.outputs[1].transitions).toEqual([{ from: null, to: null, count: 1 }]);
+    // tier is null in the recorded result: the output exists, so no note about its name.
+    expect(report.notes.join(' ')).not.toContain('check the name');
+  });
+
+  it('notes an output that no result of either version has (a misspelt name compares null with null)', () => {
+    const builder = new ReplayReportBuilder(['decision', 'decison', 'riskBand'], 0);
+    builder.add(recordOf({ decision: 'APPROVE', riskBand: 'LOW' }), succeeded({ decision: 'REVIEW' }));
+    builder.add(recordOf({ decision: 'APPROVE' }), succeeded({ decision: 'APPROVE' }));
+    const report = builder.build([]);
+    expect(report.outputs[1]).toMatchObject({ name: 'decison', compared: 2, changed: 0, transitions: [{ from: null, to: null, count: 2 }] });
+    expect(report.notes).toContain('No result of either version has the output "decison", so it compares null with null: check the name.');
   });
 
   it('lists the 500 most frequent pairs, tells apart at most 10,000, and counts the rest', () => {

@@ -24,6 +24,15 @@ async function token(...args: string[]): Promise<{ output: Record<string, unknow
 const scoreStatus = async (key: unknown) => (await request(testApp.app).post('/api/scenario/code/remote/score').query({ name: 'nothing-here', key: String(key) }).send({})).status;
 
 describe('npm run token', () => {
+  it('prints nothing on stdout when the database is missing, and one line on stderr naming DATABASE_URL', async () => {
+    const missing = new URL(process.env.DATABASE_URL as string);
+    missing.pathname = `/no_such_database_${randomUUID().slice(0, 8).replace(/-/g, '')}`;
+    const failure = await run(`${ROOT}node_modules/.bin/tsx`, ['scripts/token.ts', 'alice'], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: missing.toString() } })
+      .then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stdout: '' });
+    expect(failure!.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^token: Unknown database 'no_such_database_\w+' \(DATABASE_URL mysql:\/\/.*make migrate.*\)$/)]);
+  });
+
   it('prints the score token when it creates it, never again, and a new one with --rotate that retires the old', async () => {
     const username = `tok-${randomUUID().slice(0, 8)}`;
     const first = await token(username);
