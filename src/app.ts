@@ -13,7 +13,7 @@ import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
-import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
+import { bodyDepthLimit, jsonBody, requiredBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
 import { mapQuery } from './http/map-query.js';
 import { validatedAsGet } from './http/head-requests.js';
@@ -70,7 +70,9 @@ export function createApp(deps: AppDependencies): RequestListener {
   // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
   // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
   for (const route of routes.filter((route) => shapeOf(route).takesBody)) {
+    const shape = shapeOf(route);
     const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
+    if (shape.requiresBody) app[route.method](route.expressPath, requiredBody(shape.bodyMediaTypes));
     app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth), bodyDepthLimit(config.limits.bodyDepth));
   }
   app.use(removeUploadsWhenDone);

@@ -7,6 +7,7 @@ import { engineErrorBody } from './engine-error-mapping.js';
 import { MethodNotAllowedError } from './method-not-allowed-error.js';
 import type { ErrorCode } from './error-codes.js';
 import { NotFoundError } from './not-found-error.js';
+import { UnsupportedMediaTypeError } from './unsupported-media-type-error.js';
 import { explainValidatorErrors, type ValidatorErrorItem } from './validator-error-details.js';
 
 /**
@@ -101,18 +102,27 @@ export function errorHeaders(body: ErrorBody, error?: unknown): Record<string, s
   return {};
 }
 
+/** What the validator leaves on a request it matched to an operation. */
+type ValidatedRequest = Request & { openapi?: { schema?: { requestBody?: { content?: Record<string, unknown> } } } };
+
 /**
- * The validator's "no such path" (404) and "not this method" (405) carry the path in its own dotted
- * form and no method: told again here with the request's method and path as sent, and the methods
- * the path takes. Any other error is returned as it is.
+ * The validator's "no such path" (404), "not this method" (405) and "not this content type" (415)
+ * carry the path in its own dotted form and no method: told again here with the request's method and
+ * path as sent, and what the path takes (methods; media types). Any other error is returned as it is.
  */
-function routingError(error: unknown, request: Request): unknown {
+function routingError(error: unknown, request: ValidatedRequest): unknown {
   if (error instanceof AppError || !(error instanceof Error)) return error;
   const { status, headers } = error as ForeignHttpError & { headers?: Record<string, string> };
-  if (status === 404) return new NotFoundError(`No route ${request.method} ${request.path}.`, 'ROUTE_NOT_FOUND');
+  const route = `${request.method} ${request.path}`;
+  if (status === 404) return new NotFoundError(`No route ${route}.`, 'ROUTE_NOT_FOUND');
   if (status === 405) {
     const allow = headers?.Allow ?? '';
     return new MethodNotAllowedError(`${request.method} is not allowed on ${request.path}${allow ? `; it takes ${allow}` : ''}.`, allow);
+  }
+  if (status === 415) {
+    const takes = Object.keys(request.openapi?.schema?.requestBody?.content ?? {});
+    const sent = request.headers['content-type'];
+    return new UnsupportedMediaTypeError(`${route} takes ${takes.length > 0 ? takes.join(', ') : 'another media type'}; the request's Content-Type is ${sent ? `"${sent}"` : 'missing'}.`);
   }
   return error;
 }

@@ -7,9 +7,21 @@ import { yamlNestingBeyond } from './yaml-nesting.js';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
 
-/** JSON bodies (objects and arrays only) up to the configured limit; larger is 413. */
+/**
+ * JSON bodies (objects and arrays only) up to the configured limit; larger is 413. An empty body
+ * (`Content-Length: 0`) is no body at all, whatever its content type, not the `{}` body-parser would
+ * make of it: deploy and validate without validation data stay that, also from clients that always
+ * send `Content-Type: application/json` (orval's), and an operation that needs a body says it is missing.
+ */
 export function jsonBody(limitBytes: number): RequestHandler {
-  return express.json({ limit: limitBytes, strict: true, type: ['application/json', 'application/*+json'] });
+  const parse = express.json({ limit: limitBytes, strict: true, type: ['application/json', 'application/*+json'] });
+  return (request, response, next) => {
+    if (request.headers['content-length'] === '0') {
+      next();
+      return;
+    }
+    parse(request, response, next);
+  };
 }
 
 /**
@@ -51,5 +63,20 @@ export function bodyDepthLimit(maxDepth: number): RequestHandler {
   return (request, _response, next) => {
     const path = pathBeyondDepth(request.body, maxDepth);
     next(path === undefined ? undefined : nestingTooDeep(path, maxDepth));
+  };
+}
+
+/**
+ * Before the parsers, for an operation whose body is required: a request that carries no body at all
+ * (no bytes, whatever its content type) is 400 naming the body and the media types it may have. (The
+ * spec's validation would see no body to check: the handler would then get none.) A body of the wrong
+ * media type is left to the validation, which answers 415.
+ */
+export function requiredBody(mediaTypes: string[]): RequestHandler {
+  return (request, _response, next) => {
+    const carriesBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+    // Worded as the fast lane's check words it (operation-validator.ts).
+    const problem = { path: 'body', message: `is required (${mediaTypes.join(', ')})` };
+    next(carriesBody ? undefined : new BadRequestError(`${problem.path} ${problem.message}`, 'VALIDATION_FAILED', [problem]));
   };
 }

@@ -190,8 +190,8 @@ function readJsonBody(request: IncomingMessage, limitBytes: number, isJson: bool
     request.on('end', () => {
       if (refused) return;
       if (size === 0) {
-        // As express.json: an empty JSON body is an empty object; no body at all is no body.
-        resolve(isJson ? {} : undefined);
+        // No bytes is no body, whatever the content type (as on the Express lane: body-parsers.ts).
+        resolve(undefined);
         return;
       }
       const text = Buffer.concat(chunks, size).toString('utf8');

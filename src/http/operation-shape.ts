@@ -6,6 +6,10 @@ export interface OperationShape {
   headerNames: string[];
   /** It declares a request body (bodies are parsed only then). */
   takesBody: boolean;
+  /** Its request body is required (`requestBody.required`). */
+  requiresBody: boolean;
+  /** The media types its request body may have. */
+  bodyMediaTypes: string[];
   /** It takes a multipart/form-data body. */
   takesMultipart: boolean;
   /** The multipart body's file fields (`format: binary` or a `contentMediaType`): handed over as uploads. */
@@ -32,6 +36,8 @@ export function operationShape(spec: OpenApiDocument, operationId: string): Oper
   return {
     headerNames: declaredHeaders(spec, operationId),
     takesBody: operation.requestBody !== undefined,
+    requiresBody: operation.requestBody?.required === true,
+    bodyMediaTypes: Object.keys(operation.requestBody?.content ?? {}),
     takesMultipart: multipart !== undefined,
     uploadFields: Object.entries(properties).filter(([, schema]) => isFileSchema(resolve(spec, schema))).map(([name]) => name),
     replyMediaTypes: [...new Set(successes.flatMap((response) => Object.keys(response.content ?? {})))],

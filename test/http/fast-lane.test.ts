@@ -68,6 +68,15 @@ const score = (query: string) => request(testApp.app).post(`/api/scenario/code/r
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('MALFORMED_BODY');
   });
+
+  it('answers 400 naming the body when none is sent, with or without a JSON content type (both lanes alike)', async () => {
+    for (const contentType of ['application/json', undefined]) {
+      const call = score(`?name=s&key=${user.scoreToken}`);
+      const response = await (contentType ? call.set('Content-Type', contentType).send('') : call);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', message: 'body is required (application/json)', details: [{ path: 'body', message: 'is required (application/json)' }] });
+    }
+  });
 });
 
 describe('the fast lane', () => {

@@ -179,6 +179,24 @@ describe('deployScenario', () => {
     expect(await versionsOf(id, user)).toEqual(['develop', '1']);
   });
 
+  it('reads an empty body as no validation data, whatever its content type (orval sends application/json with none)', async () => {
+    const user = await testApp.newUser();
+    const id = await createScenario(testApp, user, simpleScenario('empty-body'));
+    // `{}` as validation data is a run without the required inputs (422); an empty body is none at all.
+    expect((await post(`/api/scenario/validate/${id}`, user).set('Content-Type', 'application/json').send('')).status).toBe(204);
+    expect((await post(`/api/scenario/deploy/${id}`, user).set('Content-Type', 'application/json').send('')).status).toBe(204);
+    expect(await versionsOf(id, user)).toEqual(['develop', '1']);
+    expect((await post(`/api/scenario/validate/${id}`, user).send({})).status).toBe(422);
+    // An operation that needs a body says it is missing.
+    const noImport = await post('/api/scenario/import', user).set('Content-Type', 'application/json').send('');
+    expect(noImport.status).toBe(400);
+    expect(noImport.body).toMatchObject({ code: 'VALIDATION_FAILED', message: 'body is required (application/json, application/yaml)', details: [{ path: 'body' }] });
+    // A body of a type the operation does not take is 415 naming what it takes.
+    const yamlOnly = await post('/api/scenario/import', user).set('Content-Type', 'text/csv').send('a,b\n1,2\n');
+    expect(yamlOnly.status).toBe(415);
+    expect(yamlOnly.body.message).toBe(`POST /api/scenario/import takes application/json, application/yaml; the request's Content-Type is "text/csv".`);
+  });
+
   it('answers 422 COMPILE_ERROR with skip_validation when the document does not compile', async () => {
     const user = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('dep', { code: 'score = income +;' }));
