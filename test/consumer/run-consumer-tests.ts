@@ -61,7 +61,7 @@ async function waitUntilReady(baseUrl: string, service: ChildProcess, timeoutMs:
   throw new Error(`the service was not ready within ${timeoutMs} ms`);
 }
 
-interface Tokens { accessToken: string; scoreToken: string }
+interface Tokens { username: string; accessToken: string; scoreToken: string }
 
 async function newUser(prefix: string, env: NodeJS.ProcessEnv): Promise<Tokens> {
   const { code, output } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', `${prefix}-${randomUUID().slice(0, 8)}`], env, true);
@@ -109,7 +109,7 @@ try {
 
   const tourEnv = async (prefix: string) => {
     const tokens = await newUser(prefix, serviceEnv);
-    return { tokens, env: { CONSUMER_BASE_URL: baseUrl, CONSUMER_ACCESS_TOKEN: tokens.accessToken, CONSUMER_SCORE_TOKEN: tokens.scoreToken } };
+    return { tokens, env: { CONSUMER_BASE_URL: baseUrl, CONSUMER_USERNAME: tokens.username, CONSUMER_ACCESS_TOKEN: tokens.accessToken, CONSUMER_SCORE_TOKEN: tokens.scoreToken } };
   };
   console.log('== the README tour with openapi-fetch');
   const fetchTour = await tourEnv('consumer-openapi-fetch');

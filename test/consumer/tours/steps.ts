@@ -5,16 +5,18 @@
  */
 export interface TourEnvironment {
   baseUrl: string;
+  /** The tour's user (as named in an access-control context). */
+  username: string;
   accessToken: string;
   scoreToken: string;
 }
 
 export function tourEnvironment(): TourEnvironment {
-  const { CONSUMER_BASE_URL, CONSUMER_ACCESS_TOKEN, CONSUMER_SCORE_TOKEN } = process.env;
-  if (!CONSUMER_BASE_URL || !CONSUMER_ACCESS_TOKEN || !CONSUMER_SCORE_TOKEN) {
-    throw new Error('set CONSUMER_BASE_URL, CONSUMER_ACCESS_TOKEN and CONSUMER_SCORE_TOKEN (npm run test:consumer does)');
+  const { CONSUMER_BASE_URL, CONSUMER_USERNAME, CONSUMER_ACCESS_TOKEN, CONSUMER_SCORE_TOKEN } = process.env;
+  if (!CONSUMER_BASE_URL || !CONSUMER_USERNAME || !CONSUMER_ACCESS_TOKEN || !CONSUMER_SCORE_TOKEN) {
+    throw new Error('set CONSUMER_BASE_URL, CONSUMER_USERNAME, CONSUMER_ACCESS_TOKEN and CONSUMER_SCORE_TOKEN (npm run test:consumer does)');
   }
-  return { baseUrl: CONSUMER_BASE_URL, accessToken: CONSUMER_ACCESS_TOKEN, scoreToken: CONSUMER_SCORE_TOKEN };
+  return { baseUrl: CONSUMER_BASE_URL, username: CONSUMER_USERNAME, accessToken: CONSUMER_ACCESS_TOKEN, scoreToken: CONSUMER_SCORE_TOKEN };
 }
 
 export class TourFailure extends Error {}
