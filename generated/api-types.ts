@@ -2277,9 +2277,11 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreResult"];
                 };
             };
-            /** @description Not finished yet. */
+            /** @description Not finished yet. Ask again after `Retry-After` seconds (a callback, when one was given, says when it has finished). */
             202: {
                 headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };

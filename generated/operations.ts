@@ -38,7 +38,7 @@ export interface OperationContracts {
     uploads: never;
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['getAsyncScoreResult']['responses'][200]['content']['application/json'] }
-      | { status: 202; contentType?: 'application/json'; body: operations['getAsyncScoreResult']['responses'][202]['content']['application/json'] };
+      | { status: 202; contentType?: 'application/json'; body: operations['getAsyncScoreResult']['responses'][202]['content']['application/json']; headers?: { 'Retry-After'?: operations['getAsyncScoreResult']['responses'][202]['headers']['Retry-After'] } };
   };
   submitBatch: {
     params: Record<string, never>;

@@ -1,6 +1,9 @@
 import type { OperationHandlers } from '../http/operation-handler.js';
 import type { Services } from '../services.js';
 
+/** How long a client is told to wait before asking again for an unfinished async result (as for batch results). */
+const RETRY_AFTER_SECONDS = 1;
+
 /** The execution hot paths: served on the fast lane (src/http/fast-lane.ts), or through Express when SCORE_FAST_LANE=false. */
 export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScoreResult';
 
@@ -30,7 +33,7 @@ export function createExecutionHandlers(services: Pick<Services, 'execution'>): 
     async getAsyncScoreResult({ user, params, headers }) {
       const outcome = await execution.asyncResult(user, params.name, headers['x-sce-requestid']);
       if (outcome.finished) return { status: 200, body: outcome.result };
-      return { status: 202, body: { requestId: outcome.requestId, state: outcome.state } };
+      return { status: 202, headers: { 'Retry-After': RETRY_AFTER_SECONDS }, body: { requestId: outcome.requestId, state: outcome.state } };
     },
   };
 }

@@ -57,6 +57,7 @@ describe('scoreAsync and getAsyncScoreResult', () => {
     await t.services.execution.store.insertAsyncRun({ id: randomUUID(), userId: alice.id, requestId, scenarioName: 'double', input: { a: 1 }, callback: null });
     const response = await fetchResult('double', requestId);
     expect(response.status).toBe(202);
+    expect(response.headers['retry-after']).toBe('1');
     expect(response.body).toEqual({ requestId, state: 'QUEUED' });
   });
 
