@@ -593,7 +593,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the replays of a scenario
+         * @description The scenario's replays, newest first, without their reports (getReplay has a replay's report): what was replayed against what, its state and progress, and how many records changed once FINISHED. The same owners and admins as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user's.
+         */
+        get: operations["listReplays"];
         put?: never;
         /**
          * Start a replay
@@ -1998,6 +2002,45 @@ export interface components {
             error: string | null;
             /** @description Null until FINISHED. */
             report: components["schemas"]["ReplayReport"] | null;
+        };
+        /** @description A replay as listReplays shows it: everything of Replay but the report, with how many records changed. */
+        ReplaySummary: {
+            /** @description The replay id (a UUID): getReplay, and the `replay` reference of deployScenario. */
+            replayId: string;
+            scenarioId: string;
+            /** @description `develop` or a deployed version number, as requested. */
+            candidateVersion: string;
+            /**
+             * @description QUEUED until a worker takes it; RUNNING; FINISHED with its report; FAILED when it could not run to the end (`error` says why).
+             * @enum {string}
+             */
+            state: "QUEUED" | "RUNNING" | "FINISHED" | "FAILED";
+            /** @description Records to replay: those matching the filters when the replay was started, at most `limit`. */
+            total: number;
+            /** @description Records replayed so far. */
+            done: number;
+            /** @description Of those, records the candidate failed on or could not replay (an HTTP call with no recording). */
+            failed: number;
+            outputs: string[];
+            filter: components["schemas"]["RecordFilter"];
+            limit: number;
+            sampleSize: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description Why a FAILED replay stopped. */
+            error: string | null;
+            /** @description Once FINISHED, the report's `changed`: records whose compared outputs changed, or that failed in one version only; null before. */
+            changed: number | null;
+        };
+        /** @description A page of replays, newest first. */
+        ReplayPage: {
+            replays: components["schemas"]["ReplaySummary"][];
+            /** @description The next page's `cursor`; null on the last page. */
+            nextCursor: string | null;
         };
     };
     responses: {
@@ -4159,6 +4202,50 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listReplays: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+                /** @description `nextCursor` of the previous page; one this service did not issue is 400. */
+                cursor?: string;
+                /** @description Replays per page: 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of replays. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     startReplay: {

@@ -287,6 +287,15 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['updateRecordingSettings']['responses'][200]['content']['application/json'] };
   };
+  listReplays: {
+    params: NonNullable<operations['listReplays']['parameters']['path']>;
+    query: NonNullable<operations['listReplays']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listReplays']['responses'][200]['content']['application/json'] };
+  };
   startReplay: {
     params: NonNullable<operations['startReplay']['parameters']['path']>;
     query: NonNullable<operations['startReplay']['parameters']['query']>;

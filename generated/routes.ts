@@ -44,6 +44,7 @@ export const routes = [
   { operationId: 'getDecisionRecord', method: 'get', path: '/api/scenario/{id}/records/{recordId}', expressPath: '/api/scenario/:id/records/:recordId', security: ['bearerAuth'] },
   { operationId: 'getRecordingSettings', method: 'get', path: '/api/scenario/{id}/recording', expressPath: '/api/scenario/:id/recording', security: ['bearerAuth'] },
   { operationId: 'updateRecordingSettings', method: 'put', path: '/api/scenario/{id}/recording', expressPath: '/api/scenario/:id/recording', security: ['bearerAuth'] },
+  { operationId: 'listReplays', method: 'get', path: '/api/scenario/{id}/replays', expressPath: '/api/scenario/:id/replays', security: ['bearerAuth'] },
   { operationId: 'startReplay', method: 'post', path: '/api/scenario/{id}/replays', expressPath: '/api/scenario/:id/replays', security: ['bearerAuth'] },
   { operationId: 'getReplay', method: 'get', path: '/api/scenario/{id}/replays/{replayId}', expressPath: '/api/scenario/:id/replays/:replayId', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];

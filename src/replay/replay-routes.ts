@@ -2,7 +2,7 @@ import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
 import type { Services } from '../services.js';
 
-export type ReplayOperation = 'startReplay' | 'getReplay';
+export type ReplayOperation = 'listReplays' | 'startReplay' | 'getReplay';
 
 /** HTTP in/out of the replay operations; the rules live in ReplayService. Requests reach here validated by the spec. */
 export function createReplayHandlers(services: Pick<Services, 'replay' | 'users'>): Pick<OperationHandlers, ReplayOperation> {
@@ -10,6 +10,10 @@ export function createReplayHandlers(services: Pick<Services, 'replay' | 'users'
   const actorOf = (request: ManagementRequest) => scenarioActorOf(request, services.users);
 
   return {
+    async listReplays(request) {
+      return { status: 200, body: await replays.list(await actorOf(request), request.params.id, request.query.cursor, request.query.limit) };
+    },
+
     async startReplay(request) {
       const actor = await actorOf(request);
       return { status: 202, body: await replays.start(actor, request.user.id, request.params.id, request.body) };

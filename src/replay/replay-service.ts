@@ -11,15 +11,19 @@ import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 import { REPLAY_JOB, type ReplayJobData } from './replay-job.js';
-import type { ReplayRecord } from './replay.js';
+import type { ReplayListing, ReplayRecord } from './replay.js';
+import { decodeReplayCursor, encodeReplayCursor } from './replay-cursor.js';
 import type { ReplayStore } from './replay-store-type.js';
 
 export type ReplayRequestDto = components['schemas']['ReplayRequest'];
 type ReplayDto = components['schemas']['Replay'];
+type ReplayPageDto = components['schemas']['ReplayPage'];
 type RecordFilterDto = components['schemas']['RecordFilter'];
 
 /** Changed records shown side by side when the request does not say. */
 const DEFAULT_SAMPLE_SIZE = 20;
+/** Replays per page of listReplays when the request does not say. */
+const DEFAULT_PAGE_SIZE = 20;
 
 /**
  * The API side of replays: start one (checks, a snapshot of the candidate, the count of records it
@@ -76,6 +80,19 @@ export class ReplayService {
     }
     return replayDto(replay);
   }
+
+  /** The scenario's replays, newest first, a page at a time (`cursor`: the previous page's nextCursor). */
+  async list(actor: ScenarioActor, scenarioId: string, cursor: string | undefined, limit = DEFAULT_PAGE_SIZE): Promise<ReplayPageDto> {
+    const before = cursor === undefined ? undefined : decodeReplayCursor(cursor);
+    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    // One more than the page: whether there is a next page, without a count.
+    const replays = await this.store.list(scenario.id, before, limit + 1);
+    const page = replays.slice(0, limit);
+    return {
+      replays: page.map(replaySummaryDto),
+      nextCursor: replays.length > limit ? encodeReplayCursor(page[page.length - 1].id) : null,
+    };
+  }
 }
 
 /** The browse filter a request names, never reaching past `startedAt`. */
@@ -103,6 +120,15 @@ function filterDto(filter: RecordFilter): RecordFilterDto {
 }
 
 function replayDto(replay: ReplayRecord): ReplayDto {
+  return { ...replaySummaryFields(replay), report: replay.report };
+}
+
+function replaySummaryDto(replay: ReplayListing): ReplayPageDto['replays'][number] {
+  return { ...replaySummaryFields(replay), changed: replay.changed };
+}
+
+/** The fields a replay and its list entry share. */
+function replaySummaryFields(replay: Omit<ReplayRecord, 'report'>): Omit<ReplayDto, 'report'> {
   return {
     replayId: replay.id,
     scenarioId: String(replay.scenarioId),
@@ -119,6 +145,5 @@ function replayDto(replay: ReplayRecord): ReplayDto {
     startedAt: replay.startedAt?.toISOString() ?? null,
     finishedAt: replay.finishedAt?.toISOString() ?? null,
     error: replay.error,
-    report: replay.report,
   };
 }

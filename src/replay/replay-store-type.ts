@@ -1,5 +1,5 @@
 import type { ScenarioDocument } from '../engine/index.js';
-import type { NewReplay, ReplayRecord, ReplayReport } from './replay.js';
+import type { NewReplay, ReplayListing, ReplayRecord, ReplayReport } from './replay.js';
 
 /** Where replays are kept (src/replay/replay-store.ts: MySQL). */
 export interface ReplayStore {
@@ -8,6 +8,8 @@ export interface ReplayStore {
   /** Removes a replay whose job the job store did not take. */
   delete(id: string): Promise<void>;
   find(id: string): Promise<ReplayRecord | undefined>;
+  /** A scenario's replays, newest first (ids are time-ordered): at most `limit`, those older than the replay `before` when given. */
+  list(scenarioId: number, before: string | undefined, limit: number): Promise<ReplayListing[]>;
   /** The candidate's document as it was when the replay was started. */
   candidateDocument(id: string): Promise<ScenarioDocument | undefined>;
   /**

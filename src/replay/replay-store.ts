@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ScenarioDocument } from '../engine/index.js';
 import type { RecordFilter } from '../records/decision-record-store-type.js';
-import type { NewReplay, ReplayRecord, ReplayReport, ReplayState } from './replay.js';
+import type { NewReplay, ReplayListing, ReplayRecord, ReplayReport, ReplayState } from './replay.js';
 import type { ReplayStore } from './replay-store-type.js';
 
 const TABLE = 'replays';
@@ -34,6 +34,9 @@ const COLUMNS = [
   'id', 'scenario_id', 'owner_id', 'requester_id', 'candidate_version', 'candidate_version_id', 'candidate_hash', 'filter', 'outputs',
   'record_limit', 'sample_size', 'state', 'total', 'done', 'failed', 'report', 'error', 'created_at', 'started_at', 'finished_at',
 ];
+
+/** What a list reads: every column but the report. */
+const LIST_COLUMNS = COLUMNS.filter((column) => column !== 'report');
 
 /** A filter as JSON: dates as ISO text. */
 interface StoredFilter extends Omit<RecordFilter, 'from' | 'to'> {
@@ -71,6 +74,21 @@ export class MySqlReplayStore implements ReplayStore {
   async find(id: string): Promise<ReplayRecord | undefined> {
     const row = (await this.db(TABLE).where({ id }).first(COLUMNS)) as ReplayRow | undefined;
     return row ? toReplay(row) : undefined;
+  }
+
+  async list(scenarioId: number, before: string | undefined, limit: number): Promise<ReplayListing[]> {
+    const query = this.db(TABLE)
+      .where('scenario_id', scenarioId)
+      // Reports stay in the table: a list reads only their count of changed records.
+      .select([...LIST_COLUMNS, this.db.raw("JSON_VALUE(`report`, '$.changed') AS changed")])
+      .orderBy('id', 'desc')
+      .limit(limit);
+    if (before !== undefined) query.andWhere('id', '<', before);
+    const rows = (await query) as Array<Omit<ReplayRow, 'report'> & { changed: string | number | null }>;
+    return rows.map((row) => {
+      const { report: _report, ...replay } = toReplay({ ...row, report: null });
+      return { ...replay, changed: row.changed === null ? null : Number(row.changed) };
+    });
   }
 
   async candidateDocument(id: string): Promise<ScenarioDocument | undefined> {

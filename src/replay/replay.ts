@@ -45,6 +45,9 @@ export interface ReplayRecord extends ReplayRequest {
   finishedAt: Date | null;
 }
 
+/** A replay as lists show it: without its report, with the report's count of changed records (null until FINISHED). */
+export type ReplayListing = Omit<ReplayRecord, 'report'> & { changed: number | null };
+
 /** What starting a replay stores. */
 export type NewReplay = Pick<ReplayRecord, 'id' | 'scenarioId' | 'ownerId' | 'requesterId' | 'candidate' | 'filter' | 'outputs' | 'limit' | 'sampleSize' | 'total'> & {
   document: ScenarioDocument;

@@ -505,3 +505,56 @@ describe('getReplay', () => {
     }
   });
 });
+
+describe('listReplays', () => {
+  let id: string;
+  let otherId: string;
+  const replayIds: string[] = [];
+  const list = (user: TestUser, scenarioId: string, query: Record<string, unknown> = {}) => request(t.app).get(`/api/scenario/${scenarioId}/replays`).query(query).set(bearer(user));
+  beforeAll(async () => {
+    id = await newScenario('list-me');
+    otherId = await newScenario('list-me-not');
+    await recordBatch(t, alice, 'list-me', [{ a: 1 }, { a: 2 }]);
+    await recordBatch(t, alice, 'list-me-not', [{ a: 1 }]);
+    for (let k = 0; k < 3; k += 1) replayIds.push((await replayed(t, alice, id, { candidateVersion: '1', outputs: ['doubled'] })).replayId);
+    await replayed(t, alice, otherId, { candidateVersion: '1', outputs: ['doubled'] });
+  });
+
+  it('answers 200 with the scenario\'s replays, newest first, without reports, with their count of changed records', async () => {
+    const response = await list(alice, id);
+    expect(response.status).toBe(200);
+    expect(response.body.nextCursor).toBeNull();
+    expect(response.body.replays.map((replay: { replayId: string }) => replay.replayId)).toEqual([...replayIds].reverse());
+    expect(response.body.replays[0]).toMatchObject({ scenarioId: id, candidateVersion: '1', state: 'FINISHED', total: 2, done: 2, failed: 0, outputs: ['doubled'], changed: 0 });
+    expect(response.body.replays[0]).not.toHaveProperty('report');
+  });
+
+  it('pages with `limit` and `nextCursor`, and answers 400 naming a cursor it did not issue', async () => {
+    const first = await list(alice, id, { limit: 2 });
+    expect(first.body.replays.map((replay: { replayId: string }) => replay.replayId)).toEqual([replayIds[2], replayIds[1]]);
+    const second = await list(alice, id, { limit: 2, cursor: first.body.nextCursor });
+    expect(second.body).toMatchObject({ replays: [{ replayId: replayIds[0] }], nextCursor: null });
+    for (const cursor of ['nonsense', Buffer.from(`p1:${replayIds[0]}' OR 1=1`).toString('base64url')]) {
+      const refused = await list(alice, id, { cursor });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details).toEqual([expect.objectContaining({ path: 'query.cursor' })]);
+    }
+    expect((await list(alice, id, { limit: 101 })).status).toBe(400);
+  });
+
+  it('shows a replay that has not finished with changed null', async () => {
+    const started = await startReplay(t, alice, otherId, { candidateVersion: '1', outputs: ['doubled'] });
+    const listed = (await list(alice, otherId)).body.replays.find((replay: { replayId: string }) => replay.replayId === started.body.replayId);
+    if (listed.state !== 'FINISHED') expect(listed.changed).toBeNull();
+    else expect(listed.changed).toBe(0);
+  });
+
+  it('answers 200 to an admin, 401 without a bearer token, 403 to another user and 404 for an unknown scenario', async () => {
+    expect((await list(admin, id)).body.replays).toHaveLength(3);
+    expect((await request(t.app).get(`/api/scenario/${id}/replays`)).status).toBe(401);
+    expect((await list(bob, id)).status).toBe(403);
+    const unknown = await list(alice, '987654321');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('SCENARIO_NOT_FOUND');
+  });
+});
