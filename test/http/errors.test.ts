@@ -42,11 +42,11 @@ describe('error responses', () => {
   });
 
   it('answers 405 METHOD_NOT_ALLOWED with an Allow header naming the methods the path takes', async () => {
-    const response = await request(testApp.app).delete('/api/scenario/3/replays').set(bearer());
+    const response = await request(testApp.app).delete('/api/scenario/import').set(bearer());
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('POST');
     expect(response.body).toEqual({
-      status: 405, code: 'METHOD_NOT_ALLOWED', message: 'DELETE is not allowed on /api/scenario/3/replays; it takes POST.', requestId: expect.any(String),
+      status: 405, code: 'METHOD_NOT_ALLOWED', message: 'DELETE is not allowed on /api/scenario/import; it takes POST.', requestId: expect.any(String),
     });
   });
 
