@@ -144,7 +144,8 @@ export class ScenarioEngine {
           case 'end': return trace ? { result: step.result, trace } : { result: step.result };
           case 'invalid': throw new InputValidationError(step.violations);
           case 'error': {
-            const node = plan.nodes[step.node];
+            const node = plan.nodes[step.node] as NodePlan | undefined;
+            if (!node) throw new ScenarioRunError(step.code, `The run failed: ${step.message}`);
             throw new ScenarioRunError(step.code, `Node "${node.name}" (${node.type}) failed: ${step.message}`, node.id, node.name, node.type);
           }
           case 'pause': {

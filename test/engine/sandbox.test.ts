@@ -63,6 +63,28 @@ describe('sandbox', () => {
     expect(error.message).toMatch(/call stack/);
   });
 
+  it('fails a run whose values take more than 8 Mi characters of JSON with RESULT_TOO_LARGE, at once (never written out)', async () => {
+    // An engine of its own with room in its time limit: what is checked is that the size, not the clock, ends the run.
+    const roomy = new ScenarioEngine({ ports: fakePorts(), limits: { timeoutMs: 5000, memoryMb: 64 } });
+    try {
+      const failure = async (code: string) => roomy.run(roomy.compile(`large-${++version}`, chain([], [script('big', code, ['out'])])), {}, { ownerId: 1 }).then(
+        () => { throw new Error('expected RESULT_TOO_LARGE'); },
+        (e: ScenarioRunError) => e,
+      );
+      await failure('out = "x".repeat(10000000);'); // warms the worker up
+      const started = performance.now();
+      // 30 M characters fit the isolate's memory, but copied out they would cost the time limit and the host's memory.
+      const error = await failure('out = "x".repeat(30000000);');
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', message: expect.stringMatching(/more than 8388608 characters of JSON/) });
+      // Many small values add up the same way.
+      expect(await failure('out = Array.from({ length: 800000 }, (_, i) => ({ key: "v" + i }));')).toMatchObject({ code: 'RESULT_TOO_LARGE' });
+      expect((await roomy.run(roomy.compile('small', chain([], [script('s', 'out = "x".repeat(1000);', ['out'])])), {}, { ownerId: 1 })).result).toEqual({ out: 'x'.repeat(1000) });
+    } finally {
+      await roomy.dispose();
+    }
+  });
+
   it('fails a huge array allocation with MEMORY_LIMIT_EXCEEDED and recreates the sandbox for the next run', async () => {
     await expectFailureThenRecovery('out = new Array(1e9).fill(1).length;', 'MEMORY_LIMIT_EXCEEDED');
     await expectFailureThenRecovery('const a = []; a.length = 1e9; out = a.fill(1).length;', 'MEMORY_LIMIT_EXCEEDED');

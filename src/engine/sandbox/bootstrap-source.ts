@@ -29,6 +29,27 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const progress = new Int32Array(progressBuffer);
   const ITEMS_DONE = -2;
 
+  // --- what one step hands back (its result, or the state a pause carries, and its trace) is at most this
+  // many characters of JSON: measured before it is written, so a run that builds a huge value fails at once
+  // (RESULT_TOO_LARGE) instead of spending its time limit and the host's memory on copying it out.
+  const MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
+  const isArray = Array.isArray;
+  const keysOf = Object.keys;
+  /** Whether writing value as JSON would take more than limit characters (a close upper bound, never stringified). */
+  function largerThan(value, limit) {
+    let size = 0;
+    const stack = [value];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v === "string") size += v.length + 2;
+      else if (v === null || typeof v !== "object") size += 24;
+      else if (isArray(v)) { size += v.length + 2; for (let i = 0; i < v.length; i++) stack.push(v[i]); }
+      else { const keys = keysOf(v); size += 2; for (let i = 0; i < keys.length; i++) { size += keys[i].length + 4; stack.push(v[keys[i]]); } }
+      if (size > limit) return true;
+    }
+    return false;
+  }
+
   // --- deterministic Math.random: mulberry32, seeded per run, state carried across pauses
   let rngState = 0;
   function random() {
@@ -211,7 +232,12 @@ export const BOOTSTRAP_SOURCE = String.raw`
       progress[0] = item[0];
       progress[1] = -1;
       let text;
-      try { text = stringify(runItem(item)); }
+      try {
+        const output = runItem(item);
+        text = largerThan(output, MAX_OUTPUT_CHARS)
+          ? stringify({ s: "error", node: progress[1], code: "RESULT_TOO_LARGE", message: "the run's values take more than " + MAX_OUTPUT_CHARS + " characters of JSON", trace: null })
+          : stringify(output);
+      }
       catch (e) { text = stringify({ s: "error", node: progress[1], code: "RESULT_NOT_SERIALIZABLE", message: describe(e), trace: null }); }
       outputs.push(text);
       millis.push(realNow() - t0);
