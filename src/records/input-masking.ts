@@ -77,24 +77,30 @@ const MIN_MATCH_CHARS = 4;
 /**
  * Masks the values of a run's masked inputs wherever they appear: a value equal to one (a MAP or
  * VECTOR compared by its JSON text) becomes its mask, and a text that contains a string or number of
- * at least MIN_MATCH_CHARS characters gets the mask in its place (`"555-12-3456!"` → `"pii:…!"`).
+ * at least MIN_MATCH_CHARS characters gets the mask in its place (`"555-12-3456!"` → `"pii:…!"`). A
+ * text is searched for each value as written, JSON-escaped (`ja\"ne`), URL-encoded (`jane%40x`, `jane+doe`)
+ * and cut as the input checks quote it (40 characters of JSON, then `…`); a MAP or VECTOR is also
+ * searched for as its JSON text and, leaf by leaf, for each string or number in it (`card.number`
+ * copied or quoted alone).
  */
 class ValueScrubber {
   private readonly equal = new Map<unknown, string>();
   private readonly structured = new Map<string, string>();
-  private readonly texts: Array<readonly [string, string]> = [];
+  private texts: Array<readonly [string, string]> = [];
 
   constructor(values: unknown[], mask: (value: unknown) => string) {
     for (const value of values) {
       if (typeof value === 'string' || typeof value === 'number') {
-        const text = String(value);
-        if (text.length < MIN_MATCH_CHARS) continue;
-        this.equal.set(value, mask(value));
-        this.texts.push([text, mask(value)]);
+        this.addLeaf(value, mask);
       } else if (value !== null && typeof value === 'object') {
-        this.structured.set(JSON.stringify(value), mask(value));
+        const json = JSON.stringify(value);
+        this.structured.set(json, mask(value));
+        this.addText(json, mask(value));
+        for (const leaf of leavesOf(value)) this.addLeaf(leaf, mask);
       }
     }
+    // Longest first: a whole value is replaced before a shorter form of it (its 40-character cut) could split it.
+    this.texts.sort(([a], [b]) => b.length - a.length);
   }
 
   text(text: string): string {
@@ -115,6 +121,33 @@ class ValueScrubber {
     if (Array.isArray(value)) return value.map((inner) => this.values(inner));
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, this.values(inner)]));
   }
+
+  private addLeaf(value: string | number, mask: (value: unknown) => string): void {
+    const text = String(value);
+    if (text.length < MIN_MATCH_CHARS) return;
+    this.equal.set(value, mask(value));
+    this.addText(text, mask(value));
+  }
+
+  private addText(found: string, mask: string): void {
+    const json = JSON.stringify(found);
+    const forms = new Set([found, json.slice(1, -1), encodeURIComponent(found), new URLSearchParams({ v: found }).toString().slice(2)]);
+    // check-inputs.ts quotes at most 40 characters of a value's JSON text (the opening quote and 39 more), then `…`.
+    if (json.length > 40) forms.add(json.slice(1, 40));
+    for (const form of forms) if (form.length >= MIN_MATCH_CHARS) this.texts.push([form, mask]);
+  }
+}
+
+/** The strings and numbers inside a MAP or VECTOR, at any depth. */
+function leavesOf(value: object): Array<string | number> {
+  const leaves: Array<string | number> = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string' || typeof item === 'number') leaves.push(item);
+    else if (item !== null && typeof item === 'object') stack.push(...Object.values(item));
+  }
+  return leaves;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -57,4 +57,36 @@ describe('InputMasker', () => {
     expect(masked.message).toBe(`ssn ${masker.mask('123-45-6789')} is not valid`);
     expect(error.message).toBe('ssn 123-45-6789 is not valid');
   });
+
+  describe('finds a masked value in a message however it was written', () => {
+    const email = 'john.very.long.email.address.secret@example.com';
+    const card = { number: '4111111111111111', cvv: '123', holder: { name: 'Jane Q Public' } };
+    const inputs = { email, card, quoted: 'ja"ne@example.com', spaced: 'jane doe+x@example.com' };
+    const names = ['email', 'card', 'quoted', 'spaced'];
+    const scrubbed = (message: string) => masker.maskError({ code: 'SCRIPT_ERROR', message }, names, inputs).message;
+
+    it('cut as the input checks quote a value (40 characters of JSON, then …), in a callee that does not tag it pii', () => {
+      const quoted = `n: must be an integer, got string ${JSON.stringify(email).slice(0, 40)}…`;
+      expect(scrubbed(quoted)).not.toContain(email.slice(0, 20));
+    });
+
+    it('a MAP as its JSON text, and each of its strings and numbers alone', () => {
+      expect(scrubbed(`bad card ${JSON.stringify(card)}`)).toBe(`bad card ${masker.mask(card)}`);
+      expect(scrubbed('no such card 4111111111111111')).toBe(`no such card ${masker.mask('4111111111111111')}`);
+      expect(scrubbed('holder Jane Q Public')).not.toContain('Jane Q Public');
+      // 123 is too short to mask wherever it appears (MIN_MATCH_CHARS).
+      expect(scrubbed('cvv 123')).toBe('cvv 123');
+    });
+
+    it('JSON-escaped, and URL-encoded (percent and form encoding)', () => {
+      expect(scrubbed(`bad ${JSON.stringify(inputs.quoted)}`)).not.toContain('ne@example.com');
+      expect(scrubbed(`refused https://x.example/?e=${encodeURIComponent(inputs.spaced)}`)).not.toContain('example.com');
+      expect(scrubbed(`refused https://x.example/?${new URLSearchParams({ e: inputs.spaced })}`)).not.toContain('example.com');
+    });
+
+    it('in the trace too: a MAP\'s leaf copied under another name', () => {
+      const trace = masker.maskTrace([{ nodeId: 's', nodeName: 's', nodeType: 'SCRIPT', read: {}, wrote: { inner: card.number, copy: card } } as never], names, inputs);
+      expect(JSON.stringify(trace)).not.toContain('4111111111111111');
+    });
+  });
 });
