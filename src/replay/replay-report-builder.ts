@@ -1,6 +1,7 @@
 import type { PortCallSite } from '../engine/index.js';
 import type { RunError } from '../execution/run-outcome.js';
 import type { DecisionRecordSummary } from '../records/decision-record.js';
+import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import { DifferenceStats } from './difference-stats.js';
 import { siteKey } from './recorded-calls.js';
@@ -49,10 +50,10 @@ class OutputTally {
     this.compared += 1;
     if (oldValue !== undefined || newValue !== undefined) this.present += 1;
     if (oldKey !== newKey) this.changed += 1;
-    const key = `${oldKey}\u0000${newKey}`;
+    const key = `${shortKey(oldKey)}\u0000${shortKey(newKey)}`;
     const pair = this.pairs.get(key);
     if (pair) pair.count += 1;
-    else if (this.pairs.size < MAX_TRACKED_PAIRS) this.pairs.set(key, { from: oldValue ?? null, to: newValue ?? null, count: 1 });
+    else if (this.pairs.size < MAX_TRACKED_PAIRS) this.pairs.set(key, { from: shown(oldValue ?? null, oldKey), to: shown(newValue ?? null, newKey), count: 1 });
     else this.untrackedRecords += 1;
     if (typeof oldValue === 'number' && typeof newValue === 'number' && Number.isFinite(oldValue) && Number.isFinite(newValue)) this.differences.add(oldValue, newValue);
   }
@@ -216,10 +217,37 @@ function sideBySide(record: DecisionRecordSummary, candidate: CandidateOutcome):
     recordId: record.id,
     requestId: record.requestId,
     beganAt: record.beganAt.toISOString(),
-    inputs: record.inputs,
-    old: { state: record.state, result: record.result, error: record.error as Outcome['error'] },
-    new: { state: candidate.error ? 'FAILED' : 'SUCCEEDED', result: candidate.result, error: candidate.error as Outcome['error'] },
+    inputs: shownObject(record.inputs) as Record<string, unknown>,
+    old: { state: record.state, result: shownObject(record.result), error: record.error as Outcome['error'] },
+    new: { state: candidate.error ? 'FAILED' : 'SUCCEEDED', result: shownObject(candidate.result), error: candidate.error as Outcome['error'] },
   };
+}
+
+/**
+ * The report keeps what it shows small, whatever the records hold: up to 10,000 transition pairs and
+ * 1,200 runs side by side are kept in memory and stored, so a value longer than these many characters of
+ * JSON is shown cut (`{"truncated": "<its first characters>…", "chars": <its length>}`), and told apart
+ * in the matrix by its hash. Decisions are short values; a huge one is reported, not copied.
+ */
+const MAX_SHOWN_VALUE_CHARS = 1024;
+const MAX_SHOWN_OBJECT_CHARS = 16 * 1024;
+const SHOWN_PREFIX_CHARS = 200;
+
+/** A transition's key: the canonical JSON, or its hash when it is longer than a shown value. */
+function shortKey(key: string): string {
+  return key.length <= MAX_SHOWN_VALUE_CHARS ? key : `#${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/** A transition's value as the report shows it (`json`: its canonical JSON text). */
+function shown(value: unknown, json: string): unknown {
+  return json.length <= MAX_SHOWN_VALUE_CHARS ? value : { truncated: `${json.slice(0, SHOWN_PREFIX_CHARS)}…`, chars: json.length };
+}
+
+/** Inputs or a result as a run side by side shows them: cut when longer than MAX_SHOWN_OBJECT_CHARS of JSON. */
+function shownObject(value: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (value === null) return null;
+  const json = JSON.stringify(value);
+  return json.length <= MAX_SHOWN_OBJECT_CHARS ? value : { truncated: `${json.slice(0, SHOWN_PREFIX_CHARS)}…`, chars: json.length };
 }
 
 /**

@@ -29,6 +29,24 @@ describe('ReplayReportBuilder', () => {
     expect(report.notes.join(' ')).not.toContain('check the name');
   });
 
+  it('keeps what it shows small: long values are shown cut and told apart by their hash, large inputs and results cut in runs side by side', () => {
+    const builder = new ReplayReportBuilder(['blob'], 5);
+    const big = 'x'.repeat(50_000);
+    const huge = { blob: big, n: 1 };
+    for (let k = 0; k < 3; k += 1) builder.add(recordOf(huge, { inputs: { text: big } }), succeeded({ blob: `${big}y`, n: 1 }));
+    builder.add(recordOf({ blob: 'short' }), succeeded({ blob: 'short' }));
+    const report = builder.build([]);
+    const [blob] = report.outputs;
+    expect(blob.transitions).toEqual([
+      { from: { truncated: `"${'x'.repeat(199)}…`, chars: 50_002 }, to: { truncated: `"${'x'.repeat(199)}…`, chars: 50_003 }, count: 3 },
+      { from: 'short', to: 'short', count: 1 },
+    ]);
+    expect(report.sample).toHaveLength(3);
+    expect(report.sample[0].inputs).toEqual({ truncated: expect.stringMatching(/^\{"text":"x+…$/), chars: 50_011 });
+    expect(report.sample[0].new.result).toMatchObject({ chars: 50_018 });
+    expect(JSON.stringify(report).length).toBeLessThan(5_000);
+  });
+
   it('notes an output that no result of either version has (a misspelt name compares null with null)', () => {
     const builder = new ReplayReportBuilder(['decision', 'decison', 'riskBand'], 0);
     builder.add(recordOf({ decision: 'APPROVE', riskBand: 'LOW' }), succeeded({ decision: 'REVIEW' }));
