@@ -1,4 +1,5 @@
 import * as mariadb from 'mariadb';
+import { isPacketTooLarge } from './mysql-errors.js';
 
 /** What one bulk insert answered. */
 export interface BulkInsertResult {
@@ -51,7 +52,8 @@ export class MariaDbBulkInserter implements BulkInserter {
       return { affectedRows: Number(result.affectedRows), warnings: Number(result.warningStatus) };
     } catch (error) {
       healthy = !(error as mariadb.SqlError).fatal;
-      throw healthy ? error : unavailable(error);
+      // Too large a packet closes the connection, but the server refused the statement, it is not down.
+      throw healthy || isPacketTooLarge(error) ? error : unavailable(error);
     } finally {
       this.release(connection, healthy);
     }

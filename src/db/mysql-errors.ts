@@ -24,5 +24,15 @@ export function isDuplicateKey(error: unknown): boolean {
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { fatal, name } = error as { fatal?: unknown; name?: unknown };
+  // A statement larger than max_allowed_packet: the server closes the connection (so the error is
+  // fatal), but it refused that statement, it is not down; the same write in smaller parts goes through.
+  if (isPacketTooLarge(error)) return false;
   return fatal === true || name === 'KnexTimeoutError';
+}
+
+/** ER_NET_PACKET_TOO_LARGE (1153): a statement or value larger than the server's max_allowed_packet. */
+export function isPacketTooLarge(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { errno, code } = error as { errno?: unknown; code?: unknown };
+  return errno === 1153 || code === 'ER_NET_PACKET_TOO_LARGE';
 }

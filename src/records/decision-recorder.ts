@@ -125,28 +125,67 @@ export class DecisionRecorder {
       await this.records.insertMany(records);
       return;
     } catch (error) {
-      if (isDatabaseUnavailable(error)) {
-        this.dropped(records.length, 'store_unavailable', error);
-        return;
-      }
       if (error instanceof RecordsStoredWithChangesError) {
         this.logger.error({ err: error, records: records.length }, 'decision records stored with values the database changed');
         return;
       }
+      if (isDatabaseUnavailable(error) && records.length === 1) {
+        this.dropped(1, 'store_unavailable', error);
+        return;
+      }
+      // A lost connection is not always an outage: a record larger than max_allowed_packet makes the server
+      // close it too. One by one tells the two apart, and stores the others.
       this.logger.warn({ err: error, records: records.length }, 'a bulk insert of decision records failed: storing them one by one');
     }
-    // One bad record fails its whole statement: store the others one by one.
+    await this.storeOneByOne(records);
+  }
+
+  /**
+   * One bad record fails its whole statement: the others are stored one by one. A record whose insert
+   * loses the connection while the next one's goes through was refused (too large); two in a row that
+   * lose it mean the database is down, and the rest are dropped as such without trying each.
+   */
+  private async storeOneByOne(records: DecisionRecord[]): Promise<void> {
     let refused = 0;
-    let lastError: unknown;
-    for (const record of records) {
+    let lastRefusal: unknown;
+    let lostJustBefore: unknown;
+    for (let k = 0; k < records.length; k += 1) {
       try {
-        await this.records.insertMany([record]);
+        await this.insertOne(records[k]);
       } catch (error) {
+        if (!isDatabaseUnavailable(error)) {
+          refused += 1;
+          lastRefusal = error;
+          continue;
+        }
+        if (lostJustBefore !== undefined) {
+          // The record before and this one: the database is down (they and the rest are dropped as such).
+          if (refused > 0) this.dropped(refused, 'store_refused', lastRefusal);
+          this.dropped(records.length - k + 1, 'store_unavailable', error);
+          return;
+        }
+        lostJustBefore = error;
+        continue;
+      }
+      if (lostJustBefore !== undefined) {
+        // The connection came back at once for the next record: the one before was refused.
         refused += 1;
-        lastError = error;
+        lastRefusal = lostJustBefore;
+        lostJustBefore = undefined;
       }
     }
-    if (refused > 0) this.dropped(refused, isDatabaseUnavailable(lastError) ? 'store_unavailable' : 'store_refused', lastError);
+    if (refused > 0) this.dropped(refused, 'store_refused', lastRefusal);
+    if (lostJustBefore !== undefined) this.dropped(1, 'store_unavailable', lostJustBefore);
+  }
+
+  /** One record; a lost connection is tried once more on a new one (the pool may have handed out one the last loss broke). */
+  private async insertOne(record: DecisionRecord): Promise<void> {
+    try {
+      await this.records.insertMany([record]);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      await this.records.insertMany([record]);
+    }
   }
 
   private dropped(count: number, reason: DropReason, error?: unknown): void {

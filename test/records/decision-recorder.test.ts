@@ -105,6 +105,22 @@ describe('DecisionRecorder', () => {
     expect(logs).toContainEqual(expect.objectContaining({ reason: 'store_refused', dropped: 1 }));
   });
 
+  it.each([
+    ['multi-row INSERTs', () => undefined],
+    ["MariaDB's bulk protocol", () => new MariaDbBulkInserter(process.env.DATABASE_URL as string, 2)],
+  ])('stores the rest of a group when one record is larger than max_allowed_packet, and counts that one as refused (%s)', async (_way, inserter) => {
+    // 16 MiB is the server's max_allowed_packet here: it closes the connection (a "fatal" error), but it is not down.
+    const bulk = inserter();
+    const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(db, { localInfile: false, bulk }));
+    const batch = records(6);
+    batch[2] = { ...batch[2], inputs: { text: 'x'.repeat(17 * 1024 * 1024) } };
+    for (const record of batch) subject.record(record);
+    await subject.flush();
+    await bulk?.close();
+    expect(await storedCount(batch[0].scenarioId)).toBe(5);
+    expect(drops).toEqual([[1, 'store_refused']]);
+  });
+
   it("with MariaDB's bulk protocol: counts and logs the records a database that is down does not take, at once", async () => {
     const bulk = new MariaDbBulkInserter('mysql://root@127.0.0.1:1/scoring_test', 2);
     const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(down, { bulk }));
