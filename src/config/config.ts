@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import { defaultEngineWorkers } from '../engine/pool/pool-size.js';
 
 /**
@@ -276,8 +277,18 @@ function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
   };
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+/**
+ * An address only this machine reaches: `localhost`, or an IP literal in 127.0.0.0/8, `::1` or their
+ * IPv4-mapped form. A host name that merely starts with `127.` (`127.evil.example`) is a name like any other.
+ */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  const address = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (isIPv4(address)) return address.startsWith('127.');
+  if (!isIPv6(address)) return false;
+  if (address === '::1' || address === '0:0:0:0:0:0:0:1') return true;
+  const mapped = /^(?:0:0:0:0:0|):ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address.replace(/^::/, ':'));
+  return mapped !== null && isIPv4(mapped[1]) && mapped[1].startsWith('127.');
 }
 
 function assertUsable(config: AppConfig): void {

@@ -71,6 +71,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: '0.0.0.0' })).toThrow(/METRICS_TOKEN is required when METRICS_HOST is not a loopback address/);
     expect(loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 't' }).metrics.token).toBe('t');
     expect(loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: '::1' }).metrics.host).toBe('::1');
+    // Loopback is an address, not a name that starts like one.
+    for (const host of ['127.evil.example.com', '127.0.0.0.0.0.0.0.nip.io', '::', '::ffff:10.0.0.1']) {
+      expect(() => loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: host })).toThrow(/METRICS_TOKEN is required/);
+    }
+    for (const host of ['127.0.0.2', '::ffff:127.0.0.1', 'localhost']) {
+      expect(loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'true', METRICS_HOST: host }).metrics.host).toBe(host);
+    }
     expect(() => loadConfig({ APP_ENV: 'local', METRICS_ENABLED: 'yes' })).toThrow(/METRICS_ENABLED must be true or false/);
   });
 
