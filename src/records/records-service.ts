@@ -1,4 +1,5 @@
 import type { components } from '../../generated/api-types.js';
+import { dateTimeParameter } from '../http/date-time-parameter.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { DecisionRecord, DecisionRecordSummary } from './decision-record.js';
@@ -41,8 +42,8 @@ export class RecordsService {
       version: query.version,
       state: query.state,
       requestId: query.requestId,
-      from: query.from === undefined ? undefined : new Date(query.from),
-      to: query.to === undefined ? undefined : new Date(query.to),
+      from: query.from === undefined ? undefined : dateTimeParameter(query.from, 'query.from'),
+      to: query.to === undefined ? undefined : dateTimeParameter(query.to, 'query.to'),
       outputs: query.output,
     };
     const page = await this.store.list(scenario.id, filter, after, query.limit ?? DEFAULT_PAGE);

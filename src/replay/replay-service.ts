@@ -1,4 +1,5 @@
 import { timeOrderedId } from '../ids/time-ordered-id.js';
+import { dateTimeParameter } from '../http/date-time-parameter.js';
 import type { components } from '../../generated/api-types.js';
 import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
@@ -97,12 +98,12 @@ export class ReplayService {
 
 /** The browse filter a request names, never reaching past `startedAt`. */
 function recordFilter(dto: RecordFilterDto, startedAt: Date): RecordFilter {
-  const to = dto.to === undefined ? startedAt : new Date(Math.min(Date.parse(dto.to), startedAt.getTime()));
+  const to = dto.to === undefined ? startedAt : new Date(Math.min(dateTimeParameter(dto.to, 'body.filter.to').getTime(), startedAt.getTime()));
   return {
     version: dto.version,
     state: dto.state,
     requestId: dto.requestId,
-    from: dto.from === undefined ? undefined : new Date(dto.from),
+    from: dto.from === undefined ? undefined : dateTimeParameter(dto.from, 'body.filter.from'),
     to,
     outputs: dto.output,
   };

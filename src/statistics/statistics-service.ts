@@ -1,4 +1,5 @@
 import type { components } from '../../generated/api-types.js';
+import { dateTimeParameter } from '../http/date-time-parameter.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { RunMode } from '../execution/run-listener.js';
 import type { ScenarioAccess } from '../scenarios/scenario-access.js';
@@ -73,8 +74,8 @@ export class StatisticsService {
 
   /** Whole seconds: `from` rounded down, `to` rounded up. 400 naming the parameter when the window is empty or too long. */
   private windowOf(query: WindowQuery): { fromSecond: number; toSecond: number } {
-    const toMs = query.to === undefined ? this.now() : Date.parse(query.to);
-    const fromMs = query.from === undefined ? toMs - DEFAULT_WINDOW_SECONDS * 1000 : Date.parse(query.from);
+    const toMs = query.to === undefined ? this.now() : dateTimeParameter(query.to, 'query.to').getTime();
+    const fromMs = query.from === undefined ? toMs - DEFAULT_WINDOW_SECONDS * 1000 : dateTimeParameter(query.from, 'query.from').getTime();
     const fromSecond = Math.floor(fromMs / 1000);
     const toSecond = Math.ceil(toMs / 1000);
     if (fromSecond >= toSecond) {

@@ -116,7 +116,9 @@ describe('listDecisionRecords', () => {
     const cursor = await listRecords(t, alice, creditId, { cursor: 'bm90LWEtY3Vyc29y' });
     expect(cursor.status).toBe(400);
     expect(cursor.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.cursor' }] });
-    for (const query of [{ limit: 0 }, { limit: 501 }, { state: 'RUNNING' }, { from: 'yesterday' }, { from: '2026-11-23T25:00:00Z' }, { to: '2026-02-30T00:00:00Z' }]) {
+    for (const query of [{ limit: 0 }, { limit: 501 }, { state: 'RUNNING' }, { from: 'yesterday' }, { from: '2026-11-23T25:00:00Z' }, { to: '2026-02-30T00:00:00Z' },
+      // Valid RFC 3339, but year 10000 and year 0 in UTC: outside what a record can be dated.
+      { from: '9999-12-31T23:59:59-23:59' }, { to: '0000-01-01T00:00:00Z' }]) {
       const response = await listRecords(t, alice, creditId, query);
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('VALIDATION_FAILED');

@@ -452,6 +452,8 @@ describe('startReplay', () => {
       // Impossible date-times (an hour 25, 30 February) are refused by the spec's format, not turned into a 500.
       [{ ...body, filter: { to: '2026-11-23T25:00:00Z' } }, 'body.filter.to'],
       [{ ...body, filter: { from: '2026-02-30T00:00:00Z' } }, 'body.filter.from'],
+      // Valid RFC 3339 but year 10000 in UTC: refused before any replay is made.
+      [{ ...body, filter: { from: '9999-12-31T23:59:59-23:59' } }, 'body.filter.from'],
       [{ ...body, surprise: true }, 'surprise'],
     ];
     for (const [sent, field] of cases) {

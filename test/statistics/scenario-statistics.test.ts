@@ -135,10 +135,10 @@ describe('getScenarioStatistics refuses', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.details[0].path).toBe('query.from');
     // Shaped like a date-time but impossible (an hour 25, 30 February): 400, never a 500.
-    for (const impossible of [{ from: '2026-11-23T25:00:00Z' }, { to: '2026-02-30T00:00:00Z' }] as Array<Record<string, string>>) {
+    for (const impossible of [{ from: '2026-11-23T25:00:00Z' }, { to: '2026-02-30T00:00:00Z' }, { to: '0000-01-01T00:00:00Z' }, { from: '9999-12-31T00:00:00Z', to: '9999-12-31T23:59:59-23:59' }] as Array<Record<string, string>>) {
       const response = await statistics(scenarioId, impossible);
       expect(response.status).toBe(400);
-      expect(response.body.details[0].path).toBe(`query.${Object.keys(impossible)[0]}`);
+      expect(response.body.details[0].path).toBe(`query.${Object.keys(impossible).at(-1)}`);
     }
   });
 });
