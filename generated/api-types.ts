@@ -605,7 +605,7 @@ export interface paths {
          *
          *     A replay makes no outbound call: every HTTP_CALL node gets the answer its recorded run received (or the failure it met) at the same node, call path and attempt; a call with no recording is not made, and the record is reported under `unrecorded`. Lookups read today's collections and SCENARIO_CALL nodes run today's deployed version of the callee (the report says so). The candidate gets the record's inputs as stored, pii inputs masked (docs/replay.md).
          *
-         *     Nothing the replay runs is recorded as a decision record. The same owners and admins as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user's.
+         *     Nothing the replay runs is recorded as a decision record. The same owners and admins as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user's. At most `REPLAY_MAX_ACTIVE_PER_OWNER` (2 unless configured) replays of one owner's scenarios are QUEUED or RUNNING at once: another is 409 REPLAY_LIMIT_REACHED (workers take replays in turn, so one owner's long replays cannot hold everyone else's back behind a long queue).
          */
         post: operations["startReplay"];
         delete?: never;
@@ -642,7 +642,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_CONTENT_MISMATCH";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -4303,6 +4303,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];

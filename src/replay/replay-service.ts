@@ -4,6 +4,7 @@ import type { components } from '../../generated/api-types.js';
 import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { ExecutionQueue } from '../execution/execution-queue.js';
 import { jobStoreUnavailable } from '../execution/job-store-unavailable.js';
@@ -47,6 +48,10 @@ export class ReplayService {
       throw new BadRequestError(`A replay takes at most ${this.config.maxRecords} records on this server (REPLAY_MAX_RECORDS); this one asks for ${limit}.`, 'VALIDATION_FAILED', [
         { path: 'body.limit', message: `must be at most ${this.config.maxRecords}` },
       ]);
+    }
+    const active = await this.store.activeOf(scenario.ownerId);
+    if (active >= this.config.maxActivePerOwner) {
+      throw new ConflictError(`The owner of "${scenario.name}" has ${active} replays queued or running, the most this server runs at once for one owner (REPLAY_MAX_ACTIVE_PER_OWNER); start this one when one of them has ended.`, 'REPLAY_LIMIT_REACHED');
     }
     const candidate = await this.scenarios.snapshot(scenario.id, request.candidateVersion);
     if (!candidate) {

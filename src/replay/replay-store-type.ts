@@ -8,6 +8,8 @@ export interface ReplayStore {
   /** Removes a replay whose job the job store did not take. */
   delete(id: string): Promise<void>;
   find(id: string): Promise<ReplayRecord | undefined>;
+  /** Replays QUEUED or RUNNING on the scenarios of this owner. */
+  activeOf(ownerId: number): Promise<number>;
   /** A scenario's replays, newest first (ids are time-ordered): at most `limit`, those older than the replay `before` when given. */
   list(scenarioId: number, before: string | undefined, limit: number): Promise<ReplayListing[]>;
   /** The candidate's document as it was when the replay was started. */

@@ -76,6 +76,11 @@ export class MySqlReplayStore implements ReplayStore {
     return row ? toReplay(row) : undefined;
   }
 
+  async activeOf(ownerId: number): Promise<number> {
+    const row = (await this.db(TABLE).where('owner_id', ownerId).whereIn('state', ['QUEUED', 'RUNNING']).count({ n: '*' }).first()) as { n: number | string };
+    return Number(row.n);
+  }
+
   async list(scenarioId: number, before: string | undefined, limit: number): Promise<ReplayListing[]> {
     const query = this.db(TABLE)
       .where('scenario_id', scenarioId)

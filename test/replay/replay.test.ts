@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -23,7 +24,7 @@ let admin: TestUser;
 
 beforeAll(async () => {
   isolateJobStore('replay');
-  t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'], replay: { maxRecords: 5000, concurrency: 64 } } });
+  t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'], replay: { maxRecords: 5000, concurrency: 64, maxActivePerOwner: 100 } } });
   await t.services.execution.startWorker();
   alice = await t.newUser();
   bob = await t.newUser();
@@ -464,6 +465,37 @@ describe('startReplay', () => {
     const tooMany = await startReplay(t, alice, id, { ...body, limit: 5001 });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'body.limit', message: 'must be at most 5000' }] });
+  });
+
+  it('answers 409 REPLAY_LIMIT_REACHED while the owner has REPLAY_MAX_ACTIVE_PER_OWNER replays queued or running, and starts none', async () => {
+    const dave = await t.newUser();
+    await deployScenario(t.services.db, dave.id, 'busy', doublingScenario());
+    const busy = await scenarioIdOf(t, dave.id, 'busy');
+    const limits = t.services.config.replay;
+    const before = limits.maxActivePerOwner;
+    limits.maxActivePerOwner = 1;
+    try {
+      // A replay of dave's held RUNNING with a fresh heartbeat, as a long one would be (stored directly: no job races the test).
+      const running = randomUUID();
+      await new MySqlReplayStore(t.services.db).insert({
+        id: running, scenarioId: Number(busy), ownerId: dave.id, requesterId: dave.id, candidate: { label: '1', versionId: 1, contentHash: 'x'.repeat(64) },
+        document: doublingScenario(), filter: {}, outputs: ['doubled'], limit: 10, sampleSize: 0, total: 0,
+      });
+      await t.services.db('replays').where({ id: running }).update({ state: 'RUNNING', heartbeat_at: t.services.db.fn.now(3) });
+      const second = await startReplay(t, dave, busy, { candidateVersion: '1', outputs: ['doubled'] });
+      expect(second.status).toBe(409);
+      expect(second.body).toMatchObject({ code: 'REPLAY_LIMIT_REACHED', message: expect.stringMatching(/REPLAY_MAX_ACTIVE_PER_OWNER/) });
+      expect(await t.services.db('replays').where({ scenario_id: Number(busy) }).count({ n: '*' })).toEqual([{ n: 1 }]);
+      // Another owner is not held back by it.
+      const erin = await t.newUser();
+      await deployScenario(t.services.db, erin.id, 'idle', doublingScenario());
+      expect((await startReplay(t, erin, await scenarioIdOf(t, erin.id, 'idle'), body)).status).toBe(202);
+      // Once it has ended, the owner may start another.
+      await t.services.db('replays').where({ id: running }).update({ state: 'FINISHED' });
+      expect((await startReplay(t, dave, busy, { candidateVersion: '1', outputs: ['doubled'] })).status).toBe(202);
+    } finally {
+      limits.maxActivePerOwner = before;
+    }
   });
 
   it('answers 422 COMPILE_ERROR for a candidate that does not compile', async () => {
