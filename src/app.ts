@@ -69,8 +69,9 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(authenticate(deps.users, authenticator));
   // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
   // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
-  for (const route of routes.filter((route) => shapeOf(route).takesBody)) {
+  for (const route of routes) {
     const shape = shapeOf(route);
+    if (!shape.takesBody) continue;
     const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
     if (shape.requiresBody) app[route.method](route.expressPath, requiredBody(shape.bodyMediaTypes));
     app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth), bodyDepthLimit(config.limits.bodyDepth));

@@ -14,6 +14,7 @@ import * as runStatistics from './migrations/20261123000160_run_statistics.js';
 import * as decisionRecords from './migrations/20261124000100_decision_records.js';
 import * as replays from './migrations/20261124000300_replays.js';
 import * as replayClaims from './migrations/20261124000400_replay_claims.js';
+import * as replayOwnerState from './migrations/20261125000100_replay_owner_state.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -40,6 +41,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261124000100_decision_records', decisionRecords],
   ['20261124000300_replays', replays],
   ['20261124000400_replay_claims', replayClaims],
+  ['20261125000100_replay_owner_state', replayOwnerState],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

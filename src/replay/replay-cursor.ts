@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors/bad-request-error.js';
+import { cursorNotIssued } from '../records/record-cursor.js';
 
 /**
  * The opaque `cursor` of listReplays: the last listed replay's id (replay ids are time-ordered UUIDs,
@@ -13,8 +13,6 @@ export function encodeReplayCursor(replayId: string): string {
 /** The replay id a cursor names; 400 naming `query.cursor` for one this service did not issue. */
 export function decodeReplayCursor(cursor: string): string {
   const match = FORMAT.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) {
-    throw new BadRequestError('The cursor is not one this service issued: pass `nextCursor` of the previous page as it came.', 'VALIDATION_FAILED', [{ path: 'query.cursor', message: 'is not a cursor of this list' }]);
-  }
+  if (!match) throw cursorNotIssued();
   return match[1];
 }
