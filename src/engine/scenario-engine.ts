@@ -132,13 +132,13 @@ export class ScenarioEngine {
     try {
       if (violations.length > 0) {
         const skip = violations.map((v) => v.variable);
-        const step = await this.cross(compiled, context.ownerId, [state, plan.startIndex, null, false, RUN_SEED, skip], budget);
+        const step = await this.cross(compiled, context, [state, plan.startIndex, null, false, RUN_SEED, skip], budget);
         throw new InputValidationError([...violations, ...(step.s === 'invalid' ? step.violations : [])]);
       }
       const trace: TraceEntry[] | undefined = context.trace ? [] : undefined;
       let args: unknown[] = [state, plan.startIndex, null, !!context.trace, RUN_SEED, null];
       for (;;) {
-        const step = await this.cross(compiled, context.ownerId, args, budget);
+        const step = await this.cross(compiled, context, args, budget);
         if (trace && 'trace' in step && step.trace) trace.push(...step.trace);
         switch (step.s) {
           case 'end': return trace ? { result: step.result, trace } : { result: step.result };
@@ -227,7 +227,7 @@ export class ScenarioEngine {
   }
 
   /** One crossing into the tenant's sandbox, on a worker. */
-  private async cross(compiled: CompiledScenario, ownerId: number, args: unknown[], budget: OwnBudget): Promise<Step> {
+  private async cross(compiled: CompiledScenario, context: RunContext, args: unknown[], budget: OwnBudget): Promise<Step> {
     const remaining = budget.limitMs - budget.usedMs;
     if (remaining <= 0) throw this.timeLimitError(budget);
     let item: string;
@@ -236,7 +236,7 @@ export class ScenarioEngine {
     } catch (error) {
       throw new ScenarioRunError('RESULT_NOT_SERIALIZABLE', `Inputs are not JSON data: ${(error as Error).message}`);
     }
-    const outcome = await this.pool.submit(ownerId, compiled.program, item, remaining);
+    const outcome = await this.pool.submit(context.ownerId, compiled.program, item, remaining, context.background ? 'background' : 'live');
     if (outcome.ok) {
       budget.usedMs += outcome.ms;
       return outcome.output as Step;
@@ -347,7 +347,8 @@ export class ScenarioEngine {
     let result: Record<string, unknown>;
     try {
       result = (await this.run(callee, inputs as Record<string, unknown>, {
-        ownerId: context.ownerId, callStack: [...stack, name], budget: context.budget, portHooks: context.portHooks, callPath: [...(context.callPath ?? []), node.id],
+        ownerId: context.ownerId, callStack: [...stack, name], budget: context.budget, portHooks: context.portHooks,
+        callPath: [...(context.callPath ?? []), node.id], background: context.background,
       })).result;
     } catch (error) {
       if (error instanceof PortUnavailableError) throw error;

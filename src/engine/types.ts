@@ -101,6 +101,11 @@ export interface RunContext {
   portHooks?: PortHooks;
   /** SCENARIO_CALL node ids from the outermost run to this one (set by the engine for called scenarios). */
   callPath?: string[];
+  /**
+   * Nobody waits for this run (a replay's): it runs only on engine workers that no live run can take, and
+   * never on all of them at once, so it cannot hold up the tenant's own scoring (the called scenarios' too).
+   */
+  background?: boolean;
 }
 export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
 

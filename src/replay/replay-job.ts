@@ -166,14 +166,14 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     return { records: page.records, next: page.next, captures: await this.records.capturesOf(replay.scenarioId, withCaptures) };
   }
 
-  /** The candidate on one record's inputs; never throws (a failure is an outcome). */
+  /** The candidate on one record's inputs, in the engine pool's background lane (live runs go first); never throws (a failure is an outcome). */
   private async runCandidate(compiled: CompiledScenario, ownerId: number, record: DecisionRecordSummary, captures: Map<string, PortCapture[]>): Promise<CandidateOutcome> {
     const calls = new RecordedCalls(captures.get(record.id) ?? []);
     const outcome = (result: CandidateOutcome['result'], error: CandidateOutcome['error']): CandidateOutcome => ({
       result, error, unrecorded: calls.unrecorded, served: calls.served, requestDiffers: calls.requestDiffers,
     });
     try {
-      return outcome((await this.engine.run(compiled, record.inputs, { ownerId, portHooks: calls })).result, null);
+      return outcome((await this.engine.run(compiled, record.inputs, { ownerId, portHooks: calls, background: true })).result, null);
     } catch (error) {
       return outcome(null, toRunError(error));
     }

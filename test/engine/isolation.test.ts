@@ -208,3 +208,44 @@ describe('one run failing a limit', () => {
     expect(order.slice(0, 11).filter((entry) => entry === 'bob')).toHaveLength(10);
   });
 });
+
+describe('background runs (replays)', () => {
+  const looping = () => compileScript('if (n === 7) { while (true) {} } out = n;', [input('n', 'INTEGER')]);
+  const background = (compiled: CompiledScenario, owner: number, n: number) => engine.run(compiled, { n }, { ownerId: owner, background: true });
+
+  it("run after the tenant's own live runs, however many it queued first", async () => {
+    const spinning = looping();
+    const light = compileScript('out = n + 1;', [input('n', 'INTEGER')]);
+    const order: string[] = [];
+    const loops = Array.from({ length: 4 }, () => background(spinning, ALICE, 7).then(
+      () => { throw new Error('the loop ended'); },
+      (error: ScenarioRunError) => { order.push('background loop'); return error.code; },
+    ));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const lives = Array.from({ length: 10 }, (_, n) => resultOf(light, ALICE, { n }).then((result) => { order.push('live'); return result; }));
+    expect(await Promise.all(lives)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, out: n + 1 })));
+    // Without the lanes, Alice's live runs queue behind her 4 × 300 ms of loops.
+    expect(order.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 'live'));
+    expect(await Promise.all(loops)).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
+  });
+
+  it('never take every worker: a live run of another tenant starts at once while two tenants replay endless loops', async () => {
+    const spinning = looping();
+    const light = compileScript('out = n * 3;', [input('n', 'INTEGER')]);
+    const order: string[] = [];
+    const loops = [ALICE, BOB, ALICE, BOB].map((owner) => background(spinning, owner, 7).catch(() => order.push('background loop')));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const carol = 303;
+    const lives = Array.from({ length: 5 }, (_, n) => resultOf(light, carol, { n }).then((result) => { order.push('live'); return result; }));
+    expect(await Promise.all(lives)).toEqual(Array.from({ length: 5 }, (_, n) => ({ n, out: n * 3 })));
+    // Without the cap, Alice's and Bob's loops hold both workers and Carol waits 300 ms for one.
+    expect(order.slice(0, 5)).toEqual(Array.from({ length: 5 }, () => 'live'));
+    await Promise.all(loops);
+  });
+
+  it('give the same results as live runs', async () => {
+    const light = compileScript('out = n - 1;', [input('n', 'INTEGER')]);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => background(light, BOB, n)));
+    expect(results.map((outcome) => outcome.result)).toEqual(Array.from({ length: 20 }, (_, n) => ({ n, out: n - 1 })));
+  });
+});

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/logger.js';
 import { chain, input, script, type TestNode } from '../engine/support/scenario-builder.js';
 import { isolateJobStore, waitFor } from '../execution/support.js';
 import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
-import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
+import { deployScenario, doublingScenario, scriptScenario } from '../support/scenario-fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearer, getReplay, matrixOf, putDevelop, randomInts, recordBatch, replayed, scenarioIdOf, startReplay } from './support.js';
 
@@ -591,4 +591,31 @@ describe('listReplays', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('SCENARIO_NOT_FOUND');
   });
+});
+
+describe('a replay of a candidate whose every run loops to its time limit', () => {
+  it("does not hold up its owner's own sync scores while it runs, and still finishes", async () => {
+    const scenarioId = await newScenario('loop-candidate', scriptScenario('out = a + 1;'));
+    await recordBatch(t, alice, 'loop-candidate', Array.from({ length: 6 }, (_, a) => ({ a })));
+    await putDevelop(t, scenarioId, scriptScenario('while (true) {} out = a;'));
+    const started = await startReplay(t, alice, scenarioId, { candidateVersion: 'develop', outputs: ['out'] });
+    expect(started.status).toBe(202);
+    await waitFor(async () => ((await getReplay(t, alice, scenarioId, started.body.replayId)).body.state === 'RUNNING' ? true : undefined), 10_000, 20);
+
+    // 6 runs of 1,000 ms each are queued or running on the engine pool now; the owner's scores go first.
+    for (let a = 0; a < 5; a++) {
+      const begun = Date.now();
+      const scored = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'loop-candidate' }).set('Score-Token', alice.scoreToken).send({ a });
+      expect(scored.status).toBe(200);
+      expect(scored.body).toMatchObject({ state: 'SUCCEEDED', result: { out: a + 1 } });
+      expect(Date.now() - begun).toBeLessThan(500);
+    }
+
+    const replay = await waitFor(async () => {
+      const { body } = await getReplay(t, alice, scenarioId, started.body.replayId);
+      return body.state === 'FINISHED' ? body : undefined;
+    }, 30_000);
+    expect(replay).toMatchObject({ total: 6, done: 6, failed: 6 });
+    expect(replay.report.failures).toMatchObject({ onlyNew: 6, newErrorCodes: { TIME_LIMIT_EXCEEDED: 6 } });
+  }, 40_000);
 });

@@ -38,6 +38,13 @@ export interface PoolProgram { readonly id: number; readonly source: string }
 
 export type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR';
 
+/**
+ * Which queue an item waits in. Live items (runs someone waits for: sync, async, batch, debug, validation)
+ * always go first; background items (replays) run only on a worker no live item can take, and never on
+ * every worker at once, so a tenant's backtest never holds up its own scoring or anyone else's.
+ */
+export type PoolLane = 'live' | 'background';
+
 /** How one item ended: its output (parsed JSON) and the run time it used, or a failure of the item as a whole. */
 export type ItemOutcome =
   | { ok: true; output: unknown; ms: number }
@@ -45,6 +52,7 @@ export type ItemOutcome =
 
 interface Pending {
   owner: number;
+  lane: PoolLane;
   program: PoolProgram | null;
   item: string;
   budgetMs: number;
@@ -52,7 +60,7 @@ interface Pending {
 }
 
 interface InFlight {
-  seq: number; owner: number; items: Pending[]; answered: boolean[];
+  seq: number; owner: number; lane: PoolLane; items: Pending[]; answered: boolean[];
   /** A lone run's dispatch time, when its answer is measured in onMessage rather than awaited. */
   loneSince?: number;
 }
@@ -81,15 +89,21 @@ const PIPELINE_DEPTH = 2;
 
 /**
  * Runs sandbox items (steps of scenario runs, test expressions) on worker threads, never on the caller's
- * event loop. Items queue per tenant (TenantScheduler); a free worker gets a batch of one tenant's items as
- * one message and runs them in as few sandbox crossings as it can. While it runs, the tenant's next batch may
+ * event loop. Items queue per tenant (TenantScheduler), live items apart from background ones (PoolLane):
+ * a free worker gets a batch of one tenant's items of one lane as one message and runs them in as few sandbox crossings as it can. While it runs, the tenant's next batch may
  * wait in the same worker's port (never another tenant's, and only when no other tenant is waiting), so the
  * caller prepares and reads batches while the worker runs them. A watchdog replaces a worker whose crossing
  * overruns its time-out (a sandbox that cannot be interrupted, e.g. while collecting garbage at its memory
  * limit), failing only the item that was running.
  */
 export class EnginePool {
-  private readonly scheduler: TenantScheduler<Pending>;
+  /** Items someone waits for: served first. */
+  private readonly live: TenantScheduler<Pending>;
+  /** Replays' items: served when no live item can take the free worker. */
+  private readonly background: TenantScheduler<Pending>;
+  /** Workers holding background work now, and the most that may (all but one, so live work always finds one). */
+  private backgroundHeld = 0;
+  private readonly maxBackgroundWorkers: number;
   private readonly slots: Slot[] = [];
   /** Workers with no message. */
   private readonly idle: Slot[] = [];
@@ -104,11 +118,14 @@ export class EnginePool {
   private readonly counters: PoolStats = { messages: 0, crossings: 0, items: 0, crossingMs: 0, replacedWorkers: 0 };
 
   constructor(private readonly settings: EnginePoolSettings) {
-    this.scheduler = new TenantScheduler<Pending>({
+    const scheduling = {
       workersPerTenant: Math.max(1, settings.workersPerTenant),
       maxBatch: Math.max(1, settings.maxBatch),
       budgetSpreadMs: settings.windowMs,
-    });
+    };
+    this.live = new TenantScheduler<Pending>(scheduling);
+    this.background = new TenantScheduler<Pending>(scheduling);
+    this.maxBackgroundWorkers = Math.max(1, Math.max(1, settings.workers) - 1);
     for (let k = 0; k < Math.max(1, settings.workers); k++) {
       const slot = this.spawn(k);
       this.slots.push(slot);
@@ -116,11 +133,11 @@ export class EnginePool {
     }
   }
 
-  /** Queues one item (`item` is its JSON text without brackets) for `owner`; resolves when a worker ran it. */
-  submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number): Promise<ItemOutcome> {
+  /** Queues one item (`item` is its JSON text without brackets) for `owner` in `lane`; resolves when a worker ran it. */
+  submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number, lane: PoolLane = 'live'): Promise<ItemOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     return new Promise((resolve) => {
-      this.scheduler.enqueue(owner, { owner, program, item, budgetMs, resolve });
+      this.schedulerOf(lane).enqueue(owner, { owner, lane, program, item, budgetMs, resolve });
       if (!this.pumpQueued) {
         // items submitted in the same tick leave together
         this.pumpQueued = true;
@@ -146,7 +163,7 @@ export class EnginePool {
     if (this.closed) return;
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
-    for (const pending of this.scheduler.drain()) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
+    for (const pending of [...this.live.drain(), ...this.background.drain()]) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     for (const slot of this.slots) {
       this.abandon(slot, 'The engine is shut down');
       slot.answers.close();
@@ -186,20 +203,33 @@ export class EnginePool {
   }
 
   private pump(): void {
-    while (this.idle.length > 0 && this.scheduler.pending > 0) {
-      const batch = this.scheduler.take();
+    while (this.idle.length > 0 && this.live.pending + this.background.pending > 0) {
+      let lane: PoolLane = 'live';
+      let batch = this.live.take();
+      if (!batch && this.backgroundHeld < this.maxBackgroundWorkers) {
+        lane = 'background';
+        batch = this.background.take();
+      }
       if (!batch) break;
-      this.dispatch(this.pickWorker(batch.owner), batch.owner, batch.items);
+      if (lane === 'background') this.backgroundHeld++;
+      this.dispatch(this.pickWorker(batch.owner), batch.owner, lane, batch.items);
     }
     // a worker busy with a tenant gets that tenant's next batch in advance, unless another tenant could use a worker
+    // (and background work never while live work waits)
     for (const slot of this.slots) {
-      if (this.scheduler.pending === 0) return;
+      if (this.live.pending + this.background.pending === 0) return;
       if (slot.flights.length === 0 || slot.flights.length >= PIPELINE_DEPTH) continue;
-      const owner = slot.flights[0].owner;
-      if (this.scheduler.othersWaiting(owner)) continue;
-      const items = this.scheduler.takeMore(owner);
-      if (items) this.dispatch(slot, owner, items);
+      const { owner, lane } = slot.flights[0];
+      if (lane === 'background' && this.live.pending > 0) continue;
+      const scheduler = this.schedulerOf(lane);
+      if (scheduler.othersWaiting(owner)) continue;
+      const items = scheduler.takeMore(owner);
+      if (items) this.dispatch(slot, owner, lane, items);
     }
+  }
+
+  private schedulerOf(lane: PoolLane): TenantScheduler<Pending> {
+    return lane === 'live' ? this.live : this.background;
   }
 
   /**
@@ -228,7 +258,7 @@ export class EnginePool {
     return slot;
   }
 
-  private dispatch(slot: Slot, owner: number, items: Pending[]): void {
+  private dispatch(slot: Slot, owner: number, lane: PoolLane, items: Pending[]): void {
     const seq = ++this.seq;
     const sources: [number, string][] = [];
     const pids: number[] = new Array(items.length);
@@ -244,7 +274,7 @@ export class EnginePool {
         sources.push([program.id, program.source]);
       }
     }
-    slot.flights.push({ seq, owner, items, answered: new Array(items.length).fill(false) });
+    slot.flights.push({ seq, owner, lane, items, answered: new Array(items.length).fill(false) });
     slot.worker.ref();
     this.counters.messages++;
     slot.worker.postMessage({ t: 'run', seq, owner, sources, pids, items: texts, budgets });
@@ -325,7 +355,8 @@ export class EnginePool {
     });
     if (slot.flights.length === 0) {
       slot.worker.unref();
-      this.scheduler.release(flight.owner);
+      this.schedulerOf(flight.lane).release(flight.owner);
+      if (flight.lane === 'background') this.backgroundHeld--;
     }
   }
 
@@ -345,7 +376,7 @@ export class EnginePool {
         if (f === 0 && (i === requeue.culprit || requeue.culprit < 0)) pending.resolve({ ok: false, code: requeue.code, message: reason, node: slot.progress[1] });
         else again.push(pending);
       }));
-      this.scheduler.requeue(slot.flights[0].owner, again);
+      this.schedulerOf(slot.flights[0].lane).requeue(slot.flights[0].owner, again);
     }
     this.abandon(slot, reason);
     slot.answers.close();
