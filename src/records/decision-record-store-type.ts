@@ -42,8 +42,12 @@ export interface DecisionRecordStore {
    * RecordsStoredWithChangesError when the records were stored with values the database changed.
    */
   insertMany(records: DecisionRecord[]): Promise<void>;
-  /** A page of a scenario's records, newest first (by began_at, then insertion order). */
-  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage>;
+  /**
+   * A page of a scenario's records, newest first (by began_at, then insertion order): at most `limit`,
+   * and no more than the store's page size in bytes allows (at least one); `withCaptures`: the
+   * records' captures count towards that size too (a replay reads them with the page).
+   */
+  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options?: { withCaptures?: boolean }): Promise<RecordPage>;
   /** How many of the scenario's records pass the filter, counting at most `max` (a replay's total). */
   count(scenarioId: number, filter: RecordFilter, max: number): Promise<number>;
   /** The captures of those of the given records (of the scenario) that have any, by record id (a replay serves HTTP calls from them). */

@@ -51,6 +51,10 @@ const SUMMARY_COLUMNS = [
   'state', 'inputs', 'masked_inputs', 'result', 'error', 'began_at', 'ended_at', 'duration_micros',
 ];
 
+/** Bytes of the JSON a list item holds (what a page is bounded by). */
+const SIZE_OF_SUMMARY = 'LENGTH(`inputs`) + COALESCE(LENGTH(`result`), 0) + COALESCE(LENGTH(`error`), 0)';
+const NEWEST_FIRST = [{ column: 'began_at', order: 'desc' }, { column: 'seq', order: 'desc' }];
+
 /** The columns a record is written to, in the order of a LOAD DATA line. */
 const INSERT_COLUMNS = [
   'id', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'mode', 'requester_id', 'request_id', 'batch_id',
@@ -84,16 +88,26 @@ export interface DecisionRecordStoreOptions {
    * it, multi-row INSERTs.
    */
   localInfile?: boolean;
+  /**
+   * Most bytes of JSON a page of `list` holds (inputs, result and error; with `withCaptures`, the
+   * captures too), whatever its limit, and at least one record: a run's values may be 8 Mi characters
+   * of JSON (RESULT_TOO_LARGE), so a page counted in records alone could hold gigabytes. Default 16 MiB.
+   */
+  pageMaxBytes?: number;
 }
+
+const DEFAULT_PAGE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Knex queries on decision_records; answers parsed records (JSON columns never leave this file). */
 export class MySqlDecisionRecordStore implements DecisionRecordStore {
   private loadData: boolean;
   private bulk?: BulkInserter;
+  private readonly pageMaxBytes: number;
 
   constructor(private readonly db: Knex, options: DecisionRecordStoreOptions = {}) {
     this.loadData = options.localInfile ?? true;
     this.bulk = options.bulk;
+    this.pageMaxBytes = options.pageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES;
   }
 
   async insertMany(records: DecisionRecord[]): Promise<void> {
@@ -157,20 +171,38 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     return true;
   }
 
-  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage> {
+  /**
+   * Two queries: the next `limit` + 1 positions with the size of their JSON, then the records of as
+   * many of them as fit in pageMaxBytes (at least one). So no page loads more than that into this
+   * process, whatever its records hold; a page cut short by size has `next` like any other.
+   */
+  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options: { withCaptures?: boolean } = {}): Promise<RecordPage> {
     const query = this.matching(scenarioId, filter, keysetIndex(filter));
     if (after) {
       query.andWhere((older) => older.where('began_at', '<', after.beganAt).orWhere((same) => same.where('began_at', after.beganAt).andWhere('seq', '<', after.seq)));
     }
-    const rows = (await query
-      .orderBy([{ column: 'began_at', order: 'desc' }, { column: 'seq', order: 'desc' }])
+    const sized = options.withCaptures ? `${SIZE_OF_SUMMARY} + COALESCE(LENGTH(\`captures\`), 0)` : SIZE_OF_SUMMARY;
+    const positions = (await query
+      .orderBy(NEWEST_FIRST)
       .limit(limit + 1)
+      .select(['seq', 'began_at', this.db.raw(`${sized} AS bytes`)])) as Array<{ seq: number | string; began_at: Date; bytes: number | string }>;
+    let taken = 0;
+    let bytes = 0;
+    while (taken < Math.min(limit, positions.length)) {
+      bytes += Number(positions[taken].bytes);
+      if (taken > 0 && bytes > this.pageMaxBytes) break;
+      taken++;
+    }
+    if (taken === 0) return { records: [], next: null };
+    const rows = (await this.db(TABLE)
+      .where('scenario_id', scenarioId)
+      .whereIn('seq', positions.slice(0, taken).map((position) => position.seq))
+      .orderBy(NEWEST_FIRST)
       .select([...SUMMARY_COLUMNS, this.db.raw('`trace` IS NOT NULL AS has_trace'), this.db.raw('COALESCE(JSON_LENGTH(`captures`), 0) AS capture_count')])) as RecordRow[];
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const last = positions[taken - 1];
     return {
-      records: page.map(toSummary),
-      next: rows.length > limit ? { beganAt: new Date(last.began_at), seq: Number(last.seq) } : null,
+      records: rows.map(toSummary),
+      next: positions.length > taken ? { beganAt: new Date(last.began_at), seq: Number(last.seq) } : null,
     };
   }
 

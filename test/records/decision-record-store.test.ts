@@ -152,6 +152,38 @@ describe('MySqlDecisionRecordStore', () => {
     expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
   });
 
+  it('holds no more than pageMaxBytes of JSON in a page, at least one record, and pages on from where a short page stopped', async () => {
+    const scenarioId = newScenarioId();
+    const small = new MySqlDecisionRecordStore(db, { pageMaxBytes: 25_000 });
+    // Results of about 10,000 bytes each (r0 of 30,000: larger than a page on its own), newest r5.
+    const records = [30_000, 10_000, 10_000, 10_000, 10_000, 10_000].map((size, index) => record(scenarioId, { beganAt: at(index), requestId: `r${index}`, result: { blob: 'x'.repeat(size) } }));
+    await store.insertMany(records);
+    const pages: string[][] = [];
+    let after;
+    for (let k = 0; k < 10; k += 1) {
+      const page = await small.list(scenarioId, {}, after, 100);
+      pages.push(page.records.map((r) => r.requestId));
+      if (!page.next) break;
+      after = page.next;
+    }
+    expect(pages).toEqual([['r5', 'r4'], ['r3', 'r2'], ['r1'], ['r0']]);
+    // The default holds them all in one page, and `limit` still applies.
+    expect((await store.list(scenarioId, {}, undefined, 100)).records).toHaveLength(6);
+    expect((await small.list(scenarioId, {}, undefined, 1)).records.map((r) => r.requestId)).toEqual(['r5']);
+  });
+
+  it("counts a record's captures towards a page's size when asked to (a replay reads them with the page)", async () => {
+    const scenarioId = newScenarioId();
+    const small = new MySqlDecisionRecordStore(db, { pageMaxBytes: 25_000 });
+    const captured = (index: number) => record(scenarioId, {
+      beganAt: at(index), requestId: `c${index}`,
+      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, response: { status: 200, body: 'y'.repeat(10_000) } }],
+    });
+    await store.insertMany([0, 1, 2].map(captured));
+    expect((await small.list(scenarioId, {}, undefined, 100)).records).toHaveLength(3);
+    expect((await small.list(scenarioId, {}, undefined, 100, { withCaptures: true })).records.map((r) => r.requestId)).toEqual(['c2', 'c1']);
+  });
+
   it('lists summaries: no trace or captures, but whether there are any', async () => {
     const scenarioId = newScenarioId();
     await store.insertMany([record(scenarioId, {
