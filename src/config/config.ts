@@ -136,7 +136,7 @@ export interface RecordsConfig {
   retentionSweepMs: number;
   /** Write records with MariaDB's bulk protocol when the server is MariaDB (src/db/mariadb-bulk-insert.ts); else LOAD DATA LOCAL INFILE, or INSERTs. */
   bulkProtocol: boolean;
-  /** Most bytes of JSON (inputs, result, error; a replay's captures too) one page of records holds, whatever its limit (at least one record). */
+  /** Most characters of JSON (inputs, result, error and captures) one page of records holds, whatever its limit (at least one record). */
   pageMaxBytes: number;
 }
 

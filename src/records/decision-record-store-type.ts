@@ -44,10 +44,10 @@ export interface DecisionRecordStore {
   insertMany(records: DecisionRecord[]): Promise<void>;
   /**
    * A page of a scenario's records, newest first (by began_at, then insertion order): at most `limit`,
-   * and no more than the store's page size in bytes allows (at least one); `withCaptures`: the
-   * records' captures count towards that size too (a replay reads them with the page).
+   * and no more than the store's page size allows in characters of the records' JSON (inputs, result,
+   * error and captures, which a replay reads with the page), at least one.
    */
-  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options?: { withCaptures?: boolean }): Promise<RecordPage>;
+  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage>;
   /** How many of the scenario's records pass the filter, counting at most `max` (a replay's total). */
   count(scenarioId: number, filter: RecordFilter, max: number): Promise<number>;
   /** The captures of those of the given records (of the scenario) that have any, by record id (a replay serves HTTP calls from them). */

@@ -39,6 +39,7 @@ interface RecordRow {
   duration_micros: number;
   trace?: string | null;
   captures?: string | null;
+  json_chars?: number;
   has_trace?: number;
   capture_count?: number | string | null;
 }
@@ -51,14 +52,17 @@ const SUMMARY_COLUMNS = [
   'state', 'inputs', 'masked_inputs', 'result', 'error', 'began_at', 'ended_at', 'duration_micros',
 ];
 
-/** Bytes of the JSON a list item holds (what a page is bounded by). */
-const SIZE_OF_SUMMARY = 'LENGTH(`inputs`) + COALESCE(LENGTH(`result`), 0) + COALESCE(LENGTH(`error`), 0)';
+/**
+ * Characters of JSON a record holds (what a page is bounded by): stored with the record, so the
+ * database reads no value to tell; measured for records written before the column existed.
+ */
+const SIZE_OF_RECORD = 'COALESCE(`json_chars`, LENGTH(`inputs`) + COALESCE(LENGTH(`result`), 0) + COALESCE(LENGTH(`error`), 0) + COALESCE(LENGTH(`captures`), 0))';
 const NEWEST_FIRST = [{ column: 'began_at', order: 'desc' }, { column: 'seq', order: 'desc' }];
 
 /** The columns a record is written to, in the order of a LOAD DATA line. */
 const INSERT_COLUMNS = [
   'id', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'mode', 'requester_id', 'request_id', 'batch_id',
-  'state', 'inputs', 'masked_inputs', 'result', 'error', 'began_at', 'ended_at', 'duration_micros', 'trace', 'captures',
+  'state', 'inputs', 'masked_inputs', 'result', 'error', 'began_at', 'ended_at', 'duration_micros', 'trace', 'captures', 'json_chars',
 ] as const satisfies ReadonlyArray<keyof InsertRow>;
 
 const LOAD_SQL = `LOAD DATA LOCAL INFILE 'decision-records.tsv' INTO TABLE ${TABLE} ${LOAD_DATA_FORMAT} (${INSERT_COLUMNS.join(', ')})`;
@@ -89,9 +93,9 @@ export interface DecisionRecordStoreOptions {
    */
   localInfile?: boolean;
   /**
-   * Most bytes of JSON a page of `list` holds (inputs, result and error; with `withCaptures`, the
-   * captures too), whatever its limit, and at least one record: a run's values may be 8 Mi characters
-   * of JSON (RESULT_TOO_LARGE), so a page counted in records alone could hold gigabytes. Default 16 MiB.
+   * Most characters of JSON a page of `list` holds (inputs, result, error and captures), whatever its
+   * limit, and at least one record: a run's values may be 8 Mi characters of JSON (RESULT_TOO_LARGE),
+   * so a page counted in records alone could hold gigabytes. Default 16 Mi.
    */
   pageMaxBytes?: number;
 }
@@ -176,16 +180,15 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
    * many of them as fit in pageMaxBytes (at least one). So no page loads more than that into this
    * process, whatever its records hold; a page cut short by size has `next` like any other.
    */
-  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options: { withCaptures?: boolean } = {}): Promise<RecordPage> {
+  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage> {
     const query = this.matching(scenarioId, filter, keysetIndex(filter));
     if (after) {
       query.andWhere((older) => older.where('began_at', '<', after.beganAt).orWhere((same) => same.where('began_at', after.beganAt).andWhere('seq', '<', after.seq)));
     }
-    const sized = options.withCaptures ? `${SIZE_OF_SUMMARY} + COALESCE(LENGTH(\`captures\`), 0)` : SIZE_OF_SUMMARY;
     const positions = (await query
       .orderBy(NEWEST_FIRST)
       .limit(limit + 1)
-      .select(['seq', 'began_at', this.db.raw(`${sized} AS bytes`)])) as Array<{ seq: number | string; began_at: Date; bytes: number | string }>;
+      .select(['seq', 'began_at', this.db.raw(`${SIZE_OF_RECORD} AS bytes`)])) as Array<{ seq: number | string; began_at: Date; bytes: number | string }>;
     let taken = 0;
     let bytes = 0;
     while (taken < Math.min(limit, positions.length)) {
@@ -283,6 +286,10 @@ function json(value: unknown): string | null {
 }
 
 function toRow(record: DecisionRecord): InsertRow {
+  const inputs = JSON.stringify(record.inputs);
+  const result = json(record.result);
+  const error = json(record.error);
+  const captures = record.captures.length > 0 ? JSON.stringify(record.captures) : null;
   return {
     id: record.id,
     owner_id: record.ownerId,
@@ -295,16 +302,22 @@ function toRow(record: DecisionRecord): InsertRow {
     request_id: record.requestId,
     batch_id: record.batchId,
     state: record.state,
-    inputs: JSON.stringify(record.inputs),
+    inputs,
     masked_inputs: record.maskedInputs.length > 0 ? JSON.stringify(record.maskedInputs) : null,
-    result: json(record.result),
-    error: json(record.error),
+    result,
+    error,
     began_at: record.beganAt,
     ended_at: record.endedAt,
     duration_micros: record.durationMicros,
     trace: json(record.trace),
-    captures: record.captures.length > 0 ? JSON.stringify(record.captures) : null,
+    captures,
+    json_chars: jsonChars(inputs, result, error, captures),
   };
+}
+
+/** What a record's json_chars holds: the characters of the JSON a page of it carries (SIZE_OF_RECORD). */
+function jsonChars(inputs: string, result: string | null, error: string | null, captures: string | null): number {
+  return inputs.length + (result?.length ?? 0) + (error?.length ?? 0) + (captures?.length ?? 0);
 }
 
 /**
@@ -312,13 +325,17 @@ function toRow(record: DecisionRecord): InsertRow {
  * the record (no row object between): this runs once per recorded run in the API process.
  */
 function loadDataLine(record: DecisionRecord): string {
-  const { captures, maskedInputs } = record;
+  const { maskedInputs } = record;
+  const inputs = JSON.stringify(record.inputs);
+  const result = json(record.result);
+  const error = json(record.error);
+  const captures = record.captures.length > 0 ? JSON.stringify(record.captures) : null;
   return `${escapeLoadDataValue(record.id)}\t${record.ownerId}\t${record.scenarioId}\t${escapeLoadDataValue(record.scenarioName)}\t`
     + `${escapeLoadDataValue(record.version)}\t${record.versionId}\t${record.mode}\t${record.requesterId}\t${escapeLoadDataValue(record.requestId)}\t`
     + `${record.batchId === null ? NULL_FIELD : escapeLoadDataValue(record.batchId)}\t${record.state}\t`
-    + `${jsonField(record.inputs)}\t${maskedInputs.length > 0 ? jsonField(maskedInputs) : NULL_FIELD}\t${jsonField(record.result)}\t${jsonField(record.error)}\t`
+    + `${jsonText(inputs)}\t${maskedInputs.length > 0 ? jsonField(maskedInputs) : NULL_FIELD}\t${jsonText(result)}\t${jsonText(error)}\t`
     + `${utcDatetimeText(record.beganAt)}\t${utcDatetimeText(record.endedAt)}\t${record.durationMicros}\t`
-    + `${jsonField(record.trace)}\t${captures.length > 0 ? jsonField(captures) : NULL_FIELD}\n`;
+    + `${jsonField(record.trace)}\t${jsonText(captures)}\t${jsonChars(inputs, result, error, captures)}\n`;
 }
 
 const NULL_FIELD = '\\N';
@@ -336,10 +353,14 @@ function bulkRow(record: DecisionRecord): unknown[] {
   });
 }
 
-/** A JSON column's field: JSON text holds no raw tab, line break or NUL (JSON.stringify escapes them), only backslashes to escape. */
+/** A value as a JSON column's LOAD DATA field. */
 function jsonField(value: unknown): string {
-  if (value === null || value === undefined) return NULL_FIELD;
-  const text = JSON.stringify(value);
+  return jsonText(json(value));
+}
+
+/** A JSON text (null: NULL) as a LOAD DATA field: JSON text holds no raw tab, line break or NUL (JSON.stringify escapes them), only backslashes to escape. */
+function jsonText(text: string | null): string {
+  if (text === null) return NULL_FIELD;
   return text.includes('\\') ? text.replaceAll('\\', '\\\\') : text;
 }
 

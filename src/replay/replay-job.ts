@@ -161,7 +161,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
   }
 
   private async page(replay: ReplayRecord, after: RecordPosition | undefined, size: number): Promise<LoadedPage> {
-    const page: RecordPage = await this.records.list(replay.scenarioId, replay.filter, after, size, { withCaptures: true });
+    const page: RecordPage = await this.records.list(replay.scenarioId, replay.filter, after, size);
     const withCaptures = page.records.filter((record) => record.captureCount > 0).map((record) => record.id);
     return { records: page.records, next: page.next, captures: await this.records.capturesOf(replay.scenarioId, withCaptures) };
   }

@@ -75,6 +75,17 @@ describe.each([
     expect(await store.get(scenarioId, stored.id)).toEqual(stored);
   });
 
+  it('stores the characters of its JSON with each record (inputs, result, error and captures: what a page is bounded by)', async () => {
+    const scenarioId = newScenarioId();
+    const stored = record(scenarioId, {
+      inputs: { name: 'Zoë \\ "q"' }, result: null, state: 'FAILED', error: { code: 'SCRIPT_ERROR', message: 'tab\there' },
+      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, response: { status: 200, body: 'ok' } }],
+    });
+    await writer.insertMany([stored]);
+    const row = await db('decision_records').where({ id: stored.id }).first('json_chars');
+    expect(row.json_chars).toBe(JSON.stringify(stored.inputs).length + JSON.stringify(stored.error).length + JSON.stringify(stored.captures).length);
+  });
+
   it('keeps the first version of a record stored twice', async () => {
     const scenarioId = newScenarioId();
     const first = record(scenarioId);
@@ -172,7 +183,15 @@ describe('MySqlDecisionRecordStore', () => {
     expect((await small.list(scenarioId, {}, undefined, 1)).records.map((r) => r.requestId)).toEqual(['r5']);
   });
 
-  it("counts a record's captures towards a page's size when asked to (a replay reads them with the page)", async () => {
+  it('measures records written before their size was stored (json_chars null) the same way', async () => {
+    const scenarioId = newScenarioId();
+    const small = new MySqlDecisionRecordStore(db, { pageMaxBytes: 25_000 });
+    await store.insertMany([0, 1, 2].map((index) => record(scenarioId, { beganAt: at(index), requestId: `o${index}`, result: { blob: 'x'.repeat(10_000) } })));
+    await db('decision_records').where({ scenario_id: scenarioId }).update({ json_chars: null });
+    expect((await small.list(scenarioId, {}, undefined, 100)).records.map((r) => r.requestId)).toEqual(['o2', 'o1']);
+  });
+
+  it("counts a record's captures towards a page's size (a replay reads them with the page)", async () => {
     const scenarioId = newScenarioId();
     const small = new MySqlDecisionRecordStore(db, { pageMaxBytes: 25_000 });
     const captured = (index: number) => record(scenarioId, {
@@ -180,8 +199,7 @@ describe('MySqlDecisionRecordStore', () => {
       captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, response: { status: 200, body: 'y'.repeat(10_000) } }],
     });
     await store.insertMany([0, 1, 2].map(captured));
-    expect((await small.list(scenarioId, {}, undefined, 100)).records).toHaveLength(3);
-    expect((await small.list(scenarioId, {}, undefined, 100, { withCaptures: true })).records.map((r) => r.requestId)).toEqual(['c2', 'c1']);
+    expect((await small.list(scenarioId, {}, undefined, 100)).records.map((r) => r.requestId)).toEqual(['c2', 'c1']);
   });
 
   it('lists summaries: no trace or captures, but whether there are any', async () => {
