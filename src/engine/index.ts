@@ -3,7 +3,7 @@ export type {
   NodeType, MergeType, NodeProperties, ScenarioDocument, ScenarioGraph, GraphNode, GraphEdge, VariableType, VariableInfo,
   InputValidator, StartNodeSettings, EndNodeSettings, ScriptNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings,
   ScorecardNodeSettings, DataLookupNodeSettings, ScenarioCallNodeSettings, HttpCallNodeSettings, Diagnostic, DocumentProblem,
-  TraceEntry, RunBudget, RunContext, RunOutcome, TestCaseSpec, TestCaseReport,
+  TraceEntry, RunBudget, RunContext, RunLane, RunOutcome, TestCaseSpec, TestCaseReport,
 } from './types.js';
 export { NODE_TYPES } from './types.js';
 export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse, PortCallSite, PortHooks } from './ports.js';

@@ -236,7 +236,7 @@ export class ScenarioEngine {
     } catch (error) {
       throw new ScenarioRunError('RESULT_NOT_SERIALIZABLE', `Inputs are not JSON data: ${(error as Error).message}`);
     }
-    const outcome = await this.pool.submit(context.ownerId, compiled.program, item, remaining, context.background ? 'background' : 'live');
+    const outcome = await this.pool.submit(context.ownerId, compiled.program, item, remaining, context.lane);
     if (outcome.ok) {
       budget.usedMs += outcome.ms;
       return outcome.output as Step;
@@ -348,7 +348,7 @@ export class ScenarioEngine {
     try {
       result = (await this.run(callee, inputs as Record<string, unknown>, {
         ownerId: context.ownerId, callStack: [...stack, name], budget: context.budget, portHooks: context.portHooks,
-        callPath: [...(context.callPath ?? []), node.id], background: context.background,
+        callPath: [...(context.callPath ?? []), node.id], lane: context.lane,
       })).result;
     } catch (error) {
       if (error instanceof PortUnavailableError) throw error;

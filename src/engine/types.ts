@@ -101,12 +101,17 @@ export interface RunContext {
   portHooks?: PortHooks;
   /** SCENARIO_CALL node ids from the outermost run to this one (set by the engine for called scenarios). */
   callPath?: string[];
-  /**
-   * Nobody waits for this run (a replay's): it runs only on engine workers that no live run can take, and
-   * never on all of them at once, so it cannot hold up the tenant's own scoring (the called scenarios' too).
-   */
-  background?: boolean;
+  /** Which queue of the engine pool the run (and the scenarios it calls) waits in; default live. */
+  lane?: RunLane;
 }
+
+/**
+ * The engine pool's queues, first served first. `live`: someone waits for the run (sync and async
+ * scores, debug, validation). `bulk`: one of many (batch elements): a free worker takes it only when no
+ * live run waits, so a batch never holds up scores, its owner's included, by more than the message a
+ * worker is running. `background`: nobody waits (replays): after both, and never on every worker at once.
+ */
+export type RunLane = 'live' | 'bulk' | 'background';
 export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
 
 export interface TestCaseSpec {

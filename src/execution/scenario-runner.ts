@@ -1,4 +1,4 @@
-import type { TraceEntry } from '../engine/index.js';
+import type { RunLane, TraceEntry } from '../engine/index.js';
 import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
@@ -34,7 +34,9 @@ export class ScenarioRunner {
       // start answers at once (no promise) when the scenario's settings are cached: no await on the hot path then.
       const starting = record && this.recorder.start(deployed, inputs, record);
       const recording = starting instanceof Promise ? await starting : starting;
-      const result = recording ? await this.runRecorded(deployed, inputs, ownerId, recording) : await this.runUnrecorded(deployed, inputs, ownerId);
+      // Batch elements wait in the engine pool's bulk lane: a batch never holds up scores, its owner's included.
+      const lane: RunLane = mode === 'batch' ? 'bulk' : 'live';
+      const result = recording ? await this.runRecorded(deployed, inputs, ownerId, lane, recording) : await this.runUnrecorded(deployed, inputs, ownerId, lane);
       this.listener.runFinished({ scenario: deployed, mode, errorCode: null, durationMs: performance.now() - started });
       return result;
     } catch (error) {
@@ -43,9 +45,9 @@ export class ScenarioRunner {
     }
   }
 
-  private async runUnrecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number): Promise<Record<string, unknown>> {
+  private async runUnrecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, lane: RunLane): Promise<Record<string, unknown>> {
     const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
-    return (await this.engine.run(compiled, inputs, { ownerId })).result;
+    return (await this.engine.run(compiled, inputs, { ownerId, lane })).result;
   }
 
   /** Runs and captures the outcome, failures included (stored runs never throw). */
@@ -65,7 +67,7 @@ export class ScenarioRunner {
   }
 
   /** A run with its trace (when the recording asks for it) and port calls recorded, failures included (the error is rethrown). */
-  private async runRecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, recording: RunRecording): Promise<Record<string, unknown>> {
+  private async runRecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, lane: RunLane, recording: RunRecording): Promise<Record<string, unknown>> {
     const beganAt = new Date();
     const started = performance.now();
     const finish = (result: Record<string, unknown> | null, error: RunOutcome['error'], trace?: TraceEntry[]) => recording.finish({
@@ -74,7 +76,7 @@ export class ScenarioRunner {
     let outcome: Awaited<ReturnType<ScenarioEngine['run']>>;
     try {
       const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
-      outcome = await this.engine.run(compiled, inputs, { ownerId, trace: recording.trace, portHooks: recording.portHooks });
+      outcome = await this.engine.run(compiled, inputs, { ownerId, lane, trace: recording.trace, portHooks: recording.portHooks });
     } catch (error) {
       // A dependency outage abandons the run (503, or the job runs again): nothing to record.
       if (!(error instanceof PortUnavailableError)) finish(null, toRunError(error));

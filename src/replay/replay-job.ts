@@ -173,7 +173,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
       result, error, unrecorded: calls.unrecorded, served: calls.served, requestDiffers: calls.requestDiffers,
     });
     try {
-      return outcome((await this.engine.run(compiled, record.inputs, { ownerId, portHooks: calls, background: true })).result, null);
+      return outcome((await this.engine.run(compiled, record.inputs, { ownerId, portHooks: calls, lane: 'background' })).result, null);
     } catch (error) {
       return outcome(null, toRunError(error));
     }

@@ -211,7 +211,7 @@ describe('one run failing a limit', () => {
 
 describe('background runs (replays)', () => {
   const looping = () => compileScript('if (n === 7) { while (true) {} } out = n;', [input('n', 'INTEGER')]);
-  const background = (compiled: CompiledScenario, owner: number, n: number) => engine.run(compiled, { n }, { ownerId: owner, background: true });
+  const background = (compiled: CompiledScenario, owner: number, n: number) => engine.run(compiled, { n }, { ownerId: owner, lane: 'background' });
 
   it("run after the tenant's own live runs, however many it queued first", async () => {
     const spinning = looping();
@@ -247,5 +247,30 @@ describe('background runs (replays)', () => {
     const light = compileScript('out = n - 1;', [input('n', 'INTEGER')]);
     const results = await Promise.all(Array.from({ length: 20 }, (_, n) => background(light, BOB, n)));
     expect(results.map((outcome) => outcome.result)).toEqual(Array.from({ length: 20 }, (_, n) => ({ n, out: n - 1 })));
+  });
+});
+
+describe('bulk runs (batch elements)', () => {
+  const spinning = () => compileScript('while (true) {} out = 1;');
+  const bulk = (compiled: CompiledScenario, owner: number) => engine.run(compiled, {}, { ownerId: owner, lane: 'bulk' }).catch((error: ScenarioRunError) => error.code);
+
+  it("run after the tenant's own live runs, however many it queued first", async () => {
+    const loops = spinning();
+    const light = compileScript('out = n + 2;', [input('n', 'INTEGER')]);
+    const order: string[] = [];
+    const queued = Array.from({ length: 4 }, () => bulk(loops, ALICE).then((code) => { order.push('bulk loop'); return code; }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const lives = Array.from({ length: 10 }, (_, n) => resultOf(light, ALICE, { n }).then((result) => { order.push('live'); return result; }));
+    expect(await Promise.all(lives)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, out: n + 2 })));
+    expect(order.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 'live'));
+    expect(await Promise.all(queued)).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
+  });
+
+  it('may take every worker while no live run waits (a batch keeps its throughput, unlike a replay)', async () => {
+    const loops = spinning();
+    const began = Date.now();
+    // Two tenants' loops of 300 ms: side by side on both workers, not one after the other.
+    expect(await Promise.all([bulk(loops, ALICE), bulk(loops, BOB)])).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
+    expect(Date.now() - began).toBeLessThan(550);
   });
 });

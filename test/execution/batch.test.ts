@@ -4,7 +4,7 @@ import request from 'supertest';
 import { loadConfig } from '../../src/config/config.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { createUndeployedScenario, deployScenario, doublingScenario, shoutingScenario, wrapperScenario } from '../support/scenario-fixtures.js';
+import { createUndeployedScenario, deployScenario, doublingScenario, scriptScenario, shoutingScenario, wrapperScenario } from '../support/scenario-fixtures.js';
 import { isolateJobStore, waitFor } from './support.js';
 
 let t: TestApp;
@@ -161,4 +161,26 @@ describe('submitBatch and getBatchStatus', () => {
     expect((await request(t.app).post('/api/batch/score').send({ scenarioName: 'double', parameters: [{ a: 1 }] })).status).toBe(401);
     expect((await request(t.app).get(`/api/batch/${randomUUID()}`)).status).toBe(401);
   });
+});
+
+describe('a batch of runs that all loop to their time limit', () => {
+  it("does not hold up its owner's sync scores: batch elements wait in the engine pool's bulk lane", async () => {
+    await deployScenario(t.services.db, alice.id, 'spin', scriptScenario('while (true) {} out = a;'));
+    const submitted = await submit({ scenarioName: 'spin', parameters: Array.from({ length: 6 }, (_, a) => ({ a })) });
+    expect(submitted.status).toBe(202);
+    await waitFor(async () => ((await status(submitted.body.batchTaskId)).body.state === 'RUNNING' ? true : undefined), 10_000, 20);
+
+    // 6 runs of 1,000 ms each are queued or running on the engine pool now; the owner's scores go first.
+    for (let a = 0; a < 5; a++) {
+      const begun = Date.now();
+      const scored = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'double', key: alice.scoreToken }).send({ a });
+      expect(scored.body).toMatchObject({ state: 'SUCCEEDED', result: { doubled: a * 2 } });
+      expect(Date.now() - begun).toBeLessThan(500);
+    }
+    const done = await waitFor(async () => {
+      const response = await status(submitted.body.batchTaskId);
+      return response.body.state === 'FINISHED' ? response : undefined;
+    }, 30_000);
+    expect(done.body).toMatchObject({ total: 6, completed: 6, failed: 6 });
+  }, 40_000);
 });

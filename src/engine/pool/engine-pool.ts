@@ -1,5 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { BOOTSTRAP_SOURCE } from '../sandbox/bootstrap-source.js';
+import type { RunLane } from '../types.js';
 import { TenantScheduler } from './tenant-scheduler.js';
 
 export interface EnginePoolSettings {
@@ -38,12 +39,8 @@ export interface PoolProgram { readonly id: number; readonly source: string }
 
 export type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR';
 
-/**
- * Which queue an item waits in. Live items (runs someone waits for: sync, async, batch, debug, validation)
- * always go first; background items (replays) run only on a worker no live item can take, and never on
- * every worker at once, so a tenant's backtest never holds up its own scoring or anyone else's.
- */
-export type PoolLane = 'live' | 'background';
+/** The lanes, first served first (RunLane, src/engine/types.ts). */
+const LANES: readonly RunLane[] = ['live', 'bulk', 'background'];
 
 /** How one item ended: its output (parsed JSON) and the run time it used, or a failure of the item as a whole. */
 export type ItemOutcome =
@@ -52,7 +49,7 @@ export type ItemOutcome =
 
 interface Pending {
   owner: number;
-  lane: PoolLane;
+  lane: RunLane;
   program: PoolProgram | null;
   item: string;
   budgetMs: number;
@@ -60,7 +57,7 @@ interface Pending {
 }
 
 interface InFlight {
-  seq: number; owner: number; lane: PoolLane; items: Pending[]; answered: boolean[];
+  seq: number; owner: number; lane: RunLane; items: Pending[]; answered: boolean[];
   /** A lone run's dispatch time, when its answer is measured in onMessage rather than awaited. */
   loneSince?: number;
 }
@@ -89,19 +86,18 @@ const PIPELINE_DEPTH = 2;
 
 /**
  * Runs sandbox items (steps of scenario runs, test expressions) on worker threads, never on the caller's
- * event loop. Items queue per tenant (TenantScheduler), live items apart from background ones (PoolLane):
- * a free worker gets a batch of one tenant's items of one lane as one message and runs them in as few sandbox crossings as it can. While it runs, the tenant's next batch may
+ * event loop. Items queue per lane (RunLane: live, then bulk, then background) and per tenant (TenantScheduler):
+ * a free worker takes from the first lane that has work it may take, and gets a batch of one tenant's items
+ * of that lane as one message and runs them in as few sandbox crossings as it can. While it runs, the tenant's next batch may
  * wait in the same worker's port (never another tenant's, and only when no other tenant is waiting), so the
  * caller prepares and reads batches while the worker runs them. A watchdog replaces a worker whose crossing
  * overruns its time-out (a sandbox that cannot be interrupted, e.g. while collecting garbage at its memory
  * limit), failing only the item that was running.
  */
 export class EnginePool {
-  /** Items someone waits for: served first. */
-  private readonly live: TenantScheduler<Pending>;
-  /** Replays' items: served when no live item can take the free worker. */
-  private readonly background: TenantScheduler<Pending>;
-  /** Workers holding background work now, and the most that may (all but one, so live work always finds one). */
+  /** One scheduler per lane. */
+  private readonly lanes: Record<RunLane, TenantScheduler<Pending>>;
+  /** Workers holding background work now, and the most that may (all but one, so other work always finds one). */
   private backgroundHeld = 0;
   private readonly maxBackgroundWorkers: number;
   private readonly slots: Slot[] = [];
@@ -123,8 +119,7 @@ export class EnginePool {
       maxBatch: Math.max(1, settings.maxBatch),
       budgetSpreadMs: settings.windowMs,
     };
-    this.live = new TenantScheduler<Pending>(scheduling);
-    this.background = new TenantScheduler<Pending>(scheduling);
+    this.lanes = { live: new TenantScheduler(scheduling), bulk: new TenantScheduler(scheduling), background: new TenantScheduler(scheduling) };
     this.maxBackgroundWorkers = Math.max(1, Math.max(1, settings.workers) - 1);
     for (let k = 0; k < Math.max(1, settings.workers); k++) {
       const slot = this.spawn(k);
@@ -134,10 +129,10 @@ export class EnginePool {
   }
 
   /** Queues one item (`item` is its JSON text without brackets) for `owner` in `lane`; resolves when a worker ran it. */
-  submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number, lane: PoolLane = 'live'): Promise<ItemOutcome> {
+  submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number, lane: RunLane = 'live'): Promise<ItemOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     return new Promise((resolve) => {
-      this.schedulerOf(lane).enqueue(owner, { owner, lane, program, item, budgetMs, resolve });
+      this.lanes[lane].enqueue(owner, { owner, lane, program, item, budgetMs, resolve });
       if (!this.pumpQueued) {
         // items submitted in the same tick leave together
         this.pumpQueued = true;
@@ -163,7 +158,7 @@ export class EnginePool {
     if (this.closed) return;
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
-    for (const pending of [...this.live.drain(), ...this.background.drain()]) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
+    for (const pending of LANES.flatMap((lane) => this.lanes[lane].drain())) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     for (const slot of this.slots) {
       this.abandon(slot, 'The engine is shut down');
       slot.answers.close();
@@ -203,33 +198,38 @@ export class EnginePool {
   }
 
   private pump(): void {
-    while (this.idle.length > 0 && this.live.pending + this.background.pending > 0) {
-      let lane: PoolLane = 'live';
-      let batch = this.live.take();
-      if (!batch && this.backgroundHeld < this.maxBackgroundWorkers) {
-        lane = 'background';
-        batch = this.background.take();
-      }
-      if (!batch) break;
-      if (lane === 'background') this.backgroundHeld++;
-      this.dispatch(this.pickWorker(batch.owner), batch.owner, lane, batch.items);
+    while (this.idle.length > 0 && this.pending() > 0) {
+      const next = this.take();
+      if (!next) break;
+      if (next.lane === 'background') this.backgroundHeld++;
+      this.dispatch(this.pickWorker(next.owner), next.owner, next.lane, next.items);
     }
-    // a worker busy with a tenant gets that tenant's next batch in advance, unless another tenant could use a worker
-    // (and background work never while live work waits)
+    // a worker busy with a tenant gets that tenant's next batch of the same lane in advance, unless another
+    // tenant could use a worker, or an earlier lane has work waiting
     for (const slot of this.slots) {
-      if (this.live.pending + this.background.pending === 0) return;
+      if (this.pending() === 0) return;
       if (slot.flights.length === 0 || slot.flights.length >= PIPELINE_DEPTH) continue;
       const { owner, lane } = slot.flights[0];
-      if (lane === 'background' && this.live.pending > 0) continue;
-      const scheduler = this.schedulerOf(lane);
+      if (LANES.slice(0, LANES.indexOf(lane)).some((earlier) => this.lanes[earlier].pending > 0)) continue;
+      const scheduler = this.lanes[lane];
       if (scheduler.othersWaiting(owner)) continue;
       const items = scheduler.takeMore(owner);
       if (items) this.dispatch(slot, owner, lane, items);
     }
   }
 
-  private schedulerOf(lane: PoolLane): TenantScheduler<Pending> {
-    return lane === 'live' ? this.live : this.background;
+  /** A batch for a free worker from the first lane with work it may take (background work never on the last free-of-it worker). */
+  private take(): { lane: RunLane; owner: number; items: Pending[] } | null {
+    for (const lane of LANES) {
+      if (lane === 'background' && this.backgroundHeld >= this.maxBackgroundWorkers) continue;
+      const batch = this.lanes[lane].take();
+      if (batch) return { lane, ...batch };
+    }
+    return null;
+  }
+
+  private pending(): number {
+    return this.lanes.live.pending + this.lanes.bulk.pending + this.lanes.background.pending;
   }
 
   /**
@@ -258,7 +258,7 @@ export class EnginePool {
     return slot;
   }
 
-  private dispatch(slot: Slot, owner: number, lane: PoolLane, items: Pending[]): void {
+  private dispatch(slot: Slot, owner: number, lane: RunLane, items: Pending[]): void {
     const seq = ++this.seq;
     const sources: [number, string][] = [];
     const pids: number[] = new Array(items.length);
@@ -355,7 +355,7 @@ export class EnginePool {
     });
     if (slot.flights.length === 0) {
       slot.worker.unref();
-      this.schedulerOf(flight.lane).release(flight.owner);
+      this.lanes[flight.lane].release(flight.owner);
       if (flight.lane === 'background') this.backgroundHeld--;
     }
   }
@@ -376,7 +376,7 @@ export class EnginePool {
         if (f === 0 && (i === requeue.culprit || requeue.culprit < 0)) pending.resolve({ ok: false, code: requeue.code, message: reason, node: slot.progress[1] });
         else again.push(pending);
       }));
-      this.schedulerOf(slot.flights[0].lane).requeue(slot.flights[0].owner, again);
+      this.lanes[slot.flights[0].lane].requeue(slot.flights[0].owner, again);
     }
     this.abandon(slot, reason);
     slot.answers.close();
