@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { ScenarioEngine, ScenarioRunError, type CompiledScenario } from '../../src/engine/index.js';
+import { ScenarioEngine, ScenarioRunError, type CompiledScenario, type RunLane } from '../../src/engine/index.js';
 import { chain, fakePorts, input, script } from './support/scenario-builder.js';
 
 // Two workers, one of which a single tenant may hold: the service's layout on a 2-core machine.
@@ -209,68 +209,50 @@ describe('one run failing a limit', () => {
   });
 });
 
-describe('background runs (replays)', () => {
-  const looping = () => compileScript('if (n === 7) { while (true) {} } out = n;', [input('n', 'INTEGER')]);
-  const background = (compiled: CompiledScenario, owner: number, n: number) => engine.run(compiled, { n }, { ownerId: owner, lane: 'background' });
+describe('the engine pool lanes: live runs, then bulk (batch elements), then background (replays)', () => {
+  const spinning = () => compileScript('while (true) {} out = 1;');
+  /** A run in `lane`, answering its result or its error code. */
+  const inLane = (lane: RunLane, compiled: CompiledScenario, owner: number, inputs: Record<string, unknown> = {}) =>
+    engine.run(compiled, inputs, { ownerId: owner, lane }).then((outcome) => outcome.result, (error: ScenarioRunError) => error.code);
 
-  it("run after the tenant's own live runs, however many it queued first", async () => {
-    const spinning = looping();
+  it.each<RunLane>(['bulk', 'background'])("serve the tenant's own live runs before its %s runs, however many it queued first", async (lane) => {
+    const loops = spinning();
     const light = compileScript('out = n + 1;', [input('n', 'INTEGER')]);
     const order: string[] = [];
-    const loops = Array.from({ length: 4 }, () => background(spinning, ALICE, 7).then(
-      () => { throw new Error('the loop ended'); },
-      (error: ScenarioRunError) => { order.push('background loop'); return error.code; },
-    ));
+    const queued = Array.from({ length: 4 }, () => inLane(lane, loops, ALICE).then((code) => { order.push(`${lane} loop`); return code; }));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const lives = Array.from({ length: 10 }, (_, n) => resultOf(light, ALICE, { n }).then((result) => { order.push('live'); return result; }));
     expect(await Promise.all(lives)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, out: n + 1 })));
-    // Without the lanes, Alice's live runs queue behind her 4 × 300 ms of loops.
+    // In one queue, Alice's live runs waited behind her 4 × 300 ms of loops.
     expect(order.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 'live'));
-    expect(await Promise.all(loops)).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
+    expect(await Promise.all(queued)).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
   });
 
-  it('never take every worker: a live run of another tenant starts at once while two tenants replay endless loops', async () => {
-    const spinning = looping();
+  it('never give background runs every worker: a live run of another tenant starts at once while two tenants replay endless loops', async () => {
+    const loops = spinning();
     const light = compileScript('out = n * 3;', [input('n', 'INTEGER')]);
     const order: string[] = [];
-    const loops = [ALICE, BOB, ALICE, BOB].map((owner) => background(spinning, owner, 7).catch(() => order.push('background loop')));
+    const queued = [ALICE, BOB, ALICE, BOB].map((owner) => inLane('background', loops, owner).then(() => order.push('background loop')));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const carol = 303;
     const lives = Array.from({ length: 5 }, (_, n) => resultOf(light, carol, { n }).then((result) => { order.push('live'); return result; }));
     expect(await Promise.all(lives)).toEqual(Array.from({ length: 5 }, (_, n) => ({ n, out: n * 3 })));
     // Without the cap, Alice's and Bob's loops hold both workers and Carol waits 300 ms for one.
     expect(order.slice(0, 5)).toEqual(Array.from({ length: 5 }, () => 'live'));
-    await Promise.all(loops);
+    await Promise.all(queued);
   });
 
-  it('give the same results as live runs', async () => {
-    const light = compileScript('out = n - 1;', [input('n', 'INTEGER')]);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => background(light, BOB, n)));
-    expect(results.map((outcome) => outcome.result)).toEqual(Array.from({ length: 20 }, (_, n) => ({ n, out: n - 1 })));
-  });
-});
-
-describe('bulk runs (batch elements)', () => {
-  const spinning = () => compileScript('while (true) {} out = 1;');
-  const bulk = (compiled: CompiledScenario, owner: number) => engine.run(compiled, {}, { ownerId: owner, lane: 'bulk' }).catch((error: ScenarioRunError) => error.code);
-
-  it("run after the tenant's own live runs, however many it queued first", async () => {
-    const loops = spinning();
-    const light = compileScript('out = n + 2;', [input('n', 'INTEGER')]);
-    const order: string[] = [];
-    const queued = Array.from({ length: 4 }, () => bulk(loops, ALICE).then((code) => { order.push('bulk loop'); return code; }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const lives = Array.from({ length: 10 }, (_, n) => resultOf(light, ALICE, { n }).then((result) => { order.push('live'); return result; }));
-    expect(await Promise.all(lives)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, out: n + 2 })));
-    expect(order.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 'live'));
-    expect(await Promise.all(queued)).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
-  });
-
-  it('may take every worker while no live run waits (a batch keeps its throughput, unlike a replay)', async () => {
+  it('give bulk runs every worker while no live run waits (a batch keeps its throughput, unlike a replay)', async () => {
     const loops = spinning();
     const began = Date.now();
     // Two tenants' loops of 300 ms: side by side on both workers, not one after the other.
-    expect(await Promise.all([bulk(loops, ALICE), bulk(loops, BOB)])).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
+    expect(await Promise.all([inLane('bulk', loops, ALICE), inLane('bulk', loops, BOB)])).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
     expect(Date.now() - began).toBeLessThan(550);
+  });
+
+  it.each<RunLane>(['bulk', 'background'])('give %s runs the same results as live runs', async (lane) => {
+    const light = compileScript('out = n - 1;', [input('n', 'INTEGER')]);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => inLane(lane, light, BOB, { n })));
+    expect(results).toEqual(Array.from({ length: 20 }, (_, n) => ({ n, out: n - 1 })));
   });
 });
