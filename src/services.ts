@@ -101,6 +101,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),
     jobQueueDepth: () => execution.queue.dueJobs(),
+    engineQueuedItems: () => engine.queuedItems(),
   });
   // ── replay ──
   const replay = createReplay({

@@ -13,7 +13,7 @@ import { checkInputs } from './runtime/check-inputs.js';
 import { performHttpCall } from './runtime/http-node.js';
 import { ProgramChecker } from './sandbox/program-checker.js';
 import type {
-  DataLookupNodeSettings, Diagnostic, EngineLimits, HttpCallNodeSettings, RunBudget, RunContext, RunOutcome, ScenarioCallNodeSettings,
+  DataLookupNodeSettings, Diagnostic, EngineLimits, HttpCallNodeSettings, RunBudget, RunContext, RunLane, RunOutcome, ScenarioCallNodeSettings,
   ScenarioDocument, TestCaseReport, TestCaseSpec, TraceEntry,
 } from './types.js';
 
@@ -197,6 +197,11 @@ export class ScenarioEngine {
     this.cache.clear();
     this.checker.dispose();
     await this.poolInstance?.close();
+  }
+
+  /** Sandbox work items (steps of runs, test expressions) waiting for a worker, by lane (all 0 before the first run). */
+  queuedItems(): Record<RunLane, number> {
+    return this.poolInstance?.queued() ?? { live: 0, bulk: 0, background: 0 };
   }
 
   /** @internal for benchmarks: messages, crossings and items the workers handled */

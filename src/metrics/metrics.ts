@@ -1,3 +1,4 @@
+import type { RunLane } from '../engine/index.js';
 import type { RunListener } from '../execution/run-listener.js';
 
 /** How one callback attempt ended: delivered (2xx), failed with a retry scheduled, or failed for good (retries used up). */
@@ -9,6 +10,8 @@ export interface ScrapeProbes {
   batchElementsPending(): Promise<number>;
   /** Jobs due in the job store (queued or running; callback retries not yet due are not counted). */
   jobQueueDepth(): Promise<number>;
+  /** Sandbox work items waiting for an engine worker of this process, by lane (answers at once). */
+  engineQueuedItems(): Record<RunLane, number>;
 }
 
 /**

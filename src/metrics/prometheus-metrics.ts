@@ -34,7 +34,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly callbacks: Counter<'outcome'>;
   private readonly droppedRecords: Counter<'reason'>;
   private readonly droppedStatistics: Counter;
-  private probes?: { batchElementsPending: ScrapeProbe; jobQueueDepth: ScrapeProbe };
+  private probes?: { batchElementsPending: ScrapeProbe; jobQueueDepth: ScrapeProbe; engineQueuedItems: ScrapeProbes['engineQueuedItems'] };
 
   constructor(private readonly options: PrometheusMetricsOptions, private readonly logger: Logger) {
     const registers = [this.registry];
@@ -97,6 +97,16 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
         this.set((await probes()?.jobQueueDepth.value()) ?? Number.NaN);
       },
     });
+    new Gauge({
+      name: 'scoring_engine_queued_items',
+      help: 'Sandbox work items (steps of runs, test expressions) waiting for an engine worker of this process, by lane: live (scores, debug, validation), bulk (batch elements), background (replays).',
+      labelNames: ['lane'],
+      registers,
+      collect() {
+        const queued = probes()?.engineQueuedItems();
+        for (const lane of ['live', 'bulk', 'background'] as const) this.set({ lane }, queued ? queued[lane] : Number.NaN);
+      },
+    });
   }
 
   runFinished(run: FinishedRun): void {
@@ -126,6 +136,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     this.probes = {
       batchElementsPending: probe('scoring_batch_elements_pending', () => probes.batchElementsPending()),
       jobQueueDepth: probe('scoring_job_queue_depth', () => probes.jobQueueDepth()),
+      engineQueuedItems: () => probes.engineQueuedItems(),
     };
   }
 

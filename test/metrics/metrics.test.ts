@@ -96,6 +96,20 @@ describe('/metrics after known traffic', () => {
     expect(runs(done, 'queued', 'batch', 'succeeded')).toBe(4);
   });
 
+  it("shows the engine's queued items by lane: a batch of looping runs waits in bulk, and every lane is empty again after", async () => {
+    const submitted = await submitBatch('loop', Array.from({ length: 8 }, (_, a) => ({ a })));
+    expect(submitted.status).toBe(202);
+    // 8 runs of 100 ms, at most one worker for Alice: most of them wait.
+    const busy = await waitFor(async () => {
+      const text = await scrape();
+      return (sampleValue(text, 'scoring_engine_queued_items', { lane: 'bulk' }) as number) > 0 ? text : undefined;
+    }, 10_000, 10);
+    expect(sampleValue(busy, 'scoring_engine_queued_items', { lane: 'background' })).toBe(0);
+    await batchFinished(submitted.body.batchTaskId);
+    const idle = await scrape();
+    for (const lane of ['live', 'bulk', 'background']) expect(sampleValue(idle, 'scoring_engine_queued_items', { lane })).toBe(0);
+  });
+
   it('counts sync runs by owner, scenario, version, mode and outcome, with their durations per mode', async () => {
     for (const a of [1, 2, 3]) expect((await score('double', { a })).status).toBe(200);
     expect((await score('double', { a: 13 })).status).toBe(422);

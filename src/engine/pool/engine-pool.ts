@@ -154,6 +154,11 @@ export class EnginePool {
     return { ...this.counters };
   }
 
+  /** Items waiting for a worker, by lane. */
+  queued(): Record<RunLane, number> {
+    return { live: this.lanes.live.pending, bulk: this.lanes.bulk.pending, background: this.lanes.background.pending };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
