@@ -4037,7 +4037,7 @@ export interface operations {
                 };
                 /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters; one this service did not issue is 400. */
                 cursor?: string;
-                /** @description Records per page: 1 to 500. A page also holds at most 16 Mi characters of the records' JSON (inputs, result, error and captures; `RECORDS_PAGE_MAX_BYTES`), and at least one record: a page of large results may hold fewer than `limit`, with a `nextCursor` to the rest. Page on until `nextCursor` is null. */
+                /** @description Records per page: 1 to 500. A page also holds at most 16 Mi characters of the records' JSON (inputs, result, error and captures; `RECORDS_PAGE_MAX_CHARS`), and at least one record: a page of large results may hold fewer than `limit`, with a `nextCursor` to the rest. Page on until `nextCursor` is null. */
                 limit?: number;
             };
             header?: never;

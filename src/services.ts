@@ -105,7 +105,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── replay ──
   const replay = createReplay({
-    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxBytes: config.records.pageMaxBytes }), scenarios, engine, queue: execution.queue,
+    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue,
   });
   execution.sweeper.addSource(replay.stalledWork);
   return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay };

@@ -137,7 +137,7 @@ export interface RecordsConfig {
   /** Write records with MariaDB's bulk protocol when the server is MariaDB (src/db/mariadb-bulk-insert.ts); else LOAD DATA LOCAL INFILE, or INSERTs. */
   bulkProtocol: boolean;
   /** Most characters of JSON (inputs, result, error and captures) one page of records holds, whatever its limit (at least one record). */
-  pageMaxBytes: number;
+  pageMaxChars: number;
 }
 
 /** The engine's worker pool (src/engine/pool/): scenario code never runs on the event loop of the API. */
@@ -261,7 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxBuffered: readInt(env, 'RECORDS_BUFFER', 20_000),
       retentionSweepMs: readInt(env, 'RECORDS_RETENTION_SWEEP_SECONDS', 600) * 1000,
       bulkProtocol: readBoolean(env, 'RECORDS_BULK_PROTOCOL', true),
-      pageMaxBytes: readInt(env, 'RECORDS_PAGE_MAX_BYTES', 16 * 1024 * 1024),
+      pageMaxChars: readInt(env, 'RECORDS_PAGE_MAX_CHARS', 16 * 1024 * 1024),
     },
     replay: {
       maxRecords: readInt(env, 'REPLAY_MAX_RECORDS', 10_000),
@@ -313,7 +313,7 @@ function assertUsable(config: AppConfig): void {
     problems.push('RECORDS_MASKING_SECRET is required');
   }
   if (config.records.batchSize < 1) problems.push('RECORDS_BATCH_SIZE must be at least 1');
-  if (config.records.pageMaxBytes < 1) problems.push('RECORDS_PAGE_MAX_BYTES must be at least 1');
+  if (config.records.pageMaxChars < 1) problems.push('RECORDS_PAGE_MAX_CHARS must be at least 1');
   if (config.records.retentionSweepMs < 1000) problems.push('RECORDS_RETENTION_SWEEP_SECONDS must be at least 1');
   if (config.replay.maxRecords < 1 || config.replay.maxRecords > REPLAY_HARD_MAX_RECORDS) problems.push(`REPLAY_MAX_RECORDS must be between 1 and ${REPLAY_HARD_MAX_RECORDS}`);
   if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');

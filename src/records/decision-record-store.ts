@@ -97,21 +97,21 @@ export interface DecisionRecordStoreOptions {
    * limit, and at least one record: a run's values may be 8 Mi characters of JSON (RESULT_TOO_LARGE),
    * so a page counted in records alone could hold gigabytes. Default 16 Mi.
    */
-  pageMaxBytes?: number;
+  pageMaxChars?: number;
 }
 
-const DEFAULT_PAGE_MAX_BYTES = 16 * 1024 * 1024;
+const DEFAULT_PAGE_MAX_CHARS = 16 * 1024 * 1024;
 
 /** Knex queries on decision_records; answers parsed records (JSON columns never leave this file). */
 export class MySqlDecisionRecordStore implements DecisionRecordStore {
   private loadData: boolean;
   private bulk?: BulkInserter;
-  private readonly pageMaxBytes: number;
+  private readonly pageMaxChars: number;
 
   constructor(private readonly db: Knex, options: DecisionRecordStoreOptions = {}) {
     this.loadData = options.localInfile ?? true;
     this.bulk = options.bulk;
-    this.pageMaxBytes = options.pageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES;
+    this.pageMaxChars = options.pageMaxChars ?? DEFAULT_PAGE_MAX_CHARS;
   }
 
   async insertMany(records: DecisionRecord[]): Promise<void> {
@@ -177,7 +177,7 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
 
   /**
    * Two queries: the next `limit` + 1 positions with the size of their JSON, then the records of as
-   * many of them as fit in pageMaxBytes (at least one). So no page loads more than that into this
+   * many of them as fit in pageMaxChars (at least one). So no page loads more than that into this
    * process, whatever its records hold; a page cut short by size has `next` like any other.
    */
   async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage> {
@@ -188,12 +188,12 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     const positions = (await query
       .orderBy(NEWEST_FIRST)
       .limit(limit + 1)
-      .select(['seq', 'began_at', this.db.raw(`${SIZE_OF_RECORD} AS bytes`)])) as Array<{ seq: number | string; began_at: Date; bytes: number | string }>;
+      .select(['seq', 'began_at', this.db.raw(`${SIZE_OF_RECORD} AS size_chars`)])) as Array<{ seq: number | string; began_at: Date; size_chars: number | string }>;
     let taken = 0;
-    let bytes = 0;
+    let chars = 0;
     while (taken < Math.min(limit, positions.length)) {
-      bytes += Number(positions[taken].bytes);
-      if (taken > 0 && bytes > this.pageMaxBytes) break;
+      chars += Number(positions[taken].size_chars);
+      if (taken > 0 && chars > this.pageMaxChars) break;
       taken++;
     }
     if (taken === 0) return { records: [], next: null };

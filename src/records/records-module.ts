@@ -44,7 +44,7 @@ export function createRecords(deps: RecordsDependencies): Records {
   const { config, logger, db } = deps;
   // As many connections as the recorder has inserts in flight.
   const bulk = config.bulkProtocol ? new MariaDbBulkInserter(deps.databaseUrl, INSERTS_IN_FLIGHT) : undefined;
-  const store = new MySqlDecisionRecordStore(db, { bulk, pageMaxBytes: config.pageMaxBytes });
+  const store = new MySqlDecisionRecordStore(db, { bulk, pageMaxChars: config.pageMaxChars });
   const settingsStore = new RecordingSettingsStore(db);
   const settings = new RecordingSettingsService(settingsStore);
   const recorder = new DecisionRecorder(store, {

@@ -163,9 +163,9 @@ describe('MySqlDecisionRecordStore', () => {
     expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
   });
 
-  it('holds no more than pageMaxBytes of JSON in a page, at least one record, and pages on from where a short page stopped', async () => {
+  it('holds no more than pageMaxChars of JSON in a page, at least one record, and pages on from where a short page stopped', async () => {
     const scenarioId = newScenarioId();
-    const small = new MySqlDecisionRecordStore(db, { pageMaxBytes: 25_000 });
+    const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
     // Results of about 10,000 bytes each (r0 of 30,000: larger than a page on its own), newest r5.
     const records = [30_000, 10_000, 10_000, 10_000, 10_000, 10_000].map((size, index) => record(scenarioId, { beganAt: at(index), requestId: `r${index}`, result: { blob: 'x'.repeat(size) } }));
     await store.insertMany(records);
@@ -185,7 +185,7 @@ describe('MySqlDecisionRecordStore', () => {
 
   it('measures records written before their size was stored (json_chars null) the same way', async () => {
     const scenarioId = newScenarioId();
-    const small = new MySqlDecisionRecordStore(db, { pageMaxBytes: 25_000 });
+    const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
     await store.insertMany([0, 1, 2].map((index) => record(scenarioId, { beganAt: at(index), requestId: `o${index}`, result: { blob: 'x'.repeat(10_000) } })));
     await db('decision_records').where({ scenario_id: scenarioId }).update({ json_chars: null });
     expect((await small.list(scenarioId, {}, undefined, 100)).records.map((r) => r.requestId)).toEqual(['o2', 'o1']);
@@ -193,7 +193,7 @@ describe('MySqlDecisionRecordStore', () => {
 
   it("counts a record's captures towards a page's size (a replay reads them with the page)", async () => {
     const scenarioId = newScenarioId();
-    const small = new MySqlDecisionRecordStore(db, { pageMaxBytes: 25_000 });
+    const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
     const captured = (index: number) => record(scenarioId, {
       beganAt: at(index), requestId: `c${index}`,
       captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, response: { status: 200, body: 'y'.repeat(10_000) } }],

@@ -6,7 +6,7 @@ import { aRecord } from './record-fixture.js';
 import { listRecords, scenarioIdOf } from './support.js';
 
 /**
- * A page of records is bounded in bytes as well as in records (RECORDS_PAGE_MAX_BYTES): a run's result may
+ * A page of records is bounded in characters of JSON as well as in records (RECORDS_PAGE_MAX_CHARS): a run's result may
  * be 8 Mi characters of JSON, so 500 of them in one page would have loaded gigabytes into the API process.
  */
 
@@ -15,7 +15,7 @@ let alice: TestUser;
 let scenarioId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ configOverrides: { records: { ...loadConfig().records, pageMaxBytes: 5_000 } } });
+  t = await createTestApp({ configOverrides: { records: { ...loadConfig().records, pageMaxChars: 5_000 } } });
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'large', doublingScenario());
   scenarioId = await scenarioIdOf(t, alice.id, 'large');

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Characters of JSON a decision record holds (inputs, result, error and captures), written with the
- * record: a page of records is bounded by it (RECORDS_PAGE_MAX_BYTES, docs/records.md) without the
+ * record: a page of records is bounded by it (RECORDS_PAGE_MAX_CHARS, docs/records.md) without the
  * database reading every candidate's values to measure them. Null on records written before; the
  * store measures those with LENGTH().
  */
