@@ -286,10 +286,7 @@ function json(value: unknown): string | null {
 }
 
 function toRow(record: DecisionRecord): InsertRow {
-  const inputs = JSON.stringify(record.inputs);
-  const result = json(record.result);
-  const error = json(record.error);
-  const captures = record.captures.length > 0 ? JSON.stringify(record.captures) : null;
+  const { inputs, result, error, captures, chars } = pageJson(record);
   return {
     id: record.id,
     owner_id: record.ownerId,
@@ -311,13 +308,17 @@ function toRow(record: DecisionRecord): InsertRow {
     duration_micros: record.durationMicros,
     trace: json(record.trace),
     captures,
-    json_chars: jsonChars(inputs, result, error, captures),
+    json_chars: chars,
   };
 }
 
-/** What a record's json_chars holds: the characters of the JSON a page of it carries (SIZE_OF_RECORD). */
-function jsonChars(inputs: string, result: string | null, error: string | null, captures: string | null): number {
-  return inputs.length + (result?.length ?? 0) + (error?.length ?? 0) + (captures?.length ?? 0);
+/** The JSON texts a page of records carries, and their characters in all (json_chars; SIZE_OF_RECORD reads it). */
+function pageJson(record: DecisionRecord): { inputs: string; result: string | null; error: string | null; captures: string | null; chars: number } {
+  const inputs = JSON.stringify(record.inputs);
+  const result = json(record.result);
+  const error = json(record.error);
+  const captures = record.captures.length > 0 ? JSON.stringify(record.captures) : null;
+  return { inputs, result, error, captures, chars: inputs.length + (result?.length ?? 0) + (error?.length ?? 0) + (captures?.length ?? 0) };
 }
 
 /**
@@ -326,16 +327,13 @@ function jsonChars(inputs: string, result: string | null, error: string | null, 
  */
 function loadDataLine(record: DecisionRecord): string {
   const { maskedInputs } = record;
-  const inputs = JSON.stringify(record.inputs);
-  const result = json(record.result);
-  const error = json(record.error);
-  const captures = record.captures.length > 0 ? JSON.stringify(record.captures) : null;
+  const { inputs, result, error, captures, chars } = pageJson(record);
   return `${escapeLoadDataValue(record.id)}\t${record.ownerId}\t${record.scenarioId}\t${escapeLoadDataValue(record.scenarioName)}\t`
     + `${escapeLoadDataValue(record.version)}\t${record.versionId}\t${record.mode}\t${record.requesterId}\t${escapeLoadDataValue(record.requestId)}\t`
     + `${record.batchId === null ? NULL_FIELD : escapeLoadDataValue(record.batchId)}\t${record.state}\t`
     + `${jsonText(inputs)}\t${maskedInputs.length > 0 ? jsonField(maskedInputs) : NULL_FIELD}\t${jsonText(result)}\t${jsonText(error)}\t`
     + `${utcDatetimeText(record.beganAt)}\t${utcDatetimeText(record.endedAt)}\t${record.durationMicros}\t`
-    + `${jsonField(record.trace)}\t${jsonText(captures)}\t${jsonChars(inputs, result, error, captures)}\n`;
+    + `${jsonField(record.trace)}\t${jsonText(captures)}\t${chars}\n`;
 }
 
 const NULL_FIELD = '\\N';

@@ -49,7 +49,6 @@ export type ItemOutcome =
 
 interface Pending {
   owner: number;
-  lane: RunLane;
   program: PoolProgram | null;
   item: string;
   budgetMs: number;
@@ -120,7 +119,7 @@ export class EnginePool {
       budgetSpreadMs: settings.windowMs,
     };
     this.lanes = { live: new TenantScheduler(scheduling), bulk: new TenantScheduler(scheduling), background: new TenantScheduler(scheduling) };
-    this.maxBackgroundWorkers = Math.max(1, Math.max(1, settings.workers) - 1);
+    this.maxBackgroundWorkers = Math.max(1, settings.workers - 1);
     for (let k = 0; k < Math.max(1, settings.workers); k++) {
       const slot = this.spawn(k);
       this.slots.push(slot);
@@ -132,7 +131,7 @@ export class EnginePool {
   submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number, lane: RunLane = 'live'): Promise<ItemOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     return new Promise((resolve) => {
-      this.lanes[lane].enqueue(owner, { owner, lane, program, item, budgetMs, resolve });
+      this.lanes[lane].enqueue(owner, { owner, program, item, budgetMs, resolve });
       if (!this.pumpQueued) {
         // items submitted in the same tick leave together
         this.pumpQueued = true;
@@ -215,7 +214,7 @@ export class EnginePool {
       if (this.pending() === 0) return;
       if (slot.flights.length === 0 || slot.flights.length >= PIPELINE_DEPTH) continue;
       const { owner, lane } = slot.flights[0];
-      if (LANES.slice(0, LANES.indexOf(lane)).some((earlier) => this.lanes[earlier].pending > 0)) continue;
+      if (this.earlierLaneWaiting(lane)) continue;
       const scheduler = this.lanes[lane];
       if (scheduler.othersWaiting(owner)) continue;
       const items = scheduler.takeMore(owner);
@@ -231,6 +230,15 @@ export class EnginePool {
       if (batch) return { lane, ...batch };
     }
     return null;
+  }
+
+  /** Whether a lane served before `lane` has work queued. */
+  private earlierLaneWaiting(lane: RunLane): boolean {
+    for (const earlier of LANES) {
+      if (earlier === lane) return false;
+      if (this.lanes[earlier].pending > 0) return true;
+    }
+    return false;
   }
 
   private pending(): number {
