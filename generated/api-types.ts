@@ -531,7 +531,7 @@ export interface paths {
         };
         /**
          * List decision records
-         * @description The recorded runs of the scenario (sync, async and batch; docs/records.md), newest first, a page at a time (`nextCursor`), optionally filtered by version, state, request id, time range and output values. The same owners and admins as the other scenario operations: 404 for an unknown scenario, 403 for another user's (unless admin, or named as owner in `context` by an admin). Records are written in bulk shortly after their run (normally well within a second), so the newest run may not be listed yet.
+         * @description The recorded runs of the scenario (sync, async and batch; docs/records.md), newest first (in the order they were stored, which is about the order the runs ended), a page at a time (`nextCursor`), optionally filtered by version, state, request id, time range and output values. The same owners and admins as the other scenario operations: 404 for an unknown scenario, 403 for another user's (unless admin, or named as owner in `context` by an admin). Records are written in bulk shortly after their run (normally well within a second), so the newest run may not be listed yet.
          */
         get: operations["listDecisionRecords"];
         put?: never;
@@ -1794,9 +1794,9 @@ export interface components {
             };
         };
         DecisionRecordPage: {
-            /** @description Newest first (by `beganAt`; records that began in the same millisecond in the order they were stored, newest first). */
+            /** @description Newest first, in the order the records were stored (about the order their runs ended). May hold fewer than `limit`, even none (docs/records.md). */
             records: components["schemas"]["DecisionRecordSummary"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
+            /** @description Pass as `cursor` for the next page; null once every record was looked at. A page that ends exactly at the last record may still carry one, whose page is empty. */
             nextCursor: string | null;
         };
         /** @description How a scenario's runs are recorded. A scenario that never set them has `{"enabled": true, "retentionDays": 30, "syncSampleRate": 1, "trace": false}`. */
@@ -4031,13 +4031,13 @@ export interface operations {
                 from?: string;
                 /** @description Only runs that began before this time. */
                 to?: string;
-                /** @description Only runs whose result has these output variables equal to these values: `output[decision]=APPROVE&output[tier]=A` (all must hold). A value is compared with the output's JSON value as text, exactly (case-sensitive): a string without its quotes, a number or boolean as JSON writes it (`output[score]=612`, `output[manual]=false`), `null` for null or an output the result does not have (as replay reports count it); failed runs have no outputs. Not indexed: the service reads every record of the scenario the other filters leave, so narrow it with `from`/`to` on scenarios with many records. */
+                /** @description Only runs whose result has these output variables equal to these values: `output[decision]=APPROVE&output[tier]=A` (all must hold). A value is compared with the output's JSON value as text, exactly (case-sensitive): a string without its quotes, a number or boolean as JSON writes it (`output[score]=612`, `output[manual]=false`), `null` for null or an output the result does not have (as replay reports count it); failed runs have no outputs. Not indexed: the service reads the scenario's records that the other filters leave (in bounded steps: a page may come back short or empty, with a `nextCursor`), so narrow it with `from`/`to` on scenarios with many records. */
                 output?: {
                     [key: string]: string;
                 };
-                /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters; one this service did not issue is 400. */
+                /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters; one this service did not issue is 400 (so is one issued before records were stored in pages). */
                 cursor?: string;
-                /** @description Records per page: 1 to 500. A page also holds at most 16 Mi characters of the records' JSON (inputs, result, error and captures; `RECORDS_PAGE_MAX_CHARS`), and at least one record: a page of large results may hold fewer than `limit`, with a `nextCursor` to the rest. Page on until `nextCursor` is null. */
+                /** @description Records per page: 1 to 500. A page also holds at most 16 MiB of the records' JSON (`RECORDS_PAGE_MAX_CHARS`), and at least one record, and one call reads about that much of the scenario's stored records at most, matching or not: a page may hold fewer than `limit`, even none, with a `nextCursor` to go on from. Page on until `nextCursor` is null. */
                 limit?: number;
             };
             header?: never;

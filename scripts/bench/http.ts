@@ -252,7 +252,7 @@ async function setRecording(db: Knex, scenarioId: number, enabled: boolean): Pro
 async function recordsStored(db: Knex, scenarioId: number, since: Date, expected: number): Promise<{ stored: number; expected: number }> {
   let stored = -1;
   for (let tries = 0; tries < 20; tries += 1) {
-    const counted = Number(((await db('decision_records').where('scenario_id', scenarioId).andWhere('began_at', '>=', since).count({ n: '*' }).first()) as { n: number }).n);
+    const counted = Number(((await db('decision_record_pages').where('scenario_id', scenarioId).andWhere('first_began_at', '>=', since).sum({ n: 'records' }).first()) as { n: number | null }).n ?? 0);
     if (counted === stored && counted >= expected) break;
     stored = counted;
     await sleep(500);
@@ -609,7 +609,7 @@ async function main(): Promise<void> {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await sleep(500);
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await db('decision_records').where({ owner_id: user.id }).del().catch(() => undefined);
+    await db('decision_record_pages').where({ owner_id: user.id }).del().catch(() => undefined);
     await db('recording_settings').where({ scenario_id: scenarioId }).del().catch(() => undefined);
     await db('scenarios').where({ owner_id: user.id }).del().catch(() => undefined);
     await db('run_results').where({ user_id: user.id }).del().catch(() => undefined);

@@ -3,8 +3,8 @@
  * less than req/s over HTTP (`npm run bench:http` compares those): run `npm run bench:records`.
  *   1. the hot path: deciding to record (cached settings, sampling), capturing, masking and queuing a
  *      record of the reference credit decision, against an empty loop of the same shape (CPU µs per run);
- *   2. writing: records stored through the DecisionRecorder with MariaDB's bulk protocol (the service's
- *      way on MariaDB), with LOAD DATA LOCAL INFILE and with multi-row INSERTs (CPU µs of this process per record, wall µs per record), and the database
+ *   2. writing: records stored in pages through the DecisionRecorder with MariaDB's bulk protocol (the service's
+ *      way on MariaDB) and with multi-row INSERTs (CPU µs of this process per record, wall µs per record), and the database
  *      server's CPU per record when its process can be read (/proc; a shared server's other clients count too).
  * Env: BENCH_RECORDS (default 40,000 per measurement), BENCH_DATABASE_URL (default
  * mysql://root@127.0.0.1:3306/scoring_bench). Its records are deleted at the end.
@@ -75,9 +75,7 @@ async function main(): Promise<void> {
 
     // 2. Writing, both ways, through the recorder as the service configures it.
     const bulk = new MariaDbBulkInserter(DATABASE_URL, 2);
-    const ways: Array<[string, DecisionRecordStoreOptions]> = [
-      ["MariaDB's bulk protocol", { bulk }], ['LOAD DATA LOCAL INFILE', { localInfile: true }], ['multi-row INSERTs', { localInfile: false }],
-    ];
+    const ways: Array<[string, DecisionRecordStoreOptions]> = [["MariaDB's bulk protocol", { bulk }], ['multi-row INSERTs', {}]];
     const figures: Record<string, { client: number; server: number }> = {};
     for (const [way, options] of ways) {
       const recorder = new DecisionRecorder(new MySqlDecisionRecordStore(db, options), { batchSize: 1000, flushIntervalMs: 50, maxBuffered: COUNT * 2 }, logger);
@@ -101,10 +99,9 @@ async function main(): Promise<void> {
     }
     await bulk.close();
     const share = (way: string, base: string, side: 'client' | 'server') => `${fixed((100 * figures[way][side]) / figures[base][side])} %`;
-    console.log(`LOAD DATA costs ${share('LOAD DATA LOCAL INFILE', 'multi-row INSERTs', 'client')} of the INSERTs' CPU here per record`);
-    console.log(`the bulk protocol costs ${share("MariaDB's bulk protocol", 'LOAD DATA LOCAL INFILE', 'server')} of LOAD DATA's database CPU per record, ${share("MariaDB's bulk protocol", 'LOAD DATA LOCAL INFILE', 'client')} of its CPU here`);
+    console.log(`the bulk protocol costs ${share("MariaDB's bulk protocol", 'multi-row INSERTs', 'server')} of the INSERTs' database CPU per record, ${share("MariaDB's bulk protocol", 'multi-row INSERTs', 'client')} of their CPU here`);
   } finally {
-    await db('decision_records').where('scenario_id', SCENARIO_ID).delete();
+    await db('decision_record_pages').where('scenario_id', SCENARIO_ID).delete();
     await db.destroy();
   }
   console.log(`\nrun: npm run bench:records   (BENCH_RECORDS=${COUNT}; a machine loaded by others disturbs these figures less than req/s, but it does)`);

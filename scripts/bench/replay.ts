@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     console.log(`run: npm run bench:replay   (BENCH_REPLAY_RECORDS=${RECORDS} BENCH_BATCH_ELEMENTS=${BATCH_ELEMENTS}; figures need an otherwise idle machine)`);
   } finally {
     await services.db('replays').whereIn('scenario_id', [scenarioId, batchScenarioId]).delete().catch(() => undefined);
-    await services.db('decision_records').whereIn('scenario_id', [scenarioId, batchScenarioId]).delete().catch(() => undefined);
+    await services.db('decision_record_pages').whereIn('scenario_id', [scenarioId, batchScenarioId]).delete().catch(() => undefined);
     await services.db('batches').where({ user_id: owner.id }).delete().catch(() => undefined);
     await services.db('scenarios').whereIn('id', [scenarioId, batchScenarioId]).delete().catch(() => undefined);
     await closeServices(services);

@@ -16,6 +16,7 @@ import * as replays from './migrations/20261124000300_replays.js';
 import * as replayClaims from './migrations/20261124000400_replay_claims.js';
 import * as replayOwnerState from './migrations/20261125000100_replay_owner_state.js';
 import * as decisionRecordJsonChars from './migrations/20261126000100_decision_record_json_chars.js';
+import * as decisionRecordPages from './migrations/20261127000100_decision_record_pages.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -44,6 +45,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261124000400_replay_claims', replayClaims],
   ['20261125000100_replay_owner_state', replayOwnerState],
   ['20261126000100_decision_record_json_chars', decisionRecordJsonChars],
+  ['20261127000100_decision_record_pages', decisionRecordPages],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

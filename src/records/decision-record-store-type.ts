@@ -1,4 +1,5 @@
 import type { DecisionRecord, DecisionRecordSummary, PortCapture, RecordState } from './decision-record.js';
+import type { SealedPage } from './record-page.js';
 
 /** Filters of a scenario's record list; every one given must hold. */
 export interface RecordFilter {
@@ -16,46 +17,64 @@ export interface RecordFilter {
   outputs?: Record<string, string>;
 }
 
-/** A place in a scenario's newest-first order: records strictly after it come next. */
+/**
+ * A place in a scenario's newest-first order (stored pages newest first, a page's records newest
+ * first): records strictly after it come next, that is the records of stored page `page` before
+ * `slot`, then the pages stored before it.
+ */
 export interface RecordPosition {
-  beganAt: Date;
-  seq: number;
+  page: number;
+  slot: number;
 }
 
 export interface RecordPage {
   records: DecisionRecordSummary[];
-  /** Where the next page starts; null on the last page. */
+  /** Where the next page starts; null once every record was looked at. */
   next: RecordPosition | null;
+  /** With `captures` asked for: the captures of the listed records that have any, by record id (a replay serves HTTP calls from them). */
+  captures?: Map<string, PortCapture[]>;
 }
 
 /**
- * The records were stored, but the database changed some of their values to make them fit (what
- * LOAD DATA LOCAL does instead of refusing a row). Nothing was lost; the message says what changed.
+ * The records were stored, but the database changed some of their values to make them fit (what a
+ * server outside strict mode does instead of refusing a row). Nothing was lost; the message says what changed.
  */
 export class RecordsStoredWithChangesError extends Error {}
 
-/** Where decision records are kept (src/records/decision-record-store.ts: MySQL). */
+/**
+ * An insert of pages in several statements failed after the first `storedPages` pages were stored:
+ * `cause` is the failure. Storing the rest again must start after those.
+ */
+export class PagesPartlyStoredError extends Error {
+  constructor(readonly storedPages: number, override readonly cause: unknown) {
+    super(`${storedPages} pages of decision records were stored before an insert failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+/** Where decision records are kept (src/records/decision-record-store.ts: MySQL, in pages). */
 export interface DecisionRecordStore {
   /**
-   * Inserts records in as few statements as their size allows. A record whose id is already stored
-   * is kept as it was (a job run again after a crash records its runs again). Throws
-   * RecordsStoredWithChangesError when the records were stored with values the database changed.
+   * Inserts pages of records (src/records/record-page.ts) in as few statements as their size allows.
+   * Throws RecordsStoredWithChangesError when they were stored with values the database changed, and
+   * PagesPartlyStoredError when a statement failed after others stored pages.
    */
+  insertPages(pages: SealedPage[]): Promise<void>;
+  /** Inserts records as pages (pagesOf): for callers that hold records rather than pages. */
   insertMany(records: DecisionRecord[]): Promise<void>;
   /**
-   * A page of a scenario's records, newest first (by began_at, then insertion order): at most `limit`,
-   * and no more than the store's page size allows in characters of the records' JSON (inputs, result,
-   * error and captures, which a replay reads with the page), at least one.
+   * A page of a scenario's records that pass the filter, newest first (in the order they were
+   * stored): at most `limit`. It ends early, with `next`, once the records it holds reach the store's
+   * page size in bytes of their JSON (at least one record), or once it has read that many bytes of
+   * stored records, matching or not: a filter that few records pass reads the scenario's records in
+   * bounded steps. `captures`: also answer the captures of the records listed (a replay).
    */
-  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage>;
+  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options?: { captures?: boolean }): Promise<RecordPage>;
   /** How many of the scenario's records pass the filter, counting at most `max` (a replay's total). */
   count(scenarioId: number, filter: RecordFilter, max: number): Promise<number>;
-  /** The captures of those of the given records (of the scenario) that have any, by record id (a replay serves HTTP calls from them). */
-  capturesOf(scenarioId: number, ids: string[]): Promise<Map<string, PortCapture[]>>;
   /** One record of the scenario; undefined when the scenario has no record of that id. */
   get(scenarioId: number, id: string): Promise<DecisionRecord | undefined>;
   /** Scenarios that have records (the retention sweeper visits each). */
   scenariosWithRecords(): Promise<number[]>;
-  /** Deletes at most `limit` of the scenario's records that began before `cutoff`; answers how many. */
+  /** Deletes the scenario's pages whose records all began before `cutoff`, oldest first, at most `limit` records (at least one page); answers how many records. */
   deleteBegunBefore(scenarioId: number, cutoff: Date, limit: number): Promise<number>;
 }

@@ -1,402 +1,320 @@
-import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import type { TraceEntry } from '../engine/index.js';
-import { escapeLoadDataValue, LOAD_DATA_FORMAT, loadLocalInfile, localInfileRefused } from '../db/local-infile.js';
 import type { BulkInserter } from '../db/mariadb-bulk-insert.js';
-import { ER_DUP_ENTRY } from '../db/mysql-errors.js';
 import { utcDatetimeText } from '../db/sql-literals.js';
 import { groupsWithin } from '../db/statement-groups.js';
-import type { DecisionRecord, DecisionRecordSummary, PortCapture, RecordError, RecordMode, RecordState } from './decision-record.js';
-import { RecordsStoredWithChangesError, type DecisionRecordStore, type RecordFilter, type RecordPage, type RecordPosition } from './decision-record-store-type.js';
+import type { DecisionRecord, DecisionRecordSummary, PortCapture } from './decision-record.js';
+import { PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRecordStore, type RecordFilter, type RecordPage, type RecordPosition } from './decision-record-store-type.js';
+import { PAGE_FORMAT, pagesOf, readRecord, recordBounds, recordsOnPage, type SealedPage, type StoredPage } from './record-page.js';
 
-const TABLE = 'decision_records';
+const TABLE = 'decision_record_pages';
 
-/**
- * Characters of JSON per multi-row insert. Even if every character took 4 bytes in utf8mb4 a
- * statement stays at half of MariaDB's default max_allowed_packet (16 MiB).
- */
-const MAX_STATEMENT_CHARS = 2 * 1024 * 1024;
+/** Bytes of pages per insert statement: half of MariaDB's default max_allowed_packet (16 MiB); a larger page goes alone. */
+const MAX_STATEMENT_BYTES = 8 * 1024 * 1024;
 
-interface RecordRow {
-  seq: number | string;
-  id: string;
-  owner_id: number;
-  scenario_id: number;
-  scenario_name: string;
-  version: string;
-  version_id: number;
-  mode: RecordMode;
-  requester_id: number;
-  request_id: string;
-  batch_id: string | null;
-  state: RecordState;
-  inputs: string;
-  masked_inputs: string | null;
-  result: string | null;
-  error: string | null;
-  began_at: Date;
-  ended_at: Date;
-  duration_micros: number;
-  trace?: string | null;
-  captures?: string | null;
-  json_chars?: number;
-  has_trace?: number;
-  capture_count?: number | string | null;
-}
-
-type InsertRow = Omit<RecordRow, 'seq' | 'has_trace' | 'capture_count'>;
-
-/** Columns of a list item: the trace and captures stay in the table (lists tell only whether there are any). */
-const SUMMARY_COLUMNS = [
-  'seq', 'id', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'mode', 'requester_id', 'request_id', 'batch_id',
-  'state', 'inputs', 'masked_inputs', 'result', 'error', 'began_at', 'ended_at', 'duration_micros',
-];
-
-/**
- * Characters of JSON a record holds (what a page is bounded by): stored with the record, so the
- * database reads no value to tell; measured for records written before the column existed.
- */
-const SIZE_OF_RECORD = 'COALESCE(`json_chars`, LENGTH(`inputs`) + COALESCE(LENGTH(`result`), 0) + COALESCE(LENGTH(`error`), 0) + COALESCE(LENGTH(`captures`), 0))';
-const NEWEST_FIRST = [{ column: 'began_at', order: 'desc' }, { column: 'seq', order: 'desc' }];
-
-/** The columns a record is written to, in the order of a LOAD DATA line. */
+/** The columns a page is written to, in the order of the bulk statement's values. */
 const INSERT_COLUMNS = [
-  'id', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'mode', 'requester_id', 'request_id', 'batch_id',
-  'state', 'inputs', 'masked_inputs', 'result', 'error', 'began_at', 'ended_at', 'duration_micros', 'trace', 'captures', 'json_chars',
-] as const satisfies ReadonlyArray<keyof InsertRow>;
+  'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'format', 'records', 'failed', 'first_began_at', 'last_began_at', 'ids', 'request_ids', 'ends', 'body',
+] as const;
 
-const LOAD_SQL = `LOAD DATA LOCAL INFILE 'decision-records.tsv' INTO TABLE ${TABLE} ${LOAD_DATA_FORMAT} (${INSERT_COLUMNS.join(', ')})`;
+const BULK_SQL = `INSERT INTO ${TABLE} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
- * The bulk protocol's statement: one row of placeholders, a row of values per record. ON DUPLICATE KEY
- * UPDATE id = id: a record stored already keeps its first version (as with LOAD DATA and the INSERTs).
+ * Stored pages read per query of `list`: 4 at first (a page holds up to about 1 MiB of records), then
+ * as many as about 4 MiB holds at the size of those read so far, at most 500.
  */
-const BULK_SQL = `INSERT INTO ${TABLE} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')}) ON DUPLICATE KEY UPDATE id = id`;
+const FIRST_PAGES_PER_READ = 4;
+const BYTES_PER_READ = 4 * 1024 * 1024;
+const MAX_PAGES_PER_READ = 500;
+/** Page rows (without their records) read per query when counting. */
+const COUNTS_PER_READ = 500;
 
-/** Records per bulk insert: the connector sends them in packets of its own, but a group's values are held at once. */
-const MAX_BULK_ROWS = 5000;
-
-/** Bytes per chunk handed to the connection: one protocol packet each, far below max_allowed_packet. */
-const LOAD_CHUNK_BYTES = 1 << 20;
+/**
+ * How far a record's id (a time-ordered UUID, src/ids/time-ordered-id.ts) may be made before the run
+ * it names began, for `get`'s first, narrow look: a sync run begins as its id is made, an async run or
+ * batch element once a worker takes it. A record outside it is still found, by the wider look.
+ */
+const ID_BEFORE_RUN_MS = 24 * 60 * 60 * 1000;
 
 export interface DecisionRecordStoreOptions {
   /**
-   * MariaDB's bulk protocol (src/db/mariadb-bulk-insert.ts), tried first when given: about a quarter
-   * less database CPU per record than LOAD DATA (docs/records.md). A server that is not MariaDB, or a
-   * DATABASE_URL with options, falls through to the ways below.
+   * MariaDB's bulk protocol (src/db/mariadb-bulk-insert.ts), tried first when given: the pages'
+   * bytes go as they are, in binary. A server that is not MariaDB, or a DATABASE_URL with options,
+   * falls through to multi-row INSERTs.
    */
   bulk?: BulkInserter;
   /**
-   * Write with `LOAD DATA LOCAL INFILE` while the server allows it (default): about half the CPU of
-   * multi-row INSERTs on both sides, per record (docs/records.md). Else, or once the server refused
-   * it, multi-row INSERTs.
-   */
-  localInfile?: boolean;
-  /**
-   * Most characters of JSON a page of `list` holds (inputs, result, error and captures), whatever its
-   * limit, and at least one record: a run's values may be 8 Mi characters of JSON (RESULT_TOO_LARGE),
-   * so a page counted in records alone could hold gigabytes. Default 16 Mi.
+   * Bytes of record JSON a page of `list` holds, whatever its limit (at least one record), and that
+   * one call reads (RECORDS_PAGE_MAX_CHARS). Default 16 MiB.
    */
   pageMaxChars?: number;
 }
 
 const DEFAULT_PAGE_MAX_CHARS = 16 * 1024 * 1024;
 
-/** Knex queries on decision_records; answers parsed records (JSON columns never leave this file). */
+interface PageRow {
+  seq: number | string;
+  owner_id: number;
+  scenario_id: number;
+  scenario_name: string;
+  version: string;
+  version_id: number;
+  records: number;
+  failed: number;
+  first_began_at: Date;
+  last_began_at: Date;
+  ends: Buffer;
+  body: Buffer;
+}
+
+const READ_COLUMNS = ['seq', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'records', 'failed', 'first_began_at', 'last_began_at', 'ends', 'body'];
+
+/** Knex queries on decision_record_pages; answers parsed records (the page format never leaves src/records). */
 export class MySqlDecisionRecordStore implements DecisionRecordStore {
-  private loadData: boolean;
   private bulk?: BulkInserter;
   private readonly pageMaxChars: number;
 
   constructor(private readonly db: Knex, options: DecisionRecordStoreOptions = {}) {
-    this.loadData = options.localInfile ?? true;
     this.bulk = options.bulk;
     this.pageMaxChars = options.pageMaxChars ?? DEFAULT_PAGE_MAX_CHARS;
   }
 
   async insertMany(records: DecisionRecord[]): Promise<void> {
-    if (records.length === 0) return;
+    const pages = pagesOf(records);
+    try {
+      await this.insertPages(pages);
+    } finally {
+      for (const page of pages) page.release();
+    }
+  }
+
+  async insertPages(pages: SealedPage[]): Promise<void> {
+    if (pages.length === 0) return;
+    let stored = 0;
+    for (const group of groupsWithin(pages, pageBytes, MAX_STATEMENT_BYTES)) {
+      try {
+        await this.insertStatement(group);
+      } catch (error) {
+        throw stored > 0 ? new PagesPartlyStoredError(stored, error) : error;
+      }
+      stored += group.length;
+    }
+  }
+
+  /** One statement of pages: the bulk protocol while the server takes it, else a multi-row INSERT. */
+  private async insertStatement(group: SealedPage[]): Promise<void> {
+    const rows = group.map(pageValues);
     if (this.bulk) {
-      if (await this.insertInBulk(records)) return;
-      // Not MariaDB (or options only mysql2 reads): the other ways from now on.
+      const result = await this.bulk.insert(BULK_SQL, rows);
+      if (result) {
+        if (result.warnings > 0) throw new RecordsStoredWithChangesError(`A bulk insert stored ${group.length} pages of decision records with ${result.warnings} warning(s): a value did not fit its column`);
+        return;
+      }
+      // Not MariaDB (or options only mysql2 reads): INSERTs from now on.
       this.bulk = undefined;
     }
-    if (this.loadData) {
-      try {
-        await this.load(records);
-        return;
-      } catch (error) {
-        if (!localInfileRefused(error)) throw error;
-        // Refused before any row was read (local_infile off on the server): INSERTs from now on.
-        this.loadData = false;
+    await this.db(TABLE).insert(rows.map((values) => Object.fromEntries(INSERT_COLUMNS.map((column, k) => [column, values[k]]))));
+  }
+
+  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options: { captures?: boolean } = {}): Promise<RecordPage> {
+    const records: DecisionRecordSummary[] = [];
+    const captures = options.captures ? new Map<string, PortCapture[]>() : undefined;
+    let answerBytes = 0;
+    let readBytes = 0;
+    let before = after;
+    let pagesPerRead = FIRST_PAGES_PER_READ;
+    for (;;) {
+      const pages = await this.pagesBefore(scenarioId, filter, before, pagesPerRead);
+      if (pages.length === 0) return { records, next: null, captures };
+      // Fewer pages than asked for: the last one is the scenario's oldest that may match.
+      const lastRead = pages.length < pagesPerRead ? pages[pages.length - 1] : undefined;
+      // Small pages (a scenario that records a few runs a second stores pages of one or two): more per query.
+      const bytesPerPage = pages.reduce((sum, page) => sum + page.body.length, 0) / pages.length;
+      pagesPerRead = Math.max(1, Math.min(MAX_PAGES_PER_READ, Math.floor(BYTES_PER_READ / Math.max(bytesPerPage, 1))));
+      const after = (page: StoredPage, slot: number): RecordPosition | null => (page === lastRead && slot === 0 ? null : { page: page.seq, slot });
+      for (const page of pages) {
+        const from = before && before.page === page.seq ? before.slot - 1 : recordsOnPage(page) - 1;
+        for (let slot = from; slot >= 0; slot -= 1) {
+          const record = readRecord(page, slot);
+          if (!matches(record, filter)) continue;
+          const [start, end] = recordBounds(page, slot);
+          answerBytes += end - start;
+          // Full: this record starts the next page.
+          if (records.length > 0 && answerBytes > this.pageMaxChars) return { records, next: { page: page.seq, slot: slot + 1 }, captures };
+          const { trace, captures: captured, ...summary } = record;
+          records.push({ ...summary, hasTrace: trace !== null, captureCount: captured.length });
+          if (captures && captured.length > 0) captures.set(record.id, captured);
+          if (records.length >= limit) return { records, next: after(page, slot), captures };
+        }
+        readBytes += page.body.length;
+        before = { page: page.seq, slot: 0 };
+        // A filter few records pass: the next call goes on from here.
+        if (readBytes >= this.pageMaxChars) return { records, next: after(page, 0), captures };
       }
     }
-    for (const statement of groupsWithin(records.map(toRow), rowChars, MAX_STATEMENT_CHARS)) {
-      // ON DUPLICATE KEY UPDATE id = id: a record stored already keeps its first version.
-      await this.db(TABLE).insert(statement).onConflict().merge({ id: this.db.raw('??', ['id']) });
-    }
-  }
-
-  /**
-   * One LOAD DATA of every row. With LOCAL the server skips a row whose id is stored already (a
-   * record keeps its first version, as with the INSERTs) and would change a value that does not fit
-   * its column with a warning. Values cannot fail to fit (ids, names and labels are bounded by the
-   * spec as the columns are); should one still, RecordsStoredWithChangesError says so (it is logged).
-   */
-  private async load(records: DecisionRecord[]): Promise<void> {
-    let text = '';
-    for (const record of records) text += loadDataLine(record);
-    const bytes = Buffer.from(text, 'utf8');
-    const chunks = function* (): Generator<Buffer> {
-      for (let offset = 0; offset < bytes.length; offset += LOAD_CHUNK_BYTES) yield bytes.subarray(offset, offset + LOAD_CHUNK_BYTES);
-    };
-    const result = await loadLocalInfile(this.db, LOAD_SQL, () => Readable.from(chunks()), 64);
-    const unexpected = result.shown.filter((warning) => warning.code !== ER_DUP_ENTRY);
-    if (unexpected.length > 0) {
-      throw new RecordsStoredWithChangesError(`LOAD DATA stored ${result.affectedRows} of ${records.length} decision records with ${result.warnings} warning(s): ${unexpected.map((warning) => warning.message).slice(0, 3).join('; ')}`);
-    }
-  }
-
-  /**
-   * The bulk protocol. In strict mode (MariaDB's default sql_mode) a value that does not fit fails the
-   * statement, and the recorder then stores the others one by one, as with the INSERTs; should a server
-   * not in strict mode change the value instead, RecordsStoredWithChangesError says so. False: the
-   * server cannot take bulk inserts.
-   */
-  private async insertInBulk(records: DecisionRecord[]): Promise<boolean> {
-    for (let start = 0; start < records.length; start += MAX_BULK_ROWS) {
-      const group = records.slice(start, start + MAX_BULK_ROWS);
-      const result = await this.bulk!.insert(BULK_SQL, group.map(bulkRow));
-      if (!result) return false;
-      if (result.warnings > 0) {
-        throw new RecordsStoredWithChangesError(`A bulk insert stored ${group.length} decision records with ${result.warnings} warning(s): a value did not fit its column`);
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Two queries: the next `limit` + 1 positions with the size of their JSON, then the records of as
-   * many of them as fit in pageMaxChars (at least one). So no page loads more than that into this
-   * process, whatever its records hold; a page cut short by size has `next` like any other.
-   */
-  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number): Promise<RecordPage> {
-    const query = this.matching(scenarioId, filter, keysetIndex(filter));
-    if (after) {
-      query.andWhere((older) => older.where('began_at', '<', after.beganAt).orWhere((same) => same.where('began_at', after.beganAt).andWhere('seq', '<', after.seq)));
-    }
-    const positions = (await query
-      .orderBy(NEWEST_FIRST)
-      .limit(limit + 1)
-      .select(['seq', 'began_at', this.db.raw(`${SIZE_OF_RECORD} AS size_chars`)])) as Array<{ seq: number | string; began_at: Date; size_chars: number | string }>;
-    let taken = 0;
-    let chars = 0;
-    while (taken < Math.min(limit, positions.length)) {
-      chars += Number(positions[taken].size_chars);
-      if (taken > 0 && chars > this.pageMaxChars) break;
-      taken++;
-    }
-    if (taken === 0) return { records: [], next: null };
-    const rows = (await this.db(TABLE)
-      .where('scenario_id', scenarioId)
-      .whereIn('seq', positions.slice(0, taken).map((position) => position.seq))
-      .orderBy(NEWEST_FIRST)
-      .select([...SUMMARY_COLUMNS, this.db.raw('`trace` IS NOT NULL AS has_trace'), this.db.raw('COALESCE(JSON_LENGTH(`captures`), 0) AS capture_count')])) as RecordRow[];
-    const last = positions[taken - 1];
-    return {
-      records: rows.map(toSummary),
-      next: positions.length > taken ? { beganAt: new Date(last.began_at), seq: Number(last.seq) } : null,
-    };
   }
 
   async count(scenarioId: number, filter: RecordFilter, max: number): Promise<number> {
-    // Counting stops at `max` rows: a bounded subquery, not a count of everything that matches.
-    const matching = this.matching(scenarioId, filter).limit(max).select(this.db.raw('1'));
-    const row = (await this.db.from(matching.as('m')).count({ n: '*' }).first()) as { n: number | string };
-    return Number(row.n);
-  }
-
-  async capturesOf(scenarioId: number, ids: string[]): Promise<Map<string, PortCapture[]>> {
-    const found = new Map<string, PortCapture[]>();
-    if (ids.length === 0) return found;
-    const rows = (await this.db(TABLE).where('scenario_id', scenarioId).whereIn('id', ids).whereNotNull('captures').select('id', 'captures')) as Array<Pick<RecordRow, 'id' | 'captures'>>;
-    for (const row of rows) found.set(row.id, parse<PortCapture[]>(row.captures) ?? []);
-    return found;
+    let counted = 0;
+    let below: number | undefined;
+    for (;;) {
+      const query = this.pagesMatching(scenarioId, filter).orderBy('seq', 'desc').limit(COUNTS_PER_READ).select('seq', 'records', 'failed', 'first_began_at', 'last_began_at');
+      if (below !== undefined) query.andWhere('seq', '<', below);
+      const rows = (await query) as Array<Pick<PageRow, 'seq' | 'records' | 'failed' | 'first_began_at' | 'last_began_at'>>;
+      if (rows.length === 0) return Math.min(counted, max);
+      for (const row of rows) {
+        const known = countedFromColumns(row, filter);
+        counted += known ?? (await this.countOnPage(Number(row.seq), filter));
+        if (counted >= max) return max;
+      }
+      below = Number(rows[rows.length - 1].seq);
+    }
   }
 
   async get(scenarioId: number, id: string): Promise<DecisionRecord | undefined> {
-    const row = (await this.db(TABLE).where({ id, scenario_id: scenarioId }).first()) as RecordRow | undefined;
-    return row ? toRecord(row) : undefined;
-  }
-
-  /** The scenario's records that pass every filter given (list and count share it, so they never disagree), read through `index` when given. */
-  private matching(scenarioId: number, filter: RecordFilter, index?: string): Knex.QueryBuilder {
-    const from: Knex.QueryBuilder = index === undefined ? this.db(TABLE) : this.db.from(this.db.raw('?? FORCE INDEX (??)', [TABLE, index]));
-    const query = from.where('scenario_id', scenarioId);
-    if (filter.version !== undefined) query.andWhere('version', filter.version);
-    if (filter.state !== undefined) query.andWhere('state', filter.state);
-    if (filter.requestId !== undefined) query.andWhere('request_id', filter.requestId);
-    if (filter.from !== undefined) query.andWhere('began_at', '>=', filter.from);
-    if (filter.to !== undefined) query.andWhere('began_at', '<', filter.to);
-    for (const [name, value] of Object.entries(filter.outputs ?? {})) {
-      // Not indexed: scans the scenario's records that the other filters (and the time range) leave. Exact (binary) comparison.
-      if (value === 'null') {
-        // As in replay reports, an output a result does not have is null (a failed run has no result, so no outputs).
-        query.andWhereRaw('(JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ? OR (`result` IS NOT NULL AND JSON_EXTRACT(`result`, ?) IS NULL))', [outputPath(name), value, outputPath(name)]);
-      } else {
-        query.andWhereRaw('JSON_UNQUOTE(JSON_EXTRACT(`result`, ?)) COLLATE utf8mb4_bin = ?', [outputPath(name), value]);
-      }
+    const made = idTime(id);
+    // A record is almost always on a page stored soon after its id was made: look there first.
+    const page = (made !== undefined ? await this.pageHolding(scenarioId, 'ids', id, new Date(made - ID_BEFORE_RUN_MS)) : undefined)
+      ?? (await this.pageHolding(scenarioId, 'ids', id));
+    if (!page) return undefined;
+    for (let slot = 0; slot < recordsOnPage(page); slot += 1) {
+      const record = readRecord(page, slot);
+      if (record.id === id) return record;
     }
-    return query;
+    return undefined;
   }
 
   async scenariosWithRecords(): Promise<number[]> {
-    // A loose scan of the (scenario_id, began_at) index: one step per scenario, not per record.
+    // A loose scan of the (scenario_id, seq) index: one step per scenario, not per page.
     const rows = (await this.db(TABLE).distinct('scenario_id')) as Array<{ scenario_id: number }>;
     return rows.map((row) => row.scenario_id);
   }
 
+  /** Deletes whole pages whose newest record began before `cutoff`, oldest first, as many as hold at most `limit` records (at least one page); answers how many records. */
   async deleteBegunBefore(scenarioId: number, cutoff: Date, limit: number): Promise<number> {
-    return this.db(TABLE).where('scenario_id', scenarioId).andWhere('began_at', '<', cutoff).orderBy('began_at').limit(limit).delete();
+    const rows = (await this.db(TABLE).where('scenario_id', scenarioId).andWhere('last_began_at', '<', cutoff)
+      .orderBy('last_began_at').limit(limit).select('seq', 'records')) as Array<{ seq: number | string; records: number }>;
+    const doomed: number[] = [];
+    let records = 0;
+    for (const row of rows) {
+      if (doomed.length > 0 && records + row.records > limit) break;
+      doomed.push(Number(row.seq));
+      records += row.records;
+    }
+    if (doomed.length === 0) return 0;
+    await this.db(TABLE).where('scenario_id', scenarioId).whereIn('seq', doomed).delete();
+    return records;
+  }
+
+  /** The next stored pages (with their records) newest first after `after`, of those whose columns allow a match. */
+  private async pagesBefore(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, count: number): Promise<StoredPage[]> {
+    const query = this.pagesMatching(scenarioId, filter, filter.version === undefined ? 'decision_record_pages_scenario' : 'decision_record_pages_scenario_version');
+    // A page's last slot read is 0: the pages before it come next.
+    if (after) query.andWhere('seq', after.slot > 0 ? '<=' : '<', after.page);
+    const rows = (await query.orderBy('seq', 'desc').limit(count).select(READ_COLUMNS)) as PageRow[];
+    return rows.map(storedPage);
+  }
+
+  private async countOnPage(seq: number, filter: RecordFilter): Promise<number> {
+    const row = (await this.db(TABLE).where('seq', seq).first(READ_COLUMNS)) as PageRow | undefined;
+    if (!row) return 0;
+    const page = storedPage(row);
+    let counted = 0;
+    for (let slot = 0; slot < recordsOnPage(page); slot += 1) if (matches(readRecord(page, slot), filter)) counted += 1;
+    return counted;
+  }
+
+  /** The newest page of the scenario (stored since `since`, when given) whose `column` lists `value`. */
+  private async pageHolding(scenarioId: number, column: 'ids' | 'request_ids', value: string, since?: Date): Promise<StoredPage | undefined> {
+    const query = this.db(TABLE).where('scenario_id', scenarioId).andWhereRaw('INSTR(??, ?) > 0', [column, delimited(value)]);
+    if (since) query.andWhere('last_began_at', '>=', since);
+    const row = (await query.orderBy('seq', 'desc').first(READ_COLUMNS)) as PageRow | undefined;
+    return row ? storedPage(row) : undefined;
+  }
+
+  /**
+   * The scenario's pages that may hold a record passing the filter, as far as the page's columns
+   * tell: its version, its first and last start, whether it holds failed or succeeded runs, and the
+   * request ids it lists. Records are then matched one by one (`matches`).
+   */
+  private pagesMatching(scenarioId: number, filter: RecordFilter, index?: string): Knex.QueryBuilder {
+    const from: Knex.QueryBuilder = index === undefined ? this.db(TABLE) : this.db.from(this.db.raw('?? FORCE INDEX (??)', [TABLE, index]));
+    const query = from.where('scenario_id', scenarioId);
+    if (filter.version !== undefined) query.andWhere('version', filter.version);
+    if (filter.state === 'FAILED') query.andWhere('failed', '>', 0);
+    if (filter.state === 'SUCCEEDED') query.andWhereRaw('`failed` < `records`');
+    if (filter.requestId !== undefined) query.andWhereRaw('INSTR(`request_ids`, ?) > 0', [delimited(filter.requestId)]);
+    if (filter.from !== undefined) query.andWhere('last_began_at', '>=', filter.from);
+    if (filter.to !== undefined) query.andWhere('first_began_at', '<', filter.to);
+    return query;
   }
 }
 
+/** `\n<value>\n`: a value as the `ids` and `request_ids` columns list it, so INSTR finds only the whole value. */
+function delimited(value: string): Buffer {
+  return Buffer.from(`\n${value}\n`, 'utf8');
+}
+
 /**
- * The index a page of `list` is read through. Left to itself, MariaDB 10.11 answers the keyset
- * condition with a `ref` on scenario_id alone and walks back from the scenario's newest record to the
- * page: every page costs as much as all the records before it (measured: 150–900 ms for a page 50,000
- * records deep, and a 100,000-record replay spending minutes in reads). Forced, the index whose
- * (…, began_at, seq) order is the list's gives a range of exactly one page (2 ms). A request id
- * selects a handful of records: its own index needs no help.
+ * How many of a page's records pass the filter when its columns tell (no request id or output to
+ * compare, its records all inside the time range, all or none failed), else undefined.
  */
-function keysetIndex(filter: RecordFilter): string | undefined {
-  if (filter.requestId !== undefined) return undefined;
-  if (filter.version !== undefined) return 'decision_records_scenario_version_time';
-  if (filter.state !== undefined) return 'decision_records_scenario_state_time';
-  return 'decision_records_scenario_time';
+function countedFromColumns(row: Pick<PageRow, 'records' | 'failed' | 'first_began_at' | 'last_began_at'>, filter: RecordFilter): number | undefined {
+  if (filter.requestId !== undefined || (filter.outputs && Object.keys(filter.outputs).length > 0)) return undefined;
+  if (filter.from !== undefined && new Date(row.first_began_at) < filter.from) return undefined;
+  if (filter.to !== undefined && new Date(row.last_began_at) >= filter.to) return undefined;
+  if (filter.state === undefined) return row.records;
+  if (row.failed !== 0 && row.failed !== row.records) return undefined;
+  return filter.state === 'FAILED' ? row.failed : row.records - row.failed;
 }
 
-/** `$."name"`: names are identifiers (the spec's pattern), so no escaping is needed inside the quotes. */
-function outputPath(name: string): string {
-  return `$."${name}"`;
+/** Whether a record passes every filter given. */
+function matches(record: DecisionRecord, filter: RecordFilter): boolean {
+  if (filter.version !== undefined && record.version !== filter.version) return false;
+  if (filter.state !== undefined && record.state !== filter.state) return false;
+  if (filter.requestId !== undefined && record.requestId !== filter.requestId) return false;
+  if (filter.from !== undefined && record.beganAt < filter.from) return false;
+  if (filter.to !== undefined && record.beganAt >= filter.to) return false;
+  for (const [name, value] of Object.entries(filter.outputs ?? {})) {
+    if (!outputEquals(record.result, name, value)) return false;
+  }
+  return true;
 }
 
-function json(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
+/**
+ * An output compared with a query value: a string without its quotes, any other value as JSON writes
+ * it, exactly. `null` also matches an output the result does not have (as in replay reports); a
+ * failed run has no result, so no outputs.
+ */
+function outputEquals(result: Record<string, unknown> | null, name: string, value: string): boolean {
+  if (result === null) return false;
+  const output = Object.hasOwn(result, name) ? result[name] : undefined;
+  if (output === undefined || output === null) return value === 'null';
+  return (typeof output === 'string' ? output : JSON.stringify(output)) === value;
 }
 
-function toRow(record: DecisionRecord): InsertRow {
-  const { inputs, result, error, captures, chars } = pageJson(record);
+/** The time a time-ordered UUID (version 7) was made, else undefined. */
+function idTime(id: string): number | undefined {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
+function pageValues(page: SealedPage): unknown[] {
+  const { key } = page;
+  return [
+    key.ownerId, key.scenarioId, key.scenarioName, key.version, key.versionId, PAGE_FORMAT, page.count, page.failed,
+    utcDatetimeText(page.firstBeganAt), utcDatetimeText(page.lastBeganAt), page.ids, page.requestIds, page.ends, page.body,
+  ];
+}
+
+function pageBytes(page: SealedPage): number {
+  return 512 + page.body.length + page.ends.length + 2 * page.ids.length + 4 * page.requestIds.length;
+}
+
+function storedPage(row: PageRow): StoredPage {
   return {
-    id: record.id,
-    owner_id: record.ownerId,
-    scenario_id: record.scenarioId,
-    scenario_name: record.scenarioName,
-    version: record.version,
-    version_id: record.versionId,
-    mode: record.mode,
-    requester_id: record.requesterId,
-    request_id: record.requestId,
-    batch_id: record.batchId,
-    state: record.state,
-    inputs,
-    masked_inputs: record.maskedInputs.length > 0 ? JSON.stringify(record.maskedInputs) : null,
-    result,
-    error,
-    began_at: record.beganAt,
-    ended_at: record.endedAt,
-    duration_micros: record.durationMicros,
-    trace: json(record.trace),
-    captures,
-    json_chars: chars,
+    seq: Number(row.seq),
+    key: { ownerId: row.owner_id, scenarioId: row.scenario_id, scenarioName: row.scenario_name, version: row.version, versionId: row.version_id },
+    body: row.body,
+    ends: row.ends,
   };
-}
-
-/** The JSON texts a page of records carries, and their characters in all (json_chars; SIZE_OF_RECORD reads it). */
-function pageJson(record: DecisionRecord): { inputs: string; result: string | null; error: string | null; captures: string | null; chars: number } {
-  const inputs = JSON.stringify(record.inputs);
-  const result = json(record.result);
-  const error = json(record.error);
-  const captures = record.captures.length > 0 ? JSON.stringify(record.captures) : null;
-  return { inputs, result, error, captures, chars: inputs.length + (result?.length ?? 0) + (error?.length ?? 0) + (captures?.length ?? 0) };
-}
-
-/**
- * A record as a line of LOAD_DATA_FORMAT, its fields in INSERT_COLUMNS order. Written straight from
- * the record (no row object between): this runs once per recorded run in the API process.
- */
-function loadDataLine(record: DecisionRecord): string {
-  const { maskedInputs } = record;
-  const { inputs, result, error, captures, chars } = pageJson(record);
-  return `${escapeLoadDataValue(record.id)}\t${record.ownerId}\t${record.scenarioId}\t${escapeLoadDataValue(record.scenarioName)}\t`
-    + `${escapeLoadDataValue(record.version)}\t${record.versionId}\t${record.mode}\t${record.requesterId}\t${escapeLoadDataValue(record.requestId)}\t`
-    + `${record.batchId === null ? NULL_FIELD : escapeLoadDataValue(record.batchId)}\t${record.state}\t`
-    + `${jsonText(inputs)}\t${maskedInputs.length > 0 ? jsonField(maskedInputs) : NULL_FIELD}\t${jsonText(result)}\t${jsonText(error)}\t`
-    + `${utcDatetimeText(record.beganAt)}\t${utcDatetimeText(record.endedAt)}\t${record.durationMicros}\t`
-    + `${jsonField(record.trace)}\t${jsonText(captures)}\t${chars}\n`;
-}
-
-const NULL_FIELD = '\\N';
-
-/**
- * A record as the bulk statement's values, in INSERT_COLUMNS order: its INSERT row (the same JSON
- * columns), times as UTC text (the connector would write a Date in its own time zone). Strings are
- * sent as they are: nothing to escape.
- */
-function bulkRow(record: DecisionRecord): unknown[] {
-  const row = toRow(record);
-  return INSERT_COLUMNS.map((column) => {
-    const value = row[column];
-    return value instanceof Date ? utcDatetimeText(value) : value;
-  });
-}
-
-/** A value as a JSON column's LOAD DATA field. */
-function jsonField(value: unknown): string {
-  return jsonText(json(value));
-}
-
-/** A JSON text (null: NULL) as a LOAD DATA field: JSON text holds no raw tab, line break or NUL (JSON.stringify escapes them), only backslashes to escape. */
-function jsonText(text: string | null): string {
-  if (text === null) return NULL_FIELD;
-  return text.includes('\\') ? text.replaceAll('\\', '\\\\') : text;
-}
-
-function rowChars(row: InsertRow): number {
-  return 512 + row.inputs.length + (row.result?.length ?? 0) + (row.error?.length ?? 0) + (row.trace?.length ?? 0) + (row.captures?.length ?? 0);
-}
-
-function parse<T>(text: string | null | undefined): T | null {
-  return text === null || text === undefined ? null : (JSON.parse(text) as T);
-}
-
-function toCommon(row: RecordRow): Omit<DecisionRecord, 'trace' | 'captures'> {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    scenarioId: row.scenario_id,
-    scenarioName: row.scenario_name,
-    version: row.version,
-    versionId: row.version_id,
-    mode: row.mode,
-    requesterId: row.requester_id,
-    requestId: row.request_id,
-    batchId: row.batch_id,
-    state: row.state,
-    inputs: parse<Record<string, unknown>>(row.inputs) ?? {},
-    maskedInputs: parse<string[]>(row.masked_inputs) ?? [],
-    result: parse<Record<string, unknown>>(row.result),
-    error: parse<RecordError>(row.error),
-    beganAt: new Date(row.began_at),
-    endedAt: new Date(row.ended_at),
-    durationMicros: row.duration_micros,
-  };
-}
-
-function toSummary(row: RecordRow): DecisionRecordSummary {
-  return { ...toCommon(row), hasTrace: Boolean(row.has_trace), captureCount: Number(row.capture_count ?? 0) };
-}
-
-function toRecord(row: RecordRow): DecisionRecord {
-  return { ...toCommon(row), trace: parse<TraceEntry[]>(row.trace), captures: parse<PortCapture[]>(row.captures) ?? [] };
 }

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
-import { GroupCommit } from '../execution/group-commit.js';
 import type { DecisionRecord } from './decision-record.js';
-import { RecordsStoredWithChangesError, type DecisionRecordStore } from './decision-record-store-type.js';
+import { PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRecordStore } from './decision-record-store-type.js';
+import { PAGE_TARGET_BYTES, PageBuilder, recordText, sameKey, type SealedPage } from './record-page.js';
 
 /**
  * Why records were dropped: the buffer was full; the database was unreachable; it refused the record
@@ -12,7 +12,7 @@ import { RecordsStoredWithChangesError, type DecisionRecordStore } from './decis
 export type DropReason = 'buffer_full' | 'store_unavailable' | 'store_refused' | 'shutdown' | 'unrecordable';
 
 export interface DecisionRecorderOptions {
-  /** Most records per insert. */
+  /** Most records per page (src/records/record-page.ts); a page is also sealed at about 1 MiB. */
   batchSize: number;
   /** Under load, inserts start at most this often (an idle recorder inserts at once). */
   flushIntervalMs: number;
@@ -24,21 +24,30 @@ export interface DecisionRecorderOptions {
 
 /** Buffer-full and shutdown drops are logged at most this often (with the counts since the last line). */
 const DROP_LOG_EVERY_MS = 10_000;
-/** Inserts in flight at once: a slow insert delays its group, not the next one. */
+/** Inserts in flight at once: a slow insert delays its pages, not the next ones. */
 export const INSERTS_IN_FLIGHT = 2;
 /** How long `close` waits for buffered records. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
 /**
- * Writes decision records behind the hot path: `record` only queues (no I/O, never throws, never
- * waits), and records are inserted in bulk by group commit (src/execution/group-commit.ts): an idle
- * recorder inserts at once, under load one insert of up to `batchSize` records starts at most every
- * `flushIntervalMs`. The buffer is bounded; a record that does not fit, or that the database does not
- * take, is dropped, counted (`onDropped`) and logged: never lost silently. `close` stores what is
- * buffered (SIGTERM).
+ * Writes decision records behind the hot path: `record` encodes the record onto an open page of its
+ * scenario version (src/records/record-page.ts) and returns (no I/O, never throws, never waits), so
+ * nothing of the run outlives it but the record's text. Pages are inserted in groups: an idle
+ * recorder inserts at once, under load one insert of every page filled since starts at most every
+ * `flushIntervalMs`, with at most INSERTS_IN_FLIGHT in flight. The buffer is bounded; a record that
+ * does not fit, or that the database does not take, is dropped, counted (`onDropped`) and logged:
+ * never lost silently. `close` stores what is buffered (SIGTERM).
  */
 export class DecisionRecorder {
-  private readonly inserts: GroupCommit<DecisionRecord, undefined>;
+  /** The page being filled, per scenario version. */
+  private readonly open = new Map<number, PageBuilder>();
+  /** Pages filled and waiting for an insert. */
+  private sealed: SealedPage[] = [];
+  private inFlight = 0;
+  private lastStart = -Infinity;
+  private timer?: NodeJS.Timeout;
+  /** Store what is held now without waiting for the interval (flush, close). */
+  private hurried = false;
   private buffered = 0;
   private closing = false;
   private idle?: () => void;
@@ -47,13 +56,9 @@ export class DecisionRecorder {
   private lastCountLog = 0;
   private countLogTimer?: NodeJS.Timeout;
 
-  constructor(private readonly records: DecisionRecordStore, private readonly options: DecisionRecorderOptions, private readonly logger: Logger) {
-    this.inserts = new GroupCommit({
-      maxItems: options.batchSize, concurrency: INSERTS_IN_FLIGHT, minIntervalMs: options.flushIntervalMs, commit: (records) => this.insert(records),
-    });
-  }
+  constructor(private readonly records: DecisionRecordStore, private readonly options: DecisionRecorderOptions, private readonly logger: Logger) {}
 
-  /** Queues a record for the next insert; drops it (counted) when the buffer is full or the recorder closed. */
+  /** Encodes a record onto its page for the next insert; drops it (counted) when the buffer is full, the recorder closed, or the record cannot be encoded. */
   record(record: DecisionRecord): void {
     if (this.closing) {
       this.dropped(1, 'shutdown');
@@ -63,8 +68,32 @@ export class DecisionRecorder {
       this.dropped(1, 'buffer_full');
       return;
     }
+    let page = this.open.get(record.versionId);
+    if (page && !sameKey(page.key, record)) {
+      this.seal(page);
+      page = undefined;
+    }
+    if (!page) {
+      page = new PageBuilder(record);
+      this.open.set(record.versionId, page);
+    }
+    let text: string;
+    try {
+      text = recordText(record);
+    } catch (error) {
+      // A value JSON cannot hold: a fault of this service, counted and logged.
+      this.dropped(1, 'unrecordable', error);
+      return;
+    }
+    if (!page.append(record, text)) {
+      this.seal(page);
+      page = new PageBuilder(record);
+      this.open.set(record.versionId, page);
+      page.append(record, text);
+    }
     this.buffered += 1;
-    this.inserts.enqueue(record);
+    if (page.count >= this.options.batchSize || page.bytes >= PAGE_TARGET_BYTES) this.seal(page);
+    this.schedule();
   }
 
   /** Counts (and logs) a run whose record could not be made. */
@@ -80,8 +109,10 @@ export class DecisionRecorder {
   /** Stores what is queued now, without waiting for the flush interval; resolves once every record queued so far is stored or dropped. */
   async flush(timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
     if (this.buffered === 0) return;
-    this.inserts.hurry();
-    await Promise.race([
+    this.hurried = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const done = Promise.race([
       new Promise<void>((resolve) => {
         const previous = this.idle;
         this.idle = () => {
@@ -91,6 +122,9 @@ export class DecisionRecorder {
       }),
       new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
     ]);
+    this.schedule();
+    await done;
+    this.hurried = false;
   }
 
   /** Stops taking records and stores the buffered ones (at most 10 s); any left then are counted as dropped. */
@@ -99,6 +133,37 @@ export class DecisionRecorder {
     await this.flush();
     if (this.buffered > 0) this.dropped(this.buffered, 'shutdown');
     this.logCounts(true);
+  }
+
+  private seal(page: PageBuilder): void {
+    this.open.delete(page.key.versionId);
+    this.sealed.push(page.seal());
+  }
+
+  /** Starts an insert of everything held when INSERTS_IN_FLIGHT and flushIntervalMs allow, else arranges to. */
+  private schedule(): void {
+    if (this.inFlight >= INSERTS_IN_FLIGHT || this.timer !== undefined) return;
+    if (this.sealed.length === 0 && this.open.size === 0) return;
+    // An idle recorder waits a tick only, so that the records of one tick share a page.
+    const wait = this.hurried ? 0 : Math.max(0, this.lastStart + this.options.flushIntervalMs - performance.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.start();
+    }, wait);
+  }
+
+  private start(): void {
+    if (this.inFlight >= INSERTS_IN_FLIGHT) return;
+    for (const page of [...this.open.values()]) this.seal(page);
+    const pages = this.sealed;
+    this.sealed = [];
+    if (pages.length === 0) return;
+    this.lastStart = performance.now();
+    this.inFlight += 1;
+    void this.insert(pages).finally(() => {
+      this.inFlight -= 1;
+      this.schedule();
+    });
   }
 
   private settled(count: number): void {
@@ -111,41 +176,50 @@ export class DecisionRecorder {
   }
 
   /** One group's insert, stored or dropped (counted); never throws. */
-  private async insert(records: DecisionRecord[]): Promise<undefined[]> {
+  private async insert(pages: SealedPage[]): Promise<void> {
     try {
-      await this.store(records);
+      await this.store(pages);
+    } catch (error) {
+      // Not expected (store never throws): counted rather than lost.
+      this.dropped(pages.reduce((sum, page) => sum + page.count, 0), 'store_refused', error);
     } finally {
-      this.settled(records.length);
+      for (const page of pages) page.release();
+      this.settled(pages.reduce((sum, page) => sum + page.count, 0));
     }
-    return [];
   }
 
-  private async store(records: DecisionRecord[]): Promise<void> {
+  private async store(pages: SealedPage[]): Promise<void> {
     try {
-      await this.records.insertMany(records);
+      await this.records.insertPages(pages);
       return;
-    } catch (error) {
+    } catch (failure) {
+      // The statements before the failed one stored their pages: only the others are stored one by one.
+      const stored = failure instanceof PagesPartlyStoredError ? failure.storedPages : 0;
+      const error = failure instanceof PagesPartlyStoredError ? failure.cause : failure;
+      pages = pages.slice(stored);
       if (error instanceof RecordsStoredWithChangesError) {
-        this.logger.error({ err: error, records: records.length }, 'decision records stored with values the database changed');
+        this.logger.error({ err: error, pages: pages.length }, 'decision records stored with values the database changed');
         return;
       }
-      if (isDatabaseUnavailable(error) && records.length === 1) {
+      const records = pages.reduce((sum, page) => sum + page.count, 0);
+      if (isDatabaseUnavailable(error) && records === 1) {
         this.dropped(1, 'store_unavailable', error);
         return;
       }
       // A lost connection is not always an outage: a record larger than max_allowed_packet makes the server
       // close it too. One by one tells the two apart, and stores the others.
-      this.logger.warn({ err: error, records: records.length }, 'a bulk insert of decision records failed: storing them one by one');
+      this.logger.warn({ err: error, records }, 'a bulk insert of decision records failed: storing them one by one');
     }
-    await this.storeOneByOne(records);
+    await this.storeOneByOne(pages.flatMap((page) => page.split()));
   }
 
   /**
-   * One bad record fails its whole statement: the others are stored one by one. A record whose insert
-   * loses the connection while the next one's goes through was refused (too large); two in a row that
-   * lose it mean the database is down, and the rest are dropped as such without trying each.
+   * One bad record fails its whole statement: the others are stored one by one (pages of one record).
+   * A record whose insert loses the connection while the next one's goes through was refused (too
+   * large); two in a row that lose it mean the database is down, and the rest are dropped as such
+   * without trying each.
    */
-  private async storeOneByOne(records: DecisionRecord[]): Promise<void> {
+  private async storeOneByOne(records: SealedPage[]): Promise<void> {
     let refused = 0;
     let lastRefusal: unknown;
     let lostJustBefore: unknown;
@@ -178,13 +252,17 @@ export class DecisionRecorder {
     if (lostJustBefore !== undefined) this.dropped(1, 'store_unavailable', lostJustBefore);
   }
 
-  /** One record; a lost connection is tried once more on a new one (the pool may have handed out one the last loss broke). */
-  private async insertOne(record: DecisionRecord): Promise<void> {
+  /** One record's page; a lost connection is tried once more on a new one (the pool may have handed out one the last loss broke). */
+  private async insertOne(record: SealedPage): Promise<void> {
     try {
-      await this.records.insertMany([record]);
+      await this.records.insertPages([record]);
     } catch (error) {
+      if (error instanceof RecordsStoredWithChangesError) {
+        this.logger.error({ err: error }, 'decision records stored with values the database changed');
+        return;
+      }
       if (!isDatabaseUnavailable(error)) throw error;
-      await this.records.insertMany([record]);
+      await this.records.insertPages([record]);
     }
   }
 

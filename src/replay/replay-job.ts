@@ -161,9 +161,8 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
   }
 
   private async page(replay: ReplayRecord, after: RecordPosition | undefined, size: number): Promise<LoadedPage> {
-    const page: RecordPage = await this.records.list(replay.scenarioId, replay.filter, after, size);
-    const withCaptures = page.records.filter((record) => record.captureCount > 0).map((record) => record.id);
-    return { records: page.records, next: page.next, captures: await this.records.capturesOf(replay.scenarioId, withCaptures) };
+    const page: RecordPage = await this.records.list(replay.scenarioId, replay.filter, after, size, { captures: true });
+    return { records: page.records, next: page.next, captures: page.captures ?? new Map() };
   }
 
   /** The candidate on one record's inputs, in the engine pool's background lane (live runs go first); never throws (a failure is an outcome). */

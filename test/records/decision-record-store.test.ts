@@ -5,6 +5,7 @@ import { createDatabase } from '../../src/db/database.js';
 import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
+import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
 import { aRecord } from './record-fixture.js';
 
@@ -31,14 +32,13 @@ const record = (scenarioId: number, overrides: Partial<DecisionRecord> = {}) => 
 const bulk = () => new MariaDbBulkInserter(process.env.DATABASE_URL as string, 2);
 describe.each([
   ["with MariaDB's bulk protocol", bulk],
-  ['with LOAD DATA LOCAL INFILE', () => undefined],
   ['with multi-row INSERTs', () => undefined],
-])('MySqlDecisionRecordStore writing %s', (way, inserter) => {
+])('MySqlDecisionRecordStore writing %s', (_way, inserter) => {
   let writer: MySqlDecisionRecordStore;
   let bulkInserter: MariaDbBulkInserter | undefined;
   beforeAll(() => {
     bulkInserter = inserter();
-    writer = new MySqlDecisionRecordStore(db, { bulk: bulkInserter, localInfile: way !== 'with multi-row INSERTs' });
+    writer = new MySqlDecisionRecordStore(db, { bulk: bulkInserter });
   });
   afterAll(() => bulkInserter?.close());
 
@@ -75,24 +75,21 @@ describe.each([
     expect(await store.get(scenarioId, stored.id)).toEqual(stored);
   });
 
-  it('stores the characters of its JSON with each record (inputs, result, error and captures: what a page is bounded by)', async () => {
+  it('stores the records of one scenario version on one page, with the columns its filters read', async () => {
     const scenarioId = newScenarioId();
-    const stored = record(scenarioId, {
-      inputs: { name: 'Zoë \\ "q"' }, result: null, state: 'FAILED', error: { code: 'SCRIPT_ERROR', message: 'tab\there' },
-      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, response: { status: 200, body: 'ok' } }],
-    });
-    await writer.insertMany([stored]);
-    const row = await db('decision_records').where({ id: stored.id }).first('json_chars');
-    expect(row.json_chars).toBe(JSON.stringify(stored.inputs).length + JSON.stringify(stored.error).length + JSON.stringify(stored.captures).length);
-  });
-
-  it('keeps the first version of a record stored twice', async () => {
-    const scenarioId = newScenarioId();
-    const first = record(scenarioId);
-    await writer.insertMany([first]);
-    await writer.insertMany([{ ...first, result: { decision: 'DECLINE' } }, record(scenarioId)]);
-    expect((await store.get(scenarioId, first.id))?.result).toEqual(first.result);
-    expect((await store.list(scenarioId, {}, undefined, 10)).records).toHaveLength(2);
+    const stored = [
+      record(scenarioId, { beganAt: at(3), requestId: 'p1' }),
+      record(scenarioId, { beganAt: at(1), requestId: 'p2', state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'tab\there' } }),
+      record(scenarioId, { beganAt: at(2), requestId: 'p3' }),
+      record(scenarioId, { beganAt: at(4), requestId: 'p4', version: '2', versionId: 12 }),
+    ];
+    await writer.insertMany(stored);
+    const rows = await db('decision_record_pages').where({ scenario_id: scenarioId }).orderBy('seq').select('version', 'records', 'failed', 'first_began_at', 'last_began_at', 'ids', 'request_ids');
+    expect(rows.map((row) => [row.version, row.records, row.failed, new Date(row.first_began_at).getTime(), new Date(row.last_began_at).getTime(), String(row.ids), String(row.request_ids)])).toEqual([
+      ['1', 3, 1, at(1).getTime(), at(3).getTime(), `\n${stored[0].id}\n${stored[1].id}\n${stored[2].id}\n`, '\np1\np2\np3\n'],
+      ['2', 1, 0, at(4).getTime(), at(4).getTime(), `\n${stored[3].id}\n`, '\np4\n'],
+    ]);
+    for (const one of stored) expect(await store.get(scenarioId, one.id)).toEqual(one);
   });
 
   it('inserts records larger than one statement or packet may hold', async () => {
@@ -146,7 +143,7 @@ describe('MySqlDecisionRecordStore', () => {
     expect(await store.get(scenarioId, randomUUID())).toBeUndefined();
   });
 
-  it('lists newest first, in pages that follow each other without gaps or repeats (ties in time by insertion order)', async () => {
+  it('lists newest first (in the order stored), in pages that follow each other without gaps or repeats', async () => {
     const scenarioId = newScenarioId();
     // 7 records: two pairs begin in the same millisecond.
     const records = [0, 1, 1, 2, 3, 3, 4].map((second, index) => record(scenarioId, { beganAt: at(second), requestId: `r${index}` }));
@@ -163,7 +160,7 @@ describe('MySqlDecisionRecordStore', () => {
     expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
   });
 
-  it('holds no more than pageMaxChars of JSON in a page, at least one record, and pages on from where a short page stopped', async () => {
+  it('holds no more than pageMaxChars bytes of record JSON in a page, at least one record, and pages on from where a short page stopped', async () => {
     const scenarioId = newScenarioId();
     const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
     // Results of about 10,000 bytes each (r0 of 30,000: larger than a page on its own), newest r5.
@@ -183,12 +180,43 @@ describe('MySqlDecisionRecordStore', () => {
     expect((await small.list(scenarioId, {}, undefined, 1)).records.map((r) => r.requestId)).toEqual(['r5']);
   });
 
-  it('measures records written before their size was stored (json_chars null) the same way', async () => {
+  it('reads a filter few records pass in bounded steps: short or empty pages, each with a cursor, until the match', async () => {
     const scenarioId = newScenarioId();
     const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
-    await store.insertMany([0, 1, 2].map((index) => record(scenarioId, { beganAt: at(index), requestId: `o${index}`, result: { blob: 'x'.repeat(10_000) } })));
-    await db('decision_records').where({ scenario_id: scenarioId }).update({ json_chars: null });
-    expect((await small.list(scenarioId, {}, undefined, 100)).records.map((r) => r.requestId)).toEqual(['o2', 'o1']);
+    // Five stored pages of one record of 10,000 bytes each.
+    for (let index = 0; index < 5; index += 1) await store.insertMany([record(scenarioId, { beganAt: at(index), requestId: `h${index}`, result: { blob: 'x'.repeat(10_000) } })]);
+    const pages: string[][] = [];
+    let after;
+    for (let k = 0; k < 10; k += 1) {
+      const page = await small.list(scenarioId, { outputs: { blob: 'nope' } }, after, 100);
+      pages.push(page.records.map((r) => r.requestId));
+      if (!page.next) break;
+      after = page.next;
+    }
+    // 25,000 bytes read per call: three pages, then the other two.
+    expect(pages).toEqual([[], []]);
+    expect((await small.list(scenarioId, { outputs: { blob: 'x'.repeat(10_000) }, requestId: 'h0' }, undefined, 100)).records.map((r) => r.requestId)).toEqual(['h0']);
+  });
+
+  it("counts what passes a filter, from the pages' columns where they tell and record by record where not, up to a maximum", async () => {
+    const scenarioId = newScenarioId();
+    await store.insertMany([0, 1, 2].map((index) => record(scenarioId, { beganAt: at(index), requestId: `n${index}` })));
+    await store.insertMany([record(scenarioId, { beganAt: at(3), state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'x' } }), record(scenarioId, { beganAt: at(4) })]);
+    expect(await store.count(scenarioId, {}, 100)).toBe(5);
+    expect(await store.count(scenarioId, {}, 4)).toBe(4);
+    expect(await store.count(scenarioId, { state: 'FAILED' }, 100)).toBe(1);
+    expect(await store.count(scenarioId, { state: 'SUCCEEDED' }, 100)).toBe(4);
+    expect(await store.count(scenarioId, { from: at(1), to: at(4) }, 100)).toBe(3);
+    expect(await store.count(scenarioId, { requestId: 'n1' }, 100)).toBe(1);
+    expect(await store.count(scenarioId, { outputs: { decision: 'APPROVE' } }, 100)).toBe(4);
+  });
+
+  it('finds a record by id on a page among others, whatever its id looks like', async () => {
+    const scenarioId = newScenarioId();
+    const stored = [record(scenarioId), record(scenarioId, { id: 'not-a-uuid' }), record(scenarioId, { id: timeOrderedId() })];
+    await store.insertMany(stored);
+    for (const one of stored) expect((await store.get(scenarioId, one.id))?.requestId).toBe(one.requestId);
+    expect(await store.get(scenarioId, 'not-a')).toBeUndefined();
   });
 
   it("counts a record's captures towards a page's size (a replay reads them with the page)", async () => {
@@ -246,16 +274,19 @@ describe('MySqlDecisionRecordStore', () => {
     it('compares output strings case-sensitively', async () => expect(await ids({ outputs: { decision: 'approve' } })).toEqual([]));
   });
 
-  it('deletes records begun before a cutoff, at most `limit` per call, and lists scenarios with records', async () => {
+  it('deletes pages whose records all began before a cutoff, at most `limit` records per call (at least a page), and lists scenarios with records', async () => {
     const scenarioId = newScenarioId();
     const other = newScenarioId();
-    await store.insertMany([...[1, 2, 3, 4, 5].map((second) => record(scenarioId, { beganAt: at(second) })), record(other, { beganAt: at(1) })]);
+    // Pages of one record each at 1–5 s, then a page of two straddling the cutoff (3.5 s and 6 s).
+    for (const second of [1, 2, 3, 4, 5]) await store.insertMany([record(scenarioId, { beganAt: at(second) })]);
+    await store.insertMany([record(scenarioId, { beganAt: at(3.5) }), record(scenarioId, { beganAt: at(6) })]);
+    await store.insertMany([record(other, { beganAt: at(1) })]);
     expect(await store.scenariosWithRecords()).toEqual(expect.arrayContaining([scenarioId, other]));
     expect(await store.deleteBegunBefore(scenarioId, at(4), 2)).toBe(2);
     expect(await store.deleteBegunBefore(scenarioId, at(4), 2)).toBe(1);
     expect(await store.deleteBegunBefore(scenarioId, at(4), 2)).toBe(0);
     const left = (await store.list(scenarioId, {}, undefined, 10)).records.map((r) => r.beganAt.getTime());
-    expect(left).toEqual([at(5).getTime(), at(4).getTime()]);
+    expect(left).toEqual([at(6).getTime(), at(3.5).getTime(), at(5).getTime(), at(4).getTime()]);
     expect((await store.list(other, {}, undefined, 10)).records).toHaveLength(1);
   });
 });

@@ -7,8 +7,10 @@ import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { DecisionRecorder, type DecisionRecorderOptions, type DropReason } from '../../src/records/decision-recorder.js';
+import type { SealedPage } from '../../src/records/record-page.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
 import { aRecord } from './record-fixture.js';
+import { storedRecordCount } from './stored-records.js';
 
 /** The bulk writer: buffered, inserted in groups, bounded, and never losing a record without counting and logging it. */
 
@@ -34,9 +36,9 @@ function records(count: number, overrides: Partial<DecisionRecord> = {}): Decisi
 /** The real store, counting its inserts. */
 class CountingStore extends MySqlDecisionRecordStore {
   inserts = 0;
-  override async insertMany(batch: DecisionRecord[]): Promise<void> {
+  override async insertPages(pages: SealedPage[]): Promise<void> {
     this.inserts += 1;
-    await super.insertMany(batch);
+    await super.insertPages(pages);
   }
 }
 
@@ -50,10 +52,10 @@ function recorder(store: MySqlDecisionRecordStore, options: Partial<DecisionReco
   return { recorder: instance, drops, logs };
 }
 
-const storedCount = async (scenarioId: number) => Number(((await db('decision_records').where('scenario_id', scenarioId).count({ n: '*' }).first()) as { n: number }).n);
+const storedCount = (scenarioId: number) => storedRecordCount(db, scenarioId);
 
 describe('DecisionRecorder', () => {
-  it('queues without waiting and inserts many records per statement', async () => {
+  it('encodes without waiting and inserts many records per statement', async () => {
     const store = new CountingStore(db);
     const { recorder: subject, drops } = recorder(store);
     const batch = records(1000);
@@ -93,9 +95,9 @@ describe('DecisionRecorder', () => {
   ])('stores the rest of a group when the database refuses one record, and counts that one (%s)', async (_way, inserter) => {
     // The database refuses a value too long for its column (strict mode).
     const bulk = inserter();
-    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db, { localInfile: false, bulk }));
+    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db, { bulk }));
     const batch = records(10);
-    batch[4] = { ...batch[4], requestId: 'x'.repeat(500) };
+    batch[4] = { ...batch[4], scenarioName: 'x'.repeat(500) };
     // One group: queued while the first insert of another record is in flight.
     for (const record of batch) subject.record(record);
     await subject.flush();
@@ -111,7 +113,7 @@ describe('DecisionRecorder', () => {
   ])('stores the rest of a group when one record is larger than max_allowed_packet, and counts that one as refused (%s)', async (_way, inserter) => {
     // 16 MiB is the server's max_allowed_packet here: it closes the connection (a "fatal" error), but it is not down.
     const bulk = inserter();
-    const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(db, { localInfile: false, bulk }));
+    const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(db, { bulk }));
     const batch = records(6);
     batch[2] = { ...batch[2], inputs: { text: 'x'.repeat(17 * 1024 * 1024) } };
     for (const record of batch) subject.record(record);
@@ -133,15 +135,15 @@ describe('DecisionRecorder', () => {
     await bulk.close();
   });
 
-  it('logs records the database stored with a value changed (LOAD DATA does not refuse rows)', async () => {
-    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db, { localInfile: true }));
+  it('counts and logs a record that cannot be encoded, and stores the others', async () => {
+    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db));
     const batch = records(3);
-    batch[1] = { ...batch[1], requestId: 'x'.repeat(500) };
+    batch[1] = { ...batch[1], result: { big: 10n } };
     for (const record of batch) subject.record(record);
     await subject.flush();
-    expect(await storedCount(batch[0].scenarioId)).toBe(3);
-    expect(drops).toEqual([]);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 50, msg: 'decision records stored with values the database changed', err: expect.objectContaining({ message: expect.stringContaining('request_id') }) }));
+    expect(await storedCount(batch[0].scenarioId)).toBe(2);
+    expect(drops).toEqual([[1, 'unrecordable']]);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 50, reason: 'unrecordable', msg: 'decision records dropped' }));
   });
 
   it('stores what it holds when closed, then drops and counts what comes after', async () => {

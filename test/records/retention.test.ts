@@ -45,7 +45,8 @@ afterAll(() => t.close());
 async function scenarioWithRecords(name: string, ages: number[]): Promise<number> {
   await deployScenario(t.services.db, alice.id, name, doublingScenario());
   const scenarioId = Number(await scenarioIdOf(t, alice.id, name));
-  await store.insertMany(ages.map((days) => aRecord(scenarioId, { ownerId: alice.id, requesterId: alice.id, scenarioName: name, requestId: `${days}d`, beganAt: daysAgo(days) })));
+  // A page each, as a scenario that records a run now and then stores them.
+  for (const days of ages) await store.insertMany([aRecord(scenarioId, { ownerId: alice.id, requesterId: alice.id, scenarioName: name, requestId: `${days}d`, beganAt: daysAgo(days) })]);
   return scenarioId;
 }
 
@@ -70,6 +71,17 @@ describe('RetentionSweeper', () => {
     await sweeper(2).sweepOnce(NOW);
     expect(await left(scenarioId)).toEqual(['3d']);
     expect(store.deletedPerStatement(scenarioId)).toEqual([2, 2, 2, 1]);
+  });
+
+  it('keeps a page until its newest record expired', async () => {
+    await deployScenario(t.services.db, alice.id, 'one-page', doublingScenario());
+    const scenarioId = Number(await scenarioIdOf(t, alice.id, 'one-page'));
+    await store.insertMany([40, 20].map((days) => aRecord(scenarioId, { ownerId: alice.id, requesterId: alice.id, scenarioName: 'one-page', requestId: `${days}d`, beganAt: daysAgo(days) })));
+    await sweeper().sweepOnce(NOW);
+    expect(await left(scenarioId)).toEqual(['20d', '40d']);
+    await putSettings(t, alice, String(scenarioId), { enabled: true, retentionDays: 10, syncSampleRate: 1, trace: false }).expect(200);
+    await sweeper().sweepOnce(NOW);
+    expect(await left(scenarioId)).toEqual([]);
   });
 
   it('runs on a timer once started, and stops', async () => {

@@ -5,6 +5,7 @@ import { deployScenario, doublingScenario } from '../support/scenario-fixtures.j
 import { freePort } from '../support/private-redis.js';
 import { exitWithin, httpRequest, startServiceProcess, stopAll, waitUntilListening, type ServiceProcess } from '../support/service-process.js';
 import { scenarioIdOf } from './support.js';
+import { storedRecordCount } from './stored-records.js';
 
 /** An API process stores the records it still holds when it is stopped with SIGTERM. */
 
@@ -24,7 +25,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const recorded = async () => Number(((await t.services.db('decision_records').where('scenario_id', scenarioId).count({ n: '*' }).first()) as { n: number }).n);
+const recorded = () => storedRecordCount(t.services.db, scenarioId);
 
 describe('SIGTERM', () => {
   it('stores the buffered records before the process exits', async () => {

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { isolateJobStore, waitFor } from '../execution/support.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearer, replayed, scenarioIdOf } from './support.js';
+import { storedRecordCount } from '../records/stored-records.js';
 
 /** The worked example of docs/replay.md, run through the API with the page's blocks as written. */
 
@@ -42,8 +43,7 @@ describe('docs/replay.md, "A worked example: raising a cut-off"', () => {
     expect((await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).send(batch)).status).toBe(202);
     await waitFor(async () => {
       await t.services.records.recorder.flush();
-      const row = (await t.services.db('decision_records').where({ scenario_id: Number(id) }).count({ n: '*' }).first()) as { n: number | string };
-      return Number(row.n) === batch.parameters.length ? true : undefined;
+      return (await storedRecordCount(t.services.db, id)) === batch.parameters.length ? true : undefined;
     }, 30_000, 50);
 
     // 3. The candidate, as the page's sed makes it.

@@ -14,6 +14,7 @@ import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { deployScenario, doublingScenario, scriptScenario } from '../support/scenario-fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearer, getReplay, matrixOf, putDevelop, randomInts, recordBatch, replayed, scenarioIdOf, startReplay } from './support.js';
+import { allStoredRecords, storedRecordCount } from '../records/stored-records.js';
 
 /** Replays (issue 13 §4): a candidate version run against recorded inputs, and the report of what would change. */
 
@@ -38,8 +39,7 @@ async function newScenario(name: string, doc = doublingScenario()): Promise<stri
 }
 
 async function recordCount(scenarioId: string): Promise<number> {
-  const row = (await t.services.db('decision_records').where({ scenario_id: Number(scenarioId) }).count({ n: '*' }).first()) as { n: number | string };
-  return Number(row.n);
+  return storedRecordCount(t.services.db, scenarioId);
 }
 
 // ── the credit scorecard ──
@@ -123,9 +123,9 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
 
   it('shows the changed records newest first', async () => {
     const replay = await replayed(t, alice, creditId, { candidateVersion: 'develop', outputs: ['decision'], sampleSize: 200 });
-    const records = await t.services.db('decision_records').where({ scenario_id: Number(creditId) }).orderBy([{ column: 'began_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).select('id', 'inputs');
-    const changed = records.filter((row: { inputs: string }) => {
-      const score = scoreByHand(JSON.parse(row.inputs));
+    const records = await allStoredRecords(t.services.db, creditId);
+    const changed = records.filter((row) => {
+      const score = scoreByHand(row.inputs as never);
       return decideByHand(score, 600) !== decideByHand(score, 620);
     }).map((row: { id: string }) => row.id);
     expect(replay.report.sample.map((run: { recordId: string }) => run.recordId)).toEqual(changed.slice(0, 200));

@@ -3,6 +3,7 @@ import type { ScenarioDocument } from '../../src/engine/index.js';
 import { waitFor } from '../execution/support.js';
 import type { TestApp, TestUser } from '../support/test-app.js';
 import { bearer, scenarioIdOf } from '../records/support.js';
+import { storedRecordCount } from '../records/stored-records.js';
 
 export { bearer, scenarioIdOf };
 
@@ -44,8 +45,7 @@ export async function recordBatch(t: TestApp, user: TestUser, scenarioName: stri
 }
 
 async function recordCount(t: TestApp, scenarioId: string): Promise<number> {
-  const row = (await t.services.db('decision_records').where({ scenario_id: Number(scenarioId) }).count({ n: '*' }).first()) as { n: number | string };
-  return Number(row.n);
+  return storedRecordCount(t.services.db, scenarioId);
 }
 
 /** Deterministic pseudo-random integers in [0, n) (a linear congruential generator), so a failure can be run again. */
