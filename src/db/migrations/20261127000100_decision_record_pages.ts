@@ -78,7 +78,7 @@ export async function down(db: Knex): Promise<void> {
   await db.raw(`INSERT INTO decision_records (id, owner_id, scenario_id, scenario_name, version, version_id, mode, requester_id, request_id, batch_id, state, inputs, masked_inputs, result, error, began_at, ended_at, duration_micros, trace, captures, recorded_at)
     SELECT JSON_VALUE(b, '$[0]'), owner_id, scenario_id, scenario_name, version, version_id, JSON_VALUE(b, '$[3]'), JSON_VALUE(b, '$[1]'), JSON_VALUE(b, '$[2]'), JSON_VALUE(b, '$[4]'), JSON_VALUE(b, '$[5]'),
       JSON_EXTRACT(b, '$[9]'), NULLIF(JSON_EXTRACT(b, '$[12]'), 'null'), NULLIF(JSON_EXTRACT(b, '$[10]'), 'null'), NULLIF(JSON_EXTRACT(b, '$[11]'), 'null'),
-      began_at, TIMESTAMP('1970-01-01 00:00:00') + INTERVAL JSON_VALUE(b, '$[7]') * 1000 MICROSECOND, JSON_VALUE(b, '$[8]'), NULLIF(JSON_EXTRACT(b, '$[13]'), 'null'), NULLIF(JSON_EXTRACT(b, '$[14]'), 'null'), recorded_at
+      first_began_at, TIMESTAMP('1970-01-01 00:00:00') + INTERVAL JSON_VALUE(b, '$[7]') * 1000 MICROSECOND, JSON_VALUE(b, '$[8]'), NULLIF(JSON_EXTRACT(b, '$[13]'), 'null'), NULLIF(JSON_EXTRACT(b, '$[14]'), 'null'), recorded_at
     FROM (SELECT *, CONVERT(body USING utf8mb4) AS b FROM decision_record_pages WHERE records = 1) page ORDER BY seq`);
   await db.schema.dropTable('decision_record_pages');
 }
