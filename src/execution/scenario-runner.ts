@@ -3,7 +3,7 @@ import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
-import { NOT_RECORDING, type RunRecorder, type RunRecording, type RunToRecord } from '../records/run-recorder.js';
+import { NOT_RECORDING, type RecordedOutcome, type RunRecorder, type RunRecording, type RunToRecord } from '../records/run-recorder.js';
 import type { DeployedScenario, DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { runErrorCode, toRunError, type RunOutcome } from './run-outcome.js';
 import { NO_RUN_LISTENER, type RunListener, type RunMode } from './run-listener.js';
@@ -70,19 +70,16 @@ export class ScenarioRunner {
   private async runRecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, lane: RunLane, recording: RunRecording): Promise<Record<string, unknown>> {
     const beganAt = new Date();
     const started = performance.now();
-    const finish = (result: Record<string, unknown> | null, error: RunOutcome['error'], trace?: TraceEntry[]) => recording.finish({
-      result, error, trace, beganAt, endedAt: new Date(), durationMicros: Math.round((performance.now() - started) * 1000),
-    });
     let outcome: Awaited<ReturnType<ScenarioEngine['run']>>;
     try {
       const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
       outcome = await this.engine.run(compiled, inputs, { ownerId, lane, trace: recording.trace, portHooks: recording.portHooks });
     } catch (error) {
       // A dependency outage abandons the run (503, or the job runs again): nothing to record.
-      if (!(error instanceof PortUnavailableError)) finish(null, toRunError(error));
+      if (!(error instanceof PortUnavailableError)) recording.finish(recordedOutcome(null, toRunError(error), undefined, beganAt, started));
       throw error;
     }
-    finish(outcome.result, null, outcome.trace);
+    recording.finish(recordedOutcome(outcome.result, null, outcome.trace, beganAt, started));
     return outcome.result;
   }
 
@@ -95,4 +92,9 @@ export class ScenarioRunner {
       throw error;
     }
   }
+}
+
+/** How a recorded run ended, timed from `beganAt` (and `started`, on performance.now()'s clock). */
+function recordedOutcome(result: Record<string, unknown> | null, error: RunOutcome['error'], trace: TraceEntry[] | undefined, beganAt: Date, started: number): RecordedOutcome {
+  return { result, error, trace, beganAt, endedAt: new Date(), durationMicros: Math.round((performance.now() - started) * 1000) };
 }

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { inputVariables, isPiiTagged, type ScenarioDocument, type TraceEntry } from '../engine/index.js';
 
 /** What a masked value starts with (then 32 hex digits of the keyed hash). */
@@ -13,17 +12,17 @@ export const MASK_PREFIX = 'pii:';
  * (a plain hash of a birth date or a tax number would be reversed by trying them all).
  */
 export class InputMasker {
-  /** pii input names per compiled version (deployed versions never change). */
-  private readonly piiNames = new LRUCache<string, readonly string[]>({ max: 1000 });
+  /** pii input names per scenario document (deployed versions never change; a document object is shared by the runs of its version). */
+  private readonly piiNames = new WeakMap<ScenarioDocument, readonly string[]>();
 
   constructor(private readonly secret: string) {}
 
   /** The version's input variables tagged pii. */
-  piiInputs(cacheKey: string, document: ScenarioDocument): readonly string[] {
-    let names = this.piiNames.get(cacheKey);
+  piiInputs(document: ScenarioDocument): readonly string[] {
+    let names = this.piiNames.get(document);
     if (!names) {
       names = inputVariables(document).filter(isPiiTagged).map((variable) => variable.name);
-      this.piiNames.set(cacheKey, names);
+      this.piiNames.set(document, names);
     }
     return names;
   }

@@ -31,26 +31,24 @@ export class ScenarioRunRecorder implements RunRecorder {
     if (!settings.enabled) return undefined;
     // random() < 1 always holds and < 0 never: rates 1 and 0 record every and no sync run.
     if (run.mode === 'SYNC' && !(this.random() < settings.syncSampleRate)) return undefined;
-    const capture = new RunCapture();
-    return {
-      trace: settings.trace,
-      portHooks: capture,
-      finish: (outcome) => {
-        let record: DecisionRecord;
-        try {
-          record = this.recordOf(deployed, inputs, run, capture, outcome);
-        } catch (error) {
-          // Recording never fails a run: a record that cannot be made is counted and logged instead.
-          this.recorder.unrecordable(error);
-          return;
-        }
-        this.recorder.record(record);
-      },
-    };
+    return new ScenarioRunRecording(this, settings.trace, deployed, inputs, run);
+  }
+
+  /** Hands a finished run's record to the recorder; never throws. */
+  finish(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome): void {
+    let record: DecisionRecord;
+    try {
+      record = this.recordOf(deployed, inputs, run, capture, outcome);
+    } catch (error) {
+      // Recording never fails a run: a record that cannot be made is counted and logged instead.
+      this.recorder.unrecordable(error);
+      return;
+    }
+    this.recorder.record(record);
   }
 
   private recordOf(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome): DecisionRecord {
-    const pii = this.masker.piiInputs(deployed.cacheKey, deployed.document);
+    const pii = this.masker.piiInputs(deployed.document);
     const masked = this.masker.maskInputs(inputs, pii);
     return {
       id: run.id,
@@ -74,5 +72,22 @@ export class ScenarioRunRecorder implements RunRecorder {
       trace: outcome.trace ? this.masker.maskTrace(outcome.trace, masked.masked, inputs) : null,
       captures: capture.captures,
     };
+  }
+}
+
+/** One run being recorded (a class rather than closures: one object per recorded run on the hot path). */
+class ScenarioRunRecording implements RunRecording {
+  readonly portHooks = new RunCapture();
+
+  constructor(
+    private readonly owner: ScenarioRunRecorder,
+    readonly trace: boolean,
+    private readonly deployed: DeployedScenario,
+    private readonly inputs: Record<string, unknown>,
+    private readonly run: RunToRecord,
+  ) {}
+
+  finish(outcome: RecordedOutcome): void {
+    this.owner.finish(this.deployed, this.inputs, this.run, this.portHooks, outcome);
   }
 }
