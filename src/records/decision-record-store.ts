@@ -130,9 +130,10 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
       // Small pages (a scenario that records a few runs a second stores pages of one or two): more per query.
       const bytesPerPage = pages.reduce((sum, page) => sum + page.body.length, 0) / pages.length;
       pagesPerRead = Math.max(1, Math.min(MAX_PAGES_PER_READ, Math.floor(BYTES_PER_READ / Math.max(bytesPerPage, 1))));
-      const after = (page: StoredPage, slot: number): RecordPosition | null => (page === lastRead && slot === 0 ? null : { page: page.seq, slot });
+      const positionAt = (page: StoredPage, slot: number): RecordPosition | null => (page === lastRead && slot === 0 ? null : { page: page.seq, slot });
       for (const page of pages) {
-        const from = before && before.page === page.seq ? before.slot - 1 : recordsOnPage(page) - 1;
+        // A cursor is the client's to send: a slot past the page's end reads the whole page.
+        const from = Math.min(before && before.page === page.seq ? before.slot - 1 : Infinity, recordsOnPage(page) - 1);
         for (let slot = from; slot >= 0; slot -= 1) {
           const record = readRecord(page, slot);
           if (!matches(record, filter)) continue;
@@ -143,12 +144,12 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
           const { trace, captures: captured, ...summary } = record;
           records.push({ ...summary, hasTrace: trace !== null, captureCount: captured.length });
           if (captures && captured.length > 0) captures.set(record.id, captured);
-          if (records.length >= limit) return { records, next: after(page, slot), captures };
+          if (records.length >= limit) return { records, next: positionAt(page, slot), captures };
         }
         readBytes += page.body.length;
         before = { page: page.seq, slot: 0 };
         // A filter few records pass: the next call goes on from here.
-        if (readBytes >= this.pageMaxChars) return { records, next: after(page, 0), captures };
+        if (readBytes >= this.pageMaxChars) return { records, next: positionAt(page, 0), captures };
       }
     }
   }

@@ -112,6 +112,18 @@ describe('listDecisionRecords', () => {
     expect(response.body.records).toHaveLength(4);
   });
 
+  it('reads a forged cursor of the right shape as a place, never a failure: a slot past its page reads the whole page', async () => {
+    const all = await listRecords(t, alice, creditId, { limit: 500 });
+    const page = Number(((await t.services.db('decision_record_pages').where({ scenario_id: Number(creditId) }).max({ seq: 'seq' }).first()) as { seq: number }).seq);
+    for (const forged of [`r2:${page}:999999`, `r2:${page + 1_000_000}:0`, 'r2:0:0']) {
+      const response = await listRecords(t, alice, creditId, { limit: 500, cursor: Buffer.from(forged).toString('base64url') });
+      expect(response.status).toBe(200);
+      expect(response.body.records.length).toBeLessThanOrEqual(all.body.records.length);
+    }
+    const past = await listRecords(t, alice, creditId, { limit: 500, cursor: Buffer.from(`r2:${page}:999999`).toString('base64url') });
+    expect(past.body.records.map((r: { id: string }) => r.id)).toEqual(all.body.records.map((r: { id: string }) => r.id));
+  });
+
   it('answers 400 naming the parameter for a cursor it did not issue, a limit out of range, a bad state, time or output name', async () => {
     const cursor = await listRecords(t, alice, creditId, { cursor: 'bm90LWEtY3Vyc29y' });
     expect(cursor.status).toBe(400);
