@@ -17,6 +17,7 @@ import * as replayClaims from './migrations/20261124000400_replay_claims.js';
 import * as replayOwnerState from './migrations/20261125000100_replay_owner_state.js';
 import * as decisionRecordJsonChars from './migrations/20261126000100_decision_record_json_chars.js';
 import * as decisionRecordPages from './migrations/20261127000100_decision_record_pages.js';
+import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -46,6 +47,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261125000100_replay_owner_state', replayOwnerState],
   ['20261126000100_decision_record_json_chars', decisionRecordJsonChars],
   ['20261127000100_decision_record_pages', decisionRecordPages],
+  ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

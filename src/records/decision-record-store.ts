@@ -13,18 +13,18 @@ const MAX_STATEMENT_BYTES = 8 * 1024 * 1024;
 
 /** The columns a page is written to, in the order of the bulk statement's values. */
 const INSERT_COLUMNS = [
-  'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'format', 'records', 'failed', 'first_began_at', 'last_began_at', 'ids', 'request_ids', 'ends', 'body',
+  'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'format', 'records', 'failed', 'first_began_at', 'last_began_at', 'ids', 'request_ids', 'ends', 'body', 'bytes',
 ] as const;
 
 const BULK_SQL = `INSERT INTO ${TABLE} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
- * Stored pages read per query of `list`: 4 at first (a page holds up to about 1 MiB of records), then
- * as many as about 4 MiB holds at the size of those read so far, at most 500.
+ * One step of `list` reads the sizes of the next 500 stored pages at most, then the records of as many
+ * of them as about 4 MiB holds (at least one page: a page holds up to about 1 MiB of records, or one
+ * larger record).
  */
-const FIRST_PAGES_PER_READ = 4;
-const BYTES_PER_READ = 4 * 1024 * 1024;
-const MAX_PAGES_PER_READ = 500;
+const PAGES_PER_STEP = 500;
+const BYTES_PER_STEP = 4 * 1024 * 1024;
 /** Page rows (without their records) read per query when counting. */
 const COUNTS_PER_READ = 500;
 
@@ -121,15 +121,11 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     let answerBytes = 0;
     let readBytes = 0;
     let before = after;
-    let pagesPerRead = FIRST_PAGES_PER_READ;
     for (;;) {
-      const pages = await this.pagesBefore(scenarioId, filter, before, pagesPerRead);
+      const { pages, last } = await this.pagesBefore(scenarioId, filter, before);
       if (pages.length === 0) return { records, next: null, captures };
-      // Fewer pages than asked for: the last one is the scenario's oldest that may match.
-      const lastRead = pages.length < pagesPerRead ? pages[pages.length - 1] : undefined;
-      // Small pages (a scenario that records a few runs a second stores pages of one or two): more per query.
-      const bytesPerPage = pages.reduce((sum, page) => sum + page.body.length, 0) / pages.length;
-      pagesPerRead = Math.max(1, Math.min(MAX_PAGES_PER_READ, Math.floor(BYTES_PER_READ / Math.max(bytesPerPage, 1))));
+      // The scenario's oldest page that may match was read: nothing after it.
+      const lastRead = last ? pages[pages.length - 1] : undefined;
       const positionAt = (page: StoredPage, slot: number): RecordPosition | null => (page === lastRead && slot === 0 ? null : { page: page.seq, slot });
       for (const page of pages) {
         // A cursor is the client's to send: a slot past the page's end reads the whole page.
@@ -206,13 +202,27 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     return records;
   }
 
-  /** The next stored pages (with their records) newest first after `after`, of those whose columns allow a match. */
-  private async pagesBefore(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, count: number): Promise<StoredPage[]> {
+  /**
+   * The next stored pages (with their records) newest first after `after`, of those whose columns allow
+   * a match: their sizes first, then as many as BYTES_PER_STEP holds (at least one). `last`: no page
+   * that may match comes after them.
+   */
+  private async pagesBefore(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined): Promise<{ pages: StoredPage[]; last: boolean }> {
     const query = this.pagesMatching(scenarioId, filter, filter.version === undefined ? 'decision_record_pages_scenario' : 'decision_record_pages_scenario_version');
     // A page's last slot read is 0: the pages before it come next.
     if (after) query.andWhere('seq', after.slot > 0 ? '<=' : '<', after.page);
-    const rows = (await query.orderBy('seq', 'desc').limit(count).select(READ_COLUMNS)) as PageRow[];
-    return rows.map(storedPage);
+    const sizes = (await query.orderBy('seq', 'desc').limit(PAGES_PER_STEP).select('seq', this.db.raw('COALESCE(`bytes`, LENGTH(`body`)) AS size'))) as Array<{ seq: number | string; size: number | string }>;
+    const taken: number[] = [];
+    let bytes = 0;
+    for (const page of sizes) {
+      bytes += Number(page.size);
+      if (taken.length > 0 && bytes > BYTES_PER_STEP) break;
+      taken.push(Number(page.seq));
+    }
+    if (taken.length === 0) return { pages: [], last: true };
+    // By primary key: left to itself, MariaDB reads every index entry of the scenario (`ref` on scenario_id) to find them.
+    const rows = (await this.db.from(this.db.raw('?? FORCE INDEX (PRIMARY)', [TABLE])).whereIn('seq', taken).andWhere('scenario_id', scenarioId).orderBy('seq', 'desc').select(READ_COLUMNS)) as PageRow[];
+    return { pages: rows.map(storedPage), last: sizes.length < PAGES_PER_STEP && taken.length === sizes.length };
   }
 
   private async countOnPage(seq: number, filter: RecordFilter): Promise<number> {
@@ -303,7 +313,7 @@ function pageValues(page: SealedPage): unknown[] {
   const { key } = page;
   return [
     key.ownerId, key.scenarioId, key.scenarioName, key.version, key.versionId, PAGE_FORMAT, page.count, page.failed,
-    utcDatetimeText(page.firstBeganAt), utcDatetimeText(page.lastBeganAt), page.ids, page.requestIds, page.ends, page.body,
+    utcDatetimeText(page.firstBeganAt), utcDatetimeText(page.lastBeganAt), page.ids, page.requestIds, page.ends, page.body, page.body.length,
   ];
 }
 

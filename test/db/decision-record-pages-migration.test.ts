@@ -4,7 +4,7 @@ import { createDatabase, ensureDatabaseExists } from '../../src/db/database.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 
 /**
- * Migration 20261127000100 moves every record of the one-row-per-record table to a page of its own:
+ * Migrations 20261127000100 and 20261127000200 (the pages' sizes): the first moves every record of the one-row-per-record table to a page of its own:
  * nothing lost, every value read back the same through the page store; `down` moves them back.
  * On a database of its own, migrated to the migration before.
  */
@@ -42,6 +42,10 @@ describe('migration 20261127000100_decision_record_pages', () => {
       oldRow(3),
     ]);
     await db.migrate.up();
+    // 20261127000200 measures the moved pages.
+    await db.migrate.up();
+    const sizes = (await db('decision_record_pages').select('bytes', db.raw('LENGTH(body) AS measured'))) as Array<{ bytes: number; measured: number }>;
+    expect(sizes.map((row) => row.bytes)).toEqual(sizes.map((row) => row.measured));
     const store = new MySqlDecisionRecordStore(db);
     const listed = (await store.list(99, {}, undefined, 10)).records;
     expect(listed.map((record) => record.requestId)).toEqual(['req-3', 'req-2', 'req-1']);
@@ -54,6 +58,7 @@ describe('migration 20261127000100_decision_record_pages', () => {
     expect(await store.count(99, { state: 'FAILED' }, 10)).toBe(1);
     expect((await store.list(99, { requestId: 'req-3' }, undefined, 10)).records).toHaveLength(1);
 
+    await db.migrate.down();
     await db.migrate.down();
     const back = (await db('decision_records').orderBy('began_at').select('request_id', 'inputs', 'began_at')) as Array<{ request_id: string; inputs: string }>;
     expect(back.map((row) => [row.request_id, JSON.parse(row.inputs)])).toEqual([1, 2, 3].map((k) => [`req-${k}`, { k, text: 'a\tb "q" é \\ 😀' }]));

@@ -198,6 +198,36 @@ describe('MySqlDecisionRecordStore', () => {
     expect((await small.list(scenarioId, { outputs: { blob: 'x'.repeat(10_000) }, requestId: 'h0' }, undefined, 100)).records.map((r) => r.requestId)).toEqual(['h0']);
   });
 
+  it('never loads much more than 4 MiB of pages in one query, small pages followed by large ones included', async () => {
+    const scenarioId = newScenarioId();
+    // Five older pages of one 2 MiB record each, then 600 newer pages of one small record each.
+    for (let k = 0; k < 5; k += 1) await store.insertMany([record(scenarioId, { requestId: `large${k}`, result: { blob: 'x'.repeat(2 * 1024 * 1024) } })]);
+    const small = Array.from({ length: 600 }, (_, k) => record(scenarioId, { requestId: `small${k}` }));
+    for (let k = 0; k < 600; k += 20) await Promise.all(small.slice(k, k + 20).map((one) => store.insertMany([one])));
+    const loaded: number[] = [];
+    const measure = (rows: unknown) => {
+      if (!Array.isArray(rows)) return;
+      const bytes = rows.reduce((sum: number, row: { body?: Buffer }) => sum + (Buffer.isBuffer(row.body) ? row.body.length : 0), 0);
+      if (bytes > 0) loaded.push(bytes);
+    };
+    db.on('query-response', measure);
+    try {
+      let seen = 0;
+      let after;
+      for (let k = 0; k < 20; k += 1) {
+        const page = await store.list(scenarioId, {}, after, 500);
+        seen += page.records.length;
+        if (!page.next) break;
+        after = page.next;
+      }
+      expect(seen).toBe(605);
+    } finally {
+      db.off('query-response', measure);
+    }
+    expect(loaded.length).toBeGreaterThan(0);
+    expect(Math.max(...loaded)).toBeLessThanOrEqual(4 * 1024 * 1024 + 2.1 * 1024 * 1024);
+  });
+
   it("counts what passes a filter, from the pages' columns where they tell and record by record where not, up to a maximum", async () => {
     const scenarioId = newScenarioId();
     await store.insertMany([0, 1, 2].map((index) => record(scenarioId, { beganAt: at(index), requestId: `n${index}` })));
