@@ -128,15 +128,15 @@ export interface RecordsConfig {
   maskingSecret: string;
   /** Under load, records are inserted at most once per this many milliseconds per process (an idle process inserts at once). */
   flushIntervalMs: number;
-  /** Most records per insert. */
+  /** Most records per stored page (src/records/record-page.ts; a page is also sealed at about 1 MiB). */
   batchSize: number;
   /** Most records a process holds before they are stored; past it new records are dropped (and counted). */
   maxBuffered: number;
   /** How often a worker process deletes expired records. */
   retentionSweepMs: number;
-  /** Write records with MariaDB's bulk protocol when the server is MariaDB (src/db/mariadb-bulk-insert.ts); else LOAD DATA LOCAL INFILE, or INSERTs. */
+  /** Write records with MariaDB's bulk protocol when the server is MariaDB (src/db/mariadb-bulk-insert.ts); else multi-row INSERTs. */
   bulkProtocol: boolean;
-  /** Most characters of JSON (inputs, result, error and captures) one page of records holds, whatever its limit (at least one record). */
+  /** Most bytes of record JSON one page of a records list holds, whatever its limit (at least one record), and about the most one list call reads. */
   pageMaxChars: number;
 }
 
