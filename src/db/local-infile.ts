@@ -5,7 +5,7 @@ import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_NOT_ALLOWED_COMMAND, mysqlErrno } fr
 /**
  * `LOAD DATA LOCAL INFILE`, the fastest way into a table (the client streams rows in a simple text
  * format; the server parses far less than multi-row INSERTs): used by collection loads
- * (src/internal-data/) and decision records (src/records/). Every load of this service uses
+ * (src/internal-data/). Every load of this service uses
  * LOAD_DATA_FORMAT:
  *
  * - one row per line, ended by `\n`; fields separated by a tab;

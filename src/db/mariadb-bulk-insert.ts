@@ -18,8 +18,8 @@ export interface BulkInserter {
  * MariaDB's bulk protocol (COM_STMT_BULK_EXECUTE), through MariaDB's own connector: the statement is
  * prepared once and every row's values follow in binary, each string with its length. The server
  * neither parses SQL text per row (multi-row INSERTs) nor reads fields character by character
- * (`LOAD DATA`): measured on decision records, about a quarter less database CPU per row than
- * LOAD DATA LOCAL INFILE (docs/benchmarks.md). mysql2, the driver behind knex, does not speak it, so
+ * (`LOAD DATA`): measured on decision records when they were a row each, about a quarter less
+ * database CPU per row than LOAD DATA LOCAL INFILE (docs/benchmarks.md); their pages now go this way. mysql2, the driver behind knex, does not speak it, so
  * this keeps connections of its own (opened at the first insert, at most `connections` kept between
  * inserts); a server that is not MariaDB is found out then, and `insert` answers undefined from that
  * moment on.

@@ -170,8 +170,8 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
   async get(scenarioId: number, id: string): Promise<DecisionRecord | undefined> {
     const made = idTime(id);
     // A record is almost always on a page stored soon after its id was made: look there first.
-    const page = (made !== undefined ? await this.pageHolding(scenarioId, 'ids', id, new Date(made - ID_BEFORE_RUN_MS)) : undefined)
-      ?? (await this.pageHolding(scenarioId, 'ids', id));
+    const page = (made !== undefined ? await this.pageHolding(scenarioId, id, new Date(made - ID_BEFORE_RUN_MS)) : undefined)
+      ?? (await this.pageHolding(scenarioId, id));
     if (!page) return undefined;
     for (let slot = 0; slot < recordsOnPage(page); slot += 1) {
       const record = readRecord(page, slot);
@@ -234,9 +234,9 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     return counted;
   }
 
-  /** The newest page of the scenario (stored since `since`, when given) whose `column` lists `value`. */
-  private async pageHolding(scenarioId: number, column: 'ids' | 'request_ids', value: string, since?: Date): Promise<StoredPage | undefined> {
-    const query = this.db(TABLE).where('scenario_id', scenarioId).andWhereRaw('INSTR(??, ?) > 0', [column, delimited(value)]);
+  /** The newest page of the scenario (stored since `since`, when given) that lists the record id. */
+  private async pageHolding(scenarioId: number, id: string, since?: Date): Promise<StoredPage | undefined> {
+    const query = this.db(TABLE).where('scenario_id', scenarioId).andWhereRaw('INSTR(`ids`, ?) > 0', [delimited(id)]);
     if (since) query.andWhere('last_began_at', '>=', since);
     const row = (await query.orderBy('seq', 'desc').first(READ_COLUMNS)) as PageRow | undefined;
     return row ? storedPage(row) : undefined;
