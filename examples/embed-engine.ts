@@ -67,9 +67,9 @@ const ports: EnginePorts = {
   http: { async request(request) { throw new Error(`this program makes no HTTP calls (${request.method} ${request.url})`); } },
 };
 
-// 3. One engine per process: it caches compilations by key and runs scenario code on its own worker threads
-//    (two here), each tenant in sandboxes of its own. Nothing of a scenario runs on this thread.
-const engine = new ScenarioEngine({ ports, limits: { timeoutMs: 500 }, pool: { workers: 2 } });
+// 3. One engine per process: it caches compilations by key and runs scenario code in engine host processes of
+//    its own (two here), each tenant in sandboxes of its own. Nothing of a scenario runs in this process.
+const engine = new ScenarioEngine({ ports, limits: { timeoutMs: 500 }, pool: { hosts: 2 } });
 try {
   const credit = engine.compile('credit-decision@1', creditDocument);
   const lookup = engine.compile('customer-credit@1', customerDocument);

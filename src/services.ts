@@ -18,6 +18,7 @@ import { createBatchHandlers } from './execution/batch-routes.js';
 import { pingJobStore } from './execution/job-store.js';
 import { runListeners } from './execution/run-listener.js';
 import type { HealthChecks } from './http/health-router.js';
+import { logEngineEvent } from './engine-event-log.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import type { Metrics, MetricsExposition } from './metrics/metrics.js';
 import { MySqlDecisionRecordStore } from './records/decision-record-store.js';
@@ -86,6 +87,10 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: outbound.client },
     limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb, testCasesBudgetMs: config.limits.testCasesBudgetMs },
     pool: config.engine,
+    onEvent: (event) => {
+      metrics.engineEvent(event);
+      logEngineEvent(logger, event);
+    },
   });
   // ── scenarios ──
   const replayStore = new MySqlReplayStore(db);
@@ -102,6 +107,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     batchElementsPending: () => execution.batchStore.pendingElements(),
     jobQueueDepth: () => execution.queue.dueJobs(),
     engineQueuedItems: () => engine.queuedItems(),
+    engineQuarantinedTenants: () => engine.poolStats()?.quarantinedTenants ?? 0,
   });
   // ── replay ──
   const replay = createReplay({

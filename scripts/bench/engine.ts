@@ -2,7 +2,7 @@
  * Engine benchmark: our engine vs @gorules/zen-engine vs plain JavaScript on the reference credit decision,
  * every figure and ratio from one run. Run: npm run bench:engine
  * (env: BENCH_SECONDS per measurement, default 2; BENCH_SCENARIOS compiled versions for the memory figure, default 1000;
- * ENGINE_WORKERS / ENGINE_WORKERS_PER_TENANT as for the service).
+ * ENGINE_HOSTS / ENGINE_HOSTS_PER_TENANT as for the service).
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     outcomes.set(decision, (outcomes.get(decision) ?? 0) + 1);
   }
   console.log(`All three agree on ${inputs.length} applications (${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}).`);
-  console.log(`Engine pool: ${config.engine.workers} workers, at most ${config.engine.workersPerTenant} per tenant (this benchmark is one tenant), workers and caller look ${config.engine.spinMicros} µs for the next message before sleeping.`);
+  console.log(`Engine pool: ${config.engine.hosts} host processes, at most ${config.engine.hostsPerTenant} per tenant (this benchmark is one tenant).`);
 
   // warm up
   await sequential(ours, inputs, 1); await sequential(theirs, inputs, 1); await concurrent(ours, inputs);
@@ -120,14 +120,6 @@ async function main(): Promise<void> {
   const insideCrossingUs = ((emptyAfter.crossingMs - emptyBefore.crossingMs) / (emptyAfter.crossings - emptyBefore.crossings)) * 1000;
   const roundTripUs = percentile(emptySeq.latencies, 50) * 1000;
 
-  // the same, with workers and caller that go to sleep at once (ENGINE_SPIN_MICROS=0)
-  const sleepy = new ScenarioEngine({ ports: noPorts, pool: { ...config.engine, spinMicros: 0 } });
-  const sleepyCompiled = sleepy.compile('reference', referenceScenario());
-  const sleepyRun: Evaluate = (input) => sleepy.run(sleepyCompiled, input as unknown as Record<string, unknown>, { ownerId: OWNER });
-  await sequential(sleepyRun, inputs, 0.5);
-  const sleepySeq = await sequential(sleepyRun, inputs);
-  await sleepy.dispose();
-
   const zenBest = Math.max(zenSeq.rate, zenConc);
   const p50 = percentile(oursSeq.latencies, 50) * 1000;
   const p99 = percentile(oursSeq.latencies, 99) * 1000;
@@ -139,12 +131,11 @@ async function main(): Promise<void> {
   console.log(`  ${'engine'.padEnd(24)} awaited one at a time ${fmt(oursSeq.rate).padStart(10)}   ${CONCURRENCY} in flight ${fmt(oursConc).padStart(10)}`);
   console.log(`  ${'@gorules/zen-engine'.padEnd(24)} awaited one at a time ${fmt(zenSeq.rate).padStart(10)}   ${CONCURRENCY} in flight ${fmt(zenConc).padStart(10)}`);
   console.log(`  ${'plain JavaScript'.padEnd(24)} synchronous loop      ${fmt(hand).padStart(10)}`);
-  console.log(`  ${'engine, no spinning'.padEnd(24)} awaited one at a time ${fmt(sleepySeq.rate).padStart(10)}   (ENGINE_SPIN_MICROS=0 instead of ${config.engine.spinMicros}: p50 ${(percentile(sleepySeq.latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(sleepySeq.latencies, 99) * 1000).toFixed(1)} µs)`);
   console.log(`\nLatency per evaluation, awaited one at a time: engine p50 ${p50.toFixed(1)} µs, p99 ${p99.toFixed(1)} µs; ` +
     `zen p50 ${(percentile(zenSeq.latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(zenSeq.latencies, 99) * 1000).toFixed(1)} µs`);
   console.log(`Crossings with ${CONCURRENCY} in flight: ${fmt(items)} evaluations in ${fmt(crossings)} crossings (${(items / Math.max(crossings, 1)).toFixed(1)} per crossing, ` +
-    `${(items / Math.max(messages, 1)).toFixed(1)} per message to a worker), ${(((after.crossingMs - before.crossingMs) / Math.max(crossings, 1)) * 1000).toFixed(1)} µs per crossing`);
-  console.log(`Cost of one crossing (an empty scenario, awaited one at a time): ${insideCrossingUs.toFixed(1)} µs inside the worker, ${roundTripUs.toFixed(1)} µs round trip (p50) from the caller`);
+    `${(items / Math.max(messages, 1)).toFixed(1)} per message to a host), ${(((after.crossingMs - before.crossingMs) / Math.max(crossings, 1)) * 1000).toFixed(1)} µs per crossing`);
+  console.log(`Cost of one crossing (an empty scenario, awaited one at a time): ${insideCrossingUs.toFixed(1)} µs inside the host, ${roundTripUs.toFixed(1)} µs round trip (p50) from the caller`);
 
   const goals = [
     [`${CONCURRENCY} in flight: engine ÷ zen's best (${fmt(zenBest)}/s)`, oursConc / zenBest, '≥ 10×', oursConc / zenBest >= 10, 'x'],

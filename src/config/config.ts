@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { defaultEngineWorkers } from '../engine/pool/pool-size.js';
+import { defaultEngineHosts, defaultHostsPerTenant } from '../engine/pool/pool-size.js';
 
 /**
  * Configuration from environment variables. Every variable has a documented default per
@@ -140,16 +140,20 @@ export interface RecordsConfig {
   pageMaxChars: number;
 }
 
-/** The engine's worker pool (src/engine/pool/): scenario code never runs on the event loop of the API. */
+/** The engine's hosts (src/engine/pool/): scenario code runs in child processes, never in the API's or the worker's. */
 export interface EngineConfig {
-  /** Worker threads running scenario code. */
-  workers: number;
-  /** Most workers one tenant (scenario owner) may hold at once; the others stay free for everyone else. */
-  workersPerTenant: number;
-  /** Tenant sandboxes (isolates) each worker keeps warm. */
-  isolatesPerWorker: number;
-  /** Microseconds an engine worker (and the caller, for a lone run) looks for the next message before sleeping (0: never). */
-  spinMicros: number;
+  /** Engine host processes running scenario code (one message at a time each). */
+  hosts: number;
+  /** Most hosts one tenant (scenario owner) may hold at once, across every lane; the others stay free for everyone else. */
+  hostsPerTenant: number;
+  /** Tenant sandboxes (isolates) each host keeps warm. */
+  isolatesPerHost: number;
+  /** A host whose resident memory passes this many MB is replaced once idle (0: never). */
+  hostMemoryMb: number;
+  /** Host deaths while one tenant's code ran, within quarantineMinutes, that put the tenant in quarantine (0: never). */
+  quarantineAfterCrashes: number;
+  /** How far back host deaths count, and how long a quarantine lasts. */
+  quarantineWindowMs: number;
 }
 
 /** The deepest LIMIT_BODY_DEPTH accepted (see assertUsable). */
@@ -274,12 +278,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 }
 
 function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
-  const workers = readInt(env, 'ENGINE_WORKERS', defaultEngineWorkers());
+  const hosts = readInt(env, 'ENGINE_HOSTS', defaultEngineHosts());
   return {
-    workers,
-    workersPerTenant: readInt(env, 'ENGINE_WORKERS_PER_TENANT', Math.max(1, workers - 1)),
-    isolatesPerWorker: readInt(env, 'ENGINE_ISOLATES_PER_WORKER', 32),
-    spinMicros: readInt(env, 'ENGINE_SPIN_MICROS', 50),
+    hosts,
+    hostsPerTenant: readInt(env, 'ENGINE_HOSTS_PER_TENANT', defaultHostsPerTenant(hosts)),
+    isolatesPerHost: readInt(env, 'ENGINE_ISOLATES_PER_HOST', 32),
+    hostMemoryMb: readInt(env, 'ENGINE_HOST_MEMORY_MB', 2048),
+    quarantineAfterCrashes: readInt(env, 'ENGINE_QUARANTINE_AFTER_CRASHES', 2),
+    quarantineWindowMs: readInt(env, 'ENGINE_QUARANTINE_MINUTES', 10) * 60_000,
   };
 }
 
@@ -318,9 +324,12 @@ function assertUsable(config: AppConfig): void {
   if (config.replay.maxRecords < 1 || config.replay.maxRecords > REPLAY_HARD_MAX_RECORDS) problems.push(`REPLAY_MAX_RECORDS must be between 1 and ${REPLAY_HARD_MAX_RECORDS}`);
   if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');
   if (config.replay.maxActivePerOwner < 1) problems.push('REPLAY_MAX_ACTIVE_PER_OWNER must be at least 1');
-  if (config.engine.workers < 1) problems.push('ENGINE_WORKERS must be at least 1');
-  if (config.engine.workersPerTenant < 1) problems.push('ENGINE_WORKERS_PER_TENANT must be at least 1');
-  if (config.engine.isolatesPerWorker < 1) problems.push('ENGINE_ISOLATES_PER_WORKER must be at least 1');
+  if (config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
+  if (config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
+  if (config.engine.isolatesPerHost < 1) problems.push('ENGINE_ISOLATES_PER_HOST must be at least 1');
+  if (config.engine.hostMemoryMb < 0) problems.push('ENGINE_HOST_MEMORY_MB must be 0 or more');
+  if (config.engine.quarantineAfterCrashes < 0) problems.push('ENGINE_QUARANTINE_AFTER_CRASHES must be 0 or more');
+  if (config.engine.quarantineWindowMs < 60_000) problems.push('ENGINE_QUARANTINE_MINUTES must be at least 1');
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');

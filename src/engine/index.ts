@@ -12,6 +12,7 @@ export { validateScenarioDocument, MAX_DOCUMENT_DEPTH } from './document/parse-d
 export { pathBeyondDepth } from './document/nesting-depth.js';
 export { inputVariables, isPiiTagged } from './document/input-variables.js';
 export { ScenarioEngine, type ScenarioEngineOptions } from './scenario-engine.js';
+export type { EngineEvent, PoolStats } from './pool/engine-pool.js';
 export { CompiledScenario } from './compiled-scenario.js';
 export { ScenarioCompileError } from './errors/scenario-compile-error.js';
 export { InputValidationError, type InputViolation } from './errors/input-validation-error.js';

@@ -1,4 +1,4 @@
-import { defaultEngineWorkers } from './pool/pool-size.js';
+import { defaultEngineHosts, defaultHostsPerTenant } from './pool/pool-size.js';
 import { LRUCache } from 'lru-cache';
 import { compileScenario, type NodePlan, type ScenarioPlan } from './compiler/compile-scenario.js';
 import { CompiledScenario } from './compiled-scenario.js';
@@ -6,7 +6,7 @@ import { parseScenarioDocument } from './document/parse-document.js';
 import { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
 import { ScenarioCompileError } from './errors/scenario-compile-error.js';
 import { ScenarioRunError, type RunErrorCode } from './errors/scenario-run-error.js';
-import { DEFAULT_POOL_SETTINGS, EnginePool, type EnginePoolSettings, type PoolStats } from './pool/engine-pool.js';
+import { DEFAULT_POOL_SETTINGS, EnginePool, type EngineEvent, type EnginePoolSettings, type PoolStats } from './pool/engine-pool.js';
 import type { EnginePorts, HttpPort, HttpRequest, LookupRequest, LookupResult, PortCallSite } from './ports.js';
 import { PortUnavailableError } from './errors/port-unavailable-error.js';
 import { checkInputs } from './runtime/check-inputs.js';
@@ -21,8 +21,10 @@ export interface ScenarioEngineOptions {
   ports: EnginePorts;
   limits?: { timeoutMs?: number; memoryMb?: number; maxCallDepth?: number; testCasesBudgetMs?: number };
   cacheSize?: number;
-  /** The worker pool; defaults: one worker per core (at least two), a tenant holds at most all but one of them. */
-  pool?: Partial<Pick<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'isolatesPerWorker' | 'maxBatch' | 'spinMicros'>>;
+  /** The engine hosts (child processes); defaults: two per core (at least four), a tenant holds at most a quarter of them (at least one). */
+  pool?: Partial<Omit<EnginePoolSettings, 'memoryMb'>>;
+  /** Hosts that died or were replaced, tenants quarantined: for the log and the metrics. */
+  onEvent?: (event: EngineEvent) => void;
 }
 
 type Step =
@@ -51,6 +53,7 @@ export class ScenarioEngine {
   private readonly cache: LRUCache<string, CompiledScenario>;
   private readonly poolSettings: EnginePoolSettings;
   private poolInstance: EnginePool | null = null;
+  private readonly onEvent: (event: EngineEvent) => void;
   private programIds = 0;
   private forgotten: number[] = [];
 
@@ -58,14 +61,15 @@ export class ScenarioEngine {
     this.ports = options.ports;
     this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
     this.checker = new ProgramChecker(this.limits.memoryMb);
-    const workers = options.pool?.workers ?? defaultEngineWorkers();
+    const hosts = options.pool?.hosts ?? defaultEngineHosts();
     this.poolSettings = {
       ...DEFAULT_POOL_SETTINGS,
       ...stripUndefined(options.pool ?? {}),
-      workers,
-      workersPerTenant: options.pool?.workersPerTenant ?? Math.max(1, workers - 1),
+      hosts,
+      hostsPerTenant: options.pool?.hostsPerTenant ?? defaultHostsPerTenant(hosts),
       memoryMb: this.limits.memoryMb,
     };
+    this.onEvent = options.onEvent ?? (() => {});
     this.cache = new LRUCache<string, CompiledScenario>({
       max: options.cacheSize ?? 1000,
       dispose: (compiled) => this.forget(compiled.program.id),
@@ -177,7 +181,7 @@ export class ScenarioEngine {
       const budget = this.budgetWithin(shared);
       let result: Record<string, unknown>;
       try {
-        result = (await this.run(compiled, testCase.variables ?? {}, { ownerId: context.ownerId, budget })).result;
+        result = (await this.run(compiled, testCase.variables ?? {}, { ownerId: context.ownerId, budget, lane: context.lane ?? 'validation' })).result;
       } catch (error) {
         const code = (error as { code?: string }).code ?? 'ERROR';
         reports.push({ ...base, passed: false, skipped: false, actual: null, reason: `${code}: ${(error as Error).message}` });
@@ -186,7 +190,7 @@ export class ScenarioEngine {
         shared.usedMs += budget.usedMs;
       }
       const before = budget.usedMs;
-      const verdict = await this.evalTest(context.ownerId, testCase.expression.code, result, budget);
+      const verdict = await this.evalTest(context.ownerId, testCase.expression.code, result, budget, context.lane ?? 'validation');
       shared.usedMs += budget.usedMs - before;
       reports.push({ ...base, passed: verdict.value, skipped: false, actual: result, ...(verdict.value ? {} : { reason: verdict.description }) });
     }
@@ -199,18 +203,23 @@ export class ScenarioEngine {
     await this.poolInstance?.close();
   }
 
-  /** Sandbox work items (steps of runs, test expressions) waiting for a worker, by lane (all 0 before the first run). */
+  /** Sandbox work items (steps of runs, test expressions) waiting for a host, by lane (all 0 before the first run). */
   queuedItems(): Record<RunLane, number> {
-    return this.poolInstance?.queued() ?? { live: 0, bulk: 0, background: 0 };
+    return this.poolInstance?.queued() ?? { live: 0, validation: 0, bulk: 0, background: 0 };
   }
 
-  /** @internal for benchmarks: messages, crossings and items the workers handled */
+  /** Messages, crossings and items the hosts handled; host deaths and replacements, quarantined tenants (null before the first run). */
   poolStats(): PoolStats | null {
     return this.poolInstance?.stats() ?? null;
   }
 
+  /** @internal tests and benchmarks: the engine hosts' process ids ([] before the first run). */
+  hostPids(): number[] {
+    return this.poolInstance?.hostPids() ?? [];
+  }
+
   private get pool(): EnginePool {
-    this.poolInstance ??= new EnginePool(this.poolSettings);
+    this.poolInstance ??= new EnginePool(this.poolSettings, this.onEvent);
     return this.poolInstance;
   }
 
@@ -266,10 +275,10 @@ export class ScenarioEngine {
   }
 
   /** Evaluates a test case's expression over a run's result, in the tenant's sandbox. */
-  private async evalTest(ownerId: number, code: string, result: Record<string, unknown>, budget: OwnBudget): Promise<{ value: boolean; description: string }> {
+  private async evalTest(ownerId: number, code: string, result: Record<string, unknown>, budget: OwnBudget, lane: RunLane): Promise<{ value: boolean; description: string }> {
     const remaining = budget.limitMs - budget.usedMs;
     if (remaining <= 0) return { value: false, description: `TIME_LIMIT_EXCEEDED: ${this.timeLimitError(budget).message}` };
-    const outcome = await this.pool.submit(ownerId, null, `1,${JSON.stringify(code)},${JSON.stringify(result)}`, remaining);
+    const outcome = await this.pool.submit(ownerId, null, `1,${JSON.stringify(code)},${JSON.stringify(result)}`, remaining, lane);
     if (!outcome.ok) {
       if (outcome.code === 'TIME_LIMIT_EXCEEDED') budget.usedMs = budget.limitMs;
       const message = outcome.code === 'TIME_LIMIT_EXCEEDED' ? this.timeLimitError(budget).message : outcome.message;
@@ -357,7 +366,7 @@ export class ScenarioEngine {
       })).result;
     } catch (error) {
       if (error instanceof PortUnavailableError) throw error;
-      if (error instanceof ScenarioRunError && ['CALL_CYCLE', 'CALL_DEPTH_EXCEEDED', 'NOT_DEPLOYED', 'TIME_LIMIT_EXCEEDED', 'MEMORY_LIMIT_EXCEEDED'].includes(error.code)) throw error;
+      if (error instanceof ScenarioRunError && ['CALL_CYCLE', 'CALL_DEPTH_EXCEEDED', 'NOT_DEPLOYED', 'TIME_LIMIT_EXCEEDED', 'MEMORY_LIMIT_EXCEEDED', 'ENGINE_CRASHED'].includes(error.code)) throw error;
       const details = error instanceof InputValidationError ? error.violations : undefined;
       return fail('SCENARIO_CALL_FAILED', `scenario "${name}" failed: ${(error as Error).message}`, details);
     }

@@ -107,11 +107,14 @@ export interface RunContext {
 
 /**
  * The engine pool's queues, first served first. `live`: someone waits for the run (sync and async
- * scores, debug, validation). `bulk`: one of many (batch elements): a free worker takes it only when no
- * live run waits, so a batch never holds up scores, its owner's included, by more than the message a
- * worker is running. `background`: nobody waits (replays): after both, and never on every worker at once.
+ * scores, debug). `validation`: test cases and validation data of a validate or deploy (a person waits,
+ * but a scenario's test cases may loop for their whole budget, so they never hold up scores). `bulk`: one
+ * of many (batch elements): a free host takes it only when no live or validation run waits, so a batch
+ * never holds up scores, its owner's included, by more than the message a host is running. `background`:
+ * nobody waits (replays): after all of them, and never on every host at once. A tenant holds at most
+ * ENGINE_HOSTS_PER_TENANT hosts across all four.
  */
-export type RunLane = 'live' | 'bulk' | 'background';
+export type RunLane = 'live' | 'validation' | 'bulk' | 'background';
 export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
 
 export interface TestCaseSpec {

@@ -1,4 +1,4 @@
-import type { RunLane } from '../engine/index.js';
+import type { EngineEvent, RunLane } from '../engine/index.js';
 import type { RunListener } from '../execution/run-listener.js';
 
 /** How one callback attempt ended: delivered (2xx), failed with a retry scheduled, or failed for good (retries used up). */
@@ -10,8 +10,10 @@ export interface ScrapeProbes {
   batchElementsPending(): Promise<number>;
   /** Jobs due in the job store (queued or running; callback retries not yet due are not counted). */
   jobQueueDepth(): Promise<number>;
-  /** Sandbox work items waiting for an engine worker of this process, by lane (answers at once). */
+  /** Sandbox work items waiting for an engine host of this process, by lane (answers at once). */
   engineQueuedItems(): Record<RunLane, number>;
+  /** Tenants whose runs are quarantined on an engine host of their own in this process (answers at once). */
+  engineQuarantinedTenants(): number;
 }
 
 /**
@@ -25,6 +27,8 @@ export interface Metrics extends RunListener {
   recordsDropped(count: number, reason: string): void;
   /** Runs the run statistics could not keep (their buffer was full while MySQL refused the writes). */
   statisticsDropped(count: number): void;
+  /** An engine host died or was replaced, or a tenant was quarantined (src/engine/pool/engine-pool.ts). */
+  engineEvent(event: EngineEvent): void;
   /** Where the scrape-time gauges read from (set once the stores exist). */
   setScrapeProbes(probes: ScrapeProbes): void;
 }

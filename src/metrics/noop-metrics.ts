@@ -6,5 +6,6 @@ export class NoopMetrics implements Metrics {
   callbackDelivered(): void {}
   recordsDropped(): void {}
   statisticsDropped(): void {}
+  engineEvent(): void {}
   setScrapeProbes(): void {}
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EngineEvent } from '../engine/index.js';
 import type { FinishedRun } from '../execution/run-listener.js';
 import type { CallbackOutcome, Metrics, MetricsExposition, ScrapeProbes } from './metrics.js';
 import { DurationHistogram } from './duration-histogram.js';
@@ -34,7 +35,14 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly callbacks: Counter<'outcome'>;
   private readonly droppedRecords: Counter<'reason'>;
   private readonly droppedStatistics: Counter;
-  private probes?: { batchElementsPending: ScrapeProbe; jobQueueDepth: ScrapeProbe; engineQueuedItems: ScrapeProbes['engineQueuedItems'] };
+  private readonly hostDeaths: Counter;
+  private readonly hostReplacements: Counter<'reason'>;
+  private readonly crashedRuns: Counter<'outcome'>;
+  private readonly quarantines: Counter;
+  private probes?: {
+    batchElementsPending: ScrapeProbe; jobQueueDepth: ScrapeProbe;
+    engineQueuedItems: ScrapeProbes['engineQueuedItems']; engineQuarantinedTenants: ScrapeProbes['engineQuarantinedTenants'];
+  };
 
   constructor(private readonly options: PrometheusMetricsOptions, private readonly logger: Logger) {
     const registers = [this.registry];
@@ -99,14 +107,30 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     });
     new Gauge({
       name: 'scoring_engine_queued_items',
-      help: 'Sandbox work items (steps of runs, test expressions) waiting for an engine worker of this process, by lane: live (scores, debug, validation), bulk (batch elements), background (replays).',
+      help: 'Sandbox work items (steps of runs, test expressions) waiting for an engine host of this process, by lane: live (scores, debug), validation (test cases), bulk (batch elements), background (replays).',
       labelNames: ['lane'],
       registers,
       collect() {
         const queued = probes()?.engineQueuedItems();
-        for (const lane of ['live', 'bulk', 'background'] as const) this.set({ lane }, queued ? queued[lane] : Number.NaN);
+        for (const lane of ['live', 'validation', 'bulk', 'background'] as const) this.set({ lane }, queued ? queued[lane] : Number.NaN);
       },
     });
+    new Gauge({
+      name: 'scoring_engine_quarantined_tenants',
+      help: 'Tenants whose runs killed engine hosts repeatedly and now run one at a time on a host of their own, in this process.',
+      registers,
+      collect() {
+        this.set(probes()?.engineQuarantinedTenants() ?? Number.NaN);
+      },
+    });
+    this.hostDeaths = new Counter({ name: 'scoring_engine_host_deaths_total', help: 'Engine host processes of this process that died (aborted, killed, or killed by their watchdog for a crossing that overran).', registers });
+    this.hostReplacements = new Counter({
+      name: 'scoring_engine_host_replacements_total', help: 'Engine hosts replaced while alive, by reason: memory (resident memory past ENGINE_HOST_MEMORY_MB), unresponsive.', labelNames: ['reason'], registers,
+    });
+    this.crashedRuns = new Counter({
+      name: 'scoring_engine_crash_items_total', help: 'Sandbox work items in an engine host when it died, by outcome: failed (ENGINE_CRASHED, the message that was running, or a second death), requeued (run again on another host).', labelNames: ['outcome'], registers,
+    });
+    this.quarantines = new Counter({ name: 'scoring_engine_quarantines_total', help: 'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).', registers });
   }
 
   runFinished(run: FinishedRun): void {
@@ -129,6 +153,18 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     if (count > 0) this.droppedStatistics.inc(count);
   }
 
+  engineEvent(event: EngineEvent): void {
+    if (event.kind === 'host-died') {
+      this.hostDeaths.inc();
+      if (event.runsFailed > 0) this.crashedRuns.inc({ outcome: 'failed' }, event.runsFailed);
+      if (event.runsRequeued > 0) this.crashedRuns.inc({ outcome: 'requeued' }, event.runsRequeued);
+    } else if (event.kind === 'host-replaced') {
+      this.hostReplacements.inc({ reason: event.reason });
+    } else {
+      this.quarantines.inc();
+    }
+  }
+
   setScrapeProbes(probes: ScrapeProbes): void {
     const probe = (name: string, read: () => Promise<number>) => new ScrapeProbe(read, this.options.probeTimeoutMs, (error) => {
       this.logger.debug({ err: error, gauge: name }, 'a metrics gauge could not be read');
@@ -137,6 +173,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       batchElementsPending: probe('scoring_batch_elements_pending', () => probes.batchElementsPending()),
       jobQueueDepth: probe('scoring_job_queue_depth', () => probes.jobQueueDepth()),
       engineQueuedItems: () => probes.engineQueuedItems(),
+      engineQuarantinedTenants: () => probes.engineQuarantinedTenants(),
     };
   }
 

@@ -281,7 +281,7 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   /** Every problem of a document: diagnostics (compile and external references), the validation data's run, failing test cases. */
   private async problemsOfDocument(ownerId: number, document: ScenarioDocument, cacheKey: string, testCases: Array<NewTestCase & { id?: number }>, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
     // the validation data's run and every test case share one time budget
-    const context = { ownerId, shared: this.engine.testCasesBudget() };
+    const context = { ownerId, shared: this.engine.testCasesBudget(), lane: 'validation' as const };
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     const addDiagnostic = (diagnostic: Diagnostic) => {

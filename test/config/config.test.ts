@@ -27,16 +27,17 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
   });
 
-  it('sizes the engine pool to the cores (at least two) and keeps one worker free of any single tenant', () => {
+  it('sizes the engine hosts to twice the cores (at least four) and lets one tenant hold a quarter of them', () => {
     const config = loadConfig({ APP_ENV: 'local' });
-    expect(config.engine.workers).toBe(Math.max(2, availableParallelism()));
-    expect(config.engine.workersPerTenant).toBe(config.engine.workers - 1);
-    expect(loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '6' }).engine).toMatchObject({ workers: 6, workersPerTenant: 5 });
-    expect(loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '1' }).engine.workersPerTenant).toBe(1);
+    expect(config.engine.hosts).toBe(Math.max(4, 2 * availableParallelism()));
+    expect(config.engine.hostsPerTenant).toBe(Math.max(1, Math.floor(config.engine.hosts / 4)));
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '12' }).engine).toMatchObject({ hosts: 12, hostsPerTenant: 3 });
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '2' }).engine.hostsPerTenant).toBe(1);
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_QUARANTINE_MINUTES: '3' }).engine.quarantineWindowMs).toBe(180_000);
   });
 
-  it('refuses an engine pool without workers', () => {
-    expect(() => loadConfig({ APP_ENV: 'local', ENGINE_WORKERS: '0' })).toThrow(/ENGINE_WORKERS must be at least 1/);
+  it('refuses an engine without hosts', () => {
+    expect(() => loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '0' })).toThrow(/ENGINE_HOSTS must be at least 1/);
   });
 
   it('validates responses everywhere but in production unless VALIDATE_RESPONSES says otherwise', () => {

@@ -1,161 +1,210 @@
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { BOOTSTRAP_SOURCE } from '../sandbox/bootstrap-source.js';
 import type { RunLane } from '../types.js';
+import { CrashRecord } from './crash-record.js';
+import { TenantHolds } from './tenant-holds.js';
 import { TenantScheduler } from './tenant-scheduler.js';
 
 export interface EnginePoolSettings {
-  /** Worker threads (each owns the isolates of the tenants it served lately). */
-  workers: number;
-  /** Most workers one tenant may hold at once. */
-  workersPerTenant: number;
-  /** Tenant isolates kept per worker (least recently used ones are disposed). */
-  isolatesPerWorker: number;
+  /** Engine host processes (each runs one message at a time and owns the isolates of the tenants it served lately). */
+  hosts: number;
+  /** Most hosts one tenant may hold at once, across every lane. */
+  hostsPerTenant: number;
+  /** Tenant isolates kept per host (least recently used ones are disposed). */
+  isolatesPerHost: number;
   /** Memory limit of each tenant isolate. */
   memoryMb: number;
-  /** Most items per message to a worker. */
+  /** A host whose resident memory passes this (MB) is replaced once it is idle (0: never). */
+  hostMemoryMb: number;
+  /** Most items per message to a host. */
   maxBatch: number;
   /** A crossing starts new items only during its first windowMs, so batched items keep (almost) their whole limit. */
   windowMs: number;
-  /** How long past its time-out a crossing may run before its worker is given up and replaced. */
+  /** How long past its time-out a crossing may run before its host is killed and replaced. */
   stuckGraceMs: number;
-  /**
-   * How long a worker keeps looking for its next message after answering, before it sleeps, and how long the
-   * caller waits for the answer to a lone run on an otherwise idle pool before returning to its event loop
-   * (0: neither).
-   */
-  spinMicros: number;
+  /** Host deaths within `quarantineWindowMs` whose running message was a tenant's before that tenant is quarantined. */
+  quarantineAfterCrashes: number;
+  /** How far back crashes count, and how long a quarantine lasts. */
+  quarantineWindowMs: number;
 }
 
-export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'workers' | 'workersPerTenant' | 'memoryMb'> = {
-  isolatesPerWorker: 32,
+export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPerTenant' | 'memoryMb'> = {
+  isolatesPerHost: 32,
+  hostMemoryMb: 2048,
   maxBatch: 128,
   windowMs: 10,
   stuckGraceMs: 40,
-  spinMicros: 50,
+  quarantineAfterCrashes: 2,
+  quarantineWindowMs: 10 * 60_000,
 };
 
-/** A compiled program as the workers know it: its id and the source that instantiates it. */
+/** A compiled program as the hosts know it: its id and the source that instantiates it. */
 export interface PoolProgram { readonly id: number; readonly source: string }
 
-export type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR';
+export type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR' | 'ENGINE_CRASHED';
 
 /** The lanes, first served first (RunLane, src/engine/types.ts). */
-const LANES: readonly RunLane[] = ['live', 'bulk', 'background'];
+const LANES: readonly RunLane[] = ['live', 'validation', 'bulk', 'background'];
 
 /** How one item ended: its output (parsed JSON) and the run time it used, or a failure of the item as a whole. */
 export type ItemOutcome =
   | { ok: true; output: unknown; ms: number }
   | { ok: false; code: LimitCode; message: string; node: number };
 
+/** What the pool tells its owner (logs, metrics): hosts that died or were replaced, tenants quarantined. */
+export type EngineEvent =
+  | { kind: 'host-died'; host: number; pid: number | undefined; exit: string; runsFailed: number; runsRequeued: number; owner: number | null; stderr: string }
+  | { kind: 'host-replaced'; host: number; reason: 'stuck' | 'memory' | 'unresponsive' }
+  | { kind: 'tenant-quarantined'; owner: number; crashes: number; untilMs: number };
+
 interface Pending {
   owner: number;
   program: PoolProgram | null;
   item: string;
   budgetMs: number;
+  /** Host deaths this item waited in a host at (a message not started yet); at three it fails for good. */
+  deaths: number;
   resolve: (outcome: ItemOutcome) => void;
 }
 
 interface InFlight {
   seq: number; owner: number; lane: RunLane; items: Pending[]; answered: boolean[];
-  /** A lone run's dispatch time, when its answer is measured in onMessage rather than awaited. */
-  loneSince?: number;
+  /** The host said it started this message: if it dies now, this message's code is the suspect. */
+  started: boolean;
 }
 
 interface Slot {
   index: number;
-  worker: Worker;
-  /** Where the worker answers: listened to, and polled while a lone run's answer is awaited. */
-  answers: MessagePort;
-  /** Programs whose source this worker has. */
+  host: ChildProcess;
+  /** Programs whose source this host has. */
   sent: Set<number>;
-  /** Messages sent and not finished, in the order the worker runs them; all of one tenant. */
+  /** Messages sent and not finished, in the order the host runs them; all of one tenant. */
   flights: InFlight[];
-  progress: Int32Array;
-  watch: Float64Array;
-  /** Tenants whose warm worker this is. */
+  /** Tenants whose warm host this is. */
   tenants: number;
+  /** The last time the host answered, or was given work while idle (ms, performance.now()). */
+  lastHeard: number;
+  /** Asked to go (memory): takes no new work and is replaced once idle. */
+  retiring: 'memory' | null;
+  /** The watchdog's report, if it killed the host (see engine-host.mjs). */
+  stuckReport: string;
+  /** The end of what the host wrote to stderr (V8's fatal error on an abort), for the log. */
+  stderr: string;
+  /** Replaced on purpose: its exit is no crash. */
+  discarded: boolean;
+  /** Serves quarantined tenants only. */
+  quarantine: boolean;
 }
 
-export interface PoolStats { messages: number; crossings: number; items: number; crossingMs: number; replacedWorkers: number }
+export interface PoolStats {
+  messages: number; crossings: number; items: number; crossingMs: number;
+  /** Hosts that died (aborted, killed from outside, or killed by their watchdog). */
+  hostDeaths: number;
+  /** Hosts replaced for any reason, deaths included. */
+  replacedHosts: number;
+  /** Items failed with ENGINE_CRASHED. */
+  crashedItems: number;
+  /** Items run again on another host after a death. */
+  requeuedItems: number;
+  /** Tenants quarantined now. */
+  quarantinedTenants: number;
+}
 
-const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
-const WATCHDOG_EVERY_MS = 20;
-/** Messages a worker may hold at once: the next batch waits in its port, so caller and worker overlap. */
+const HOST_URL = new URL('./engine-host.mjs', import.meta.url);
+const WATCHDOG_EVERY_MS = 250;
+/** A busy host that says nothing for this long past its message's time-out is killed (its watchdog should have). */
+const UNRESPONSIVE_MS = 30_000;
+/** Messages a host may hold at once: the next batch waits in its channel, so caller and host overlap. */
 const PIPELINE_DEPTH = 2;
+const STDERR_TAIL = 2048;
+/** Deaths an item may wait through in hosts' channels (its message not started) before it fails for good. */
+const MAX_DEATHS_WAITING = 3;
 
 /**
- * Runs sandbox items (steps of scenario runs, test expressions) on worker threads, never on the caller's
- * event loop. Items queue per lane (RunLane: live, then bulk, then background) and per tenant (TenantScheduler):
- * a free worker takes from the first lane that has work it may take, and gets a batch of one tenant's items
- * of that lane as one message and runs them in as few sandbox crossings as it can. While it runs, the tenant's next batch may
- * wait in the same worker's port (never another tenant's, and only when no other tenant is waiting), so the
- * caller prepares and reads batches while the worker runs them. A watchdog replaces a worker whose crossing
- * overruns its time-out (a sandbox that cannot be interrupted, e.g. while collecting garbage at its memory
- * limit), failing only the item that was running.
+ * Runs sandbox items (steps of scenario runs, test expressions) in engine host processes (engine-host.mjs), never
+ * in the caller's process: V8 may abort the process an isolate lives in (a Map grown past a few million entries),
+ * and that must cost one host, not the API. Items queue per lane (RunLane: live, validation, bulk, background) and
+ * per tenant (TenantScheduler), with one cap per tenant across lanes (TenantHolds). A free host takes from the
+ * first lane that has work it may take, and gets a batch of one tenant's items of that lane as one message, which
+ * it runs in as few sandbox crossings as it can. While it runs, the tenant's next batch may wait in the same
+ * host's channel (never another tenant's, and only when no other tenant is waiting).
+ *
+ * When a host dies: the items of the message it was running (it said it started it) fail with ENGINE_CRASHED;
+ * they are all of one tenant, since a host runs one message at a time. Items of messages that merely waited in its
+ * channel run again on another host (one that waited through MAX_DEATHS_WAITING deaths fails too, in case a start
+ * notice was lost), and a new host takes its place at once. A tenant whose messages
+ * were running at `quarantineAfterCrashes` deaths within `quarantineWindowMs` is quarantined for that long: its
+ * items run one per message on a host of their own, so it can only crash that one.
  */
 export class EnginePool {
-  /** One scheduler per lane. */
+  private readonly holds: TenantHolds;
   private readonly lanes: Record<RunLane, TenantScheduler<Pending>>;
-  /** Workers holding background work now, and the most that may (all but one, so other work always finds one). */
+  /** Hosts holding background work now, and the most that may (all but one, so other work always finds one). */
   private backgroundHeld = 0;
-  private readonly maxBackgroundWorkers: number;
+  private readonly maxBackgroundHosts: number;
   private readonly slots: Slot[] = [];
-  /** Workers with no message. */
+  /** Hosts with no message (the quarantine host is never here). */
   private readonly idle: Slot[] = [];
-  /** The worker that last ran a tenant (its isolate is warm there). */
+  /** The host quarantined tenants' items run on, started when first needed. */
+  private quarantineSlot: Slot | null = null;
+  private readonly crashes: CrashRecord;
+  /** The host that last ran a tenant (its isolate is warm there). */
   private readonly affinity = new Map<number, Slot>();
   private seq = 0;
-  /** How long lone runs took lately (µs, moving average): the caller waits for one only if that is short. */
-  private loneRoundTrip = 0;
   private pumpQueued = false;
   private closed = false;
   private watchdog: NodeJS.Timeout | null = null;
-  private readonly counters: PoolStats = { messages: 0, crossings: 0, items: 0, crossingMs: 0, replacedWorkers: 0 };
+  private readonly counters = { messages: 0, crossings: 0, items: 0, crossingMs: 0, hostDeaths: 0, replacedHosts: 0, crashedItems: 0, requeuedItems: 0 };
 
-  constructor(private readonly settings: EnginePoolSettings) {
-    const scheduling = {
-      workersPerTenant: Math.max(1, settings.workersPerTenant),
-      maxBatch: Math.max(1, settings.maxBatch),
-      budgetSpreadMs: settings.windowMs,
+  constructor(private readonly settings: EnginePoolSettings, private readonly onEvent: (event: EngineEvent) => void = () => {}) {
+    this.holds = new TenantHolds(Math.max(1, settings.hostsPerTenant));
+    const scheduling = { maxBatch: Math.max(1, settings.maxBatch), budgetSpreadMs: settings.windowMs };
+    this.lanes = {
+      live: new TenantScheduler(scheduling, this.holds),
+      validation: new TenantScheduler(scheduling, this.holds),
+      bulk: new TenantScheduler(scheduling, this.holds),
+      background: new TenantScheduler(scheduling, this.holds),
     };
-    this.lanes = { live: new TenantScheduler(scheduling), bulk: new TenantScheduler(scheduling), background: new TenantScheduler(scheduling) };
-    this.maxBackgroundWorkers = Math.max(1, settings.workers - 1);
-    for (let k = 0; k < Math.max(1, settings.workers); k++) {
-      const slot = this.spawn(k);
+    this.crashes = new CrashRecord(settings.quarantineAfterCrashes, settings.quarantineWindowMs);
+    this.maxBackgroundHosts = Math.max(1, settings.hosts - 1);
+    for (let k = 0; k < Math.max(1, settings.hosts); k++) {
+      const slot = this.spawn(k, false);
       this.slots.push(slot);
       this.idle.push(slot);
     }
   }
 
-  /** Queues one item (`item` is its JSON text without brackets) for `owner` in `lane`; resolves when a worker ran it. */
+  /** Queues one item (`item` is its JSON text without brackets) for `owner` in `lane`; resolves when a host ran it. */
   submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number, lane: RunLane = 'live'): Promise<ItemOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     return new Promise((resolve) => {
-      this.lanes[lane].enqueue(owner, { owner, program, item, budgetMs, resolve });
-      if (!this.pumpQueued) {
-        // items submitted in the same tick leave together
-        this.pumpQueued = true;
-        queueMicrotask(() => { this.pumpQueued = false; this.pump(); });
-      }
+      this.lanes[lane].enqueue(owner, { owner, program, item, budgetMs, deaths: 0, resolve });
+      this.schedulePump();
     });
   }
 
-  /** The workers drop a program (its compilation left the host's cache). */
+  /** The hosts drop a program (its compilation left the caller's cache). */
   forget(ids: number[]): void {
     if (ids.length === 0 || this.closed) return;
-    for (const slot of this.slots) {
+    for (const slot of this.allSlots()) {
       const known = ids.filter((id) => slot.sent.delete(id));
-      if (known.length > 0) slot.worker.postMessage({ t: 'forget', pids: known });
+      if (known.length > 0) this.send(slot, { t: 'forget', pids: known });
     }
   }
 
   stats(): PoolStats {
-    return { ...this.counters };
+    return { ...this.counters, quarantinedTenants: this.crashes.quarantinedCount() };
   }
 
-  /** Items waiting for a worker, by lane. */
+  /** Items waiting for a host, by lane. */
   queued(): Record<RunLane, number> {
-    return { live: this.lanes.live.pending, bulk: this.lanes.bulk.pending, background: this.lanes.background.pending };
+    return { live: this.lanes.live.pending, validation: this.lanes.validation.pending, bulk: this.lanes.bulk.pending, background: this.lanes.background.pending };
+  }
+
+  /** @internal tests and benchmarks: the process ids of the hosts (the quarantine host last, when running). */
+  hostPids(): number[] {
+    return this.allSlots().map((slot) => slot.host.pid ?? -1);
   }
 
   async close(): Promise<void> {
@@ -163,58 +212,80 @@ export class EnginePool {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
     for (const pending of LANES.flatMap((lane) => this.lanes[lane].drain())) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
-    for (const slot of this.slots) {
-      this.abandon(slot, 'The engine is shut down');
-      slot.answers.close();
-    }
+    const slots = this.allSlots();
+    for (const slot of slots) this.abandon(slot, 'The engine is shut down');
     this.idle.length = 0;
-    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    await Promise.all(slots.map((slot) => this.kill(slot)));
   }
 
-  private spawn(index: number): Slot {
-    const progressBuffer = new SharedArrayBuffer(8);
-    const watchBuffer = new SharedArrayBuffer(16);
-    const channel = new MessageChannel();
-    const worker = new Worker(WORKER_URL, {
-      // plain JavaScript: no loader of the parent (tsx, jest) is needed, so none is inherited
-      execArgv: [],
-      workerData: {
-        bootstrapSource: BOOTSTRAP_SOURCE,
-        memoryMb: this.settings.memoryMb,
-        maxIsolates: Math.max(1, this.settings.isolatesPerWorker),
-        windowMs: this.settings.windowMs,
-        spinMicros: this.settings.spinMicros,
-        progressBuffer,
-        watchBuffer,
-        answers: channel.port2,
-      },
-      transferList: [channel.port2],
+  private allSlots(): Slot[] {
+    return this.quarantineSlot ? [...this.slots, this.quarantineSlot] : [...this.slots];
+  }
+
+  private spawn(index: number, quarantine: boolean): Slot {
+    // fd 3: the IPC channel; fd 4: the host's watchdog reports the item it killed the host for (engine-host.mjs)
+    const host = fork(HOST_URL, [], { execArgv: [], serialization: 'json', stdio: ['ignore', 'inherit', 'pipe', 'ipc', 'pipe'] });
+    const slot: Slot = {
+      index, host, sent: new Set(), flights: [], tenants: 0, lastHeard: performance.now(), retiring: null, stuckReport: '', stderr: '', discarded: false, quarantine,
+    };
+    host.on('message', (msg: HostMessage) => this.onMessage(slot, msg));
+    (host.stdio[4] as Readable).on('data', (chunk: Buffer) => { slot.stuckReport += chunk.toString('utf8'); });
+    host.stderr!.on('data', (chunk: Buffer) => { slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL); });
+    host.on('error', () => { /* a failed spawn or send ends in 'close' below */ });
+    // 'close': the process has ended and its pipes are drained, so the watchdog's report (if any) has been read
+    host.on('close', (code, signal) => this.onHostClosed(slot, signal ?? `exit code ${code}`));
+    this.unrefHost(slot);
+    this.send(slot, {
+      t: 'init', bootstrapSource: BOOTSTRAP_SOURCE, memoryMb: this.settings.memoryMb, maxIsolates: Math.max(1, this.settings.isolatesPerHost),
+      windowMs: this.settings.windowMs, stuckGraceMs: this.settings.stuckGraceMs, retireRssMb: this.settings.hostMemoryMb,
     });
-    // an idle pool never keeps the process alive; a busy worker does (see dispatch)
-    worker.unref();
-    const slot: Slot = { index, worker, answers: channel.port1, sent: new Set(), flights: [], progress: new Int32Array(progressBuffer), watch: new Float64Array(watchBuffer), tenants: 0 };
-    channel.port1.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
-    // the worker's own handle keeps the process alive while it is busy
-    channel.port1.unref();
-    worker.on('error', (error) => this.replace(slot, `The engine worker failed: ${error.message}`));
-    worker.on('exit', () => { if (!this.closed && this.slots[slot.index] === slot) this.replace(slot, 'The engine worker stopped'); });
     return slot;
   }
 
+  /** An idle pool never keeps the process alive; a busy host does (see dispatch). */
+  private unrefHost(slot: Slot): void {
+    slot.host.unref();
+    slot.host.channel?.unref();
+    for (const stream of [slot.host.stdio[2], slot.host.stdio[4]]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+
+  private refHost(slot: Slot): void {
+    slot.host.ref();
+    slot.host.channel?.ref();
+  }
+
+  private send(slot: Slot, message: object): void {
+    if (!slot.host.connected) return;
+    try {
+      slot.host.send(message);
+    } catch {
+      // the channel closed under us: 'close' follows and handles the host's work
+    }
+  }
+
+  private schedulePump(): void {
+    if (this.pumpQueued) return;
+    // items submitted in the same tick leave together
+    this.pumpQueued = true;
+    queueMicrotask(() => { this.pumpQueued = false; this.pump(); });
+  }
+
   private pump(): void {
+    if (this.closed) return;
+    this.pumpQuarantine();
     while (this.idle.length > 0 && this.pending() > 0) {
-      const next = this.take();
+      const next = this.take((owner) => !this.crashes.isQuarantined(owner));
       if (!next) break;
       if (next.lane === 'background') this.backgroundHeld++;
-      this.dispatch(this.pickWorker(next.owner), next.owner, next.lane, next.items);
+      this.dispatch(this.pickHost(next.owner), next.owner, next.lane, next.items);
     }
-    // a worker busy with a tenant gets that tenant's next batch of the same lane in advance, unless another
-    // tenant could use a worker, or an earlier lane has work waiting
+    // a host busy with a tenant gets that tenant's next batch of the same lane in advance, unless another
+    // tenant could use a host, or an earlier lane has work waiting
     for (const slot of this.slots) {
       if (this.pending() === 0) return;
-      if (slot.flights.length === 0 || slot.flights.length >= PIPELINE_DEPTH) continue;
+      if (slot.flights.length === 0 || slot.flights.length >= PIPELINE_DEPTH || slot.retiring) continue;
       const { owner, lane } = slot.flights[0];
-      if (this.earlierLaneWaiting(lane)) continue;
+      if (this.crashes.isQuarantined(owner) || this.earlierLaneWaiting(lane)) continue;
       const scheduler = this.lanes[lane];
       if (scheduler.othersWaiting(owner)) continue;
       const items = scheduler.takeMore(owner);
@@ -222,11 +293,25 @@ export class EnginePool {
     }
   }
 
-  /** A batch for a free worker from the first lane with work it may take (background work never on the last free-of-it worker). */
-  private take(): { lane: RunLane; owner: number; items: Pending[] } | null {
+  /** Quarantined tenants' items, one at a time, on the quarantine host (started when first needed). */
+  private pumpQuarantine(): void {
+    if (this.crashes.quarantinedCount() === 0 || this.pending() === 0) return;
+    if (this.quarantineSlot && this.quarantineSlot.flights.length > 0) return;
+    const next = this.take((owner) => this.crashes.isQuarantined(owner));
+    if (!next) return;
+    this.quarantineSlot ??= this.spawn(-1, true);
+    // one item per message: a crash there fails exactly the item that caused it; the rest go back in front
+    const [first, ...rest] = next.items;
+    this.lanes[next.lane].requeue(next.owner, rest);
+    if (next.lane === 'background') this.backgroundHeld++;
+    this.dispatch(this.quarantineSlot, next.owner, next.lane, [first]);
+  }
+
+  /** A batch for a free host from the first lane with work it may take (background work never on the last host free of it). */
+  private take(eligible: (owner: number) => boolean): { lane: RunLane; owner: number; items: Pending[] } | null {
     for (const lane of LANES) {
-      if (lane === 'background' && this.backgroundHeld >= this.maxBackgroundWorkers) continue;
-      const batch = this.lanes[lane].take();
+      if (lane === 'background' && this.backgroundHeld >= this.maxBackgroundHosts) continue;
+      const batch = this.lanes[lane].take(eligible);
       if (batch) return { lane, ...batch };
     }
     return null;
@@ -242,14 +327,14 @@ export class EnginePool {
   }
 
   private pending(): number {
-    return this.lanes.live.pending + this.lanes.bulk.pending + this.lanes.background.pending;
+    return this.lanes.live.pending + this.lanes.validation.pending + this.lanes.bulk.pending + this.lanes.background.pending;
   }
 
   /**
-   * The tenant's warm worker when it is free (its isolate and programs are loaded there); else the free worker
-   * fewest tenants call home, so tenants spread over the workers instead of evicting each other's sandboxes.
+   * The tenant's warm host when it is free (its isolate and programs are loaded there); else the free host
+   * fewest tenants call home, so tenants spread over the hosts instead of evicting each other's sandboxes.
    */
-  private pickWorker(owner: number): Slot {
+  private pickHost(owner: number): Slot {
     const warm = this.affinity.get(owner);
     let at = warm ? this.idle.indexOf(warm) : -1;
     if (at < 0) {
@@ -287,58 +372,46 @@ export class EnginePool {
         sources.push([program.id, program.source]);
       }
     }
-    slot.flights.push({ seq, owner, lane, items, answered: new Array(items.length).fill(false) });
-    slot.worker.ref();
-    this.counters.messages++;
-    slot.worker.postMessage({ t: 'run', seq, owner, sources, pids, items: texts, budgets });
-    this.startWatchdog();
-    const lone = items.length === 1 && this.idle.length === this.slots.length - 1 && slot.flights.length === 1;
-    if (!lone || this.settings.spinMicros <= 0) return;
-    if (this.loneRoundTrip <= this.settings.spinMicros) this.awaitLone(slot, seq);
-    else slot.flights[0].loneSince = performance.now();
-  }
-
-  /**
-   * A lone run on an otherwise idle pool (a caller awaiting runs one at a time): poll for its answer for up to
-   * spinMicros before going back to the event loop, which saves this thread a wake-up. The event loop waits
-   * at most that long; the pool has nothing else to do meanwhile.
-   */
-  private awaitLone(slot: Slot, seq: number): void {
-    const started = performance.now();
-    const until = started + this.settings.spinMicros / 1000;
-    for (;;) {
-      const answer = receiveMessageOnPort(slot.answers);
-      if (answer) {
-        this.onMessage(slot, answer.message as WorkerMessage);
-        if (slot.flights[0]?.seq !== seq) {
-          this.noteLoneRoundTrip((performance.now() - started) * 1000);
-          return;
-        }
-      } else if (performance.now() >= until) {
-        // the answer will be measured when it comes (onMessage); a slow one stops the waiting for a while
-        slot.flights[0].loneSince = started;
-        return;
-      }
+    if (slot.flights.length === 0) {
+      slot.lastHeard = performance.now();
+      this.refHost(slot);
     }
+    slot.flights.push({ seq, owner, lane, items, answered: new Array(items.length).fill(false), started: false });
+    this.counters.messages++;
+    this.send(slot, { t: 'run', seq, owner, sources, pids, items: texts, budgets });
+    this.startWatchdog();
   }
 
-  private noteLoneRoundTrip(micros: number): void {
-    this.loneRoundTrip = this.loneRoundTrip * 0.8 + micros * 0.2;
-  }
-
-  private onMessage(slot: Slot, msg: WorkerMessage): void {
+  private onMessage(slot: Slot, msg: HostMessage): void {
+    slot.lastHeard = performance.now();
+    if (msg.t === 'retire') {
+      slot.retiring ??= 'memory';
+      if (slot.flights.length === 0) this.replace(slot, 'memory');
+      return;
+    }
     const flight = slot.flights[0];
     if (!flight || msg.seq !== flight.seq) return;
+    if (msg.t === 'a') {
+      flight.started = true;
+      return;
+    }
     for (const out of msg.outs) this.resolveOutputs(flight, out);
     for (const failed of msg.fails) {
       if (flight.answered[failed.i]) continue;
       flight.answered[failed.i] = true;
       flight.items[failed.i].resolve({ ok: false, code: failed.code, message: failed.message, node: failed.node });
     }
+    if (msg.requeue.length > 0) {
+      // an item hit a limit: the tenant's items behind it queue again behind the other tenants' work
+      const again = msg.requeue.filter((i) => !flight.answered[i]).map((i) => { flight.answered[i] = true; return flight.items[i]; });
+      this.lanes[flight.lane].requeue(flight.owner, again, true);
+    }
     if (msg.done) {
-      if (flight.loneSince !== undefined) this.noteLoneRoundTrip((performance.now() - flight.loneSince) * 1000);
-      this.finish(slot, flight, 'The engine worker skipped this item');
-      if (slot.flights.length === 0) this.idle.push(slot);
+      this.finish(slot, flight, 'The engine host skipped this item');
+      if (slot.flights.length === 0) {
+        if (slot.retiring) this.replace(slot, slot.retiring);
+        else if (!slot.quarantine) this.idle.push(slot);
+      }
       this.pump();
     }
   }
@@ -360,15 +433,16 @@ export class EnginePool {
     }
   }
 
-  /** Ends a message: unanswered items fail (`reason`); with the worker's last message, the tenant's hold on it ends. */
+  /** Ends a message: unanswered items fail (`reason`); with the host's last message, the tenant's hold on it ends. */
   private finish(slot: Slot, flight: InFlight, reason: string): void {
     slot.flights.splice(slot.flights.indexOf(flight), 1);
     flight.items.forEach((pending, i) => {
       if (!flight.answered[i]) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: reason, node: -1 });
     });
     if (slot.flights.length === 0) {
-      slot.worker.unref();
-      this.lanes[flight.lane].release(flight.owner);
+      this.unrefHost(slot);
+      this.holds.release(flight.owner);
+      for (const lane of LANES) this.lanes[lane].prune(flight.owner);
       if (flight.lane === 'background') this.backgroundHeld--;
     }
   }
@@ -377,51 +451,112 @@ export class EnginePool {
     for (const flight of [...slot.flights]) this.finish(slot, flight, reason);
   }
 
-  /** Gives up a worker (crashed, or stuck past its crossing's time-out) and starts another in its place. */
-  private replace(slot: Slot, reason: string, requeue?: { culprit: number; code: LimitCode }): void {
-    if (this.closed || this.slots[slot.index] !== slot) return;
-    if (requeue && slot.flights.length > 0) {
-      // the running message: its culprit fails; everything else, including a message not yet started, runs again
+  /** A host ended. Unless it was replaced on purpose, it died: settle its work and start another in its place. */
+  private onHostClosed(slot: Slot, exit: string): void {
+    if (slot.discarded || this.closed) return;
+    this.counters.hostDeaths++;
+    const report = parseStuckReport(slot.stuckReport);
+    const running = slot.flights[0];
+    let failed = 0;
+    let requeued = 0;
+    slot.flights.forEach((flight, f) => {
       const again: Pending[] = [];
-      slot.flights.forEach((flight, f) => flight.items.forEach((pending, i) => {
+      flight.items.forEach((pending, i) => {
         if (flight.answered[i]) return;
         flight.answered[i] = true;
-        if (f === 0 && (i === requeue.culprit || requeue.culprit < 0)) pending.resolve({ ok: false, code: requeue.code, message: reason, node: slot.progress[1] });
-        else again.push(pending);
-      }));
-      this.lanes[slot.flights[0].lane].requeue(slot.flights[0].owner, again);
+        if (f === 0 && report && report.seq === flight.seq) {
+          // the watchdog named the item whose crossing overran: it alone fails; the others were not to blame
+          if (i === report.culprit) pending.resolve({ ok: false, code: 'TIME_LIMIT_EXCEEDED', message: 'The run exceeded its CPU time limit', node: report.node });
+          else again.push(pending);
+          return;
+        }
+        // the message that was running: its code is the suspect (every item of it is one tenant's); messages that
+        // had not started run again elsewhere, unless an item keeps landing on dying hosts (a lost start notice)
+        if (flight.started || ++pending.deaths >= MAX_DEATHS_WAITING) {
+          failed++;
+          pending.resolve({ ok: false, code: 'ENGINE_CRASHED', message: crashMessage(this.settings.memoryMb), node: -1 });
+        } else {
+          again.push(pending);
+        }
+      });
+      requeued += again.length;
+      this.lanes[flight.lane].requeue(flight.owner, again);
+    });
+    this.counters.crashedItems += failed;
+    this.counters.requeuedItems += requeued;
+    const owner = running?.started && !report ? running.owner : null;
+    this.onEvent({ kind: 'host-died', host: slot.index, pid: slot.host.pid, exit, runsFailed: failed, runsRequeued: requeued, owner, stderr: slot.stderr.trim() });
+    if (owner !== null && this.crashes.crashed(owner)) {
+      this.onEvent({ kind: 'tenant-quarantined', owner, crashes: this.settings.quarantineAfterCrashes, untilMs: this.settings.quarantineWindowMs });
     }
-    this.abandon(slot, reason);
-    slot.answers.close();
-    slot.worker.removeAllListeners('exit');
-    void slot.worker.terminate();
-    this.counters.replacedWorkers++;
-    const fresh = this.spawn(slot.index);
-    this.slots[slot.index] = fresh;
+    this.respawn(slot);
+  }
+
+  /** Gives up a live host on purpose (memory, unresponsive), killing it; its unfinished work runs again elsewhere. */
+  private replace(slot: Slot, reason: 'memory' | 'unresponsive'): void {
+    if (this.closed || slot.discarded) return;
+    if (reason === 'unresponsive') {
+      // treated as a death: the running message fails, as if the host had died
+      void this.kill(slot, false);
+      this.onEvent({ kind: 'host-replaced', host: slot.index, reason });
+      return;
+    }
+    slot.discarded = true;
+    for (const flight of [...slot.flights]) {
+      const again = flight.items.filter((_, i) => !flight.answered[i]);
+      flight.answered.fill(true);
+      this.lanes[flight.lane].requeue(flight.owner, again);
+    }
+    this.abandon(slot, 'The engine host was replaced');
+    void this.kill(slot);
+    this.onEvent({ kind: 'host-replaced', host: slot.index, reason });
+    this.respawn(slot);
+  }
+
+  private respawn(slot: Slot): void {
+    this.counters.replacedHosts++;
+    slot.discarded = true;
+    for (const flight of [...slot.flights]) this.finish(slot, flight, 'The engine host stopped');
     const at = this.idle.indexOf(slot);
     if (at >= 0) this.idle.splice(at, 1);
-    this.idle.push(fresh);
     // its tenants' sandboxes are gone with it: they start afresh wherever they land next
     for (const [owner, warm] of this.affinity) if (warm === slot) this.affinity.delete(owner);
+    if (slot.quarantine) {
+      this.quarantineSlot = null;
+    } else {
+      const fresh = this.spawn(slot.index, false);
+      this.slots[slot.index] = fresh;
+      this.idle.push(fresh);
+    }
     this.pump();
+  }
+
+  /** Ends a host's process; `discard` marks it replaced on purpose (its 'close' is then no death). */
+  private kill(slot: Slot, discard = true): Promise<void> {
+    if (discard) slot.discarded = true;
+    const host = slot.host;
+    if (host.exitCode !== null || host.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      host.once('exit', () => resolve());
+      host.kill('SIGKILL');
+    });
   }
 
   private startWatchdog(): void {
     if (this.watchdog) return;
-    this.watchdog = setInterval(() => this.checkStuck(), WATCHDOG_EVERY_MS);
+    this.watchdog = setInterval(() => this.checkHosts(), WATCHDOG_EVERY_MS);
     this.watchdog.unref();
   }
 
-  private checkStuck(): void {
-    const now = Date.now();
+  /** The last resort: a busy host that has said nothing for far longer than its message's time-out allows. */
+  private checkHosts(): void {
+    const now = performance.now();
     let busy = false;
-    for (const slot of [...this.slots]) {
-      if (slot.flights.length === 0) continue;
+    for (const slot of this.allSlots()) {
+      if (slot.flights.length === 0 || slot.discarded) continue;
       busy = true;
-      const started = slot.watch[0];
-      if (started > 0 && now - started > slot.watch[1] + this.settings.stuckGraceMs) {
-        this.replace(slot, 'The run exceeded its CPU time limit', { culprit: slot.progress[0], code: 'TIME_LIMIT_EXCEEDED' });
-      }
+      const budget = Math.max(...slot.flights[0].items.map((p) => p.budgetMs));
+      if (now - slot.lastHeard > budget + UNRESPONSIVE_MS) this.replace(slot, 'unresponsive');
     }
     if (!busy && this.watchdog) {
       clearInterval(this.watchdog);
@@ -430,14 +565,26 @@ export class EnginePool {
   }
 }
 
+function crashMessage(memoryMb: number): string {
+  return `The engine process running this run stopped (its code exhausted the process's memory, e.g. a Map or Set of millions of entries, beyond the sandbox memory limit of ${memoryMb} MB, or it crashed)`;
+}
+
+function parseStuckReport(text: string): { seq: number; culprit: number; node: number } | null {
+  const line = text.split('\n').find((l) => l.trim() !== '');
+  if (!line) return null;
+  try {
+    const report = JSON.parse(line) as { seq: number; culprit: number; node: number };
+    return report.culprit >= 0 ? report : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Outputs of one crossing: items `idx` of the message, as "[[outputs…],[milliseconds…]]". */
 interface CrossingOutput { idx: number[]; text: string; crossMs: number }
 
-/** A worker's answer to a run message; `done` ends the message (usually its first and only answer). */
-interface WorkerMessage {
-  t: 'r';
-  seq: number;
-  outs: CrossingOutput[];
-  fails: { i: number; code: LimitCode; message: string; node: number }[];
-  done: boolean;
-}
+/** A host's answer to a run message (`done` ends the message), or its request to be replaced. */
+type HostMessage =
+  | { t: 'a'; seq: number }
+  | { t: 'r'; seq: number; outs: CrossingOutput[]; fails: { i: number; code: LimitCode; message: string; node: number }[]; requeue: number[]; done: boolean }
+  | { t: 'retire'; rssMb: number };

@@ -1,31 +1,29 @@
+import type { TenantHolds } from './tenant-holds.js';
+
 /** What the scheduler needs to know of a queued item: how much run time it may still use. */
 export interface Schedulable { budgetMs: number }
 
 interface TenantQueue<T> {
   items: T[];
   head: number;
-  /** Workers holding a batch of this tenant right now. */
-  held: number;
   ready: boolean;
   /** When the tenant was last served (or arrived): the least recently served eligible tenant goes next. */
   served: number;
 }
 
 export interface SchedulerSettings {
-  /** Most workers one tenant may hold at once: the rest stay free for the other tenants. */
-  workersPerTenant: number;
-  /** Most items in one batch (one message to a worker). */
+  /** Most items in one batch (one message to a host). */
   maxBatch: number;
   /** Items of one batch differ by at most this much in remaining budget (their crossing's time-out is shared). */
   budgetSpreadMs: number;
 }
 
 /**
- * Fair queueing of engine work across tenants. Each tenant has its own FIFO queue; a free worker takes a
- * batch from the tenant served least recently among those with work that hold fewer than `workersPerTenant`
- * workers (a tenant arriving counts as served when it arrives, so coming back never jumps the queue). So a
- * tenant whose runs loop until their time limit holds at most that many workers, and every other tenant
- * is served by the next worker that frees up, however much the first one has queued.
+ * Fair queueing of one lane's engine work across tenants. Each tenant has its own FIFO queue; a free host takes
+ * a batch from the tenant served least recently among those with work that may take another host (TenantHolds:
+ * one cap per tenant, shared by every lane's scheduler; a tenant arriving counts as served when it arrives, so
+ * coming back never jumps the queue). So a tenant whose runs loop until their time limit holds at most that many
+ * hosts, and every other tenant is served by the next host that frees up, however much the first one has queued.
  */
 export class TenantScheduler<T extends Schedulable> {
   private readonly tenants = new Map<number, TenantQueue<T>>();
@@ -34,7 +32,7 @@ export class TenantScheduler<T extends Schedulable> {
   private queued = 0;
   private clock = 0;
 
-  constructor(private readonly settings: SchedulerSettings) {}
+  constructor(private readonly settings: SchedulerSettings, private readonly holds: TenantHolds) {}
 
   get pending(): number {
     return this.queued;
@@ -47,23 +45,32 @@ export class TenantScheduler<T extends Schedulable> {
     this.markReady(owner, tenant);
   }
 
-  /** Puts items back at the front of their tenant's queue (work a lost worker did not finish). */
-  requeue(owner: number, items: T[]): void {
+  /**
+   * Puts items back at the front of their tenant's queue (work a lost host did not finish, or that waited behind
+   * an item that hit a limit). `behindOthers`: the tenant counts as served just now, so every other tenant waiting
+   * goes first.
+   */
+  requeue(owner: number, items: T[], behindOthers = false): void {
     if (items.length === 0) return;
     const tenant = this.tenant(owner);
     tenant.items = [...items, ...tenant.items.slice(tenant.head)];
     tenant.head = 0;
     this.queued += items.length;
+    if (behindOthers) tenant.served = ++this.clock;
     this.markReady(owner, tenant);
   }
 
-  /** The next batch for a free worker, or null when no tenant with work may take another worker. */
-  take(): { owner: number; items: T[] } | null {
+  /**
+   * The next batch for a free host, or null when no tenant with work may take another host. `eligible` narrows
+   * the tenants this host may serve (a quarantine host, or any other).
+   */
+  take(eligible?: (owner: number) => boolean): { owner: number; items: T[] } | null {
     let pick = -1;
     let pickServed = Infinity;
     for (let k = 0; k < this.ready.length; k++) {
-      const tenant = this.tenants.get(this.ready[k])!;
-      if (tenant.held < this.settings.workersPerTenant && tenant.served < pickServed) {
+      const owner = this.ready[k];
+      const tenant = this.tenants.get(owner)!;
+      if (tenant.served < pickServed && this.holds.mayTake(owner) && (!eligible || eligible(owner))) {
         pick = k;
         pickServed = tenant.served;
       }
@@ -75,12 +82,12 @@ export class TenantScheduler<T extends Schedulable> {
     tenant.ready = false;
     tenant.served = ++this.clock;
     const items = this.batchOf(tenant);
-    tenant.held++;
+    this.holds.take(owner);
     if (tenant.head < tenant.items.length) this.markReady(owner, tenant);
     return { owner, items };
   }
 
-  /** The next batch of `owner` for a worker it already holds (no new worker is taken), or null. */
+  /** The next batch of `owner` for a host it already holds (no new host is taken), or null. */
   takeMore(owner: number): T[] | null {
     const tenant = this.tenants.get(owner);
     if (!tenant || tenant.head >= tenant.items.length) return null;
@@ -92,20 +99,18 @@ export class TenantScheduler<T extends Schedulable> {
     return items;
   }
 
-  /** Whether a tenant other than `owner` has work and may take a worker. */
+  /** Whether a tenant other than `owner` has work and may take a host. */
   othersWaiting(owner: number): boolean {
     for (const other of this.ready) {
-      if (other !== owner && this.tenants.get(other)!.held < this.settings.workersPerTenant) return true;
+      if (other !== owner && this.holds.mayTake(other)) return true;
     }
     return false;
   }
 
-  /** A worker no longer holds any batch of `owner`. */
-  release(owner: number): void {
+  /** Forgets `owner` once it holds no host and has nothing queued here (its `served` mark goes with it). */
+  prune(owner: number): void {
     const tenant = this.tenants.get(owner);
-    if (!tenant) return;
-    tenant.held--;
-    if (tenant.held === 0 && tenant.head >= tenant.items.length) this.tenants.delete(owner);
+    if (tenant && this.holds.count(owner) === 0 && tenant.head >= tenant.items.length) this.tenants.delete(owner);
   }
 
   /** Every queued item, removed (the pool is closing). */
@@ -122,7 +127,7 @@ export class TenantScheduler<T extends Schedulable> {
     let tenant = this.tenants.get(owner);
     if (!tenant) {
       // arriving counts as served just before the latest service: after every tenant waiting longer, before the one just served
-      tenant = { items: [], head: 0, held: 0, ready: false, served: this.clock - 0.5 };
+      tenant = { items: [], head: 0, ready: false, served: this.clock - 0.5 };
       this.tenants.set(owner, tenant);
     }
     return tenant;

@@ -1,13 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
+import { TenantHolds } from '../../../src/engine/pool/tenant-holds.js';
 import { TenantScheduler } from '../../../src/engine/pool/tenant-scheduler.js';
 
 interface Item { budgetMs: number; name: string }
 const item = (name: string, budgetMs = 1000): Item => ({ name, budgetMs });
 const names = (batch: { items: Item[] } | null) => batch?.items.map((i) => i.name);
+/** What the pool does when a host no longer holds any batch of `owner`. */
+const release = (holds: TenantHolds, scheduler: TenantScheduler<Item>, owner: number) => { holds.release(owner); scheduler.prune(owner); };
 
 describe('TenantScheduler', () => {
   it('serves tenants in turn, whatever one of them has queued', () => {
-    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 3, maxBatch: 2, budgetSpreadMs: 10 });
+    const holds = new TenantHolds(3);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 2, budgetSpreadMs: 10 }, holds);
     for (let k = 0; k < 6; k++) scheduler.enqueue(1, item(`a${k}`));
     scheduler.enqueue(2, item('b0'));
     expect(names(scheduler.take())).toEqual(['a0', 'a1']);
@@ -16,54 +20,59 @@ describe('TenantScheduler', () => {
     expect(scheduler.pending).toBe(2);
   });
 
-  it('lets a tenant hold no more workers than its cap, and more once one is released', () => {
-    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 1, budgetSpreadMs: 10 });
+  it('lets a tenant hold no more hosts than its cap, and more once one is released', () => {
+    const holds = new TenantHolds(1);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
     scheduler.enqueue(1, item('a0'));
     scheduler.enqueue(1, item('a1'));
     expect(names(scheduler.take())).toEqual(['a0']);
     expect(scheduler.take()).toBeNull();
     scheduler.enqueue(2, item('b0'));
     expect(names(scheduler.take())).toEqual(['b0']);
-    scheduler.release(1);
+    release(holds, scheduler, 1);
     expect(names(scheduler.take())).toEqual(['a1']);
   });
 
   it("serves a tenant that arrives while another is being served before that one's next batch", () => {
-    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 1, budgetSpreadMs: 10 });
+    const holds = new TenantHolds(1);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
     scheduler.enqueue(1, item('loop 1'));
     scheduler.enqueue(1, item('loop 2'));
     expect(names(scheduler.take())).toEqual(['loop 1']);
     scheduler.enqueue(2, item('b0'));
-    scheduler.release(1);
+    release(holds, scheduler, 1);
     expect(names(scheduler.take())).toEqual(['b0']);
     expect(names(scheduler.take())).toEqual(['loop 2']);
   });
 
   it('lets a tenant coming back after its run serve after the tenants already waiting', () => {
-    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 1, budgetSpreadMs: 10 });
+    const holds = new TenantHolds(1);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
     scheduler.enqueue(1, item('loop 1'));
     expect(names(scheduler.take())).toEqual(['loop 1']);
     scheduler.enqueue(2, item('b0'));
     scheduler.enqueue(3, item('c0'));
     expect(names(scheduler.take())).toEqual(['b0']);
-    scheduler.release(1);
+    release(holds, scheduler, 1);
     scheduler.enqueue(1, item('loop 2'));
     expect(names(scheduler.take())).toEqual(['c0']);
     expect(names(scheduler.take())).toEqual(['loop 2']);
   });
 
   it('batches only items whose remaining budgets are close, since they share one time-out', () => {
-    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 10, budgetSpreadMs: 10 });
+    const holds = new TenantHolds(1);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 10, budgetSpreadMs: 10 }, holds);
     scheduler.enqueue(1, item('fresh', 1000));
     scheduler.enqueue(1, item('fresh too', 995));
     scheduler.enqueue(1, item('resumed', 400));
     expect(names(scheduler.take())).toEqual(['fresh', 'fresh too']);
-    scheduler.release(1);
+    release(holds, scheduler, 1);
     expect(names(scheduler.take())).toEqual(['resumed']);
   });
 
-  it("hands a busy tenant's next batch to its own worker only while no other tenant could use a worker", () => {
-    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 1, budgetSpreadMs: 10 });
+  it("hands a busy tenant's next batch to its own host only while no other tenant could use a host", () => {
+    const holds = new TenantHolds(1);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
     scheduler.enqueue(1, item('a0'));
     scheduler.enqueue(1, item('a1'));
     expect(names(scheduler.take())).toEqual(['a0']);
@@ -75,14 +84,54 @@ describe('TenantScheduler', () => {
     expect(scheduler.othersWaiting(2)).toBe(false);
   });
 
-  it('puts work a lost worker did not finish back at the front of its queue', () => {
-    const scheduler = new TenantScheduler<Item>({ workersPerTenant: 1, maxBatch: 5, budgetSpreadMs: 10 });
+  it('puts work a lost host did not finish back at the front of its queue', () => {
+    const holds = new TenantHolds(1);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 5, budgetSpreadMs: 10 }, holds);
     scheduler.enqueue(1, item('a0'));
     scheduler.enqueue(1, item('a1'));
     const first = scheduler.take();
     scheduler.enqueue(1, item('a2'));
-    scheduler.release(1);
+    release(holds, scheduler, 1);
     scheduler.requeue(1, first!.items.slice(1));
     expect(names(scheduler.take())).toEqual(['a1', 'a2']);
+  });
+
+  it('caps a tenant across lanes: the schedulers of every lane share one count of the hosts it holds', () => {
+    const holds = new TenantHolds(1);
+    const live = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
+    const bulk = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
+    live.enqueue(1, item('loop'));
+    bulk.enqueue(1, item('batch loop'));
+    bulk.enqueue(2, item('b0'));
+    expect(names(live.take())).toEqual(['loop']);
+    // tenant 1 holds its one host through the live lane: the bulk lane serves tenant 2 only
+    expect(names(bulk.take())).toEqual(['b0']);
+    expect(bulk.take()).toBeNull();
+    holds.release(1);
+    expect(names(bulk.take())).toEqual(['batch loop']);
+  });
+
+  it('queues items sent back after a limit behind the tenants already waiting', () => {
+    const holds = new TenantHolds(1);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 5, budgetSpreadMs: 10 }, holds);
+    scheduler.enqueue(1, item('loop 1'));
+    scheduler.enqueue(1, item('loop 2'));
+    const first = scheduler.take();
+    scheduler.enqueue(2, item('b0'));
+    release(holds, scheduler, 1);
+    // loop 1 hit its time limit; loop 2 never started and comes back, behind tenant 2
+    scheduler.requeue(1, first!.items.slice(1), true);
+    expect(names(scheduler.take())).toEqual(['b0']);
+    expect(names(scheduler.take())).toEqual(['loop 2']);
+  });
+
+  it('takes only from tenants a host may serve (the quarantine host, or the others)', () => {
+    const holds = new TenantHolds(2);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 5, budgetSpreadMs: 10 }, holds);
+    scheduler.enqueue(1, item('a0'));
+    scheduler.enqueue(2, item('b0'));
+    expect(names(scheduler.take((owner) => owner !== 1))).toEqual(['b0']);
+    expect(scheduler.take((owner) => owner !== 1)).toBeNull();
+    expect(names(scheduler.take((owner) => owner === 1))).toEqual(['a0']);
   });
 });

@@ -1,33 +1,80 @@
 /**
- * An engine worker thread: runs scenario programs for the host (src/engine/pool/engine-pool.ts) off the API's
- * event loop. Plain JavaScript on purpose: it needs no TypeScript transform, so it starts the same way under
- * tsx, node and jest. Everything it runs arrives as text (the sandbox bootstrap in workerData, generated program
- * sources and item arguments in messages).
+ * An engine host: a child process that runs scenario programs for the pool (src/engine/pool/engine-pool.ts), so
+ * tenant code never shares a process with the API's or the worker's event loop. V8 can abort a whole process on
+ * a heap exhausted inside an isolate (isolated-vm issues #527 and #107: a Map or Set grown past a few million
+ * entries); here that costs this process and the one message it was running, and the pool starts another host.
+ * Plain JavaScript on purpose: it needs no TypeScript transform, so it starts the same way under tsx, node and
+ * jest. Everything it runs arrives as text (the sandbox bootstrap in the init message, generated program
+ * sources and item arguments in run messages).
+ *
+ * One host runs one message at a time on its main thread (the pool never sends it two tenants' messages at
+ * once), so a host that dies takes only the message of the tenant whose code was running.
  *
  * Isolation: one isolated-vm isolate (own heap, own memory limit) with one locked-down context per tenant,
  * kept in a small LRU. A message carries items of one tenant only, so a tenant's failure — a time limit, a memory
  * limit that disposes its isolate — never touches another tenant's isolate or work.
  *
- * Messages in:  {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
- *               {t:'forget', pids:number[]}
- * Messages out (on workerData.answers, a port the host can also poll synchronously):
- *               {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], done:boolean}
- *               outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
- *               (a limit or a broken sandbox); done: the message is finished (usually the first and only answer).
+ * Messages in (IPC):
+ *   {t:'init', bootstrapSource, memoryMb, maxIsolates, windowMs, stuckGraceMs, retireRssMb}  (first, once)
+ *   {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
+ *   {t:'forget', pids:number[]}
+ * Messages out (IPC):
+ *   {t:'a', seq}  message seq has started (sent before its first crossing)
+ *   {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], requeue:number[], done:boolean}
+ *     outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
+ *     (a limit or a broken sandbox); requeue: items not run because an earlier item of the message hit a limit
+ *     (the pool queues them again behind other tenants' work); done: the message is finished.
+ *   {t:'retire', rssMb}  the host's resident memory passed retireRssMb: the pool replaces it once it is idle.
+ * The watchdog (a thread of this process, below) writes one JSON line to fd 4 before it kills the process:
+ *   {seq, culprit, node}  the crossing of message seq overran its time-out while item culprit ran node.
  */
 import { createRequire } from 'node:module';
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 
 const ivm = createRequire(import.meta.url)('isolated-vm');
 
-const { bootstrapSource, memoryMb, maxIsolates, windowMs, spinMicros, progressBuffer, watchBuffer, answers } = workerData;
+/** Set by the init message. */
+let bootstrapSource = '';
+let memoryMb = 128;
+let maxIsolates = 32;
+let windowMs = 10;
+let retireRssMb = 0;
 /** Written by the sandbox runtime: [0] message index of the running item (-2 when all are done), [1] node index. */
+const progressBuffer = new SharedArrayBuffer(8);
 const progress = new Int32Array(progressBuffer);
-/** Read by the host's watchdog: [0] when the current crossing started (epoch ms, 0 outside crossings), [1] its timeout. */
+/** Read by the watchdog thread: [0] when the current crossing started (epoch ms, 0 outside crossings), [1] its timeout, [2] its message's seq. */
+const watchBuffer = new SharedArrayBuffer(24);
 const watch = new Float64Array(watchBuffer);
 const ITEMS_DONE = -2;
 const progressCopy = new ivm.ExternalCopy(progressBuffer);
 const clock = new ivm.Callback(() => Math.round(performance.now() * 1000));
+
+/**
+ * A crossing that overruns its time-out (a sandbox that cannot be interrupted, e.g. collecting garbage at its
+ * memory limit) cannot be stopped from this thread, which is inside it. The watchdog thread reports the item that
+ * was running on fd 4 and kills the process; the pool fails that item with TIME_LIMIT_EXCEEDED and runs the
+ * message's other items again elsewhere.
+ */
+const WATCHDOG_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const watch = new Float64Array(workerData.watchBuffer);
+const progress = new Int32Array(workerData.progressBuffer);
+const nap = new Int32Array(new SharedArrayBuffer(4));
+for (;;) {
+  Atomics.wait(nap, 0, 0, 20);
+  const started = watch[0];
+  if (started > 0 && Date.now() - started > watch[1] + workerData.stuckGraceMs) {
+    try { fs.writeSync(4, JSON.stringify({ seq: watch[2], culprit: progress[0], node: progress[1] }) + '\\n'); } catch {}
+    process.kill(process.pid, 'SIGKILL');
+  }
+}
+`;
+
+function startWatchdog(stuckGraceMs) {
+  const watchdog = new Worker(WATCHDOG_SOURCE, { eval: true, workerData: { watchBuffer, progressBuffer, stuckGraceMs } });
+  watchdog.unref();
+}
 
 /** Program sources by host program id (the host sends each once per worker). */
 const sources = new Map();
@@ -116,15 +163,17 @@ function deliver(queue, out, crossMs) {
 }
 
 /** Sends what the message has produced so far: after each crossing, so early items are answered early. */
-function answer(seq, done) {
+function answer(seq, done, requeue = []) {
   if (!done && outs.length === 0 && fails.length === 0) return;
-  answers.postMessage({ t: 'r', seq, outs, fails, done });
+  process.send({ t: 'r', seq, outs, fails, requeue, done });
   outs = [];
   fails = [];
 }
 
 function run(msg) {
   const { seq, owner, items, budgets, pids } = msg;
+  // the pool learns that this message started: if the host dies from here on, its code is the suspect
+  process.send({ t: 'a', seq });
   for (const [pid, source] of msg.sources) sources.set(pid, source);
   let queue = items.map((_, i) => i);
   // after a crossing failed without naming its culprit, the rest go one item per crossing
@@ -204,6 +253,12 @@ function run(msg) {
     if (blamed >= 0) {
       fail(blamed, code, message, node);
       queue = queue.filter((i) => i !== blamed);
+      if (kind !== 'other') {
+        // a limit ends the message: the tenant's other items queue again behind other tenants' work, so N looping
+        // runs never hold this host for N time limits in a row
+        answer(seq, true, queue);
+        return;
+      }
     } else {
       oneByOne = true;
     }
@@ -227,45 +282,21 @@ function forget(pids) {
 }
 
 function handle(msg) {
-  if (msg.t === 'run') run(msg);
-  else if (msg.t === 'forget') forget(msg.pids);
-}
-
-/** How soon, lately, the next message came after an answer (µs, moving average): lingering pays only if soon. */
-let nextGap = 0;
-let answeredAt = 0;
-
-function noteGap(gap) {
-  nextGap = nextGap * 0.8 + gap * 0.2;
-}
-
-/**
- * After answering, look for the next message for up to spinMicros before going back to sleep, while the next
- * message has lately come that soon (a caller awaiting one run at a time sends its next one about then, and
- * waking a sleeping thread costs more); on a machine too busy for that, it sleeps at once.
- */
-function linger() {
-  answeredAt = performance.now();
-  if (nextGap > spinMicros) return;
-  const until = answeredAt + spinMicros / 1000;
-  for (;;) {
-    const next = receiveMessageOnPort(parentPort);
-    const now = performance.now();
-    if (next) {
-      noteGap((now - answeredAt) * 1000);
-      handle(next.message);
-      answeredAt = performance.now();
-      continue;
+  if (msg.t === 'run') {
+    watch[2] = msg.seq;
+    run(msg);
+    if (retireRssMb > 0) {
+      const rssMb = process.memoryUsage.rss() / 1048576;
+      if (rssMb > retireRssMb) process.send({ t: 'retire', rssMb: Math.round(rssMb) });
     }
-    if (now >= until) {
-      noteGap(2 * spinMicros);
-      return;
-    }
+  } else if (msg.t === 'forget') {
+    forget(msg.pids);
+  } else if (msg.t === 'init') {
+    ({ bootstrapSource, memoryMb, maxIsolates, windowMs, retireRssMb } = msg);
+    startWatchdog(msg.stuckGraceMs);
   }
 }
 
-parentPort.on('message', (msg) => {
-  if (answeredAt > 0) noteGap((performance.now() - answeredAt) * 1000);
-  handle(msg);
-  if (spinMicros > 0) linger();
-});
+process.on('message', handle);
+// the pool going away (its process ended, or closed the channel) ends this host
+process.on('disconnect', () => process.exit(0));
