@@ -21,7 +21,7 @@ export interface ScenarioEngineOptions {
   ports: EnginePorts;
   limits?: { timeoutMs?: number; memoryMb?: number; maxCallDepth?: number; testCasesBudgetMs?: number };
   cacheSize?: number;
-  /** The engine hosts (child processes); defaults: two per core (at least four), a tenant holds at most a quarter of them (at least one). */
+  /** The engine hosts (child processes); defaults: three per core (at least four), a tenant holds at most a third of them (at least one). */
   pool?: Partial<Omit<EnginePoolSettings, 'memoryMb'>>;
   /** Hosts that died or were replaced, tenants quarantined: for the log and the metrics. */
   onEvent?: (event: EngineEvent) => void;

@@ -27,11 +27,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
   });
 
-  it('sizes the engine hosts to twice the cores (at least four) and lets one tenant hold a quarter of them', () => {
+  it('sizes the engine hosts to three per core (at least four) and lets one tenant hold a third of them', () => {
     const config = loadConfig({ APP_ENV: 'local' });
-    expect(config.engine.hosts).toBe(Math.max(4, 2 * availableParallelism()));
-    expect(config.engine.hostsPerTenant).toBe(Math.max(1, Math.floor(config.engine.hosts / 4)));
-    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '12' }).engine).toMatchObject({ hosts: 12, hostsPerTenant: 3 });
+    expect(config.engine.hosts).toBe(Math.max(4, 3 * availableParallelism()));
+    expect(config.engine.hostsPerTenant).toBe(Math.max(1, Math.floor(config.engine.hosts / 3)));
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '12' }).engine).toMatchObject({ hosts: 12, hostsPerTenant: 4 });
     expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '2' }).engine.hostsPerTenant).toBe(1);
     expect(loadConfig({ APP_ENV: 'local', ENGINE_QUARANTINE_MINUTES: '3' }).engine.quarantineWindowMs).toBe(180_000);
   });

@@ -161,10 +161,10 @@ export class EnginePool {
     this.holds = new TenantHolds(Math.max(1, settings.hostsPerTenant));
     const scheduling = { maxBatch: Math.max(1, settings.maxBatch), budgetSpreadMs: settings.windowMs };
     this.lanes = {
-      live: new TenantScheduler(scheduling, this.holds),
-      validation: new TenantScheduler(scheduling, this.holds),
-      bulk: new TenantScheduler(scheduling, this.holds),
-      background: new TenantScheduler(scheduling, this.holds),
+      live: new TenantScheduler(scheduling, this.holds, 'live'),
+      validation: new TenantScheduler(scheduling, this.holds, 'validation'),
+      bulk: new TenantScheduler(scheduling, this.holds, 'bulk'),
+      background: new TenantScheduler(scheduling, this.holds, 'background'),
     };
     this.crashes = new CrashRecord(settings.quarantineAfterCrashes, settings.quarantineWindowMs);
     this.maxBackgroundHosts = Math.max(1, settings.hosts - 1);
@@ -441,7 +441,7 @@ export class EnginePool {
     });
     if (slot.flights.length === 0) {
       this.unrefHost(slot);
-      this.holds.release(flight.owner);
+      this.holds.release(flight.owner, flight.lane);
       for (const lane of LANES) this.lanes[lane].prune(flight.owner);
       if (flight.lane === 'background') this.backgroundHeld--;
     }

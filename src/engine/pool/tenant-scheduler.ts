@@ -1,3 +1,4 @@
+import type { RunLane } from '../types.js';
 import type { TenantHolds } from './tenant-holds.js';
 
 /** What the scheduler needs to know of a queued item: how much run time it may still use. */
@@ -32,7 +33,7 @@ export class TenantScheduler<T extends Schedulable> {
   private queued = 0;
   private clock = 0;
 
-  constructor(private readonly settings: SchedulerSettings, private readonly holds: TenantHolds) {}
+  constructor(private readonly settings: SchedulerSettings, private readonly holds: TenantHolds, private readonly lane: RunLane = 'live') {}
 
   get pending(): number {
     return this.queued;
@@ -70,7 +71,7 @@ export class TenantScheduler<T extends Schedulable> {
     for (let k = 0; k < this.ready.length; k++) {
       const owner = this.ready[k];
       const tenant = this.tenants.get(owner)!;
-      if (tenant.served < pickServed && this.holds.mayTake(owner) && (!eligible || eligible(owner))) {
+      if (tenant.served < pickServed && this.holds.mayTake(owner, this.lane) && (!eligible || eligible(owner))) {
         pick = k;
         pickServed = tenant.served;
       }
@@ -82,7 +83,7 @@ export class TenantScheduler<T extends Schedulable> {
     tenant.ready = false;
     tenant.served = ++this.clock;
     const items = this.batchOf(tenant);
-    this.holds.take(owner);
+    this.holds.take(owner, this.lane);
     if (tenant.head < tenant.items.length) this.markReady(owner, tenant);
     return { owner, items };
   }
@@ -102,7 +103,7 @@ export class TenantScheduler<T extends Schedulable> {
   /** Whether a tenant other than `owner` has work and may take a host. */
   othersWaiting(owner: number): boolean {
     for (const other of this.ready) {
-      if (other !== owner && this.holds.mayTake(other)) return true;
+      if (other !== owner && this.holds.mayTake(other, this.lane)) return true;
     }
     return false;
   }

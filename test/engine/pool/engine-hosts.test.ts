@@ -9,7 +9,7 @@ import { chain, fakePorts, input, script } from '../support/scenario-builder.js'
  */
 const events: EngineEvent[] = [];
 const engine = new ScenarioEngine({
-  ports: fakePorts(), limits: { timeoutMs: 2000, memoryMb: 64 }, pool: { hosts: 3, hostsPerTenant: 1, quarantineAfterCrashes: 2 },
+  ports: fakePorts(), limits: { timeoutMs: 5000, memoryMb: 64 }, pool: { hosts: 3, hostsPerTenant: 1, quarantineAfterCrashes: 2 },
   onEvent: (event) => events.push(event),
 });
 afterAll(() => engine.dispose());

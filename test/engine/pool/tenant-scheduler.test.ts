@@ -98,8 +98,8 @@ describe('TenantScheduler', () => {
 
   it('caps a tenant across lanes: the schedulers of every lane share one count of the hosts it holds', () => {
     const holds = new TenantHolds(1);
-    const live = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
-    const bulk = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds);
+    const live = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds, 'live');
+    const bulk = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds, 'bulk');
     live.enqueue(1, item('loop'));
     bulk.enqueue(1, item('batch loop'));
     bulk.enqueue(2, item('b0'));
@@ -107,8 +107,20 @@ describe('TenantScheduler', () => {
     // tenant 1 holds its one host through the live lane: the bulk lane serves tenant 2 only
     expect(names(bulk.take())).toEqual(['b0']);
     expect(bulk.take()).toBeNull();
-    holds.release(1);
+    holds.release(1, 'live');
     expect(names(bulk.take())).toEqual(['batch loop']);
+  });
+
+  it("keeps one of a tenant's hosts for its live work: deferred lanes hold at most all but one", () => {
+    const holds = new TenantHolds(2);
+    const live = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds, 'live');
+    const bulk = new TenantScheduler<Item>({ maxBatch: 1, budgetSpreadMs: 10 }, holds, 'bulk');
+    for (let k = 0; k < 3; k++) bulk.enqueue(1, item(`batch loop ${k}`));
+    expect(names(bulk.take())).toEqual(['batch loop 0']);
+    expect(bulk.take()).toBeNull();
+    live.enqueue(1, item('score'));
+    expect(names(live.take())).toEqual(['score']);
+    expect(live.take()).toBeNull();
   });
 
   it('queues items sent back after a limit behind the tenants already waiting', () => {

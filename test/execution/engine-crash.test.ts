@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { deployScenario, doublingScenario, scriptScenario } from '../support/scenario-fixtures.js';
+import { freePort } from '../support/private-redis.js';
+import { httpRequest, startServiceProcess, stopAll, waitUntilListening, type ServiceProcess } from '../support/service-process.js';
+import { CallbackReceiver, waitFor } from './support.js';
+
+/**
+ * A tenant whose SCRIPT grows a Map until V8 aborts the process it runs in (isolated-vm #527, #107), against the
+ * service as operators run it: an API process and a worker process. Before engine hosts, the sync score took the
+ * API down, and the async run crashed the worker after every restart (its job's lock expired, the run was tried
+ * again) and stayed RUNNING for ever. Now the crash costs one engine host.
+ */
+const GROW_MAP = 'var m = new Map(); for (var i = 0; i < 3e6; i++) m.set(i, i); out = m.size;';
+
+let t: TestApp;
+let mallory: TestUser;
+let alice: TestUser;
+let port: number;
+let env: Record<string, string>;
+const processes: ServiceProcess[] = [];
+const receiver = new CallbackReceiver();
+
+const score = (user: TestUser, name: string, body: unknown) =>
+  httpRequest(port, 'POST', `/api/scenario/code/remote/score?name=${name}`, { headers: { 'Score-Token': user.scoreToken }, body, timeoutMs: 20_000 });
+const asyncResult = (user: TestUser, name: string, requestId: string) =>
+  httpRequest(port, 'GET', `/api/scenario/code/scoreasyncresult/${name}`, { headers: { 'Score-Token': user.scoreToken, 'X-SCE-RequestId': requestId } });
+
+async function startBoth(): Promise<{ api: ServiceProcess; worker: ServiceProcess }> {
+  const api = startServiceProcess('src/main.ts', env);
+  const worker = startServiceProcess('src/worker.ts', env);
+  processes.push(api, worker);
+  await waitUntilListening(api, port);
+  return { api, worker };
+}
+
+beforeAll(async () => {
+  await receiver.start();
+  t = await createTestApp();
+  mallory = await t.newUser();
+  alice = await t.newUser();
+  await deployScenario(t.services.db, mallory.id, 'grow', scriptScenario(GROW_MAP));
+  await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
+  port = await freePort();
+  env = {
+    JOBS_KEY_PREFIX: `scoring:test:engine-crash:${randomUUID().slice(0, 8)}:`, PORT: String(port), RUN_WORKER: 'false',
+    JOB_LOCK_LIFETIME_MS: '3000', JOB_POLL_MS: '500', OUTBOUND_ALLOW_LIST: '127.0.0.1', ENGINE_HOSTS: '3', LIMIT_SCRIPT_MEMORY_MB: '64', LIMIT_RUN_TIMEOUT_MS: '5000',
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await stopAll(processes);
+  await receiver.stop();
+  await t?.close();
+});
+
+describe('a SCRIPT that makes V8 abort its process', () => {
+  it('fails its sync score with 422 ENGINE_CRASHED, while the API and other tenants go on', async () => {
+    const { api, worker } = await startBoth();
+    const others = Array.from({ length: 20 }, (_, a) => score(alice, 'double', { a: a + 20 }));
+    const crashed = await score(mallory, 'grow', { a: 1 });
+    expect(crashed.status).toBe(422);
+    expect(crashed.body).toMatchObject({ status: 422, code: 'RUN_FAILED', details: [{ code: 'ENGINE_CRASHED' }] });
+    expect(crashed.body.message).toMatch(/sandbox memory limit of 64 MB/);
+    for (const answer of await Promise.all(others)) expect(answer.body).toMatchObject({ state: 'SUCCEEDED' });
+    expect((await score(alice, 'double', { a: 21 })).body).toMatchObject({ state: 'SUCCEEDED', result: { doubled: 42 } });
+    expect((await httpRequest(port, 'GET', '/health/live')).status).toBe(200);
+    expect(api.alive()).toBe(true);
+    expect(worker.alive()).toBe(true);
+  }, 60_000);
+
+  it('ends its async run FAILED with ENGINE_CRASHED and sends the callback; a restart of both processes runs nothing again', async () => {
+    const requestId = `grow-${randomUUID().slice(0, 8)}`;
+    const submitted = await httpRequest(port, 'POST', '/api/scenario/code/scoreasync/grow', {
+      headers: { 'Score-Token': mallory.scoreToken, 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/hook'), 'X-SCE-CallbackRetryCount': '0' },
+      body: { a: 1 },
+    });
+    expect(submitted.status).toBe(202);
+    const began = Date.now();
+    const finished = await waitFor(async () => {
+      const answer = await asyncResult(mallory, 'grow', requestId);
+      return answer.status === 200 ? answer.body : undefined;
+    }, 30_000, 100);
+    expect(finished).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
+    expect(Date.now() - began).toBeLessThan(15_000);
+    const callback = await waitFor(async () => receiver.received.find((r) => r.headers['x-sce-requestid'] === requestId), 10_000, 50);
+    expect(JSON.parse(callback.body)).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
+
+    // restart both: nothing is run again, the run stays FAILED, the service answers
+    await stopAll(processes.splice(0));
+    const { api, worker } = await startBoth();
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    expect(api.alive()).toBe(true);
+    expect(worker.alive()).toBe(true);
+    expect((await asyncResult(mallory, 'grow', requestId)).body).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
+    expect(receiver.received.filter((r) => r.headers['x-sce-requestid'] === requestId)).toHaveLength(1);
+  }, 90_000);
+});
