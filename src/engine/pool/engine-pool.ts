@@ -536,6 +536,8 @@ export class EnginePool {
     if (discard) slot.discarded = true;
     const host = slot.host;
     if (host.exitCode !== null || host.signalCode !== null) return Promise.resolve();
+    // whoever awaits this (close) keeps the process alive until the host is gone
+    host.ref();
     return new Promise((resolve) => {
       host.once('exit', () => resolve());
       host.kill('SIGKILL');
