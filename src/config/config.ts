@@ -154,6 +154,8 @@ export interface EngineConfig {
   quarantineAfterCrashes: number;
   /** How far back host deaths count, and how long a quarantine lasts. */
   quarantineWindowMs: number;
+  /** How much lower the hosts' scheduling priority is than the process's (nice increment, 0–19). */
+  hostNice: number;
 }
 
 /** The deepest LIMIT_BODY_DEPTH accepted (see assertUsable). */
@@ -286,6 +288,7 @@ function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
     hostMemoryMb: readInt(env, 'ENGINE_HOST_MEMORY_MB', 2048),
     quarantineAfterCrashes: readInt(env, 'ENGINE_QUARANTINE_AFTER_CRASHES', 2),
     quarantineWindowMs: readInt(env, 'ENGINE_QUARANTINE_MINUTES', 10) * 60_000,
+    hostNice: readInt(env, 'ENGINE_HOST_NICE', 10),
   };
 }
 
@@ -330,6 +333,7 @@ function assertUsable(config: AppConfig): void {
   if (config.engine.hostMemoryMb < 0) problems.push('ENGINE_HOST_MEMORY_MB must be 0 or more');
   if (config.engine.quarantineAfterCrashes < 0) problems.push('ENGINE_QUARANTINE_AFTER_CRASHES must be 0 or more');
   if (config.engine.quarantineWindowMs < 60_000) problems.push('ENGINE_QUARANTINE_MINUTES must be at least 1');
+  if (config.engine.hostNice > 19) problems.push('ENGINE_HOST_NICE must be between 0 and 19');
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import type { Readable } from 'node:stream';
 import { BOOTSTRAP_SOURCE } from '../sandbox/bootstrap-source.js';
 import type { RunLane } from '../types.js';
@@ -27,6 +28,11 @@ export interface EnginePoolSettings {
   quarantineAfterCrashes: number;
   /** How far back crashes count, and how long a quarantine lasts. */
   quarantineWindowMs: number;
+  /**
+   * The hosts' scheduling priority (nice, 0–19): above the caller's, so tenant code that loops never takes the
+   * cores from the event loop that answers requests, health checks included.
+   */
+  hostNice: number;
 }
 
 export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPerTenant' | 'memoryMb'> = {
@@ -37,6 +43,7 @@ export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPer
   stuckGraceMs: 40,
   quarantineAfterCrashes: 2,
   quarantineWindowMs: 10 * 60_000,
+  hostNice: 10,
 };
 
 /** A compiled program as the hosts know it: its id and the source that instantiates it. */
@@ -225,6 +232,13 @@ export class EnginePool {
   private spawn(index: number, quarantine: boolean): Slot {
     // fd 3: the IPC channel; fd 4: the host's watchdog reports the item it killed the host for (engine-host.mjs)
     const host = fork(HOST_URL, [], { execArgv: [], serialization: 'json', stdio: ['ignore', 'inherit', 'pipe', 'ipc', 'pipe'] });
+    if (host.pid !== undefined && this.settings.hostNice > 0) {
+      try {
+        setPriority(host.pid, Math.min(19, getPriority() + this.settings.hostNice));
+      } catch {
+        // a platform that refuses: the hosts run at the caller's priority
+      }
+    }
     const slot: Slot = {
       index, host, sent: new Set(), flights: [], tenants: 0, lastHeard: performance.now(), retiring: null, stuckReport: '', stderr: '', discarded: false, quarantine,
     };
