@@ -2114,7 +2114,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Well-formed, but the scenario does not compile, fails validation, or failed while running: `details` lists every problem with its node. */
+        /** @description Well-formed, but the scenario does not compile, fails validation, or failed while running: `details` lists every problem with its node. A run's own failure is `RUN_FAILED` with the engine's code in `details[0].code` (`SCRIPT_ERROR`, `TIME_LIMIT_EXCEEDED`, `MEMORY_LIMIT_EXCEEDED`, …, and `ENGINE_CRASHED` when the engine process running it died: its code made V8 abort that process, e.g. a Map or Set of millions of entries beyond the sandbox memory limit; only the tenant whose code was running sees it, and the service goes on). */
         Unprocessable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
