@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { deployScenario, doublingScenario, scriptScenario } from '../support/scenario-fixtures.js';
+import { deployScenario, doublingScenario, scriptScenario, slowDoublingScenario } from '../support/scenario-fixtures.js';
 import { freePort } from '../support/private-redis.js';
 import { httpRequest, startServiceProcess, stopAll, waitUntilListening, type ServiceProcess } from '../support/service-process.js';
 import { CallbackReceiver, waitFor } from './support.js';
@@ -24,6 +25,14 @@ const receiver = new CallbackReceiver();
 
 const score = (user: TestUser, name: string, body: unknown) =>
   httpRequest(port, 'POST', `/api/scenario/code/remote/score?name=${name}`, { headers: { 'Score-Token': user.scoreToken }, body, timeoutMs: 20_000 });
+/** The engine hosts of a service process: its child processes. */
+function hostsOf(service: ServiceProcess): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(service.child.pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when there is none
+  }
+}
 const asyncResult = (user: TestUser, name: string, requestId: string) =>
   httpRequest(port, 'GET', `/api/scenario/code/scoreasyncresult/${name}`, { headers: { 'Score-Token': user.scoreToken, 'X-SCE-RequestId': requestId } });
 
@@ -42,6 +51,7 @@ beforeAll(async () => {
   alice = await t.newUser();
   await deployScenario(t.services.db, mallory.id, 'grow', scriptScenario(GROW_MAP));
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
+  await deployScenario(t.services.db, alice.id, 'slow', slowDoublingScenario(300_000));
   port = await freePort();
   env = {
     JOBS_KEY_PREFIX: `scoring:test:engine-crash:${randomUUID().slice(0, 8)}:`, PORT: String(port), RUN_WORKER: 'false',
@@ -96,4 +106,57 @@ describe('a SCRIPT that makes V8 abort its process', () => {
     expect((await asyncResult(mallory, 'grow', requestId)).body).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
     expect(receiver.received.filter((r) => r.headers['x-sce-requestid'] === requestId)).toHaveLength(1);
   }, 90_000);
+
+  it('kill -9 of engine hosts under mixed load: every stored run finishes exactly once and every sync caller gets an answer', async () => {
+    const { api, worker } = processes.length === 2 ? { api: processes[0], worker: processes[1] } : await startBoth();
+    const batch = await httpRequest(port, 'POST', '/api/batch/score', {
+      headers: { 'Score-Token': alice.scoreToken }, body: { scenarioName: 'slow', parameters: Array.from({ length: 300 }, (_, a) => ({ a })) },
+    });
+    expect(batch.status).toBe(202);
+    const requestIds = Array.from({ length: 40 }, (_, k) => `mixed-${k}-${randomUUID().slice(0, 8)}`);
+    for (const requestId of requestIds) {
+      const submitted = await httpRequest(port, 'POST', '/api/scenario/code/scoreasync/slow', {
+        headers: { 'Score-Token': alice.scoreToken, 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/mixed'), 'X-SCE-CallbackRetryCount': '0' },
+        body: { a: 3 },
+      });
+      expect(submitted.status).toBe(202);
+    }
+    const syncScores = Promise.all(Array.from({ length: 60 }, (_, a) => score(alice, 'slow', { a: a + 20 })));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // kill every engine host of the API and of the worker, twice over
+    let killed = 0;
+    for (let round = 0; round < 2; round++) {
+      for (const pid of [...hostsOf(api), ...hostsOf(worker)]) {
+        process.kill(pid, 'SIGKILL');
+        killed++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(killed).toBeGreaterThanOrEqual(6);
+    for (const answer of await syncScores) {
+      expect([200, 422]).toContain(answer.status);
+      if (answer.status === 422) expect(answer.body).toMatchObject({ code: 'RUN_FAILED', details: [{ code: 'ENGINE_CRASHED' }] });
+    }
+    const finished = await waitFor(async () => {
+      const status = await httpRequest(port, 'GET', `/api/batch/${batch.body.batchTaskId}`, { headers: { 'Score-Token': alice.scoreToken } });
+      return status.body.state === 'FINISHED' ? status.body : undefined;
+    }, 60_000, 200);
+    expect(finished).toMatchObject({ total: 300, completed: 300 });
+    const stored = (await t.services.db('run_results').where({ batch_id: batch.body.batchTaskId }).countDistinct({ n: 'element_index' }).count({ rows: '*' })) as Array<{ n: number; rows: number }>;
+    expect(stored[0]).toEqual({ n: 300, rows: 300 });
+    for (const requestId of requestIds) {
+      const result = await waitFor(async () => {
+        const answer = await asyncResult(alice, 'slow', requestId);
+        return answer.status === 200 ? answer.body : undefined;
+      }, 30_000, 100);
+      expect(['SUCCEEDED', 'FAILED']).toContain(result.state);
+      if (result.state === 'FAILED') expect(result.error.code).toBe('ENGINE_CRASHED');
+    }
+    await waitFor(async () => (requestIds.every((id) => receiver.received.some((r) => r.headers['x-sce-requestid'] === id)) ? true : undefined), 20_000, 100);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const requestId of requestIds) expect(receiver.received.filter((r) => r.headers['x-sce-requestid'] === requestId)).toHaveLength(1);
+    expect(api.alive()).toBe(true);
+    expect(worker.alive()).toBe(true);
+    expect((await score(alice, 'double', { a: 4 })).body).toMatchObject({ state: 'SUCCEEDED', result: { doubled: 8 } });
+  }, 120_000);
 });
