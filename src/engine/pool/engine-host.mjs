@@ -19,6 +19,7 @@
  *   {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
  *   {t:'forget', pids:number[]}
  * Messages out (IPC):
+ *   {t:'ready'}   the host has started (a host that dies before saying so is started again only after a pause)
  *   {t:'a', seq}  message seq has started (sent before its first crossing)
  *   {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], requeue:number[], done:boolean}
  *     outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
@@ -294,6 +295,7 @@ function handle(msg) {
   } else if (msg.t === 'init') {
     ({ bootstrapSource, memoryMb, maxIsolates, windowMs, retireRssMb } = msg);
     startWatchdog(msg.stuckGraceMs);
+    process.send({ t: 'ready' });
   }
 }
 

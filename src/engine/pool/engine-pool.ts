@@ -102,6 +102,11 @@ interface Slot {
   discarded: boolean;
   /** Serves quarantined tenants only. */
   quarantine: boolean;
+  /** When it was started, and whether it said it is ready: a host that dies before that is started again only after a pause. */
+  spawnedAt: number;
+  answeredOnce: boolean;
+  /** Being killed by the parent as unresponsive. */
+  killing: boolean;
 }
 
 export interface PoolStats {
@@ -241,6 +246,7 @@ export class EnginePool {
     }
     const slot: Slot = {
       index, host, sent: new Set(), flights: [], tenants: 0, lastHeard: performance.now(), retiring: null, stuckReport: '', stderr: '', discarded: false, quarantine,
+      spawnedAt: performance.now(), answeredOnce: false, killing: false,
     };
     host.on('message', (msg: HostMessage) => this.onMessage(slot, msg));
     (host.stdio[4] as Readable).on('data', (chunk: Buffer) => { slot.stuckReport += chunk.toString('utf8'); });
@@ -398,6 +404,8 @@ export class EnginePool {
 
   private onMessage(slot: Slot, msg: HostMessage): void {
     slot.lastHeard = performance.now();
+    slot.answeredOnce = true;
+    if (msg.t === 'ready') return;
     if (msg.t === 'retire') {
       slot.retiring ??= 'memory';
       if (slot.flights.length === 0) this.replace(slot, 'memory');
@@ -510,6 +518,8 @@ export class EnginePool {
   private replace(slot: Slot, reason: 'memory' | 'unresponsive'): void {
     if (this.closed || slot.discarded) return;
     if (reason === 'unresponsive') {
+      if (slot.killing) return;
+      slot.killing = true;
       // treated as a death: the running message fails, as if the host had died
       void this.kill(slot, false);
       this.onEvent({ kind: 'host-replaced', host: slot.index, reason });
@@ -537,12 +547,19 @@ export class EnginePool {
     for (const [owner, warm] of this.affinity) if (warm === slot) this.affinity.delete(owner);
     if (slot.quarantine) {
       this.quarantineSlot = null;
-    } else {
+      this.pump();
+      return;
+    }
+    const start = () => {
+      if (this.closed) return;
       const fresh = this.spawn(slot.index, false);
       this.slots[slot.index] = fresh;
       this.idle.push(fresh);
-    }
-    this.pump();
+      this.pump();
+    };
+    // a host that died before it was ready (it cannot start) is started again after a pause, not in a tight loop
+    if (!slot.answeredOnce && performance.now() - slot.spawnedAt < 1000) setTimeout(start, 1000).unref();
+    else start();
   }
 
   /** Ends a host's process; `discard` marks it replaced on purpose (its 'close' is then no death). */
@@ -601,6 +618,7 @@ interface CrossingOutput { idx: number[]; text: string; crossMs: number }
 
 /** A host's answer to a run message (`done` ends the message), or its request to be replaced. */
 type HostMessage =
+  | { t: 'ready' }
   | { t: 'a'; seq: number }
   | { t: 'r'; seq: number; outs: CrossingOutput[]; fails: { i: number; code: LimitCode; message: string; node: number }[]; requeue: number[]; done: boolean }
   | { t: 'retire'; rssMb: number };
