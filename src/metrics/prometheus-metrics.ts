@@ -10,7 +10,7 @@ import { ScrapeProbe } from './scrape-probe.js';
 /** Run durations: a run takes from tens of microseconds to the run time limit (1 s by default). */
 const DURATION_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-const SANDBOX_LIMITS: Record<string, 'time' | 'memory' | undefined> = { TIME_LIMIT_EXCEEDED: 'time', MEMORY_LIMIT_EXCEEDED: 'memory' };
+const SANDBOX_LIMITS: Record<string, 'time' | 'memory' | 'crash' | undefined> = { TIME_LIMIT_EXCEEDED: 'time', MEMORY_LIMIT_EXCEEDED: 'memory', ENGINE_CRASHED: 'crash' };
 
 export interface PrometheusMetricsOptions {
   /** Longest a scrape waits for a gauge read from MySQL or the job store. */
@@ -66,7 +66,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     );
     this.sandboxLimitFailures = new Counter({
       name: 'scoring_sandbox_limit_failures_total',
-      help: 'Runs that failed at a sandbox limit (limit: time = TIME_LIMIT_EXCEEDED, memory = MEMORY_LIMIT_EXCEEDED), by owner, scenario and mode.',
+      help: 'Runs that failed at a sandbox limit (limit: time = TIME_LIMIT_EXCEEDED, memory = MEMORY_LIMIT_EXCEEDED, crash = ENGINE_CRASHED: its engine host died), by owner, scenario and mode.',
       labelNames: ['owner', 'scenario', 'mode', 'limit'],
       registers,
     });
