@@ -3,7 +3,8 @@
  * database (`scoring_bench`) and job-store prefix, seeds a user and the reference credit scenario,
  * measures, prints each goal with its figure and whether it is met, and cleans up:
  *   1. sync scoring with autocannon (64 connections, BENCH_SYNC_SECONDS, default 10) against a bare
- *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, same run; and with
+ *      Express 5 endpoint returning a constant JSON (the ceiling), one process each, in BENCH_CEILING_ROUNDS
+ *      (default 3) interleaved rounds (the goals: the medians of the rounds' ratios); and with
  *      decision recording off and on: two scenarios of the same document, one recording every run (the
  *      default), one with recording off, loaded in turn for BENCH_RECORDING_SECONDS each (default 2),
  *      BENCH_RECORDING_PAIRS pairs (default 40) in the order off-on, on-off, … (the goal: the median of
@@ -62,6 +63,7 @@ const ONLY_SYNC = process.env.BENCH_ONLY === 'sync';
 /** Runs of sync scoring with metrics on, and as many with them off, for the ratio. */
 const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 3);
 const SYNC_SECONDS = Number(process.env.BENCH_SYNC_SECONDS ?? 10);
+const CEILING_ROUNDS = Number(process.env.BENCH_CEILING_ROUNDS ?? 3);
 const ASYNC_SECONDS = Number(process.env.BENCH_ASYNC_SECONDS ?? 60);
 const ASYNC_SHARE = 0.3;
 const BATCH_ELEMENTS = Number(process.env.BENCH_BATCH_ELEMENTS ?? 10_000);
@@ -380,7 +382,6 @@ async function main(): Promise<void> {
       await cannon(BARE_PORT, user.scoreToken, body).catch(() => undefined); // warm-up (short runs are noisy)
       ceiling = await cannon(BARE_PORT, user.scoreToken, body);
     }
-    bareChild.kill('SIGTERM');
     if (PARTS.has('sync')) {
       const scenarioOf = { on: SCENARIO, off: UNRECORDED_SCENARIO } as const;
       // Warm-up of each (compilation, connections, the records' first inserts).
@@ -417,11 +418,24 @@ async function main(): Promise<void> {
       const quartiles = `${fixed(100 * percentile(ratios, 25))}–${fixed(100 * percentile(ratios, 75))} %`;
       report(`  recording on / off: median of the ${RECORDING_PAIRS} pairs ${fixed(100 * kept)} % (middle half of the pairs ${quartiles}), ratio of the means ${fixed((100 * sync.rps) / unrecorded.rps)} %`);
       if (!RECORDING_NULL) goal('sync score with recording ≥ 90 % of recording off (median of pairs)', `${fixed(100 * kept)} % (${recorded.stored}/${recorded.expected} recorded)`, kept >= 0.9 && recorded.stored >= recorded.expected && sync.non2xx === 0);
-      const share = sync.rps / ceiling.rps;
-      const tail = sync.p99 / Math.max(ceiling.p99, 1);
-      goal('sync score ≥ 80 % of bare Express req/s', `${fixed(100 * share)} %`, share >= 0.8 && sync.non2xx === 0);
-      goal('sync score p99 ≤ 1.5× bare Express p99', `${fixed(tail, 2)}× (${fixed(sync.p99, 0)} vs ${fixed(ceiling.p99, 0)} ms)`, tail <= 1.5);
+      // Against the ceiling: runs of BENCH_SYNC_SECONDS each, interleaved (bare, score, score, bare, …), so a
+      // machine whose load drifts favours neither; the goals are judged on the medians of the rounds.
+      const rounds: { bare: CannonResult; score: CannonResult }[] = [];
+      for (let round = 0; round < CEILING_ROUNDS; round += 1) {
+        const measure = { bare: () => cannon(BARE_PORT, user.scoreToken, body), score: () => cannon(API_PORT, user.scoreToken, body, api.pid, { scenario: SCENARIO, seconds: SYNC_SECONDS }) };
+        const order = round % 2 === 0 ? (['bare', 'score'] as const) : (['score', 'bare'] as const);
+        const taken: Partial<Record<'bare' | 'score', CannonResult>> = {};
+        for (const side of order) taken[side] = await measure[side]();
+        rounds.push(taken as { bare: CannonResult; score: CannonResult });
+      }
+      const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+      const share = middle(rounds.map((r) => r.score.rps / r.bare.rps));
+      const tail = middle(rounds.map((r) => r.score.p99 / Math.max(r.bare.p99, 1)));
+      report(`sync score (recorded) vs bare Express, ${CEILING_ROUNDS} rounds of ${SYNC_SECONDS} s interleaved: ${rounds.map((r) => `${fixed(r.score.rps, 0)} vs ${fixed(r.bare.rps, 0)} req/s (p99 ${fixed(r.score.p99, 0)} vs ${fixed(r.bare.p99, 0)} ms)`).join('; ')}`);
+      goal('sync score ≥ 130 % of bare Express req/s (median of rounds)', `${fixed(100 * share)} %`, share >= 1.3 && rounds.every((r) => r.score.non2xx === 0));
+      goal('sync score p99 ≤ 1.5× bare Express p99 (median of rounds)', `${fixed(tail, 2)}×`, tail <= 1.5);
 
+      bareChild.kill('SIGTERM');
       // 1b. The same with metrics on, against the process above (metrics off), interleaved: on, off, on, off, …
       const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: 'true', METRICS_PORT: String(METRICS_PORT) });
       await waitUntilUp(METRICS_API_PORT);
