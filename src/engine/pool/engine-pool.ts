@@ -70,7 +70,7 @@ interface Pending {
   program: PoolProgram | null;
   item: string;
   budgetMs: number;
-  /** Host deaths this item waited in a host at (a message not started yet); at three it fails for good. */
+  /** Host deaths this item waited in a host at (a message not started yet); at two it fails for good. */
   deaths: number;
   resolve: (outcome: ItemOutcome) => void;
 }
@@ -130,8 +130,8 @@ const UNRESPONSIVE_MS = 30_000;
 /** Messages a host may hold at once: the next batch waits in its channel, so caller and host overlap. */
 const PIPELINE_DEPTH = 2;
 const STDERR_TAIL = 2048;
-/** Deaths an item may wait through in hosts' channels (its message not started) before it fails for good. */
-const MAX_DEATHS_WAITING = 3;
+/** Host deaths an item may be in flight at, waiting in a host's channel, before it fails for good: it runs again once. */
+const MAX_DEATHS_WAITING = 2;
 
 /**
  * Runs sandbox items (steps of scenario runs, test expressions) in engine host processes (engine-host.mjs), never
@@ -144,8 +144,8 @@ const MAX_DEATHS_WAITING = 3;
  *
  * When a host dies: the items of the message it was running (it said it started it) fail with ENGINE_CRASHED;
  * they are all of one tenant, since a host runs one message at a time. Items of messages that merely waited in its
- * channel run again on another host (one that waited through MAX_DEATHS_WAITING deaths fails too, in case a start
- * notice was lost), and a new host takes its place at once. A tenant whose messages
+ * channel run again once on another host (one in flight at a second death fails too), and a new host takes its
+ * place at once. A tenant whose messages
  * were running at `quarantineAfterCrashes` deaths within `quarantineWindowMs` is quarantined for that long: its
  * items run one per message on a host of their own, so it can only crash that one.
  */
@@ -493,7 +493,7 @@ export class EnginePool {
           return;
         }
         // the message that was running: its code is the suspect (every item of it is one tenant's); messages that
-        // had not started run again elsewhere, unless an item keeps landing on dying hosts (a lost start notice)
+        // had not started run again elsewhere, once: an item in flight at a second death fails for good
         if (flight.started || ++pending.deaths >= MAX_DEATHS_WAITING) {
           failed++;
           pending.resolve({ ok: false, code: 'ENGINE_CRASHED', message: crashMessage(this.settings.memoryMb), node: -1 });
