@@ -15,20 +15,23 @@
  * limit that disposes its isolate — never touches another tenant's isolate or work.
  *
  * Messages in (IPC):
- *   {t:'init', bootstrapSource, memoryMb, maxIsolates, windowMs, stuckGraceMs, retireRssMb}  (first, once)
+ *   {t:'init', bootstrapSource, memoryMb, maxIsolates, windowMs, stuckGraceMs, retireRssMb, startedFile}  (first, once)
  *   {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
  *   {t:'forget', pids:number[]}
  * Messages out (IPC):
  *   {t:'ready'}   the host has started (a host that dies before saying so is started again only after a pause)
- *   {t:'a', seq}  message seq has started (sent before its first crossing)
  *   {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], requeue:number[], done:boolean}
  *     outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
  *     (a limit or a broken sandbox); requeue: items not run because an earlier item of the message hit a limit
  *     (the pool queues them again behind other tenants' work); done: the message is finished.
  *   {t:'retire', rssMb}  the host's resident memory passed retireRssMb: the pool replaces it once it is idle.
+ * startedFile: before running message seq, the host writes seq there (8 bytes, a double, little-endian). The
+ * pool reads it only when the host has died, to know whether the message it was running had started: a file
+ * write costs the pool nothing while the host lives, where a message would wake it once more per message.
  * The watchdog (a thread of this process, below) writes one JSON line to fd 4 before it kills the process:
  *   {seq, culprit, node}  the crossing of message seq overran its time-out while item culprit ran node.
  */
+import { openSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
@@ -40,6 +43,9 @@ let memoryMb = 128;
 let maxIsolates = 32;
 let windowMs = 10;
 let retireRssMb = 0;
+/** Where the seq of the message being run is written (see startedFile above), and the bytes written there. */
+let startedFd = -1;
+const startedBytes = Buffer.alloc(8);
 /** Written by the sandbox runtime: [0] message index of the running item (-2 when all are done), [1] node index. */
 const progressBuffer = new SharedArrayBuffer(8);
 const progress = new Int32Array(progressBuffer);
@@ -173,8 +179,9 @@ function answer(seq, done, requeue = []) {
 
 function run(msg) {
   const { seq, owner, items, budgets, pids } = msg;
-  // the pool learns that this message started: if the host dies from here on, its code is the suspect
-  process.send({ t: 'a', seq });
+  // if the host dies from here on, this message's code is the suspect (the pool reads this after a death)
+  startedBytes.writeDoubleLE(seq, 0);
+  writeSync(startedFd, startedBytes, 0, 8, 0);
   for (const [pid, source] of msg.sources) sources.set(pid, source);
   let queue = items.map((_, i) => i);
   // after a crossing failed without naming its culprit, the rest go one item per crossing
@@ -294,6 +301,7 @@ function handle(msg) {
     forget(msg.pids);
   } else if (msg.t === 'init') {
     ({ bootstrapSource, memoryMb, maxIsolates, windowMs, retireRssMb } = msg);
+    startedFd = openSync(msg.startedFile, 'r+');
     startWatchdog(msg.stuckGraceMs);
     process.send({ t: 'ready' });
   }

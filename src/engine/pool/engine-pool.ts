@@ -1,5 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { getPriority, setPriority } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority, setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BOOTSTRAP_SOURCE } from '../sandbox/bootstrap-source.js';
 import type { RunLane } from '../types.js';
@@ -77,8 +80,6 @@ interface Pending {
 
 interface InFlight {
   seq: number; owner: number; lane: RunLane; items: Pending[]; answered: boolean[];
-  /** The host said it started this message: if it dies now, this message's code is the suspect. */
-  started: boolean;
 }
 
 interface Slot {
@@ -107,6 +108,8 @@ interface Slot {
   answeredOnce: boolean;
   /** Being killed by the parent as unresponsive. */
   killing: boolean;
+  /** Where the host writes the seq of the message it starts (engine-host.mjs), read after its death. */
+  startedFile: string;
 }
 
 export interface PoolStats {
@@ -130,6 +133,8 @@ const UNRESPONSIVE_MS = 30_000;
 /** Messages a host may hold at once: the next batch waits in its channel, so caller and host overlap. */
 const PIPELINE_DEPTH = 2;
 const STDERR_TAIL = 2048;
+/** Where hosts note the message they start: memory-backed where there is /dev/shm. */
+const STARTED_FILES_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 /** Host deaths an item may be in flight at, waiting in a host's channel, before it fails for good: it runs again once. */
 const MAX_DEATHS_WAITING = 2;
 
@@ -142,7 +147,7 @@ const MAX_DEATHS_WAITING = 2;
  * it runs in as few sandbox crossings as it can. While it runs, the tenant's next batch may wait in the same
  * host's channel (never another tenant's, and only when no other tenant is waiting).
  *
- * When a host dies: the items of the message it was running (it said it started it) fail with ENGINE_CRASHED;
+ * When a host dies: the items of the message it was running (it noted its start in a file) fail with ENGINE_CRASHED;
  * they are all of one tenant, since a host runs one message at a time. Items of messages that merely waited in its
  * channel run again once on another host (one in flight at a second death fails too), and a new host takes its
  * place at once. A tenant whose messages
@@ -179,6 +184,7 @@ export class EnginePool {
       background: new TenantScheduler(scheduling, this.holds, 'background'),
     };
     this.crashes = new CrashRecord(settings.quarantineAfterCrashes, settings.quarantineWindowMs);
+    removeStartedFilesOfGoneProcesses();
     this.maxBackgroundHosts = Math.max(1, settings.hosts - 1);
     for (let k = 0; k < Math.max(1, settings.hosts); k++) {
       const slot = this.spawn(k, false);
@@ -228,6 +234,7 @@ export class EnginePool {
     for (const slot of slots) this.abandon(slot, 'The engine is shut down');
     this.idle.length = 0;
     await Promise.all(slots.map((slot) => this.kill(slot)));
+    for (const slot of slots) rmSync(slot.startedFile, { force: true });
   }
 
   private allSlots(): Slot[] {
@@ -236,6 +243,8 @@ export class EnginePool {
 
   private spawn(index: number, quarantine: boolean): Slot {
     // fd 3: the IPC channel; fd 4: the host's watchdog reports the item it killed the host for (engine-host.mjs)
+    const startedFile = join(STARTED_FILES_DIR, `scoring-engine-host-${process.pid}-${randomUUID()}`);
+    writeFileSync(startedFile, Buffer.alloc(8));
     const host = fork(HOST_URL, [], { execArgv: [], serialization: 'json', stdio: ['ignore', 'inherit', 'pipe', 'ipc', 'pipe'] });
     if (host.pid !== undefined && this.settings.hostNice > 0) {
       try {
@@ -246,7 +255,7 @@ export class EnginePool {
     }
     const slot: Slot = {
       index, host, sent: new Set(), flights: [], tenants: 0, lastHeard: performance.now(), retiring: null, stuckReport: '', stderr: '', discarded: false, quarantine,
-      spawnedAt: performance.now(), answeredOnce: false, killing: false,
+      spawnedAt: performance.now(), answeredOnce: false, killing: false, startedFile,
     };
     host.on('message', (msg: HostMessage) => this.onMessage(slot, msg));
     (host.stdio[4] as Readable).on('data', (chunk: Buffer) => { slot.stuckReport += chunk.toString('utf8'); });
@@ -257,7 +266,7 @@ export class EnginePool {
     this.unrefHost(slot);
     this.send(slot, {
       t: 'init', bootstrapSource: BOOTSTRAP_SOURCE, memoryMb: this.settings.memoryMb, maxIsolates: Math.max(1, this.settings.isolatesPerHost),
-      windowMs: this.settings.windowMs, stuckGraceMs: this.settings.stuckGraceMs, retireRssMb: this.settings.hostMemoryMb,
+      windowMs: this.settings.windowMs, stuckGraceMs: this.settings.stuckGraceMs, retireRssMb: this.settings.hostMemoryMb, startedFile,
     });
     return slot;
   }
@@ -396,7 +405,7 @@ export class EnginePool {
       slot.lastHeard = performance.now();
       this.refHost(slot);
     }
-    slot.flights.push({ seq, owner, lane, items, answered: new Array(items.length).fill(false), started: false });
+    slot.flights.push({ seq, owner, lane, items, answered: new Array(items.length).fill(false) });
     this.counters.messages++;
     this.send(slot, { t: 'run', seq, owner, sources, pids, items: texts, budgets });
     this.startWatchdog();
@@ -413,10 +422,6 @@ export class EnginePool {
     }
     const flight = slot.flights[0];
     if (!flight || msg.seq !== flight.seq) return;
-    if (msg.t === 'a') {
-      flight.started = true;
-      return;
-    }
     for (const out of msg.outs) this.resolveOutputs(flight, out);
     for (const failed of msg.fails) {
       if (flight.answered[failed.i]) continue;
@@ -475,10 +480,14 @@ export class EnginePool {
 
   /** A host ended. Unless it was replaced on purpose, it died: settle its work and start another in its place. */
   private onHostClosed(slot: Slot, exit: string): void {
-    if (slot.discarded || this.closed) return;
+    if (slot.discarded || this.closed) {
+      rmSync(slot.startedFile, { force: true });
+      return;
+    }
     this.counters.hostDeaths++;
     const report = parseStuckReport(slot.stuckReport);
     const running = slot.flights[0];
+    const startedSeq = lastStarted(slot.startedFile);
     let failed = 0;
     let requeued = 0;
     slot.flights.forEach((flight, f) => {
@@ -494,7 +503,7 @@ export class EnginePool {
         }
         // the message that was running: its code is the suspect (every item of it is one tenant's); messages that
         // had not started run again elsewhere, once: an item in flight at a second death fails for good
-        if (flight.started || ++pending.deaths >= MAX_DEATHS_WAITING) {
+        if (flight.seq === startedSeq || ++pending.deaths >= MAX_DEATHS_WAITING) {
           failed++;
           pending.resolve({ ok: false, code: 'ENGINE_CRASHED', message: crashMessage(this.settings.memoryMb), node: -1 });
         } else {
@@ -506,7 +515,8 @@ export class EnginePool {
     });
     this.counters.crashedItems += failed;
     this.counters.requeuedItems += requeued;
-    const owner = running?.started && !report ? running.owner : null;
+    const owner = running && running.seq === startedSeq && !report ? running.owner : null;
+    rmSync(slot.startedFile, { force: true });
     this.onEvent({ kind: 'host-died', host: slot.index, pid: slot.host.pid, exit, runsFailed: failed, runsRequeued: requeued, owner, stderr: slot.stderr.trim() });
     if (owner !== null && this.crashes.crashed(owner)) {
       this.onEvent({ kind: 'tenant-quarantined', owner, crashes: this.settings.quarantineAfterCrashes, untilMs: this.settings.quarantineWindowMs });
@@ -602,6 +612,38 @@ function crashMessage(memoryMb: number): string {
   return `The engine process running this run stopped (its code exhausted the process's memory, e.g. a Map or Set of millions of entries, beyond the sandbox memory limit of ${memoryMb} MB, or it crashed)`;
 }
 
+/** Started files left behind by processes that ended without closing their engine (killed): 8 bytes each, but not for ever. */
+function removeStartedFilesOfGoneProcesses(): void {
+  try {
+    for (const name of readdirSync(STARTED_FILES_DIR)) {
+      const owner = /^scoring-engine-host-(\d+)-/.exec(name);
+      if (!owner || isAlive(Number(owner[1]))) continue;
+      rmSync(join(STARTED_FILES_DIR, name), { force: true });
+    }
+  } catch {
+    // a directory that cannot be listed: nothing to tidy
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The seq of the last message a dead host started (written by engine-host.mjs), or -1. */
+function lastStarted(file: string): number {
+  try {
+    const bytes = readFileSync(file);
+    return bytes.length >= 8 ? bytes.readDoubleLE(0) : -1;
+  } catch {
+    return -1;
+  }
+}
+
 function parseStuckReport(text: string): { seq: number; culprit: number; node: number } | null {
   const line = text.split('\n').find((l) => l.trim() !== '');
   if (!line) return null;
@@ -619,6 +661,5 @@ interface CrossingOutput { idx: number[]; text: string; crossMs: number }
 /** A host's answer to a run message (`done` ends the message), or its request to be replaced. */
 type HostMessage =
   | { t: 'ready' }
-  | { t: 'a'; seq: number }
   | { t: 'r'; seq: number; outs: CrossingOutput[]; fails: { i: number; code: LimitCode; message: string; node: number }[]; requeue: number[]; done: boolean }
   | { t: 'retire'; rssMb: number };
