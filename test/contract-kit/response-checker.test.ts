@@ -1,5 +1,5 @@
-import { ResponseChecker } from '../../scripts/contract/response-checker.js';
-import { ServedSpec } from '../../scripts/contract/served-spec.js';
+import { ResponseChecker } from '../../packages/contract-kit/src/response-checker.js';
+import { ServedSpec } from '../../packages/contract-kit/src/served-spec.js';
 
 /** A small OpenAPI 3.1 document with what the checker must understand. */
 const document = {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { formatReport } from '../../scripts/contract/report.js';
-import { runContract } from '../../scripts/contract/run-contract.js';
+import { formatReport } from '../../packages/contract-kit/src/report.js';
+import { runContract } from '../../packages/contract-kit/src/run-contract.js';
 import { outsideTheContract } from '../support/outside-the-contract.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -71,6 +71,14 @@ describe('the contract kit against a service that keeps the contract', () => {
     expect(statuses.getBatchStatus).toContain(200);
     expect(statuses.getBatchResults).toContain(200);
     expect(statuses.deleteCollection).toContain(204);
+    // the records and replay operations on their success path, not only their 401 probes
+    expect(statuses.getRecordingSettings).toContain(200);
+    expect(statuses.updateRecordingSettings).toContain(200);
+    expect(statuses.listDecisionRecords).toContain(200);
+    expect(statuses.getDecisionRecord).toContain(200);
+    expect(statuses.startReplay).toContain(202);
+    expect(statuses.getReplay).toContain(200);
+    expect(statuses.listReplays).toContain(200);
     expect(written?.scenarios).toEqual([`contract-${written?.runId}`, `contract-${written?.runId}-renamed`]);
     expect(written?.collectionLeft).toBeUndefined();
     expect(await testApp.services.internalData.list(user.id)).toEqual([]);

@@ -1,8 +1,27 @@
+import { parse as parseYaml } from 'yaml';
+
 /**
- * The OpenAPI 3.1 document a deployment serves at /openapi.json, indexed by operationId. The kit reads
- * everything it sends and checks from here (paths, parameter styles, response schemas), never from
- * this repository's spec/, so it tests what the deployment promises.
+ * An OpenAPI 3.1 document indexed by operationId: the one a deployment serves at /openapi.json, or the pinned
+ * contract a consumer generated its client from (`--spec`). The kit reads everything it sends and checks from
+ * here (paths, parameter styles, response schemas), never from the service's repository.
  */
+
+/** GET a JSON document; an unreachable host or a non-200 answer is an error naming the URL. */
+async function fetchDocument(url: URL, fetchImpl: typeof fetch, hint: string): Promise<JsonObject> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url, { headers: { Accept: 'application/json' } });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+  }
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}; ${hint}`);
+  try {
+    return (await response.json()) as JsonObject;
+  } catch (error) {
+    throw new Error(`GET ${url} did not answer JSON: ${(error as Error).message}`);
+  }
+}
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
 const METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -93,9 +112,23 @@ export class ServedSpec {
   /** Fetches `<baseUrl>/openapi.json`. */
   static async fetch(baseUrl: string, fetchImpl: typeof fetch = fetch): Promise<ServedSpec> {
     const url = new URL('/openapi.json', baseUrl);
-    const response = await fetchImpl(url, { headers: { Accept: 'application/json' } });
-    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}; is --base-url the service's root?`);
-    return new ServedSpec((await response.json()) as JsonObject);
+    return new ServedSpec(await fetchDocument(url, fetchImpl, "is --base-url the service's root?"));
+  }
+
+  /** A pinned contract: a file (JSON, or YAML by its extension) or an http(s) URL. */
+  static async load(source: string, fetchImpl: typeof fetch = fetch, readFile: (path: string) => Promise<string>): Promise<ServedSpec> {
+    if (/^https?:\/\//.test(source)) return new ServedSpec(await fetchDocument(new URL(source), fetchImpl, 'is --spec the URL of an OpenAPI document?'));
+    let text: string;
+    try {
+      text = await readFile(source);
+    } catch (error) {
+      throw new Error(`cannot read --spec ${source}: ${(error as Error).message}`);
+    }
+    try {
+      return new ServedSpec((/\.ya?ml$/i.test(source) ? parseYaml(text) : JSON.parse(text)) as JsonObject);
+    } catch (error) {
+      throw new Error(`--spec ${source} is not an OpenAPI document: ${(error as Error).message}`);
+    }
   }
 
   operation(operationId: string): OperationInfo | undefined {

@@ -36,7 +36,7 @@ function scenarioDocument(spec: ServedSpec, client: ContractClient, name: string
   const variableField = propertyName(spec, importSchema, ['testCases', '[]', 'variables', '[]'], ['variableName', 'name']);
   return {
     name,
-    description: 'Created by the contract test kit (npm run contract -- --write); safe to ignore.',
+    description: 'Created by the contract test kit (scoring-contract --write); safe to ignore.',
     content: {
       nodes: [{ id: 'start', type: 'START', name: 'Input' }, { id: 'double', type: 'SCRIPT', name: 'Double' }, { id: 'end', type: 'END', name: 'Result' }],
       edges: [{ from: 'start', to: 'double' }, { from: 'double', to: 'end' }],
@@ -71,22 +71,25 @@ export async function runWriteChecks(client: ContractClient, spec: ServedSpec, o
   const collection = `contract_${run.replace(/-/g, '_')}`;
   const written: WriteRun = { runId: run, scenarios: [] };
   try {
-    const ok = await scenarioTour(client, spec, options, name, written);
-    if (ok) await executionTour(client, options, name);
+    const scenarioId = await scenarioTour(client, spec, options, name, written);
+    if (scenarioId !== null) {
+      await executionTour(client, options, name);
+      await recordsTour(client, options, scenarioId);
+    }
   } finally {
     await collectionTour(client, collection, written);
   }
   return written;
 }
 
-/** Management operations; answers whether the scenario ended deployed (execution needs it). */
-async function scenarioTour(client: ContractClient, spec: ServedSpec, options: WriteOptions, name: string, written: WriteRun): Promise<boolean> {
+/** Management operations; answers the scenario's id when it ended deployed (execution needs it), else null. */
+async function scenarioTour(client: ContractClient, spec: ServedSpec, options: WriteOptions, name: string, written: WriteRun): Promise<string | null> {
   const { context } = options;
   const imported = await client.call('importScenarios', { label: 'a new scenario (JSON)', credential: 'bearer', query: { context }, body: { json: scenarioDocument(spec, client, name) }, expect: [200] });
   const scenarioId = field(imported, 'scenarios', 0, 'scenarioId');
   if (scenarioId === undefined || scenarioId === null) {
     client.fail('importScenarios', 'a new scenario (JSON)', 'the import report names no scenarioId: the scenario steps cannot go on');
-    return false;
+    return null;
   }
   written.scenarios.push(name);
   const path = { id: String(scenarioId) };
@@ -124,7 +127,37 @@ async function scenarioTour(client: ContractClient, spec: ServedSpec, options: W
   await client.call('exportScenarios', { label: 'the scenario as YAML (type=yaml)', credential: 'bearer', query: { context, name, type: 'yaml' }, expect: [200], expectMediaType: 'application/yaml' });
   const yamlDeclared = Object.keys(client.operation('exportScenarios').responses['200']?.content ?? {}).includes('application/yaml');
   if (yamlDeclared) await client.call('exportScenarios', { label: 'the scenario as YAML (Accept: application/yaml)', credential: 'bearer', query: { context, name }, headers: { Accept: 'application/yaml' }, expect: [200], expectMediaType: 'application/yaml' });
-  return deployed.ok;
+  return deployed.ok ? String(scenarioId) : null;
+}
+
+/**
+ * Decision records and replays of the scores the execution tour made: the recording settings (read, and written
+ * back as they were), the records (listed until the runs' records are stored, one read by id), and a replay of
+ * the deployed version against them, read until it finished, and listed.
+ */
+async function recordsTour(client: ContractClient, options: WriteOptions, scenarioId: string): Promise<void> {
+  const { context } = options;
+  const path = { id: scenarioId };
+  const settings = await client.call('getRecordingSettings', { label: 'its recording settings', credential: 'bearer', path, query: { context }, expect: [200] });
+  if (settings.ok && settings.body && typeof settings.body === 'object') {
+    await client.call('updateRecordingSettings', { label: 'the same settings, written back', credential: 'bearer', path, query: { context }, body: { json: settings.body }, expect: [200] });
+  }
+  const listed = await until(options.timeoutMs, () => client.call('listDecisionRecords', { label: 'its decision records (until the runs are recorded)', credential: 'bearer', path, query: { context, limit: 10 }, expect: [200] }),
+    (result) => Array.isArray(field(result, 'records')) && (field(result, 'records') as unknown[]).length > 0);
+  const recordId = field(listed, 'records', 0, 'id');
+  if (typeof recordId !== 'string') {
+    client.fail('listDecisionRecords', 'its decision records', `no record of the tour's runs within ${options.timeoutMs} ms: getDecisionRecord and the replay cannot go on`);
+    return;
+  }
+  await client.call('getDecisionRecord', { label: 'one record, by id', credential: 'bearer', path: { id: scenarioId, recordId }, query: { context }, expect: [200] });
+  const started = await client.call('startReplay', { label: 'a replay of the deployed version', credential: 'bearer', path, query: { context }, body: { json: { candidateVersion: '1', outputs: ['doubled'], limit: 10 } }, expect: [202] });
+  const replayId = field(started, 'replayId');
+  if (typeof replayId === 'string') {
+    const finished = await until(options.timeoutMs, () => client.call('getReplay', { label: 'the replay, until it finished', credential: 'bearer', path: { id: scenarioId, replayId }, query: { context }, expect: [200] }),
+      (result) => ['FINISHED', 'FAILED'].includes(String(field(result, 'state'))));
+    if (field(finished, 'state') !== 'FINISHED') client.fail('getReplay', 'the replay, until it finished', `the replay is ${String(field(finished, 'state'))} after ${options.timeoutMs} ms`);
+  }
+  await client.call('listReplays', { label: 'its replays', credential: 'bearer', path, query: { context }, expect: [200] });
 }
 
 async function executionTour(client: ContractClient, options: WriteOptions, name: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { ContractClient, type Credentials } from './contract-client.js';
 import { runReadOnlyChecks } from './read-only-checks.js';
 import { buildReport, type ContractReport } from './report.js';
@@ -5,7 +6,11 @@ import { ResponseChecker } from './response-checker.js';
 import { ServedSpec, type JsonObject } from './served-spec.js';
 import { runWriteChecks, type WriteRun } from './write-checks.js';
 
-/** The kit's core: fetch the served spec, run the checks, report per operation (`npm run contract`). */
+/**
+ * The kit's core: fetch the served spec (or load the pinned one, `--spec`), run the checks, report per operation.
+ * With a pinned spec, every check reads the pinned contract, and each of its operations must also be in what the
+ * deployment serves (same method and path), so a deployment that drifted from what a client was generated from fails.
+ */
 
 export interface ContractOptions {
   baseUrl: string;
@@ -18,6 +23,10 @@ export interface ContractOptions {
   score?: { scenario: string; inputs: JsonObject };
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** The pinned contract (a file or an http(s) URL) to check against, instead of the deployment's own /openapi.json. */
+  spec?: string;
+  /** How the pinned spec's file is read (node:fs by default). */
+  readFile?: (path: string) => Promise<string>;
 }
 
 export interface ContractRun {
@@ -28,8 +37,10 @@ export interface ContractRun {
 
 export async function runContract(options: ContractOptions): Promise<ContractRun> {
   const fetchImpl = options.fetch ?? fetch;
-  const spec = await ServedSpec.fetch(options.baseUrl, fetchImpl);
+  const served = await ServedSpec.fetch(options.baseUrl, fetchImpl);
+  const spec = options.spec ? await ServedSpec.load(options.spec, fetchImpl, options.readFile ?? ((path) => readFile(path, 'utf8'))) : served;
   const client = new ContractClient(options.baseUrl, spec, new ResponseChecker(spec), options.credentials, fetchImpl);
+  if (options.spec) checkServedAgainstPinned(client, spec, served);
   const context = options.context ?? {};
   const hasBearer = Boolean(options.credentials.bearerToken);
   const hasScoreToken = Boolean(options.credentials.scoreToken);
@@ -50,4 +61,16 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     });
   }
   return { report: buildReport(spec, client.exchanges), written };
+}
+
+/** Every operation of the pinned contract must be served, at the same method and path. */
+function checkServedAgainstPinned(client: ContractClient, pinned: ServedSpec, served: ServedSpec): void {
+  for (const operation of pinned.operations.values()) {
+    const there = served.operation(operation.operationId);
+    if (!there) {
+      client.fail(operation.operationId, 'the pinned contract', `the deployment's /openapi.json has no operation ${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`);
+    } else if (there.method !== operation.method || there.path !== operation.path) {
+      client.fail(operation.operationId, 'the pinned contract', `pinned as ${operation.method.toUpperCase()} ${operation.path}, served as ${there.method.toUpperCase()} ${there.path}`);
+    }
+  }
 }

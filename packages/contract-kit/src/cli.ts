@@ -1,7 +1,10 @@
+#!/usr/bin/env node
 /**
- * `npm run contract -- --base-url URL [--write] [--timeout-ms N]`: contract tests against any deployment.
- * Fetches the served /openapi.json, calls every operation it safely can, checks every response against
- * that document, prints a table per operation and exits 1 on any violation (2 when it cannot run).
+ * `scoring-contract --base-url URL [--spec FILE|URL] [--write] [--timeout-ms N]` (in this repository:
+ * `npm run contract -- …`): contract tests against any deployment. Fetches the served /openapi.json (or loads the
+ * pinned contract given with --spec, and checks that the deployment serves each of its operations), calls every
+ * operation it safely can, checks every response against that document, prints a table per operation and exits 1
+ * on any violation (2 when it cannot run, e.g. the base URL is unreachable, named in the message).
  * Credentials come from the environment (README "Contract tests for your CI"):
  *   CONTRACT_BEARER_TOKEN   access token (management and internal data operations)
  *   CONTRACT_SCORE_TOKEN    score token of the same user (execution operations)
@@ -10,12 +13,12 @@
  * The kit is a developer tool run outside the service, so it reads its own environment here.
  */
 import { parseArgs } from 'node:util';
-import { formatReport } from './contract/report.js';
-import { runContract } from './contract/run-contract.js';
-import type { JsonObject } from './contract/served-spec.js';
+import { formatReport } from './report.js';
+import { runContract } from './run-contract.js';
+import type { JsonObject } from './served-spec.js';
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run contract -- --base-url URL [--write] [--timeout-ms N]`);
+  console.error(`${message}\nusage: scoring-contract --base-url URL [--spec FILE|URL] [--write] [--timeout-ms N]`);
   process.exit(2);
 }
 
@@ -30,7 +33,7 @@ function json(name: string, text: string | undefined): unknown {
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { 'base-url': { type: 'string' }, write: { type: 'boolean', default: false }, 'timeout-ms': { type: 'string' } } });
+    return parseArgs({ options: { 'base-url': { type: 'string' }, spec: { type: 'string' }, write: { type: 'boolean', default: false }, 'timeout-ms': { type: 'string' } } });
   } catch (error) {
     return usage((error as Error).message);
   }
@@ -48,6 +51,7 @@ try {
     write: values.write,
     score: scoreScenario ? { scenario: scoreScenario, inputs: (json('CONTRACT_SCORE_INPUTS', env.CONTRACT_SCORE_INPUTS) ?? {}) as JsonObject } : undefined,
     timeoutMs: values['timeout-ms'] ? Number(values['timeout-ms']) : undefined,
+    spec: values.spec,
   });
   if (!env.CONTRACT_BEARER_TOKEN) console.log('CONTRACT_BEARER_TOKEN is not set: management and internal data operations were only probed without credentials.');
   if (!env.CONTRACT_SCORE_TOKEN) console.log('CONTRACT_SCORE_TOKEN is not set: execution operations were only probed without credentials.');
