@@ -29,6 +29,8 @@ import { multipartBody } from './http/multipart-body.js';
 import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 import { importPrecheck } from './scenarios/import-precheck.js';
+import { noBytesNoBody } from './http/body-presence.js';
+import { canonicalQuery } from './http/query-string.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -63,6 +65,8 @@ export function createApp(deps: AppDependencies): RequestListener {
   const authenticator = new passport.Authenticator();
   authenticator.use('jwt', createJwtStrategy(config.jwt, deps.users));
   app.use(requestContext(deps.logger));
+  // One reading of the query and of an empty body on both lanes (the fast lane reads them the same way).
+  app.use(canonicalQuery, noBytesNoBody);
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 

@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { BadRequestError } from '../errors/bad-request-error.js';
+import { carriesBody } from './body-presence.js';
 import { pathBeyondDepth } from '../engine/index.js';
 import { nestingTooDeep } from './nesting-depth.js';
 import { yamlNestingBeyond } from './yaml-nesting.js';
@@ -16,7 +17,7 @@ export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, strict: true, type: ['application/json', 'application/*+json'] });
   return (request, response, next) => {
-    if (request.headers['content-length'] === '0') {
+    if (!carriesBody(request.headers)) {
       next();
       return;
     }
@@ -74,9 +75,8 @@ export function bodyDepthLimit(maxDepth: number): RequestHandler {
  */
 export function requiredBody(mediaTypes: string[]): RequestHandler {
   return (request, _response, next) => {
-    const carriesBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
     // Worded as the fast lane's check words it (operation-validator.ts).
     const problem = { path: 'body', message: `is required (${mediaTypes.join(', ')})` };
-    next(carriesBody ? undefined : new BadRequestError(`${problem.path} ${problem.message}`, 'VALIDATION_FAILED', [problem]));
+    next(carriesBody(request.headers) ? undefined : new BadRequestError(`${problem.path} ${problem.message}`, 'VALIDATION_FAILED', [problem]));
   };
 }

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { parse as parseNested } from 'qs';
 import { routes } from '../../generated/routes.js';
-import { formDecode } from './map-query.js';
+import { formDecode } from './query-string.js';
 import { createRouteMatcher } from './route-matching.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { routes } from '../../generated/routes.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { createRouteMatcher } from './route-matching.js';
+import { formDecode } from './query-string.js';
 
 interface ParameterObject {
   name?: string;
@@ -74,14 +75,4 @@ function mapOf(name: string, pairs: string[]): Record<string, string> {
     map[key] = separator === -1 ? '' : formDecode(pair.slice(separator + 1));
   }
   return map;
-}
-
-/** Form decoding, once: `+` is a space; a broken escape is kept as it came (node:querystring does the same). */
-export function formDecode(text: string): string {
-  const spaced = text.replace(/\+/g, ' ');
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
 }
