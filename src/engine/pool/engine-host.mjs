@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * An engine host: a child process that runs scenario programs for the pool (src/engine/pool/engine-pool.ts), so
  * tenant code never shares a process with the API's or the worker's event loop. V8 can abort a whole process on
@@ -35,7 +36,24 @@ import { openSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
+/** @type {typeof import('isolated-vm')} */
 const ivm = createRequire(import.meta.url)('isolated-vm');
+
+/**
+ * @typedef {'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR'} LimitCode
+ * @typedef {{ t: 'init', bootstrapSource: string, memoryMb: number, maxIsolates: number, windowMs: number, stuckGraceMs: number, retireRssMb: number, startedFile: string }} InitMessage
+ * @typedef {{ t: 'run', seq: number, owner: number, sources: [number, string][], pids: number[], items: string[], budgets: number[] }} RunMessage
+ * @typedef {{ t: 'forget', pids: number[] }} ForgetMessage
+ * @typedef {{ idx: number[], text: string, crossMs: number }} CrossingOutput
+ * @typedef {{ i: number, code: LimitCode, message: string, node: number }} ItemFailure
+ * @typedef {import('isolated-vm').Reference<any>} AnyReference
+ * @typedef {{ isolate: import('isolated-vm').Isolate, context: import('isolated-vm').Context, rt: AnyReference, batch: AnyReference, collected: AnyReference, forget: AnyReference, programs: Set<number> }} Sandbox
+ */
+
+/** @param {object} message */
+function send(message) {
+  process.send?.(message);
+}
 
 /** Set by the init message. */
 let bootstrapSource = '';
@@ -78,21 +96,24 @@ for (;;) {
 }
 `;
 
+/** @param {number} stuckGraceMs */
 function startWatchdog(stuckGraceMs) {
   const watchdog = new Worker(WATCHDOG_SOURCE, { eval: true, workerData: { watchBuffer, progressBuffer, stuckGraceMs } });
   watchdog.unref();
 }
 
-/** Program sources by host program id (the host sends each once per worker). */
+/** Program sources by program id (the pool sends each once per host). @type {Map<number, string>} */
 const sources = new Map();
-/** Tenant sandboxes by owner id, least recently used first. */
+/** Tenant sandboxes by owner id, least recently used first. @type {Map<number, Sandbox>} */
 const tenants = new Map();
 
+/** @returns {Sandbox} */
 function createTenant() {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
     const context = isolate.createContextSync();
     const bootstrap = context.evalSync(bootstrapSource, { reference: true });
+    /** @type {AnyReference} */
     const rt = bootstrap.applySync(undefined, [clock, progressCopy.copyInto(), windowMs], { result: { reference: true }, timeout: 10_000 });
     bootstrap.release();
     return {
@@ -108,6 +129,7 @@ function createTenant() {
   }
 }
 
+/** @param {number} owner */
 function tenantFor(owner) {
   const existing = tenants.get(owner);
   tenants.delete(owner);
@@ -115,8 +137,8 @@ function tenantFor(owner) {
     tenants.set(owner, existing);
     return existing;
   }
-  while (tenants.size >= maxIsolates) {
-    const [oldest, sandbox] = tenants.entries().next().value;
+  for (const [oldest, sandbox] of tenants) {
+    if (tenants.size < maxIsolates) break;
     tenants.delete(oldest);
     dispose(sandbox);
   }
@@ -125,13 +147,15 @@ function tenantFor(owner) {
   return created;
 }
 
+/** @param {Sandbox} sandbox */
 function dispose(sandbox) {
   if (!sandbox.isolate.isDisposed) sandbox.isolate.dispose();
 }
 
+/** @param {Sandbox} sandbox @param {number} pid */
 function instantiate(sandbox, pid) {
   const source = sources.get(pid);
-  if (source === undefined) throw new Error(`program ${pid} was not sent to this worker`);
+  if (source === undefined) throw new Error(`program ${pid} was not sent to this host`);
   const define = sandbox.context.evalSync(`(function (rt, id) { "use strict"; rt.define(id, (${source})(rt)); })`, { reference: true, timeout: 10_000 });
   try {
     define.applySync(undefined, [sandbox.rt.derefInto(), pid], { timeout: 10_000 });
@@ -141,27 +165,39 @@ function instantiate(sandbox, pid) {
   sandbox.programs.add(pid);
 }
 
+/** @param {unknown} error @param {Sandbox} sandbox @returns {'memory' | 'timeout' | 'other'} */
 function classify(error, sandbox) {
-  const message = String(error?.message ?? error);
+  const message = messageOf(error);
   if (sandbox.isolate.isDisposed || /disposed|memory limit/i.test(message)) return 'memory';
   if (/timed out/i.test(message)) return 'timeout';
   return 'other';
 }
 
+/** @param {unknown} error */
+function messageOf(error) {
+  return String(error instanceof Error ? error.message : error);
+}
+
+/** @type {Record<string, string>} */
 const LIMIT_MESSAGES = {
   TIME_LIMIT_EXCEEDED: 'The run exceeded its CPU time limit',
   MEMORY_LIMIT_EXCEEDED: 'The run exceeded the sandbox memory limit',
 };
 
-/** What a message has produced since its last answer. */
+/** What a message has produced since its last answer. @type {CrossingOutput[]} */
 let outs = [];
+/** @type {ItemFailure[]} */
 let fails = [];
 
+/** @param {number} i @param {LimitCode} code @param {string} [message] @param {number} [node] */
 function fail(i, code, message, node = -1) {
   fails.push({ i, code, message: message ?? LIMIT_MESSAGES[code], node });
 }
 
-/** Keeps the outputs of a crossing ("<count>\n<json>"); returns how many items it finished. */
+/**
+ * Keeps the outputs of a crossing ("<count>\n<json>"); returns how many items it finished.
+ * @param {number[]} queue @param {string} out @param {number} crossMs
+ */
 function deliver(queue, out, crossMs) {
   const cut = out.indexOf('\n');
   const count = Number(out.slice(0, cut));
@@ -170,13 +206,15 @@ function deliver(queue, out, crossMs) {
 }
 
 /** Sends what the message has produced so far: after each crossing, so early items are answered early. */
+/** @param {number} seq @param {boolean} done @param {number[]} [requeue] */
 function answer(seq, done, requeue = []) {
   if (!done && outs.length === 0 && fails.length === 0) return;
-  process.send({ t: 'r', seq, outs, fails, requeue, done });
+  send({ t: 'r', seq, outs, fails, requeue, done });
   outs = [];
   fails = [];
 }
 
+/** @param {RunMessage} msg */
 function run(msg) {
   const { seq, owner, items, budgets, pids } = msg;
   // if the host dies from here on, this message's code is the suspect (the pool reads this after a death)
@@ -191,7 +229,7 @@ function run(msg) {
     try {
       sandbox = tenantFor(owner);
     } catch (error) {
-      for (const i of queue) fail(i, 'SCRIPT_ERROR', `The sandbox could not start: ${error?.message ?? error}`);
+      for (const i of queue) fail(i, 'SCRIPT_ERROR', `The sandbox could not start: ${messageOf(error)}`);
       break;
     }
     const unusable = new Set();
@@ -203,7 +241,7 @@ function run(msg) {
       } catch (error) {
         unusable.add(pid);
         const code = classify(error, sandbox) === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
-        for (const j of queue) if (pids[j] === pid) fail(j, code, code === 'SCRIPT_ERROR' ? `The scenario program does not load: ${error?.message ?? error}` : undefined);
+        for (const j of queue) if (pids[j] === pid) fail(j, code, code === 'SCRIPT_ERROR' ? `The scenario program does not load: ${messageOf(error)}` : undefined);
         if (sandbox.isolate.isDisposed) break;
       }
     }
@@ -220,10 +258,11 @@ function run(msg) {
     watch[1] = timeout;
     watch[0] = Date.now();
     const started = performance.now();
-    let out;
+    let out = '';
+    /** @type {unknown} */
     let error;
     try {
-      out = sandbox.batch.applySync(undefined, [text], { timeout });
+      out = /** @type {string} */ (sandbox.batch.applySync(undefined, [text], { timeout }));
     } catch (caught) {
       error = caught ?? new Error('crossing failed');
     }
@@ -246,7 +285,7 @@ function run(msg) {
       // the isolate survives a time-out: keep what finished before the culprit started
       let done = 0;
       try {
-        done = deliver(crossing, sandbox.collected.applySync(undefined, [], { timeout: 1000 }), crossMs);
+        done = deliver(crossing, /** @type {string} */ (sandbox.collected.applySync(undefined, [], { timeout: 1000 })), crossMs);
       } catch {
         done = 0;
       }
@@ -256,7 +295,7 @@ function run(msg) {
       if (culprit === ITEMS_DONE) { answer(seq, false); continue; }
     }
     const code = kind === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : kind === 'timeout' ? 'TIME_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
-    const message = kind === 'other' ? `The sandbox failed: ${error?.message ?? error}` : undefined;
+    const message = kind === 'other' ? `The sandbox failed: ${messageOf(error)}` : undefined;
     const blamed = culprit >= 0 ? culprit : crossing.length === 1 ? crossing[0] : -1;
     if (blamed >= 0) {
       fail(blamed, code, message, node);
@@ -275,6 +314,7 @@ function run(msg) {
   answer(seq, true);
 }
 
+/** @param {number[]} pids */
 function forget(pids) {
   for (const pid of pids) {
     sources.delete(pid);
@@ -289,13 +329,14 @@ function forget(pids) {
   }
 }
 
+/** @param {InitMessage | RunMessage | ForgetMessage} msg */
 function handle(msg) {
   if (msg.t === 'run') {
     watch[2] = msg.seq;
     run(msg);
     if (retireRssMb > 0) {
       const rssMb = process.memoryUsage.rss() / 1048576;
-      if (rssMb > retireRssMb) process.send({ t: 'retire', rssMb: Math.round(rssMb) });
+      if (rssMb > retireRssMb) send({ t: 'retire', rssMb: Math.round(rssMb) });
     }
   } else if (msg.t === 'forget') {
     forget(msg.pids);
@@ -303,7 +344,7 @@ function handle(msg) {
     ({ bootstrapSource, memoryMb, maxIsolates, windowMs, retireRssMb } = msg);
     startedFd = openSync(msg.startedFile, 'r+');
     startWatchdog(msg.stuckGraceMs);
-    process.send({ t: 'ready' });
+    send({ t: 'ready' });
   }
 }
 
