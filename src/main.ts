@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   await listen(server, config.port);
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
   logger.info({ port: config.port, environment: config.environment }, 'listening');
+  services.engine.warmUp();
   // Metrics on a listener of their own (METRICS_HOST:METRICS_PORT), never on the API's port.
   const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.port, 'METRICS_PORT', logger);
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).

@@ -213,6 +213,15 @@ export class ScenarioEngine {
     return this.poolInstance?.stats() ?? null;
   }
 
+  /**
+   * Starts the engine hosts now rather than at the first run, so the first score does not wait for them (about
+   * 150 ms of process start-up each, in parallel). The service calls it once it listens; an engine used only for
+   * compiling, or in tests, never starts a host it does not need.
+   */
+  warmUp(): void {
+    void this.pool;
+  }
+
   /** @internal tests and benchmarks: the engine hosts' process ids ([] before the first run). */
   hostPids(): number[] {
     return this.poolInstance?.hostPids() ?? [];
