@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     handlers: createHandlerMap(services),
     health: healthChecks(services),
     fastLane: fastLaneOperations(services),
+    yamlParser: services.yamlParser,
   });
   const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger });
   server.keepAliveTimeout = 65_000;

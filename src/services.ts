@@ -28,6 +28,7 @@ import { MySqlReplayStore } from './replay/replay-store.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
+import { YamlBodyParser } from './http/yaml-body-parser.js';
 
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
@@ -67,7 +68,14 @@ export interface Services {
   statistics: Statistics;
   // ── replay ──
   replay: Replay;
+  /** YAML request bodies are parsed on a thread of their own (started by the first one), never on the event loop. */
+  yamlParser: YamlBodyParser;
 }
+
+/** An anchor's uses times the aliases inside it, at most, in a YAML body (the spec's "at most 100 aliases"). */
+const YAML_MAX_ALIAS_COUNT = 100;
+/** Heap of the YAML parsing thread: a 1 MiB body of the smallest nodes needs about 100 MB of the package's nodes. */
+const YAML_PARSE_HEAP_MB = 256;
 
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
   const db = createDatabase(config.databaseUrl);
@@ -108,7 +116,9 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue,
   });
   execution.sweeper.addSource(replay.stalledWork);
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay };
+  // ── HTTP: YAML bodies ──
+  const yamlParser = new YamlBodyParser({ deadlineMs: config.limits.yamlParseMs, maxAliasCount: YAML_MAX_ALIAS_COUNT, maxHeapMb: YAML_PARSE_HEAP_MB });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, yamlParser };
 }
 
 /** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */
@@ -126,6 +136,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.engine.dispose();
   // ── run statistics: what was counted since the last write ──
   await services.statistics.recorder.stop();
+  await services.yamlParser.close();
   await services.db.destroy();
 }
 

@@ -32,6 +32,8 @@ export interface LimitsConfig {
   uploadBytes: number;
   /** Deepest nesting of a JSON or YAML body (the body itself is level 1); deeper is 400 NESTING_TOO_DEEP. */
   bodyDepth: number;
+  /** Longest a YAML body may take to parse on the YAML parser's thread; longer is 413 BODY_TOO_COMPLEX. */
+  yamlParseMs: number;
   /** Largest request line plus headers (Node's maxHeaderSize); larger is 431 HEADERS_TOO_LARGE. */
   headerBytes: number;
   batchMaxElements: number;
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       batchBodyBytes: readInt(env, 'LIMIT_BATCH_BODY_BYTES', 64 * 1_048_576),
       uploadBytes: readInt(env, 'LIMIT_UPLOAD_BYTES', 512 * 1_048_576),
       bodyDepth: readInt(env, 'LIMIT_BODY_DEPTH', 64),
+      yamlParseMs: readInt(env, 'LIMIT_YAML_PARSE_MS', 3000),
       headerBytes: readInt(env, 'LIMIT_HEADER_BYTES', 16_384),
       batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
       runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),
@@ -323,6 +326,7 @@ function assertUsable(config: AppConfig): void {
   if (config.engine.isolatesPerWorker < 1) problems.push('ENGINE_ISOLATES_PER_WORKER must be at least 1');
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
+  if (config.limits.yamlParseMs < 100) problems.push('LIMIT_YAML_PARSE_MS must be at least 100');
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');
   if (config.metrics.enabled && !isLoopback(config.metrics.host) && !config.metrics.token) {
     problems.push('METRICS_TOKEN is required when METRICS_HOST is not a loopback address (the metrics name every tenant\'s scenarios)');
