@@ -2785,7 +2785,7 @@ export interface operations {
                  */
                 from?: string;
                 /**
-                 * @description End of the window (exclusive), an RFC 3339 date-time. Default: now.
+                 * @description End of the window (exclusive), an RFC 3339 date-time, rounded up to a whole second (so at most 9999-12-31T23:59:59Z: a later fraction of that second is 400 naming `query.to`). Default: now.
                  * @example 2026-11-23T10:00:00Z
                  */
                 to?: string;
