@@ -45,6 +45,21 @@ export class UserService {
   }
 
   /**
+   * The user of a local access token (HS256, issued by `npm run token`): the stored admin flag decides, and
+   * the token can only narrow it (an admin's token without the role acts as a plain user). A user seen for the
+   * first time is created without the admin flag; only `npm run token -- <user> --admin` grants it.
+   */
+  async userForLocalToken(username: string, tokenSaysAdmin: boolean): Promise<UserRecord> {
+    let user = await this.store.findByUsername(username);
+    if (!user) {
+      await this.store.insertIfMissing({ username, isAdmin: false });
+      user = await this.store.findByUsername(username);
+      if (!user) throw new Error(`user ${username} vanished after insert`);
+    }
+    return tokenSaysAdmin ? user : { ...user, isAdmin: false };
+  }
+
+  /**
    * Issues a score token and returns it: the only time it is ever shown. Without `rotate` only a
    * user who has none gets one (undefined otherwise); with `rotate` the new token replaces the old,
    * which stops working at once in this process and, in others, within their cache time.
