@@ -48,6 +48,12 @@ export interface LimitsConfig {
 
 export interface AppConfig {
   environment: Environment;
+  /**
+   * Address the API listens on (HOST): 127.0.0.1 locally and in tests, so a development machine does not
+   * serve its development secrets to its network; every address (Node's default) in production and staging,
+   * where the service sits behind a load balancer or in a container. Undefined: every address.
+   */
+  host: string | undefined;
   port: number;
   databaseUrl: string;
   jobsUrl: string;
@@ -206,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const deployed = environment === 'production' || environment === 'staging';
   const config: AppConfig = {
     environment,
+    host: env.HOST || (deployed ? undefined : '127.0.0.1'),
     port: readInt(env, 'PORT', 8080),
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL[environment],
     jobsUrl: env.JOBS_URL ?? DEFAULT_JOBS_URL[environment],
