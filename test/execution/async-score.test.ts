@@ -199,6 +199,7 @@ describe('callbacks', () => {
       const response = await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': url });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('CALLBACK_REFUSED');
+      expect(response.body.message).toContain('OUTBOUND_ALLOW_LIST');
     }
   });
 });
