@@ -4035,7 +4035,7 @@ export interface operations {
                 output?: {
                     [key: string]: string;
                 };
-                /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters; one this service did not issue is 400 (so is one issued before records were stored in pages). */
+                /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters. It is opaque (encrypted and authenticated for this scenario): one this service did not issue for this scenario is 400 naming `query.cursor`, and so is one issued before the current cursor format (start the list again). */
                 cursor?: string;
                 /** @description Records per page: 1 to 500. A page also holds at most 16 MiB of the records' JSON (`RECORDS_PAGE_MAX_CHARS`), and at least one record, and one call reads about that much of the scenario's stored records at most, matching or not: a page may hold fewer than `limit`, even none, with a `nextCursor` to go on from. Page on until `nextCursor` is null. */
                 limit?: number;

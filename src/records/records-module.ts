@@ -8,6 +8,7 @@ import { DecisionRecorder, INSERTS_IN_FLIGHT, type DropReason } from './decision
 import { InputMasker } from './input-masking.js';
 import { RecordingSettingsService } from './recording-settings-service.js';
 import { RecordingSettingsStore } from './recording-settings-store.js';
+import { RecordCursorCodec } from './record-cursor.js';
 import { RecordsService } from './records-service.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -52,7 +53,7 @@ export function createRecords(deps: RecordsDependencies): Records {
   }, logger.child({ component: 'decision-recorder' }));
   const sweeper = new RetentionSweeper(store, settingsStore, { everyMs: config.retentionSweepMs }, logger.child({ component: 'record-retention' }));
   return {
-    service: new RecordsService(deps.scenarios, store, settings),
+    service: new RecordsService(deps.scenarios, store, settings, new RecordCursorCodec(config.maskingSecret)),
     runRecorder: new ScenarioRunRecorder(settings, new InputMasker(config.maskingSecret), recorder),
     recorder,
     sweeper,
