@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Score asynchronously
-         * @description Queues a durable run of the latest deployed version of the caller's scenario and answers at once with its request id (generated when `X-SCE-RequestId` is absent). Fetch the result with `getAsyncScoreResult`. With `X-SCE-CallbackUrl`, the service POSTs the finished result (schema ScoreResult) to that URL with headers `X-SCE-RequestId`, `X-SCE-Timestamp` (Unix seconds) and `X-SCE-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" with the callback signing secret>`; any 2xx ends delivery, other answers and time-outs are retried up to `X-SCE-CallbackRetryCount` times, `X-SCE-CallbackRetryDelay` seconds apart. Callback URLs obey the outbound allow-list (a refused target is 400). A request id already used by the same user is 409 and changes nothing.
+         * @description Queues a durable run of the latest deployed version of the caller's scenario and answers at once with its request id (generated when `X-SCE-RequestId` is absent). Fetch the result with `getAsyncScoreResult`. With `X-SCE-CallbackUrl`, the service POSTs the finished result (schema ScoreResult) to that URL with headers `X-SCE-RequestId`, `X-SCE-Timestamp` (Unix seconds) and `X-SCE-Signature-V2: v2=<hex HMAC-SHA256 of "v2\n<timestamp>\n<callback URL as submitted>\n<request id>\n<body>" keyed with the caller's own callback secret>` (issued by the operator, shown once; docs/execution.md has a verifier with a replay window). During the transition from the deployment-wide secret (CALLBACK_LEGACY_SIGNATURE, on by default in 1.x) the legacy `X-SCE-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">` is sent too; it proves only that some tenant's run sent it, so receivers verify v2. Any 2xx ends delivery; other answers and time-outs are retried up to `X-SCE-CallbackRetryCount` times, the first after `X-SCE-CallbackRetryDelay` seconds (at least 1 s) and each next one after twice the previous delay (at most `LIMIT_CALLBACK_DELAY_SECONDS`). Callback URLs obey the outbound allow-list (a refused target is 400 `CALLBACK_REFUSED`, as is any callback of a caller without a callback secret once the legacy signature is off). A request id already used by the same user is 409 and changes nothing.
          */
         post: operations["scoreAsync"];
         delete?: never;
@@ -2251,7 +2251,7 @@ export interface operations {
                 "X-SCE-CallbackUrl"?: string;
                 /** @description Retries after the first attempt (0–10). */
                 "X-SCE-CallbackRetryCount"?: number;
-                /** @description Seconds between attempts (0–3600). */
+                /** @description Seconds before the first retry (0–3600); raised to the floor `CALLBACK_RETRY_FLOOR_SECONDS` (1 s), and doubled for each further retry, at most `LIMIT_CALLBACK_DELAY_SECONDS`. */
                 "X-SCE-CallbackRetryDelay"?: number;
             };
             path: {

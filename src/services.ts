@@ -80,7 +80,7 @@ const YAML_PARSE_HEAP_MB = 256;
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
   const db = createDatabase(config.databaseUrl);
   const { metrics, exposition: metricsExposition } = createMetrics(config.metrics, logger);
-  const users = new UserService(new UserStore(db), { scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000 });
+  const users = new UserService(new UserStore(db), { scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, callbackSecretsKey: config.callbackSecretsKey });
   // ── internal data ──
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
@@ -104,7 +104,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   // ── decision records ──
   const records = createRecords({ config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason) });
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder });
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),

@@ -2,10 +2,13 @@ import { LRUCache } from 'lru-cache';
 import type { AuthenticatedUser } from '../http/request-context.js';
 import { generateScoreToken, hashScoreToken } from './score-token.js';
 import type { UserRecord, UserStore } from './user-store.js';
+import { CallbackSecretBox, generateCallbackSecret } from './callback-secrets.js';
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,190}$/;
 
 export interface UserServiceOptions {
+  /** CALLBACK_SECRETS_KEY: seals users' callback signing secrets (without it none can be issued or read). */
+  callbackSecretsKey?: string;
   /**
    * How long a score-token look-up is reused (SCORE_TOKEN_CACHE_SECONDS; 0: never). It bounds how
    * long another process's change (a disabled user, a rotated token) takes to reach this one.
@@ -22,7 +25,10 @@ export interface UserServiceOptions {
 export class UserService {
   private readonly byTokenHash: LRUCache<string, AuthenticatedUser & { enabled: boolean }> | undefined;
 
+  private readonly secretBox: CallbackSecretBox | undefined;
+
   constructor(private readonly store: UserStore, options: UserServiceOptions) {
+    this.secretBox = options.callbackSecretsKey === undefined ? undefined : new CallbackSecretBox(options.callbackSecretsKey);
     this.byTokenHash = options.scoreTokenCacheMs > 0 ? new LRUCache({ max: 10_000, ttl: options.scoreTokenCacheMs }) : undefined;
   }
 
@@ -70,6 +76,28 @@ export class UserService {
     if (!stored) return undefined;
     this.forgetCachedUser(userId);
     return token;
+  }
+
+  /**
+   * Issues a callback signing secret and returns it: the only time it is ever shown. Without `rotate` only a
+   * user who has none gets one (undefined otherwise); with `rotate` the new secret replaces the old, and
+   * every callback from then on (retries of earlier runs included) is signed with the new one.
+   */
+  async issueCallbackSecret(userId: number, options: { rotate?: boolean } = {}): Promise<string | undefined> {
+    const secret = generateCallbackSecret();
+    const stored = await this.store.setCallbackSecret(userId, this.box().seal(userId, secret), options.rotate === true);
+    return stored ? secret : undefined;
+  }
+
+  /** The user's callback signing secret, or undefined when none was issued (execution's CallbackSecrets). */
+  async callbackSecretOf(userId: number): Promise<string | undefined> {
+    const sealed = await this.store.sealedCallbackSecret(userId);
+    return sealed === undefined ? undefined : this.box().open(userId, sealed);
+  }
+
+  private box(): CallbackSecretBox {
+    if (!this.secretBox) throw new Error('callback secrets need CALLBACK_SECRETS_KEY (UserServiceOptions.callbackSecretsKey)');
+    return this.secretBox;
   }
 
   /** Enables or disables a user; a disabled user's credentials stop working (score tokens within the cache time in other processes). */

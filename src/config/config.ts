@@ -44,6 +44,10 @@ export interface LimitsConfig {
   callbackMaxRetries: number;
   callbackMaxDelaySeconds: number;
   callbackTimeoutMs: number;
+  /** Callback deliveries of one tenant in flight at once per process; the others wait their turn as delayed jobs. */
+  callbackSlotsPerTenant: number;
+  /** Shortest delay before a callback retry (a requested delay of 0 is raised to it); each further retry doubles the delay. */
+  callbackRetryFloorSeconds: number;
 }
 
 export interface AppConfig {
@@ -62,8 +66,15 @@ export interface AppConfig {
   limits: LimitsConfig;
   /** Hosts/CIDRs that HTTP nodes and callbacks may reach although private or loopback. */
   outboundAllowList: string[];
-  /** Secret used to sign callback bodies (HMAC-SHA256). */
+  /**
+   * The deployment-wide secret of the legacy callback signature (`X-SCE-Signature: sha256=…` over
+   * `<timestamp>.<body>`), sent only while `callbackLegacySignature` is on (the transition to per-user secrets).
+   */
   callbackSigningSecret: string;
+  /** CALLBACK_LEGACY_SIGNATURE: also send the legacy signature (default during the 1.x transition: true). */
+  callbackLegacySignature: boolean;
+  /** CALLBACK_SECRETS_KEY: the server key that seals users' callback signing secrets at rest. */
+  callbackSecretsKey: string;
   /** Worker: how many batch elements run at once per worker process. */
   workerConcurrency: number;
   /** Elements per batch job (one Agenda job covers this many elements). */
@@ -242,9 +253,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       callbackMaxRetries: readInt(env, 'LIMIT_CALLBACK_RETRIES', 10),
       callbackMaxDelaySeconds: readInt(env, 'LIMIT_CALLBACK_DELAY_SECONDS', 3600),
       callbackTimeoutMs: readInt(env, 'CALLBACK_TIMEOUT_MS', 5000),
+      callbackSlotsPerTenant: readInt(env, 'CALLBACK_SLOTS_PER_TENANT', 4),
+      callbackRetryFloorSeconds: readInt(env, 'CALLBACK_RETRY_FLOOR_SECONDS', 1),
     },
     outboundAllowList: readList(env, 'OUTBOUND_ALLOW_LIST'),
     callbackSigningSecret: env.CALLBACK_SIGNING_SECRET ?? (deployed ? '' : DEV_SECRET),
+    callbackLegacySignature: readBoolean(env, 'CALLBACK_LEGACY_SIGNATURE', true),
+    callbackSecretsKey: env.CALLBACK_SECRETS_KEY ?? (deployed ? '' : DEV_SECRET),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
@@ -316,8 +331,11 @@ function assertUsable(config: AppConfig): void {
   const { jwt } = config;
   if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri) problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
   if (jwt.maxLifetimeSeconds < 1) problems.push('JWT_MAX_LIFETIME_SECONDS must be at least 1');
-  if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
-    problems.push('CALLBACK_SIGNING_SECRET is required');
+  if ((config.environment === 'production' || config.environment === 'staging') && config.callbackLegacySignature && !config.callbackSigningSecret) {
+    problems.push('CALLBACK_SIGNING_SECRET is required while CALLBACK_LEGACY_SIGNATURE is true');
+  }
+  if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSecretsKey) {
+    problems.push('CALLBACK_SECRETS_KEY is required');
   }
   if ((config.environment === 'production' || config.environment === 'staging') && !config.records.maskingSecret) {
     problems.push('RECORDS_MASKING_SECRET is required');
@@ -333,6 +351,8 @@ function assertUsable(config: AppConfig): void {
   if (config.engine.isolatesPerWorker < 1) problems.push('ENGINE_ISOLATES_PER_WORKER must be at least 1');
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
+  if (config.limits.callbackSlotsPerTenant < 1) problems.push('CALLBACK_SLOTS_PER_TENANT must be at least 1');
+  if (config.limits.callbackRetryFloorSeconds < 1) problems.push('CALLBACK_RETRY_FLOOR_SECONDS must be at least 1');
   if (config.limits.yamlParseMs < 100) problems.push('LIMIT_YAML_PARSE_MS must be at least 100');
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');
   if (config.metrics.enabled && !isLoopback(config.metrics.host) && !config.metrics.token) {

@@ -10,7 +10,7 @@ import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
 import { BatchStore } from './batch-store.js';
-import { CallbackDelivery } from './callback-delivery.js';
+import { CallbackDelivery, type CallbackSecrets } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
 import { loadExecutionSettings, type ExecutionSettings } from './execution-settings.js';
@@ -46,6 +46,8 @@ export interface ExecutionDependencies {
   engine: ScenarioEngine;
   /** The shared outbound HTTP client and target policy (services.outbound): callbacks use both. */
   outbound: Outbound;
+  /** Each user's callback signing secret (services.users). */
+  callbackSecrets: CallbackSecrets;
   /** Told of callback deliveries (services.metrics). */
   metrics?: Pick<Metrics, 'callbackDelivered'>;
   /** Told of every run of a deployed version, in every mode (metrics and run statistics). */
@@ -55,6 +57,9 @@ export interface ExecutionDependencies {
   settings?: ExecutionSettings;
 }
 
+/** How long a callback attempt waits (a delayed job) when its tenant's delivery slots are all taken. */
+const CALLBACK_SLOT_WAIT_SECONDS = 1;
+
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
@@ -62,9 +67,16 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder);
-  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
+  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {
+    legacySigningSecret: config.callbackLegacySignature ? config.callbackSigningSecret : undefined,
+    timeoutMs: config.limits.callbackTimeoutMs,
+    slotsPerTenant: config.limits.callbackSlotsPerTenant,
+    retryFloorSeconds: config.limits.callbackRetryFloorSeconds,
+    retryMaxDelaySeconds: config.limits.callbackMaxDelaySeconds,
+    slotWaitSeconds: CALLBACK_SLOT_WAIT_SECONDS,
+  }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
-  const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
+  const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy, deps.callbackSecrets);
   const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
   const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
   return {

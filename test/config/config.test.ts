@@ -12,11 +12,17 @@ describe('configuration', () => {
   });
 
   it('refuses to start production without URLs and secrets, naming each', () => {
-    expect(() => loadConfig({ APP_ENV: 'production' })).toThrow(/DATABASE_URL is required.*JOBS_URL is required.*JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI.*CALLBACK_SIGNING_SECRET.*RECORDS_MASKING_SECRET/);
+    expect(() => loadConfig({ APP_ENV: 'production' })).toThrow(/DATABASE_URL is required.*JOBS_URL is required.*JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI.*CALLBACK_SIGNING_SECRET.*CALLBACK_SECRETS_KEY.*RECORDS_MASKING_SECRET/);
+  });
+
+  it('needs CALLBACK_SIGNING_SECRET in production only while the legacy callback signature is on', () => {
+    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SECRETS_KEY: 'k', RECORDS_MASKING_SECRET: 'm' };
+    expect(() => loadConfig(production)).toThrow(/CALLBACK_SIGNING_SECRET is required while CALLBACK_LEGACY_SIGNATURE is true/);
+    expect(loadConfig({ ...production, CALLBACK_LEGACY_SIGNATURE: 'false' }).callbackLegacySignature).toBe(false);
   });
 
   it('accepts production with an external identity provider', () => {
-    const config = loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'mongodb://jobs:27017/agenda', JWT_JWKS_URI: 'https://idp.example.com/jwks', CALLBACK_SIGNING_SECRET: 's', RECORDS_MASKING_SECRET: 'm' });
+    const config = loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'mongodb://jobs:27017/agenda', JWT_JWKS_URI: 'https://idp.example.com/jwks', CALLBACK_SIGNING_SECRET: 's', CALLBACK_SECRETS_KEY: 'k', RECORDS_MASKING_SECRET: 'm' });
     expect(config.jwt.secret).toBeUndefined();
     expect(config.jobsUrl).toBe('mongodb://jobs:27017/agenda');
   });
@@ -42,7 +48,7 @@ describe('configuration', () => {
   });
 
   it('validates responses everywhere but in production unless VALIDATE_RESPONSES says otherwise', () => {
-    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's', RECORDS_MASKING_SECRET: 'm' };
+    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's', CALLBACK_SECRETS_KEY: 'k', RECORDS_MASKING_SECRET: 'm' };
     expect(loadConfig(production).validateResponses).toBe(false);
     expect(loadConfig({ ...production, APP_ENV: 'staging' }).validateResponses).toBe(true);
     expect(loadConfig({ APP_ENV: 'local' }).validateResponses).toBe(true);
