@@ -77,16 +77,36 @@ const YAML_MAX_ALIAS_COUNT = 100;
 /** Heap of the YAML parsing thread: a 1 MiB body of the smallest nodes needs about 100 MB of the package's nodes. */
 const YAML_PARSE_HEAP_MB = 256;
 
+/** A warning logged at most once per `everyMs` (with how many were not logged since), for errors that repeat per request. */
+function throttledWarning(logger: Logger, message: string, everyMs: number): (error: unknown) => void {
+  let lastAt = 0;
+  let suppressed = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastAt < everyMs) {
+      suppressed += 1;
+      return;
+    }
+    logger.warn({ err: error, suppressed }, message);
+    lastAt = now;
+    suppressed = 0;
+  };
+}
+
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
   const db = createDatabase(config.databaseUrl);
   const { metrics, exposition: metricsExposition } = createMetrics(config.metrics, logger);
-  const users = new UserService(new UserStore(db), { scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, callbackSecretsKey: config.callbackSecretsKey });
+  // Hot-path caches are served stale while they refresh; a refresh that fails (MySQL down) is logged at most every 10 s.
+  const onRefreshError = throttledWarning(logger, 'a cached answer could not be read again (MySQL); serving the one in hand within its bound', 10_000);
+  const users = new UserService(new UserStore(db), {
+    scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000, onRefreshError, callbackSecretsKey: config.callbackSecretsKey,
+  });
   // ── internal data ──
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
   const scenarioStore = new ScenarioStore(db);
-  const deployedScenarios = new DeployedScenarioResolver(scenarioStore);
+  const deployedScenarios = new DeployedScenarioResolver(scenarioStore, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
   // ── outbound HTTP ──
   const outbound = createOutbound(config);
   // ── engine ──
@@ -102,7 +122,10 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
   // ── decision records ──
-  const records = createRecords({ config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason) });
+  const records = createRecords({
+    config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason),
+    settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
+  });
   // ── execution ──
   const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder });
   // ── metrics ──

@@ -93,6 +93,18 @@ export interface AppConfig {
    * rotated token keeps working in a process other than the one that made the change.
    */
   scoreTokenCacheSeconds: number;
+  /**
+   * SCORE_TOKEN_STALE_SECONDS: how long past SCORE_TOKEN_CACHE_SECONDS a score-token look-up is still used while
+   * it is read again in the background (stale-while-revalidate): the longest a disabled user or a rotated-out
+   * token keeps working in another process during a MySQL outage.
+   */
+  scoreTokenStaleSeconds: number;
+  /**
+   * SCENARIO_CACHE_STALE_SECONDS: how long past their freshness (1 s; recording settings 5 s) a deployed version
+   * and a scenario's recording settings are still used while read again in the background: how long sync
+   * scoring rides out a MySQL outage.
+   */
+  scenarioCacheStaleSeconds: number;
   engine: EngineConfig;
   metrics: MetricsConfig;
   statistics: StatisticsConfig;
@@ -265,6 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
     validateResponses: readBoolean(env, 'VALIDATE_RESPONSES', environment !== 'production'),
     scoreTokenCacheSeconds: readInt(env, 'SCORE_TOKEN_CACHE_SECONDS', 5),
+    scoreTokenStaleSeconds: readInt(env, 'SCORE_TOKEN_STALE_SECONDS', 60),
+    scenarioCacheStaleSeconds: readInt(env, 'SCENARIO_CACHE_STALE_SECONDS', 60),
     engine: readEngineConfig(env),
     metrics: {
       enabled: readBoolean(env, 'METRICS_ENABLED', false),

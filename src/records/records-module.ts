@@ -37,6 +37,8 @@ export interface RecordsDependencies {
   databaseUrl: string;
   /** The scenarios feature's ownership rule. */
   scenarios: ScenarioAccess;
+  /** The recording settings' cache past its 5 s: served stale while read again, at most this long (SCENARIO_CACHE_STALE_SECONDS). */
+  settingsCache?: { maxStaleMs: number; onRefreshError?: (error: unknown) => void };
   /** Told of every dropped record (the metrics counter). */
   onDropped?: (count: number, reason: DropReason) => void;
 }
@@ -47,7 +49,7 @@ export function createRecords(deps: RecordsDependencies): Records {
   const bulk = config.bulkProtocol ? new MariaDbBulkInserter(deps.databaseUrl, INSERTS_IN_FLIGHT) : undefined;
   const store = new MySqlDecisionRecordStore(db, { bulk, pageMaxChars: config.pageMaxChars });
   const settingsStore = new RecordingSettingsStore(db);
-  const settings = new RecordingSettingsService(settingsStore);
+  const settings = new RecordingSettingsService(settingsStore, deps.settingsCache);
   const recorder = new DecisionRecorder(store, {
     batchSize: config.batchSize, flushIntervalMs: config.flushIntervalMs, maxBuffered: config.maxBuffered, onDropped: deps.onDropped,
   }, logger.child({ component: 'decision-recorder' }));
