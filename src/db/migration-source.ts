@@ -19,6 +19,7 @@ import * as decisionRecordJsonChars from './migrations/20261126000100_decision_r
 import * as decisionRecordPages from './migrations/20261127000100_decision_record_pages.js';
 import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
 import * as userCallbackSecrets from './migrations/20261128002800_user_callback_secrets.js';
+import * as finishedRunInputs from './migrations/20261128002900_finished_run_inputs.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261127000100_decision_record_pages', decisionRecordPages],
   ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
   ['20261128002800_user_callback_secrets', userCallbackSecrets],
+  ['20261128002900_finished_run_inputs', finishedRunInputs],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

@@ -194,6 +194,9 @@ export class BatchStore {
     const count = (state: string) => Number(counts.find((row) => row.state === state)?.n ?? 0);
     await this.db('batch_chunks').where({ batch_id: batchId, from_index: part.from }).update({
       finished_at: this.db.fn.now(3),
+      // Every element of the part is stored: its inputs (which may hold personal data) are read no more
+      // (chunkWork reads unfinished parts only), so they are not kept.
+      inputs: '[]',
       succeeded: this.db.raw('GREATEST(??, ?)', ['succeeded', count('SUCCEEDED')]),
       failed: this.db.raw('GREATEST(??, ?)', ['failed', count('FAILED')]),
     });

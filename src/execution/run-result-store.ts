@@ -80,7 +80,12 @@ interface RunRow {
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 
 /** A finished run's row exists already (QUEUED or RUNNING, or stored by an earlier try): its outcome replaces what it holds. */
-const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.map((column) => `\`${column}\` = VALUES(\`${column}\`)`).join(', ')}`;
+/**
+ * A finished async run's outcome replaces its row's outcome columns, and its input goes: nothing reads the input
+ * of a finished run (the result and the callback carry none; a job run again skips finished runs), and inputs
+ * may hold personal data, which is not kept longer than the run needs it (docs/records.md, "Where data lives").
+ */
+const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.map((column) => `\`${column}\` = VALUES(\`${column}\`)`).join(', ')}, \`input\` = NULL`;
 
 /** Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts; answers parsed records. */
 export class RunResultStore {

@@ -43,6 +43,8 @@ describe('scoreAsync and getAsyncScoreResult', () => {
     expect(submitted.headers['x-sce-requestid']).toBe(requestId);
     const response = await finished('double', requestId);
     expect(response.body).toMatchObject({ runId: requestId, requestId, scenarioName: 'double', version: '1', state: 'SUCCEEDED', result: { doubled: 8 }, error: null });
+    // A finished run's input (personal data, maybe) is not kept: nothing reads it once the run has finished.
+    expect(await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('input')).toEqual({ input: null });
   });
 
   it('keeps the caller’s request id', async () => {
