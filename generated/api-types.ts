@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Result of an asynchronous run
-         * @description The stored result of a finished run (also of a batch element: use its result id as the request id). 200 with `state` SUCCEEDED and `result`, or FAILED and `error` (the run's error message). While unfinished: 202 with the state (QUEUED or RUNNING). 404 for a request id the caller never submitted, or one submitted for another scenario name.
+         * @description The stored result of a finished run (also of a batch element: use its result id as the request id). 200 with `state` SUCCEEDED and `result`, or FAILED and `error` (the run's error message). While unfinished: 202 with the state (QUEUED or RUNNING). 404 for a request id the caller never submitted, or one submitted for another scenario name, or a run that finished more than `RUN_RESULTS_RETENTION_DAYS` (30) days ago (finished runs and batches are deleted then; the input of a run is not kept once it has finished).
          */
         get: operations["getAsyncScoreResult"];
         put?: never;
@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Batch status
-         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`; or stream them all at once with `getBatchResults`.
+         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`; or stream them all at once with `getBatchResults`. A batch that finished more than `RUN_RESULTS_RETENTION_DAYS` (30) days ago is deleted with its results (404).
          */
         get: operations["getBatchStatus"];
         put?: never;

@@ -20,6 +20,7 @@ import * as decisionRecordPages from './migrations/20261127000100_decision_recor
 import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
 import * as userCallbackSecrets from './migrations/20261128002800_user_callback_secrets.js';
 import * as finishedRunInputs from './migrations/20261128002900_finished_run_inputs.js';
+import * as runResultsRetention from './migrations/20261128003000_run_results_retention.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
   ['20261128002800_user_callback_secrets', userCallbackSecrets],
   ['20261128002900_finished_run_inputs', finishedRunInputs],
+  ['20261128003000_run_results_retention', runResultsRetention],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

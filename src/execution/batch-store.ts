@@ -130,6 +130,18 @@ export class BatchStore {
   }
 
   /** Undoes insertBatch (its chunks and results go with it) when its jobs could not be saved. */
+  /** Up to `limit` batches that finished before `cutoff`, oldest first. */
+  async finishedBefore(cutoff: Date, limit: number): Promise<string[]> {
+    const rows = (await this.db('batches').where('finished_at', '<', cutoff).orderBy('finished_at').limit(limit).select('id')) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  /** Deletes up to `limit` of a batch's element rows (with their callback attempts); answers how many. */
+  async deleteElements(batchId: string, limit: number): Promise<number> {
+    const [result] = (await this.db.raw('DELETE FROM run_results WHERE batch_id = ? LIMIT ?', [batchId, limit])) as [{ affectedRows: number }];
+    return result.affectedRows;
+  }
+
   async deleteBatch(id: string): Promise<void> {
     await this.db('batches').where({ id }).delete();
   }

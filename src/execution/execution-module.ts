@@ -17,6 +17,7 @@ import { loadExecutionSettings, type ExecutionSettings } from './execution-setti
 import { ExecutionWorker } from './execution-worker.js';
 import { NO_RUN_LISTENER, type RunListener } from './run-listener.js';
 import { RunResultStore } from './run-result-store.js';
+import { RunRetentionSweeper } from './run-retention-sweeper.js';
 import { ScenarioRunner } from './scenario-runner.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
 
@@ -30,6 +31,8 @@ export interface Execution {
   store: RunResultStore;
   batchStore: BatchStore;
   sweeper: StalledWorkSweeper;
+  /** Deletes finished async runs and batches past RUN_RESULTS_RETENTION_DAYS (worker role). */
+  retention: RunRetentionSweeper;
   /** Starts processing jobs in this process (worker role), with the stalled-work sweeper. */
   startWorker(): Promise<void>;
   /** Stops taking jobs (held ones are unlocked for another worker) and closes the job store. */
@@ -57,6 +60,9 @@ export interface ExecutionDependencies {
   settings?: ExecutionSettings;
 }
 
+/** How often worker processes delete finished async runs and batches past their retention. */
+const RETENTION_SWEEP_MS = 600_000;
+
 /** How long a callback attempt waits (a delayed job) when its tenant's delivery slots are all taken. */
 const CALLBACK_SLOT_WAIT_SECONDS = 1;
 
@@ -79,14 +85,17 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy, deps.callbackSecrets);
   const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
   const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
+  const retention = new RunRetentionSweeper(store, batchStore, { retentionDays: settings.resultRetentionDays, everyMs: RETENTION_SWEEP_MS }, logger.child({ component: 'run-retention' }));
   return {
-    service, batches, worker, queue, settings, store, batchStore, sweeper,
+    service, batches, worker, queue, settings, store, batchStore, sweeper, retention,
     async startWorker() {
       await worker.start();
       sweeper.start();
+      retention.start();
     },
     async close() {
       sweeper.stop();
+      retention.stop();
       await queue.close();
     },
   };

@@ -182,6 +182,19 @@ export class RunResultStore {
     await retryOnDeadlock(() => this.db.raw(sql));
   }
 
+  /**
+   * Deletes up to `limit` finished async runs (not batch elements) that finished before `cutoff`, oldest first,
+   * with their callback attempts (ON DELETE CASCADE); a run whose callback is still being delivered stays.
+   * Answers how many it deleted.
+   */
+  async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    const [result] = (await this.db.raw(
+      "DELETE FROM run_results WHERE batch_id IS NULL AND finished_at < ? AND state IN ('SUCCEEDED', 'FAILED') AND callback_state <> 'PENDING' ORDER BY finished_at LIMIT ?",
+      [cutoff, limit],
+    )) as [{ affectedRows: number }];
+    return result.affectedRows;
+  }
+
   async recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void> {
     await this.db('callback_attempts').insert({ result_id: resultId, attempt, http_status: httpStatus, error: error ? error.slice(0, 1000) : null });
   }
