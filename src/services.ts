@@ -127,7 +127,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
   });
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder });
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, runErrorMasking: records.errorMasking });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),

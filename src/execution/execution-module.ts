@@ -5,6 +5,7 @@ import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { NoopMetrics } from '../metrics/noop-metrics.js';
 import type { Outbound } from '../outbound/outbound.js';
+import type { RunErrorMasking } from '../records/run-error-masking.js';
 import type { RunRecorder } from '../records/run-recorder.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
@@ -57,6 +58,8 @@ export interface ExecutionDependencies {
   runListener?: RunListener;
   /** The records feature's recorder of runs (services.records); without it nothing is recorded. */
   runRecorder?: RunRecorder;
+  /** Masks pii input values in the errors of async runs and batch elements before they are stored (services.records). */
+  runErrorMasking?: RunErrorMasking;
   settings?: ExecutionSettings;
 }
 
@@ -72,7 +75,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const store = new RunResultStore(db);
   const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder);
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {
     legacySigningSecret: config.callbackLegacySignature ? config.callbackSigningSecret : undefined,
     timeoutMs: config.limits.callbackTimeoutMs,

@@ -9,6 +9,7 @@ import { InputMasker } from './input-masking.js';
 import { RecordingSettingsService } from './recording-settings-service.js';
 import { RecordingSettingsStore } from './recording-settings-store.js';
 import { RecordCursorCodec } from './record-cursor.js';
+import { PiiErrorMasking, type RunErrorMasking } from './run-error-masking.js';
 import { RecordsService } from './records-service.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -20,6 +21,8 @@ export interface Records {
   service: RecordsService;
   /** What execution records its runs through. */
   runRecorder: RunRecorder;
+  /** What execution masks stored run errors with (pii inputs' values). */
+  errorMasking: RunErrorMasking;
   /** The bulk writer (flush in tests and benchmarks). */
   recorder: DecisionRecorder;
   sweeper: RetentionSweeper;
@@ -54,9 +57,11 @@ export function createRecords(deps: RecordsDependencies): Records {
     batchSize: config.batchSize, flushIntervalMs: config.flushIntervalMs, maxBuffered: config.maxBuffered, onDropped: deps.onDropped,
   }, logger.child({ component: 'decision-recorder' }));
   const sweeper = new RetentionSweeper(store, settingsStore, { everyMs: config.retentionSweepMs }, logger.child({ component: 'record-retention' }));
+  const masker = new InputMasker(config.maskingSecret);
   return {
     service: new RecordsService(deps.scenarios, store, settings, new RecordCursorCodec(config.maskingSecret)),
-    runRecorder: new ScenarioRunRecorder(settings, new InputMasker(config.maskingSecret), recorder),
+    runRecorder: new ScenarioRunRecorder(settings, masker, recorder),
+    errorMasking: new PiiErrorMasking(masker),
     recorder,
     sweeper,
     startSweeper: () => sweeper.start(),
