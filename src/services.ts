@@ -29,6 +29,7 @@ import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
 import { YamlBodyParser } from './http/yaml-body-parser.js';
+import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
 
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
@@ -166,7 +167,11 @@ export async function closeServices(services: Services): Promise<void> {
 /** What `/health/ready` checks: a round trip to MySQL and to the job store. */
 export function healthChecks(services: Services): HealthChecks {
   return {
-    database: async () => void (await services.db.raw('SELECT 1')),
+    // Reachable is not enough: a database that lost its schema (or was never migrated) would answer every score with a 500.
+    database: async () => {
+      const problem = migrationProblem(await pendingMigrations(services.db));
+      if (problem) throw new Error(problem);
+    },
     jobStore: () => pingJobStore(services.config.jobsUrl),
   };
 }

@@ -1,18 +1,9 @@
 import { loadConfig, type AppConfig } from './config/config.js';
 import { redactedUrl } from './config/redacted-url.js';
-import type { Knex } from 'knex';
 import { createDatabase } from './db/database.js';
-import { StaticMigrationSource } from './db/migration-source.js';
+import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
 import { pingJobStore } from './execution/job-store.js';
 
-
-/** The migrations this code needs that the database has not applied (read-only: knex's own listing would create its table). */
-async function pendingMigrations(db: Knex): Promise<string[]> {
-  const known = await new StaticMigrationSource().getMigrations();
-  if (!(await db.schema.hasTable('knex_migrations'))) return known;
-  const applied = new Set((await db('knex_migrations').select('name') as Array<{ name: string }>).map((row) => row.name));
-  return known.filter((name) => !applied.has(name));
-}
 
 /**
  * Checks that MySQL answers with a migrated database and that the job store answers; returns one actionable
@@ -26,10 +17,8 @@ export async function checkDependencies(config: AppConfig): Promise<string[]> {
   const name = decodeURIComponent(new URL(config.databaseUrl).pathname.slice(1));
   try {
     await db.raw('SELECT 1');
-    const pending = await pendingMigrations(db);
-    if (pending.length > 0) {
-      problems.push(`The database ${name} at ${where} is not migrated (${pending.length} migration${pending.length === 1 ? '' : 's'} not applied, from ${pending[0]}): run npm run migrate (make run does it), or set DATABASE_URL.`);
-    }
+    const problem = migrationProblem(await pendingMigrations(db));
+    if (problem) problems.push(`The database ${name} at ${where} is ${problem} (make run does it), or set DATABASE_URL.`);
   } catch (error) {
     // MySQL answered, and said the database is missing: not an outage, and starting MySQL would not help.
     if ((error as { code?: string }).code === 'ER_BAD_DB_ERROR') {
