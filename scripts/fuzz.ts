@@ -16,6 +16,7 @@
  * Environment: DATABASE_URL (default mysql://root@127.0.0.1:3306/scoring_fuzz; dropped and recreated,
  * so its name must contain "fuzz" or "test"), JOBS_URL (default redis://127.0.0.1:6379/1, under a key prefix of its own).
  */
+import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
@@ -181,6 +182,8 @@ async function main(): Promise<void> {
     console.log(`${operationId.padEnd(32)} longest ${longest.toFixed(1).padStart(7)}  p99 ${p99.toFixed(1).padStart(7)}${longest >= BLOCK_GOAL_MS ? '  ← over the goal' : ''}`);
   }
   console.log(`the fuzzer's own request generation held the loop at most ${longestGenerationMs.toFixed(1)} ms (charged to the requests in flight then)`);
+  // The holds are wall time: on a machine whose cores are busy with other work the OS stretches them; say how busy it was.
+  console.log(`load average now ${loadavg().map((load) => load.toFixed(2)).join(', ')} (1, 5, 15 min) on this machine's cores: compare holds only between runs at similar load`);
   console.log('longest holds');
   for (const { index, request, status, blockMs } of [...observations].sort((a, b) => b.blockMs - a.blockMs).slice(0, 5)) {
     console.log(`  ${blockMs.toFixed(1)} ms  #${index} ${request.operationId} → ${status === 0 ? 'no response' : status} [${request.variants.join(', ') || 'well-formed'}]  (npm run fuzz -- --seed ${seed} --from ${index} --requests 1 --concurrency 1${options.operation ? ` --operation ${options.operation}` : ''})`);
