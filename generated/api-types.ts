@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Score asynchronously
-         * @description Queues a durable run of the latest deployed version of the caller's scenario and answers at once with its request id (generated when `X-SCE-RequestId` is absent). Fetch the result with `getAsyncScoreResult`. With `X-SCE-CallbackUrl`, the service POSTs the finished result (schema ScoreResult) to that URL with headers `X-SCE-RequestId`, `X-SCE-Timestamp` (Unix seconds) and `X-SCE-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" with the callback signing secret>`; any 2xx ends delivery, other answers and time-outs are retried up to `X-SCE-CallbackRetryCount` times, `X-SCE-CallbackRetryDelay` seconds apart. Callback URLs obey the outbound allow-list (a refused target is 400). A request id already used by the same user is 409 and changes nothing.
+         * @description Queues a durable run of the latest deployed version of the caller's scenario and answers at once with its request id (generated when `X-SCE-RequestId` is absent). Fetch the result with `getAsyncScoreResult`. With `X-SCE-CallbackUrl`, the service POSTs the finished result (schema ScoreResult) to that URL with headers `X-SCE-RequestId`, `X-SCE-Timestamp` (Unix seconds) and `X-SCE-Signature-V2: v2=<hex HMAC-SHA256 of "v2\n<timestamp>\n<callback URL as submitted>\n<request id>\n<body>" keyed with the caller's own callback secret>` (issued by the operator, shown once; docs/execution.md has a verifier with a replay window). During the transition from the deployment-wide secret (CALLBACK_LEGACY_SIGNATURE, on by default in 1.x) the legacy `X-SCE-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">` is sent too; it proves only that some tenant's run sent it, so receivers verify v2. Any 2xx ends delivery; other answers and time-outs are retried up to `X-SCE-CallbackRetryCount` times, the first after `X-SCE-CallbackRetryDelay` seconds (at least 1 s) and each next one after twice the previous delay (at most `LIMIT_CALLBACK_DELAY_SECONDS`). Callback URLs obey the outbound allow-list (a refused target is 400 `CALLBACK_REFUSED`, as is any callback of a caller without a callback secret once the legacy signature is off). A request id already used by the same user is 409 and changes nothing.
          */
         post: operations["scoreAsync"];
         delete?: never;
@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Result of an asynchronous run
-         * @description The stored result of a finished run (also of a batch element: use its result id as the request id). 200 with `state` SUCCEEDED and `result`, or FAILED and `error` (the run's error message). While unfinished: 202 with the state (QUEUED or RUNNING). 404 for a request id the caller never submitted, or one submitted for another scenario name.
+         * @description The stored result of a finished run (also of a batch element: use its result id as the request id). 200 with `state` SUCCEEDED and `result`, or FAILED and `error` (the run's error message). While unfinished: 202 with the state (QUEUED or RUNNING). 404 for a request id the caller never submitted, or one submitted for another scenario name, or a run that finished more than `RUN_RESULTS_RETENTION_DAYS` (30) days ago (finished runs and batches are deleted then; the input of a run is not kept once it has finished).
          */
         get: operations["getAsyncScoreResult"];
         put?: never;
@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Batch status
-         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`; or stream them all at once with `getBatchResults`.
+         * @description Progress of a batch. `resultsIds` is empty until every element has finished, then holds one result id per element in submission order; fetch each with `getAsyncScoreResult`; or stream them all at once with `getBatchResults`. A batch that finished more than `RUN_RESULTS_RETENTION_DAYS` (30) days ago is deleted with its results (404).
          */
         get: operations["getBatchStatus"];
         put?: never;
@@ -642,7 +642,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "BODY_TOO_COMPLEX" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -2251,7 +2251,7 @@ export interface operations {
                 "X-SCE-CallbackUrl"?: string;
                 /** @description Retries after the first attempt (0–10). */
                 "X-SCE-CallbackRetryCount"?: number;
-                /** @description Seconds between attempts (0–3600). */
+                /** @description Seconds before the first retry (0–3600); raised to the floor `CALLBACK_RETRY_FLOOR_SECONDS` (1 s), and doubled for each further retry, at most `LIMIT_CALLBACK_DELAY_SECONDS`. */
                 "X-SCE-CallbackRetryDelay"?: number;
             };
             path: {
@@ -2785,7 +2785,7 @@ export interface operations {
                  */
                 from?: string;
                 /**
-                 * @description End of the window (exclusive), an RFC 3339 date-time. Default: now.
+                 * @description End of the window (exclusive), an RFC 3339 date-time, rounded up to a whole second (so at most 9999-12-31T23:59:59Z: a later fraction of that second is 400 naming `query.to`). Default: now.
                  * @example 2026-11-23T10:00:00Z
                  */
                 to?: string;
@@ -4035,7 +4035,7 @@ export interface operations {
                 output?: {
                     [key: string]: string;
                 };
-                /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters; one this service did not issue is 400 (so is one issued before records were stored in pages). */
+                /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters. It is opaque (encrypted and authenticated for this scenario): one this service did not issue for this scenario is 400 naming `query.cursor`, and so is one issued before the current cursor format (start the list again). */
                 cursor?: string;
                 /** @description Records per page: 1 to 500. A page also holds at most 16 MiB of the records' JSON (`RECORDS_PAGE_MAX_CHARS`), and at least one record, and one call reads about that much of the scenario's stored records at most, matching or not: a page may hold fewer than `limit`, even none, with a `nextCursor` to go on from. Page on until `nextCursor` is null. */
                 limit?: number;

@@ -3,6 +3,11 @@
  * test/http/fuzz.test.ts, against the real app on a fresh database of its own, with a status
  * histogram per operation and overall, and every finding grouped with one request that shows it.
  * Exits 1 on any 5xx or any other finding (non-JSON error, error body or answer the spec does not declare).
+ * It also prints, per operation, the longest the event loop was held while one of its requests was being
+ * answered (monitorEventLoopDelay, 5 ms resolution), and the five longest holds with the requests that saw them:
+ * the goal is under 100 ms for every request. The app runs in this process (so its event loop is the one
+ * measured); with --concurrency above 1 a hold is charged to every request in flight, so the figures are an
+ * upper bound (exact with --concurrency 1); the fuzzer's own request generation is timed apart and printed.
  *
  * Options: --requests N (10000)  --seed S (random)  --concurrency C (4)  --operation <operationId>
  *          --from K (start at request K of the seed's sequence: replay one with --from K --requests 1)
@@ -11,6 +16,8 @@
  * Environment: DATABASE_URL (default mysql://root@127.0.0.1:3306/scoring_fuzz; dropped and recreated,
  * so its name must contain "fuzz" or "test"), JOBS_URL (default redis://127.0.0.1:6379/1, under a key prefix of its own).
  */
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../src/db/database.js';
@@ -54,7 +61,23 @@ async function freshDatabase(url: string): Promise<void> {
   await db.destroy();
 }
 
-interface Observation { index: number; request: FuzzRequest; status: number; code?: string; durationMs: number; findings: Finding[] }
+interface Observation { index: number; request: FuzzRequest; status: number; code?: string; durationMs: number; blockMs: number; findings: Finding[] }
+
+/** The goal for the longest event-loop hold while any one request is answered. */
+const BLOCK_GOAL_MS = 100;
+
+/** Runs `work` with a histogram of the event loop's delays; the longest delay seen (ms) is the longest hold. */
+async function measuringBlocks<T>(work: () => Promise<T>, onDone: (blockMs: number) => void): Promise<T> {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  try {
+    return await work();
+  } finally {
+    histogram.disable();
+    // max is 0 when no sample was taken (an answer faster than one resolution step)
+    onDone(histogram.max / 1e6);
+  }
+}
 
 function errorCodeOf(body: Buffer): string | undefined {
   try {
@@ -86,11 +109,15 @@ async function main(): Promise<void> {
   const arbitrary = options.operation ? session.generator.requestsTo(options.operation) : session.generator.requests();
   let chunkIndex = -1;
   let chunk: FuzzRequest[] = [];
+  /** The longest the fuzzer itself held the event loop generating a chunk of requests (charged to requests in flight). */
+  let longestGenerationMs = 0;
   /** Request `index` of this seed's sequence: chunks of CHUNK, each sampled with a seed mixed from the run's seed and the chunk number (so nearby seeds share no chunks). */
   const requestAt = (index: number): FuzzRequest => {
     const wanted = Math.floor(index / CHUNK);
     if (wanted !== chunkIndex) {
+      const generationStarted = performance.now();
       chunk = fc.sample(arbitrary, { seed: (seed ^ Math.imul(wanted + 1, 0x9e3779b1)) | 0, numRuns: CHUNK });
+      longestGenerationMs = Math.max(longestGenerationMs, performance.now() - generationStarted);
       chunkIndex = wanted;
     }
     return chunk[index % CHUNK];
@@ -105,9 +132,10 @@ async function main(): Promise<void> {
     while (next < end) {
       const index = next++;
       const request = requestAt(index);
-      const { response, findings } = await session.run(request);
+      let blockMs = 0;
+      const { response, findings } = await session.run(request, (send) => measuringBlocks(send, (ms) => { blockMs = ms; }));
       const code = response.status >= 400 ? errorCodeOf(response.body) : undefined;
-      observations.push({ index, request, status: response.error ? 0 : response.status, code, durationMs: response.durationMs, findings });
+      observations.push({ index, request, status: response.error ? 0 : response.status, code, durationMs: response.durationMs, blockMs, findings });
       if (observations.length % 1000 === 0) console.error(`… ${observations.length} requests, ${observations.filter((o) => o.findings.length > 0).length} with findings, ${Math.round((Date.now() - started) / 1000)} s`);
     }
   };
@@ -142,6 +170,23 @@ async function main(): Promise<void> {
     for (const [operationId, counts] of [...codes.entries()].sort(([a], [b]) => a.localeCompare(b))) {
       console.log(`${operationId.padEnd(32)} ${[...counts.entries()].sort(([, a], [, b]) => b - a).map(([key, count]) => `${key}×${count}`).join('  ')}`);
     }
+  }
+
+  console.log(`\nlongest event-loop hold per operation while one of its requests was answered (ms; goal < ${BLOCK_GOAL_MS}${concurrency > 1 ? `; upper bound: holds are charged to all ${concurrency} requests in flight` : ''})`);
+  const blocks = new Map<string, number[]>();
+  for (const { request, blockMs } of observations) blocks.set(request.operationId, [...(blocks.get(request.operationId) ?? []), blockMs]);
+  for (const [operationId, values] of [...blocks.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+    const longest = sorted[sorted.length - 1];
+    console.log(`${operationId.padEnd(32)} longest ${longest.toFixed(1).padStart(7)}  p99 ${p99.toFixed(1).padStart(7)}${longest >= BLOCK_GOAL_MS ? '  ← over the goal' : ''}`);
+  }
+  console.log(`the fuzzer's own request generation held the loop at most ${longestGenerationMs.toFixed(1)} ms (charged to the requests in flight then)`);
+  // The holds are wall time: on a machine whose cores are busy with other work the OS stretches them; say how busy it was.
+  console.log(`load average now ${loadavg().map((load) => load.toFixed(2)).join(', ')} (1, 5, 15 min) on this machine's cores: compare holds only between runs at similar load`);
+  console.log('longest holds');
+  for (const { index, request, status, blockMs } of [...observations].sort((a, b) => b.blockMs - a.blockMs).slice(0, 5)) {
+    console.log(`  ${blockMs.toFixed(1)} ms  #${index} ${request.operationId} → ${status === 0 ? 'no response' : status} [${request.variants.join(', ') || 'well-formed'}]  (npm run fuzz -- --seed ${seed} --from ${index} --requests 1 --concurrency 1${options.operation ? ` --operation ${options.operation}` : ''})`);
   }
 
   console.log('\nslowest requests');

@@ -28,6 +28,7 @@ import { requestContext } from './http/request-context.js';
 import { multipartBody } from './http/multipart-body.js';
 import { applyRouteMatching } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
+import type { YamlBodyParser } from './http/yaml-body-parser.js';
 import { importPrecheck } from './scenarios/import-precheck.js';
 import { noBytesNoBody } from './http/body-presence.js';
 import { canonicalQuery } from './http/query-string.js';
@@ -43,6 +44,8 @@ export interface AppDependencies {
    * (SCORE_FAST_LANE=false) every operation goes through Express.
    */
   fastLane?: Partial<OperationHandlers>;
+  /** Parses YAML bodies off the event loop (services.yamlParser). */
+  yamlParser: YamlBodyParser;
 }
 
 /** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
@@ -78,7 +81,7 @@ export function createApp(deps: AppDependencies): RequestListener {
     if (!shape.takesBody) continue;
     const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
     if (shape.requiresBody) app[route.method](route.expressPath, requiredBody(shape.bodyMediaTypes));
-    app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth), bodyDepthLimit(config.limits.bodyDepth));
+    app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth, deps.yamlParser), bodyDepthLimit(config.limits.bodyDepth));
   }
   app.use(removeUploadsWhenDone);
   const storage = multer.diskStorage({ destination: tmpdir() });

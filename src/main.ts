@@ -21,12 +21,15 @@ async function main(): Promise<void> {
     handlers: createHandlerMap(services),
     health: healthChecks(services),
     fastLane: fastLaneOperations(services),
+    yamlParser: services.yamlParser,
   });
   const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger });
   server.keepAliveTimeout = 65_000;
-  await listen(server, config.port);
+  await listen(server, config.port, { host: config.host, variable: 'PORT' });
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
-  logger.info({ port: config.port, environment: config.environment }, 'listening');
+  logger.info({ host: config.host ?? 'every address', port: config.port, environment: config.environment }, 'listening');
+  // Start-up lines are written at once (an operator or a supervisor waits for them), not with the next 4 KiB.
+  logger.flush();
   services.engine.warmUp();
   // Metrics on a listener of their own (METRICS_HOST:METRICS_PORT), never on the API's port.
   const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.port, 'METRICS_PORT', logger);
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: no new requests, finishing the ones in flight');
+    logger.flush();
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     // Stop taking jobs at once (held ones are unlocked for other workers) while in-flight requests finish.

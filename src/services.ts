@@ -29,6 +29,8 @@ import { MySqlReplayStore } from './replay/replay-store.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
+import { YamlBodyParser } from './http/yaml-body-parser.js';
+import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
 
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
@@ -68,18 +70,45 @@ export interface Services {
   statistics: Statistics;
   // ── replay ──
   replay: Replay;
+  /** YAML request bodies are parsed on a thread of their own (started by the first one), never on the event loop. */
+  yamlParser: YamlBodyParser;
+}
+
+/** An anchor's uses times the aliases inside it, at most, in a YAML body (the spec's "at most 100 aliases"). */
+const YAML_MAX_ALIAS_COUNT = 100;
+/** Heap of the YAML parsing thread: a 1 MiB body of the smallest nodes needs about 100 MB of the package's nodes. */
+const YAML_PARSE_HEAP_MB = 256;
+
+/** A warning logged at most once per `everyMs` (with how many were not logged since), for errors that repeat per request. */
+function throttledWarning(logger: Logger, message: string, everyMs: number): (error: unknown) => void {
+  let lastAt = 0;
+  let suppressed = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastAt < everyMs) {
+      suppressed += 1;
+      return;
+    }
+    logger.warn({ err: error, suppressed }, message);
+    lastAt = now;
+    suppressed = 0;
+  };
 }
 
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
   const db = createDatabase(config.databaseUrl);
   const { metrics, exposition: metricsExposition } = createMetrics(config.metrics, logger);
-  const users = new UserService(new UserStore(db), { scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000 });
+  // Hot-path caches are served stale while they refresh; a refresh that fails (MySQL down) is logged at most every 10 s.
+  const onRefreshError = throttledWarning(logger, 'a cached answer could not be read again (MySQL); serving the one in hand within its bound', 10_000);
+  const users = new UserService(new UserStore(db), {
+    scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000, onRefreshError, callbackSecretsKey: config.callbackSecretsKey,
+  });
   // ── internal data ──
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
   const scenarioStore = new ScenarioStore(db);
-  const deployedScenarios = new DeployedScenarioResolver(scenarioStore);
+  const deployedScenarios = new DeployedScenarioResolver(scenarioStore, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
   // ── outbound HTTP ──
   const outbound = createOutbound(config);
   // ── engine ──
@@ -99,9 +128,12 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
   // ── decision records ──
-  const records = createRecords({ config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason) });
+  const records = createRecords({
+    config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason),
+    settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
+  });
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder });
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, runErrorMasking: records.errorMasking });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),
@@ -114,7 +146,9 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue,
   });
   execution.sweeper.addSource(replay.stalledWork);
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay };
+  // ── HTTP: YAML bodies ──
+  const yamlParser = new YamlBodyParser({ deadlineMs: config.limits.yamlParseMs, maxAliasCount: YAML_MAX_ALIAS_COUNT, maxHeapMb: YAML_PARSE_HEAP_MB });
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, yamlParser };
 }
 
 /** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */
@@ -132,13 +166,18 @@ export async function closeServices(services: Services): Promise<void> {
   await services.engine.dispose();
   // ── run statistics: what was counted since the last write ──
   await services.statistics.recorder.stop();
+  await services.yamlParser.close();
   await services.db.destroy();
 }
 
 /** What `/health/ready` checks: a round trip to MySQL and to the job store. */
 export function healthChecks(services: Services): HealthChecks {
   return {
-    database: async () => void (await services.db.raw('SELECT 1')),
+    // Reachable is not enough: a database that lost its schema (or was never migrated) would answer every score with a 500.
+    database: async () => {
+      const problem = migrationProblem(await pendingMigrations(services.db));
+      if (problem) throw new Error(problem);
+    },
     jobStore: () => pingJobStore(services.config.jobsUrl),
   };
 }

@@ -20,12 +20,15 @@ async function main(): Promise<void> {
   services.engine.warmUp();
   await startWorkerRole(services);
   logger.info({ pid: process.pid, environment: config.environment }, 'worker ready');
+  // Start-up lines are written at once, not with the next 4 KiB (src/logger.ts).
+  logger.flush();
 
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'worker stopping: no new jobs, releasing held ones');
+    logger.flush();
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     metricsServer?.close();

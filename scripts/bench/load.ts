@@ -67,7 +67,7 @@ async function serve(): Promise<void> {
   services.internalData = new InternalDataService(store, services.collectionLookups, logger, tuning);
   const app = createApp({
     config, logger, users: services.users, handlers: createHandlerMap(services),
-    health: healthChecks(services),
+    health: healthChecks(services), yamlParser: services.yamlParser,
   });
   // The measuring parent holds the IPC channel: when it ends, however it ends, so does this service.
   process.on('disconnect', () => process.exit(0));

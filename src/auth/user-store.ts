@@ -10,6 +10,8 @@ export interface UserRecord {
   enabled: boolean;
   /** Whether a score token was issued (only its SHA-256 is stored; the token itself was shown once). */
   hasScoreToken: boolean;
+  /** Whether a callback signing secret was issued (stored sealed; shown once, when issued). */
+  hasCallbackSecret: boolean;
   createdAt: Date;
 }
 
@@ -22,6 +24,7 @@ interface UserRow {
   is_admin: number | boolean;
   enabled: number | boolean;
   score_token_hash: Buffer | null;
+  callback_secret_sealed: Buffer | null;
   created_at: Date;
 }
 
@@ -35,6 +38,7 @@ function toUser(row: UserRow): UserRecord {
     isAdmin: Boolean(row.is_admin),
     enabled: Boolean(row.enabled),
     hasScoreToken: row.score_token_hash !== null,
+    hasCallbackSecret: row.callback_secret_sealed !== null,
     createdAt: row.created_at,
   };
 }
@@ -81,5 +85,21 @@ export class UserStore {
     const query = this.db('users').where({ id });
     if (!replace) query.whereNull('score_token_hash');
     return (await query.update({ score_token_hash: hash })) === 1;
+  }
+
+  /**
+   * Stores `sealed` as the user's callback secret, replacing any other when `replace`, else only when the user
+   * has none. Answers whether it was stored.
+   */
+  async setCallbackSecret(id: number, sealed: Buffer, replace: boolean): Promise<boolean> {
+    const query = this.db('users').where({ id });
+    if (!replace) query.whereNull('callback_secret_sealed');
+    return (await query.update({ callback_secret_sealed: sealed, callback_secret_issued_at: this.db.fn.now() })) === 1;
+  }
+
+  /** The user's sealed callback secret, if one was issued. */
+  async sealedCallbackSecret(id: number): Promise<Buffer | undefined> {
+    const row = await this.db('users').where({ id }).first('callback_secret_sealed') as { callback_secret_sealed: Buffer | null } | undefined;
+    return row?.callback_secret_sealed ?? undefined;
   }
 }

@@ -32,6 +32,8 @@ export interface LimitsConfig {
   uploadBytes: number;
   /** Deepest nesting of a JSON or YAML body (the body itself is level 1); deeper is 400 NESTING_TOO_DEEP. */
   bodyDepth: number;
+  /** Longest a YAML body may take to parse on the YAML parser's thread; longer is 413 BODY_TOO_COMPLEX. */
+  yamlParseMs: number;
   /** Largest request line plus headers (Node's maxHeaderSize); larger is 431 HEADERS_TOO_LARGE. */
   headerBytes: number;
   batchMaxElements: number;
@@ -42,10 +44,20 @@ export interface LimitsConfig {
   callbackMaxRetries: number;
   callbackMaxDelaySeconds: number;
   callbackTimeoutMs: number;
+  /** Callback deliveries of one tenant in flight at once per process; the others wait their turn as delayed jobs. */
+  callbackSlotsPerTenant: number;
+  /** Shortest delay before a callback retry (a requested delay of 0 is raised to it); each further retry doubles the delay. */
+  callbackRetryFloorSeconds: number;
 }
 
 export interface AppConfig {
   environment: Environment;
+  /**
+   * Address the API listens on (HOST): 127.0.0.1 locally and in tests, so a development machine does not
+   * serve its development secrets to its network; every address (Node's default) in production and staging,
+   * where the service sits behind a load balancer or in a container. Undefined: every address.
+   */
+  host: string | undefined;
   port: number;
   databaseUrl: string;
   jobsUrl: string;
@@ -54,8 +66,15 @@ export interface AppConfig {
   limits: LimitsConfig;
   /** Hosts/CIDRs that HTTP nodes and callbacks may reach although private or loopback. */
   outboundAllowList: string[];
-  /** Secret used to sign callback bodies (HMAC-SHA256). */
+  /**
+   * The deployment-wide secret of the legacy callback signature (`X-SCE-Signature: sha256=…` over
+   * `<timestamp>.<body>`), sent only while `callbackLegacySignature` is on (the transition to per-user secrets).
+   */
   callbackSigningSecret: string;
+  /** CALLBACK_LEGACY_SIGNATURE: also send the legacy signature (default during the 1.x transition: true). */
+  callbackLegacySignature: boolean;
+  /** CALLBACK_SECRETS_KEY: the server key that seals users' callback signing secrets at rest. */
+  callbackSecretsKey: string;
   /** Worker: how many batch elements run at once per worker process. */
   workerConcurrency: number;
   /** Elements per batch job (one Agenda job covers this many elements). */
@@ -74,6 +93,18 @@ export interface AppConfig {
    * rotated token keeps working in a process other than the one that made the change.
    */
   scoreTokenCacheSeconds: number;
+  /**
+   * SCORE_TOKEN_STALE_SECONDS: how long past SCORE_TOKEN_CACHE_SECONDS a score-token look-up is still used while
+   * it is read again in the background (stale-while-revalidate): the longest a disabled user or a rotated-out
+   * token keeps working in another process during a MySQL outage.
+   */
+  scoreTokenStaleSeconds: number;
+  /**
+   * SCENARIO_CACHE_STALE_SECONDS: how long past their freshness (1 s; recording settings 5 s) a deployed version
+   * and a scenario's recording settings are still used while read again in the background: how long sync
+   * scoring rides out a MySQL outage.
+   */
+  scenarioCacheStaleSeconds: number;
   engine: EngineConfig;
   metrics: MetricsConfig;
   statistics: StatisticsConfig;
@@ -210,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const deployed = environment === 'production' || environment === 'staging';
   const config: AppConfig = {
     environment,
+    host: env.HOST || (deployed ? undefined : '127.0.0.1'),
     port: readInt(env, 'PORT', 8080),
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL[environment],
     jobsUrl: env.JOBS_URL ?? DEFAULT_JOBS_URL[environment],
@@ -230,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       batchBodyBytes: readInt(env, 'LIMIT_BATCH_BODY_BYTES', 64 * 1_048_576),
       uploadBytes: readInt(env, 'LIMIT_UPLOAD_BYTES', 512 * 1_048_576),
       bodyDepth: readInt(env, 'LIMIT_BODY_DEPTH', 64),
+      yamlParseMs: readInt(env, 'LIMIT_YAML_PARSE_MS', 3000),
       headerBytes: readInt(env, 'LIMIT_HEADER_BYTES', 16_384),
       batchMaxElements: readInt(env, 'LIMIT_BATCH_ELEMENTS', 100_000),
       runTimeoutMs: readInt(env, 'LIMIT_RUN_TIMEOUT_MS', 1000),
@@ -238,14 +271,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       callbackMaxRetries: readInt(env, 'LIMIT_CALLBACK_RETRIES', 10),
       callbackMaxDelaySeconds: readInt(env, 'LIMIT_CALLBACK_DELAY_SECONDS', 3600),
       callbackTimeoutMs: readInt(env, 'CALLBACK_TIMEOUT_MS', 5000),
+      callbackSlotsPerTenant: readInt(env, 'CALLBACK_SLOTS_PER_TENANT', 4),
+      callbackRetryFloorSeconds: readInt(env, 'CALLBACK_RETRY_FLOOR_SECONDS', 1),
     },
     outboundAllowList: readList(env, 'OUTBOUND_ALLOW_LIST'),
     callbackSigningSecret: env.CALLBACK_SIGNING_SECRET ?? (deployed ? '' : DEV_SECRET),
+    callbackLegacySignature: readBoolean(env, 'CALLBACK_LEGACY_SIGNATURE', true),
+    callbackSecretsKey: env.CALLBACK_SECRETS_KEY ?? (deployed ? '' : DEV_SECRET),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
     validateResponses: readBoolean(env, 'VALIDATE_RESPONSES', environment !== 'production'),
     scoreTokenCacheSeconds: readInt(env, 'SCORE_TOKEN_CACHE_SECONDS', 5),
+    scoreTokenStaleSeconds: readInt(env, 'SCORE_TOKEN_STALE_SECONDS', 60),
+    scenarioCacheStaleSeconds: readInt(env, 'SCENARIO_CACHE_STALE_SECONDS', 60),
     engine: readEngineConfig(env),
     metrics: {
       enabled: readBoolean(env, 'METRICS_ENABLED', false),
@@ -315,8 +354,11 @@ function assertUsable(config: AppConfig): void {
   const { jwt } = config;
   if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri) problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
   if (jwt.maxLifetimeSeconds < 1) problems.push('JWT_MAX_LIFETIME_SECONDS must be at least 1');
-  if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSigningSecret) {
-    problems.push('CALLBACK_SIGNING_SECRET is required');
+  if ((config.environment === 'production' || config.environment === 'staging') && config.callbackLegacySignature && !config.callbackSigningSecret) {
+    problems.push('CALLBACK_SIGNING_SECRET is required while CALLBACK_LEGACY_SIGNATURE is true');
+  }
+  if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSecretsKey) {
+    problems.push('CALLBACK_SECRETS_KEY is required');
   }
   if ((config.environment === 'production' || config.environment === 'staging') && !config.records.maskingSecret) {
     problems.push('RECORDS_MASKING_SECRET is required');
@@ -336,6 +378,9 @@ function assertUsable(config: AppConfig): void {
   if (config.engine.hostNice > 19) problems.push('ENGINE_HOST_NICE must be between 0 and 19');
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
+  if (config.limits.callbackSlotsPerTenant < 1) problems.push('CALLBACK_SLOTS_PER_TENANT must be at least 1');
+  if (config.limits.callbackRetryFloorSeconds < 1) problems.push('CALLBACK_RETRY_FLOOR_SECONDS must be at least 1');
+  if (config.limits.yamlParseMs < 100) problems.push('LIMIT_YAML_PARSE_MS must be at least 100');
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');
   if (config.metrics.enabled && !isLoopback(config.metrics.host) && !config.metrics.token) {
     problems.push('METRICS_TOKEN is required when METRICS_HOST is not a loopback address (the metrics name every tenant\'s scenarios)');

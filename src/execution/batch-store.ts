@@ -130,6 +130,18 @@ export class BatchStore {
   }
 
   /** Undoes insertBatch (its chunks and results go with it) when its jobs could not be saved. */
+  /** Up to `limit` batches that finished before `cutoff`, oldest first. */
+  async finishedBefore(cutoff: Date, limit: number): Promise<string[]> {
+    const rows = (await this.db('batches').where('finished_at', '<', cutoff).orderBy('finished_at').limit(limit).select('id')) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  /** Deletes up to `limit` of a batch's element rows (with their callback attempts); answers how many. */
+  async deleteElements(batchId: string, limit: number): Promise<number> {
+    const [result] = (await this.db.raw('DELETE FROM run_results WHERE batch_id = ? LIMIT ?', [batchId, limit])) as [{ affectedRows: number }];
+    return result.affectedRows;
+  }
+
   async deleteBatch(id: string): Promise<void> {
     await this.db('batches').where({ id }).delete();
   }
@@ -194,6 +206,9 @@ export class BatchStore {
     const count = (state: string) => Number(counts.find((row) => row.state === state)?.n ?? 0);
     await this.db('batch_chunks').where({ batch_id: batchId, from_index: part.from }).update({
       finished_at: this.db.fn.now(3),
+      // Every element of the part is stored: its inputs (which may hold personal data) are read no more
+      // (chunkWork reads unfinished parts only), so they are not kept.
+      inputs: '[]',
       succeeded: this.db.raw('GREATEST(??, ?)', ['succeeded', count('SUCCEEDED')]),
       failed: this.db.raw('GREATEST(??, ?)', ['failed', count('FAILED')]),
     });

@@ -1,60 +1,132 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
 import type { OutboundHttpClient } from '../outbound/outbound-http-client.js';
-import { signCallback } from './callback-signature.js';
+import { signCallback, signCallbackV2 } from './callback-signature.js';
 import type { ExecutionQueue } from './execution-queue.js';
 import type { RunResultStore } from './run-result-store.js';
 import type { ScoreResult } from './run-outcome.js';
 import { storedScoreResult } from './score-results.js';
 
+/** Each user's own callback signing secret (implemented by the auth feature's UserService). */
+export interface CallbackSecrets {
+  /** The secret, or undefined when the user was issued none; throws when it cannot be read. */
+  callbackSecretOf(userId: number): Promise<string | undefined>;
+}
+
 export interface CallbackSettings {
-  signingSecret: string;
+  /** CALLBACK_SIGNING_SECRET while CALLBACK_LEGACY_SIGNATURE is on (the legacy header is sent too); else undefined. */
+  legacySigningSecret: string | undefined;
   timeoutMs: number;
+  /** Deliveries of one tenant (the run's user) in flight at once in this process (CALLBACK_SLOTS_PER_TENANT). */
+  slotsPerTenant: number;
+  /** Shortest delay before a retry (CALLBACK_RETRY_FLOOR_SECONDS); each further retry doubles the delay. */
+  retryFloorSeconds: number;
+  /** Longest delay before a retry (LIMIT_CALLBACK_DELAY_SECONDS). */
+  retryMaxDelaySeconds: number;
+  /** How long an attempt waits, as a delayed job, when its tenant's slots are all taken. */
+  slotWaitSeconds: number;
+}
+
+/**
+ * The delay before attempt `failed + 1`, after attempt `failed` (1-based) failed: the requested delay raised to
+ * the floor, doubled for each retry already made, at most the maximum. A receiver that is down is then not
+ * called again at once (a delay of 0 was allowed, and ten retries of a slow receiver multiplied the load it
+ * put on the delivery slots), and a long outage is met with fewer and fewer attempts.
+ */
+export function retryDelaySeconds(requested: number, failed: number, settings: Pick<CallbackSettings, 'retryFloorSeconds' | 'retryMaxDelaySeconds'>): number {
+  const base = Math.max(settings.retryFloorSeconds, requested);
+  return Math.min(settings.retryMaxDelaySeconds, base * 2 ** Math.max(0, failed - 1));
+}
+
+/**
+ * Delivery slots per tenant, in this process. A tenant whose receiver is slow holds at most `perTenant` of
+ * them; its other attempts wait as delayed jobs instead of holding one of the worker's callback job slots
+ * (WORKER_CALLBACK_CONCURRENCY), which every tenant shares. So a slow receiver delays only its own tenant.
+ */
+export class TenantSlots {
+  private readonly taken = new Map<number, number>();
+
+  constructor(private readonly perTenant: number) {}
+
+  tryTake(tenant: number): boolean {
+    const held = this.taken.get(tenant) ?? 0;
+    if (held >= this.perTenant) return false;
+    this.taken.set(tenant, held + 1);
+    return true;
+  }
+
+  release(tenant: number): void {
+    const held = (this.taken.get(tenant) ?? 1) - 1;
+    if (held <= 0) this.taken.delete(tenant);
+    else this.taken.set(tenant, held);
+  }
 }
 
 /**
  * Delivers a finished run's ScoreResult to its callback URL, one attempt per job: a 2xx ends
- * delivery (DELIVERED); anything else schedules the next attempt as a delayed job until the
- * retries are used up (FAILED). Every attempt is recorded in callback_attempts. The outbound client
- * re-checks the target policy (DNS) at delivery, pins the connection to the approved addresses
- * and never follows redirects.
+ * delivery (DELIVERED); anything else schedules the next attempt as a delayed job (floor and backoff:
+ * retryDelaySeconds) until the retries are used up (FAILED). Every attempt is recorded in callback_attempts.
+ * The outbound client re-checks the target policy (DNS) at delivery, pins the connection to the approved
+ * addresses and never follows redirects.
+ *
+ * Signatures: `X-SCE-Signature-V2: v2=<hex>` with the run owner's own callback secret over timestamp, URL,
+ * request id and body (callback-signature.ts); during the transition also the legacy `X-SCE-Signature`.
+ * A run whose owner has no callback secret is sent with the legacy signature only, while it is on; with it
+ * off, such an attempt fails (recorded, retried like any failure: issuing a secret in the meantime lets it through).
  */
 export class CallbackDelivery {
+  private readonly slots: TenantSlots;
+
   constructor(
     private readonly store: RunResultStore,
     private readonly queue: ExecutionQueue,
     private readonly http: OutboundHttpClient,
+    private readonly secrets: CallbackSecrets,
     private readonly settings: CallbackSettings,
     private readonly logger: Logger,
     private readonly metrics: Pick<Metrics, 'callbackDelivered'>,
-  ) {}
+  ) {
+    this.slots = new TenantSlots(settings.slotsPerTenant);
+  }
 
   async attempt(resultId: string, attempt: number): Promise<void> {
     const run = await this.store.findById(resultId);
     const callback = run?.callback;
     if (!run || !callback || callback.state !== 'PENDING') return;
-    const body = JSON.stringify(storedScoreResult(run) satisfies ScoreResult);
-    const timestamp = Math.floor(Date.now() / 1000);
+    if (!this.slots.tryTake(run.userId)) {
+      // Not an attempt: the same attempt again shortly, as a delayed job, leaving this job slot to other tenants.
+      await this.queue.scheduleCallback(resultId, attempt, this.settings.slotWaitSeconds);
+      return;
+    }
     let status: number | null = null;
     let failure: string | null = null;
     try {
-      const response = await this.http.request({
-        method: 'POST',
-        url: callback.url,
-        headers: {
-          'content-type': 'application/json',
-          'x-sce-requestid': run.requestId,
-          'x-sce-timestamp': String(timestamp),
-          'x-sce-signature': signCallback(this.settings.signingSecret, timestamp, body),
-          'user-agent': 'scenario-scoring-callback/1',
-        },
-        body,
-        timeoutMs: this.settings.timeoutMs,
-      });
-      status = response.status;
-      if (status < 200 || status > 299) failure = `answered HTTP ${status}`;
+      const body = JSON.stringify(storedScoreResult(run) satisfies ScoreResult);
+      const timestamp = Math.floor(Date.now() / 1000);
+      const signatures = await this.signatures(run.userId, { timestamp, url: callback.url, requestId: run.requestId, body });
+      if (typeof signatures === 'string') {
+        failure = signatures;
+      } else {
+        const response = await this.http.request({
+          method: 'POST',
+          url: callback.url,
+          headers: {
+            'content-type': 'application/json',
+            'x-sce-requestid': run.requestId,
+            'x-sce-timestamp': String(timestamp),
+            ...signatures,
+            'user-agent': 'scenario-scoring-callback/2',
+          },
+          body,
+          timeoutMs: this.settings.timeoutMs,
+        });
+        status = response.status;
+        if (status < 200 || status > 299) failure = `answered HTTP ${status}`;
+      }
     } catch (error) {
       failure = (error as Error).message;
+    } finally {
+      this.slots.release(run.userId);
     }
     await this.store.recordCallbackAttempt(resultId, attempt, status, failure);
     if (failure === null) {
@@ -63,13 +135,26 @@ export class CallbackDelivery {
       return;
     }
     if (attempt <= callback.retryCount) {
-      this.logger.info({ resultId, attempt, failure }, 'callback attempt failed; retrying');
-      await this.queue.scheduleCallback(resultId, attempt + 1, callback.retryDelaySeconds);
+      const delay = retryDelaySeconds(callback.retryDelaySeconds, attempt, this.settings);
+      this.logger.info({ resultId, attempt, failure, retryInSeconds: delay }, 'callback attempt failed; retrying');
+      await this.queue.scheduleCallback(resultId, attempt + 1, delay);
       this.metrics.callbackDelivered('retrying');
       return;
     }
     this.logger.warn({ resultId, attempts: attempt, failure }, 'callback delivery failed; retries exhausted');
     await this.store.setCallbackState(resultId, 'FAILED');
     this.metrics.callbackDelivered('failed');
+  }
+
+  /** The signature headers of one attempt, or why it cannot be signed. */
+  private async signatures(userId: number, callback: { timestamp: number; url: string; requestId: string; body: string }): Promise<Record<string, string> | string> {
+    const headers: Record<string, string> = {};
+    const secret = await this.secrets.callbackSecretOf(userId);
+    if (secret !== undefined) headers['x-sce-signature-v2'] = signCallbackV2(secret, callback);
+    if (this.settings.legacySigningSecret !== undefined) headers['x-sce-signature'] = signCallback(this.settings.legacySigningSecret, callback.timestamp, callback.body);
+    if (Object.keys(headers).length === 0) {
+      return 'not sent: the run\'s user has no callback secret and CALLBACK_LEGACY_SIGNATURE is off (issue one: npm run token -- <user> --callback-secret)';
+    }
+    return headers;
   }
 }

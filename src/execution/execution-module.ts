@@ -5,18 +5,20 @@ import type { ScenarioEngine } from '../engine/scenario-engine.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { NoopMetrics } from '../metrics/noop-metrics.js';
 import type { Outbound } from '../outbound/outbound.js';
+import type { RunErrorMasking } from '../records/run-error-masking.js';
 import type { RunRecorder } from '../records/run-recorder.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
 import { BatchStore } from './batch-store.js';
-import { CallbackDelivery } from './callback-delivery.js';
+import { CallbackDelivery, type CallbackSecrets } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
 import { loadExecutionSettings, type ExecutionSettings } from './execution-settings.js';
 import { ExecutionWorker } from './execution-worker.js';
 import { NO_RUN_LISTENER, type RunListener } from './run-listener.js';
 import { RunResultStore } from './run-result-store.js';
+import { RunRetentionSweeper } from './run-retention-sweeper.js';
 import { ScenarioRunner } from './scenario-runner.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
 
@@ -30,6 +32,8 @@ export interface Execution {
   store: RunResultStore;
   batchStore: BatchStore;
   sweeper: StalledWorkSweeper;
+  /** Deletes finished async runs and batches past RUN_RESULTS_RETENTION_DAYS (worker role). */
+  retention: RunRetentionSweeper;
   /** Starts processing jobs in this process (worker role), with the stalled-work sweeper. */
   startWorker(): Promise<void>;
   /** Stops taking jobs (held ones are unlocked for another worker) and closes the job store. */
@@ -46,14 +50,24 @@ export interface ExecutionDependencies {
   engine: ScenarioEngine;
   /** The shared outbound HTTP client and target policy (services.outbound): callbacks use both. */
   outbound: Outbound;
+  /** Each user's callback signing secret (services.users). */
+  callbackSecrets: CallbackSecrets;
   /** Told of callback deliveries (services.metrics). */
   metrics?: Pick<Metrics, 'callbackDelivered'>;
   /** Told of every run of a deployed version, in every mode (metrics and run statistics). */
   runListener?: RunListener;
   /** The records feature's recorder of runs (services.records); without it nothing is recorded. */
   runRecorder?: RunRecorder;
+  /** Masks pii input values in the errors of async runs and batch elements before they are stored (services.records). */
+  runErrorMasking?: RunErrorMasking;
   settings?: ExecutionSettings;
 }
+
+/** How often worker processes delete finished async runs and batches past their retention. */
+const RETENTION_SWEEP_MS = 600_000;
+
+/** How long a callback attempt waits (a delayed job) when its tenant's delivery slots are all taken. */
+const CALLBACK_SLOT_WAIT_SECONDS = 1;
 
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
@@ -61,20 +75,30 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const store = new RunResultStore(db);
   const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder);
-  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, { signingSecret: config.callbackSigningSecret, timeoutMs: config.limits.callbackTimeoutMs }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);
+  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {
+    legacySigningSecret: config.callbackLegacySignature ? config.callbackSigningSecret : undefined,
+    timeoutMs: config.limits.callbackTimeoutMs,
+    slotsPerTenant: config.limits.callbackSlotsPerTenant,
+    retryFloorSeconds: config.limits.callbackRetryFloorSeconds,
+    retryMaxDelaySeconds: config.limits.callbackMaxDelaySeconds,
+    slotWaitSeconds: CALLBACK_SLOT_WAIT_SECONDS,
+  }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
-  const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
+  const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy, deps.callbackSecrets);
   const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
   const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
+  const retention = new RunRetentionSweeper(store, batchStore, { retentionDays: settings.resultRetentionDays, everyMs: RETENTION_SWEEP_MS }, logger.child({ component: 'run-retention' }));
   return {
-    service, batches, worker, queue, settings, store, batchStore, sweeper,
+    service, batches, worker, queue, settings, store, batchStore, sweeper, retention,
     async startWorker() {
       await worker.start();
       sweeper.start();
+      retention.start();
     },
     async close() {
       sweeper.stop();
+      retention.stop();
       await queue.close();
     },
   };

@@ -9,6 +9,7 @@ import { isFinished, type RunResultStore, type RunState } from './run-result-sto
 import type { ScoreResult } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 import { storedScoreResult } from './score-results.js';
+import type { CallbackSecrets } from './callback-delivery.js';
 
 export interface Caller { id: number }
 
@@ -33,6 +34,7 @@ export class ExecutionService {
     private readonly store: RunResultStore,
     private readonly submissions: AsyncSubmissions,
     private readonly callbackPolicy: TargetPolicy,
+    private readonly callbackSecrets: CallbackSecrets,
   ) {}
 
   /**
@@ -51,7 +53,7 @@ export class ExecutionService {
   /** Stores the run QUEUED with a job carrying its id (grouped with concurrent submissions: AsyncSubmissions). Returns the request id. */
   async submitAsync(caller: Caller, name: string, inputs: Record<string, unknown>, request: AsyncRequest): Promise<string> {
     await this.runner.requireDeployed(caller.id, name);
-    const callback = request.callbackUrl ? await this.checkCallback(request) : null;
+    const callback = request.callbackUrl ? await this.checkCallback(caller, request) : null;
     const requestId = request.requestId ?? timeOrderedId();
     await this.submissions.submit({ id: timeOrderedId(), userId: caller.id, requestId, scenarioName: name, input: inputs, callback });
     return requestId;
@@ -66,7 +68,7 @@ export class ExecutionService {
     return { finished: true, result: storedScoreResult(run) };
   }
 
-  private async checkCallback(request: AsyncRequest): Promise<{ url: string; retryCount: number; retryDelaySeconds: number }> {
+  private async checkCallback(caller: Caller, request: AsyncRequest): Promise<{ url: string; retryCount: number; retryDelaySeconds: number }> {
     const { limits } = this.config;
     const retryCount = request.callbackRetryCount ?? Math.min(DEFAULT_RETRY_COUNT, limits.callbackMaxRetries);
     const retryDelaySeconds = request.callbackRetryDelaySeconds ?? Math.min(DEFAULT_RETRY_DELAY_SECONDS, limits.callbackMaxDelaySeconds);
@@ -78,6 +80,11 @@ export class ExecutionService {
       throw new BadRequestError(`X-SCE-CallbackRetryDelay may be at most ${limits.callbackMaxDelaySeconds} seconds.`, 'VALIDATION_FAILED', [{ path: 'header.X-SCE-CallbackRetryDelay', message: `must be ≤ ${limits.callbackMaxDelaySeconds}` }]);
     }
     const url = request.callbackUrl as string;
+    // After the transition a callback is signed with the owner's own secret only: without one it could not be verified.
+    if (!this.config.callbackLegacySignature && (await this.callbackSecrets.callbackSecretOf(caller.id)) === undefined) {
+      const message = 'callbacks are signed with your own callback secret, and you have none yet: ask the operator to issue one (npm run token -- <user> --callback-secret)';
+      throw new BadRequestError(`The callback URL is refused: ${message}.`, 'CALLBACK_REFUSED', [{ path: 'header.X-SCE-CallbackUrl', message }]);
+    }
     try {
       await this.callbackPolicy.check(url);
     } catch (error) {

@@ -24,6 +24,8 @@ export interface ExecutionSettings {
   stalledAfterMs: number;
   /** How often each worker runs the stalled-work sweeper. */
   sweepEveryMs: number;
+  /** RUN_RESULTS_RETENTION_DAYS: finished async runs and batches are deleted this long after they finished. */
+  resultRetentionDays: number;
   /** Whether the API process also runs an execution worker (RUN_WORKER=false: run `npm run worker` processes instead). */
   workerInApiProcess: boolean;
 }
@@ -54,6 +56,7 @@ export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv 
     callbackConcurrency: readInt(env, 'WORKER_CALLBACK_CONCURRENCY', 32, 1),
     stalledAfterMs: readInt(env, 'STALLED_WORK_AFTER_SECONDS', 300, 1) * 1000,
     sweepEveryMs: readInt(env, 'STALLED_WORK_SWEEP_SECONDS', 60, 1) * 1000,
+    resultRetentionDays: readInt(env, 'RUN_RESULTS_RETENTION_DAYS', 30, 1),
     workerInApiProcess: readBool(env, 'RUN_WORKER', true),
   };
 }

@@ -80,7 +80,12 @@ interface RunRow {
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 
 /** A finished run's row exists already (QUEUED or RUNNING, or stored by an earlier try): its outcome replaces what it holds. */
-const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.map((column) => `\`${column}\` = VALUES(\`${column}\`)`).join(', ')}`;
+/**
+ * A finished async run's outcome replaces its row's outcome columns, and its input goes: nothing reads the input
+ * of a finished run (the result and the callback carry none; a job run again skips finished runs), and inputs
+ * may hold personal data, which is not kept longer than the run needs it (docs/records.md, "Where data lives").
+ */
+const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.map((column) => `\`${column}\` = VALUES(\`${column}\`)`).join(', ')}, \`input\` = NULL`;
 
 /** Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts; answers parsed records. */
 export class RunResultStore {
@@ -175,6 +180,19 @@ export class RunResultStore {
     const rows = [...finished].sort((a, b) => compareIds(a.run.id, b.run.id)).map(({ run, outcome }) => finishedRunValues(run, outcome));
     const sql = insertFinishedRuns(rows, ON_DUPLICATE_STORE_OUTCOME);
     await retryOnDeadlock(() => this.db.raw(sql));
+  }
+
+  /**
+   * Deletes up to `limit` finished async runs (not batch elements) that finished before `cutoff`, oldest first,
+   * with their callback attempts (ON DELETE CASCADE); a run whose callback is still being delivered stays.
+   * Answers how many it deleted.
+   */
+  async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    const [result] = (await this.db.raw(
+      "DELETE FROM run_results WHERE batch_id IS NULL AND finished_at < ? AND state IN ('SUCCEEDED', 'FAILED') AND callback_state <> 'PENDING' ORDER BY finished_at LIMIT ?",
+      [cutoff, limit],
+    )) as [{ affectedRows: number }];
+    return result.affectedRows;
   }
 
   async recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void> {

@@ -4,6 +4,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { NOT_RECORDING, type RecordedOutcome, type RunRecorder, type RunRecording, type RunToRecord } from '../records/run-recorder.js';
+import { NO_ERROR_MASKING, type RunErrorMasking } from '../records/run-error-masking.js';
 import type { DeployedScenario, DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { runErrorCode, toRunError, type RunOutcome } from './run-outcome.js';
 import { NO_RUN_LISTENER, type RunListener, type RunMode } from './run-listener.js';
@@ -20,6 +21,7 @@ export class ScenarioRunner {
     private readonly scenarios: DeployedScenarios,
     private readonly listener: RunListener = NO_RUN_LISTENER,
     private readonly recorder: RunRecorder = NOT_RECORDING,
+    private readonly errorMasking: RunErrorMasking = NO_ERROR_MASKING,
   ) {}
 
   /** The latest deployed version, or 404 SCENARIO_NOT_FOUND / SCENARIO_NOT_DEPLOYED. */
@@ -62,7 +64,8 @@ export class ScenarioRunner {
       // A dependency outage (a lookup's, or reading the recording settings) is not the run's outcome:
       // the job fails and is tried again (retryWhileUnavailable).
       if (error instanceof PortUnavailableError || isDatabaseUnavailable(error)) throw error;
-      return { state: 'FAILED', result: null, error: toRunError(error), version: deployed.version, beganAt, endedAt: new Date() };
+      // Stored in run_results: the values of pii-tagged inputs it quotes are masked first.
+      return { state: 'FAILED', result: null, error: this.errorMasking.maskRunError(deployed, inputs, toRunError(error)), version: deployed.version, beganAt, endedAt: new Date() };
     }
   }
 

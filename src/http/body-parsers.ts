@@ -1,9 +1,10 @@
 import express, { type RequestHandler } from 'express';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { carriesBody } from './body-presence.js';
+import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { pathBeyondDepth } from '../engine/index.js';
 import { nestingTooDeep } from './nesting-depth.js';
+import type { YamlBodyParser } from './yaml-body-parser.js';
 import { yamlNestingBeyond } from './yaml-nesting.js';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
@@ -26,12 +27,14 @@ export function jsonBody(limitBytes: number): RequestHandler {
 }
 
 /**
- * YAML bodies become the same objects a JSON body would; a syntax error is a 400 naming line and
- * column. The text's nesting is bounded before the parser sees it (yaml-nesting.ts: the parser
- * recurses, and spends seconds on a deep body before it overflows), and aliases are bounded
- * (`maxAliasCount`: an anchor's uses times the aliases inside it), so expansion stays small.
+ * YAML bodies become the same objects a JSON body would; a syntax error or a duplicate key is a 400 naming
+ * line and column. The text's nesting is bounded before the parser sees it (yaml-nesting.ts: the parser
+ * recurses, and spends seconds on a deep body before it overflows; the bound is one linear pass of a few ms
+ * per MiB). The parse itself runs on the YAML parser's thread (yaml-body-parser.ts), never on the event loop,
+ * with a deadline: past it (or past its memory) the body is 413 BODY_TOO_COMPLEX. Aliases are bounded
+ * (an anchor's uses times the aliases inside it), so expansion stays small.
  */
-export function yamlBody(limitBytes: number, maxDepth: number): RequestHandler[] {
+export function yamlBody(limitBytes: number, maxDepth: number, parser: YamlBodyParser): RequestHandler[] {
   const text = express.text({ limit: limitBytes, type: YAML_TYPES });
   const toObject: RequestHandler = (request, _response, next) => {
     if (!request.is(YAML_TYPES) || typeof request.body !== 'string') {
@@ -44,14 +47,20 @@ export function yamlBody(limitBytes: number, maxDepth: number): RequestHandler[]
       next(nestingTooDeep(`body at line ${tooDeep.line}, column ${tooDeep.column}`, maxDepth));
       return;
     }
-    try {
-      request.body = parseYaml(request.body, { maxAliasCount: 100, uniqueKeys: true }) as unknown;
-      next();
-    } catch (error) {
-      const where = error instanceof YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
-      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      next(new BadRequestError(`The request body is not valid YAML${where}: ${reason}`, 'MALFORMED_BODY'));
-    }
+    parser.parse(request.body).then((outcome) => {
+      if (outcome.ok) {
+        request.body = outcome.value;
+        yamlBodies.add(request);
+        // The value was copied in from the parser's thread in this task (tens of ms for 40,000 keys): the walks
+        // and validations that follow run in a task of their own, so the event loop is never held for the sum.
+        setImmediate(next);
+      } else if ('tooComplex' in outcome) {
+        next(new PayloadTooLargeError(`${outcome.message}; send it as JSON, or split it`, 'BODY_TOO_COMPLEX'));
+      } else {
+        const where = outcome.line === undefined ? '' : ` at line ${outcome.line}, column ${outcome.col}`;
+        next(new BadRequestError(`The request body is not valid YAML${where}: ${outcome.message}`, 'MALFORMED_BODY'));
+      }
+    }, next);
   };
   return [text, toObject];
 }
@@ -63,9 +72,15 @@ export function yamlBody(limitBytes: number, maxDepth: number): RequestHandler[]
 export function bodyDepthLimit(maxDepth: number): RequestHandler {
   return (request, _response, next) => {
     const path = pathBeyondDepth(request.body, maxDepth);
-    next(path === undefined ? undefined : nestingTooDeep(path, maxDepth));
+    if (path !== undefined) next(nestingTooDeep(path, maxDepth));
+    // A YAML body may be large in nodes (its parse is off the event loop): the validation that follows gets a task of its own.
+    else if (yamlBodies.has(request)) setImmediate(next);
+    else next();
   };
 }
+
+/** Requests whose body came from the YAML parser (a hop to the next task between the steps that walk it). */
+const yamlBodies = new WeakSet<object>();
 
 /**
  * Before the parsers, for an operation whose body is required: a request that carries no body at all

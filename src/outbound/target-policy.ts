@@ -62,7 +62,8 @@ export class TargetPolicy {
   /** Throws unless `address` (resolved for `host`) may be connected to. */
   checkAddress(url: string, host: string, address: string): void {
     if (this.addressAllowed(host, address)) return;
-    throw new TargetRefusedError(url, `${host} resolves to ${address}, which is not a public address`);
+    // Name the setting: the operator who meant to reach a private or loopback receiver needs to know where to allow it.
+    throw new TargetRefusedError(url, `${host} resolves to ${address}, which is not a public address (private and loopback targets must be listed in OUTBOUND_ALLOW_LIST)`);
   }
 
   /**

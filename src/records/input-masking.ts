@@ -74,12 +74,23 @@ export class InputMasker {
 const MIN_MATCH_CHARS = 4;
 
 /**
+ * V8 quotes at most this many characters of a text it cannot parse (`Unexpected token 'j', "jane@examp"... is
+ * not valid JSON`, or a window around the position: `..."e@example."...`): every such window of a masked string is
+ * searched for too.
+ */
+const V8_SNIPPET_CHARS = 10;
+
+/** Stripped of everything but letters and digits, a value must keep this many characters to be searched for so. */
+const MIN_STRIPPED_CHARS = 6;
+
+/**
  * Masks the values of a run's masked inputs wherever they appear: a value equal to one (a MAP or
  * VECTOR compared by its JSON text) becomes its mask, and a text that contains a string or number of
  * at least MIN_MATCH_CHARS characters gets the mask in its place (`"555-12-3456!"` → `"pii:…!"`). A
- * text is searched for each value as written, JSON-escaped (`ja\"ne`), URL-encoded (`jane%40x`, `jane+doe`)
- * and cut as the input checks quote it (40 characters of JSON, then `…`); a MAP or VECTOR is also
- * searched for as its JSON text and, leaf by leaf, for each string or number in it (`card.number`
+ * text is searched for each value as written, JSON-escaped (`ja\"ne`), URL-encoded (`jane%40x`, `jane+doe`),
+ * cut as the input checks quote it (40 characters of JSON, then `…`), upper- and lower-cased, trimmed, without
+ * its separators, and for every 10-character window of it (V8's snippet of a text it could not parse); a MAP or
+ * VECTOR is also searched for as its JSON text and, leaf by leaf, for each string or number in it (`card.number`
  * copied or quoted alone).
  */
 class ValueScrubber {
@@ -133,6 +144,13 @@ class ValueScrubber {
     const forms = new Set([found, json.slice(1, -1), encodeURIComponent(found), new URLSearchParams({ v: found }).toString().slice(2)]);
     // check-inputs.ts quotes at most 40 characters of a value's JSON text (the opening quote and 39 more), then `…`.
     if (json.length > 40) forms.add(json.slice(1, 40));
+    // Simple transforms a script may make before the value reaches an error or a trace: case, surrounding blanks,
+    // separators dropped (`123-45-6789` → `123456789`).
+    for (const transformed of [found.toUpperCase(), found.toLowerCase(), found.trim()]) forms.add(transformed);
+    const stripped = found.replace(/[^\p{L}\p{N}]+/gu, '');
+    if (stripped.length >= MIN_STRIPPED_CHARS && stripped !== found) forms.add(stripped);
+    // V8's snippets of a text it could not parse: any window of its length.
+    for (let start = 0; start + V8_SNIPPET_CHARS < found.length; start += 1) forms.add(found.slice(start, start + V8_SNIPPET_CHARS));
     for (const form of forms) if (form.length >= MIN_MATCH_CHARS) this.texts.push([form, mask]);
   }
 }

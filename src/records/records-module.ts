@@ -8,6 +8,8 @@ import { DecisionRecorder, INSERTS_IN_FLIGHT, type DropReason } from './decision
 import { InputMasker } from './input-masking.js';
 import { RecordingSettingsService } from './recording-settings-service.js';
 import { RecordingSettingsStore } from './recording-settings-store.js';
+import { RecordCursorCodec } from './record-cursor.js';
+import { PiiErrorMasking, type RunErrorMasking } from './run-error-masking.js';
 import { RecordsService } from './records-service.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -19,6 +21,8 @@ export interface Records {
   service: RecordsService;
   /** What execution records its runs through. */
   runRecorder: RunRecorder;
+  /** What execution masks stored run errors with (pii inputs' values). */
+  errorMasking: RunErrorMasking;
   /** The bulk writer (flush in tests and benchmarks). */
   recorder: DecisionRecorder;
   sweeper: RetentionSweeper;
@@ -36,6 +40,8 @@ export interface RecordsDependencies {
   databaseUrl: string;
   /** The scenarios feature's ownership rule. */
   scenarios: ScenarioAccess;
+  /** The recording settings' cache past its 5 s: served stale while read again, at most this long (SCENARIO_CACHE_STALE_SECONDS). */
+  settingsCache?: { maxStaleMs: number; onRefreshError?: (error: unknown) => void };
   /** Told of every dropped record (the metrics counter). */
   onDropped?: (count: number, reason: DropReason) => void;
 }
@@ -46,14 +52,16 @@ export function createRecords(deps: RecordsDependencies): Records {
   const bulk = config.bulkProtocol ? new MariaDbBulkInserter(deps.databaseUrl, INSERTS_IN_FLIGHT) : undefined;
   const store = new MySqlDecisionRecordStore(db, { bulk, pageMaxChars: config.pageMaxChars });
   const settingsStore = new RecordingSettingsStore(db);
-  const settings = new RecordingSettingsService(settingsStore);
+  const settings = new RecordingSettingsService(settingsStore, deps.settingsCache);
   const recorder = new DecisionRecorder(store, {
     batchSize: config.batchSize, flushIntervalMs: config.flushIntervalMs, maxBuffered: config.maxBuffered, onDropped: deps.onDropped,
   }, logger.child({ component: 'decision-recorder' }));
   const sweeper = new RetentionSweeper(store, settingsStore, { everyMs: config.retentionSweepMs }, logger.child({ component: 'record-retention' }));
+  const masker = new InputMasker(config.maskingSecret);
   return {
-    service: new RecordsService(deps.scenarios, store, settings),
-    runRecorder: new ScenarioRunRecorder(settings, new InputMasker(config.maskingSecret), recorder),
+    service: new RecordsService(deps.scenarios, store, settings, new RecordCursorCodec(config.maskingSecret)),
+    runRecorder: new ScenarioRunRecorder(settings, masker, recorder),
+    errorMasking: new PiiErrorMasking(masker),
     recorder,
     sweeper,
     startSweeper: () => sweeper.start(),

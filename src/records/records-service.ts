@@ -4,7 +4,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { DecisionRecord, DecisionRecordSummary } from './decision-record.js';
 import type { DecisionRecordStore, RecordFilter } from './decision-record-store-type.js';
-import { decodeCursor, encodeCursor } from './record-cursor.js';
+import type { RecordCursorCodec } from './record-cursor.js';
 import type { RecordingSettings } from './recording-settings.js';
 import type { RecordingSettingsService } from './recording-settings-service.js';
 
@@ -33,11 +33,12 @@ export class RecordsService {
     private readonly scenarios: ScenarioAccess,
     private readonly store: DecisionRecordStore,
     private readonly settings: RecordingSettingsService,
+    private readonly cursors: RecordCursorCodec,
   ) {}
 
   async list(actor: ScenarioActor, scenarioId: string, query: RecordListQuery): Promise<DecisionRecordPageDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const after = query.cursor === undefined ? undefined : this.cursors.decode(scenario.id, query.cursor);
     const filter: RecordFilter = {
       version: query.version,
       state: query.state,
@@ -47,7 +48,7 @@ export class RecordsService {
       outputs: query.output,
     };
     const page = await this.store.list(scenario.id, filter, after, query.limit ?? DEFAULT_PAGE);
-    return { records: page.records.map(summaryDto), nextCursor: page.next ? encodeCursor(page.next) : null };
+    return { records: page.records.map(summaryDto), nextCursor: page.next ? this.cursors.encode(scenario.id, page.next) : null };
   }
 
   async get(actor: ScenarioActor, scenarioId: string, recordId: string): Promise<DecisionRecordDto> {

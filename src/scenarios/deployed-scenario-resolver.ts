@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { StaleWhileRevalidateCache } from '../db/stale-while-revalidate.js';
 import type { NodeProperties, ScenarioDocument, ScenarioPort } from '../engine/index.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { deployedCacheKey, type DeployedScenario, type DeployedScenarios } from './deployed-scenarios.js';
@@ -6,17 +6,32 @@ import type { ScenarioStore } from './scenario-store.js';
 
 type Lookup = DeployedScenario | 'NOT_FOUND' | 'NOT_DEPLOYED';
 
+export interface ResolverCacheOptions {
+  /** How long an answer is used as it is (1 s). */
+  freshMs?: number;
+  /** How long past that it is still used while it is read again in the background (SCENARIO_CACHE_STALE_SECONDS). */
+  maxStaleMs?: number;
+  /** A background read failed (MySQL down): the answer in hand is used until its bound. */
+  onRefreshError?: (error: unknown) => void;
+}
+
 /**
  * Finds the latest deployed version of an owner's scenario: for execution (DeployedScenarios) and
- * for the engine's SCENARIO_CALL nodes (ScenarioPort). Answers, misses included, are cached for
- * `ttlMs` (default 1 s) because every score needs one: a deploy made in this process is visible at
- * once (the scenario service calls `invalidate`); one made by another process within `ttlMs`.
+ * for the engine's SCENARIO_CALL nodes (ScenarioPort). Answers, misses included, are cached because every
+ * score needs one, stale-while-revalidate: fresh for `freshMs` (1 s), then served while a background read
+ * replaces them, for at most `maxStaleMs` more (60 s). So a score waits for MySQL only for a scenario this
+ * process has not resolved lately, and sync scoring rides out a MySQL outage of up to `maxStaleMs`. A deploy
+ * made in this process is visible at once (the scenario service calls `invalidate`); one made by another
+ * process after `freshMs` plus one read (the first score after `freshMs` still gets the version in hand).
  */
 export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort {
-  private readonly cache: LRUCache<string, Lookup>;
+  private readonly cache: StaleWhileRevalidateCache<string, Lookup>;
 
-  constructor(private readonly store: ScenarioStore, ttlMs = 1000) {
-    this.cache = new LRUCache({ max: 10_000, ttl: Math.max(ttlMs, 1) });
+  constructor(private readonly store: ScenarioStore, options: ResolverCacheOptions = {}) {
+    this.cache = new StaleWhileRevalidateCache((key) => {
+      const split = key.indexOf('\u0000');
+      return this.load(Number(key.slice(0, split)), key.slice(split + 1));
+    }, { max: 10_000, freshMs: Math.max(options.freshMs ?? 1000, 1), maxStaleMs: options.maxStaleMs ?? 60_000, onRefreshError: options.onRefreshError });
   }
 
   async require(ownerId: number, name: string): Promise<DeployedScenario> {
@@ -42,12 +57,7 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
   }
 
   private async lookup(ownerId: number, name: string): Promise<Lookup> {
-    const key = cacheKey(ownerId, name);
-    const cached = this.cache.get(key);
-    if (cached) return cached;
-    const found = await this.load(ownerId, name);
-    this.cache.set(key, found);
-    return found;
+    return (await this.cache.get(cacheKey(ownerId, name))) as Lookup;
   }
 
   private async load(ownerId: number, name: string): Promise<Lookup> {

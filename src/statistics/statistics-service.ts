@@ -1,5 +1,5 @@
 import type { components } from '../../generated/api-types.js';
-import { dateTimeParameter } from '../http/date-time-parameter.js';
+import { dateTimeParameter, LATEST_WHOLE_SECOND } from '../http/date-time-parameter.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { RunMode } from '../execution/run-listener.js';
 import type { ScenarioAccess } from '../scenarios/scenario-access.js';
@@ -78,6 +78,12 @@ export class StatisticsService {
     const fromMs = query.from === undefined ? toMs - DEFAULT_WINDOW_SECONDS * 1000 : dateTimeParameter(query.from, 'query.from').getTime();
     const fromSecond = Math.floor(fromMs / 1000);
     const toSecond = Math.ceil(toMs / 1000);
+    // Rounded up, 9999-12-31T23:59:59.5Z would end the window (and be echoed as its `to`) in year 10000.
+    if (toSecond > LATEST_WHOLE_SECOND) {
+      throw new BadRequestError('query.to must be at most 9999-12-31T23:59:59Z: the window is counted in whole seconds, and its end rounded up would lie in year 10000.', 'VALIDATION_FAILED', [
+        { path: 'query.to', message: 'must be at most 9999-12-31T23:59:59Z (whole seconds)' },
+      ]);
+    }
     if (fromSecond >= toSecond) {
       throw new BadRequestError('The window is empty: `from` must be before `to`.', 'VALIDATION_FAILED', [{ path: 'query.from', message: 'must be before `to`' }]);
     }

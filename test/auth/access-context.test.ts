@@ -97,6 +97,18 @@ describe('context: another resource owner', () => {
     expect(response.headers['x-owner']).toBe(user.username);
   });
 
+  it("takes an admin's rights from a token issued before the user was demoted, and leaves the user demoted", async () => {
+    const former = await testApp.newUser({ admin: true });
+    const asOwner = json({ actors: { resourceOwner: { username: user.username } } });
+    expect((await probe(former, asOwner)).status).toBe(204);
+    // What `npm run token -- <user>` (without --admin) does.
+    await testApp.services.users.ensureUser(former.username, false);
+    const response = await probe(former, asOwner);
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('FORBIDDEN');
+    expect((await testApp.services.users.findByUsername(former.username))?.isAdmin).toBe(false);
+  });
+
   it('answers 404 when an admin names an owner who does not exist (by username, by id, or by an id that is not ours)', async () => {
     for (const query of [json({ actors: { resourceOwner: { username: 'nobody-at-all' } } }), field('[actors][resourceOwner][id]', 2_000_000_000), field('[actors][resourceOwner][id]', 'abc')]) {
       const response = await probe(admin, query);

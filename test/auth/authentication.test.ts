@@ -67,6 +67,15 @@ describe('bearer operations', () => {
       expect((await list(oldAndLong)).status).toBe(401);
     });
 
+    it('answers 401 for a token issued more than 60 s in the future, and accepts one issued within the skew', async () => {
+      const future = jwt.sign({ preferred_username: user.username, iat: now() + 3600, exp: now() + 3700 }, secret(), { algorithm: 'HS256' });
+      const response = await list(future);
+      expect(response.status).toBe(401);
+      expect(response.body.message).toMatch(/issued in the future/);
+      const skewed = jwt.sign({ preferred_username: user.username, iat: now() + 30, exp: now() + 600 }, secret(), { algorithm: 'HS256' });
+      expect((await list(skewed)).status).toBe(200);
+    });
+
     it('accepts a token that expires within the maximum lifetime', async () => {
       const fine = jwt.sign({ preferred_username: user.username }, secret(), { algorithm: 'HS256', expiresIn: testApp.config.jwt.maxLifetimeSeconds - 60 });
       expect((await list(fine)).status).toBe(200);

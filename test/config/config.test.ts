@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../src/config/config.js';
 import { checkDependencies } from '../../src/startup-checks.js';
+import { createDatabase } from '../../src/db/database.js';
+import { StaticMigrationSource } from '../../src/db/migration-source.js';
 
 describe('configuration', () => {
   it('has working defaults for local development', () => {
@@ -10,11 +12,17 @@ describe('configuration', () => {
   });
 
   it('refuses to start production without URLs and secrets, naming each', () => {
-    expect(() => loadConfig({ APP_ENV: 'production' })).toThrow(/DATABASE_URL is required.*JOBS_URL is required.*JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI.*CALLBACK_SIGNING_SECRET.*RECORDS_MASKING_SECRET/);
+    expect(() => loadConfig({ APP_ENV: 'production' })).toThrow(/DATABASE_URL is required.*JOBS_URL is required.*JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI.*CALLBACK_SIGNING_SECRET.*CALLBACK_SECRETS_KEY.*RECORDS_MASKING_SECRET/);
+  });
+
+  it('needs CALLBACK_SIGNING_SECRET in production only while the legacy callback signature is on', () => {
+    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SECRETS_KEY: 'k', RECORDS_MASKING_SECRET: 'm' };
+    expect(() => loadConfig(production)).toThrow(/CALLBACK_SIGNING_SECRET is required while CALLBACK_LEGACY_SIGNATURE is true/);
+    expect(loadConfig({ ...production, CALLBACK_LEGACY_SIGNATURE: 'false' }).callbackLegacySignature).toBe(false);
   });
 
   it('accepts production with an external identity provider', () => {
-    const config = loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'mongodb://jobs:27017/agenda', JWT_JWKS_URI: 'https://idp.example.com/jwks', CALLBACK_SIGNING_SECRET: 's', RECORDS_MASKING_SECRET: 'm' });
+    const config = loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'mongodb://jobs:27017/agenda', JWT_JWKS_URI: 'https://idp.example.com/jwks', CALLBACK_SIGNING_SECRET: 's', CALLBACK_SECRETS_KEY: 'k', RECORDS_MASKING_SECRET: 'm' });
     expect(config.jwt.secret).toBeUndefined();
     expect(config.jobsUrl).toBe('mongodb://jobs:27017/agenda');
   });
@@ -41,7 +49,7 @@ describe('configuration', () => {
   });
 
   it('validates responses everywhere but in production unless VALIDATE_RESPONSES says otherwise', () => {
-    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's', RECORDS_MASKING_SECRET: 'm' };
+    const production = { APP_ENV: 'production', DATABASE_URL: 'mysql://svc@db:3306/scoring', JOBS_URL: 'redis://jobs:6379/0', JWT_SECRET: 's', CALLBACK_SIGNING_SECRET: 's', CALLBACK_SECRETS_KEY: 'k', RECORDS_MASKING_SECRET: 'm' };
     expect(loadConfig(production).validateResponses).toBe(false);
     expect(loadConfig({ ...production, APP_ENV: 'staging' }).validateResponses).toBe(true);
     expect(loadConfig({ APP_ENV: 'local' }).validateResponses).toBe(true);
@@ -97,7 +105,38 @@ describe('start-up checks', () => {
     expect(problems.join('')).not.toContain('secret');
   });
 
-  it('report nothing when both answer', async () => {
-    expect(await checkDependencies(loadConfig({ APP_ENV: 'test' }))).toEqual([]);
+  it('report nothing when both answer and the database is migrated', async () => {
+    expect(await checkDependencies(loadConfig({ APP_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL, JOBS_URL: process.env.JOBS_URL }))).toEqual([]);
+  });
+
+  it('report a missing database as missing, not unreachable, naming npm run migrate', async () => {
+    const url = new URL(process.env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_test');
+    url.pathname = `/${url.pathname.slice(1)}_never_created`;
+    const problems = await checkDependencies(loadConfig({ APP_ENV: 'test', DATABASE_URL: url.toString(), JOBS_URL: process.env.JOBS_URL }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/answers, but the database \w+_never_created does not exist: create and migrate it with npm run migrate/);
+    expect(problems[0]).not.toContain('unreachable');
+  });
+
+  it('report an unmigrated database (empty, or missing migrations) naming npm run migrate', async () => {
+    const url = new URL(process.env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_test');
+    url.pathname = `/${url.pathname.slice(1)}_unmigrated`;
+    const admin = createDatabase(process.env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_test', { min: 0, max: 1 });
+    const empty = url.pathname.slice(1);
+    try {
+      await admin.raw('DROP DATABASE IF EXISTS ??', [empty]);
+      await admin.raw('CREATE DATABASE ??', [empty]);
+      const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url.toString(), JOBS_URL: process.env.JOBS_URL });
+      const [problem] = await checkDependencies(config);
+      expect(problem).toMatch(new RegExp(`^The database ${empty} at .* is not migrated \\(\\d+ migrations not applied, from 20\\d+_\\w+\\): run npm run migrate`));
+      // One migration missing (a database left behind by older code) is caught too.
+      await admin.raw('CREATE TABLE ??.knex_migrations (id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(255), batch INT, migration_time TIMESTAMP NULL)', [empty]);
+      const names = await new StaticMigrationSource().getMigrations();
+      for (const name of names.slice(0, -1)) await admin.raw('INSERT INTO ??.knex_migrations (name, batch) VALUES (?, 1)', [empty, name]);
+      expect(await checkDependencies(config)).toEqual([expect.stringContaining(`1 migration not applied, from ${names.at(-1)}): run npm run migrate`)]);
+    } finally {
+      await admin.raw('DROP DATABASE IF EXISTS ??', [empty]);
+      await admin.destroy();
+    }
   });
 });

@@ -81,12 +81,22 @@ afterAll(async () => {
 
 describe('when MySQL goes away', () => {
   it('keeps the API and the worker up, answers 503 with Retry-After to what needs MySQL, and recovers when it returns', async () => {
+    // alice has scored on this API process: her token, deployed version and recording settings are in its caches.
+    expect((await scoreAs(alice, 'double', { a: 3 })).status).toBe(200);
     await proxy.cut();
-    // Longer than the deployed-version cache (1 s): scoring needs MySQL again.
-    await sleep(2000);
+    // Longer than the deployed-version cache's freshness (1 s) and the score-token cache's (5 s): both are stale now.
+    await sleep(6000);
     expect(api.alive()).toBe(true);
     expect(worker.alive()).toBe(true);
 
+    // Sync scoring of what the process knows goes on from its stale caches (SCENARIO_CACHE_STALE_SECONDS,
+    // SCORE_TOKEN_STALE_SECONDS: 60 s); before, it answered 503 once its 1 s cache expired.
+    for (const a of [5, 6, 7]) {
+      const stale = await scoreAs(alice, 'double', { a });
+      expect(stale.status).toBe(200);
+      expect(stale.body).toMatchObject({ state: 'SUCCEEDED', result: { doubled: 2 * a } });
+    }
+    // What it has not seen needs MySQL: bob's token.
     expectUnavailable(await scoreAs(bob, 'double', { a: 1 }));
     expectUnavailable(await submitAsync('double', 'during-outage', { a: 2 }));
     expectUnavailable(await submitBatch('double', [{ a: 1 }]));
@@ -110,7 +120,7 @@ describe('when MySQL goes away', () => {
     expect((await submitAsync('double', 'during-outage', { a: 2 })).status).toBe(202);
     expect(await finishedResult('double', 'during-outage')).toMatchObject({ state: 'SUCCEEDED', result: { doubled: 4 } });
     expect(api.alive() && worker.alive()).toBe(true);
-  }, 40_000);
+  }, 50_000);
 
   it('finishes the work accepted before the outage exactly once after MySQL returns', async () => {
     await proxy.restore();

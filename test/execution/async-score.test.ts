@@ -43,6 +43,8 @@ describe('scoreAsync and getAsyncScoreResult', () => {
     expect(submitted.headers['x-sce-requestid']).toBe(requestId);
     const response = await finished('double', requestId);
     expect(response.body).toMatchObject({ runId: requestId, requestId, scenarioName: 'double', version: '1', state: 'SUCCEEDED', result: { doubled: 8 }, error: null });
+    // A finished run's input (personal data, maybe) is not kept: nothing reads it once the run has finished.
+    expect(await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('input')).toEqual({ input: null });
   });
 
   it('keeps the caller’s request id', async () => {
@@ -199,6 +201,7 @@ describe('callbacks', () => {
       const response = await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': url });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('CALLBACK_REFUSED');
+      expect(response.body.message).toContain('OUTBOUND_ALLOW_LIST');
     }
   });
 });

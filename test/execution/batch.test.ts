@@ -35,6 +35,18 @@ const finishedStatus = (id: string) => waitFor(async () => {
 const element = (name: string, resultId: string) =>
   request(t.app).get(`/api/scenario/code/scoreasyncresult/${name}`).set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', resultId);
 
+/**
+ * Makes a finished batch's parts unfinished again, with the inputs they had (a finished part keeps none), as a
+ * worker that died before finishing them would have left them: all parts, or the one starting at `from`.
+ */
+async function unfinishParts(batchId: string, parameters: unknown[], from?: number): Promise<void> {
+  const parts = (await t.services.db('batch_chunks').where({ batch_id: batchId }).select('from_index', 'to_index')) as Array<{ from_index: number; to_index: number }>;
+  for (const part of parts.filter((p) => from === undefined || p.from_index === from)) {
+    await t.services.db('batch_chunks').where({ batch_id: batchId, from_index: part.from_index })
+      .update({ finished_at: null, ...(from === undefined ? {} : { started_at: null }), inputs: JSON.stringify(parameters.slice(part.from_index, part.to_index)) });
+  }
+}
+
 describe('submitBatch and getBatchStatus', () => {
   it('runs every element in chunks and lists one result id per element in submission order', async () => {
     const parameters = Array.from({ length: 30 }, (_, i) => ({ a: i }));
@@ -56,6 +68,10 @@ describe('submitBatch and getBatchStatus', () => {
     });
     const batch = await t.services.db('batches').where({ id: batchTaskId }).first('chunk_count');
     expect(batch.chunk_count).toBe(Math.ceil(30 / CHUNK));
+    // The inputs of finished parts (personal data, maybe) are not kept; nor are they on the elements' rows.
+    const chunks = (await t.services.db('batch_chunks').where({ batch_id: batchTaskId }).select('inputs', 'finished_at')) as Array<{ inputs: string; finished_at: Date | null }>;
+    expect(chunks.map((chunk) => [chunk.inputs, chunk.finished_at !== null])).toEqual(chunks.map(() => ['[]', true]));
+    expect(await t.services.db('run_results').where({ batch_id: batchTaskId }).whereNotNull('input').count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 
   it('keeps resultsIds empty until every element finished', async () => {
@@ -90,12 +106,13 @@ describe('submitBatch and getBatchStatus', () => {
   });
 
   it('re-running a chunk after a crash skips finished elements and duplicates nothing', async () => {
-    const { body } = await submit({ scenarioName: 'double', parameters: Array.from({ length: 10 }, (_, i) => ({ a: i })) });
+    const parameters = Array.from({ length: 10 }, (_, i) => ({ a: i }));
+    const { body } = await submit({ scenarioName: 'double', parameters });
     const done = await finishedStatus(body.batchTaskId);
     const ids: string[] = done.body.resultsIds;
-    // As if a worker died after storing elements 0–1 and 5–9 of a chunk it had started.
+    // As if a worker died after storing elements 0–1 and 5–9 of a chunk it had started (its parts unfinished, with their inputs).
     await t.services.db('run_results').where({ batch_id: body.batchTaskId }).whereBetween('element_index', [2, 4]).delete();
-    await t.services.db('batch_chunks').where({ batch_id: body.batchTaskId }).update({ finished_at: null });
+    await unfinishParts(body.batchTaskId, parameters);
     await t.services.db('batches').where({ id: body.batchTaskId }).update({ finished_at: null });
     expect((await status(body.batchTaskId)).body).toMatchObject({ state: 'RUNNING', completed: 7 });
     await t.services.execution.worker.chunk({ batchId: body.batchTaskId, from: 0, to: 10 }, async () => undefined);
@@ -110,11 +127,12 @@ describe('submitBatch and getBatchStatus', () => {
   });
 
   it('stores each element once when two workers run the same chunk at the same time', async () => {
-    const { body } = await submit({ scenarioName: 'double', parameters: Array.from({ length: 12 }, (_, i) => ({ a: i })) });
+    const parameters = Array.from({ length: 12 }, (_, i) => ({ a: i }));
+    const { body } = await submit({ scenarioName: 'double', parameters });
     await finishedStatus(body.batchTaskId);
     // As if a chunk's lock was taken over from a worker that was only slow: both run it again.
     await t.services.db('run_results').where({ batch_id: body.batchTaskId }).andWhere('element_index', '<', CHUNK).delete();
-    await t.services.db('batch_chunks').where({ batch_id: body.batchTaskId, from_index: 0 }).update({ finished_at: null, started_at: null });
+    await unfinishParts(body.batchTaskId, parameters, 0);
     await t.services.db('batches').where({ id: body.batchTaskId }).update({ finished_at: null });
     const chunk = { batchId: body.batchTaskId, from: 0, to: CHUNK };
     await Promise.all([t.services.execution.worker.chunk(chunk, async () => undefined), t.services.execution.worker.chunk(chunk, async () => undefined)]);

@@ -4,6 +4,10 @@ import { ERROR_CODES } from '../../src/errors/error-codes.js';
 import { loadSpec } from '../../src/http/api-docs.js';
 import { outsideTheContract } from '../support/outside-the-contract.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import express from 'express';
+import { createDatabase, ensureDatabaseExists } from '../../src/db/database.js';
+import { healthRouter } from '../../src/http/health-router.js';
+import { healthChecks } from '../../src/services.js';
 
 let testApp: TestApp;
 let user: TestUser;
@@ -123,5 +127,21 @@ describe('health', () => {
     const response = await request(testApp.app).get('/health/ready');
     expect(response.status).toBe(200);
     expect(response.body.checks).toEqual({ database: 'ok', jobStore: 'ok' });
+  });
+
+  it('answers 503 naming npm run migrate when MySQL answers but its database lacks a migration', async () => {
+    const url = new URL(testApp.config.databaseUrl);
+    url.pathname = `/${url.pathname.slice(1)}_ready_empty`;
+    await ensureDatabaseExists(url.toString());
+    const empty = createDatabase(url.toString(), { min: 0, max: 1 });
+    try {
+      const app = express().use(healthRouter(healthChecks({ ...testApp.services, db: empty })));
+      const response = await request(app).get('/health/ready');
+      expect(response.status).toBe(503);
+      expect(response.body.checks.database).toMatch(/^unavailable: not migrated \(\d+ migrations not applied, from 20\d+_\w+\): run npm run migrate$/);
+    } finally {
+      await empty.raw('DROP DATABASE IF EXISTS ??', [url.pathname.slice(1)]);
+      await empty.destroy();
+    }
   });
 });

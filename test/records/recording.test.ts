@@ -234,6 +234,33 @@ describe('pii inputs', () => {
     expect(body.result).toEqual({ a: 2 });
   });
 
+  it.each([
+    ['V8\'s 10-character snippet of a text it could not parse', 'parsed = JSON.parse(email);', ['jane.doe@e', 'e@example.']],
+    ['an upper-cased copy in a script\'s own error', 'throw new Error("no account for " + email.toUpperCase());', ['JANE.DOE@EXAMPLE.COM']],
+    ['the value without its separators', 'throw new Error("id " + email.replace(/[^a-z0-9]/g, ""));', ['janedoeexamplecom']],
+  ])('stores no pii value in an async run\'s error, nor in its record: %s', async (_what, code, forms) => {
+    const name = `pii-error-${randomUUID().slice(0, 8)}`;
+    const id = await newScenario(name, chain([{ ...input('email', 'STRING'), tags: ['pii'] }], [script('parse', code, ['parsed'])], { outputs: ['parsed'] }));
+    const requestId = `pii-${randomUUID()}`;
+    await request(t.app).post(`/api/scenario/code/scoreasync/${name}`).set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', requestId).send({ email: 'jane.doe@example.com' }).expect(202);
+    const answer = await waitFor(async () => {
+      const response = await request(t.app).get(`/api/scenario/code/scoreasyncresult/${name}`).set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', requestId);
+      return response.status === 200 ? response : undefined;
+    });
+    expect(answer.body.state).toBe('FAILED');
+    const stored = (await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('error_message', 'error_details', 'input')) as Record<string, string | null>;
+    const [summary] = await waitFor(async () => {
+      const found = await recordsOf(t, alice, id, { requestId });
+      return found.length > 0 ? found : undefined;
+    });
+    const record = JSON.stringify((await getRecord(t, alice, id, summary.id)).body);
+    for (const text of [JSON.stringify(answer.body), JSON.stringify(stored), record]) {
+      expect(text).not.toContain('jane.doe@example.com');
+      for (const form of forms) expect(text).not.toContain(form);
+    }
+    expect(stored.error_message).toContain('pii:');
+  });
+
   it('leaves an absent pii input absent', async () => {
     await score('applicant', { ssn: 'x', income: 1, age: 1 }).expect(200);
     const id = await scenarioIdOf(t, alice.id, 'applicant');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
+import { RecordCursorCodec } from '../../src/records/record-cursor.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 import { aRecord } from './record-fixture.js';
@@ -112,16 +113,39 @@ describe('listDecisionRecords', () => {
     expect(response.body.records).toHaveLength(4);
   });
 
-  it('reads a forged cursor of the right shape as a place, never a failure: a slot past its page reads the whole page', async () => {
+  it('reads a cursor of any place the service could issue as a place, never a failure: a slot past its page reads the whole page', async () => {
     const all = await listRecords(t, alice, creditId, { limit: 500 });
     const page = Number(((await t.services.db('decision_record_pages').where({ scenario_id: Number(creditId) }).max({ seq: 'seq' }).first()) as { seq: number }).seq);
-    for (const forged of [`r2:${page}:999999`, `r2:${page + 1_000_000}:0`, 'r2:0:0']) {
-      const response = await listRecords(t, alice, creditId, { limit: 500, cursor: Buffer.from(forged).toString('base64url') });
+    // Sealed with the service's own key: what an attacker cannot make, checked for robustness anyway.
+    const cursors = new RecordCursorCodec(t.config.records.maskingSecret);
+    for (const place of [{ page, slot: 999_999 }, { page: page + 1_000_000, slot: 0 }, { page: 0, slot: 0 }]) {
+      const response = await listRecords(t, alice, creditId, { limit: 500, cursor: cursors.encode(Number(creditId), place) });
       expect(response.status).toBe(200);
       expect(response.body.records.length).toBeLessThanOrEqual(all.body.records.length);
     }
-    const past = await listRecords(t, alice, creditId, { limit: 500, cursor: Buffer.from(`r2:${page}:999999`).toString('base64url') });
+    const past = await listRecords(t, alice, creditId, { limit: 500, cursor: cursors.encode(Number(creditId), { page, slot: 999_999 }) });
     expect(past.body.records.map((r: { id: string }) => r.id)).toEqual(all.body.records.map((r: { id: string }) => r.id));
+  });
+
+  it('issues opaque cursors: no page number in them, and forged, altered, readable r2 or another scenario\'s cursors are 400', async () => {
+    const first = await listRecords(t, alice, creditId, { limit: 1 });
+    const cursor = first.body.nextCursor as string;
+    const page = Number(((await t.services.db('decision_record_pages').where({ scenario_id: Number(creditId) }).max({ seq: 'seq' }).first()) as { seq: number }).seq);
+    const bytes = Buffer.from(cursor, 'base64url');
+    expect(bytes.toString('latin1')).not.toContain(String(page));
+    expect(bytes.includes(Buffer.from(page.toString(16).padStart(16, '0'), 'hex'))).toBe(false);
+    // The same place twice: two different cursors (nothing to compare across lists), both valid.
+    const again = (await listRecords(t, alice, creditId, { limit: 1 })).body.nextCursor as string;
+    expect(again).not.toBe(cursor);
+    expect((await listRecords(t, alice, creditId, { limit: 1, cursor: again })).status).toBe(200);
+    const altered = Buffer.from(bytes);
+    altered[20] ^= 1;
+    const otherScenario = new RecordCursorCodec(t.config.records.maskingSecret).encode(Number(creditId) + 1, { page, slot: 0 });
+    for (const refused of [altered.toString('base64url'), Buffer.from(`r2:${page}:0`).toString('base64url'), otherScenario, new RecordCursorCodec('another secret').encode(Number(creditId), { page, slot: 0 })]) {
+      const response = await listRecords(t, alice, creditId, { limit: 1, cursor: refused });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.cursor' }] });
+    }
   });
 
   it('answers 400 naming the parameter for a cursor it did not issue, a limit out of range, a bad state, time or output name', async () => {

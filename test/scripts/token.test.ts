@@ -51,6 +51,19 @@ describe('npm run token', () => {
     expect(await scoreStatus(rotated.output.scoreToken)).toBe(404);
   }, 60_000);
 
+  it('prints a callback secret once with --callback-secret, and a new one with --rotate-callback-secret that the service then signs with', async () => {
+    const username = `tok-${randomUUID().slice(0, 8)}`;
+    const first = await token(username, '--callback-secret');
+    expect(first.output.callbackSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const again = await token(username, '--callback-secret');
+    expect(again.output).not.toHaveProperty('callbackSecret');
+    expect(again.stderr).toMatch(/already has a callback secret.*--rotate-callback-secret/);
+    const rotated = await token(username, '--rotate-callback-secret');
+    expect(rotated.output.callbackSecret).toMatch(/^whsec_/);
+    expect(rotated.output.callbackSecret).not.toBe(first.output.callbackSecret);
+    expect(await testApp.services.users.callbackSecretOf(Number(first.output.userId))).toBe(rotated.output.callbackSecret);
+  }, 60_000);
+
   it('disables and enables a user', async () => {
     const username = `tok-${randomUUID().slice(0, 8)}`;
     const { output } = await token(username);

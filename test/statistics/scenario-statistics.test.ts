@@ -141,4 +141,15 @@ describe('getScenarioStatistics refuses', () => {
       expect(response.body.details[0].path).toBe(`query.${Object.keys(impossible).at(-1)}`);
     }
   });
+
+  it('400 naming query.to for a window that ends in the last second of 9999 (its whole-second end would be year 10000)', async () => {
+    const response = await statistics(scenarioId, { from: '9999-12-01T00:00:00Z', to: '9999-12-31T23:59:59.999Z' });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.to' }] });
+    expect(response.body.message).toContain('query.to');
+    // The last whole second itself is a window's end like any other.
+    const last = await statistics(scenarioId, { from: '9999-12-01T00:00:00Z', to: '9999-12-31T23:59:59Z' });
+    expect(last.status).toBe(200);
+    expect(last.body.to).toBe('9999-12-31T23:59:59.000Z');
+  });
 });

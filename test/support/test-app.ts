@@ -60,6 +60,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     handlers: { ...createHandlerMap(services), ...options.handlers },
     health: healthChecks(services),
     fastLane: config.scoreFastLane ? { ...fastLaneOperations(services), ...options.fastLane } : undefined,
+    yamlParser: services.yamlParser,
   });
   return {
     app,

@@ -21,8 +21,11 @@ export interface FuzzSession {
   fixtures: FuzzFixtures;
   generator: FuzzRequestGenerator;
   errorLog: ServerErrorLog;
-  /** Sends one request and checks its answer; a 5xx finding carries the logged cause. */
-  run(request: FuzzRequest): Promise<{ response: FuzzResponse; findings: Finding[] }>;
+  /**
+   * Sends one request and checks its answer; a 5xx finding carries the logged cause. `whileSending` wraps the
+   * send alone (not the client's own check of the answer), e.g. to measure the event loop while the app serves it.
+   */
+  run(request: FuzzRequest, whileSending?: <T>(send: () => Promise<T>) => Promise<T>): Promise<{ response: FuzzResponse; findings: Finding[] }>;
   close(): Promise<void>;
 }
 
@@ -47,8 +50,8 @@ export async function startFuzzSession(options: { echoErrors?: boolean } = {}): 
       fixtures,
       generator: new FuzzRequestGenerator(spec, fixtures),
       errorLog,
-      async run(request) {
-        const response = await client.send(request);
+      async run(request, whileSending) {
+        const response = await (whileSending ? whileSending(() => client.send(request)) : client.send(request));
         const findings = checker.check(request, response);
         const cause = response.status >= 500 ? errorLog.causeOf(String(response.headers['x-request-id'] ?? '')) : undefined;
         return { response, findings: cause ? findings.map((finding) => ({ ...finding, cause })) : findings };
