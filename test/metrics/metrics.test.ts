@@ -97,17 +97,19 @@ describe('/metrics after known traffic', () => {
   });
 
   it("shows the engine's queued items by lane: a batch of looping runs waits in bulk, and every lane is empty again after", async () => {
-    const submitted = await submitBatch('loop', Array.from({ length: 8 }, (_, a) => ({ a })));
-    expect(submitted.status).toBe(202);
-    // 8 runs of 100 ms, at most one worker for Alice: most of them wait.
+    // 8 batches of one run of 100 ms each, run side by side by the worker's chunk jobs: Alice's batch work holds at
+    // most one engine host (its bulk lane never takes the host its scores need), so most of them wait in the queue.
+    // (One batch of 8 would go to that host as one message, and wait there, not in the queue.)
+    const submitted = await Promise.all(Array.from({ length: 8 }, (_, a) => submitBatch('loop', [{ a }])));
+    for (const answer of submitted) expect(answer.status).toBe(202);
     const busy = await waitFor(async () => {
       const text = await scrape();
       return (sampleValue(text, 'scoring_engine_queued_items', { lane: 'bulk' }) as number) > 0 ? text : undefined;
     }, 10_000, 10);
     expect(sampleValue(busy, 'scoring_engine_queued_items', { lane: 'background' })).toBe(0);
-    await batchFinished(submitted.body.batchTaskId);
+    for (const answer of submitted) await batchFinished(answer.body.batchTaskId);
     const idle = await scrape();
-    for (const lane of ['live', 'bulk', 'background']) expect(sampleValue(idle, 'scoring_engine_queued_items', { lane })).toBe(0);
+    for (const lane of ['live', 'validation', 'bulk', 'background']) expect(sampleValue(idle, 'scoring_engine_queued_items', { lane })).toBe(0);
   });
 
   it('counts sync runs by owner, scenario, version, mode and outcome, with their durations per mode', async () => {
