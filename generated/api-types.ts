@@ -710,7 +710,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a version of a model
-         * @description Deletes the version; the model goes when its last version does. 409 MODEL_IN_USE while the latest deployed version of one of your scenarios has a MODEL node that uses it (by its number, or as `latest` when it is the newest), naming the scenarios. Version numbers are never reused.
+         * @description Deletes the version. 409 MODEL_IN_USE while the latest deployed version of one of your scenarios has a MODEL node that uses it (by its number, or as `latest` when it is the newest), naming the scenarios. A model whose last version is deleted is listed no more; a later upload under its name continues its numbering (numbers are never reused).
          */
         delete: operations["deleteModelVersion"];
         options?: never;

@@ -27,6 +27,10 @@ import { createReplay, type Replay } from './replay/replay-module.js';
 import { ReplayReferenceCheck } from './replay/replay-reference-check.js';
 import { MySqlReplayStore } from './replay/replay-store.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
+import { DeployedModelReferences } from './scenarios/deployed-model-references.js';
+import { ModelResolver } from './models/model-documents.js';
+import { ModelService } from './models/model-service.js';
+import { ModelStore } from './models/model-store.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
 
@@ -68,6 +72,10 @@ export interface Services {
   statistics: Statistics;
   // ── replay ──
   replay: Replay;
+  // ── models ──
+  models: ModelService;
+  /** Resolves the models of MODEL nodes into documents before they are compiled. */
+  modelDocuments: ModelResolver;
 }
 
 export async function createServices(config: AppConfig, logger: Logger): Promise<Services> {
@@ -78,8 +86,12 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
+  // ── models: before the resolver of deployed scenarios, which embeds their models ──
+  const modelStore = new ModelStore(db);
+  const modelDocuments = new ModelResolver(modelStore);
+  const models = new ModelService(modelStore, new DeployedModelReferences(db), config.models);
   const scenarioStore = new ScenarioStore(db);
-  const deployedScenarios = new DeployedScenarioResolver(scenarioStore);
+  const deployedScenarios = new DeployedScenarioResolver(scenarioStore, modelDocuments);
   // ── outbound HTTP ──
   const outbound = createOutbound(config);
   // ── engine ──
@@ -94,7 +106,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── scenarios ──
   const replayStore = new MySqlReplayStore(db);
-  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore));
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments);
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
@@ -111,10 +123,10 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── replay ──
   const replay = createReplay({
-    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue,
+    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue, modelDocuments,
   });
   execution.sweeper.addSource(replay.stalledWork);
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay };
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, models, modelDocuments };
 }
 
 /** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { NodeProperties, ScenarioDocument, ScenarioPort } from '../engine/index.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import { deployedCacheKey, type DeployedScenario, type DeployedScenarios } from './deployed-scenarios.js';
 import type { ScenarioStore } from './scenario-store.js';
 
@@ -15,7 +16,8 @@ type Lookup = DeployedScenario | 'NOT_FOUND' | 'NOT_DEPLOYED';
 export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort {
   private readonly cache: LRUCache<string, Lookup>;
 
-  constructor(private readonly store: ScenarioStore, ttlMs = 1000) {
+  /** `models` embeds the models of MODEL nodes; the cached answer holds them, so an upload behind `latest` is seen within `ttlMs`. */
+  constructor(private readonly store: ScenarioStore, private readonly models: ModelDocuments = NO_MODELS, ttlMs = 1000) {
     this.cache = new LRUCache({ max: 10_000, ttl: Math.max(ttlMs, 1) });
   }
 
@@ -55,6 +57,7 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
     if (!found) return 'NOT_FOUND';
     const { version } = found;
     if (!version) return 'NOT_DEPLOYED';
+    const resolved = await this.models.resolve(ownerId, { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as Record<string, NodeProperties> }, deployedCacheKey(version.id));
     return {
       scenarioId: found.scenarioId,
       ownerName: found.ownerName,
@@ -62,8 +65,8 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
       name,
       versionId: version.id,
       version: String(version.versionNumber),
-      cacheKey: deployedCacheKey(version.id),
-      document: { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as Record<string, NodeProperties> },
+      cacheKey: resolved.cacheKey,
+      document: resolved.document,
     };
   }
 }
