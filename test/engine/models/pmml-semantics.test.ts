@@ -60,14 +60,15 @@ describe('MiningModel segmentation', () => {
   const three = (weights: [number, number, number]) =>
     segment('<True/>', 1, 2, weights[0]) + segment('<True/>', 10, 1, weights[1]) + segment('<SimplePredicate field="x" operator="greaterThan" value="100"/>', 1000, 0, weights[2]);
 
-  it.each([
+  const cases: [string, [number, number, number], number[]][] = [
     // x = 3: segments give 7 and 13 (the third's predicate is false); x = 200: 401, 210 and 1000
     ['selectFirst', [1, 1, 1], [7, 401]],
     ['sum', [1, 1, 1], [20, 1611]],
     ['average', [1, 1, 1], [10, 537]],
     ['weightedAverage', [1, 3, 4], [(7 + 39) / 4, (401 + 630 + 4000) / 8]],
-  ] as const)('%s', async (method, weights, expected) => {
-    const results = await score(mining(method, three([...weights])), [{ x: 3 }, { x: 200 }]);
+  ];
+  it.each(cases)('%s', async (method, weights, expected) => {
+    const results = await score(mining(method, three(weights)), [{ x: 3 }, { x: 200 }]);
     expect(results.map((r) => r.t)).toEqual(expected);
   });
 
