@@ -4581,6 +4581,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelSummary"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
