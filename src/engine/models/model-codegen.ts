@@ -37,8 +37,12 @@ export function modelFunction(doc: ModelDocument, options: ModelFunctionOptions)
   const prepFns = doc.inputs.map((input, k) => prepareFunction(`P${k}`, input, options.nodeId));
   const byName = new Map(doc.outputs.map((o) => [o.name, o]));
   const values = options.outputs.map((name) => outputValue(byName.get(name)!));
+  // Maps keyed by model data (categories, field names) have no prototype, and reach the sandbox through
+  // JSON.parse (an object literal would read a "__proto__" key as the prototype): a category named
+  // "constructor" or "__proto__" is a key like any other.
   return `(function () {
-const CAT = ${q(Object.fromEntries(typedCategory))};
+function NP(o) { return o === null ? null : Object.assign(Object.create(null), o); }
+const CAT = NP(JSON.parse(${q(JSON.stringify(Object.fromEntries(typedCategory)))}));
 function A3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === false) return false; if (ps[k] === null) u = true; } return u ? null : true; }
 function O3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === true) return true; if (ps[k] === null) u = true; } return u ? null : false; }
 function X3(ps) { let t = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === null) return null; if (ps[k]) t = !t; } return t; }
@@ -47,7 +51,7 @@ function BEST(p, cats) { let b = null; for (let k = 0; k < cats.length; k++) { c
 ${prepFns.join('\n')}
 ${e.parts.join('\n')}
 return function ($$vars) {
-const X = {};
+const X = Object.create(null);
 ${prepared.join('\n')}
 const r = ${main}(X);
 return [${values.join(', ')}];
@@ -158,16 +162,16 @@ function regression(e: Emitter, m: RegressionModel, categories: string[]): strin
       lines.push(`const mx = Math.max(${cats.map((_, j) => `y${j}`).join(', ')});`);
       cats.forEach((_, j) => lines.push(`const e${j} = Math.exp(y${j} - mx);`));
       lines.push(`const t = ${cats.map((_, j) => `e${j}`).join(' + ')};`);
-      lines.push(`const p = { ${cats.map((c, j) => `${q(c)}: e${j} / t`).join(', ')} };`);
+      lines.push(`const p = Object.create(null); ${cats.map((c, j) => `p[${q(c)}] = e${j} / t;`).join(' ')}`);
     } else if (m.normalizationMethod === 'simplemax') {
       lines.push(`const t = ${cats.map((_, j) => `y${j}`).join(' + ')};`);
-      lines.push(`const p = { ${cats.map((c, j) => `${q(c)}: y${j} / t`).join(', ')} };`);
+      lines.push(`const p = Object.create(null); ${cats.map((c, j) => `p[${q(c)}] = y${j} / t;`).join(' ')}`);
     } else {
       // logit and none: the last category gets what the others leave (PMML 4.4, RegressionModel).
       const f = (j: number) => (m.normalizationMethod === 'logit' ? `1 / (1 + Math.exp(-y${j}))` : `y${j}`);
       cats.slice(0, last).forEach((_, j) => lines.push(`const p${j} = ${f(j)};`));
       lines.push(`const p${last} = 1 - (${n > 1 ? cats.slice(0, last).map((_, j) => `p${j}`).join(' + ') : '0'});`);
-      lines.push(`const p = { ${cats.map((c, j) => `${q(c)}: p${j}`).join(', ')} };`);
+      lines.push(`const p = Object.create(null); ${cats.map((c, j) => `p[${q(c)}] = p${j};`).join(' ')}`);
     }
     lines.push(`return { v: BEST(p, ${q(order(cats, categories))}), p: p, rc: null };`);
   }
@@ -189,7 +193,7 @@ function tree(e: Emitter, m: TreeModel, categories: string[]): string {
     let probabilities: Record<string, number> | null = null;
     if (n.distribution) {
       const total = n.distribution.reduce((s, d) => s + d.recordCount, 0);
-      probabilities = {};
+      probabilities = Object.create(null) as Record<string, number>;
       for (const d of n.distribution) probabilities[String(d.value)] = d.probability ?? (total > 0 ? d.recordCount / total : 0);
     }
     let value: string | null = n.score !== undefined ? String(n.score) : null;
@@ -197,7 +201,7 @@ function tree(e: Emitter, m: TreeModel, categories: string[]): string {
       const own = n.distribution!.map((d) => String(d.value));
       value = order(own, categories).reduce<string | null>((b, c) => (probabilities![c] !== undefined && (b === null || probabilities![c] > probabilities![b]) ? c : b), null);
     }
-    return value === null ? 'null' : `{ v: ${q(value)}, p: ${q(probabilities)}, rc: null }`;
+    return value === null ? 'null' : `{ v: ${q(value)}, p: NP(${probabilities ? `JSON.parse(${q(JSON.stringify(probabilities))})` : 'null'}), rc: null }`;
   };
   const visit = (n: TreeNode): void => {
     nodeNames.set(n, `${name}_${nodeNames.size}`);
@@ -267,7 +271,7 @@ function mining(e: Emitter, m: MiningModel, categories: string[]): string {
       lines.push('return null;');
       break;
     case 'modelChain':
-      lines.push('X = Object.assign({}, X);', 'let r = null;');
+      lines.push('X = Object.assign(Object.create(null), X);', 'let r = null;');
       segs.forEach((s) => {
         const assigns = s.outputs.map((o) => `X[${q(o.name)}] = ${outputValue(o)};`).join(' ');
         lines.push(`if (${s.predicate} === true) { r = ${s.fn}(X); ${assigns} }`);
@@ -279,7 +283,7 @@ function mining(e: Emitter, m: MiningModel, categories: string[]): string {
       segs.forEach((s) => {
         const weight = m.multipleModelMethod === 'weightedAverage' ? q(s.weight) : '1';
         lines.push(`if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; n++; w += ${weight};`);
-        if (m.functionName === 'classification') lines.push(`if (P === null) P = {}; for (const c in r.p) P[c] = (P[c] || 0) + ${weight} * r.p[c]; }`);
+        if (m.functionName === 'classification') lines.push(`if (P === null) P = Object.create(null); for (const c in r.p) P[c] = (P[c] || 0) + ${weight} * r.p[c]; }`);
         else lines.push(`t += ${weight === '1' ? 'r.v' : `${weight} * r.v`}; }`);
       });
       lines.push('if (n === 0) return null;');
@@ -287,7 +291,7 @@ function mining(e: Emitter, m: MiningModel, categories: string[]): string {
       else lines.push(`return { v: ${m.multipleModelMethod === 'sum' ? 't' : 't / w'}, p: null, rc: null };`);
       break;
     case 'majorityVote': case 'weightedMajorityVote':
-      lines.push('let w = 0; const P = {};');
+      lines.push('let w = 0; const P = Object.create(null);');
       segs.forEach((s) => {
         const weight = m.multipleModelMethod === 'weightedMajorityVote' ? q(s.weight) : '1';
         lines.push(`if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; w += ${weight}; P[r.v] = (P[r.v] || 0) + ${weight}; }`);

@@ -90,6 +90,17 @@ describe('MiningModel segmentation', () => {
   });
 });
 
+describe('categories that are names of Object.prototype', () => {
+  it('predicts and gives probabilities for categories named constructor and __proto__', async () => {
+    const dictionary = `${xy.replace('<DataField name="t" optype="continuous" dataType="double"/>', '')}<DataField name="c" optype="categorical" dataType="string"><Value value="constructor"/><Value value="__proto__"/></DataField>`;
+    const schema = '<MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema>';
+    const model = readPmml(pmml(dictionary, `<TreeModel functionName="classification">${schema}<Output><OutputField name="c" feature="predictedValue"/><OutputField name="pc" feature="probability" value="constructor"/><OutputField name="pp" feature="probability" value="__proto__"/></Output>` +
+      '<Node><True/><Node score="__proto__"><SimplePredicate field="x" operator="lessThan" value="0"/><ScoreDistribution value="constructor" recordCount="1"/><ScoreDistribution value="__proto__" recordCount="3"/></Node>' +
+      '<Node score="constructor"><True/><ScoreDistribution value="constructor" recordCount="1"/></Node></Node></TreeModel>'));
+    expect(await score(model, [{ x: -1 }, { x: 1 }])).toEqual([{ c: '__proto__', pc: 0.25, pp: 0.75 }, { c: 'constructor', pc: 1, pp: 0 }]);
+  });
+});
+
 describe('RegressionModel details', () => {
   it('returns no prediction when an input it needs is missing, and replaces a missing value when told to', async () => {
     const model = readPmml(pmml(xy, `<RegressionModel functionName="regression" normalizationMethod="exp"><MiningSchema><MiningField name="x" missingValueReplacement="0"/><MiningField name="y"/><MiningField name="t" usageType="target"/></MiningSchema>
