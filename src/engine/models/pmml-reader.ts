@@ -134,6 +134,7 @@ function readRegression(ctx: Context, m: XmlElement, path: string, functionName:
   if (functionName === 'regression' && tables.length !== 1) invalid(path, 'a regression needs exactly one RegressionTable');
   if (functionName === 'classification' && tables.some((t) => t.targetCategory === undefined)) invalid(path, 'every RegressionTable of a classification needs a targetCategory');
   if (functionName === 'regression' && !['none', 'logit', 'exp', 'softmax'].includes(normalizationMethod)) unsupported(path, `normalizationMethod="${normalizationMethod}" of a regression is not supported`);
+  if (functionName === 'classification' && normalizationMethod === 'exp') unsupported(path, 'normalizationMethod="exp" of a classification is not supported');
   return { kind: 'regression', functionName, normalizationMethod, tables };
 }
 
@@ -207,7 +208,7 @@ function readMining(ctx: Context, m: XmlElement, path: string, functionName: 're
     ['sum', 'average', 'weightedAverage', 'majorityVote', 'weightedMajorityVote', 'selectFirst', 'modelChain'] as const, 'selectFirst', ['median', 'max', 'selectAll', 'weightedSum', 'weightedMedian']);
   const segmentation = kid(m, 'Segmentation');
   if (!segmentation) invalid(path, 'needs a Segmentation');
-  if (['sum', 'average', 'weightedAverage'].includes(multipleModelMethod) && functionName === 'classification' && multipleModelMethod === 'sum') unsupported(path, 'multipleModelMethod="sum" of a classification is not supported');
+  if (multipleModelMethod === 'sum' && functionName === 'classification') unsupported(path, 'multipleModelMethod="sum" of a classification is not supported');
   if (['majorityVote', 'weightedMajorityVote'].includes(multipleModelMethod) && functionName !== 'classification') invalid(path, `multipleModelMethod="${multipleModelMethod}" is for classifications`);
   // Fields a model chain's earlier segments output become inputs of the later ones.
   const chained = new Map(ctx.fields);
@@ -331,9 +332,6 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   const schema = kid(m, 'MiningSchema') ?? invalid(path, 'needs a MiningSchema');
   const { inputs, target, targetCategories, fields } = readInputs(root, schema, path);
   const model = readBody({ path, fields }, m, path, functionName, 0);
-  if (functionName === 'classification' && !targetCategories && model.kind === 'regression') {
-    // the categories are the tables' own when the DataDictionary does not list them
-  }
   let outputs = readOutputs(kid(m, 'Output'), `${path}.Output`);
   if (outputs.length === 0) {
     // Without an Output element: the prediction under the target's name and, for a classification, a probability per category.
