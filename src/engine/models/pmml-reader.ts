@@ -217,6 +217,11 @@ function readMining(ctx: Context, m: XmlElement, path: string, functionName: 're
     const inner = s.children.find((c) => MODEL_ELEMENTS.includes(c.name) || REFUSED_MODELS.includes(c.name));
     if (!inner) invalid(spath, 'needs a model');
     const segCtx: Context = { path: spath, fields: multipleModelMethod === 'modelChain' ? chained : ctx.fields };
+    // Inputs are prepared once, by the top model's MiningSchema: a segment that treats them otherwise is refused, not ignored.
+    kids(kid(inner!, 'MiningSchema') ?? { name: '', attributes: {}, children: [], text: '' }, 'MiningField').forEach((f, j) => {
+      const treatment = ['missingValueReplacement', 'missingValueTreatment', 'invalidValueTreatment', 'invalidValueReplacement', 'outliers'].find((a) => f.attributes[a] !== undefined);
+      if (treatment) unsupported(`${spath}.${inner!.name}.MiningSchema.MiningField[${j}]`, `${treatment} in a segment's MiningSchema is not supported: declare it on the top model's`);
+    });
     const innerFunction = oneOf(`${spath}.${inner!.name}`, inner!.attributes.functionName, 'functionName', ['regression', 'classification'] as const, functionName);
     const model = readBody(segCtx, inner!, `${spath}.${inner!.name}`, innerFunction, depth + 1);
     const outputs = readOutputs(kid(inner!, 'Output'), `${spath}.${inner!.name}.Output`);

@@ -148,6 +148,8 @@ describe('files the reader refuses', () => {
     expect(refuse(pmml(xy, `<NeuralNetwork functionName="regression">${schemaXY}</NeuralNetwork>`))).toEqual({ kind: 'unsupported', message: expect.stringContaining('NeuralNetwork is not supported') });
     expect(refuse(pmml(xy, `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schemaXY}<Node score="1"><True/></Node></TreeModel>`)).kind).toBe('unsupported');
     expect(refuse(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations/><RegressionTable intercept="1"/></RegressionModel>`)).message).toMatch(/derived fields/);
+    const segmentTreatment = `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="sum"><Segment><True/><RegressionModel functionName="regression"><MiningSchema><MiningField name="x" missingValueReplacement="1"/></MiningSchema><RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`;
+    expect(refuse(pmml(xy, segmentTreatment))).toEqual({ kind: 'unsupported', message: expect.stringContaining("missingValueReplacement in a segment's MiningSchema") });
   });
 });
 
