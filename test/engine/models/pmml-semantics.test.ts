@@ -90,6 +90,31 @@ describe('MiningModel segmentation', () => {
   });
 });
 
+describe('Scorecard baselines and algorithms', () => {
+  const card = (algorithm: string, method: string) => readPmml(pmml(xy, `
+    <Scorecard functionName="regression" useReasonCodes="true" reasonCodeAlgorithm="${algorithm}" baselineMethod="${method}">${schemaXY}
+      <Output><OutputField name="t" feature="predictedValue"/><OutputField name="r1" feature="reasonCode" rank="1"/><OutputField name="r2" feature="reasonCode"  rank="2"/></Output>
+      <Characteristics>
+        <Characteristic name="A" reasonCode="RA"><Attribute partialScore="5"><SimplePredicate field="x" operator="lessThan" value="10"/></Attribute><Attribute partialScore="15"><True/></Attribute></Characteristic>
+        <Characteristic name="B" reasonCode="RB"><Attribute partialScore="0"><SimplePredicate field="y" operator="lessThan" value="10"/></Attribute><Attribute partialScore="8"><True/></Attribute></Characteristic>
+      </Characteristics>
+    </Scorecard>`));
+
+  it('pointsAbove against the lowest partial score (baselineMethod min): points above it rank', async () => {
+    // A: 15 − 5 = 10, B: 8 − 0 = 8; then A: 5 − 5 = 0 (no reason), B: 8
+    expect(await score(card('pointsAbove', 'min'), [{ x: 20, y: 20 }, { x: 1, y: 20 }])).toEqual([{ t: 23, r1: 'RA', r2: 'RB' }, { t: 13, r1: 'RB', r2: null }]);
+  });
+
+  it('pointsBelow against the highest partial score (baselineMethod max)', async () => {
+    // A: 15 − 5 = 10, B: 8 − 0 = 8
+    expect(await score(card('pointsBelow', 'max'), [{ x: 1, y: 1 }, { x: 20, y: 20 }])).toEqual([{ t: 5, r1: 'RA', r2: 'RB' }, { t: 23, r1: null, r2: null }]);
+  });
+
+  it('refuses reason codes without a baseline when the method does not say how to compute one', () => {
+    expect(() => card('pointsBelow', 'mean')).toThrow(/needs a baselineScore/);
+  });
+});
+
 describe('categories that are names of Object.prototype', () => {
   it('predicts and gives probabilities for categories named constructor and __proto__', async () => {
     const dictionary = `${xy.replace('<DataField name="t" optype="continuous" dataType="double"/>', '')}<DataField name="c" optype="categorical" dataType="string"><Value value="constructor"/><Value value="__proto__"/></DataField>`;
