@@ -1,6 +1,7 @@
 import type {
   FieldValue, MiningModel, ModelBody, ModelDocument, ModelInputField, ModelOutputField, Predicate, RegressionModel, ScorecardModel, TreeModel, TreeNode,
 } from './model-document.js';
+import { modelCategories } from './model-categories.js';
 
 /**
  * A model as JavaScript for the tenant's sandbox: one generated function per model body (and per tree
@@ -30,8 +31,11 @@ class Emitter {
   readonly parts: string[] = [];
   private next = 0;
   private readonly slots = new Map<string, number>();
+  private readonly categoryIndex: Map<string, number>;
 
-  constructor(readonly categories: string[]) {}
+  constructor(readonly categories: string[]) {
+    this.categoryIndex = new Map(categories.map((c, k) => [c, k]));
+  }
 
   id(prefix: string): string { return `${prefix}${this.next++}`; }
   /** The index of a field in X (inputs first, then what a model chain outputs). */
@@ -42,8 +46,7 @@ class Emitter {
   }
   get slotCount(): number { return this.slots.size; }
   category(value: FieldValue): number | undefined {
-    const index = this.categories.indexOf(String(value));
-    return index < 0 ? undefined : index;
+    return this.categoryIndex.get(String(value));
   }
   /** A constant of the program (hoisted out of the functions that use it). */
   constant(source: string): string {
@@ -53,26 +56,12 @@ class Emitter {
   }
 }
 
-/** Every category the model can predict or give a probability of: the declared ones first, then the model's own. */
-function categoriesOf(doc: ModelDocument): string[] {
-  const seen = new Set<string>((doc.targetCategories ?? []).map(String));
-  const visit = (body: ModelBody): void => {
-    if (body.kind === 'regression' && body.functionName === 'classification') body.tables.forEach((t) => seen.add(String(t.targetCategory)));
-    else if (body.kind === 'tree' && body.functionName === 'classification') {
-      const walk = (n: TreeNode): void => { n.distribution?.forEach((d) => seen.add(String(d.value))); if (n.score !== undefined) seen.add(String(n.score)); n.children.forEach(walk); };
-      walk(body.root);
-    } else if (body.kind === 'mining') body.segments.forEach((s) => visit(s.model));
-  };
-  visit(doc.model);
-  return [...seen];
-}
-
 /**
  * `(function () { …; return function ($$vars) → [output values in the order of options.outputs] })()`.
  * `rt.err` (the sandbox runtime's error) reports an invalid input under returnInvalid.
  */
 export function modelFunction(doc: ModelDocument, options: ModelFunctionOptions): string {
-  const categories = categoriesOf(doc);
+  const categories = modelCategories(doc.model, doc.targetCategories);
   const e = new Emitter(categories);
   doc.inputs.forEach((input) => e.slot(input.name));
   const main = body(e, doc.model);
@@ -247,8 +236,8 @@ function tree(e: Emitter, m: TreeModel): string {
     }
     let v = n.score !== undefined ? e.category(n.score)! : -1;
     if (v < 0 && p) {
-      const order = tieOrder(e, n.distribution!.map((d) => d.value));
-      v = order.reduce((b, c) => (b < 0 || p![c] > p![b] ? c : b), -1);
+      // the most probable category of the distribution, ties to the first listed (categories it leaves out have 0)
+      for (const d of n.distribution!) { const c = e.category(d.value)!; if (v < 0 || p[c] > p[v]) v = c; }
     }
     return v < 0 ? null : { v, p, rc: null };
   });

@@ -2,7 +2,15 @@ import type {
   FieldValue, MiningModel, MiningSegment, ModelBody, ModelDataType, ModelDocument, ModelInputField, ModelOutputField, OpType, Predicate,
   RegressionModel, RegressionTable, ScorecardModel, TreeModel, TreeNode,
 } from './model-document.js';
+import { classificationTreeNodes, modelCategories } from './model-categories.js';
 import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml-parser.js';
+
+/**
+ * Bounds on what a model's generated code holds: a probability per category in every node of a
+ * classification tree. Files within MODEL_MAX_BYTES could otherwise ask for billions of values.
+ */
+export const MAX_CATEGORIES = 1000;
+export const MAX_PROBABILITY_CELLS = 5_000_000;
 
 /**
  * PMML (4.x) → ModelDocument. Refuses, naming the element, what it cannot run exactly as PMML defines it
@@ -337,11 +345,15 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   const schema = kid(m, 'MiningSchema') ?? invalid(path, 'needs a MiningSchema');
   const { inputs, target, targetCategories, fields } = readInputs(root, schema, path);
   const model = readBody({ path, fields }, m, path, functionName, 0);
+  const categories = modelCategories(model, targetCategories).length;
+  if (categories > MAX_CATEGORIES) unsupported(path, `${categories} target categories; at most ${MAX_CATEGORIES} are supported`);
+  const cells = categories * classificationTreeNodes(model);
+  if (cells > MAX_PROBABILITY_CELLS) unsupported(path, `its tree nodes would hold ${cells} probabilities (nodes × categories); at most ${MAX_PROBABILITY_CELLS} are supported`);
   let outputs = readOutputs(kid(m, 'Output'), `${path}.Output`);
   if (outputs.length === 0) {
     // Without an Output element: the prediction under the target's name and, for a classification, a probability per category.
     outputs = [{ name: target ?? 'predictedValue', feature: 'predictedValue' }];
-    for (const category of categoriesOf(model, targetCategories)) outputs.push({ name: `probability(${String(category)})`, feature: 'probability', value: String(category) });
+    for (const category of modelCategories(model, targetCategories)) outputs.push({ name: `probability(${String(category)})`, feature: 'probability', value: String(category) });
   }
   const names = new Set<string>();
   outputs.forEach((o, k) => {
@@ -355,20 +367,4 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
     ...(target !== undefined ? { target } : {}),
     ...(targetCategories ? { targetCategories } : {}),
   };
-}
-
-/** The categories a classification can predict, in the order PMML breaks ties by. */
-export function categoriesOf(model: ModelBody, declared?: FieldValue[]): FieldValue[] {
-  if (model.functionName !== 'classification') return [];
-  if (declared && declared.length > 0) return declared.map(String);
-  const seen = new Set<string>();
-  const visit = (body: ModelBody): void => {
-    if (body.kind === 'regression') body.tables.forEach((t) => seen.add(String(t.targetCategory)));
-    else if (body.kind === 'tree') {
-      const walk = (n: TreeNode): void => { n.distribution?.forEach((d) => seen.add(String(d.value))); if (n.score !== undefined) seen.add(String(n.score)); n.children.forEach(walk); };
-      walk(body.root);
-    } else if (body.kind === 'mining') body.segments.forEach((s) => visit(s.model));
-  };
-  visit(model);
-  return [...seen];
 }

@@ -173,6 +173,9 @@ describe('files the reader refuses', () => {
     expect(refuse(pmml(xy, `<NeuralNetwork functionName="regression">${schemaXY}</NeuralNetwork>`))).toEqual({ kind: 'unsupported', message: expect.stringContaining('NeuralNetwork is not supported') });
     expect(refuse(pmml(xy, `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schemaXY}<Node score="1"><True/></Node></TreeModel>`)).kind).toBe('unsupported');
     expect(refuse(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations/><RegressionTable intercept="1"/></RegressionModel>`)).message).toMatch(/derived fields/);
+    const manyCategories = `<DataField name="x" optype="continuous" dataType="double"/><DataField name="c" optype="categorical" dataType="string">${Array.from({ length: 1001 }, (_, k) => `<Value value="c${k}"/>`).join('')}</DataField>`;
+    expect(refuse(pmml(manyCategories, '<TreeModel functionName="classification"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema><Node score="c0"><True/></Node></TreeModel>')))
+      .toEqual({ kind: 'unsupported', message: expect.stringContaining('1001 target categories; at most 1000') });
     const segmentTreatment = `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="sum"><Segment><True/><RegressionModel functionName="regression"><MiningSchema><MiningField name="x" missingValueReplacement="1"/></MiningSchema><RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`;
     expect(refuse(pmml(xy, segmentTreatment))).toEqual({ kind: 'unsupported', message: expect.stringContaining("missingValueReplacement in a segment's MiningSchema") });
   });
