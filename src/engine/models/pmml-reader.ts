@@ -233,7 +233,13 @@ function readMining(ctx: Context, m: XmlElement, path: string, functionName: 're
     const innerFunction = oneOf(`${spath}.${inner!.name}`, inner!.attributes.functionName, 'functionName', ['regression', 'classification'] as const, functionName);
     const model = readBody(segCtx, inner!, `${spath}.${inner!.name}`, innerFunction, depth + 1);
     const outputs = readOutputs(kid(inner!, 'Output'), `${spath}.${inner!.name}.Output`);
-    if (multipleModelMethod === 'modelChain') for (const o of outputs) chained.set(o.name, { name: o.name, dataType: o.feature === 'probability' ? 'double' : 'string', optype: 'continuous' });
+    // A chained prediction is a number when the segment is a regression; a category (text) when it classifies.
+    if (multipleModelMethod === 'modelChain') {
+      for (const o of outputs) {
+        const numeric = o.feature === 'probability' || (o.feature === 'predictedValue' && model.functionName === 'regression');
+        chained.set(o.name, { name: o.name, dataType: numeric ? 'double' : 'string', optype: numeric ? 'continuous' : 'categorical' });
+      }
+    }
     return { predicate: predicateOf(segCtx, s, spath), weight: number(spath, s.attributes.weight, 'weight', 1), model, outputs };
   });
   if (segments.length === 0) invalid(path, 'needs at least one Segment');

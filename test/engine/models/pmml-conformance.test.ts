@@ -43,8 +43,8 @@ const names = readdirSync(FIXTURES).filter((f) => f.endsWith('.expected.json')).
 describe('PMML conformance against scikit-learn (and a hand-worked scorecard)', () => {
   it('has the fixtures the script writes', () => {
     expect(names).toEqual([
-      'decision-tree-classifier', 'decision-tree-regressor', 'linear-regression', 'logistic-binary', 'logistic-multinomial',
-      'random-forest-classifier', 'random-forest-regressor', 'scorecard-reasons',
+      'decision-tree-classifier', 'decision-tree-regressor', 'gradient-boosting-classifier', 'gradient-boosting-regressor', 'linear-regression',
+      'logistic-binary', 'logistic-multinomial', 'random-forest-classifier', 'random-forest-regressor', 'scorecard-reasons',
     ]);
   });
 
