@@ -30,7 +30,7 @@ import { ScenarioService } from './scenarios/scenario-service.js';
 import { DeployedModelReferences } from './scenarios/deployed-model-references.js';
 import { ModelResolver } from './models/model-documents.js';
 import { ModelService } from './models/model-service.js';
-import { ModelStore } from './models/model-store.js';
+import { MySqlModelStore } from './models/model-store.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
 
@@ -87,7 +87,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
   // ── models: before the resolver of deployed scenarios, which embeds their models ──
-  const modelStore = new ModelStore(db);
+  const modelStore = new MySqlModelStore(db);
   const modelDocuments = new ModelResolver(modelStore);
   const models = new ModelService(modelStore, new DeployedModelReferences(db), config.models);
   const scenarioStore = new ScenarioStore(db);

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { modelReferenceKey, type ModelDocument, type ModelNodeSettings, type ScenarioDocument } from '../engine/index.js';
-import type { ModelStore } from './model-store.js';
+import type { ModelStore } from './model-store-type.js';
 
 /** A document ready for the engine: its MODEL nodes' models resolved, and the cache key that names them. */
 export interface ResolvedDocument { document: ScenarioDocument; cacheKey: string }

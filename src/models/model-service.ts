@@ -6,7 +6,7 @@ import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
-import type { ModelStore, ModelVersionRecord } from './model-store.js';
+import type { ModelStore, ModelVersionRecord } from './model-store-type.js';
 import type { ModelUsage } from './model-usage.js';
 
 export interface ModelsConfig {

@@ -1,23 +1,6 @@
 import type { Knex } from 'knex';
 import type { ModelDocument } from '../engine/index.js';
-
-/** One version of a model, as stored: the file as uploaded and what the PMML reader made of it. */
-export interface ModelVersionRecord {
-  id: number;
-  name: string;
-  version: number;
-  format: 'PMML';
-  modelType: string;
-  functionName: 'regression' | 'classification';
-  fileName: string;
-  sizeBytes: number;
-  sha256: string;
-  createdAt: Date;
-}
-
-export interface NewModelVersion {
-  format: 'PMML'; modelType: string; functionName: string; fileName: string; sizeBytes: number; sha256: string; file: string; document: ModelDocument;
-}
+import type { ModelStore, ModelVersionRecord, NewModelVersion } from './model-store-type.js';
 
 interface VersionRow {
   id: number; name: string; version_number: number; format: string; model_type: string; function_name: string;
@@ -34,8 +17,8 @@ function toRecord(row: VersionRow): ModelVersionRecord {
   };
 }
 
-/** Knex queries over models and model_versions; rows never leave it. */
-export class ModelStore {
+/** ModelStore over MySQL: Knex queries over models and model_versions; rows never leave it. */
+export class MySqlModelStore implements ModelStore {
   constructor(private readonly db: Knex) {}
 
   /** Stores a new version, creating the model on its first upload; numbers come from the model row, locked. */
