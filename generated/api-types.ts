@@ -634,6 +634,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your models
+         * @description Your models, by name, each with its versions (newest first).
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/models/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A model and its versions
+         * @description The model's versions, newest first. 404 MODEL_NOT_FOUND when you have no model of that name.
+         */
+        get: operations["getModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/models/{name}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a new version of a model
+         * @description Uploads a PMML file (`.pmml` or `.xml`, UTF-8) as the multipart file part `file`: a new, immutable version of the model `name` (the first upload creates the model). The answer lists the model's input fields (MiningSchema with the DataDictionary's types and valid values) and output fields (Output, or without one the target and a probability per category). The file is read in full before anything is stored: a file that is not well-formed XML, declares a DOCTYPE (entities), nests deeper than 128 elements or is not PMML is 400 MODEL_INVALID; valid PMML using something this service does not run (another model type, derived fields, Targets, an unsupported strategy) is 422 MODEL_NOT_SUPPORTED, naming the element; a file longer than `MODEL_MAX_BYTES` (8 MiB by default) is 413. Nothing is stored for a refused file.
+         */
+        post: operations["uploadModelVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/models/{name}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version of a model, with its fields
+         * @description The version's metadata and its input and output fields. 404 MODEL_NOT_FOUND for an unknown model or version.
+         */
+        get: operations["getModelVersion"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a version of a model
+         * @description Deletes the version. 409 MODEL_IN_USE while the latest deployed version of one of your scenarios has a MODEL node that uses it (by its number, or as `latest` when it is the newest), naming the scenarios. A model whose last version is deleted is listed no more; a later upload under its name continues its numbering (numbers are never reused).
+         */
+        delete: operations["deleteModelVersion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/models/{name}/versions/{version}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a version's file
+         * @description The PMML file exactly as uploaded.
+         */
+        get: operations["downloadModelVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -642,7 +746,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "BODY_TOO_COMPLEX" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "BODY_TOO_COMPLEX" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH" | "MODEL_NOT_FOUND" | "MODEL_INVALID" | "MODEL_NOT_SUPPORTED" | "MODEL_IN_USE";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1256,7 +1360,7 @@ export interface components {
          * @description Kind of a scenario graph node.
          * @enum {string}
          */
-        NodeType: "START" | "END" | "SCRIPT" | "DECISION" | "DECISION_TABLE" | "SCORECARD" | "DATA_LOOKUP" | "SCENARIO_CALL" | "HTTP_CALL";
+        NodeType: "START" | "END" | "SCRIPT" | "DECISION" | "DECISION_TABLE" | "SCORECARD" | "DATA_LOOKUP" | "SCENARIO_CALL" | "HTTP_CALL" | "MODEL";
         /**
          * @description How a node writes the variables it defines: OVERWRITE_ALL always writes; OVERWRITE_NULL writes only over null or unset variables; OVERWRITE_NONE writes only variables never assigned in this run; OVERWRITE_ERROR fails the run (MERGE_CONFLICT) when the variable already holds a non-null value.
          * @default OVERWRITE_ALL
@@ -1655,7 +1759,7 @@ export interface components {
             reason?: string;
         };
         /** @description A node's settings, by node type: StartNodeSettings for START, ScriptNodeSettings for SCRIPT, and so on (see docs/scenarios.md). */
-        NodeSettings: components["schemas"]["StartNodeSettings"] | components["schemas"]["EndNodeSettings"] | components["schemas"]["ScriptNodeSettings"] | components["schemas"]["DecisionNodeSettings"] | components["schemas"]["DecisionTableNodeSettings"] | components["schemas"]["ScorecardNodeSettings"] | components["schemas"]["DataLookupNodeSettings"] | components["schemas"]["ScenarioCallNodeSettings"] | components["schemas"]["HttpCallNodeSettings"];
+        NodeSettings: components["schemas"]["StartNodeSettings"] | components["schemas"]["EndNodeSettings"] | components["schemas"]["ScriptNodeSettings"] | components["schemas"]["DecisionNodeSettings"] | components["schemas"]["DecisionTableNodeSettings"] | components["schemas"]["ScorecardNodeSettings"] | components["schemas"]["DataLookupNodeSettings"] | components["schemas"]["ScenarioCallNodeSettings"] | components["schemas"]["HttpCallNodeSettings"] | components["schemas"]["ModelNodeSettings"];
         /** @description A node's settings in an import: `content` as JSON text (as exported) or as the settings object itself (hand-written YAML/JSON). `id` and `type` may be left out: they are taken from the entry's key and from the graph node with that id, so the shortest form is `{content}`; when given they must agree with them. */
         NodePropertiesImport: {
             /** @description The node id, equal to its key in `nodeProperties`. Default (when absent): the key. */
@@ -2042,6 +2146,101 @@ export interface components {
             /** @description The next page's `cursor`; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description Scores a model of the model registry (PMML; docs/models.md) in the scenario's sandbox: its inputs read variables, the outputs named in `outputs` are written to variables (with the node's mergeType and prefix). The model is resolved when the scenario is compiled: a numbered version, or the newest one (`latest`). */
+        ModelNodeSettings: {
+            model: components["schemas"]["ModelName"];
+            /** @description A version number, or `latest`: the newest version when the scenario is compiled (validate, deploy, and each process's first run of a deployed version within a second of an upload). Default (when absent): `latest`. */
+            version?: number | "latest";
+            /** @description Model input field → the variable it reads. A model input not listed reads the variable of its own name. */
+            inputs?: {
+                [key: string]: string;
+            };
+            /** @description Model output field (an OutputField of the PMML, or without an Output element: the target's name and `probability(<category>)`) → the variable it writes. */
+            outputs: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * @description A model's name, unique per owner and case-sensitive: a letter, then letters, digits, `_`, `.` or `-`; at most 64 characters.
+         * @example credit-risk
+         */
+        ModelName: string;
+        /** @description An input field of a model: its MiningSchema entry with the DataDictionary's type and valid values. */
+        ModelField: {
+            name: string;
+            /** @enum {string} */
+            dataType: "string" | "integer" | "float" | "double" | "boolean";
+            /** @enum {string} */
+            optype: "continuous" | "categorical" | "ordinal";
+            /** @description The valid values of a categorical field; absent: any value. */
+            values?: (string | number | boolean)[];
+            /** @description The valid ranges of a continuous field; absent: any number. */
+            intervals?: {
+                min?: number;
+                max?: number;
+                minClosed: boolean;
+                maxClosed: boolean;
+            }[];
+            /** @description What a missing value is replaced with. */
+            missingValueReplacement?: string | number | boolean;
+            /**
+             * @description What an invalid value does: `returnInvalid` fails the run (MODEL_INPUT_INVALID), `asMissing` treats it as missing, `asValue` replaces it with `invalidValueReplacement`, `asIs` uses it as it is.
+             * @enum {string}
+             */
+            invalidValueTreatment: "returnInvalid" | "asIs" | "asMissing" | "asValue";
+            invalidValueReplacement?: string | number | boolean;
+        };
+        /** @description An output field of a model. */
+        ModelOutput: {
+            name: string;
+            /** @enum {string} */
+            feature: "predictedValue" | "probability" | "reasonCode";
+            /** @description The category of a probability. */
+            value?: string | number | boolean;
+            /** @description The rank of a reason code (1: the first). */
+            rank?: number;
+        };
+        /** @description One immutable version of a model, with the fields read from its file. */
+        ModelVersion: {
+            name: components["schemas"]["ModelName"];
+            /** @description 1 for the first upload under the name, then 2, 3, …; numbers of deleted versions are not reused. */
+            version: number;
+            /** @enum {string} */
+            format: "PMML";
+            /**
+             * @description The PMML model element: RegressionModel, TreeModel, Scorecard or MiningModel.
+             * @example TreeModel
+             */
+            modelType: string;
+            /** @enum {string} */
+            functionName: "regression" | "classification";
+            /** @description The predicted field, when the MiningSchema names one. */
+            target?: string;
+            fileName: string;
+            sizeBytes: number;
+            /** @description SHA-256 of the file, hex. */
+            sha256: string;
+            /** Format: date-time */
+            createdAt: string;
+            inputs: components["schemas"]["ModelField"][];
+            outputs: components["schemas"]["ModelOutput"][];
+        };
+        ModelVersionSummary: {
+            version: number;
+            modelType: string;
+            /** @enum {string} */
+            functionName: "regression" | "classification";
+            fileName: string;
+            sizeBytes: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ModelSummary: {
+            name: components["schemas"]["ModelName"];
+            latestVersion: number;
+            /** @description Every version, newest first. */
+            versions: components["schemas"]["ModelVersionSummary"][];
+        };
     };
     responses: {
         /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
@@ -2176,6 +2375,16 @@ export interface components {
         Context: components["schemas"]["AccessControlContext"];
         /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
         TestCaseId: string;
+        /**
+         * @description The model's name (ModelName).
+         * @example credit-risk
+         */
+        ModelName: components["schemas"]["ModelName"];
+        /**
+         * @description A version number, or `latest` (the newest).
+         * @example latest
+         */
+        ModelVersion: string;
     };
     requestBodies: never;
     headers: {
@@ -4348,6 +4557,217 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your models. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model's name (ModelName).
+                 * @example credit-risk
+                 */
+                name: components["parameters"]["ModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    uploadModelVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model's name (ModelName).
+                 * @example credit-risk
+                 */
+                name: components["parameters"]["ModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The PMML file.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new version. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getModelVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model's name (ModelName).
+                 * @example credit-risk
+                 */
+                name: components["parameters"]["ModelName"];
+                /**
+                 * @description A version number, or `latest` (the newest).
+                 * @example latest
+                 */
+                version: components["parameters"]["ModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    deleteModelVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model's name (ModelName).
+                 * @example credit-risk
+                 */
+                name: components["parameters"]["ModelName"];
+                /**
+                 * @description A version number, or `latest` (the newest).
+                 * @example latest
+                 */
+                version: components["parameters"]["ModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    downloadModelVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model's name (ModelName).
+                 * @example credit-risk
+                 */
+                name: components["parameters"]["ModelName"];
+                /**
+                 * @description A version number, or `latest` (the newest).
+                 * @example latest
+                 */
+                version: components["parameters"]["ModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PMML file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];

@@ -314,4 +314,58 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['getReplay']['responses'][200]['content']['application/json'] };
   };
+  listModels: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listModels']['responses'][200]['content']['application/json'] };
+  };
+  getModel: {
+    params: NonNullable<operations['getModel']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getModel']['responses'][200]['content']['application/json'] };
+  };
+  uploadModelVersion: {
+    params: NonNullable<operations['uploadModelVersion']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['uploadModelVersion']['requestBody']>['content']['multipart/form-data'];
+    uploads: 'file';
+    replies:
+      | { status: 201; contentType?: 'application/json'; body: operations['uploadModelVersion']['responses'][201]['content']['application/json'] };
+  };
+  getModelVersion: {
+    params: NonNullable<operations['getModelVersion']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getModelVersion']['responses'][200]['content']['application/json'] };
+  };
+  deleteModelVersion: {
+    params: NonNullable<operations['deleteModelVersion']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 204 };
+  };
+  downloadModelVersion: {
+    params: NonNullable<operations['downloadModelVersion']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType: 'application/xml'; body: operations['downloadModelVersion']['responses'][200]['content']['application/xml'] | AsyncIterable<operations['downloadModelVersion']['responses'][200]['content']['application/xml']> };
+  };
 }

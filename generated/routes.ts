@@ -47,6 +47,12 @@ export const routes = [
   { operationId: 'listReplays', method: 'get', path: '/api/scenario/{id}/replays', expressPath: '/api/scenario/:id/replays', security: ['bearerAuth'] },
   { operationId: 'startReplay', method: 'post', path: '/api/scenario/{id}/replays', expressPath: '/api/scenario/:id/replays', security: ['bearerAuth'] },
   { operationId: 'getReplay', method: 'get', path: '/api/scenario/{id}/replays/{replayId}', expressPath: '/api/scenario/:id/replays/:replayId', security: ['bearerAuth'] },
+  { operationId: 'listModels', method: 'get', path: '/api/models', expressPath: '/api/models', security: ['bearerAuth'] },
+  { operationId: 'getModel', method: 'get', path: '/api/models/{name}', expressPath: '/api/models/:name', security: ['bearerAuth'] },
+  { operationId: 'uploadModelVersion', method: 'post', path: '/api/models/{name}/versions', expressPath: '/api/models/:name/versions', security: ['bearerAuth'] },
+  { operationId: 'getModelVersion', method: 'get', path: '/api/models/{name}/versions/{version}', expressPath: '/api/models/:name/versions/:version', security: ['bearerAuth'] },
+  { operationId: 'deleteModelVersion', method: 'delete', path: '/api/models/{name}/versions/{version}', expressPath: '/api/models/:name/versions/:version', security: ['bearerAuth'] },
+  { operationId: 'downloadModelVersion', method: 'get', path: '/api/models/{name}/versions/{version}/file', expressPath: '/api/models/:name/versions/:version/file', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Every operation of the spec; `OperationHandlers` (src/http/operation-handler.ts) needs a handler for each. */

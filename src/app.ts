@@ -87,8 +87,10 @@ export function createApp(deps: AppDependencies): RequestListener {
   const storage = multer.diskStorage({ destination: tmpdir() });
   for (const route of routes) {
     if (!shapeOf(route).takesMultipart) continue;
-    // Collections take large CSV files; every other upload (a list of variables) is as small as a body.
-    const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes : config.limits.bodyBytes;
+    // Collections take large CSV files, models files up to MODEL_MAX_BYTES (multer stops reading past it:
+    // 413, nothing stored); every other upload (a list of variables) is as small as a body.
+    const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes
+      : route.operationId === 'uploadModelVersion' ? config.models.maxBytes : config.limits.bodyBytes;
     app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
   }
   app.use(contextQuery(spec as never));

@@ -27,6 +27,10 @@ import { createReplay, type Replay } from './replay/replay-module.js';
 import { ReplayReferenceCheck } from './replay/replay-reference-check.js';
 import { MySqlReplayStore } from './replay/replay-store.js';
 import { ScenarioService } from './scenarios/scenario-service.js';
+import { DeployedModelReferences } from './scenarios/deployed-model-references.js';
+import { ModelResolver } from './models/model-documents.js';
+import { ModelService } from './models/model-service.js';
+import { MySqlModelStore } from './models/model-store.js';
 import { ScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
 import { YamlBodyParser } from './http/yaml-body-parser.js';
@@ -72,6 +76,10 @@ export interface Services {
   replay: Replay;
   /** YAML request bodies are parsed on a thread of their own (started by the first one), never on the event loop. */
   yamlParser: YamlBodyParser;
+  // ── models ──
+  models: ModelService;
+  /** Resolves the models of MODEL nodes into documents before they are compiled. */
+  modelDocuments: ModelResolver;
 }
 
 /** An anchor's uses times the aliases inside it, at most, in a YAML body (the spec's "at most 100 aliases"). */
@@ -107,8 +115,12 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const internalDataStore = new InternalDataStore(db);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
+  // ── models: before the resolver of deployed scenarios, which embeds their models ──
+  const modelStore = new MySqlModelStore(db);
+  const modelDocuments = new ModelResolver(modelStore);
+  const models = new ModelService(modelStore, new DeployedModelReferences(db), config.models);
   const scenarioStore = new ScenarioStore(db);
-  const deployedScenarios = new DeployedScenarioResolver(scenarioStore, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
+  const deployedScenarios = new DeployedScenarioResolver(scenarioStore, modelDocuments, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
   // ── outbound HTTP ──
   const outbound = createOutbound(config);
   // ── engine ──
@@ -123,7 +135,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── scenarios ──
   const replayStore = new MySqlReplayStore(db);
-  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore));
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments);
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
@@ -143,12 +155,12 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── replay ──
   const replay = createReplay({
-    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue,
+    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue, modelDocuments,
   });
   execution.sweeper.addSource(replay.stalledWork);
   // ── HTTP: YAML bodies ──
   const yamlParser = new YamlBodyParser({ deadlineMs: config.limits.yamlParseMs, maxAliasCount: YAML_MAX_ALIAS_COUNT, maxHeapMb: YAML_PARSE_HEAP_MB });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, yamlParser };
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, yamlParser, models, modelDocuments };
 }
 
 /** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */

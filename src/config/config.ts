@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { defaultEngineHosts, defaultHostsPerTenant } from '../engine/pool/pool-size.js';
+import type { ModelsConfig } from '../models/model-service.js';
 
 /**
  * Configuration from environment variables. Every variable has a documented default per
@@ -110,6 +111,8 @@ export interface AppConfig {
   statistics: StatisticsConfig;
   records: RecordsConfig;
   replay: ReplayConfig;
+  /** The model registry (src/models/, docs/models.md). */
+  models: ModelsConfig;
 }
 
 /**
@@ -312,6 +315,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRecords: readInt(env, 'REPLAY_MAX_RECORDS', 10_000),
       concurrency: readInt(env, 'REPLAY_CONCURRENCY', 256),
       maxActivePerOwner: readInt(env, 'REPLAY_MAX_ACTIVE_PER_OWNER', 2),
+    },
+    models: {
+      maxBytes: readInt(env, 'MODEL_MAX_BYTES', 8 * 1_048_576),
     },
   };
   assertUsable(config);

@@ -18,6 +18,7 @@ import * as replayOwnerState from './migrations/20261125000100_replay_owner_stat
 import * as decisionRecordJsonChars from './migrations/20261126000100_decision_record_json_chars.js';
 import * as decisionRecordPages from './migrations/20261127000100_decision_record_pages.js';
 import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
+import * as models from './migrations/20261127000300_models.js';
 import * as userCallbackSecrets from './migrations/20261128002800_user_callback_secrets.js';
 import * as finishedRunInputs from './migrations/20261128002900_finished_run_inputs.js';
 import * as runResultsRetention from './migrations/20261128003000_run_results_retention.js';
@@ -51,6 +52,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261126000100_decision_record_json_chars', decisionRecordJsonChars],
   ['20261127000100_decision_record_pages', decisionRecordPages],
   ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
+  ['20261127000300_models', models],
   ['20261128002800_user_callback_secrets', userCallbackSecrets],
   ['20261128002900_finished_run_inputs', finishedRunInputs],
   ['20261128003000_run_results_retention', runResultsRetention],

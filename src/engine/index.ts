@@ -3,9 +3,12 @@ export type {
   NodeType, MergeType, NodeProperties, ScenarioDocument, ScenarioGraph, GraphNode, GraphEdge, VariableType, VariableInfo,
   InputValidator, StartNodeSettings, EndNodeSettings, ScriptNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings,
   ScorecardNodeSettings, DataLookupNodeSettings, ScenarioCallNodeSettings, HttpCallNodeSettings, Diagnostic, DocumentProblem,
-  TraceEntry, RunBudget, RunContext, RunLane, RunOutcome, TestCaseSpec, TestCaseReport,
+  TraceEntry, RunBudget, RunContext, RunLane, RunOutcome, TestCaseSpec, TestCaseReport, ModelNodeSettings,
 } from './types.js';
-export { NODE_TYPES } from './types.js';
+export { NODE_TYPES, modelReferenceKey } from './types.js';
+export type { ModelDocument, ModelInputField, ModelOutputField } from './models/model-document.js';
+export { readPmml, ModelFileError } from './models/pmml-reader.js';
+export { DEFAULT_XML_LIMITS, type XmlLimits } from './models/xml-parser.js';
 export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse, PortCallSite, PortHooks } from './ports.js';
 export { normalizeScenarioDocument, DocumentNormalizationError, type ScenarioDocumentInput } from './document/normalize.js';
 export { validateScenarioDocument, MAX_DOCUMENT_DEPTH } from './document/parse-document.js';

@@ -1,18 +1,27 @@
 /** Shapes of the scenario document and of what the engine reports. Mirrors the schemas in spec/openapi.json. */
+import type { ModelDocument } from './models/model-document.js';
 import type { PortHooks } from './ports.js';
 
 export type NodeType =
   | 'START' | 'END' | 'SCRIPT' | 'DECISION' | 'DECISION_TABLE' | 'SCORECARD'
-  | 'DATA_LOOKUP' | 'SCENARIO_CALL' | 'HTTP_CALL';
+  | 'DATA_LOOKUP' | 'SCENARIO_CALL' | 'HTTP_CALL' | 'MODEL';
 
 export const NODE_TYPES: readonly NodeType[] = [
-  'START', 'END', 'SCRIPT', 'DECISION', 'DECISION_TABLE', 'SCORECARD', 'DATA_LOOKUP', 'SCENARIO_CALL', 'HTTP_CALL',
+  'START', 'END', 'SCRIPT', 'DECISION', 'DECISION_TABLE', 'SCORECARD', 'DATA_LOOKUP', 'SCENARIO_CALL', 'HTTP_CALL', 'MODEL',
 ];
 
 export type MergeType = 'OVERWRITE_ALL' | 'OVERWRITE_NULL' | 'OVERWRITE_NONE' | 'OVERWRITE_ERROR';
 
 export interface NodeProperties { id: string; type: NodeType; content: string }
-export interface ScenarioDocument { content: string; nodeProperties: Record<string, NodeProperties> }
+export interface ScenarioDocument {
+  content: string; nodeProperties: Record<string, NodeProperties>;
+  /**
+   * The models its MODEL nodes name, by `modelReferenceKey` ("name@3", "name@latest"): the engine does no
+   * I/O, so whoever compiles a document that has MODEL nodes resolves them first (the service: src/models/).
+   * Not part of a stored or exported document.
+   */
+  models?: Record<string, ModelDocument>;
+}
 
 export interface GraphNode { id: string; type: NodeType; name?: string; mergeType?: MergeType; prefix?: string }
 export interface GraphEdge { from: string; to: string; when?: boolean }
@@ -75,6 +84,21 @@ export interface HttpCallNodeSettings {
   body?: unknown; bodyExpression?: string;
   timeoutMs?: number; retries?: number;
   output: string; catchErrors?: boolean; errorOutput?: string;
+}
+
+export interface ModelNodeSettings {
+  model: string;
+  /** a version number, or "latest" (the default): the newest version when the scenario is compiled */
+  version?: number | 'latest';
+  /** model input field → the variable it reads; an input not listed reads the variable of its own name */
+  inputs?: Record<string, string>;
+  /** model output field → the variable it writes */
+  outputs: Record<string, string>;
+}
+
+/** The key of a MODEL node's model in `ScenarioDocument.models`. */
+export function modelReferenceKey(settings: Pick<ModelNodeSettings, 'model' | 'version'>): string {
+  return `${settings.model}@${settings.version ?? 'latest'}`;
 }
 
 export interface Diagnostic { code: string; message: string; nodeId?: string; path?: string; line?: number; column?: number }

@@ -59,6 +59,11 @@ export const ERROR_CODES = [
   'REPLAY_NOT_FINISHED',
   'REPLAY_LIMIT_REACHED',
   'REPLAY_CONTENT_MISMATCH',
+  // models
+  'MODEL_NOT_FOUND',
+  'MODEL_INVALID',
+  'MODEL_NOT_SUPPORTED',
+  'MODEL_IN_USE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,6 +1,7 @@
 import { createBatchHandlers } from '../execution/batch-routes.js';
 import { createExecutionHandlers } from '../execution/execution-routes.js';
 import { createInternalDataHandlers } from '../internal-data/internal-data-routes.js';
+import { createModelHandlers } from '../models/model-routes.js';
 import { createRecordsHandlers } from '../records/records-routes.js';
 import { createReplayHandlers } from '../replay/replay-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
@@ -18,5 +19,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createStatisticsHandlers(services),
     ...createRecordsHandlers(services),
     ...createReplayHandlers(services),
+    ...createModelHandlers(services),
   };
 }

@@ -12,6 +12,8 @@ export const REPLY_ENCODINGS = {
   'application/yaml': 'yaml',
   'application/x-ndjson': 'ndjson',
   'text/csv': 'text',
+  // a model's file, sent as it was uploaded (PMML)
+  'application/xml': 'text',
 } as const;
 
 export type ReplyMediaType = keyof typeof REPLY_ENCODINGS;

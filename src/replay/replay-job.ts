@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { CompiledScenario, ScenarioDocument, ScenarioEngine } from '../engine/index.js';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import type { ResumableJobKind } from '../execution/execution-queue.js';
@@ -64,6 +65,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     private readonly engine: ScenarioEngine,
     private readonly settings: ReplayJobSettings,
     private readonly logger: Logger,
+    private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
   async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean> {
@@ -113,7 +115,8 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
   }
 
   private async runClaimed(replay: ReplayRecord, document: ScenarioDocument, stopping: () => boolean): Promise<boolean> {
-    const compiled = this.engine.compile(hashCacheKey(replay.candidate.contentHash), document);
+    const resolved = await this.models.resolve(replay.ownerId, document, hashCacheKey(replay.candidate.contentHash));
+    const compiled = this.engine.compile(resolved.cacheKey, resolved.document);
     const report = new ReplayReportBuilder(replay.outputs, replay.sampleSize);
     const window = new RunWindow(this.settings.concurrency);
     // Pages are folded into the report one after another, in record order, off the dispatch path.

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
 import type { ExecutionQueue } from '../execution/execution-queue.js';
@@ -36,13 +37,16 @@ export interface ReplayDependencies {
   engine: ScenarioEngine;
   /** Execution's job queue: replays run as jobs of their own kind on the same workers. */
   queue: ExecutionQueue;
+  /** The model registry's resolution of MODEL nodes (absent: none resolved). */
+  modelDocuments?: ModelDocuments;
 }
 
 export function createReplay(deps: ReplayDependencies): Replay {
-  const job = new ReplayJob(deps.store, deps.records, deps.engine, { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE }, deps.logger.child({ component: 'replay' }));
+  const models = deps.modelDocuments ?? NO_MODELS;
+  const job = new ReplayJob(deps.store, deps.records, deps.engine, { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE }, deps.logger.child({ component: 'replay' }), models);
   deps.queue.registerJobKind(job);
   return {
-    service: new ReplayService(deps.config, deps.scenarios, deps.store, deps.records, deps.engine, deps.queue),
+    service: new ReplayService(deps.config, deps.scenarios, deps.store, deps.records, deps.engine, deps.queue, models),
     job,
     stalledWork: stalledReplays(deps.store, deps.queue),
   };

@@ -1,4 +1,5 @@
 import { timeOrderedId } from '../ids/time-ordered-id.js';
+import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import { dateTimeParameter } from '../http/date-time-parameter.js';
 import type { components } from '../../generated/api-types.js';
 import type { ReplayConfig } from '../config/config.js';
@@ -39,6 +40,7 @@ export class ReplayService {
     private readonly records: DecisionRecordStore,
     private readonly engine: ScenarioEngine,
     private readonly queue: ExecutionQueue,
+    private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
   async start(actor: ScenarioActor, requesterId: number, scenarioId: string, request: ReplayRequestDto): Promise<ReplayDto> {
@@ -60,7 +62,8 @@ export class ReplayService {
       ]);
     }
     // A candidate that does not compile is refused now (422 COMPILE_ERROR), not found out by the job.
-    this.engine.compile(hashCacheKey(candidate.contentHash), candidate.document);
+    const resolved = await this.models.resolve(scenario.ownerId, candidate.document, hashCacheKey(candidate.contentHash));
+    this.engine.compile(resolved.cacheKey, resolved.document);
     // Records that begin after this moment never join the replay.
     const filter = recordFilter(request.filter ?? {}, new Date());
     const total = await this.records.count(scenario.id, filter, limit);

@@ -1,6 +1,7 @@
 import { StaleWhileRevalidateCache } from '../db/stale-while-revalidate.js';
 import type { NodeProperties, ScenarioDocument, ScenarioPort } from '../engine/index.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import { deployedCacheKey, type DeployedScenario, type DeployedScenarios } from './deployed-scenarios.js';
 import type { ScenarioStore } from './scenario-store.js';
 
@@ -27,7 +28,8 @@ export interface ResolverCacheOptions {
 export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort {
   private readonly cache: StaleWhileRevalidateCache<string, Lookup>;
 
-  constructor(private readonly store: ScenarioStore, options: ResolverCacheOptions = {}) {
+  /** `models` embeds the models of MODEL nodes; the cached answer holds them, so an upload behind `latest` is seen within `freshMs`. */
+  constructor(private readonly store: ScenarioStore, private readonly models: ModelDocuments = NO_MODELS, options: ResolverCacheOptions = {}) {
     this.cache = new StaleWhileRevalidateCache((key) => {
       const split = key.indexOf('\u0000');
       return this.load(Number(key.slice(0, split)), key.slice(split + 1));
@@ -65,6 +67,7 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
     if (!found) return 'NOT_FOUND';
     const { version } = found;
     if (!version) return 'NOT_DEPLOYED';
+    const resolved = await this.models.resolve(ownerId, { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as Record<string, NodeProperties> }, deployedCacheKey(version.id));
     return {
       scenarioId: found.scenarioId,
       ownerName: found.ownerName,
@@ -72,8 +75,8 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
       name,
       versionId: version.id,
       version: String(version.versionNumber),
-      cacheKey: deployedCacheKey(version.id),
-      document: { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as Record<string, NodeProperties> },
+      cacheKey: resolved.cacheKey,
+      document: resolved.document,
     };
   }
 }

@@ -9,6 +9,7 @@ import { ConflictError } from '../errors/conflict-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
+import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployedScenarioResolver } from './deployed-scenario-resolver.js';
 import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
@@ -53,6 +54,8 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     private readonly deployed: DeployedScenarioResolver,
     /** Checks deploy's `replay` references (the replay feature); without it every reference is unknown. */
     private readonly replays: ReplayReferences = NO_REPLAYS,
+    /** Resolves the models of MODEL nodes before anything is compiled (the engine does no I/O). */
+    private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
   async open(actor: ScenarioActor, id: string): Promise<ScenarioVersionDto> {
@@ -131,7 +134,8 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   async debug(actor: ScenarioActor, id: string, inputs: Record<string, unknown>): Promise<DebugResultDto> {
     const scenario = await this.accessible(actor, id);
     const version = await this.openedVersion(scenario);
-    const compiled = this.engine.compile(cacheKeyOf(version), documentOf(version));
+    const { document, cacheKey } = await this.models.resolve(scenario.ownerId, documentOf(version), cacheKeyOf(version));
+    const compiled = this.engine.compile(cacheKey, document);
     const outcome = await this.engine.run(compiled, inputs, { ownerId: scenario.ownerId, trace: true });
     return { version: labelOf(version), result: outcome.result, trace: (outcome.trace ?? []) as DebugResultDto['trace'] };
   }
@@ -156,7 +160,8 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
       throw new ConflictError(`Scenario "${scenario.name}" has no development version to deploy.`, 'NO_DEVELOP_VERSION');
     }
     if (options.skipValidation) {
-      this.engine.compile(cacheKeyOf(develop), documentOf(develop));
+      const { document, cacheKey } = await this.models.resolve(scenario.ownerId, documentOf(develop), cacheKeyOf(develop));
+      this.engine.compile(cacheKey, document);
     } else {
       const problems = await this.problemsOf(scenario, develop, options.validationData);
       if (problems.length > 0) throw validationErrors(scenario, labelOf(develop), problems);
@@ -191,7 +196,7 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     // Import-deploy passes deploy's validation (compiles, references resolve, test cases pass); it
     // runs scenario code, so it happens before the transaction takes its locks.
     const checks = await Promise.all(prepared.map(async (item): Promise<ImportCheck> => {
-      const compileProblems = this.compileDiagnostics(item.document);
+      const compileProblems = await this.compileDiagnostics(ownerId, item.document);
       if (compileProblems.length > 0) return { compiles: false, diagnostics: compileProblems };
       return { compiles: true, diagnostics: switches.overwriteDeploy ? await this.importDeployProblems(ownerId, item, switches) : [] };
     }));
@@ -279,7 +284,8 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   }
 
   /** Every problem of a document: diagnostics (compile and external references), the validation data's run, failing test cases. */
-  private async problemsOfDocument(ownerId: number, document: ScenarioDocument, cacheKey: string, testCases: Array<NewTestCase & { id?: number }>, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
+  private async problemsOfDocument(ownerId: number, stored: ScenarioDocument, storedKey: string, testCases: Array<NewTestCase & { id?: number }>, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
+    const { document, cacheKey } = await this.models.resolve(ownerId, stored, storedKey);
     // the validation data's run and every test case share one time budget
     const context = { ownerId, shared: this.engine.testCasesBudget(), lane: 'validation' as const };
     const problems: ErrorDetail[] = [];
@@ -337,9 +343,10 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   }
 
   /** [] when the document compiles, else its diagnostics. */
-  private compileDiagnostics(document: ScenarioDocument): Diagnostic[] {
+  private async compileDiagnostics(ownerId: number, stored: ScenarioDocument): Promise<Diagnostic[]> {
+    const { document, cacheKey } = await this.models.resolve(ownerId, stored, contentCacheKey(stored.content, JSON.stringify(stored.nodeProperties)));
     try {
-      this.engine.compile(contentCacheKey(document.content, JSON.stringify(document.nodeProperties)), document);
+      this.engine.compile(cacheKey, document);
       return [];
     } catch (error) {
       if (error instanceof ScenarioCompileError) return error.diagnostics;

@@ -11,10 +11,11 @@ beforeAll(async () => {
 });
 afterAll(async () => testApp.close());
 
-/** The two operations that take multipart bodies, with the query each needs. */
+/** The three operations that take multipart bodies, with the query each needs. */
 const operations = () => [
   ['loadCollectionData', `/api/internaldata/collections/loadData/multi_${Date.now().toString(36)}?fileName=f.csv`],
   ['createInputVariablesFromCsv', `/api/scenario/data/inputvariables/create?context=${encodeURIComponent(user.context())}`],
+  ['uploadModelVersion', `/api/models/multi-${Date.now().toString(36)}/versions`],
 ] as const;
 
 const CSV = 'true;income;DOUBLE;yearly income;\n';
@@ -31,7 +32,7 @@ const bodies: Array<[string, string, string]> = [
   ['no boundary at all', 'multipart/form-data', part('b0undary')],
 ];
 
-describe.each([0, 1])('malformed multipart bodies (operation %#)', (which) => {
+describe.each([0, 1, 2])('malformed multipart bodies (operation %#)', (which) => {
   it.each(bodies)('answer 400 MALFORMED_BODY for %s, and write nothing', async (_label, contentType, body) => {
     const [operationId, url] = operations()[which];
     const tablesBefore = await collectionTables(testApp);

@@ -16,7 +16,7 @@ let user: TestUser;
 beforeAll(async () => {
   applyTestEnvironment();
   const limits = loadConfig().limits;
-  testApp = await createTestApp({ configOverrides: { limits: { ...limits, bodyBytes: 1024, batchBodyBytes: 2048, uploadBytes: 1024 } } });
+  testApp = await createTestApp({ configOverrides: { limits: { ...limits, bodyBytes: 1024, batchBodyBytes: 2048, uploadBytes: 1024 }, models: { maxBytes: 1024 } } });
   user = await testApp.newUser();
 });
 afterAll(async () => testApp.close());
@@ -37,7 +37,7 @@ describe('operations with a request body', () => {
   it('are the ones expected', () => {
     expect(withBody.map((route) => route.operationId).sort()).toEqual([
       'createInputVariablesFromCsv', 'debugScenario', 'deployScenario', 'importScenarios', 'loadCollectionData', 'scoreAsync',
-      'scoreScenario', 'startReplay', 'submitBatch', 'updateRecordingSettings', 'updateScenarioTestCase', 'validateScenario',
+      'scoreScenario', 'startReplay', 'submitBatch', 'updateRecordingSettings', 'updateScenarioTestCase', 'uploadModelVersion', 'validateScenario',
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { parseScenarioDocument } from '../document/parse-document.js';
 import type {
   DataLookupNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings, Diagnostic, EndNodeSettings, GraphNode,
-  HttpCallNodeSettings, MergeType, NodeType, ScenarioCallNodeSettings, ScenarioDocument, ScorecardNodeSettings,
+  HttpCallNodeSettings, MergeType, ModelNodeSettings, NodeType, ScenarioCallNodeSettings, ScenarioDocument, ScorecardNodeSettings,
   ScriptNodeSettings, StartNodeSettings, VariableInfo,
 } from '../types.js';
 import { checkGraph, type GraphShape } from './graph-checks.js';
@@ -10,6 +10,7 @@ import { decisionTableFunction, expressionFunction, scorecardFunction, scriptFun
 import { CellSyntaxError, parseCell, type CellTest } from './table-cells.js';
 import { checkScorecardBins, checkScorecardOutputs } from './scorecard-checks.js';
 import { scorecardOutputs } from './scorecard-outputs.js';
+import { compileModelNode } from './model-node.js';
 
 export type SyntaxChecker = (code: string, kind: 'statements' | 'expression') => { message: string; line?: number; column?: number } | null;
 
@@ -28,7 +29,7 @@ export interface ScenarioPlan {
 }
 
 const KIND: Record<NodeType, number> = {
-  START: 0, END: 1, SCRIPT: 2, DECISION: 3, DECISION_TABLE: 4, SCORECARD: 5, DATA_LOOKUP: 6, SCENARIO_CALL: 7, HTTP_CALL: 8,
+  START: 0, END: 1, SCRIPT: 2, DECISION: 3, DECISION_TABLE: 4, SCORECARD: 5, DATA_LOOKUP: 6, SCENARIO_CALL: 7, HTTP_CALL: 8, MODEL: 9,
 };
 const MERGE_INDEX: Record<MergeType, number> = { OVERWRITE_ALL: 0, OVERWRITE_NULL: 1, OVERWRITE_NONE: 2, OVERWRITE_ERROR: 3 };
 const TEMPLATE_VAR = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
@@ -51,6 +52,7 @@ function definedNames(node: GraphNode, settings: unknown): string[] | null {
       const s = settings as HttpCallNodeSettings;
       return s.catchErrors ? [s.output, s.errorOutput ?? `${s.output}Error`] : [s.output];
     }
+    case 'MODEL': return Object.values((settings as ModelNodeSettings).outputs);
     default: return [];
   }
 }
@@ -204,6 +206,12 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
         fields.reads = q(compiled.reads);
         break;
       }
+      case 'MODEL': {
+        const compiled = compileModelNode(ctx, settings as ModelNodeSettings, doc.models ?? {});
+        fields.exec = compiled.source;
+        fields.reads = q(compiled.reads);
+        break;
+      }
       case 'HTTP_CALL': {
         const s = settings as HttpCallNodeSettings;
         const names = [...templateVariables([s.url, s.headers ?? {}, s.bodyExpression ? null : s.body ?? null])];
@@ -226,7 +234,7 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
 }
 
 /** Per-node helpers that check references and code, recording diagnostics against the node. */
-class NodeContext {
+export class NodeContext {
   constructor(
     readonly node: GraphNode, private readonly vars: Set<string>, private readonly open: boolean,
     private readonly allVariables: Set<string>, readonly diagnostics: Diagnostic[], private readonly checkSyntax: SyntaxChecker,

@@ -10,7 +10,7 @@ const SPEC_ID = 'urn:scenario-scoring:openapi';
 const SETTINGS_SCHEMA: Record<NodeType, string> = {
   START: 'StartNodeSettings', END: 'EndNodeSettings', SCRIPT: 'ScriptNodeSettings', DECISION: 'DecisionNodeSettings',
   DECISION_TABLE: 'DecisionTableNodeSettings', SCORECARD: 'ScorecardNodeSettings', DATA_LOOKUP: 'DataLookupNodeSettings',
-  SCENARIO_CALL: 'ScenarioCallNodeSettings', HTTP_CALL: 'HttpCallNodeSettings',
+  SCENARIO_CALL: 'ScenarioCallNodeSettings', HTTP_CALL: 'HttpCallNodeSettings', MODEL: 'ModelNodeSettings',
 };
 
 export interface SchemaProblem { path: string; message: string }

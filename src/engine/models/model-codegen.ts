@@ -1,0 +1,336 @@
+import type {
+  FieldValue, MiningModel, ModelBody, ModelDocument, ModelInputField, ModelOutputField, Predicate, RegressionModel, ScorecardModel, TreeModel, TreeNode,
+} from './model-document.js';
+import { modelCategories } from './model-categories.js';
+
+/**
+ * A model as JavaScript for the tenant's sandbox: one generated function per model body (and per tree
+ * node), all data as JSON, so a model file can never inject code. The generated program follows PMML 4.4:
+ * three-valued predicates (a comparison with a missing value is unknown), MiningSchema missing and invalid
+ * value treatment, then the model, then the Output fields asked for.
+ *
+ * Everything keyed by model data is an array indexed at compile time, never an object keyed by a name:
+ * field values are `X[slot]`, probabilities `p[category index]`. Arrays keep V8 on its fast paths (a
+ * dictionary object per run cost a random forest most of its speed), and a category or field named
+ * "constructor" or "__proto__" is an index like any other.
+ *
+ * A result inside is `{ v, p, rc }`: `v` the prediction (a number for a regression; the category's index for a
+ * classification), `p` the probabilities by category index (classification) or null, `rc` the ranked reason
+ * codes (scorecard) or null; or null itself when the model predicts nothing (a missing value a regression
+ * needs, a tree with no true child…).
+ */
+
+const q = JSON.stringify;
+/** A JSON value as source that evaluates to it, whatever its keys (`__proto__` included). */
+const data = (value: unknown) => `JSON.parse(${q(JSON.stringify(value))})`;
+
+/** Where the node reads each model input from: a JavaScript expression over `$$vars` per field name. */
+export interface ModelFunctionOptions { reads: Record<string, string>; outputs: string[]; nodeId: string }
+
+class Emitter {
+  readonly parts: string[] = [];
+  private next = 0;
+  private readonly slots = new Map<string, number>();
+  private readonly categoryIndex: Map<string, number>;
+
+  constructor(readonly categories: string[]) {
+    this.categoryIndex = new Map(categories.map((c, k) => [c, k]));
+  }
+
+  id(prefix: string): string { return `${prefix}${this.next++}`; }
+  /** The index of a field in X (inputs first, then what a model chain outputs). */
+  slot(field: string): number {
+    let slot = this.slots.get(field);
+    if (slot === undefined) this.slots.set(field, (slot = this.slots.size));
+    return slot;
+  }
+  get slotCount(): number { return this.slots.size; }
+  category(value: FieldValue): number | undefined {
+    return this.categoryIndex.get(String(value));
+  }
+  /** A constant of the program (hoisted out of the functions that use it). */
+  constant(source: string): string {
+    const name = this.id('C');
+    this.parts.push(`const ${name} = ${source};`);
+    return name;
+  }
+}
+
+/**
+ * `(function () { …; return function ($$vars) → [output values in the order of options.outputs] })()`.
+ * `rt.err` (the sandbox runtime's error) reports an invalid input under returnInvalid.
+ */
+export function modelFunction(doc: ModelDocument, options: ModelFunctionOptions): string {
+  const categories = modelCategories(doc.model, doc.targetCategories);
+  const e = new Emitter(categories);
+  doc.inputs.forEach((input) => e.slot(input.name));
+  const main = body(e, doc.model);
+  const typed = new Map((doc.targetCategories ?? []).map((c) => [String(c), c]));
+  const prepFns = doc.inputs.map((input, k) => prepareFunction(e, `P${k}`, input, options.nodeId));
+  const slots = Array.from({ length: e.slotCount }, (_, k) => (k < doc.inputs.length ? `P${k}(${options.reads[doc.inputs[k].name] ?? 'undefined'})` : 'null'));
+  const byName = new Map(doc.outputs.map((o) => [o.name, o]));
+  const values = options.outputs.map((name) => outputValue(e, byName.get(name)!, doc.functionName));
+  return `(function () {
+const TYPED = ${data(categories.map((c) => typed.get(c) ?? c))};
+function A3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === false) return false; if (ps[k] === null) u = true; } return u ? null : true; }
+function O3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === true) return true; if (ps[k] === null) u = true; } return u ? null : false; }
+function X3(ps) { let t = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === null) return null; if (ps[k]) t = !t; } return t; }
+function S3(ps) { for (let k = 0; k < ps.length; k++) if (ps[k] !== null) return ps[k]; return null; }
+function BEST(p, order) { let b = -1; for (let k = 0; k < order.length; k++) { const i = order[k]; if (b < 0 || p[i] > p[b]) b = i; } return b; }
+function ZEROS() { const p = new Array(${categories.length}); for (let k = 0; k < ${categories.length}; k++) p[k] = 0; return p; }
+${prepFns.join('\n')}
+${e.parts.join('\n')}
+return function ($$vars) {
+const X = [${slots.join(', ')}];
+const r = ${main}(X);
+return [${values.join(', ')}];
+};
+})()`;
+}
+
+function outputValue(e: Emitter, o: ModelOutputField, functionName: 'regression' | 'classification'): string {
+  switch (o.feature) {
+    case 'predictedValue': return functionName === 'classification' ? '(r === null ? null : TYPED[r.v])' : '(r === null ? null : r.v)';
+    case 'probability': {
+      if (o.value === undefined) return '(r === null || !r.p ? null : r.p[r.v])';
+      const index = e.category(o.value);
+      return index === undefined ? '(r === null || !r.p ? null : 0)' : `(r === null || !r.p ? null : r.p[${index}])`;
+    }
+    case 'reasonCode': return `(r === null || !r.rc || r.rc[${(o.rank ?? 1) - 1}] === undefined ? null : r.rc[${(o.rank ?? 1) - 1}])`;
+  }
+}
+
+/** MiningSchema treatment of one input: a value of the field's type, or null for missing. */
+function prepareFunction(e: Emitter, name: string, input: ModelInputField, nodeId: string): string {
+  const numeric = input.dataType !== 'string' && input.dataType !== 'boolean';
+  const missing = input.missingValueReplacement !== undefined ? q(input.missingValueReplacement) : 'null';
+  const lines = ['let x = raw;', `if (x === undefined || x === null || (typeof x === "number" && x !== x)) return ${missing};`, 'let ok = true;'];
+  if (numeric) {
+    lines.push(`if (typeof x !== "number" || !isFinite(x)${input.dataType === 'integer' ? ' || x % 1 !== 0' : ''}) ok = false;`);
+    if (input.intervals) {
+      const tests = input.intervals.map((i) => {
+        const parts = ['true'];
+        if (i.min !== undefined) parts.push(`x ${i.minClosed ? '>=' : '>'} ${q(i.min)}`);
+        if (i.max !== undefined) parts.push(`x ${i.maxClosed ? '<=' : '<'} ${q(i.max)}`);
+        return `(${parts.join(' && ')})`;
+      });
+      lines.push(`else if (!(${tests.join(' || ')})) ok = false;`);
+    }
+  } else if (input.dataType === 'boolean') {
+    lines.push('if (typeof x !== "boolean") ok = false;');
+  } else {
+    // numbers and booleans given for a string field compare as their text, as PMML's string conversion does
+    lines.push('if (typeof x === "number" || typeof x === "boolean") x = String(x); else if (typeof x !== "string") ok = false;');
+  }
+  if (input.values && input.optype !== 'continuous') lines.push(`if (ok && !${e.constant(data(input.values))}.includes(x)) ok = false;`);
+  switch (input.invalidValueTreatment) {
+    case 'returnInvalid':
+      lines.push(`if (!ok) throw rt.err("MODEL_INPUT_INVALID", ${q(`model input "${input.name}" of node '${nodeId}' is invalid: `)} + (typeof x === "string" ? JSON.stringify(x) : String(x)) + ${q(describe(input))});`);
+      break;
+    case 'asMissing': lines.push(`if (!ok) return ${missing};`); break;
+    case 'asValue': lines.push(`if (!ok) return ${q(input.invalidValueReplacement)};`); break;
+    case 'asIs': lines.push(`if (!ok && typeof x === "object") return ${missing};`); break;
+  }
+  lines.push('return x;');
+  return `function ${name}(raw) {\n${lines.join('\n')}\n}`;
+}
+
+function describe(input: ModelInputField): string {
+  if (input.values && input.optype !== 'continuous') return ` (valid: ${input.values.map((v) => String(v)).join(', ')})`;
+  if (input.intervals) return ' (outside its valid intervals, or not a number)';
+  return ` (expected ${input.dataType})`;
+}
+
+function predicate(e: Emitter, p: Predicate): string {
+  switch (p.op) {
+    case 'true': return 'true';
+    case 'false': return 'false';
+    case 'simple': {
+      const x = `X[${e.slot(p.field)}]`;
+      if (p.operator === 'isMissing') return `(${x} === null)`;
+      if (p.operator === 'isNotMissing') return `(${x} !== null)`;
+      const op = { equal: '===', notEqual: '!==', lessThan: '<', lessOrEqual: '<=', greaterThan: '>', greaterOrEqual: '>=' }[p.operator];
+      return `(${x} === null ? null : ${x} ${op} ${q(p.value)})`;
+    }
+    case 'set': {
+      const x = `X[${e.slot(p.field)}]`;
+      return `(${x} === null ? null : ${p.isIn ? '' : '!'}${e.constant(data(p.values))}.includes(${x}))`;
+    }
+    case 'compound': {
+      const fn = { and: 'A3', or: 'O3', xor: 'X3', surrogate: 'S3' }[p.booleanOperator];
+      return `${fn}([${p.predicates.map((c) => predicate(e, c)).join(', ')}])`;
+    }
+  }
+}
+
+/** Emits the function(s) of a model body; returns the name of the one to call with X. */
+function body(e: Emitter, model: ModelBody): string {
+  switch (model.kind) {
+    case 'regression': return regression(e, model);
+    case 'tree': return tree(e, model);
+    case 'scorecard': return scorecard(e, model);
+    case 'mining': return mining(e, model);
+  }
+}
+
+/** Category indexes in tie-breaking order: the model's own order (its tables, its distribution), then the rest. */
+function tieOrder(e: Emitter, own: FieldValue[]): number[] {
+  const first = own.map((c) => e.category(c)!);
+  return [...new Set([...first, ...e.categories.map((_, k) => k)])];
+}
+
+function regression(e: Emitter, m: RegressionModel): string {
+  const name = e.id('R');
+  const used = [...new Set(m.tables.flatMap((t) => [...t.numeric.map((n) => n.field), ...t.categorical.map((c) => c.field)]))];
+  const lines = used.map((field, k) => `const a${k} = X[${e.slot(field)}]; if (a${k} === null) return null;`);
+  const local = new Map(used.map((field, k) => [field, `a${k}`]));
+  m.tables.forEach((t, j) => {
+    const terms = [q(t.intercept)];
+    for (const n of t.numeric) terms.push(n.exponent === 1 ? `${q(n.coefficient)} * ${local.get(n.field)}` : `${q(n.coefficient)} * Math.pow(${local.get(n.field)}, ${q(n.exponent)})`);
+    for (const c of t.categorical) terms.push(`(${local.get(c.field)} === ${q(c.value)} ? ${q(c.coefficient)} : 0)`);
+    lines.push(`const y${j} = ${terms.join(' + ')};`);
+  });
+  if (m.functionName === 'regression') {
+    const norm = { none: 'y0', exp: 'Math.exp(y0)', logit: '1 / (1 + Math.exp(-y0))', softmax: '1 / (1 + Math.exp(-y0))', simplemax: 'y0' }[m.normalizationMethod];
+    lines.push(`return { v: ${norm}, p: null, rc: null };`);
+  } else {
+    const index = m.tables.map((t) => e.category(t.targetCategory!)!);
+    const n = index.length;
+    const last = n - 1;
+    const ys = index.map((_, j) => `y${j}`);
+    if (m.normalizationMethod === 'softmax') {
+      lines.push(`const mx = Math.max(${ys.join(', ')});`);
+      index.forEach((_, j) => lines.push(`const e${j} = Math.exp(y${j} - mx);`));
+      lines.push(`const t = ${index.map((_, j) => `e${j}`).join(' + ')};`);
+      lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = e${j} / t;`));
+    } else if (m.normalizationMethod === 'simplemax') {
+      lines.push(`const t = ${ys.join(' + ')};`);
+      lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = y${j} / t;`));
+    } else {
+      // logit and none: the last category gets what the others leave (PMML 4.4, RegressionModel).
+      const f = (j: number) => (m.normalizationMethod === 'logit' ? `1 / (1 + Math.exp(-y${j}))` : `y${j}`);
+      index.slice(0, last).forEach((_, j) => lines.push(`const p${j} = ${f(j)};`));
+      lines.push(`const p${last} = 1 - (${n > 1 ? index.slice(0, last).map((_, j) => `p${j}`).join(' + ') : '0'});`);
+      lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = p${j};`));
+    }
+    const order = e.constant(q(tieOrder(e, m.tables.map((t) => t.targetCategory!))));
+    lines.push(`return { v: BEST(p, ${order}), p: p, rc: null };`);
+  }
+  e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);
+  return name;
+}
+
+function tree(e: Emitter, m: TreeModel): string {
+  const name = e.id('T');
+  const nodes: TreeNode[] = [];
+  const visit = (n: TreeNode): void => { nodes.push(n); n.children.forEach(visit); };
+  visit(m.root);
+  const index = new Map(nodes.map((n, k) => [n, k]));
+  const results = nodes.map((n) => {
+    if (m.functionName === 'regression') return n.score === undefined ? null : { v: n.score, p: null, rc: null };
+    let p: number[] | null = null;
+    if (n.distribution) {
+      const total = n.distribution.reduce((s, d) => s + d.recordCount, 0);
+      p = e.categories.map(() => 0);
+      for (const d of n.distribution) p[e.category(d.value)!] = d.probability ?? (total > 0 ? d.recordCount / total : 0);
+    }
+    let v = n.score !== undefined ? e.category(n.score)! : -1;
+    if (v < 0 && p) {
+      // the most probable category of the distribution, ties to the first listed (categories it leaves out have 0)
+      for (const d of n.distribution!) { const c = e.category(d.value)!; if (v < 0 || p[c] > p[v]) v = c; }
+    }
+    return v < 0 ? null : { v, p, rc: null };
+  });
+  const fn = (n: TreeNode) => `${name}_${index.get(n)}`;
+  e.parts.push(`const RS${name} = ${data(results)};`);
+  for (const n of nodes) {
+    const here = `RS${name}[${index.get(n)}]`;
+    const lines: string[] = [];
+    if (n.children.length === 0) lines.push(`return ${here};`);
+    else {
+      n.children.forEach((c, k) => {
+        lines.push(`const t${k} = ${predicate(e, c.predicate)};`);
+        switch (m.missingValueStrategy) {
+          case 'none': break;
+          case 'lastPrediction': lines.push(`if (t${k} === null) return ${here};`); break;
+          case 'nullPrediction': lines.push(`if (t${k} === null) return null;`); break;
+          case 'defaultChild': lines.push(`if (t${k} === null) return ${fn(n.children.find((d) => d.id === n.defaultChild)!)}(X);`); break;
+        }
+        lines.push(`if (t${k} === true) return ${fn(c)}(X);`);
+      });
+      lines.push(`return ${m.noTrueChildStrategy === 'returnLastPrediction' ? here : 'null'};`);
+    }
+    e.parts.push(`function ${fn(n)}(X) {\n${lines.join('\n')}\n}`);
+  }
+  e.parts.push(`function ${name}(X) { return ${predicate(e, m.root.predicate)} === true ? ${fn(m.root)}(X) : null; }`);
+  return name;
+}
+
+function scorecard(e: Emitter, m: ScorecardModel): string {
+  const name = e.id('S');
+  const codes = [...new Set(m.characteristics.flatMap((c) => c.attributes.map((a) => (a.reasonCode ?? c.reasonCode)!)))];
+  const lines = [`let s = ${q(m.initialScore)};`];
+  if (m.useReasonCodes) lines.push(`const L = [${codes.map(() => '0').join(', ')}];`);
+  m.characteristics.forEach((c) => {
+    lines.push('{');
+    c.attributes.forEach((a, j) => {
+      const code = codes.indexOf((a.reasonCode ?? c.reasonCode)!);
+      const points = m.reasonCodeAlgorithm === 'pointsBelow' ? (c.baselineScore ?? 0) - a.partialScore : a.partialScore - (c.baselineScore ?? 0);
+      const reason = m.useReasonCodes ? ` L[${code}] += ${q(points)};` : '';
+      lines.push(`${j === 0 ? '' : 'else '}if (${predicate(e, a.predicate)} === true) { s += ${q(a.partialScore)};${reason} }`);
+    });
+    // PMML: a characteristic none of whose attributes is true makes the score invalid.
+    lines.push('else return null;', '}');
+  });
+  if (m.useReasonCodes) {
+    // Codes with positive points, most first; equal points keep the order of first appearance (selection of the largest, first wins).
+    lines.push(`const CODES = ${data(codes)};`, 'const rc = [];');
+    lines.push(`for (;;) { let b = -1; for (let k = 0; k < ${codes.length}; k++) if (L[k] > 0 && (b < 0 || L[k] > L[b])) b = k; if (b < 0) break; rc.push(CODES[b]); L[b] = 0; }`);
+    lines.push('return { v: s, p: null, rc: rc };');
+  } else lines.push('return { v: s, p: null, rc: null };');
+  e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);
+  return name;
+}
+
+function mining(e: Emitter, m: MiningModel): string {
+  const name = e.id('M');
+  const segs = m.segments.map((s) => ({ fn: body(e, s.model), predicate: predicate(e, s.predicate), weight: s.weight, outputs: s.outputs, functionName: s.model.functionName }));
+  const order = e.constant(q(e.categories.map((_, k) => k)));
+  const lines: string[] = [];
+  switch (m.multipleModelMethod) {
+    case 'selectFirst':
+      segs.forEach((s) => lines.push(`if (${s.predicate} === true) return ${s.fn}(X);`));
+      lines.push('return null;');
+      break;
+    case 'modelChain':
+      lines.push('X = X.slice();', 'let r = null;');
+      segs.forEach((s) => {
+        const assigns = s.outputs.map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, s.functionName)};`).join(' ');
+        lines.push(`if (${s.predicate} === true) { r = ${s.fn}(X); ${assigns} }`);
+      });
+      lines.push('return r;');
+      break;
+    case 'sum': case 'average': case 'weightedAverage':
+      lines.push(`let n = 0, w = 0, t = 0${m.functionName === 'classification' ? ', P = ZEROS()' : ''};`);
+      segs.forEach((s) => {
+        const weight = m.multipleModelMethod === 'weightedAverage' ? q(s.weight) : '1';
+        lines.push(`if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; n++; w += ${weight};`);
+        if (m.functionName === 'classification') lines.push(`for (let c = 0; c < P.length; c++) P[c] += ${weight === '1' ? 'r.p[c]' : `${weight} * r.p[c]`}; }`);
+        else lines.push(`t += ${weight === '1' ? 'r.v' : `${weight} * r.v`}; }`);
+      });
+      lines.push('if (n === 0) return null;');
+      if (m.functionName === 'classification') lines.push(`for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`);
+      else lines.push(`return { v: ${m.multipleModelMethod === 'sum' ? 't' : 't / w'}, p: null, rc: null };`);
+      break;
+    case 'majorityVote': case 'weightedMajorityVote':
+      lines.push('let w = 0; const P = ZEROS();');
+      segs.forEach((s) => {
+        const weight = m.multipleModelMethod === 'weightedMajorityVote' ? q(s.weight) : '1';
+        lines.push(`if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; w += ${weight}; P[r.v] += ${weight}; }`);
+      });
+      lines.push(`if (w === 0) return null; for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`);
+      break;
+  }
+  e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);
+  return name;
+}

@@ -1,0 +1,105 @@
+/**
+ * A model as the engine compiles it: what the PMML reader (pmml-reader.ts) makes of a PMML file, plain
+ * JSON so that the service can store it beside the file and embed it in a scenario document at compile
+ * time. Values of fields are already typed (numbers for numeric fields, strings otherwise).
+ */
+
+export type FieldValue = string | number | boolean;
+export type ModelDataType = 'string' | 'integer' | 'float' | 'double' | 'boolean';
+export type OpType = 'continuous' | 'categorical' | 'ordinal';
+
+export interface ModelInputField {
+  name: string;
+  dataType: ModelDataType;
+  optype: OpType;
+  /** valid values of a categorical field (from DataDictionary Value elements); absent: any value */
+  values?: FieldValue[];
+  /** valid ranges of a continuous field (DataDictionary Interval elements); absent: any number */
+  intervals?: { min?: number; max?: number; minClosed: boolean; maxClosed: boolean }[];
+  /** MiningSchema treatment of a missing value: the replacement, when there is one */
+  missingValueReplacement?: FieldValue;
+  /** MiningSchema treatment of an invalid value */
+  invalidValueTreatment: 'returnInvalid' | 'asIs' | 'asMissing' | 'asValue';
+  invalidValueReplacement?: FieldValue;
+}
+
+export interface ModelOutputField {
+  name: string;
+  feature: 'predictedValue' | 'probability' | 'reasonCode';
+  /** the category of a probability */
+  value?: FieldValue;
+  /** the rank of a reason code (1 = the first) */
+  rank?: number;
+}
+
+export type Predicate =
+  | { op: 'true' } | { op: 'false' }
+  | { op: 'simple'; field: string; operator: 'equal' | 'notEqual' | 'lessThan' | 'lessOrEqual' | 'greaterThan' | 'greaterOrEqual' | 'isMissing' | 'isNotMissing'; value?: FieldValue }
+  | { op: 'set'; field: string; isIn: boolean; values: FieldValue[] }
+  | { op: 'compound'; booleanOperator: 'and' | 'or' | 'xor' | 'surrogate'; predicates: Predicate[] };
+
+export interface RegressionTable {
+  intercept: number;
+  targetCategory?: FieldValue;
+  numeric: { field: string; exponent: number; coefficient: number }[];
+  categorical: { field: string; value: FieldValue; coefficient: number }[];
+}
+
+export interface RegressionModel {
+  kind: 'regression';
+  functionName: 'regression' | 'classification';
+  normalizationMethod: 'none' | 'softmax' | 'logit' | 'exp' | 'simplemax';
+  tables: RegressionTable[];
+}
+
+export interface TreeNode {
+  id?: string;
+  predicate: Predicate;
+  score?: FieldValue;
+  distribution?: { value: FieldValue; recordCount: number; probability?: number }[];
+  defaultChild?: string;
+  children: TreeNode[];
+}
+
+export interface TreeModel {
+  kind: 'tree';
+  functionName: 'regression' | 'classification';
+  missingValueStrategy: 'none' | 'lastPrediction' | 'nullPrediction' | 'defaultChild';
+  noTrueChildStrategy: 'returnNullPrediction' | 'returnLastPrediction';
+  root: TreeNode;
+}
+
+export interface ScorecardAttribute { predicate: Predicate; partialScore: number; reasonCode?: string }
+export interface ScorecardCharacteristic { name: string; reasonCode?: string; baselineScore?: number; attributes: ScorecardAttribute[] }
+export interface ScorecardModel {
+  kind: 'scorecard';
+  functionName: 'regression';
+  initialScore: number;
+  useReasonCodes: boolean;
+  reasonCodeAlgorithm: 'pointsBelow' | 'pointsAbove';
+  baselineMethod: 'max' | 'min' | 'mean' | 'neutral' | 'other';
+  characteristics: ScorecardCharacteristic[];
+}
+
+export interface MiningSegment { predicate: Predicate; weight: number; model: ModelBody; outputs: ModelOutputField[] }
+export interface MiningModel {
+  kind: 'mining';
+  functionName: 'regression' | 'classification';
+  multipleModelMethod: 'sum' | 'average' | 'weightedAverage' | 'majorityVote' | 'weightedMajorityVote' | 'selectFirst' | 'modelChain';
+  segments: MiningSegment[];
+}
+
+export type ModelBody = RegressionModel | TreeModel | ScorecardModel | MiningModel;
+
+export interface ModelDocument {
+  /** the PMML model element, e.g. TreeModel */
+  modelType: string;
+  functionName: 'regression' | 'classification';
+  /** the predicted field of the MiningSchema, when it names one */
+  target?: string;
+  /** categories of a classification's target, in DataDictionary order */
+  targetCategories?: FieldValue[];
+  inputs: ModelInputField[];
+  outputs: ModelOutputField[];
+  model: ModelBody;
+}
