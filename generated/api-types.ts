@@ -1104,7 +1104,7 @@ export interface components {
         ScoreInputs: {
             [key: string]: unknown;
         };
-        /** @description Why a run failed. */
+        /** @description Why a run failed. A stored run's error (async runs, batch elements, callbacks) is bounded before it is written: `message` keeps at most 8,192 bytes of UTF-8, a longer one cut and ending with the marker ` … [cut to 8192 of <bytes> bytes]`; the other fields keep at most 32 KiB of JSON, each string in them at most 512 bytes (cut with the same marker), and of a list (`violations`, `diagnostics`) the first items that fit, with `<list>Omitted` counting the rest; details that still do not fit keep only the node and `detailsOmitted: true`. Codes of stored runs beyond the engine's: `RESULT_TOO_LARGE` (the result takes more than 4 MiB of JSON, the most a stored run keeps) and `RESULT_NOT_STORED` (the database refused the run's outcome; the message names its reason, and the run ends FAILED instead of staying unfinished). */
         RunError: {
             code: string;
             message: string;
@@ -1118,6 +1118,12 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /** @description How many `violations` were left out of a stored error to keep it within its bound (only when some were). */
+            violationsOmitted?: number;
+            /** @description How many `diagnostics` were left out of a stored error to keep it within its bound (only when some were). */
+            diagnosticsOmitted?: number;
+            /** @description The error's details were too large to store even cut: only `nodeId`, `nodeName` and `nodeType` were kept. */
+            detailsOmitted?: boolean;
         } & {
             [key: string]: unknown;
         };

@@ -1,10 +1,9 @@
 import type { Knex } from 'knex';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
-import { retryOnDeadlock } from '../db/deadlock-retry.js';
-import { groupsWithin } from '../db/statement-groups.js';
 import { insertStatement } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
-import { finishedRunValues, insertFinishedRuns, parseObject, storedError } from './run-columns.js';
+import { writeFinishedRuns } from './finished-run-writes.js';
+import { parseObject, storedError } from './run-columns.js';
 
 export interface BatchRecord {
   id: string;
@@ -168,18 +167,20 @@ export class BatchStore {
   }
 
   /**
-   * Stores finished elements, one multi-row insert, each under its result id. An element stored
+   * Stores finished elements with multi-row inserts, each under its result id. An element stored
    * already (the same chunk run twice at once: a lock taken over from a worker that was only slow)
-   * keeps its first result: the unique (batch_id, element_index) turns the second into a no-op.
+   * keeps its first result: the unique (batch_id, element_index) turns the second into a no-op. An
+   * element whose row the database refuses is stored as RESULT_NOT_STORED and the others as they are
+   * (writeFinishedRuns); one that cannot be stored even so fails the call (the chunk job).
    */
   async insertResults(batch: BatchRecord, results: ElementOutcome[]): Promise<void> {
     if (results.length === 0) return;
-    const rows = results.map(({ index, outcome, resultId }) => {
+    const finished = results.map(({ index, outcome, resultId }) => {
       const id = resultId ?? timeOrderedId();
-      return finishedRunValues({ id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome);
+      return { run: { id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome };
     });
-    const sql = insertFinishedRuns(rows, 'ON DUPLICATE KEY UPDATE `id` = `id`');
-    await retryOnDeadlock(() => this.db.raw(sql));
+    const failure = (await writeFinishedRuns(this.db, finished, 'ON DUPLICATE KEY UPDATE `id` = `id`')).find((error) => error !== null);
+    if (failure) throw failure;
   }
 
   /**

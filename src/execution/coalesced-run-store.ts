@@ -14,10 +14,8 @@ export class CoalescedRunStore {
 
   constructor(private readonly store: RunResultStore) {
     this.claims = new GroupCommit({ maxItems: 64, concurrency: 2, commit: (groups) => this.claimAll(groups) });
-    this.finishes = new GroupCommit({ maxItems: 500, concurrency: 2, commit: async (finished) => {
-      await this.store.finishRuns(finished);
-      return finished.map(() => undefined);
-    } });
+    // A run whose outcome could not be stored fails alone: the others of its group are stored.
+    this.finishes = new GroupCommit({ maxItems: 500, concurrency: 2, commit: async (finished) => (await this.store.finishRuns(finished)).map((error) => error ?? undefined) });
   }
 
   /** Marks the QUEUED ones of these runs RUNNING and answers them all (finished ones too, for their callbacks). */

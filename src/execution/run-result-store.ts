@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
-import { finishedRunValues, insertFinishedRuns, OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
+import { writeFinishedRuns } from './finished-run-writes.js';
+import { OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
@@ -167,14 +168,14 @@ export class RunResultStore {
   }
 
   /**
-   * Stores finished runs with one multi-row upsert keyed by result id: running it again (a job
-   * re-run after a crash) rewrites the same rows and never adds any.
+   * Stores finished runs with multi-row upserts keyed by result id: running it again (a job re-run
+   * after a crash) rewrites the same rows and never adds any. Answers, per run, null when stored or
+   * the error of the one run that could not be (writeFinishedRuns: a bad row never takes the others
+   * with it).
    */
-  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<void> {
-    if (finished.length === 0) return;
-    const rows = [...finished].sort((a, b) => compareIds(a.run.id, b.run.id)).map(({ run, outcome }) => finishedRunValues(run, outcome));
-    const sql = insertFinishedRuns(rows, ON_DUPLICATE_STORE_OUTCOME);
-    await retryOnDeadlock(() => this.db.raw(sql));
+  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<Array<Error | null>> {
+    if (finished.length === 0) return [];
+    return writeFinishedRuns(this.db, finished, ON_DUPLICATE_STORE_OUTCOME);
   }
 
   async recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void> {
