@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your batches
+         * @description Your batches, newest first (by `createdAt`), a page at a time: id, scenario, state, size, times and the `Idempotency-Key` each was submitted with, so a client whose 202 was lost finds its batch. Progress counts and result ids: `getBatchStatus`. Same score-token authentication as the other batch operations; only the token's user's batches are listed.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/batch/score": {
         parameters: {
             query?: never;
@@ -71,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a batch
-         * @description Queues one run per element of `parameters` on the latest deployed version of `scenarioName` and answers at once with the batch id. Elements run in chunks with bounded concurrency; one failing element stores its error and does not affect the others. The number of elements (default 100,000, `LIMIT_BATCH_ELEMENTS`) and the body size (default 64 MiB, `LIMIT_BATCH_BODY_BYTES`) are limited: more is 413.
+         * @description Queues one run per element of `parameters` on the latest deployed version of `scenarioName` and answers at once with the batch id. Elements run in chunks with bounded concurrency; one failing element stores its error and does not affect the others. The number of elements (default 100,000, `LIMIT_BATCH_ELEMENTS`) and the body size (default 64 MiB, `LIMIT_BATCH_BODY_BYTES`) are limited: more is 413. With an `Idempotency-Key` header the submission is safe to send again (a lost 202, a time-out): a repeat with the same key and the same body answers 202 with the first batch's id and queues nothing; the same key with another body is 409 `IDEMPOTENCY_KEY_REUSED`. Keys are per user, case-sensitive, and kept as long as their batch. `listBatches` finds batches by key too.
          */
         post: operations["submitBatch"];
         delete?: never;
@@ -642,7 +662,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1200,6 +1220,30 @@ export interface components {
             finishedAt?: string | null;
             /** @description Empty until all elements finished; then one result id per element, in submission order. */
             resultsIds: string[];
+        };
+        BatchSummary: {
+            /** @description The batch id (a UUID). */
+            batchTaskId: string;
+            scenarioName: string;
+            /**
+             * @description As `getBatchStatus` answers it.
+             * @enum {string}
+             */
+            state: "QUEUED" | "RUNNING" | "FINISHED";
+            /** @description Elements submitted. */
+            total: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description The `Idempotency-Key` the batch was submitted with; null when none. */
+            idempotencyKey: string | null;
+        };
+        BatchPage: {
+            /** @description Newest first. */
+            batches: components["schemas"]["BatchSummary"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description One element of a finished batch, as streamed by `getBatchResults` (one JSON object per NDJSON line). */
         BatchResultLine: {
@@ -2090,7 +2134,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
+        /** @description The request conflicts with the current state (a name or request id already taken, an `Idempotency-Key` sent before with another body, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2345,10 +2389,46 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    listBatches: {
+        parameters: {
+            query?: {
+                /** @description `nextCursor` of the previous page; one this service did not issue is 400. */
+                cursor?: string;
+                /** @description Batches per page: 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     submitBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Caller-chosen key of this submission (printable ASCII without spaces, at most 190 characters; a UUID is a good choice), unique per user. Sent again with the same body (the same `scenarioName` and `parameters`, object keys in the same order; whitespace does not matter) it answers the first batch's id; with another body, 409 `IDEMPOTENCY_KEY_REUSED`.
+                 * @example 3f0c2a8e-7d4b-4f7e-9a51-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2378,7 +2458,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Queued. */
+            /** @description Queued; or, for a repeat of an earlier submission with the same `Idempotency-Key` and body, the id of the batch that submission queued (nothing new is queued). */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2391,6 +2471,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];

@@ -40,10 +40,19 @@ export interface OperationContracts {
       | { status: 200; contentType?: 'application/json'; body: operations['getAsyncScoreResult']['responses'][200]['content']['application/json'] }
       | { status: 202; contentType?: 'application/json'; body: operations['getAsyncScoreResult']['responses'][202]['content']['application/json']; headers?: { 'Retry-After'?: operations['getAsyncScoreResult']['responses'][202]['headers']['Retry-After'] } };
   };
+  listBatches: {
+    params: Record<string, never>;
+    query: NonNullable<operations['listBatches']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listBatches']['responses'][200]['content']['application/json'] };
+  };
   submitBatch: {
     params: Record<string, never>;
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: { 'idempotency-key'?: NonNullable<operations['submitBatch']['parameters']['header']>['Idempotency-Key'] };
     body: NonNullable<operations['submitBatch']['requestBody']>['content']['application/json'];
     uploads: never;
     replies:

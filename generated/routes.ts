@@ -17,6 +17,7 @@ export const routes = [
   { operationId: 'scoreScenario', method: 'post', path: '/api/scenario/code/remote/score', expressPath: '/api/scenario/code/remote/score', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'scoreAsync', method: 'post', path: '/api/scenario/code/scoreasync/{name}', expressPath: '/api/scenario/code/scoreasync/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'getAsyncScoreResult', method: 'get', path: '/api/scenario/code/scoreasyncresult/{name}', expressPath: '/api/scenario/code/scoreasyncresult/:name', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
+  { operationId: 'listBatches', method: 'get', path: '/api/batch', expressPath: '/api/batch', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'submitBatch', method: 'post', path: '/api/batch/score', expressPath: '/api/batch/score', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'getBatchStatus', method: 'get', path: '/api/batch/{batchTaskId}', expressPath: '/api/batch/:batchTaskId', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'getBatchResults', method: 'get', path: '/api/batch/{batchTaskId}/results', expressPath: '/api/batch/:batchTaskId/results', security: ['scoreTokenHeader', 'scoreTokenQuery'] },

@@ -18,6 +18,7 @@ import * as replayOwnerState from './migrations/20261125000100_replay_owner_stat
 import * as decisionRecordJsonChars from './migrations/20261126000100_decision_record_json_chars.js';
 import * as decisionRecordPages from './migrations/20261127000100_decision_record_pages.js';
 import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
+import * as batchIdempotencyKeys from './migrations/20261127002700_batch_idempotency_keys.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261126000100_decision_record_json_chars', decisionRecordJsonChars],
   ['20261127000100_decision_record_pages', decisionRecordPages],
   ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
+  ['20261127002700_batch_idempotency_keys', batchIdempotencyKeys],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

@@ -21,6 +21,17 @@ export interface NewBatch {
   scenarioName: string;
   chunkSize: number;
   inputs: Record<string, unknown>[];
+  /** The submission's Idempotency-Key and the SHA-256 of its body, when it came with one. */
+  idempotency?: BatchIdempotency;
+}
+
+export interface BatchIdempotency { key: string; bodyHash: Buffer }
+
+/** A batch as listBatches shows it (its progress counts are getBatchStatus's). */
+export interface BatchListing extends BatchRecord {
+  /** Some chunk job has started on the batch. */
+  started: boolean;
+  idempotencyKey: string | null;
 }
 
 /** Elements [from, to) of a batch: what one chunk job covers. */
@@ -108,11 +119,17 @@ const MAX_PART_BYTES = 4 * 1024 * 1024;
 export class BatchStore {
   constructor(private readonly db: Knex) {}
 
-  /** The batch and its inputs, in one transaction. */
+  /**
+   * The batch and its inputs, in one transaction. Throws a duplicate-key error (isDuplicateKey) when the
+   * user already submitted a batch with the same idempotency key: nothing is stored then.
+   */
   async insertBatch(batch: NewBatch): Promise<void> {
     const parts = inputParts(batch);
     await this.db.transaction(async (trx) => {
-      await trx('batches').insert({ id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize) });
+      await trx('batches').insert({
+        id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize),
+        idempotency_key: batch.idempotency?.key ?? null, body_hash: batch.idempotency?.bodyHash ?? null,
+      });
       let statement: InputPart[] = [];
       let bytes = 0;
       for (const part of parts) {
@@ -131,6 +148,29 @@ export class BatchStore {
   /** Undoes insertBatch (its chunks and results go with it) when its jobs could not be saved. */
   async deleteBatch(id: string): Promise<void> {
     await this.db('batches').where({ id }).delete();
+  }
+
+  /** The user's batch submitted with this idempotency key, with the hash of the body it came with. */
+  async findByIdempotencyKey(userId: number, key: string): Promise<{ id: string; bodyHash: Buffer | null } | undefined> {
+    const row = (await this.db('batches').where({ user_id: userId, idempotency_key: key }).first('id', 'body_hash')) as { id: string; body_hash: Buffer | null } | undefined;
+    return row ? { id: row.id, bodyHash: row.body_hash } : undefined;
+  }
+
+  /**
+   * A page of the user's batches, newest first by (created_at, id), after `before` when given: keyset
+   * paging on the (user_id, created_at) index (InnoDB keeps the id in it), one query with whether any
+   * chunk has started (the state's QUEUED or RUNNING).
+   */
+  async listBatches(userId: number, limit: number, before?: { createdAt: Date; id: string }): Promise<BatchListing[]> {
+    const query = this.db('batches as b').where('b.user_id', userId);
+    if (before) {
+      query.andWhere((older) => older.where('b.created_at', '<', before.createdAt)
+        .orWhere((same) => same.where('b.created_at', '=', before.createdAt).andWhere('b.id', '<', before.id)));
+    }
+    const rows = (await query.orderBy([{ column: 'b.created_at', order: 'desc' }, { column: 'b.id', order: 'desc' }]).limit(limit)
+      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'b.idempotency_key',
+        this.db.raw('EXISTS (SELECT 1 FROM batch_chunks c WHERE c.batch_id = b.id AND c.started_at IS NOT NULL) AS started'))) as Array<BatchRow & { idempotency_key: string | null; started: number | string }>;
+    return rows.map((row) => ({ ...toBatch(row), started: Number(row.started) === 1, idempotencyKey: row.idempotency_key }));
   }
 
   async findBatch(id: string): Promise<BatchRecord | undefined> {
