@@ -19,6 +19,7 @@ import * as decisionRecordJsonChars from './migrations/20261126000100_decision_r
 import * as decisionRecordPages from './migrations/20261127000100_decision_record_pages.js';
 import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
 import * as batchIdempotencyKeys from './migrations/20261127002700_batch_idempotency_keys.js';
+import * as recoveryIndexes from './migrations/20261127002710_recovery_indexes.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261127000100_decision_record_pages', decisionRecordPages],
   ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
   ['20261127002700_batch_idempotency_keys', batchIdempotencyKeys],
+  ['20261127002710_recovery_indexes', recoveryIndexes],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

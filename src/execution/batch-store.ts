@@ -323,16 +323,19 @@ export class BatchStore {
     }
   }
 
-  /** Parts never started and queued before `cutoff` (the API process may have died before saving their job). */
+  /**
+   * Unfinished parts queued before `cutoff`, never started or started by a worker that may be gone: the
+   * sweeper's candidates, kept only when no pending chunk job covers them.
+   */
   async stalledChunks(cutoff: Date, limit: number): Promise<ChunkRange[]> {
-    const rows = (await this.db('batch_chunks').whereNull('started_at').andWhere('queued_at', '<', cutoff).whereNull('finished_at').limit(limit)
+    const rows = (await this.db('batch_chunks').whereNull('finished_at').andWhere('queued_at', '<', cutoff).limit(limit)
       .select('batch_id', 'from_index', 'to_index')) as Array<{ batch_id: string; from_index: number; to_index: number }>;
     return rows.map((row) => ({ batchId: row.batch_id, from: row.from_index, to: row.to_index }));
   }
 
-  /** Claims a stalled part for re-queuing (moves its queued_at); false when another sweeper was first. */
+  /** Claims a stalled part for re-queuing (moves its queued_at); false when another sweeper was first or it finished meanwhile. */
   async claimStalled(cutoff: Date, chunk: ChunkRange): Promise<boolean> {
-    const claimed = await this.db('batch_chunks').where({ batch_id: chunk.batchId, from_index: chunk.from }).whereNull('started_at').andWhere('queued_at', '<', cutoff)
+    const claimed = await this.db('batch_chunks').where({ batch_id: chunk.batchId, from_index: chunk.from }).whereNull('finished_at').andWhere('queued_at', '<', cutoff)
       .update({ queued_at: this.db.fn.now(3) });
     return claimed > 0;
   }

@@ -46,8 +46,8 @@ export interface ExecutionDependencies {
   engine: ScenarioEngine;
   /** The shared outbound HTTP client and target policy (services.outbound): callbacks use both. */
   outbound: Outbound;
-  /** Told of callback deliveries (services.metrics). */
-  metrics?: Pick<Metrics, 'callbackDelivered'>;
+  /** Told of callback deliveries and of recovered work (services.metrics). */
+  metrics?: Pick<Metrics, 'callbackDelivered' | 'workRecovered'>;
   /** Told of every run of a deployed version, in every mode (metrics and run statistics). */
   runListener?: RunListener;
   /** The records feature's recorder of runs (services.records); without it nothing is recorded. */
@@ -66,7 +66,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy);
   const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
-  const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
+  const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }), deps.metrics ?? new NoopMetrics());
   return {
     service, batches, worker, queue, settings, store, batchStore, sweeper,
     async startWorker() {

@@ -134,15 +134,35 @@ export class RunResultStore {
     return ((await this.db('run_results').whereIn('id', ids)) as RunRow[]).map(toRun);
   }
 
-  /** Async runs QUEUED since before `cutoff` (their job may never have been saved). */
+  /**
+   * Async runs unfinished (QUEUED, or RUNNING on a worker that may be gone) and queued before `cutoff`:
+   * the sweeper's candidates, kept only when no pending job covers them. On the (state, queued_at) index.
+   */
   async stalledRuns(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.db('run_results').where('state', 'QUEUED').andWhere('queued_at', '<', cutoff).whereNull('batch_id').limit(limit).select('id')) as Array<{ id: string }>;
+    const rows = (await this.db('run_results').whereIn('state', ['QUEUED', 'RUNNING']).andWhere('queued_at', '<', cutoff).whereNull('batch_id').limit(limit).select('id')) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 
-  /** Claims a stalled QUEUED run for re-queuing (moves its queued_at); false when another sweeper was first. */
+  /** Claims a stalled run for re-queuing (moves its queued_at); false when another sweeper was first or it finished meanwhile. */
   async claimStalled(cutoff: Date, id: string): Promise<boolean> {
-    return (await this.db('run_results').where({ id, state: 'QUEUED' }).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
+    return (await this.db('run_results').where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
+  }
+
+  /**
+   * Finished async runs whose callback is still PENDING, finished and queued before `cutoff`, with the
+   * attempts made so far: the sweeper's candidates (its job may have been lost with the job store). On
+   * the (callback_state, queued_at) index.
+   */
+  async pendingCallbacks(cutoff: Date, limit: number): Promise<Array<{ id: string; attempts: number }>> {
+    const rows = (await this.db('run_results as r').where('r.callback_state', 'PENDING').andWhere('r.queued_at', '<', cutoff)
+      .whereIn('r.state', ['SUCCEEDED', 'FAILED']).andWhere('r.finished_at', '<', cutoff).limit(limit)
+      .select('r.id', this.db.raw('(SELECT COUNT(*) FROM callback_attempts a WHERE a.result_id = r.id) AS attempts'))) as Array<{ id: string; attempts: number | string }>;
+    return rows.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
+  }
+
+  /** Claims a pending callback for re-queuing (moves its run's queued_at); false when another sweeper was first or it ended meanwhile. */
+  async claimCallback(cutoff: Date, id: string): Promise<boolean> {
+    return (await this.db('run_results').where({ id, callback_state: 'PENDING' }).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
   }
 
   /** Undoes insertAsyncRuns when their job could not be saved. */
