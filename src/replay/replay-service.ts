@@ -49,10 +49,9 @@ export class ReplayService {
         { path: 'body.limit', message: `must be at most ${this.config.maxRecords}` },
       ]);
     }
+    // Refused early when the limit is reached already; insertWithinLimit below is the check that holds.
     const active = await this.store.activeOf(scenario.ownerId);
-    if (active >= this.config.maxActivePerOwner) {
-      throw new ConflictError(`The owner of "${scenario.name}" has ${active} replays queued or running, the most this server runs at once for one owner (REPLAY_MAX_ACTIVE_PER_OWNER); start this one when one of them has ended.`, 'REPLAY_LIMIT_REACHED');
-    }
+    if (active >= this.config.maxActivePerOwner) throw limitReached(scenario.name, active);
     const candidate = await this.scenarios.snapshot(scenario.id, request.candidateVersion);
     if (!candidate) {
       throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.candidateVersion}".`, 'VERSION_NOT_FOUND', [
@@ -65,10 +64,11 @@ export class ReplayService {
     const filter = recordFilter(request.filter ?? {}, new Date());
     const total = await this.records.count(scenario.id, filter, limit);
     const id = timeOrderedId();
-    await this.store.insert({
+    const refused = await this.store.insertWithinLimit({
       id, scenarioId: scenario.id, ownerId: scenario.ownerId, requesterId, candidate: { label: candidate.label, versionId: candidate.versionId, contentHash: candidate.contentHash },
       document: candidate.document, filter, outputs: request.outputs, limit, sampleSize: request.sampleSize ?? DEFAULT_SAMPLE_SIZE, total,
-    });
+    }, this.config.maxActivePerOwner);
+    if (refused !== null) throw limitReached(scenario.name, refused);
     try {
       await this.queue.enqueue<ReplayJobData>(REPLAY_JOB, { replayId: id });
     } catch (error) {
@@ -152,4 +152,8 @@ function replaySummaryFields(replay: Omit<ReplayRecord, 'report'>): Omit<ReplayD
     finishedAt: replay.finishedAt?.toISOString() ?? null,
     error: replay.error,
   };
+}
+
+function limitReached(scenarioName: string, active: number): ConflictError {
+  return new ConflictError(`The owner of "${scenarioName}" has ${active} replays queued or running, the most this server runs at once for one owner (REPLAY_MAX_ACTIVE_PER_OWNER); start this one when one of them has ended.`, 'REPLAY_LIMIT_REACHED');
 }

@@ -5,6 +5,12 @@ import type { NewReplay, ReplayListing, ReplayRecord, ReplayReport } from './rep
 export interface ReplayStore {
   /** Stores a new QUEUED replay. */
   insert(replay: NewReplay): Promise<void>;
+  /**
+   * Stores a new QUEUED replay only while its owner has fewer than `maxActive` replays QUEUED or
+   * RUNNING, atomically (concurrent starts of one owner are serialised): answers null when stored,
+   * else the owner's active count (nothing stored).
+   */
+  insertWithinLimit(replay: NewReplay, maxActive: number): Promise<number | null>;
   /** Removes a replay whose job the job store did not take. */
   delete(id: string): Promise<void>;
   find(id: string): Promise<ReplayRecord | undefined>;
