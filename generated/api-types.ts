@@ -1964,7 +1964,7 @@ export interface components {
             old: components["schemas"]["ReplayOutcome"];
             new: components["schemas"]["ReplayOutcome"];
         };
-        /** @description What the candidate would have changed (docs/replay.md). */
+        /** @description What the candidate would have changed (docs/replay.md). At most 4 MiB of JSON: a larger report is cut, the runs side by side first (`failures.truncated`), then listed transitions (counted in `otherTransitions`), then unrecorded call sites, and a note says what was left out; counters are never cut. An error shown side by side whose JSON passes 16 KiB keeps its code, node and message (cut) with `detailsOmitted`. */
         ReplayReport: {
             /** @description Records replayed. */
             replayed: number;

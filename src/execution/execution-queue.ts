@@ -1,6 +1,6 @@
 import type { Agenda, BackoffStrategy, Job } from 'agenda';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { isDatabaseUnavailable, safeErrorReason } from '../db/mysql-errors.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { isProcessingJobs, lockedJobCount, lookForJobsNow } from './agenda-internals.js';
 import type { ExecutionSettings } from './execution-settings.js';
@@ -138,7 +138,7 @@ export class ExecutionQueue {
     const onFailure = (name: string) => (error: Error, job: Job) => {
       const retryInMs = backoff({ attempt: job.attrs.failCount ?? 1, error, jobName: name, jobData: job.attrs.data });
       if (retryInMs !== null) {
-        this.logger.warn({ reason: error.message, job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
+        this.logger.warn({ reason: safeErrorReason(error), job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
         return;
       }
       this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');

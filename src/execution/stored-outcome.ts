@@ -1,3 +1,4 @@
+import { safeErrorReason } from '../db/mysql-errors.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
 
 /**
@@ -68,15 +69,9 @@ export function replacementOutcome(outcome: RunOutcome, reason: string): RunOutc
   };
 }
 
-/**
- * What a database error says about the row, for RESULT_NOT_STORED and logs: the driver's code and
- * server message only (mysql2's `message` starts with the whole statement, inputs and results included).
- */
+/** What a database error says about the row, for RESULT_NOT_STORED: never the statement (safeErrorReason). */
 export function databaseErrorReason(error: unknown): string {
-  const { code, sqlMessage } = (error ?? {}) as { code?: unknown; sqlMessage?: unknown };
-  const parts = [typeof code === 'string' ? code : null, typeof sqlMessage === 'string' ? sqlMessage : null].filter((part) => part !== null);
-  if (parts.length > 0) return cutBytes(parts.join(': '), 512, '…');
-  return error instanceof Error ? error.name : 'unknown error';
+  return cutBytes(safeErrorReason(error), 512, '…');
 }
 
 /** `text` cut to at most `maxBytes` bytes of UTF-8, its end replaced by ` … [cut to <kept> of <total> bytes]`. */

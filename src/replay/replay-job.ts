@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { CompiledScenario, ScenarioDocument, ScenarioEngine } from '../engine/index.js';
-import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { isDatabaseUnavailable, safeErrorReason } from '../db/mysql-errors.js';
 import type { ResumableJobKind } from '../execution/execution-queue.js';
 import { toRunError } from '../execution/run-outcome.js';
 import type { DecisionRecordSummary, PortCapture } from '../records/decision-record.js';
@@ -72,10 +72,19 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     try {
       return await this.replay(replay, stopping);
     } catch (error) {
-      // An outage is the queue's to retry (the replay starts again); anything else ends the replay.
-      if (isDatabaseUnavailable(error)) throw error;
-      this.logger.error({ err: error, replayId }, 'replay failed');
-      await this.store.fail(replayId, `The replay stopped: ${(error as Error).message}`);
+      // Only an outage is the queue's to retry (the replay starts again). A write that broke the
+      // connection while MySQL still answers (a statement over max_allowed_packet) would fail the same
+      // way every time: like anything else, it ends the replay FAILED with the reason. Neither the log
+      // line nor the stored reason holds the statement (safeErrorReason).
+      if (isDatabaseUnavailable(error) && !(await this.store.databaseAnswers())) {
+        // Back to QUEUED if MySQL takes it already, so the retry claims it at once rather than waiting
+        // for this attempt's heartbeat to go stale; else the retry takes it over once it has.
+        await this.store.requeue(replayId).catch(() => undefined);
+        throw error;
+      }
+      const reason = safeErrorReason(error);
+      this.logger.error({ replayId, reason }, 'replay failed');
+      await this.store.fail(replayId, `The replay stopped: ${reason}`);
       return true;
     }
   }

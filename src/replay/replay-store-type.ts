@@ -39,4 +39,10 @@ export interface ReplayStore {
   /** FINISHED with its report; `total` is the records actually read (fewer than planned when retention deleted some meanwhile). */
   finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<void>;
   fail(id: string, error: string): Promise<void>;
+  /**
+   * Whether the database answers a trivial query within a moment: after a write failed with what looks
+   * like an outage (a broken connection), tells an outage (retry later) from a write the server refused
+   * by closing the connection (a statement over max_allowed_packet: retrying can never succeed).
+   */
+  databaseAnswers(): Promise<boolean>;
 }

@@ -44,6 +44,9 @@ interface StoredFilter extends Omit<RecordFilter, 'from' | 'to'> {
   to?: string;
 }
 
+/** How long databaseAnswers waits for MySQL. */
+const PING_TIMEOUT_MS = 2000;
+
 /** Knex queries on replays; answers parsed records (JSON columns never leave this file). */
 export class MySqlReplayStore implements ReplayStore {
   constructor(private readonly db: Knex) {}
@@ -143,6 +146,16 @@ export class MySqlReplayStore implements ReplayStore {
 
   async fail(id: string, error: string): Promise<void> {
     await this.db(TABLE).where({ id }).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
+  }
+
+  async databaseAnswers(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS); });
+    try {
+      return await Promise.race([this.db.raw('SELECT 1').then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
