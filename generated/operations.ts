@@ -323,4 +323,13 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['getReplay']['responses'][200]['content']['application/json'] };
   };
+  cancelReplay: {
+    params: NonNullable<operations['cancelReplay']['parameters']['path']>;
+    query: NonNullable<operations['cancelReplay']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['cancelReplay']['responses'][200]['content']['application/json'] };
+  };
 }

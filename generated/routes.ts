@@ -48,6 +48,7 @@ export const routes = [
   { operationId: 'listReplays', method: 'get', path: '/api/scenario/{id}/replays', expressPath: '/api/scenario/:id/replays', security: ['bearerAuth'] },
   { operationId: 'startReplay', method: 'post', path: '/api/scenario/{id}/replays', expressPath: '/api/scenario/:id/replays', security: ['bearerAuth'] },
   { operationId: 'getReplay', method: 'get', path: '/api/scenario/{id}/replays/{replayId}', expressPath: '/api/scenario/:id/replays/:replayId', security: ['bearerAuth'] },
+  { operationId: 'cancelReplay', method: 'post', path: '/api/scenario/{id}/replays/{replayId}/cancel', expressPath: '/api/scenario/:id/replays/:replayId/cancel', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Every operation of the spec; `OperationHandlers` (src/http/operation-handler.ts) needs a handler for each. */

@@ -20,6 +20,7 @@ import * as decisionRecordPages from './migrations/20261127000100_decision_recor
 import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
 import * as batchIdempotencyKeys from './migrations/20261127002700_batch_idempotency_keys.js';
 import * as recoveryIndexes from './migrations/20261127002710_recovery_indexes.js';
+import * as replayCancelled from './migrations/20261127002720_replay_cancelled.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
   ['20261127002700_batch_idempotency_keys', batchIdempotencyKeys],
   ['20261127002710_recovery_indexes', recoveryIndexes],
+  ['20261127002720_replay_cancelled', replayCancelled],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

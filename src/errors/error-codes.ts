@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   'REPLAY_NOT_FINISHED',
   'REPLAY_LIMIT_REACHED',
   'REPLAY_CONTENT_MISMATCH',
+  'REPLAY_ALREADY_ENDED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -7,7 +7,7 @@ import type { DecisionRecordSummary, PortCapture } from '../records/decision-rec
 import type { DecisionRecordStore, RecordPage, RecordPosition } from '../records/decision-record-store-type.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 import { RecordedCalls } from './recorded-calls.js';
-import type { ReplayRecord } from './replay.js';
+import { hasEnded, type ReplayRecord } from './replay.js';
 import { ReplayReportBuilder, type CandidateOutcome } from './replay-report-builder.js';
 import type { ReplayStore } from './replay-store-type.js';
 import { RunWindow } from './run-window.js';
@@ -68,7 +68,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
 
   async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean> {
     const replay = await this.store.find(replayId);
-    if (!replay || replay.state === 'FINISHED' || replay.state === 'FAILED') return true;
+    if (!replay || hasEnded(replay.state)) return true;
     try {
       return await this.replay(replay, stopping);
     } catch (error) {
@@ -115,7 +115,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     for (;;) {
       if (await this.store.claim(replayId, STALE_AFTER_SECONDS)) return 'claimed';
       const now = await this.store.find(replayId);
-      if (!now || now.state === 'FINISHED' || now.state === 'FAILED') return 'ended';
+      if (!now || hasEnded(now.state)) return 'ended';
       if (stopping()) return 'stopping';
       await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_EVERY_MS));
     }
@@ -129,11 +129,14 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     let folded: Promise<void> = Promise.resolve();
     // A fold that failed (its progress write met an outage) stops the dispatching at the next page.
     let foldFailure: { error: unknown } | undefined;
+    // The replay was cancelled (its progress could not be stored: no longer RUNNING): stop at the next page.
+    let cancelled = false;
     let read = 0;
     let next: Promise<LoadedPage> | null = this.page(replay, undefined, Math.min(this.settings.pageSize, replay.limit));
     try {
       while (next) {
         if (foldFailure) throw foldFailure.error;
+        if (cancelled) break;
         const page: LoadedPage = await next;
         read += page.records.length;
         const left = replay.limit - read;
@@ -145,7 +148,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
         folded = folded.then(async () => {
           const settled = await Promise.all(outcomes);
           page.records.forEach((record, k) => report.add(record, settled[k]));
-          await this.store.progress(replay.id, report.replayed, report.failed);
+          if (!(await this.store.progress(replay.id, report.replayed, report.failed))) cancelled = true;
         });
         folded.catch((error: unknown) => {
           foldFailure ??= { error };
@@ -162,10 +165,15 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
       // However this ends, no fold is left running unobserved.
       await folded.catch(() => undefined);
     }
+    if (cancelled) {
+      this.logger.info({ replayId: replay.id, replayed: report.replayed }, 'replay cancelled; its worker stopped');
+      return true;
+    }
     const shortBy = replay.total - report.replayed;
     const notes = shortBy > 0 ? [`${shortBy} record(s) matched when the replay was started but were deleted (retention) before it read them.`] : [];
-    await this.store.finish(replay.id, report.build([...STANDING_NOTES, ...notes]), report.replayed, report.replayed, report.failed);
-    this.logger.info({ replayId: replay.id, replayed: report.replayed, failed: report.failed }, 'replay finished');
+    // Cancelled after its last page: the report is not stored (the replay stays CANCELLED).
+    const finished = await this.store.finish(replay.id, report.build([...STANDING_NOTES, ...notes]), report.replayed, report.replayed, report.failed);
+    this.logger.info({ replayId: replay.id, replayed: report.replayed, failed: report.failed }, finished ? 'replay finished' : 'replay cancelled; its report was not stored');
     return true;
   }
 

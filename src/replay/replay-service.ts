@@ -13,7 +13,7 @@ import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 import { REPLAY_JOB, type ReplayJobData } from './replay-job.js';
-import type { ReplayListing, ReplayRecord } from './replay.js';
+import { hasEnded, type ReplayListing, type ReplayRecord } from './replay.js';
 import { decodeReplayCursor, encodeReplayCursor } from './replay-cursor.js';
 import type { ReplayStore } from './replay-store-type.js';
 
@@ -85,6 +85,24 @@ export class ReplayService {
       throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND');
     }
     return replayDto(replay);
+  }
+
+  /**
+   * Cancels a QUEUED or RUNNING replay (CANCELLED at once; a worker running it stops at its next page and
+   * stores no report). A CANCELLED one is answered as it is; a FINISHED or FAILED one is 409
+   * REPLAY_ALREADY_ENDED. `by` (the caller's username) goes into its `error`.
+   */
+  async cancel(actor: ScenarioActor, by: string, scenarioId: string, replayId: string): Promise<ReplayDto> {
+    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const replay = await this.store.find(replayId);
+    if (!replay || replay.scenarioId !== scenario.id) {
+      throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND');
+    }
+    if (!hasEnded(replay.state)) await this.store.cancel(replayId, `Cancelled by ${by}.`);
+    // Read again: a worker may have finished it just before the cancel (then it stays FINISHED).
+    const now = (await this.store.find(replayId)) as ReplayRecord;
+    if (now.state !== 'CANCELLED') throw new ConflictError(`Replay "${replayId}" is ${now.state}: there is nothing to cancel.`, 'REPLAY_ALREADY_ENDED');
+    return replayDto(now);
   }
 
   /** The scenario's replays, newest first, a page at a time (`cursor`: the previous page's nextCursor). */

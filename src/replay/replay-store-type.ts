@@ -29,15 +29,22 @@ export interface ReplayStore {
   claim(id: string, staleAfterSeconds: number): Promise<boolean>;
   /** The running replay's worker is alive. */
   heartbeat(id: string): Promise<void>;
-  progress(id: string, done: number, failed: number): Promise<void>;
-  /** Back to QUEUED (its worker is stopping; another takes it from the start). */
+  /** Stores the progress of a RUNNING replay; false when it is no longer RUNNING (cancelled): its worker stops. */
+  progress(id: string, done: number, failed: number): Promise<boolean>;
+  /** Back to QUEUED when RUNNING (its worker is stopping; another takes it from the start). */
   requeue(id: string): Promise<void>;
+  /** CANCELLED with `reason`, when QUEUED or RUNNING; false when it had ended already. */
+  cancel(id: string, reason: string): Promise<boolean>;
   /** Replays QUEUED since before `cutoff`, or RUNNING without a heartbeat since then: their job may have been lost. */
   stalled(cutoff: Date, limit: number): Promise<string[]>;
   /** Claims a stalled replay for queuing again (QUEUED, queued_at now); false when another sweeper was first. */
   claimStalled(cutoff: Date, id: string): Promise<boolean>;
-  /** FINISHED with its report; `total` is the records actually read (fewer than planned when retention deleted some meanwhile). */
-  finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<void>;
+  /**
+   * FINISHED with its report, when still RUNNING (false: it was cancelled meanwhile, nothing stored);
+   * `total` is the records actually read (fewer than planned when retention deleted some meanwhile).
+   */
+  finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<boolean>;
+  /** FAILED with the reason, when QUEUED or RUNNING (a cancelled replay stays CANCELLED). */
   fail(id: string, error: string): Promise<void>;
   /**
    * Whether the database answers a trivial query within a moment: after a write failed with what looks

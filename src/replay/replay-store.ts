@@ -132,20 +132,24 @@ export class MySqlReplayStore implements ReplayStore {
       .orWhere((running) => running.where('state', 'RUNNING').andWhereRaw('COALESCE(??, ??) < ?', ['heartbeat_at', 'started_at', cutoff])));
   }
 
-  async progress(id: string, done: number, failed: number): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ done, failed });
+  async progress(id: string, done: number, failed: number): Promise<boolean> {
+    return (await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ done, failed })) > 0;
   }
 
   async requeue(id: string): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'QUEUED', done: 0, failed: 0, queued_at: this.db.fn.now(3), heartbeat_at: null });
+    await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ state: 'QUEUED', done: 0, failed: 0, queued_at: this.db.fn.now(3), heartbeat_at: null });
   }
 
-  async finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'FINISHED', report: JSON.stringify(report), total, done, failed, finished_at: this.db.fn.now(3) });
+  async cancel(id: string, reason: string): Promise<boolean> {
+    return (await this.db(TABLE).where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'CANCELLED', error: reason, finished_at: this.db.fn.now(3), heartbeat_at: null })) > 0;
+  }
+
+  async finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<boolean> {
+    return (await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ state: 'FINISHED', report: JSON.stringify(report), total, done, failed, finished_at: this.db.fn.now(3) })) > 0;
   }
 
   async fail(id: string, error: string): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
+    await this.db(TABLE).where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
   }
 
   async databaseAnswers(): Promise<boolean> {
