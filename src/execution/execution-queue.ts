@@ -43,8 +43,12 @@ export interface ResumableJobKind<T> {
   name: string;
   /** Jobs of this kind one worker process runs at once. */
   concurrency: number;
-  /** Runs the job: answers false when it stopped early because `stopping()` turned true (it is queued again), true when done. */
-  run(data: T, keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean>;
+  /**
+   * Runs the job: answers true when done; false when it stopped early because `stopping()` turned true
+   * (it is queued again, runnable at once); a number of milliseconds when it cannot run yet (it is
+   * queued again to run that much later, and the worker's slot goes to other jobs meanwhile).
+   */
+  run(data: T, keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean | number>;
 }
 
 export interface JobHandlers {
@@ -181,13 +185,14 @@ export class ExecutionQueue {
     const lockLifetime = this.settings.lockLifetimeMs;
     agenda.define<T>(kind.name, (job) => this.track((async () => {
       const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
-      let done: boolean;
+      let done: boolean | number;
       try {
         done = await kind.run(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
       } finally {
         clearInterval(renew);
       }
-      if (!done) await agenda.now<T>(kind.name, job.attrs.data);
+      if (done === false) await agenda.now<T>(kind.name, job.attrs.data);
+      else if (typeof done === 'number') await agenda.schedule<T>(new Date(Date.now() + done), kind.name, job.attrs.data);
     })()), {
       concurrency: kind.concurrency, lockLimit: kind.concurrency, lockLifetime, backoff: retryWhileUnavailable,
     });

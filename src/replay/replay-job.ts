@@ -20,10 +20,14 @@ export interface ReplayJobData { replayId: string }
 const HEARTBEAT_EVERY_MS = 5_000;
 /** A RUNNING replay whose heartbeat is older than this has lost its worker: a job of it takes it over. */
 const STALE_AFTER_SECONDS = 30;
+/** A job whose owner has another replay RUNNING is queued again this much later (its worker slot goes to other owners' replays). */
+const OWNER_BUSY_RETRY_MS = 1000;
 
 export interface ReplayJobSettings {
   /** Candidate runs in flight at once (the engine pool batches the runs that queue up, per crossing). */
   concurrency: number;
+  /** Replays one worker process runs at once (REPLAY_PER_WORKER), each of another owner. */
+  perWorker?: number;
   /** Records read per query. */
   pageSize: number;
 }
@@ -55,8 +59,12 @@ interface LoadedPage {
  */
 export class ReplayJob implements ResumableJobKind<ReplayJobData> {
   readonly name = REPLAY_JOB;
-  /** One replay per worker process at a time: a replay already keeps the engine pool busy. */
-  readonly concurrency = 1;
+  /**
+   * Replays one worker process runs at once: one of each owner (claim), so an owner's long replays
+   * cannot keep every other owner's waiting, and the engine pool serves the owners of the replays
+   * running in turn (its round-robin per tenant).
+   */
+  readonly concurrency: number;
 
   constructor(
     private readonly store: ReplayStore,
@@ -64,9 +72,11 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     private readonly engine: ScenarioEngine,
     private readonly settings: ReplayJobSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.concurrency = Math.max(1, settings.perWorker ?? 1);
+  }
 
-  async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean> {
+  async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean | number> {
     const replay = await this.store.find(replayId);
     if (!replay || hasEnded(replay.state)) return true;
     try {
@@ -89,10 +99,12 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     }
   }
 
-  private async replay(replay: ReplayRecord, stopping: () => boolean): Promise<boolean> {
+  private async replay(replay: ReplayRecord, stopping: () => boolean): Promise<boolean | number> {
     const document = await this.store.candidateDocument(replay.id);
     if (!document) return true;
     const claimed = await this.claim(replay.id, stopping);
+    // Another replay of the owner runs: this one stays QUEUED and its job comes back a moment later.
+    if (claimed === 'ownerBusy') return OWNER_BUSY_RETRY_MS;
     if (claimed !== 'claimed') return claimed === 'ended';
     const heartbeat = setInterval(() => {
       this.store.heartbeat(replay.id).catch((error: unknown) => this.logger.warn({ err: error, replayId: replay.id }, 'replay heartbeat not stored'));
@@ -111,9 +123,10 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
    * twice at once nor left RUNNING with nobody on it. Answers 'ended' once another worker finished it,
    * 'stopping' when this worker stops first (the job is handed back).
    */
-  private async claim(replayId: string, stopping: () => boolean): Promise<'claimed' | 'ended' | 'stopping'> {
+  private async claim(replayId: string, stopping: () => boolean): Promise<'claimed' | 'ownerBusy' | 'ended' | 'stopping'> {
     for (;;) {
-      if (await this.store.claim(replayId, STALE_AFTER_SECONDS)) return 'claimed';
+      const claim = await this.store.claim(replayId, STALE_AFTER_SECONDS);
+      if (claim !== 'taken') return claim;
       const now = await this.store.find(replayId);
       if (!now || hasEnded(now.state)) return 'ended';
       if (stopping()) return 'stopping';

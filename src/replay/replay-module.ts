@@ -39,7 +39,7 @@ export interface ReplayDependencies {
 }
 
 export function createReplay(deps: ReplayDependencies): Replay {
-  const job = new ReplayJob(deps.store, deps.records, deps.engine, { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE }, deps.logger.child({ component: 'replay' }));
+  const job = new ReplayJob(deps.store, deps.records, deps.engine, { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE, perWorker: deps.config.perWorker }, deps.logger.child({ component: 'replay' }));
   deps.queue.registerJobKind(job);
   return {
     service: new ReplayService(deps.config, deps.scenarios, deps.store, deps.records, deps.engine, deps.queue),

@@ -23,10 +23,12 @@ export interface ReplayStore {
   /**
    * Takes the replay for this worker: RUNNING from the first record, progress and any earlier report
    * cleared (a replay starts again from scratch), heartbeat now. Only a QUEUED replay, or a RUNNING
-   * one whose heartbeat is older than `staleAfterSeconds` (its worker died), is taken; false when
-   * another worker is running it or it has ended.
+   * one whose heartbeat is older than `staleAfterSeconds` (its worker died), is taken, and only while
+   * no other replay of its owner is RUNNING with a fresher heartbeat (an owner's replays run one at a
+   * time, so other owners' go in between): 'claimed'; 'ownerBusy' when another of the owner's runs;
+   * 'taken' when another worker is running it or it has ended.
    */
-  claim(id: string, staleAfterSeconds: number): Promise<boolean>;
+  claim(id: string, staleAfterSeconds: number): Promise<'claimed' | 'ownerBusy' | 'taken'>;
   /** The running replay's worker is alive. */
   heartbeat(id: string): Promise<void>;
   /** Stores the progress of a RUNNING replay; false when it is no longer RUNNING (cancelled): its worker stops. */

@@ -105,12 +105,24 @@ export class MySqlReplayStore implements ReplayStore {
     return row ? (JSON.parse(row.candidate_document) as ScenarioDocument) : undefined;
   }
 
-  async claim(id: string, staleAfterSeconds: number): Promise<boolean> {
-    // Staleness is judged by the database's clock, which also wrote the heartbeat: workers' clocks may differ.
-    const taken = await this.db(TABLE).where({ id }).andWhere((free) => free.where('state', 'QUEUED').orWhere((dead) => dead.where('state', 'RUNNING')
-      .andWhere((silent) => silent.whereNull('heartbeat_at').orWhereRaw('?? < NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]))))
-      .update({ state: 'RUNNING', started_at: this.db.fn.now(3), heartbeat_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
-    return taken > 0;
+  /**
+   * In one transaction that first locks the owner's users row (as insertWithinLimit), so two workers
+   * claiming two replays of one owner at once take one of them. Staleness is judged by the database's
+   * clock, which also wrote the heartbeats: workers' clocks may differ.
+   */
+  async claim(id: string, staleAfterSeconds: number): Promise<'claimed' | 'ownerBusy' | 'taken'> {
+    return this.db.transaction(async (trx) => {
+      const row = (await trx(TABLE).where({ id }).first('owner_id')) as { owner_id: number } | undefined;
+      if (!row) return 'taken';
+      await trx('users').where('id', row.owner_id).forUpdate().first('id');
+      const busy = await trx(TABLE).where({ owner_id: row.owner_id, state: 'RUNNING' }).whereNot({ id })
+        .andWhereRaw('?? >= NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]).first('id');
+      if (busy) return 'ownerBusy';
+      const taken = await trx(TABLE).where({ id }).andWhere((free) => free.where('state', 'QUEUED').orWhere((dead) => dead.where('state', 'RUNNING')
+        .andWhere((silent) => silent.whereNull('heartbeat_at').orWhereRaw('?? < NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]))))
+        .update({ state: 'RUNNING', started_at: this.db.fn.now(3), heartbeat_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
+      return taken > 0 ? 'claimed' : 'taken';
+    });
   }
 
   async heartbeat(id: string): Promise<void> {
