@@ -21,6 +21,7 @@ import * as decisionRecordPageBytes from './migrations/20261127000200_decision_r
 import * as batchIdempotencyKeys from './migrations/20261127002700_batch_idempotency_keys.js';
 import * as recoveryIndexes from './migrations/20261127002710_recovery_indexes.js';
 import * as replayCancelled from './migrations/20261127002720_replay_cancelled.js';
+import * as runAttempts from './migrations/20261127002730_run_attempts.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261127002700_batch_idempotency_keys', batchIdempotencyKeys],
   ['20261127002710_recovery_indexes', recoveryIndexes],
   ['20261127002720_replay_cancelled', replayCancelled],
+  ['20261127002730_run_attempts', runAttempts],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

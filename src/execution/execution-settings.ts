@@ -24,6 +24,8 @@ export interface ExecutionSettings {
   stalledAfterMs: number;
   /** How often each worker runs the stalled-work sweeper. */
   sweepEveryMs: number;
+  /** Starts of an async run before it is given up (RUN_ABANDONED) instead of being run again. */
+  maxRunAttempts: number;
   /** Whether the API process also runs an execution worker (RUN_WORKER=false: run `npm run worker` processes instead). */
   workerInApiProcess: boolean;
 }
@@ -54,6 +56,7 @@ export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv 
     callbackConcurrency: readInt(env, 'WORKER_CALLBACK_CONCURRENCY', 32, 1),
     stalledAfterMs: readInt(env, 'STALLED_WORK_AFTER_SECONDS', 10, 1) * 1000,
     sweepEveryMs: readInt(env, 'STALLED_WORK_SWEEP_SECONDS', 5, 1) * 1000,
+    maxRunAttempts: readInt(env, 'RUN_MAX_ATTEMPTS', 3, 1),
     workerInApiProcess: readBool(env, 'RUN_WORKER', true),
   };
 }

@@ -8,7 +8,8 @@ import type { BatchStore, ElementOutcome } from './batch-store.js';
 import { CoalescedRunStore } from './coalesced-run-store.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { PhaseTimes } from './phase-times.js';
-import { isFinished, type RunResultStore } from './run-result-store.js';
+import { isFinished, type RunRecord, type RunResultStore } from './run-result-store.js';
+import type { RunOutcome } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 
 /** Results of a chunk are inserted every this many elements. */
@@ -28,7 +29,7 @@ export class ExecutionWorker implements JobHandlers {
     private readonly batches: BatchStore,
     private readonly queue: ExecutionQueue,
     private readonly callbacks: CallbackDelivery,
-    private readonly settings: Pick<ExecutionSettings, 'elementConcurrency' | 'lockLifetimeMs'>,
+    private readonly settings: Pick<ExecutionSettings, 'elementConcurrency' | 'lockLifetimeMs' | 'maxRunAttempts'>,
     private readonly logger: Logger,
   ) {
     this.runStore = new CoalescedRunStore(store);
@@ -60,6 +61,14 @@ export class ExecutionWorker implements JobHandlers {
       if (isFinished(run.state) && run.callback?.state === 'PENDING' && (await this.store.callbackAttempts(run.id)).length === 0) callbacks.push(run.id);
     }
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
+      // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
+      // job failed for good, each time): it ends FAILED rather than being tried for ever.
+      if (run.attempts > this.settings.maxRunAttempts) {
+        this.logger.warn({ resultId: run.id, attempts: run.attempts }, 'async run abandoned: started too often without finishing');
+        await this.runStore.finish(run, abandoned(run, this.settings.maxRunAttempts));
+        if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+        return;
+      }
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
       const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId };
       await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record));
@@ -155,4 +164,13 @@ export class ExecutionWorker implements JobHandlers {
   async callback({ resultId, attempt }: CallbackJobData): Promise<void> {
     await this.callbacks.attempt(resultId, attempt);
   }
+}
+
+/** The outcome of a run given up after `maxAttempts` starts (RUN_ABANDONED). */
+function abandoned(run: RunRecord, maxAttempts: number): RunOutcome {
+  const now = new Date();
+  return {
+    state: 'FAILED', result: null, version: null, beganAt: run.startedAt ?? now, endedAt: now,
+    error: { code: 'RUN_ABANDONED', message: `The run was started ${run.attempts - 1} times and never finished (its worker stopped with it, or its job failed, each time); it is not tried again (RUN_MAX_ATTEMPTS is ${maxAttempts}).` },
+  };
 }

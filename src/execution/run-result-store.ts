@@ -38,6 +38,8 @@ export interface RunRecord extends RunIdentity {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** Times a job started the run (markRunning), this start included once claimed. */
+  attempts: number;
 }
 
 export interface NewAsyncRun {
@@ -73,6 +75,7 @@ interface RunRow {
   callback_retry_count: number;
   callback_retry_delay: number;
   callback_state: CallbackState;
+  attempts: number;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -172,17 +175,19 @@ export class RunResultStore {
   }
 
   /**
-   * QUEUED → RUNNING (the runs of a job). The rows are found through the primary key alone, in id
-   * order: left to itself, MariaDB may read `state = 'QUEUED'` through the (state, queued_at) index
-   * and lock a range of it, which deadlocked under load with the inserts of new QUEUED runs and the
-   * outcome upserts of other jobs (500s on async submit). A statement still picked as a deadlock
-   * victim is rolled back whole and tried again.
+   * QUEUED → RUNNING (the runs of a job), and one more start counted (`attempts`) for every run of the
+   * job not finished yet: RUNNING ones too (a job taken over from a dead worker, or queued again by the
+   * sweeper). The rows are found through the primary key alone, in id order: left to itself, MariaDB
+   * may read `state = 'QUEUED'` through the (state, queued_at) index and lock a range of it, which
+   * deadlocked under load with the inserts of new QUEUED runs and the outcome upserts of other jobs
+   * (500s on async submit). A statement still picked as a deadlock victim is rolled back whole and
+   * tried again.
    */
   async markRunning(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const sorted = [...ids].sort();
     await retryOnDeadlock(() => this.db.raw(
-      `UPDATE run_results FORCE INDEX (PRIMARY) SET started_at = NOW(3), state = 'RUNNING' WHERE id IN (${sorted.map(() => '?').join(', ')}) AND state = 'QUEUED'`,
+      `UPDATE run_results FORCE INDEX (PRIMARY) SET started_at = IF(state = 'QUEUED', NOW(3), started_at), state = 'RUNNING', attempts = attempts + 1 WHERE id IN (${sorted.map(() => '?').join(', ')}) AND state IN ('QUEUED', 'RUNNING')`,
       sorted,
     ));
   }
@@ -255,5 +260,6 @@ function toRun(row: RunRow): RunRecord {
     createdAt: new Date(row.created_at),
     startedAt: row.started_at ? new Date(row.started_at) : null,
     finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+    attempts: Number(row.attempts ?? 0),
   };
 }

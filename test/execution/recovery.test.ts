@@ -121,4 +121,27 @@ describe('recovery of work without a job', () => {
     // Agenda keeps a job that failed for good; it is removed at once, finished or not.
     await waitFor(async () => ((await queue.pendingJobs(['test.poison'])) === 0 ? true : undefined));
   });
+
+  it('gives up a run started RUN_MAX_ATTEMPTS times without finishing: FAILED, RUN_ABANDONED, not run again', async () => {
+    // Started 3 times already (each time its worker died with it or its job failed for good), and its job is gone.
+    const id = await queuedRun('RUNNING');
+    await t.services.db('run_results').where({ id }).update({ attempts: 3, started_at: LONG_AGO() });
+    await sweeper.sweepOnce();
+    const row = await waitFor(async () => {
+      const found = (await t.services.db('run_results').where({ id }).first('state', 'error_code', 'error_message', 'attempts')) as { state: string; error_code: string | null; error_message: string | null; attempts: number };
+      return found.state === 'FAILED' ? found : undefined;
+    });
+    expect(row).toMatchObject({ error_code: 'RUN_ABANDONED', attempts: 4 });
+    expect(row.error_message).toContain('started 3 times and never finished');
+  });
+
+  it('counts each start of a run: a run that finished the first time was started once', async () => {
+    const id = await queuedRun('QUEUED');
+    await t.services.execution.queue.enqueueRuns([id]);
+    const row = await waitFor(async () => {
+      const found = (await t.services.db('run_results').where({ id }).first('state', 'attempts')) as { state: string; attempts: number };
+      return found.state === 'SUCCEEDED' ? found : undefined;
+    });
+    expect(row.attempts).toBe(1);
+  });
 });
