@@ -70,8 +70,11 @@ export class ExecutionWorker implements JobHandlers {
         return;
       }
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId };
+      // Recorded once its outcome is stored: a job run again never records a run twice.
+      const held: Array<() => void> = [];
+      const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId, hold: (recordIt: () => void) => held.push(recordIt) };
       await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record));
+      for (const recordIt of held) recordIt();
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
@@ -114,17 +117,23 @@ export class ExecutionWorker implements JobHandlers {
         // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
         let flushing: Promise<void> = started;
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
+          // The slice's decision records, handed to the recorder once its results are stored: a chunk run
+          // again after its worker died runs only elements whose result was not stored, never recorded.
+          const held: Array<() => void> = [];
+          const hold = (recordIt: () => void) => held.push(recordIt);
           // A stopping worker takes no new element: the ones running finish and are stored.
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
             // The result id is chosen first, so the element's decision record carries it too.
             const resultId = timeOrderedId();
-            const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id };
+            const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold };
             return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
           }, stopping);
           phases.lap('run');
           await flushing;
           phases.lap('storeWait');
-          flushing = this.batches.insertResults(batch, results);
+          flushing = this.batches.insertResults(batch, results).then(() => {
+            for (const recordIt of held) recordIt();
+          });
           // Never left unobserved: awaited before the next insert or the end of the part.
           flushing.catch(() => undefined);
           if (stopping()) {
