@@ -47,6 +47,8 @@ export interface ChunkPart {
   to: number;
   inputs: Record<string, unknown>[];
   started: boolean;
+  /** Times a chunk job started the part before (markStarted counts each start). */
+  attempts: number;
 }
 
 export interface ElementOutcome {
@@ -188,15 +190,16 @@ export class BatchStore {
         join.on('c.batch_id', '=', 'b.id').andOn('c.from_index', '>=', this.db.raw('?', [range.from])).andOn('c.from_index', '<', this.db.raw('?', [range.to])).andOnNull('c.finished_at');
       })
       .where('b.id', range.batchId).orderBy('c.from_index')
-      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'c.from_index', 'c.to_index', 'c.inputs', 'c.started_at')) as Array<BatchRow & { from_index: number | null; to_index: number; inputs: string; started_at: Date | null }>;
+      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'c.from_index', 'c.to_index', 'c.inputs', 'c.started_at', 'c.attempts')) as Array<BatchRow & { from_index: number | null; to_index: number; inputs: string; started_at: Date | null; attempts: number }>;
     if (rows.length === 0) return undefined;
     const parts = rows.filter((row) => row.from_index !== null)
-      .map((row) => ({ from: row.from_index as number, to: row.to_index, inputs: JSON.parse(row.inputs) as Record<string, unknown>[], started: row.started_at !== null }));
+      .map((row) => ({ from: row.from_index as number, to: row.to_index, inputs: JSON.parse(row.inputs) as Record<string, unknown>[], started: row.started_at !== null, attempts: Number(row.attempts ?? 0) }));
     return { batch: toBatch(rows[0]), parts };
   }
 
+  /** Marks the unfinished parts of the range started (the first time) and counts this start of each. */
   async markStarted(range: ChunkRange): Promise<void> {
-    await this.inRange(range).whereNull('started_at').update({ started_at: this.db.fn.now(3) });
+    await this.inRange(range).whereNull('finished_at').update({ started_at: this.db.raw('COALESCE(??, NOW(3))', ['started_at']), attempts: this.db.raw('?? + 1', ['attempts']) });
   }
 
   /** Indexes in [from, to) whose result is already stored (a chunk resumed after its worker died or stopped). */

@@ -114,6 +114,15 @@ export class ExecutionWorker implements JobHandlers {
       for (const part of parts) {
         const elements = part.inputs.map((input, offset) => ({ index: part.from + offset, input })).filter((element) => !stored.has(element.index));
         elementCount += elements.length;
+        // Started more often than RUN_MAX_ATTEMPTS without finishing (its worker died with it, or its job
+        // failed for good, each time): its elements left end FAILED, RUN_ABANDONED, without running.
+        if (part.attempts + 1 > this.settings.maxRunAttempts) {
+          this.logger.warn({ batchId: batch.id, from: part.from, to: part.to, attempts: part.attempts + 1, elements: elements.length }, 'batch part abandoned: started too often without finishing');
+          await started;
+          await this.batches.insertResults(batch, elements.map((element) => ({ index: element.index, outcome: abandonedOutcome(part.attempts, this.settings.maxRunAttempts, null) })));
+          await this.batches.markPartFinished(batch.id, part);
+          continue;
+        }
         // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
         let flushing: Promise<void> = started;
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
@@ -177,9 +186,14 @@ export class ExecutionWorker implements JobHandlers {
 
 /** The outcome of a run given up after `maxAttempts` starts (RUN_ABANDONED). */
 function abandoned(run: RunRecord, maxAttempts: number): RunOutcome {
+  return abandonedOutcome(run.attempts - 1, maxAttempts, run.startedAt);
+}
+
+/** RUN_ABANDONED after `starts` starts that never finished. */
+function abandonedOutcome(starts: number, maxAttempts: number, beganAt: Date | null): RunOutcome {
   const now = new Date();
   return {
-    state: 'FAILED', result: null, version: null, beganAt: run.startedAt ?? now, endedAt: now,
-    error: { code: 'RUN_ABANDONED', message: `The run was started ${run.attempts - 1} times and never finished (its worker stopped with it, or its job failed, each time); it is not tried again (RUN_MAX_ATTEMPTS is ${maxAttempts}).` },
+    state: 'FAILED', result: null, version: null, beganAt: beganAt ?? now, endedAt: now,
+    error: { code: 'RUN_ABANDONED', message: `The run was started ${starts} times and never finished (its worker stopped with it, or its job failed, each time); it is not tried again (RUN_MAX_ATTEMPTS is ${maxAttempts}).` },
   };
 }

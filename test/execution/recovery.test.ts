@@ -144,4 +144,19 @@ describe('recovery of work without a job', () => {
     });
     expect(row.attempts).toBe(1);
   });
+
+  it('gives up a batch part started RUN_MAX_ATTEMPTS times: its elements left end RUN_ABANDONED, and the batch finishes', async () => {
+    const { batchStore } = t.services.execution;
+    const batchId = randomUUID();
+    await batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: Array.from({ length: 10 }, (_, a) => ({ a: a + 20 })) });
+    const batch = (await batchStore.findBatch(batchId))!;
+    // Two elements were stored before; three starts never finished the rest, and the part's job is gone.
+    const at = new Date();
+    await batchStore.insertResults(batch, [0, 1].map((index) => ({ index, outcome: { state: 'SUCCEEDED' as const, result: { doubled: 1 }, error: null, version: '1', beganAt: at, endedAt: at } })));
+    await t.services.db('batch_chunks').where({ batch_id: batchId }).update({ attempts: 3, started_at: LONG_AGO(), queued_at: LONG_AGO() });
+    await sweeper.sweepOnce();
+    await waitFor(async () => ((await batchStore.findBatch(batchId))?.finishedAt ? true : undefined));
+    const rows = (await t.services.db('run_results').where({ batch_id: batchId }).orderBy('element_index').select('state', 'error_code')) as Array<{ state: string; error_code: string | null }>;
+    expect(rows.map((row) => row.error_code)).toEqual([null, null, ...Array.from({ length: 8 }, () => 'RUN_ABANDONED')]);
+  });
 });
