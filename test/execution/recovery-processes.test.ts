@@ -24,7 +24,8 @@ const processes: ServiceProcess[] = [];
 const prefix = `scoring:test:recovery:${randomUUID().slice(0, 8)}:`;
 let receiver: http.Server;
 let receiverUrl: string;
-const receiverStatuses: number[] = [];
+/** Statuses the receiver answers, per X-SCE-RequestId (200 otherwise): other files' recovered callbacks may reach it too. */
+const receiverStatuses = new Map<string, number[]>();
 const received: string[] = [];
 
 // The service's defaults, whatever the suite set for its other files (test/support/global-setup.js).
@@ -63,8 +64,9 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push(String(req.headers['x-sce-requestid']));
-      res.writeHead(receiverStatuses.shift() ?? 200).end('{}');
+      const requestId = String(req.headers['x-sce-requestid']);
+      received.push(requestId);
+      res.writeHead(receiverStatuses.get(requestId)?.shift() ?? 200).end('{}');
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -128,8 +130,8 @@ describe('recovery within 30 s', () => {
     const { port } = await startApi();
     const worker = startWorker();
     // The first attempt is refused (500): the retry is a job scheduled an hour later.
-    receiverStatuses.push(500);
     const callbackId = `callback-${randomUUID()}`;
+    receiverStatuses.set(callbackId, [500]);
     const headers = { 'Score-Token': alice.scoreToken, 'X-SCE-RequestId': callbackId, 'X-SCE-CallbackUrl': receiverUrl, 'X-SCE-CallbackRetryCount': '3', 'X-SCE-CallbackRetryDelay': '3600' };
     expect((await httpRequest(port, 'POST', '/api/scenario/code/scoreasync/double', { headers, body: { a: 3 } })).status).toBe(202);
     await waitFor(async () => (received.includes(callbackId) ? true : undefined), 20_000, 50);
