@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../src/logger.js';
 import { StalledWorkSweeper } from '../../src/execution/stalled-work-sweeper.js';
+import { createAgenda, openJobStore } from '../../src/execution/job-store.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 import { isolateJobStore, waitFor } from './support.js';
@@ -158,5 +159,26 @@ describe('recovery of work without a job', () => {
     await waitFor(async () => ((await batchStore.findBatch(batchId))?.finishedAt ? true : undefined));
     const rows = (await t.services.db('run_results').where({ batch_id: batchId }).orderBy('element_index').select('state', 'error_code')) as Array<{ state: string; error_code: string | null }>;
     expect(rows.map((row) => row.error_code)).toEqual([null, null, ...Array.from({ length: 8 }, () => 'RUN_ABANDONED')]);
+  });
+
+  it('removes a finished job left in the store (a worker killed between recording its completion and removing it)', async () => {
+    // The leftover, written as Agenda leaves it: finished, unlocked, not due again.
+    const store = await openJobStore(t.config.jobsUrl, t.services.execution.settings.keyPrefix, { onLost: () => undefined, onRestored: () => undefined, onError: () => undefined });
+    try {
+      const agenda = createAgenda(store, { concurrency: 1, lockLifetimeMs: 10_000, processEveryMs: 60_000 });
+      await agenda.ready;
+      const job = agenda.create('execution.run', { resultIds: ['left-over'] });
+      job.attrs.nextRunAt = null;
+      job.attrs.lastRunAt = new Date();
+      job.attrs.lastFinishedAt = new Date();
+      await job.save();
+      const leftOver = async () => (await agenda.queryJobs({ name: 'execution.run' })).jobs.filter((found) => (found.data as { resultIds: string[] }).resultIds[0] === 'left-over');
+      expect(await leftOver()).toHaveLength(1);
+      const { removed } = await t.services.execution.queue.jobsInStore();
+      expect(removed).toBeGreaterThanOrEqual(1);
+      expect(await leftOver()).toHaveLength(0);
+    } finally {
+      await store.close();
+    }
   });
 });
