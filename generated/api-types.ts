@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a batch
-         * @description Queues one run per element of `parameters` on the latest deployed version of `scenarioName` and answers at once with the batch id. Elements run in chunks with bounded concurrency; one failing element stores its error and does not affect the others. The number of elements (default 100,000, `LIMIT_BATCH_ELEMENTS`) and the body size (default 64 MiB, `LIMIT_BATCH_BODY_BYTES`) are limited: more is 413.
+         * @description Queues one run per element of `parameters` on the latest deployed version of `scenarioName` and answers at once with the batch id. Elements run in chunks with bounded concurrency; one failing element stores its error and does not affect the others. The number of elements (default 100,000, `LIMIT_BATCH_ELEMENTS`) and the body size (default 64 MiB, `LIMIT_BATCH_BODY_BYTES`) are limited: more is 413. With an `Idempotency-Key` header the submission is safe to send again (a lost 202, a time-out): a repeat with the same key and the same body answers 202 with the first batch's id and queues nothing; the same key with another body is 409 `IDEMPOTENCY_KEY_REUSED`. Keys are per user, case-sensitive, and kept as long as their batch. `listBatches` finds batches by key too.
          */
         post: operations["submitBatch"];
         delete?: never;
@@ -738,6 +738,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your batches
+         * @description Your batches, newest first (by `createdAt`), a page at a time: id, scenario, state, size, times and the `Idempotency-Key` each was submitted with, so a client whose 202 was lost finds its batch. Progress counts and result ids: `getBatchStatus`. Same score-token authentication as the other batch operations; only the token's user's batches are listed.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/replays/{replayId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a replay
+         * @description Stops a QUEUED or RUNNING replay: it becomes CANCELLED at once (its `error` says who cancelled it), no longer counts toward the owner's `REPLAY_MAX_ACTIVE_PER_OWNER`, and a worker running it stops at its next page (within about one page of candidate runs) without storing a report. Cancelling a CANCELLED replay answers it as it is; a FINISHED or FAILED one is 409 `REPLAY_ALREADY_ENDED`. The same owners and admins as the other scenario operations (an admin names the owner in `context`); 404 REPLAY_NOT_FOUND for a replay of another scenario.
+         */
+        post: operations["cancelReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -746,7 +786,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "BODY_TOO_COMPLEX" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH" | "MODEL_NOT_FOUND" | "MODEL_INVALID" | "MODEL_NOT_SUPPORTED" | "MODEL_IN_USE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "BODY_TOO_COMPLEX" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH" | "REPLAY_ALREADY_ENDED" | "MODEL_NOT_FOUND" | "MODEL_INVALID" | "MODEL_NOT_SUPPORTED" | "MODEL_IN_USE";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -1208,7 +1248,7 @@ export interface components {
         ScoreInputs: {
             [key: string]: unknown;
         };
-        /** @description Why a run failed. */
+        /** @description Why a run failed. A stored run's error (async runs, batch elements, callbacks) is bounded before it is written: `message` keeps at most 8,192 bytes of UTF-8, a longer one cut and ending with the marker ` … [cut to 8192 of <bytes> bytes]`; the other fields keep at most 32 KiB of JSON, each string in them at most 512 bytes (cut with the same marker), and of a list (`violations`, `diagnostics`) the first items that fit, with `<list>Omitted` counting the rest; details that still do not fit keep only the node and `detailsOmitted: true`. Codes of stored runs beyond the engine's: `RESULT_TOO_LARGE` (the result takes more than 4 MiB of JSON, the most a stored run keeps) `RESULT_NOT_STORED` (the database refused the run's outcome; the message names its reason, and the run ends FAILED instead of staying unfinished) and `RUN_ABANDONED` (an async run started `RUN_MAX_ATTEMPTS` times, 3 by default, without finishing: its worker stopped with it, or its job failed, each time). */
         RunError: {
             code: string;
             message: string;
@@ -1222,6 +1262,12 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /** @description How many `violations` were left out of a stored error to keep it within its bound (only when some were). */
+            violationsOmitted?: number;
+            /** @description How many `diagnostics` were left out of a stored error to keep it within its bound (only when some were). */
+            diagnosticsOmitted?: number;
+            /** @description The error's details were too large to store even cut: only `nodeId`, `nodeName` and `nodeType` were kept. */
+            detailsOmitted?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -2018,7 +2064,7 @@ export interface components {
             old: components["schemas"]["ReplayOutcome"];
             new: components["schemas"]["ReplayOutcome"];
         };
-        /** @description What the candidate would have changed (docs/replay.md). */
+        /** @description What the candidate would have changed (docs/replay.md). At most 4 MiB of JSON: a larger report is cut, the runs side by side first (`failures.truncated`), then listed transitions (counted in `otherTransitions`), then unrecorded call sites, and a note says what was left out; counters are never cut. An error shown side by side whose JSON passes 16 KiB keeps its code, node and message (cut) with `detailsOmitted`. */
         ReplayReport: {
             /** @description Records replayed. */
             replayed: number;
@@ -2082,10 +2128,10 @@ export interface components {
             /** @description `develop` or a deployed version number, as requested. */
             candidateVersion: string;
             /**
-             * @description QUEUED until a worker takes it; RUNNING; FINISHED with its report; FAILED when it could not run to the end (`error` says why).
+             * @description QUEUED until a worker takes it; RUNNING; FINISHED with its report; FAILED when it could not run to the end (`error` says why); CANCELLED by cancelReplay (`error` says by whom).
              * @enum {string}
              */
-            state: "QUEUED" | "RUNNING" | "FINISHED" | "FAILED";
+            state: "QUEUED" | "RUNNING" | "FINISHED" | "FAILED" | "CANCELLED";
             /** @description Records to replay: those matching the filters when the replay was started, at most `limit`. */
             total: number;
             /** @description Records replayed so far. */
@@ -2102,7 +2148,7 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             finishedAt: string | null;
-            /** @description Why a FAILED replay stopped. */
+            /** @description Why a FAILED replay stopped, or who cancelled a CANCELLED one. */
             error: string | null;
             /** @description Null until FINISHED. */
             report: components["schemas"]["ReplayReport"] | null;
@@ -2118,7 +2164,7 @@ export interface components {
              * @description QUEUED until a worker takes it; RUNNING; FINISHED with its report; FAILED when it could not run to the end (`error` says why).
              * @enum {string}
              */
-            state: "QUEUED" | "RUNNING" | "FINISHED" | "FAILED";
+            state: "QUEUED" | "RUNNING" | "FINISHED" | "FAILED" | "CANCELLED";
             /** @description Records to replay: those matching the filters when the replay was started, at most `limit`. */
             total: number;
             /** @description Records replayed so far. */
@@ -2241,6 +2287,30 @@ export interface components {
             /** @description Every version, newest first. */
             versions: components["schemas"]["ModelVersionSummary"][];
         };
+        BatchSummary: {
+            /** @description The batch id (a UUID). */
+            batchTaskId: string;
+            scenarioName: string;
+            /**
+             * @description As `getBatchStatus` answers it.
+             * @enum {string}
+             */
+            state: "QUEUED" | "RUNNING" | "FINISHED";
+            /** @description Elements submitted. */
+            total: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description The `Idempotency-Key` the batch was submitted with; null when none. */
+            idempotencyKey: string | null;
+        };
+        BatchPage: {
+            /** @description Newest first. */
+            batches: components["schemas"]["BatchSummary"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
     };
     responses: {
         /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
@@ -2283,7 +2353,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (a name or request id already taken, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
+        /** @description The request conflicts with the current state (a name or request id already taken, an `Idempotency-Key` sent before with another body, a unique key violated, nothing to deploy), or, for loads, another load of the same collection holds it (`LOAD_CONFLICT`: retry once that load is done). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2551,7 +2621,13 @@ export interface operations {
     submitBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Caller-chosen key of this submission (printable ASCII without spaces, at most 190 characters; a UUID is a good choice), unique per user. Sent again with the same body (the same `scenarioName` and `parameters`, object keys in the same order; whitespace does not matter) it answers the first batch's id; with another body, 409 `IDEMPOTENCY_KEY_REUSED`.
+                 * @example 3f0c2a8e-7d4b-4f7e-9a51-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2581,7 +2657,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Queued. */
+            /** @description Queued; or, for a repeat of an earlier submission with the same `Idempotency-Key` and body, the id of the batch that submission queued (nothing new is queued). */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2594,6 +2670,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
@@ -4769,6 +4846,79 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                /** @description `nextCursor` of the previous page; one this service did not issue is 400. */
+                cursor?: string;
+                /** @description Batches per page: 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    cancelReplay: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                id: components["parameters"]["ScenarioId"];
+                /** @description The replay id (`replayId` of startReplay). One this scenario does not have is 404 REPLAY_NOT_FOUND. */
+                replayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The replay, CANCELLED. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Replay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };

@@ -43,7 +43,7 @@ export interface OperationContracts {
   submitBatch: {
     params: Record<string, never>;
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: { 'idempotency-key'?: NonNullable<operations['submitBatch']['parameters']['header']>['Idempotency-Key'] };
     body: NonNullable<operations['submitBatch']['requestBody']>['content']['application/json'];
     uploads: never;
     replies:
@@ -367,5 +367,23 @@ export interface OperationContracts {
     uploads: never;
     replies:
       | { status: 200; contentType: 'application/xml'; body: operations['downloadModelVersion']['responses'][200]['content']['application/xml'] | AsyncIterable<operations['downloadModelVersion']['responses'][200]['content']['application/xml']> };
+  };
+  listBatches: {
+    params: Record<string, never>;
+    query: NonNullable<operations['listBatches']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listBatches']['responses'][200]['content']['application/json'] };
+  };
+  cancelReplay: {
+    params: NonNullable<operations['cancelReplay']['parameters']['path']>;
+    query: NonNullable<operations['cancelReplay']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['cancelReplay']['responses'][200]['content']['application/json'] };
   };
 }

@@ -53,6 +53,8 @@ export const routes = [
   { operationId: 'getModelVersion', method: 'get', path: '/api/models/{name}/versions/{version}', expressPath: '/api/models/:name/versions/:version', security: ['bearerAuth'] },
   { operationId: 'deleteModelVersion', method: 'delete', path: '/api/models/{name}/versions/{version}', expressPath: '/api/models/:name/versions/:version', security: ['bearerAuth'] },
   { operationId: 'downloadModelVersion', method: 'get', path: '/api/models/{name}/versions/{version}/file', expressPath: '/api/models/:name/versions/:version/file', security: ['bearerAuth'] },
+  { operationId: 'listBatches', method: 'get', path: '/api/batch', expressPath: '/api/batch', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
+  { operationId: 'cancelReplay', method: 'post', path: '/api/scenario/{id}/replays/{replayId}/cancel', expressPath: '/api/scenario/:id/replays/:replayId/cancel', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Every operation of the spec; `OperationHandlers` (src/http/operation-handler.ts) needs a handler for each. */

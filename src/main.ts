@@ -2,11 +2,23 @@ import { createApp } from './app.js';
 import { createHandlerMap } from './http/handler-map.js';
 import { listen } from './http/listen.js';
 import { createLogger } from './logger.js';
+import { gracefulClose } from './http/graceful-close.js';
 import { createHttpServer } from './http/server.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
 import { closeServices, createServices, fastLaneOperations, healthChecks, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
+import type { Logger } from 'pino';
+
+/**
+ * SIGTERM budget (docs/execution.md, "Graceful shutdown"): HTTP connections drain within
+ * HTTP_DRAIN_TIMEOUT_MS (an idle connection is closed after IDLE_CLOSE_MS without a request), jobs
+ * within the queue's 20 s, then records, statistics and logs are flushed; the process is forced out
+ * (exit 1) only at FORCE_EXIT_MS, inside the 30 s grace period orchestrators give by default.
+ */
+const IDLE_CLOSE_MS = 1000;
+const HTTP_DRAIN_TIMEOUT_MS = 10_000;
+const FORCE_EXIT_MS = 28_000;
 
 async function main(): Promise<void> {
   const config = await loadConfigOrExit();
@@ -25,6 +37,8 @@ async function main(): Promise<void> {
   });
   const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger });
   server.keepAliveTimeout = 65_000;
+  // Attached before listening, so that every connection is known to the close.
+  const closeHttp = gracefulClose(server);
   await listen(server, config.port, { host: config.host, variable: 'PORT' });
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
   logger.info({ host: config.host ?? 'every address', port: config.port, environment: config.environment }, 'listening');
@@ -42,22 +56,35 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'stopping: no new requests, finishing the ones in flight');
     logger.flush();
-    const force = setTimeout(() => process.exit(1), 30_000);
+    const force = setTimeout(() => {
+      logger.error('shutdown did not finish in time; forced out');
+      logger.flush();
+      process.exit(1);
+    }, FORCE_EXIT_MS);
     force.unref();
-    // Stop taking jobs at once (held ones are unlocked for other workers) while in-flight requests finish.
+    // Stop taking jobs at once (running ones finish or hand the rest back) while in-flight requests finish.
     const jobsStopped = services.execution.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the execution worker failed'));
     metricsServer?.close();
-    server.close(() => {
-      jobsStopped
-        .then(() => closeServices(services))
-        .then(() => logger.flush())
+    closeHttp({ idleCloseMs: IDLE_CLOSE_MS, timeoutMs: HTTP_DRAIN_TIMEOUT_MS })
+      .then((report) => logger.info(report, 'HTTP connections closed'))
+      .then(() => jobsStopped)
+      // Decision records still buffered, run statistics, then the logs: after the last request and job.
+      .then(() => closeServices(services))
+      .then(() => flushLogs(logger))
       .then(() => process.exit(0))
-        .catch(() => process.exit(1));
-    });
-    server.closeIdleConnections();
+      .catch(async (error: unknown) => {
+        logger.error({ err: error }, 'the API did not stop cleanly');
+        await flushLogs(logger);
+        process.exit(1);
+      });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Writes the log lines still buffered (the destination is asynchronous, logger.ts). */
+function flushLogs(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
 }
 
 main().catch((error: unknown) => {

@@ -33,11 +33,12 @@ async function main(): Promise<void> {
     force.unref();
     metricsServer?.close();
     closeServices(services)
-      .then(() => logger.flush())
+      // The destination is asynchronous (logger.ts): exit once the last lines are written.
+      .then(() => new Promise<void>((resolve) => logger.flush(() => resolve())))
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         logger.error({ err: error }, 'worker did not stop cleanly');
-        process.exit(1);
+        logger.flush(() => process.exit(1));
       });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -151,6 +151,8 @@ export interface ReplayConfig {
   concurrency: number;
   /** Replays one scenario owner may have QUEUED or RUNNING at once: workers take replays in turn, so one owner's cannot fill the queue. */
   maxActivePerOwner: number;
+  /** Replays one worker process runs at once, each of another owner (an owner's replays run one at a time). */
+  perWorker: number;
 }
 
 /** The spec's ceiling on a replay's `limit`, whatever REPLAY_MAX_RECORDS says. */
@@ -315,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRecords: readInt(env, 'REPLAY_MAX_RECORDS', 10_000),
       concurrency: readInt(env, 'REPLAY_CONCURRENCY', 256),
       maxActivePerOwner: readInt(env, 'REPLAY_MAX_ACTIVE_PER_OWNER', 2),
+      perWorker: readInt(env, 'REPLAY_PER_WORKER', 4),
     },
     models: {
       maxBytes: readInt(env, 'MODEL_MAX_BYTES', 8 * 1_048_576),
@@ -375,6 +378,7 @@ function assertUsable(config: AppConfig): void {
   if (config.replay.maxRecords < 1 || config.replay.maxRecords > REPLAY_HARD_MAX_RECORDS) problems.push(`REPLAY_MAX_RECORDS must be between 1 and ${REPLAY_HARD_MAX_RECORDS}`);
   if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');
   if (config.replay.maxActivePerOwner < 1) problems.push('REPLAY_MAX_ACTIVE_PER_OWNER must be at least 1');
+  if (config.replay.perWorker < 1) problems.push('REPLAY_PER_WORKER must be at least 1');
   if (config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
   if (config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerHost < 1) problems.push('ENGINE_ISOLATES_PER_HOST must be at least 1');

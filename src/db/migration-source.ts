@@ -19,6 +19,10 @@ import * as decisionRecordJsonChars from './migrations/20261126000100_decision_r
 import * as decisionRecordPages from './migrations/20261127000100_decision_record_pages.js';
 import * as decisionRecordPageBytes from './migrations/20261127000200_decision_record_page_bytes.js';
 import * as models from './migrations/20261127000300_models.js';
+import * as batchIdempotencyKeys from './migrations/20261127002700_batch_idempotency_keys.js';
+import * as recoveryIndexes from './migrations/20261127002710_recovery_indexes.js';
+import * as replayCancelled from './migrations/20261127002720_replay_cancelled.js';
+import * as runAttempts from './migrations/20261127002730_run_attempts.js';
 import * as userCallbackSecrets from './migrations/20261128002800_user_callback_secrets.js';
 import * as finishedRunInputs from './migrations/20261128002900_finished_run_inputs.js';
 import * as runResultsRetention from './migrations/20261128003000_run_results_retention.js';
@@ -53,6 +57,10 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261127000100_decision_record_pages', decisionRecordPages],
   ['20261127000200_decision_record_page_bytes', decisionRecordPageBytes],
   ['20261127000300_models', models],
+  ['20261127002700_batch_idempotency_keys', batchIdempotencyKeys],
+  ['20261127002710_recovery_indexes', recoveryIndexes],
+  ['20261127002720_replay_cancelled', replayCancelled],
+  ['20261127002730_run_attempts', runAttempts],
   ['20261128002800_user_callback_secrets', userCallbackSecrets],
   ['20261128002900_finished_run_inputs', finishedRunInputs],
   ['20261128003000_run_results_retention', runResultsRetention],

@@ -36,3 +36,27 @@ export function isPacketTooLarge(error: unknown): boolean {
   const { errno, code } = error as { errno?: unknown; code?: unknown };
   return errno === 1153 || code === 'ER_NET_PACKET_TOO_LARGE';
 }
+
+/** Longest reason safeErrorReason answers (a script's error message can be long too). */
+const MAX_REASON_CHARS = 1000;
+
+/**
+ * What an error says, for logs and stored reasons, without what a statement carried: mysql2 (and knex
+ * around it) start a query error's message with the whole SQL, inputs and results included (a replay's
+ * report made one log line of 57 MB). A database error is told by its code and the server's message;
+ * any other by its message, cut to MAX_REASON_CHARS.
+ */
+export function safeErrorReason(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return String(error).slice(0, MAX_REASON_CHARS);
+  const { code, sqlMessage, message } = error as { code?: unknown; sqlMessage?: unknown; message?: unknown };
+  const prefix = typeof code === 'string' ? `${code}: ` : '';
+  if (typeof sqlMessage === 'string') return `${prefix}${sqlMessage}`.slice(0, MAX_REASON_CHARS);
+  let text = typeof message === 'string' ? message : String(error);
+  // A driver error without a server message (a broken connection): knex put the statement before
+  // ` - ` and the driver's own message after it.
+  if (typeof code === 'string' && ('fatal' in error || 'errno' in error || 'sql' in error)) {
+    const cut = text.lastIndexOf(' - ');
+    text = `${prefix}${cut >= 0 ? text.slice(cut + 3) : text}`;
+  }
+  return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS)}… [cut: ${text.length} characters]` : text;
+}

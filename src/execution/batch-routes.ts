@@ -2,7 +2,7 @@ import type { OperationHandlers } from '../http/operation-handler.js';
 import type { Services } from '../services.js';
 import { batchResultsCsv } from './batch-results-format.js';
 
-export type BatchOperation = 'submitBatch' | 'getBatchStatus' | 'getBatchResults';
+export type BatchOperation = 'submitBatch' | 'listBatches' | 'getBatchStatus' | 'getBatchResults';
 
 /** How long a client should wait before asking again for the results of an unfinished batch. */
 const RETRY_AFTER_SECONDS = 1;
@@ -11,9 +11,13 @@ const RETRY_AFTER_SECONDS = 1;
 export function createBatchHandlers(services: Pick<Services, 'execution'>): Pick<OperationHandlers, BatchOperation> {
   const batches = services.execution.batches;
   return {
-    async submitBatch({ user, body }) {
-      const batchTaskId = await batches.submit(user, body.scenarioName, body.parameters);
+    async submitBatch({ user, body, headers }) {
+      const batchTaskId = await batches.submit(user, body.scenarioName, body.parameters, headers['idempotency-key']);
       return { status: 202, body: { batchTaskId } };
+    },
+
+    async listBatches({ user, query }) {
+      return { status: 200, body: await batches.list(user, query.limit ?? 20, query.cursor) };
     },
 
     async getBatchStatus({ user, params }) {

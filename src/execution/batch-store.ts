@@ -1,10 +1,9 @@
 import type { Knex } from 'knex';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
-import { retryOnDeadlock } from '../db/deadlock-retry.js';
-import { groupsWithin } from '../db/statement-groups.js';
 import { insertStatement } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
-import { finishedRunValues, insertFinishedRuns, parseObject, storedError } from './run-columns.js';
+import { writeFinishedRuns } from './finished-run-writes.js';
+import { parseObject, storedError } from './run-columns.js';
 
 export interface BatchRecord {
   id: string;
@@ -22,6 +21,17 @@ export interface NewBatch {
   scenarioName: string;
   chunkSize: number;
   inputs: Record<string, unknown>[];
+  /** The submission's Idempotency-Key and the SHA-256 of its body, when it came with one. */
+  idempotency?: BatchIdempotency;
+}
+
+export interface BatchIdempotency { key: string; bodyHash: Buffer }
+
+/** A batch as listBatches shows it (its progress counts are getBatchStatus's). */
+export interface BatchListing extends BatchRecord {
+  /** Some chunk job has started on the batch. */
+  started: boolean;
+  idempotencyKey: string | null;
 }
 
 /** Elements [from, to) of a batch: what one chunk job covers. */
@@ -37,6 +47,8 @@ export interface ChunkPart {
   to: number;
   inputs: Record<string, unknown>[];
   started: boolean;
+  /** Times a chunk job started the part before (markStarted counts each start). */
+  attempts: number;
 }
 
 export interface ElementOutcome {
@@ -109,11 +121,17 @@ const MAX_PART_BYTES = 4 * 1024 * 1024;
 export class BatchStore {
   constructor(private readonly db: Knex) {}
 
-  /** The batch and its inputs, in one transaction. */
+  /**
+   * The batch and its inputs, in one transaction. Throws a duplicate-key error (isDuplicateKey) when the
+   * user already submitted a batch with the same idempotency key: nothing is stored then.
+   */
   async insertBatch(batch: NewBatch): Promise<void> {
     const parts = inputParts(batch);
     await this.db.transaction(async (trx) => {
-      await trx('batches').insert({ id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize) });
+      await trx('batches').insert({
+        id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize),
+        idempotency_key: batch.idempotency?.key ?? null, body_hash: batch.idempotency?.bodyHash ?? null,
+      });
       let statement: InputPart[] = [];
       let bytes = 0;
       for (const part of parts) {
@@ -146,6 +164,29 @@ export class BatchStore {
     await this.db('batches').where({ id }).delete();
   }
 
+  /** The user's batch submitted with this idempotency key, with the hash of the body it came with. */
+  async findByIdempotencyKey(userId: number, key: string): Promise<{ id: string; bodyHash: Buffer | null } | undefined> {
+    const row = (await this.db('batches').where({ user_id: userId, idempotency_key: key }).first('id', 'body_hash')) as { id: string; body_hash: Buffer | null } | undefined;
+    return row ? { id: row.id, bodyHash: row.body_hash } : undefined;
+  }
+
+  /**
+   * A page of the user's batches, newest first by (created_at, id), after `before` when given: keyset
+   * paging on the (user_id, created_at) index (InnoDB keeps the id in it), one query with whether any
+   * chunk has started (the state's QUEUED or RUNNING).
+   */
+  async listBatches(userId: number, limit: number, before?: { createdAt: Date; id: string }): Promise<BatchListing[]> {
+    const query = this.db('batches as b').where('b.user_id', userId);
+    if (before) {
+      query.andWhere((older) => older.where('b.created_at', '<', before.createdAt)
+        .orWhere((same) => same.where('b.created_at', '=', before.createdAt).andWhere('b.id', '<', before.id)));
+    }
+    const rows = (await query.orderBy([{ column: 'b.created_at', order: 'desc' }, { column: 'b.id', order: 'desc' }]).limit(limit)
+      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'b.idempotency_key',
+        this.db.raw('EXISTS (SELECT 1 FROM batch_chunks c WHERE c.batch_id = b.id AND c.started_at IS NOT NULL) AS started'))) as Array<BatchRow & { idempotency_key: string | null; started: number | string }>;
+    return rows.map((row) => ({ ...toBatch(row), started: Number(row.started) === 1, idempotencyKey: row.idempotency_key }));
+  }
+
   async findBatch(id: string): Promise<BatchRecord | undefined> {
     const row = (await this.db('batches').where({ id }).first()) as BatchRow | undefined;
     return row ? toBatch(row) : undefined;
@@ -161,15 +202,16 @@ export class BatchStore {
         join.on('c.batch_id', '=', 'b.id').andOn('c.from_index', '>=', this.db.raw('?', [range.from])).andOn('c.from_index', '<', this.db.raw('?', [range.to])).andOnNull('c.finished_at');
       })
       .where('b.id', range.batchId).orderBy('c.from_index')
-      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'c.from_index', 'c.to_index', 'c.inputs', 'c.started_at')) as Array<BatchRow & { from_index: number | null; to_index: number; inputs: string; started_at: Date | null }>;
+      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'c.from_index', 'c.to_index', 'c.inputs', 'c.started_at', 'c.attempts')) as Array<BatchRow & { from_index: number | null; to_index: number; inputs: string; started_at: Date | null; attempts: number }>;
     if (rows.length === 0) return undefined;
     const parts = rows.filter((row) => row.from_index !== null)
-      .map((row) => ({ from: row.from_index as number, to: row.to_index, inputs: JSON.parse(row.inputs) as Record<string, unknown>[], started: row.started_at !== null }));
+      .map((row) => ({ from: row.from_index as number, to: row.to_index, inputs: JSON.parse(row.inputs) as Record<string, unknown>[], started: row.started_at !== null, attempts: Number(row.attempts ?? 0) }));
     return { batch: toBatch(rows[0]), parts };
   }
 
+  /** Marks the unfinished parts of the range started (the first time) and counts this start of each. */
   async markStarted(range: ChunkRange): Promise<void> {
-    await this.inRange(range).whereNull('started_at').update({ started_at: this.db.fn.now(3) });
+    await this.inRange(range).whereNull('finished_at').update({ started_at: this.db.raw('COALESCE(??, NOW(3))', ['started_at']), attempts: this.db.raw('?? + 1', ['attempts']) });
   }
 
   /** Indexes in [from, to) whose result is already stored (a chunk resumed after its worker died or stopped). */
@@ -180,18 +222,20 @@ export class BatchStore {
   }
 
   /**
-   * Stores finished elements, one multi-row insert, each under its result id. An element stored
+   * Stores finished elements with multi-row inserts, each under its result id. An element stored
    * already (the same chunk run twice at once: a lock taken over from a worker that was only slow)
-   * keeps its first result: the unique (batch_id, element_index) turns the second into a no-op.
+   * keeps its first result: the unique (batch_id, element_index) turns the second into a no-op. An
+   * element whose row the database refuses is stored as RESULT_NOT_STORED and the others as they are
+   * (writeFinishedRuns); one that cannot be stored even so fails the call (the chunk job).
    */
   async insertResults(batch: BatchRecord, results: ElementOutcome[]): Promise<void> {
     if (results.length === 0) return;
-    const rows = results.map(({ index, outcome, resultId }) => {
+    const finished = results.map(({ index, outcome, resultId }) => {
       const id = resultId ?? timeOrderedId();
-      return finishedRunValues({ id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome);
+      return { run: { id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome };
     });
-    const sql = insertFinishedRuns(rows, 'ON DUPLICATE KEY UPDATE `id` = `id`');
-    await retryOnDeadlock(() => this.db.raw(sql));
+    const failure = (await writeFinishedRuns(this.db, finished, 'ON DUPLICATE KEY UPDATE `id` = `id`')).find((error) => error !== null);
+    if (failure) throw failure;
   }
 
   /**
@@ -297,16 +341,19 @@ export class BatchStore {
     }
   }
 
-  /** Parts never started and queued before `cutoff` (the API process may have died before saving their job). */
+  /**
+   * Unfinished parts queued before `cutoff`, never started or started by a worker that may be gone: the
+   * sweeper's candidates, kept only when no pending chunk job covers them.
+   */
   async stalledChunks(cutoff: Date, limit: number): Promise<ChunkRange[]> {
-    const rows = (await this.db('batch_chunks').whereNull('started_at').andWhere('queued_at', '<', cutoff).whereNull('finished_at').limit(limit)
+    const rows = (await this.db('batch_chunks').whereNull('finished_at').andWhere('queued_at', '<', cutoff).limit(limit)
       .select('batch_id', 'from_index', 'to_index')) as Array<{ batch_id: string; from_index: number; to_index: number }>;
     return rows.map((row) => ({ batchId: row.batch_id, from: row.from_index, to: row.to_index }));
   }
 
-  /** Claims a stalled part for re-queuing (moves its queued_at); false when another sweeper was first. */
+  /** Claims a stalled part for re-queuing (moves its queued_at); false when another sweeper was first or it finished meanwhile. */
   async claimStalled(cutoff: Date, chunk: ChunkRange): Promise<boolean> {
-    const claimed = await this.db('batch_chunks').where({ batch_id: chunk.batchId, from_index: chunk.from }).whereNull('started_at').andWhere('queued_at', '<', cutoff)
+    const claimed = await this.db('batch_chunks').where({ batch_id: chunk.batchId, from_index: chunk.from }).whereNull('finished_at').andWhere('queued_at', '<', cutoff)
       .update({ queued_at: this.db.fn.now(3) });
     return claimed > 0;
   }

@@ -4,7 +4,7 @@ import type { RunIdentity, RunRecord, RunResultStore } from './run-result-store.
 
 /**
  * The worker's reads and writes of async runs, coalesced across the run jobs it holds at once:
- * under load one claim (an UPDATE and a SELECT, sent together) serves every job that asked meanwhile, and one
+ * under load one claim (an UPDATE, then a SELECT) serves every job that asked meanwhile, and one
  * multi-row upsert stores every outcome that finished meanwhile, instead of round trips per job
  * and per run. An idle worker pays no wait: a lone request goes out at once.
  */
@@ -14,10 +14,8 @@ export class CoalescedRunStore {
 
   constructor(private readonly store: RunResultStore) {
     this.claims = new GroupCommit({ maxItems: 64, concurrency: 2, commit: (groups) => this.claimAll(groups) });
-    this.finishes = new GroupCommit({ maxItems: 500, concurrency: 2, commit: async (finished) => {
-      await this.store.finishRuns(finished);
-      return finished.map(() => undefined);
-    } });
+    // A run whose outcome could not be stored fails alone: the others of its group are stored.
+    this.finishes = new GroupCommit({ maxItems: 500, concurrency: 2, commit: async (finished) => (await this.store.finishRuns(finished)).map((error) => error ?? undefined) });
   }
 
   /** Marks the QUEUED ones of these runs RUNNING and answers them all (finished ones too, for their callbacks). */
@@ -32,9 +30,11 @@ export class CoalescedRunStore {
 
   private async claimAll(groups: string[][]): Promise<RunRecord[][]> {
     const ids = [...new Set(groups.flat())];
-    // Read and marked RUNNING at once (two connections, one round trip of waiting): the state read is
-    // QUEUED or RUNNING either way, and only a finished state changes what the job does.
-    const [runs] = await Promise.all([this.store.findByIds(ids), this.store.markRunning(ids)]);
+    // Marked RUNNING (this start counted), then read: the job gives up a run past its attempts
+    // (ExecutionWorker), so the count read must include this start. One round trip more per claim,
+    // and a claim serves every run job this worker took meanwhile.
+    await this.store.markRunning(ids);
+    const runs = await this.store.findByIds(ids);
     const byId = new Map(runs.map((run) => [run.id, run]));
     return groups.map((group) => group.flatMap((id) => byId.get(id) ?? []));
   }

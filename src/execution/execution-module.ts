@@ -52,8 +52,8 @@ export interface ExecutionDependencies {
   outbound: Outbound;
   /** Each user's callback signing secret (services.users). */
   callbackSecrets: CallbackSecrets;
-  /** Told of callback deliveries (services.metrics). */
-  metrics?: Pick<Metrics, 'callbackDelivered'>;
+  /** Told of callback deliveries and of recovered work (services.metrics). */
+  metrics?: Pick<Metrics, 'callbackDelivered' | 'workRecovered'>;
   /** Told of every run of a deployed version, in every mode (metrics and run statistics). */
   runListener?: RunListener;
   /** The records feature's recorder of runs (services.records); without it nothing is recorded. */
@@ -87,7 +87,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy, deps.callbackSecrets);
   const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
-  const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }));
+  const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }), deps.metrics ?? new NoopMetrics());
   const retention = new RunRetentionSweeper(store, batchStore, { retentionDays: settings.resultRetentionDays, everyMs: RETENTION_SWEEP_MS }, logger.child({ component: 'run-retention' }));
   return {
     service, batches, worker, queue, settings, store, batchStore, sweeper, retention,

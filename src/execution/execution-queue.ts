@@ -1,6 +1,6 @@
 import type { Agenda, BackoffStrategy, Job } from 'agenda';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { isDatabaseUnavailable, safeErrorReason } from '../db/mysql-errors.js';
 import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { isProcessingJobs, lockedJobCount, lookForJobsNow } from './agenda-internals.js';
 import type { ExecutionSettings } from './execution-settings.js';
@@ -31,6 +31,9 @@ export interface RunJobData { resultIds: string[] }
 export interface ChunkJobData { batchId: string; from: number; to: number }
 export interface CallbackJobData { resultId: string; attempt: number }
 
+/** A job still to run (due, scheduled, running, or waiting for a retry after an outage): its name and data. */
+export interface PendingJob { name: string; data: unknown }
+
 /**
  * A job kind another feature runs on the execution worker (replays, src/replay/), through this
  * module's one Agenda. Like batch chunks, such a job stops early when the worker is stopping and is
@@ -40,8 +43,12 @@ export interface ResumableJobKind<T> {
   name: string;
   /** Jobs of this kind one worker process runs at once. */
   concurrency: number;
-  /** Runs the job: answers false when it stopped early because `stopping()` turned true (it is queued again), true when done. */
-  run(data: T, keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean>;
+  /**
+   * Runs the job: answers true when done; false when it stopped early because `stopping()` turned true
+   * (it is queued again, runnable at once); a number of milliseconds when it cannot run yet (it is
+   * queued again to run that much later, and the worker's slot goes to other jobs meanwhile).
+   */
+  run(data: T, keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean | number>;
 }
 
 export interface JobHandlers {
@@ -134,8 +141,15 @@ export class ExecutionQueue {
     const backoff = retryWhileUnavailable;
     const onFailure = (name: string) => (error: Error, job: Job) => {
       const retryInMs = backoff({ attempt: job.attrs.failCount ?? 1, error, jobName: name, jobData: job.attrs.data });
-      if (retryInMs === null) this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
-      else this.logger.warn({ reason: error.message, job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
+      if (retryInMs !== null) {
+        this.logger.warn({ reason: safeErrorReason(error), job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
+        return;
+      }
+      this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
+      // A job that failed for good stays in the store (Agenda keeps failed jobs) and is never run
+      // again: removed, so the store holds pending work only. What it left unfinished in MySQL is
+      // the stalled-work sweeper's (it finds work no pending job covers).
+      job.remove().catch((removal: unknown) => this.logger.warn({ err: removal, job: name }, 'could not remove a failed job; the sweeper removes it later'));
     };
     agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data, () => this.keepAlive(job))), {
       concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime, backoff,
@@ -171,13 +185,14 @@ export class ExecutionQueue {
     const lockLifetime = this.settings.lockLifetimeMs;
     agenda.define<T>(kind.name, (job) => this.track((async () => {
       const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
-      let done: boolean;
+      let done: boolean | number;
       try {
         done = await kind.run(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
       } finally {
         clearInterval(renew);
       }
-      if (!done) await agenda.now<T>(kind.name, job.attrs.data);
+      if (done === false) await agenda.now<T>(kind.name, job.attrs.data);
+      else if (typeof done === 'number') await agenda.schedule<T>(new Date(Date.now() + done), kind.name, job.attrs.data);
     })()), {
       concurrency: kind.concurrency, lockLimit: kind.concurrency, lockLifetime, backoff: retryWhileUnavailable,
     });
@@ -235,10 +250,10 @@ export class ExecutionQueue {
     }
   }
 
-  /** Pending jobs in the store, by name (benchmarks and tests check the store does not grow). */
-  async pendingJobs(): Promise<number> {
+  /** Jobs in the store, of every name or of `names` (benchmarks and tests check the store does not grow). */
+  async pendingJobs(names?: string[]): Promise<number> {
     const { agenda } = await this.instance();
-    const { total } = await agenda.queryJobs({});
+    const { total } = await agenda.queryJobs(names ? { names } : {});
     return total;
   }
 
@@ -267,6 +282,25 @@ export class ExecutionQueue {
     } catch (error) {
       this.logger.warn({ err: error }, 'could not look for finished jobs left by a job-store outage');
     }
+  }
+
+  /**
+   * The jobs of this process's names still to run, for the stalled-work sweeper to tell work that has a
+   * job from work that has none. Finished ones left in the store (a completion recorded but its removal
+   * lost, a failure for good whose removal failed) are removed on the way: answers how many.
+   */
+  async jobsInStore(): Promise<{ pending: PendingJob[]; removed: number }> {
+    const { agenda } = await this.instance();
+    const { jobs } = await agenda.queryJobs({ names: this.jobNames() });
+    const pending: PendingJob[] = [];
+    const finished: string[] = [];
+    for (const job of jobs) {
+      // Still to run: locked by a worker, or due at some time (a retry after an outage included).
+      if (job.lockedAt || job.nextRunAt) pending.push({ name: job.name, data: job.data });
+      else finished.push(String(job._id));
+    }
+    const removed = finished.length > 0 ? await agenda.cancel({ ids: finished }) : 0;
+    return { pending, removed };
   }
 
   /** Saves jobs through `work`, refusing at once while the job store is known to be unreachable. */

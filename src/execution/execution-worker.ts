@@ -8,7 +8,8 @@ import type { BatchStore, ElementOutcome } from './batch-store.js';
 import { CoalescedRunStore } from './coalesced-run-store.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { PhaseTimes } from './phase-times.js';
-import { isFinished, type RunResultStore } from './run-result-store.js';
+import { isFinished, type RunRecord, type RunResultStore } from './run-result-store.js';
+import type { RunOutcome } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 
 /** Results of a chunk are inserted every this many elements. */
@@ -28,7 +29,7 @@ export class ExecutionWorker implements JobHandlers {
     private readonly batches: BatchStore,
     private readonly queue: ExecutionQueue,
     private readonly callbacks: CallbackDelivery,
-    private readonly settings: Pick<ExecutionSettings, 'elementConcurrency' | 'lockLifetimeMs'>,
+    private readonly settings: Pick<ExecutionSettings, 'elementConcurrency' | 'lockLifetimeMs' | 'maxRunAttempts'>,
     private readonly logger: Logger,
   ) {
     this.runStore = new CoalescedRunStore(store);
@@ -60,9 +61,20 @@ export class ExecutionWorker implements JobHandlers {
       if (isFinished(run.state) && run.callback?.state === 'PENDING' && (await this.store.callbackAttempts(run.id)).length === 0) callbacks.push(run.id);
     }
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
+      // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
+      // job failed for good, each time): it ends FAILED rather than being tried for ever.
+      if (run.attempts > this.settings.maxRunAttempts) {
+        this.logger.warn({ resultId: run.id, attempts: run.attempts }, 'async run abandoned: started too often without finishing');
+        await this.runStore.finish(run, abandoned(run, this.settings.maxRunAttempts));
+        if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+        return;
+      }
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId };
+      // Recorded once its outcome is stored: a job run again never records a run twice.
+      const held: Array<() => void> = [];
+      const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId, hold: (recordIt: () => void) => held.push(recordIt) };
       await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record));
+      for (const recordIt of held) recordIt();
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
@@ -102,20 +114,35 @@ export class ExecutionWorker implements JobHandlers {
       for (const part of parts) {
         const elements = part.inputs.map((input, offset) => ({ index: part.from + offset, input })).filter((element) => !stored.has(element.index));
         elementCount += elements.length;
+        // Started more often than RUN_MAX_ATTEMPTS without finishing (its worker died with it, or its job
+        // failed for good, each time): its elements left end FAILED, RUN_ABANDONED, without running.
+        if (part.attempts + 1 > this.settings.maxRunAttempts) {
+          this.logger.warn({ batchId: batch.id, from: part.from, to: part.to, attempts: part.attempts + 1, elements: elements.length }, 'batch part abandoned: started too often without finishing');
+          await started;
+          await this.batches.insertResults(batch, elements.map((element) => ({ index: element.index, outcome: abandonedOutcome(part.attempts, this.settings.maxRunAttempts, null) })));
+          await this.batches.markPartFinished(batch.id, part);
+          continue;
+        }
         // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
         let flushing: Promise<void> = started;
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
+          // The slice's decision records, handed to the recorder once its results are stored: a chunk run
+          // again after its worker died runs only elements whose result was not stored, never recorded.
+          const held: Array<() => void> = [];
+          const hold = (recordIt: () => void) => held.push(recordIt);
           // A stopping worker takes no new element: the ones running finish and are stored.
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
             // The result id is chosen first, so the element's decision record carries it too.
             const resultId = timeOrderedId();
-            const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id };
+            const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold };
             return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
           }, stopping);
           phases.lap('run');
           await flushing;
           phases.lap('storeWait');
-          flushing = this.batches.insertResults(batch, results);
+          flushing = this.batches.insertResults(batch, results).then(() => {
+            for (const recordIt of held) recordIt();
+          });
           // Never left unobserved: awaited before the next insert or the end of the part.
           flushing.catch(() => undefined);
           if (stopping()) {
@@ -155,4 +182,18 @@ export class ExecutionWorker implements JobHandlers {
   async callback({ resultId, attempt }: CallbackJobData): Promise<void> {
     await this.callbacks.attempt(resultId, attempt);
   }
+}
+
+/** The outcome of a run given up after `maxAttempts` starts (RUN_ABANDONED). */
+function abandoned(run: RunRecord, maxAttempts: number): RunOutcome {
+  return abandonedOutcome(run.attempts - 1, maxAttempts, run.startedAt);
+}
+
+/** RUN_ABANDONED after `starts` starts that never finished. */
+function abandonedOutcome(starts: number, maxAttempts: number, beganAt: Date | null): RunOutcome {
+  const now = new Date();
+  return {
+    state: 'FAILED', result: null, version: null, beganAt: beganAt ?? now, endedAt: now,
+    error: { code: 'RUN_ABANDONED', message: `The run was started ${starts} times and never finished (its worker stopped with it, or its job failed, each time); it is not tried again (RUN_MAX_ATTEMPTS is ${maxAttempts}).` },
+  };
 }

@@ -1,5 +1,9 @@
 import { insertStatement, type SqlValue } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
+import { storedOutcomeTexts } from './stored-outcome.js';
+
+/** What identifies a finished run's row. */
+export interface FinishedRunIdentity { id: string; userId: number; requestId: string; scenarioName: string; batchId: string | null; elementIndex: number | null }
 
 /** The run_results columns that hold a finished run's outcome, and back: shared by the run and batch stores. */
 
@@ -9,17 +13,15 @@ export const OUTCOME_COLUMNS = ['state', 'result', 'error_code', 'error_message'
 /** The run_results columns that identify a stored run, in the order finishedRunValues answers them. */
 export const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index'] as const;
 
-/** One finished run as a row of RUN_IDENTITY_COLUMNS followed by OUTCOME_COLUMNS (the result and error as JSON text). */
-export function finishedRunValues(run: { id: string; userId: number; requestId: string; scenarioName: string; batchId: string | null; elementIndex: number | null }, outcome: RunOutcome): SqlValue[] {
-  const { error } = outcome;
-  let details: string | null = null;
-  if (error) {
-    const { code: _code, message: _message, ...rest } = error;
-    details = Object.keys(rest).length > 0 ? JSON.stringify(rest) : null;
-  }
+/**
+ * One finished run as a row of RUN_IDENTITY_COLUMNS followed by OUTCOME_COLUMNS (the result and error
+ * as JSON text), within the bounds of stored-outcome.ts.
+ */
+export function finishedRunValues(run: FinishedRunIdentity, outcome: RunOutcome): SqlValue[] {
+  const texts = storedOutcomeTexts(outcome);
   return [
     run.id, run.userId, run.requestId, run.scenarioName, run.batchId, run.elementIndex,
-    outcome.state, outcome.result ? JSON.stringify(outcome.result) : null, error?.code ?? null, error?.message ?? null, details,
+    texts.state, texts.result, texts.errorCode, texts.errorMessage, texts.errorDetails,
     outcome.version, outcome.beganAt, outcome.endedAt,
   ];
 }

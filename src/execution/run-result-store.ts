@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
-import { finishedRunValues, insertFinishedRuns, OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
+import { writeFinishedRuns } from './finished-run-writes.js';
+import { OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
@@ -37,6 +38,8 @@ export interface RunRecord extends RunIdentity {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** Times a job started the run (markRunning), this start included once claimed. */
+  attempts: number;
 }
 
 export interface NewAsyncRun {
@@ -72,6 +75,7 @@ interface RunRow {
   callback_retry_count: number;
   callback_retry_delay: number;
   callback_state: CallbackState;
+  attempts: number;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -138,15 +142,35 @@ export class RunResultStore {
     return ((await this.db('run_results').whereIn('id', ids)) as RunRow[]).map(toRun);
   }
 
-  /** Async runs QUEUED since before `cutoff` (their job may never have been saved). */
+  /**
+   * Async runs unfinished (QUEUED, or RUNNING on a worker that may be gone) and queued before `cutoff`:
+   * the sweeper's candidates, kept only when no pending job covers them. On the (state, queued_at) index.
+   */
   async stalledRuns(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.db('run_results').where('state', 'QUEUED').andWhere('queued_at', '<', cutoff).whereNull('batch_id').limit(limit).select('id')) as Array<{ id: string }>;
+    const rows = (await this.db('run_results').whereIn('state', ['QUEUED', 'RUNNING']).andWhere('queued_at', '<', cutoff).whereNull('batch_id').limit(limit).select('id')) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 
-  /** Claims a stalled QUEUED run for re-queuing (moves its queued_at); false when another sweeper was first. */
+  /** Claims a stalled run for re-queuing (moves its queued_at); false when another sweeper was first or it finished meanwhile. */
   async claimStalled(cutoff: Date, id: string): Promise<boolean> {
-    return (await this.db('run_results').where({ id, state: 'QUEUED' }).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
+    return (await this.db('run_results').where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
+  }
+
+  /**
+   * Finished async runs whose callback is still PENDING, finished and queued before `cutoff`, with the
+   * attempts made so far: the sweeper's candidates (its job may have been lost with the job store). On
+   * the (callback_state, queued_at) index.
+   */
+  async pendingCallbacks(cutoff: Date, limit: number): Promise<Array<{ id: string; attempts: number }>> {
+    const rows = (await this.db('run_results as r').where('r.callback_state', 'PENDING').andWhere('r.queued_at', '<', cutoff)
+      .whereIn('r.state', ['SUCCEEDED', 'FAILED']).andWhere('r.finished_at', '<', cutoff).limit(limit)
+      .select('r.id', this.db.raw('(SELECT COUNT(*) FROM callback_attempts a WHERE a.result_id = r.id) AS attempts'))) as Array<{ id: string; attempts: number | string }>;
+    return rows.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
+  }
+
+  /** Claims a pending callback for re-queuing (moves its run's queued_at); false when another sweeper was first or it ended meanwhile. */
+  async claimCallback(cutoff: Date, id: string): Promise<boolean> {
+    return (await this.db('run_results').where({ id, callback_state: 'PENDING' }).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
   }
 
   /** Undoes insertAsyncRuns when their job could not be saved. */
@@ -156,30 +180,32 @@ export class RunResultStore {
   }
 
   /**
-   * QUEUED → RUNNING (the runs of a job). The rows are found through the primary key alone, in id
-   * order: left to itself, MariaDB may read `state = 'QUEUED'` through the (state, queued_at) index
-   * and lock a range of it, which deadlocked under load with the inserts of new QUEUED runs and the
-   * outcome upserts of other jobs (500s on async submit). A statement still picked as a deadlock
-   * victim is rolled back whole and tried again.
+   * QUEUED → RUNNING (the runs of a job), and one more start counted (`attempts`) for every run of the
+   * job not finished yet: RUNNING ones too (a job taken over from a dead worker, or queued again by the
+   * sweeper). The rows are found through the primary key alone, in id order: left to itself, MariaDB
+   * may read `state = 'QUEUED'` through the (state, queued_at) index and lock a range of it, which
+   * deadlocked under load with the inserts of new QUEUED runs and the outcome upserts of other jobs
+   * (500s on async submit). A statement still picked as a deadlock victim is rolled back whole and
+   * tried again.
    */
   async markRunning(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const sorted = [...ids].sort();
     await retryOnDeadlock(() => this.db.raw(
-      `UPDATE run_results FORCE INDEX (PRIMARY) SET started_at = NOW(3), state = 'RUNNING' WHERE id IN (${sorted.map(() => '?').join(', ')}) AND state = 'QUEUED'`,
+      `UPDATE run_results FORCE INDEX (PRIMARY) SET started_at = IF(state = 'QUEUED', NOW(3), started_at), state = 'RUNNING', attempts = attempts + 1 WHERE id IN (${sorted.map(() => '?').join(', ')}) AND state IN ('QUEUED', 'RUNNING')`,
       sorted,
     ));
   }
 
   /**
-   * Stores finished runs with one multi-row upsert keyed by result id: running it again (a job
-   * re-run after a crash) rewrites the same rows and never adds any.
+   * Stores finished runs with multi-row upserts keyed by result id: running it again (a job re-run
+   * after a crash) rewrites the same rows and never adds any. Answers, per run, null when stored or
+   * the error of the one run that could not be (writeFinishedRuns: a bad row never takes the others
+   * with it).
    */
-  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<void> {
-    if (finished.length === 0) return;
-    const rows = [...finished].sort((a, b) => compareIds(a.run.id, b.run.id)).map(({ run, outcome }) => finishedRunValues(run, outcome));
-    const sql = insertFinishedRuns(rows, ON_DUPLICATE_STORE_OUTCOME);
-    await retryOnDeadlock(() => this.db.raw(sql));
+  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<Array<Error | null>> {
+    if (finished.length === 0) return [];
+    return writeFinishedRuns(this.db, finished, ON_DUPLICATE_STORE_OUTCOME);
   }
 
   /**
@@ -252,5 +278,6 @@ function toRun(row: RunRow): RunRecord {
     createdAt: new Date(row.created_at),
     startedAt: row.started_at ? new Date(row.started_at) : null,
     finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+    attempts: Number(row.attempts ?? 0),
   };
 }

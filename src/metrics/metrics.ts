@@ -25,6 +25,11 @@ export interface Metrics extends RunListener {
   callbackDelivered(outcome: CallbackOutcome): void;
   /** Decision records the recorder could not keep (`reason` says why, e.g. its buffer was full). */
   recordsDropped(count: number, reason: string): void;
+  /**
+   * Stored work the stalled-work sweeper found without a pending job and queued again (`kind`: runs,
+   * chunks, callbacks, replays): each one needed recovery (its API or worker died, or the job store lost it).
+   */
+  workRecovered(kind: string, count: number): void;
   /** Runs the run statistics could not keep (their buffer was full while MySQL refused the writes). */
   statisticsDropped(count: number): void;
   /** An engine host died or was replaced, or a tenant was quarantined (src/engine/pool/engine-pool.ts). */

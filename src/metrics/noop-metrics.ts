@@ -5,6 +5,7 @@ export class NoopMetrics implements Metrics {
   runFinished(): void {}
   callbackDelivered(): void {}
   recordsDropped(): void {}
+  workRecovered(): void {}
   statisticsDropped(): void {}
   engineEvent(): void {}
   setScrapeProbes(): void {}

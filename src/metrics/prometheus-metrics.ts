@@ -35,6 +35,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly callbacks: Counter<'outcome'>;
   private readonly droppedRecords: Counter<'reason'>;
   private readonly droppedStatistics: Counter;
+  private readonly recoveredWork: Counter<'kind'>;
   private readonly hostDeaths: Counter;
   private readonly hostReplacements: Counter<'reason'>;
   private readonly crashedRuns: Counter<'outcome'>;
@@ -83,6 +84,13 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       labelNames: ['reason'],
       registers,
     });
+    this.recoveredWork = new Counter({
+      name: 'scoring_recovered_work_total',
+      help: 'Stored work found without a pending job and queued again, by kind (runs, chunks, callbacks, replays).',
+      labelNames: ['kind'],
+      registers,
+    });
+    for (const kind of ['runs', 'chunks', 'callbacks', 'replays']) this.recoveredWork.inc({ kind }, 0);
     this.droppedStatistics = new Counter({
       name: 'scoring_statistics_dropped_total',
       help: 'Runs left out of the run statistics because their buffer was full while MySQL refused the writes.',
@@ -147,6 +155,10 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   recordsDropped(count: number, reason: string): void {
     if (count > 0) this.droppedRecords.inc({ reason }, count);
+  }
+
+  workRecovered(kind: string, count: number): void {
+    if (count > 0) this.recoveredWork.inc({ kind }, count);
   }
 
   statisticsDropped(count: number): void {

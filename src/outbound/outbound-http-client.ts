@@ -7,6 +7,16 @@ import type { TargetPolicy } from './target-policy.js';
 
 const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
+/**
+ * How long a kept-alive connection may sit idle in the pool before this client closes it: below the 5 s
+ * after which common servers close idle connections (Node's http server `keepAliveTimeout`, 5 s;
+ * nginx `keepalive_timeout` 75 s; many load balancers more). Without it a connection reused just as
+ * the server closes it fails with "socket hang up" / ECONNRESET (issue 27, problem 9). A server that
+ * announces a shorter `Keep-Alive: timeout=N` gets N − 1 s (Node's agent reads the hint, but only
+ * when the agent has a timeout of its own).
+ */
+export const IDLE_SOCKET_TIMEOUT_MS = 4000;
+
 export interface OutboundRequest { method: string; url: string; headers: Record<string, string>; body?: unknown; timeoutMs: number }
 export interface OutboundResponse { status: number; body: unknown }
 
@@ -32,21 +42,30 @@ export class OutboundHttpClient implements HttpPort {
       );
     };
     this.client = axios.create({
-      httpAgent: new http.Agent({ lookup: guardedLookup, keepAlive: true }),
-      httpsAgent: new https.Agent({ lookup: guardedLookup, keepAlive: true }),
+      httpAgent: new http.Agent({ lookup: guardedLookup, keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS }),
+      httpsAgent: new https.Agent({ lookup: guardedLookup, keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS }),
       maxRedirects: 0, validateStatus: () => true, proxy: false,
       maxContentLength: MAX_RESPONSE_BYTES, maxBodyLength: MAX_RESPONSE_BYTES, responseType: 'json',
       transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
     });
   }
 
-  /** Sends one request; a refused target rejects with code HTTP_TARGET_REFUSED, any other failure with a message naming the call. */
+  /**
+   * Sends one request; a refused target rejects with code HTTP_TARGET_REFUSED, any other failure with a
+   * message naming the call. A request that failed on a kept-alive connection the server had closed
+   * meanwhile (isStaleConnectionFailure) is sent again at once, once, on a new connection: it never
+   * reached the server, so it is not an attempt of the caller's (a callback spends none of its retries).
+   */
   async request(req: OutboundRequest): Promise<OutboundResponse> {
     await this.policy.check(req.url);
     try {
-      const response = await this.client.request({
-        method: req.method, url: req.url, headers: req.headers, data: req.body, timeout: req.timeoutMs,
-      });
+      let response;
+      try {
+        response = await this.send(req);
+      } catch (error) {
+        if (!isStaleConnectionFailure(error)) throw error;
+        response = await this.send(req);
+      }
       return { status: response.status, body: response.data === '' ? null : response.data };
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause;
@@ -56,4 +75,20 @@ export class OutboundHttpClient implements HttpPort {
       throw new Error(`${req.method} ${req.url} failed: ${(error as Error).message}`);
     }
   }
+
+  private send(req: OutboundRequest) {
+    return this.client.request({ method: req.method, url: req.url, headers: req.headers, data: req.body, timeout: req.timeoutMs });
+  }
+}
+
+/**
+ * The request went out on a reused kept-alive connection and the connection broke before any answer
+ * (ECONNRESET, EPIPE, or "socket hang up"): the server had closed that idle connection as the request
+ * was written, and never read it. Node's documentation recommends retrying exactly this case
+ * (`request.reusedSocket`). A failure on a new connection, or after an answer began, is the call's outcome.
+ */
+export function isStaleConnectionFailure(error: unknown): boolean {
+  const { request, response, code, message } = (error ?? {}) as { request?: { reusedSocket?: boolean }; response?: unknown; code?: unknown; message?: unknown };
+  if (request?.reusedSocket !== true || response !== undefined) return false;
+  return code === 'ECONNRESET' || code === 'EPIPE' || message === 'socket hang up';
 }

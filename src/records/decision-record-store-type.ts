@@ -62,6 +62,12 @@ export interface DecisionRecordStore {
   /** Inserts records as pages (pagesOf): for callers that hold records rather than pages. */
   insertMany(records: DecisionRecord[]): Promise<void>;
   /**
+   * Whether MySQL answers a trivial query within a moment: after an insert lost its connection, tells an
+   * outage (hold the records, try again) from a record the server refused by closing the connection
+   * (larger than max_allowed_packet: it can never be stored).
+   */
+  databaseAnswers(): Promise<boolean>;
+  /**
    * A page of a scenario's records that pass the filter, newest first (in the order they were
    * stored): at most `limit`. It ends early, with `next`, once the records it holds reach the store's
    * page size in bytes of their JSON (at least one record), or once it has read that many bytes of

@@ -69,6 +69,9 @@ interface PageRow {
 const READ_COLUMNS = ['seq', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'records', 'failed', 'first_began_at', 'last_began_at', 'ends', 'body'];
 
 /** Knex queries on decision_record_pages; answers parsed records (the page format never leaves src/records). */
+/** How long databaseAnswers waits for MySQL. */
+const PING_TIMEOUT_MS = 2000;
+
 export class MySqlDecisionRecordStore implements DecisionRecordStore {
   private bulk?: BulkInserter;
   private readonly pageMaxChars: number;
@@ -76,6 +79,16 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
   constructor(private readonly db: Knex, options: DecisionRecordStoreOptions = {}) {
     this.bulk = options.bulk;
     this.pageMaxChars = options.pageMaxChars ?? DEFAULT_PAGE_MAX_CHARS;
+  }
+
+  async databaseAnswers(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS); });
+    try {
+      return await Promise.race([this.db.raw('SELECT 1').then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async insertMany(records: DecisionRecord[]): Promise<void> {

@@ -5,11 +5,12 @@ import { PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRec
 import { PAGE_TARGET_BYTES, PageBuilder, recordText, sameKey, type SealedPage } from './record-page.js';
 
 /**
- * Why records were dropped: the buffer was full; the database was unreachable; it refused the record
- * (e.g. larger than max_allowed_packet); the process stopped before it could store it; the record could
- * not be made from the run at all (a fault of this service: logged with its cause).
+ * Why records were dropped: the buffer was full (the database does not keep up, or has been unreachable
+ * long enough to fill it: records are held while it is); the database refused the record (e.g. larger
+ * than max_allowed_packet); the process stopped before it could store it; the record could not be made
+ * from the run at all (a fault of this service: logged with its cause).
  */
-export type DropReason = 'buffer_full' | 'store_unavailable' | 'store_refused' | 'shutdown' | 'unrecordable';
+export type DropReason = 'buffer_full' | 'store_refused' | 'shutdown' | 'unrecordable';
 
 export interface DecisionRecorderOptions {
   /** Most records per page (src/records/record-page.ts); a page is also sealed at about 1 MiB. */
@@ -28,6 +29,9 @@ const DROP_LOG_EVERY_MS = 10_000;
 export const INSERTS_IN_FLIGHT = 2;
 /** How long `close` waits for buffered records. */
 const CLOSE_TIMEOUT_MS = 10_000;
+/** While MySQL is unreachable, held records are tried again this long after a failed try, doubling up to OUTAGE_RETRY_MAX_MS. */
+const OUTAGE_RETRY_MIN_MS = 250;
+const OUTAGE_RETRY_MAX_MS = 2000;
 
 /**
  * Writes decision records behind the hot path: `record` encodes the record onto an open page of its
@@ -35,8 +39,10 @@ const CLOSE_TIMEOUT_MS = 10_000;
  * nothing of the run outlives it but the record's text. Pages are inserted in groups: an idle
  * recorder inserts at once, under load one insert of every page filled since starts at most every
  * `flushIntervalMs`, with at most INSERTS_IN_FLIGHT in flight. The buffer is bounded; a record that
- * does not fit, or that the database does not take, is dropped, counted (`onDropped`) and logged:
- * never lost silently. `close` stores what is buffered (SIGTERM).
+ * does not fit, or that the database refuses, is dropped, counted (`onDropped`) and logged: never lost
+ * silently. While MySQL is unreachable the records are held (in the same bounded buffer) and tried again
+ * until it answers: a 20 s outage dropped the records of runs that were stored or answered (issue 27,
+ * problem 8). `close` stores what is buffered (SIGTERM).
  */
 export class DecisionRecorder {
   /** The page being filled, per scenario version. */
@@ -55,6 +61,9 @@ export class DecisionRecorder {
   private readonly unlogged = new Map<DropReason, number>();
   private lastCountLog = 0;
   private countLogTimer?: NodeJS.Timeout;
+  /** While MySQL is unreachable: the wait before the next try, and the earliest time of it (performance.now()). */
+  private outageRetryMs = 0;
+  private retryNotBefore = 0;
 
   constructor(private readonly records: DecisionRecordStore, private readonly options: DecisionRecorderOptions, private readonly logger: Logger) {}
 
@@ -131,7 +140,15 @@ export class DecisionRecorder {
   async close(): Promise<void> {
     this.closing = true;
     await this.flush();
-    if (this.buffered > 0) this.dropped(this.buffered, 'shutdown');
+    if (this.buffered > 0) {
+      this.dropped(this.buffered, 'shutdown');
+      // Held through an outage that outlasted the close: counted, and not tried again.
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      for (const page of this.sealed) page.release();
+      this.sealed = [];
+      this.buffered = 0;
+    }
     this.logCounts(true);
   }
 
@@ -144,12 +161,16 @@ export class DecisionRecorder {
   private schedule(): void {
     if (this.inFlight >= INSERTS_IN_FLIGHT || this.timer !== undefined) return;
     if (this.sealed.length === 0 && this.open.size === 0) return;
-    // An idle recorder waits a tick only, so that the records of one tick share a page.
-    const wait = this.hurried ? 0 : Math.max(0, this.lastStart + this.options.flushIntervalMs - performance.now());
+    // An idle recorder waits a tick only, so that the records of one tick share a page; while MySQL is
+    // unreachable, the next try waits for its back-off, hurried or not.
+    const now = performance.now();
+    const wait = Math.max(this.hurried ? 0 : this.lastStart + this.options.flushIntervalMs - now, this.retryNotBefore - now, 0);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.start();
     }, wait);
+    // Tries during an outage alone never keep a process alive (a stopped one counted them as shutdown drops).
+    if (this.retryNotBefore > now) this.timer.unref();
   }
 
   private start(): void {
@@ -175,23 +196,44 @@ export class DecisionRecorder {
     }
   }
 
-  /** One group's insert, stored or dropped (counted); never throws. */
+  /** One group's insert: stored, dropped (counted), or held for the next try while MySQL is unreachable; never throws. */
   private async insert(pages: SealedPage[]): Promise<void> {
+    let held: SealedPage[] = [];
     try {
-      await this.store(pages);
+      held = await this.store(pages);
     } catch (error) {
       // Not expected (store never throws): counted rather than lost.
       this.dropped(pages.reduce((sum, page) => sum + page.count, 0), 'store_refused', error);
     } finally {
       for (const page of pages) page.release();
-      this.settled(pages.reduce((sum, page) => sum + page.count, 0));
+      const heldCount = held.reduce((sum, page) => sum + page.count, 0);
+      this.outage(held);
+      this.settled(pages.reduce((sum, page) => sum + page.count, 0) - heldCount);
     }
   }
 
-  private async store(pages: SealedPage[]): Promise<void> {
+  /**
+   * Held records go back to the front of the queue, tried again after a back-off; a group stored
+   * clears it. Logged once when the outage begins and once when the records are stored again.
+   */
+  private outage(held: SealedPage[]): void {
+    if (held.length === 0) {
+      if (this.outageRetryMs > 0) this.logger.warn('decision records stored again after MySQL was unreachable');
+      this.outageRetryMs = 0;
+      this.retryNotBefore = 0;
+      return;
+    }
+    if (this.outageRetryMs === 0) this.logger.warn({ held: held.length }, 'MySQL is unreachable: decision records are held and tried again until it answers');
+    this.outageRetryMs = Math.min(Math.max(OUTAGE_RETRY_MIN_MS, this.outageRetryMs * 2), OUTAGE_RETRY_MAX_MS);
+    this.retryNotBefore = performance.now() + this.outageRetryMs;
+    this.sealed.unshift(...held);
+  }
+
+  /** Stores the pages; answers the records to hold for the next try (MySQL unreachable), as pages of their own. */
+  private async store(pages: SealedPage[]): Promise<SealedPage[]> {
     try {
       await this.records.insertPages(pages);
-      return;
+      return [];
     } catch (failure) {
       // The statements before the failed one stored their pages: only the others are stored one by one.
       const stored = failure instanceof PagesPartlyStoredError ? failure.storedPages : 0;
@@ -199,57 +241,62 @@ export class DecisionRecorder {
       pages = pages.slice(stored);
       if (error instanceof RecordsStoredWithChangesError) {
         this.logger.error({ err: error, pages: pages.length }, 'decision records stored with values the database changed');
-        return;
+        return [];
       }
       const records = pages.reduce((sum, page) => sum + page.count, 0);
-      if (isDatabaseUnavailable(error) && records === 1) {
-        this.dropped(1, 'store_unavailable', error);
-        return;
-      }
+      if (isDatabaseUnavailable(error) && records === 1) return this.lostConnection(pages, error);
       // A lost connection is not always an outage: a record larger than max_allowed_packet makes the server
       // close it too. One by one tells the two apart, and stores the others.
       this.logger.warn({ err: error, records }, 'a bulk insert of decision records failed: storing them one by one');
     }
-    await this.storeOneByOne(pages.flatMap((page) => page.split()));
+    return this.storeOneByOne(pages.flatMap((page) => page.split()));
   }
 
   /**
    * One bad record fails its whole statement: the others are stored one by one (pages of one record).
-   * A record whose insert loses the connection while the next one's goes through was refused (too
-   * large); two in a row that lose it mean the database is down, and the rest are dropped as such
-   * without trying each.
+   * A record whose insert loses the connection while MySQL still answers was refused (larger than
+   * max_allowed_packet: the server closes the connection); while MySQL does not answer, that record and
+   * the rest are held for the next try. Answers the records held.
    */
-  private async storeOneByOne(records: SealedPage[]): Promise<void> {
+  private async storeOneByOne(records: SealedPage[]): Promise<SealedPage[]> {
     let refused = 0;
     let lastRefusal: unknown;
-    let lostJustBefore: unknown;
     for (let k = 0; k < records.length; k += 1) {
       try {
         await this.insertOne(records[k]);
       } catch (error) {
-        if (!isDatabaseUnavailable(error)) {
-          refused += 1;
-          lastRefusal = error;
+        if (isDatabaseUnavailable(error)) {
+          const held = await this.lostConnection(records.slice(k), error);
+          if (held.length > 0) {
+            if (refused > 0) this.dropped(refused, 'store_refused', lastRefusal);
+            return held;
+          }
           continue;
         }
-        if (lostJustBefore !== undefined) {
-          // The record before and this one: the database is down (they and the rest are dropped as such).
-          if (refused > 0) this.dropped(refused, 'store_refused', lastRefusal);
-          this.dropped(records.length - k + 1, 'store_unavailable', error);
-          return;
-        }
-        lostJustBefore = error;
-        continue;
-      }
-      if (lostJustBefore !== undefined) {
-        // The connection came back at once for the next record: the one before was refused.
         refused += 1;
-        lastRefusal = lostJustBefore;
-        lostJustBefore = undefined;
+        lastRefusal = error;
       }
     }
     if (refused > 0) this.dropped(refused, 'store_refused', lastRefusal);
-    if (lostJustBefore !== undefined) this.dropped(1, 'store_unavailable', lostJustBefore);
+    return [];
+  }
+
+  /**
+   * `records[0]`'s insert lost its connection. While MySQL does not answer, every one of `records` is
+   * held (answered). While it answers, either it refused that record (the server closes the connection
+   * under a statement over max_allowed_packet) or it has just come back: one more try tells, and a
+   * record lost again while MySQL answers is dropped, counted as refused.
+   */
+  private async lostConnection(records: SealedPage[], error: unknown): Promise<SealedPage[]> {
+    if (!(await this.records.databaseAnswers())) return records.map(detached);
+    try {
+      await this.insertOne(records[0]);
+      return [];
+    } catch (again) {
+      if (isDatabaseUnavailable(again) && !(await this.records.databaseAnswers())) return records.map(detached);
+      this.dropped(records[0].count, 'store_refused', again ?? error);
+      return [];
+    }
   }
 
   /** One record's page; a lost connection is tried once more on a new one (the pool may have handed out one the last loss broke). */
@@ -297,4 +344,13 @@ export class DecisionRecorder {
     this.unlogged.clear();
     this.lastCountLog = Date.now();
   }
+}
+
+/**
+ * A one-record page held for the next try, on a copy of its bytes: the page it was cut from hands its
+ * buffer back for reuse once its insert ends (release).
+ */
+function detached(page: SealedPage): SealedPage {
+  const copy: SealedPage = { ...page, body: Buffer.from(page.body), ends: Buffer.from(page.ends), split: () => [copy], release: () => undefined };
+  return copy;
 }

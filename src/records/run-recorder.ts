@@ -11,6 +11,14 @@ export interface RunToRecord {
   /** Sync: the HTTP request's id; async: X-SCE-RequestId; batch element: its result id. */
   requestId: string;
   batchId?: string | null;
+  /**
+   * When given, the finished run's record is not handed to the recorder at once: `hold` gets the
+   * function that does, and the caller calls it once the run's outcome is stored (async runs, batch
+   * elements). A job run again after its worker died then re-runs only runs whose outcome was not
+   * stored, and those were never recorded: no run is recorded twice (a kill -9 mid-batch left 128
+   * extra records). What a crash can lose instead: docs/records.md.
+   */
+  hold?: (record: () => void) => void;
 }
 
 /** How a recorded run ended. */

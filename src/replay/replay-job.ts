@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { CompiledScenario, ScenarioDocument, ScenarioEngine } from '../engine/index.js';
-import { isDatabaseUnavailable } from '../db/mysql-errors.js';
+import { isDatabaseUnavailable, safeErrorReason } from '../db/mysql-errors.js';
 import type { ResumableJobKind } from '../execution/execution-queue.js';
 import { toRunError } from '../execution/run-outcome.js';
 import type { DecisionRecordSummary, PortCapture } from '../records/decision-record.js';
 import type { DecisionRecordStore, RecordPage, RecordPosition } from '../records/decision-record-store-type.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 import { RecordedCalls } from './recorded-calls.js';
-import type { ReplayRecord } from './replay.js';
+import { hasEnded, type ReplayRecord } from './replay.js';
 import { ReplayReportBuilder, type CandidateOutcome } from './replay-report-builder.js';
 import type { ReplayStore } from './replay-store-type.js';
 import { RunWindow } from './run-window.js';
@@ -21,10 +21,14 @@ export interface ReplayJobData { replayId: string }
 const HEARTBEAT_EVERY_MS = 5_000;
 /** A RUNNING replay whose heartbeat is older than this has lost its worker: a job of it takes it over. */
 const STALE_AFTER_SECONDS = 30;
+/** A job whose owner has another replay RUNNING is queued again this much later (its worker slot goes to other owners' replays). */
+const OWNER_BUSY_RETRY_MS = 1000;
 
 export interface ReplayJobSettings {
   /** Candidate runs in flight at once (the engine pool batches the runs that queue up, per crossing). */
   concurrency: number;
+  /** Replays one worker process runs at once (REPLAY_PER_WORKER), each of another owner. */
+  perWorker?: number;
   /** Records read per query. */
   pageSize: number;
 }
@@ -56,8 +60,12 @@ interface LoadedPage {
  */
 export class ReplayJob implements ResumableJobKind<ReplayJobData> {
   readonly name = REPLAY_JOB;
-  /** One replay per worker process at a time: a replay already keeps the engine pool busy. */
-  readonly concurrency = 1;
+  /**
+   * Replays one worker process runs at once: one of each owner (claim), so an owner's long replays
+   * cannot keep every other owner's waiting, and the engine pool serves the owners of the replays
+   * running in turn (its round-robin per tenant).
+   */
+  readonly concurrency: number;
 
   constructor(
     private readonly store: ReplayStore,
@@ -66,26 +74,39 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     private readonly settings: ReplayJobSettings,
     private readonly logger: Logger,
     private readonly models: ModelDocuments = NO_MODELS,
-  ) {}
+  ) {
+    this.concurrency = Math.max(1, settings.perWorker ?? 1);
+  }
 
-  async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean> {
+  async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean | number> {
     const replay = await this.store.find(replayId);
-    if (!replay || replay.state === 'FINISHED' || replay.state === 'FAILED') return true;
+    if (!replay || hasEnded(replay.state)) return true;
     try {
       return await this.replay(replay, stopping);
     } catch (error) {
-      // An outage is the queue's to retry (the replay starts again); anything else ends the replay.
-      if (isDatabaseUnavailable(error)) throw error;
-      this.logger.error({ err: error, replayId }, 'replay failed');
-      await this.store.fail(replayId, `The replay stopped: ${(error as Error).message}`);
+      // Only an outage is the queue's to retry (the replay starts again). A write that broke the
+      // connection while MySQL still answers (a statement over max_allowed_packet) would fail the same
+      // way every time: like anything else, it ends the replay FAILED with the reason. Neither the log
+      // line nor the stored reason holds the statement (safeErrorReason).
+      if (isDatabaseUnavailable(error) && !(await this.store.databaseAnswers())) {
+        // Back to QUEUED if MySQL takes it already, so the retry claims it at once rather than waiting
+        // for this attempt's heartbeat to go stale; else the retry takes it over once it has.
+        await this.store.requeue(replayId).catch(() => undefined);
+        throw error;
+      }
+      const reason = safeErrorReason(error);
+      this.logger.error({ replayId, reason }, 'replay failed');
+      await this.store.fail(replayId, `The replay stopped: ${reason}`);
       return true;
     }
   }
 
-  private async replay(replay: ReplayRecord, stopping: () => boolean): Promise<boolean> {
+  private async replay(replay: ReplayRecord, stopping: () => boolean): Promise<boolean | number> {
     const document = await this.store.candidateDocument(replay.id);
     if (!document) return true;
     const claimed = await this.claim(replay.id, stopping);
+    // Another replay of the owner runs: this one stays QUEUED and its job comes back a moment later.
+    if (claimed === 'ownerBusy') return OWNER_BUSY_RETRY_MS;
     if (claimed !== 'claimed') return claimed === 'ended';
     const heartbeat = setInterval(() => {
       this.store.heartbeat(replay.id).catch((error: unknown) => this.logger.warn({ err: error, replayId: replay.id }, 'replay heartbeat not stored'));
@@ -104,11 +125,12 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
    * twice at once nor left RUNNING with nobody on it. Answers 'ended' once another worker finished it,
    * 'stopping' when this worker stops first (the job is handed back).
    */
-  private async claim(replayId: string, stopping: () => boolean): Promise<'claimed' | 'ended' | 'stopping'> {
+  private async claim(replayId: string, stopping: () => boolean): Promise<'claimed' | 'ownerBusy' | 'ended' | 'stopping'> {
     for (;;) {
-      if (await this.store.claim(replayId, STALE_AFTER_SECONDS)) return 'claimed';
+      const claim = await this.store.claim(replayId, STALE_AFTER_SECONDS);
+      if (claim !== 'taken') return claim;
       const now = await this.store.find(replayId);
-      if (!now || now.state === 'FINISHED' || now.state === 'FAILED') return 'ended';
+      if (!now || hasEnded(now.state)) return 'ended';
       if (stopping()) return 'stopping';
       await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_EVERY_MS));
     }
@@ -123,11 +145,14 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     let folded: Promise<void> = Promise.resolve();
     // A fold that failed (its progress write met an outage) stops the dispatching at the next page.
     let foldFailure: { error: unknown } | undefined;
+    // The replay was cancelled (its progress could not be stored: no longer RUNNING): stop at the next page.
+    let cancelled = false;
     let read = 0;
     let next: Promise<LoadedPage> | null = this.page(replay, undefined, Math.min(this.settings.pageSize, replay.limit));
     try {
       while (next) {
         if (foldFailure) throw foldFailure.error;
+        if (cancelled) break;
         const page: LoadedPage = await next;
         read += page.records.length;
         const left = replay.limit - read;
@@ -139,7 +164,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
         folded = folded.then(async () => {
           const settled = await Promise.all(outcomes);
           page.records.forEach((record, k) => report.add(record, settled[k]));
-          await this.store.progress(replay.id, report.replayed, report.failed);
+          if (!(await this.store.progress(replay.id, report.replayed, report.failed))) cancelled = true;
         });
         folded.catch((error: unknown) => {
           foldFailure ??= { error };
@@ -156,10 +181,15 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
       // However this ends, no fold is left running unobserved.
       await folded.catch(() => undefined);
     }
+    if (cancelled) {
+      this.logger.info({ replayId: replay.id, replayed: report.replayed }, 'replay cancelled; its worker stopped');
+      return true;
+    }
     const shortBy = replay.total - report.replayed;
     const notes = shortBy > 0 ? [`${shortBy} record(s) matched when the replay was started but were deleted (retention) before it read them.`] : [];
-    await this.store.finish(replay.id, report.build([...STANDING_NOTES, ...notes]), report.replayed, report.replayed, report.failed);
-    this.logger.info({ replayId: replay.id, replayed: report.replayed, failed: report.failed }, 'replay finished');
+    // Cancelled after its last page: the report is not stored (the replay stays CANCELLED).
+    const finished = await this.store.finish(replay.id, report.build([...STANDING_NOTES, ...notes]), report.replayed, report.replayed, report.failed);
+    this.logger.info({ replayId: replay.id, replayed: report.replayed, failed: report.failed }, finished ? 'replay finished' : 'replay cancelled; its report was not stored');
     return true;
   }
 

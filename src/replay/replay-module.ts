@@ -43,7 +43,7 @@ export interface ReplayDependencies {
 
 export function createReplay(deps: ReplayDependencies): Replay {
   const models = deps.modelDocuments ?? NO_MODELS;
-  const job = new ReplayJob(deps.store, deps.records, deps.engine, { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE }, deps.logger.child({ component: 'replay' }), models);
+  const job = new ReplayJob(deps.store, deps.records, deps.engine, { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE, perWorker: deps.config.perWorker }, deps.logger.child({ component: 'replay' }), models);
   deps.queue.registerJobKind(job);
   return {
     service: new ReplayService(deps.config, deps.scenarios, deps.store, deps.records, deps.engine, deps.queue, models),
@@ -52,14 +52,21 @@ export function createReplay(deps: ReplayDependencies): Replay {
   };
 }
 
-/** QUEUED replays whose job the job store lost (or never saved), and RUNNING ones whose worker and job are both gone: queued again. */
+/**
+ * QUEUED replays whose job the job store lost (or never saved), and RUNNING ones whose worker and job are
+ * both gone: queued again, unless a pending replay job covers them (a QUEUED replay only waiting for a
+ * free worker keeps its one job).
+ */
 function stalledReplays(store: ReplayStore, queue: ExecutionQueue): StalledWorkSource {
   return {
     name: 'replays',
-    async requeueStalled(cutoff, limit) {
+    async requeueStalled(cutoff, limit, pending) {
+      const candidates = await store.stalled(cutoff, limit);
+      if (candidates.length === 0) return 0;
+      const covered = new Set((await pending()).filter((job) => job.name === REPLAY_JOB).map((job) => (job.data as ReplayJobData).replayId));
       let queued = 0;
-      for (const replayId of await store.stalled(cutoff, limit)) {
-        if (!(await store.claimStalled(cutoff, replayId))) continue;
+      for (const replayId of candidates) {
+        if (covered.has(replayId) || !(await store.claimStalled(cutoff, replayId))) continue;
         await queue.enqueue<ReplayJobData>(REPLAY_JOB, { replayId });
         queued += 1;
       }

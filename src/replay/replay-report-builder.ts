@@ -17,6 +17,12 @@ const MAX_TRACKED_PAIRS = 10_000;
 const MAX_LISTED_PAIRS = 500;
 /** Records that failed in one version only, listed. */
 const MAX_FAILURE_RUNS = 1000;
+/**
+ * Most bytes of JSON a stored report takes (`replays.report`): it is written in one statement, escaped
+ * (each quote of the JSON doubled in the worst case), which must stay below MariaDB's max_allowed_packet
+ * (16 MiB by default). A report of 57 MB could never be stored, and its write was retried for ever.
+ */
+export const REPORT_MAX_BYTES = 4 * 1024 * 1024;
 
 /** How the candidate ended on one record. */
 export interface CandidateOutcome {
@@ -155,8 +161,12 @@ export class ReplayReportBuilder {
     }
   }
 
-  /** The report; `notes` are added to the ones the figures call for. */
-  build(notes: readonly string[]): ReplayReport {
+  /** The report, within `maxBytes` of JSON (fitReport); `notes` are added to the ones the figures call for. */
+  build(notes: readonly string[], maxBytes = REPORT_MAX_BYTES): ReplayReport {
+    return fitReport(this.fullReport(notes), maxBytes);
+  }
+
+  private fullReport(notes: readonly string[]): ReplayReport {
     const versions = [...this.versions.entries()].sort(([a], [b]) => Number(a) - Number(b)).map(([version, count]) => `${version} (${count})`);
     return {
       replayed: this.replayed,
@@ -218,8 +228,8 @@ function sideBySide(record: DecisionRecordSummary, candidate: CandidateOutcome):
     requestId: record.requestId,
     beganAt: record.beganAt.toISOString(),
     inputs: shownObject(record.inputs) as Record<string, unknown>,
-    old: { state: record.state, result: shownObject(record.result), error: record.error as Outcome['error'] },
-    new: { state: candidate.error ? 'FAILED' : 'SUCCEEDED', result: shownObject(candidate.result), error: candidate.error as Outcome['error'] },
+    old: { state: record.state, result: shownObject(record.result), error: shownError(record.error) as Outcome['error'] },
+    new: { state: candidate.error ? 'FAILED' : 'SUCCEEDED', result: shownObject(candidate.result), error: shownError(candidate.error) as Outcome['error'] },
   };
 }
 
@@ -248,6 +258,63 @@ function shownObject(value: Record<string, unknown> | null): Record<string, unkn
   if (value === null) return null;
   const json = JSON.stringify(value);
   return json.length <= MAX_SHOWN_OBJECT_CHARS ? value : { truncated: `${json.slice(0, SHOWN_PREFIX_CHARS)}…`, chars: json.length };
+}
+
+/**
+ * A run's error as a run side by side shows it: as it is when its JSON is at most MAX_SHOWN_OBJECT_CHARS;
+ * else its code, node and message (cut to MAX_SHOWN_VALUE_CHARS) with `detailsOmitted` (an error listing
+ * 3,000 unknown inputs is 120 KB, and 1,200 runs are shown).
+ */
+function shownError(error: RunError | null | undefined): RunError | null {
+  if (!error) return null;
+  if (JSON.stringify(error).length <= MAX_SHOWN_OBJECT_CHARS) return error;
+  const message = String(error.message ?? '');
+  return {
+    code: error.code, nodeId: error.nodeId ?? null, nodeName: error.nodeName ?? null, nodeType: error.nodeType ?? null,
+    message: message.length <= MAX_SHOWN_VALUE_CHARS ? message : `${message.slice(0, MAX_SHOWN_VALUE_CHARS)}… [cut: ${message.length} characters]`,
+    detailsOmitted: true,
+  };
+}
+
+/**
+ * The report cut to at most `maxBytes` of JSON, the largest parts first, saying what was left out in a
+ * note: the runs side by side (sample and failed runs, halved in turn, `failures.truncated` set), then
+ * each output's listed transitions (halved; the rest counted in `otherTransitions`), then the unrecorded
+ * call sites. Counters and figures are never cut.
+ */
+export function fitReport(report: ReplayReport, maxBytes: number): ReplayReport {
+  const size = () => Buffer.byteLength(JSON.stringify(report), 'utf8');
+  const original = size();
+  if (original <= maxBytes) return report;
+  const left = { sample: 0, failedRuns: 0, transitions: 0, calls: 0 };
+  while (size() > maxBytes && (report.sample.length > 0 || report.failures.runs.length > 0)) {
+    if (report.sample.length >= report.failures.runs.length) {
+      const keep = Math.floor(report.sample.length / 2);
+      left.sample += report.sample.length - keep;
+      report.sample = report.sample.slice(0, keep);
+    } else {
+      const keep = Math.floor(report.failures.runs.length / 2);
+      left.failedRuns += report.failures.runs.length - keep;
+      report.failures.runs = report.failures.runs.slice(0, keep);
+      report.failures.truncated = true;
+    }
+  }
+  while (size() > maxBytes && report.outputs.some((output) => output.transitions.length > 0)) {
+    for (const output of report.outputs) {
+      const keep = Math.floor(output.transitions.length / 2);
+      const dropped = output.transitions.slice(keep);
+      left.transitions += dropped.length;
+      output.transitions = output.transitions.slice(0, keep);
+      output.otherTransitions = { pairs: output.otherTransitions.pairs + dropped.length, records: output.otherTransitions.records + dropped.reduce((sum, pair) => sum + pair.count, 0) };
+    }
+  }
+  while (size() > maxBytes && report.unrecorded.calls.length > 0) {
+    const keep = Math.floor(report.unrecorded.calls.length / 2);
+    left.calls += report.unrecorded.calls.length - keep;
+    report.unrecorded.calls = report.unrecorded.calls.slice(0, keep);
+  }
+  report.notes.push(`The report was cut to fit the ${maxBytes} bytes a stored report keeps (it took ${original}): left out ${left.sample} sample run(s), ${left.failedRuns} failed run(s), ${left.transitions} listed transition(s) and ${left.calls} unrecorded call site(s).`);
+  return report;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
 import type { Services } from '../services.js';
 
-export type ReplayOperation = 'listReplays' | 'startReplay' | 'getReplay';
+export type ReplayOperation = 'listReplays' | 'startReplay' | 'getReplay' | 'cancelReplay';
 
 /** HTTP in/out of the replay operations; the rules live in ReplayService. Requests reach here validated by the spec. */
 export function createReplayHandlers(services: Pick<Services, 'replay' | 'users'>): Pick<OperationHandlers, ReplayOperation> {
@@ -21,6 +21,10 @@ export function createReplayHandlers(services: Pick<Services, 'replay' | 'users'
 
     async getReplay(request) {
       return { status: 200, body: await replays.get(await actorOf(request), request.params.id, request.params.replayId) };
+    },
+
+    async cancelReplay(request) {
+      return { status: 200, body: await replays.cancel(await actorOf(request), request.user.username, request.params.id, request.params.replayId) };
     },
   };
 }

@@ -14,7 +14,7 @@ import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 import { REPLAY_JOB, type ReplayJobData } from './replay-job.js';
-import type { ReplayListing, ReplayRecord } from './replay.js';
+import { hasEnded, type ReplayListing, type ReplayRecord } from './replay.js';
 import { decodeReplayCursor, encodeReplayCursor } from './replay-cursor.js';
 import type { ReplayStore } from './replay-store-type.js';
 
@@ -51,10 +51,9 @@ export class ReplayService {
         { path: 'body.limit', message: `must be at most ${this.config.maxRecords}` },
       ]);
     }
+    // Refused early when the limit is reached already; insertWithinLimit below is the check that holds.
     const active = await this.store.activeOf(scenario.ownerId);
-    if (active >= this.config.maxActivePerOwner) {
-      throw new ConflictError(`The owner of "${scenario.name}" has ${active} replays queued or running, the most this server runs at once for one owner (REPLAY_MAX_ACTIVE_PER_OWNER); start this one when one of them has ended.`, 'REPLAY_LIMIT_REACHED');
-    }
+    if (active >= this.config.maxActivePerOwner) throw limitReached(scenario.name, active);
     const candidate = await this.scenarios.snapshot(scenario.id, request.candidateVersion);
     if (!candidate) {
       throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.candidateVersion}".`, 'VERSION_NOT_FOUND', [
@@ -68,10 +67,11 @@ export class ReplayService {
     const filter = recordFilter(request.filter ?? {}, new Date());
     const total = await this.records.count(scenario.id, filter, limit);
     const id = timeOrderedId();
-    await this.store.insert({
+    const refused = await this.store.insertWithinLimit({
       id, scenarioId: scenario.id, ownerId: scenario.ownerId, requesterId, candidate: { label: candidate.label, versionId: candidate.versionId, contentHash: candidate.contentHash },
       document: candidate.document, filter, outputs: request.outputs, limit, sampleSize: request.sampleSize ?? DEFAULT_SAMPLE_SIZE, total,
-    });
+    }, this.config.maxActivePerOwner);
+    if (refused !== null) throw limitReached(scenario.name, refused);
     try {
       await this.queue.enqueue<ReplayJobData>(REPLAY_JOB, { replayId: id });
     } catch (error) {
@@ -88,6 +88,24 @@ export class ReplayService {
       throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND');
     }
     return replayDto(replay);
+  }
+
+  /**
+   * Cancels a QUEUED or RUNNING replay (CANCELLED at once; a worker running it stops at its next page and
+   * stores no report). A CANCELLED one is answered as it is; a FINISHED or FAILED one is 409
+   * REPLAY_ALREADY_ENDED. `by` (the caller's username) goes into its `error`.
+   */
+  async cancel(actor: ScenarioActor, by: string, scenarioId: string, replayId: string): Promise<ReplayDto> {
+    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const replay = await this.store.find(replayId);
+    if (!replay || replay.scenarioId !== scenario.id) {
+      throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND');
+    }
+    if (!hasEnded(replay.state)) await this.store.cancel(replayId, `Cancelled by ${by}.`);
+    // Read again: a worker may have finished it just before the cancel (then it stays FINISHED).
+    const now = (await this.store.find(replayId)) as ReplayRecord;
+    if (now.state !== 'CANCELLED') throw new ConflictError(`Replay "${replayId}" is ${now.state}: there is nothing to cancel.`, 'REPLAY_ALREADY_ENDED');
+    return replayDto(now);
   }
 
   /** The scenario's replays, newest first, a page at a time (`cursor`: the previous page's nextCursor). */
@@ -155,4 +173,8 @@ function replaySummaryFields(replay: Omit<ReplayRecord, 'report'>): Omit<ReplayD
     finishedAt: replay.finishedAt?.toISOString() ?? null,
     error: replay.error,
   };
+}
+
+function limitReached(scenarioName: string, active: number): ConflictError {
+  return new ConflictError(`The owner of "${scenarioName}" has ${active} replays queued or running, the most this server runs at once for one owner (REPLAY_MAX_ACTIVE_PER_OWNER); start this one when one of them has ended.`, 'REPLAY_LIMIT_REACHED');
 }

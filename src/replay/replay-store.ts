@@ -44,26 +44,30 @@ interface StoredFilter extends Omit<RecordFilter, 'from' | 'to'> {
   to?: string;
 }
 
+/** How long databaseAnswers waits for MySQL. */
+const PING_TIMEOUT_MS = 2000;
+
 /** Knex queries on replays; answers parsed records (JSON columns never leave this file). */
 export class MySqlReplayStore implements ReplayStore {
   constructor(private readonly db: Knex) {}
 
   async insert(replay: NewReplay): Promise<void> {
-    await this.db(TABLE).insert({
-      id: replay.id,
-      scenario_id: replay.scenarioId,
-      owner_id: replay.ownerId,
-      requester_id: replay.requesterId,
-      candidate_version: replay.candidate.label,
-      candidate_version_id: replay.candidate.versionId,
-      candidate_hash: replay.candidate.contentHash,
-      candidate_document: JSON.stringify(replay.document),
-      filter: JSON.stringify(storedFilter(replay.filter)),
-      outputs: JSON.stringify(replay.outputs),
-      record_limit: replay.limit,
-      sample_size: replay.sampleSize,
-      state: 'QUEUED',
-      total: replay.total,
+    await this.db(TABLE).insert(replayRow(replay));
+  }
+
+  /**
+   * The count and the insert in one transaction that first locks the owner's users row: a second start
+   * of the same owner waits there until the first has committed, and then counts its replay. (Counting
+   * then inserting without it let 12 parallel starts all pass a limit of 2.) Other owners never wait.
+   */
+  async insertWithinLimit(replay: NewReplay, maxActive: number): Promise<number | null> {
+    return this.db.transaction(async (trx) => {
+      await trx('users').where('id', replay.ownerId).forUpdate().first('id');
+      const row = (await trx(TABLE).where('owner_id', replay.ownerId).whereIn('state', ['QUEUED', 'RUNNING']).count({ n: '*' }).first()) as { n: number | string };
+      const active = Number(row.n);
+      if (active >= maxActive) return active;
+      await trx(TABLE).insert(replayRow(replay));
+      return null;
     });
   }
 
@@ -101,12 +105,24 @@ export class MySqlReplayStore implements ReplayStore {
     return row ? (JSON.parse(row.candidate_document) as ScenarioDocument) : undefined;
   }
 
-  async claim(id: string, staleAfterSeconds: number): Promise<boolean> {
-    // Staleness is judged by the database's clock, which also wrote the heartbeat: workers' clocks may differ.
-    const taken = await this.db(TABLE).where({ id }).andWhere((free) => free.where('state', 'QUEUED').orWhere((dead) => dead.where('state', 'RUNNING')
-      .andWhere((silent) => silent.whereNull('heartbeat_at').orWhereRaw('?? < NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]))))
-      .update({ state: 'RUNNING', started_at: this.db.fn.now(3), heartbeat_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
-    return taken > 0;
+  /**
+   * In one transaction that first locks the owner's users row (as insertWithinLimit), so two workers
+   * claiming two replays of one owner at once take one of them. Staleness is judged by the database's
+   * clock, which also wrote the heartbeats: workers' clocks may differ.
+   */
+  async claim(id: string, staleAfterSeconds: number): Promise<'claimed' | 'ownerBusy' | 'taken'> {
+    return this.db.transaction(async (trx) => {
+      const row = (await trx(TABLE).where({ id }).first('owner_id')) as { owner_id: number } | undefined;
+      if (!row) return 'taken';
+      await trx('users').where('id', row.owner_id).forUpdate().first('id');
+      const busy = await trx(TABLE).where({ owner_id: row.owner_id, state: 'RUNNING' }).whereNot({ id })
+        .andWhereRaw('?? >= NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]).first('id');
+      if (busy) return 'ownerBusy';
+      const taken = await trx(TABLE).where({ id }).andWhere((free) => free.where('state', 'QUEUED').orWhere((dead) => dead.where('state', 'RUNNING')
+        .andWhere((silent) => silent.whereNull('heartbeat_at').orWhereRaw('?? < NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]))))
+        .update({ state: 'RUNNING', started_at: this.db.fn.now(3), heartbeat_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
+      return taken > 0 ? 'claimed' : 'taken';
+    });
   }
 
   async heartbeat(id: string): Promise<void> {
@@ -128,21 +144,54 @@ export class MySqlReplayStore implements ReplayStore {
       .orWhere((running) => running.where('state', 'RUNNING').andWhereRaw('COALESCE(??, ??) < ?', ['heartbeat_at', 'started_at', cutoff])));
   }
 
-  async progress(id: string, done: number, failed: number): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ done, failed });
+  async progress(id: string, done: number, failed: number): Promise<boolean> {
+    return (await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ done, failed })) > 0;
   }
 
   async requeue(id: string): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'QUEUED', done: 0, failed: 0, queued_at: this.db.fn.now(3), heartbeat_at: null });
+    await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ state: 'QUEUED', done: 0, failed: 0, queued_at: this.db.fn.now(3), heartbeat_at: null });
   }
 
-  async finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'FINISHED', report: JSON.stringify(report), total, done, failed, finished_at: this.db.fn.now(3) });
+  async cancel(id: string, reason: string): Promise<boolean> {
+    return (await this.db(TABLE).where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'CANCELLED', error: reason, finished_at: this.db.fn.now(3), heartbeat_at: null })) > 0;
+  }
+
+  async finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<boolean> {
+    return (await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ state: 'FINISHED', report: JSON.stringify(report), total, done, failed, finished_at: this.db.fn.now(3) })) > 0;
   }
 
   async fail(id: string, error: string): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
+    await this.db(TABLE).where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
   }
+
+  async databaseAnswers(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS); });
+    try {
+      return await Promise.race([this.db.raw('SELECT 1').then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function replayRow(replay: NewReplay): Record<string, unknown> {
+  return {
+    id: replay.id,
+    scenario_id: replay.scenarioId,
+    owner_id: replay.ownerId,
+    requester_id: replay.requesterId,
+    candidate_version: replay.candidate.label,
+    candidate_version_id: replay.candidate.versionId,
+    candidate_hash: replay.candidate.contentHash,
+    candidate_document: JSON.stringify(replay.document),
+    filter: JSON.stringify(storedFilter(replay.filter)),
+    outputs: JSON.stringify(replay.outputs),
+    record_limit: replay.limit,
+    sample_size: replay.sampleSize,
+    state: 'QUEUED',
+    total: replay.total,
+  };
 }
 
 function storedFilter(filter: RecordFilter): StoredFilter {

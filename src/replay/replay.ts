@@ -3,7 +3,12 @@ import type { ScenarioDocument } from '../engine/index.js';
 import type { RecordFilter } from '../records/decision-record-store-type.js';
 
 /** QUEUED until a worker takes it, RUNNING, then FINISHED (with its report) or FAILED (with why). */
-export type ReplayState = 'QUEUED' | 'RUNNING' | 'FINISHED' | 'FAILED';
+export type ReplayState = 'QUEUED' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'CANCELLED';
+
+/** A replay in one of these states has ended: no job runs it again. */
+export function hasEnded(state: ReplayState): boolean {
+  return state === 'FINISHED' || state === 'FAILED' || state === 'CANCELLED';
+}
 
 /** The report, as stored and answered (schema ReplayReport; built by ReplayReportBuilder). */
 export type ReplayReport = components['schemas']['ReplayReport'];

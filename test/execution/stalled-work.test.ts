@@ -9,9 +9,12 @@ let alice: TestUser;
 
 beforeAll(async () => {
   isolateJobStore('stalled');
+  const suiteValue = process.env.STALLED_WORK_AFTER_SECONDS;
   process.env.STALLED_WORK_AFTER_SECONDS = '60';
   t = await createTestApp({ configOverrides: { batchChunkSize: 10 } });
-  delete process.env.STALLED_WORK_AFTER_SECONDS;
+  // Back to the suite's value (test/support/global-setup.js) for the files after this one.
+  if (suiteValue === undefined) delete process.env.STALLED_WORK_AFTER_SECONDS;
+  else process.env.STALLED_WORK_AFTER_SECONDS = suiteValue;
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
   // The worker without its periodic sweeper: this test sweeps by hand, and the sweeper's first sweep

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DecisionRecordSummary } from '../../src/records/decision-record.js';
-import { ReplayReportBuilder, type CandidateOutcome } from '../../src/replay/replay-report-builder.js';
+import { REPORT_MAX_BYTES, ReplayReportBuilder, type CandidateOutcome } from '../../src/replay/replay-report-builder.js';
 import { nearestRank } from '../../src/replay/difference-stats.js';
 
 /** The report's aggregation on its own: bounds, comparisons and quantiles. */
@@ -92,5 +92,33 @@ describe('nearestRank', () => {
   it('is the smallest value with at least p % of the values at or below it', () => {
     const sorted = [10, 20, 30, 40];
     expect([5, 25, 26, 50, 95, 100].map((p) => nearestRank(sorted, p))).toEqual([10, 10, 20, 20, 40, 40]);
+  });
+
+  it('keeps the stored report within REPORT_MAX_BYTES whatever the records hold, saying what it left out (issue 27, problem 2)', () => {
+    // 1,200 runs side by side of large inputs, results and errors made a 57 MB report that MariaDB never stored.
+    const builder = new ReplayReportBuilder(['decision'], 200);
+    const text = 'y'.repeat(15_000);
+    const violations = Array.from({ length: 3000 }, (_, k) => ({ variable: `unknown_${k}`, message: 'is not an input of this scenario' }));
+    for (let k = 0; k < 1200; k += 1) {
+      const record = recordOf({ decision: `old-${k}`, text }, { inputs: { text } });
+      builder.add(record, k % 2 === 0 ? succeeded({ decision: `new-${k}`, text }) : { result: null, error: { code: 'INVALID_INPUT', message: 'z'.repeat(120_000), violations }, unrecorded: [], served: 0, requestDiffers: 0 });
+    }
+    const report = builder.build([]);
+    expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThanOrEqual(REPORT_MAX_BYTES);
+    expect(report).toMatchObject({ replayed: 1200, changed: 1200 });
+    expect(report.failures.onlyNew).toBe(600);
+    expect(report.failures.truncated).toBe(true);
+    expect(report.notes.join(' ')).toMatch(/The report was cut to fit the 4194304 bytes a stored report keeps \(it took \d+\): left out \d+ sample run\(s\), \d+ failed run\(s\)/);
+    const shownError = report.failures.runs[0]?.new.error ?? report.sample.find((run) => run.new.error)?.new.error;
+    expect(shownError).toMatchObject({ code: 'INVALID_INPUT', detailsOmitted: true });
+    expect(String(shownError?.message).length).toBeLessThan(1100);
+  });
+
+  it('leaves a report within its bound as it is', () => {
+    const builder = new ReplayReportBuilder(['decision'], 10);
+    builder.add(recordOf({ decision: 'A' }), succeeded({ decision: 'B' }));
+    const report = builder.build([], 1_000_000);
+    expect(report.sample).toHaveLength(1);
+    expect(report.notes.join(' ')).not.toContain('was cut');
   });
 });

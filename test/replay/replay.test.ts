@@ -25,7 +25,7 @@ let admin: TestUser;
 
 beforeAll(async () => {
   isolateJobStore('replay');
-  t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'], replay: { maxRecords: 5000, concurrency: 64, maxActivePerOwner: 100 } } });
+  t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'], replay: { maxRecords: 5000, concurrency: 64, maxActivePerOwner: 100, perWorker: 4 } } });
   await t.services.execution.startWorker();
   alice = await t.newUser();
   bob = await t.newUser();
@@ -261,14 +261,17 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
 
     it('is taken by one job at a time: a second job waits while the first one\'s heartbeat is fresh, and takes over once it stops', async () => {
       const { replayId, store } = await storedReplay();
-      expect(await store.claim(replayId, 30)).toBe(true);
-      expect(await store.claim(replayId, 30)).toBe(false);
+      expect(await store.claim(replayId, 30)).toBe('claimed');
+      expect(await store.claim(replayId, 30)).toBe('taken');
       await t.services.db('replays').where({ id: replayId }).update({ heartbeat_at: new Date(Date.now() - 31_000) });
-      expect(await store.claim(replayId, 30)).toBe(true);
+      expect(await store.claim(replayId, 30)).toBe('claimed');
       // A stopping worker's second job hands the replay back rather than wait for the first one.
       const job = new ReplayJob(store, new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 32, pageSize: 100 }, createLogger('silent'));
       expect(await job.run({ replayId }, async () => undefined, () => true)).toBe(false);
       expect(await store.find(replayId)).toMatchObject({ state: 'RUNNING' });
+      // Claimed by hand with nobody running it: ended, or alice's next replays would wait their turn
+      // behind it (an owner's replays run one at a time) until its heartbeat went stale.
+      await t.services.db('replays').where({ id: replayId }).update({ state: 'FAILED' });
     });
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,15 @@ export class PrivateRedis {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /**
+   * SIGKILL, and its data files removed: started again, the server comes back empty, as a job store
+   * without persistence (or one whose disk was lost) does.
+   */
+  async killAndWipe(): Promise<void> {
+    await this.kill();
+    for (const entry of readdirSync(this.dir)) rmSync(join(this.dir, entry), { recursive: true, force: true });
   }
 
   /** Kills the server and removes its files. */

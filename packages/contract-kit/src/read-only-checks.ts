@@ -98,6 +98,7 @@ async function executionReads(client: ContractClient, score: ReadOnlyOptions['sc
   await client.call('submitBatch', { label: 'a scenario that does not exist (nothing is stored)', credential: 'scoreTokenQuery', body: { json: { scenarioName: name, parameters: [{}] } }, expect: [404] });
   await client.call('getBatchStatus', { label: 'a batch id that does not exist', credential: 'scoreTokenQuery', path: { batchTaskId: randomUUID() }, expect: [404] });
   if (client.has('getBatchResults')) await client.call('getBatchResults', { label: 'results of a batch id that does not exist', credential: 'scoreTokenQuery', path: { batchTaskId: randomUUID() }, expect: [404] });
+  if (client.has('listBatches')) await client.call('listBatches', { label: 'the batches of the token\'s user (a page of at most 1)', credential: 'scoreTokenQuery', query: { limit: 1 }, expect: [200] });
   if (score) {
     await client.call('scoreScenario', { label: `scenario ${score.scenario} (CONTRACT_SCORE_SCENARIO)`, credential: 'scoreTokenQuery', query: { name: score.scenario }, body: { json: score.inputs }, expect: [200] });
   }
