@@ -16,15 +16,15 @@
  * limit that disposes its isolate — never touches another tenant's isolate or work.
  *
  * Messages in (IPC):
- *   {t:'init', bootstrapSource, memoryMb, maxIsolates, windowMs, stuckGraceMs, retireRssMb, startedFile}  (first, once)
+ *   {t:'init', bootstrapSource, memoryMb, maxIsolates, windowMs, sliceMs, stuckGraceMs, retireRssMb, startedFile}  (first, once)
  *   {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
  *   {t:'forget', pids:number[]}
  * Messages out (IPC):
  *   {t:'ready'}   the host has started (a host that dies before saying so is started again only after a pause)
  *   {t:'r', seq, outs:[{idx:number[], text, crossMs}], fails:[{i, code, message, node}], requeue:number[], done:boolean}
  *     outs: the outputs of items idx, in order (see batch in bootstrap); fails: items that failed as a whole
- *     (a limit or a broken sandbox); requeue: items not run because an earlier item of the message hit a limit
- *     (the pool queues them again behind other tenants' work); done: the message is finished.
+ *     (a limit or a broken sandbox); requeue: items not run because an earlier item of the message hit a limit, or
+ *     the message used up its slice (the pool queues them again behind other tenants' work); done: the message is finished.
  *   {t:'retire', rssMb}  the host's resident memory passed retireRssMb: the pool replaces it once it is idle.
  * startedFile: before running message seq, the host writes seq there (8 bytes, a double, little-endian). The
  * pool reads it only when the host has died, to know whether the message it was running had started: a file
@@ -41,7 +41,7 @@ const ivm = createRequire(import.meta.url)('isolated-vm');
 
 /**
  * @typedef {'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR'} LimitCode
- * @typedef {{ t: 'init', bootstrapSource: string, memoryMb: number, maxIsolates: number, windowMs: number, stuckGraceMs: number, retireRssMb: number, startedFile: string }} InitMessage
+ * @typedef {{ t: 'init', bootstrapSource: string, memoryMb: number, maxIsolates: number, windowMs: number, sliceMs: number, stuckGraceMs: number, retireRssMb: number, startedFile: string }} InitMessage
  * @typedef {{ t: 'run', seq: number, owner: number, sources: [number, string][], pids: number[], items: string[], budgets: number[] }} RunMessage
  * @typedef {{ t: 'forget', pids: number[] }} ForgetMessage
  * @typedef {{ idx: number[], text: string, crossMs: number }} CrossingOutput
@@ -61,6 +61,7 @@ let memoryMb = 128;
 let maxIsolates = 32;
 let windowMs = 10;
 let retireRssMb = 0;
+let sliceMs = 50;
 /** Where the seq of the message being run is written (see startedFile above), and the bytes written there. */
 let startedFd = -1;
 const startedBytes = Buffer.alloc(8);
@@ -220,6 +221,7 @@ function run(msg) {
   // if the host dies from here on, this message's code is the suspect (the pool reads this after a death)
   startedBytes.writeDoubleLE(seq, 0);
   writeSync(startedFd, startedBytes, 0, 8, 0);
+  const messageStarted = performance.now();
   for (const [pid, source] of msg.sources) sources.set(pid, source);
   let queue = items.map((_, i) => i);
   // after a crossing failed without naming its culprit, the rest go one item per crossing
@@ -271,6 +273,12 @@ function run(msg) {
     if (!error) {
       const finished = new Set(crossing.slice(0, deliver(crossing, out, crossMs)));
       queue = queue.filter((i) => !finished.has(i));
+      if (queue.length > 0 && performance.now() - messageStarted > sliceMs) {
+        // a message of slow runs gives up the host after its slice: the rest queue again behind other tenants'
+        // work, so one tenant's backlog (a replay of a slow scenario) cannot hold a host for all of its runs
+        answer(seq, true, queue);
+        return;
+      }
       if (queue.length > 0) answer(seq, false);
       continue;
     }
@@ -341,7 +349,7 @@ function handle(msg) {
   } else if (msg.t === 'forget') {
     forget(msg.pids);
   } else if (msg.t === 'init') {
-    ({ bootstrapSource, memoryMb, maxIsolates, windowMs, retireRssMb } = msg);
+    ({ bootstrapSource, memoryMb, maxIsolates, windowMs, retireRssMb, sliceMs } = msg);
     startedFd = openSync(msg.startedFile, 'r+');
     startWatchdog(msg.stuckGraceMs);
     send({ t: 'ready' });

@@ -25,6 +25,11 @@ export interface EnginePoolSettings {
   maxBatch: number;
   /** A crossing starts new items only during its first windowMs, so batched items keep (almost) their whole limit. */
   windowMs: number;
+  /**
+   * How long a message may hold its host before the runs it has not started yet queue again behind other tenants'
+   * work (checked between crossings: a message of fast runs ends in one crossing anyway).
+   */
+  sliceMs: number;
   /** How long past its time-out a crossing may run before its host is killed and replaced. */
   stuckGraceMs: number;
   /** Host deaths within `quarantineWindowMs` whose running message was a tenant's before that tenant is quarantined. */
@@ -43,6 +48,7 @@ export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPer
   hostMemoryMb: 2048,
   maxBatch: 128,
   windowMs: 10,
+  sliceMs: 50,
   stuckGraceMs: 40,
   quarantineAfterCrashes: 2,
   quarantineWindowMs: 10 * 60_000,
@@ -266,7 +272,7 @@ export class EnginePool {
     this.unrefHost(slot);
     this.send(slot, {
       t: 'init', bootstrapSource: BOOTSTRAP_SOURCE, memoryMb: this.settings.memoryMb, maxIsolates: Math.max(1, this.settings.isolatesPerHost),
-      windowMs: this.settings.windowMs, stuckGraceMs: this.settings.stuckGraceMs, retireRssMb: this.settings.hostMemoryMb, startedFile,
+      windowMs: this.settings.windowMs, sliceMs: this.settings.sliceMs, stuckGraceMs: this.settings.stuckGraceMs, retireRssMb: this.settings.hostMemoryMb, startedFile,
     });
     return slot;
   }
@@ -429,7 +435,8 @@ export class EnginePool {
       flight.items[failed.i].resolve({ ok: false, code: failed.code, message: failed.message, node: failed.node });
     }
     if (msg.requeue.length > 0) {
-      // an item hit a limit: the tenant's items behind it queue again behind the other tenants' work
+      // an item hit a limit, or the message used up its slice: the tenant's items behind it queue again behind the
+      // other tenants' work
       const again = msg.requeue.filter((i) => !flight.answered[i]).map((i) => { flight.answered[i] = true; return flight.items[i]; });
       this.lanes[flight.lane].requeue(flight.owner, again, true);
     }

@@ -140,4 +140,23 @@ describe('fairness no tenant can defeat', () => {
       await fair.dispose();
     }
   }, 30_000);
+
+  it("gives up a host after a message's slice: two owners' slow background runs are served in turn", async () => {
+    // two hosts: background work never holds both, so one host serves every replay here
+    const fair = new ScenarioEngine({ ports: fakePorts(), limits: { timeoutMs: 1000 }, pool: { hosts: 2, hostsPerTenant: 1 } });
+    try {
+      // runs of tens of milliseconds: a crossing takes one of them (it starts new runs only in its first 10 ms)
+      const slow = fair.compile('slow', chain([input('n', 'INTEGER')], [script('s', 'let x = 0; const until = n; for (let i = 0; i < 3e7; i++) x += i % 3; out = until;', ['out'])]));
+      await Promise.all([ALICE, BOB].map((owner) => fair.run(slow, { n: 0 }, { ownerId: owner, lane: 'background' })));
+      const order: string[] = [];
+      const alices = Array.from({ length: 12 }, (_, n) => fair.run(slow, { n }, { ownerId: ALICE, lane: 'background' }).then(() => order.push('alice')));
+      await sleep(20);
+      const bob = fair.run(slow, { n: 99 }, { ownerId: BOB, lane: 'background' }).then(() => order.push('bob'));
+      await Promise.all([...alices, bob]);
+      // one message held the host for all twelve of Alice's runs before; now Bob's run goes after her current slice
+      expect(order.indexOf('bob')).toBeLessThan(5);
+    } finally {
+      await fair.dispose();
+    }
+  }, 60_000);
 });
