@@ -437,7 +437,8 @@ async function main(): Promise<void> {
 
       bareChild.kill('SIGTERM');
       // 1b. The same with metrics on, against the process above (metrics off), interleaved: on, off, on, off, …
-      const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: 'true', METRICS_PORT: String(METRICS_PORT) });
+      // BENCH_METRICS_NULL=1: the second process without metrics too (an A/A run: what two processes differ by alone).
+      const withMetrics = startProcess('src/main.ts', { PORT: String(METRICS_API_PORT), RUN_WORKER: 'false', METRICS_ENABLED: process.env.BENCH_METRICS_NULL ? 'false' : 'true', METRICS_PORT: String(METRICS_PORT) });
       await waitUntilUp(METRICS_API_PORT);
       await cannon(METRICS_API_PORT, user.scoreToken, body); // warm-up
       // Both sides in runs of BENCH_SYNC_SECONDS (the recording pairs' shorter runs are not comparable).
@@ -450,16 +451,18 @@ async function main(): Promise<void> {
       const median = (runs: Array<{ rps: number }>) => percentile(runs.map((run) => run.rps), 50);
       const metricsRatio = median(on) / median(off);
       report(`sync score, metrics on vs off (${METRICS_ROUNDS} runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => fixed(run.p99, 0)).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => fixed(run.p99, 0)).join(', ')} ms); ratio of the medians ${fixed(metricsRatio, 3)}`);
-      const scrapeStarted = performance.now();
-      const scraped = await new Promise<string>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics', agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        }).on('error', reject);
-      });
-      const counted = /scoring_runs_total\{[^}]*mode="sync",outcome="succeeded"\} (\d+)/.exec(scraped)?.[1];
-      report(`  one scrape: ${fixed(performance.now() - scrapeStarted)} ms, ${fixed(scraped.length / 1024)} KiB; scoring_runs_total (sync, succeeded) = ${counted}`);
+      if (!process.env.BENCH_METRICS_NULL) {
+        const scrapeStarted = performance.now();
+        const scraped = await new Promise<string>((resolve, reject) => {
+          http.get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics', agent: false }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          }).on('error', reject);
+        });
+        const counted = /scoring_runs_total\{[^}]*mode="sync",outcome="succeeded"\} (\d+)/.exec(scraped)?.[1];
+        report(`  one scrape: ${fixed(performance.now() - scrapeStarted)} ms, ${fixed(scraped.length / 1024)} KiB; scoring_runs_total (sync, succeeded) = ${counted}`);
+      }
       goal('sync score with metrics on ≥ 95 % of metrics off', `${fixed(100 * metricsRatio)} %`, metricsRatio >= 0.95);
       withMetrics.kill('SIGTERM');
       const perRun = listenerCost();
