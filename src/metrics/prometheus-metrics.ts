@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { EngineEvent } from '../engine/index.js';
 import type { FinishedRun } from '../execution/run-listener.js';
 import type { CallbackOutcome, Metrics, MetricsExposition, ScrapeProbes } from './metrics.js';
 import { DurationHistogram } from './duration-histogram.js';
+import { registerProcessMetrics } from './process-metrics.js';
 import { RunCounters } from './run-counters.js';
 import { ScrapeProbe } from './scrape-probe.js';
 
@@ -47,7 +48,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   constructor(private readonly options: PrometheusMetricsOptions, private readonly logger: Logger) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
     const runs = new RunCounters(options.maxScenarioSeries);
     this.runs = runs;
     new Counter({
