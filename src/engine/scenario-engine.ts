@@ -42,9 +42,9 @@ const RUN_SEED = 0x5eed;
 const DEFAULT_LIMITS: EngineLimits = { timeoutMs: 1000, memoryMb: 128, maxCallDepth: 8, testCasesBudgetMs: 3000 };
 
 /**
- * Compiles scenario documents once (bounded cache) and runs them on a pool of worker threads, each tenant in
- * sandboxes of its own, reaching the outside only through ports. Nothing here blocks the caller's event loop
- * on scenario code: every crossing into a sandbox happens on a worker.
+ * Compiles scenario documents once (bounded cache) and runs them in engine host processes, each tenant in
+ * sandboxes of its own, reaching the outside only through ports. No scenario code runs in the caller's process:
+ * every crossing into a sandbox happens in a host, which may die without taking the caller with it.
  */
 export class ScenarioEngine {
   private readonly ports: EnginePorts;

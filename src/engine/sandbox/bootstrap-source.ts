@@ -1,6 +1,6 @@
 /**
- * Source run once in every fresh sandbox context (one context per tenant per engine worker, see
- * src/engine/pool/engine-worker.mjs). It keeps what the runtime needs (the real Function constructor
+ * Source run once in every fresh sandbox context (one context per tenant per engine host, see
+ * src/engine/pool/engine-host.mjs). It keeps what the runtime needs (the real Function constructor
  * and Date, the program registry, the progress cells) in a closure that scenario code cannot reach,
  * then locks the context down so that nothing a run can touch outlives the run:
  * - no eval, Function constructor, timers, WebAssembly, shared memory, Atomics, weak references;
