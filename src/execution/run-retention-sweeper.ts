@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BatchStore } from './batch-store.js';
 import type { RunResultStore } from './run-result-store.js';
+import { PeriodicSweep } from '../db/periodic-sweep.js';
 
 export interface RunRetentionOptions {
   /** RUN_RESULTS_RETENTION_DAYS: how long after it finished an async run or a batch is kept. */
@@ -24,7 +25,7 @@ const DAY_MS = 86_400_000;
  * delivered is kept until delivery ends.
  */
 export class RunRetentionSweeper {
-  private timer?: NodeJS.Timeout;
+  private readonly periodic: PeriodicSweep;
   private stopped = false;
   private readonly batchSize: number;
   private readonly pauseMs: number;
@@ -37,28 +38,17 @@ export class RunRetentionSweeper {
   ) {
     this.batchSize = options.batchSize ?? 5000;
     this.pauseMs = options.pauseMs ?? 100;
+    this.periodic = new PeriodicSweep(() => this.sweepOnce(), options.everyMs, (error) => this.logger.error({ err: error }, 'run results retention sweep failed'));
   }
 
   start(): void {
     this.stopped = false;
-    let sweeping = false;
-    const sweep = (): void => {
-      // A sweep that outlasts the interval is not joined by the next one.
-      if (sweeping) return;
-      sweeping = true;
-      this.sweepOnce()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'run results retention sweep failed'))
-        .finally(() => { sweeping = false; });
-    };
-    this.timer = setInterval(sweep, this.options.everyMs);
-    this.timer.unref();
-    sweep();
+    this.periodic.start();
   }
 
   stop(): void {
     this.stopped = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.periodic.stop();
   }
 
   /** One sweep; answers how many async runs and batches it deleted. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { DecisionRecordStore } from './decision-record-store-type.js';
 import { DEFAULT_RECORDING_SETTINGS } from './recording-settings.js';
 import type { RecordingSettingsStore } from './recording-settings-store.js';
+import { PeriodicSweep } from '../db/periodic-sweep.js';
 
 export interface RetentionSweeperOptions {
   /** How often a sweep starts. */
@@ -21,7 +22,7 @@ const DAY_MS = 86_400_000;
  * workers sweeping at once only repeat deletes that find nothing.
  */
 export class RetentionSweeper {
-  private timer?: NodeJS.Timeout;
+  private readonly periodic: PeriodicSweep;
   private stopped = false;
   private readonly batchSize: number;
   private readonly pauseMs: number;
@@ -34,28 +35,17 @@ export class RetentionSweeper {
   ) {
     this.batchSize = options.batchSize ?? 5000;
     this.pauseMs = options.pauseMs ?? 100;
+    this.periodic = new PeriodicSweep(() => this.sweepOnce(), options.everyMs, (error) => this.logger.error({ err: error }, 'decision record retention sweep failed'));
   }
 
   start(): void {
     this.stopped = false;
-    let sweeping = false;
-    const sweep = (): void => {
-      // A sweep that outlasts the interval is not joined by the next one.
-      if (sweeping) return;
-      sweeping = true;
-      this.sweepOnce()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'decision record retention sweep failed'))
-        .finally(() => { sweeping = false; });
-    };
-    this.timer = setInterval(sweep, this.options.everyMs);
-    this.timer.unref();
-    sweep();
+    this.periodic.start();
   }
 
   stop(): void {
     this.stopped = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.periodic.stop();
   }
 
   /** One sweep over every scenario with records; answers how many records it deleted. */
