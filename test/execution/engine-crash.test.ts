@@ -69,7 +69,9 @@ describe('a SCRIPT that makes V8 abort its process', () => {
   it('fails its sync score with 422 ENGINE_CRASHED, while the API and other tenants go on', async () => {
     const { api, worker } = await startBoth();
     const others = Array.from({ length: 20 }, (_, a) => score(alice, 'double', { a: a + 20 }));
-    const crashed = await score(mallory, 'grow', { a: 1 });
+    // as below: V8 may stop the Map at the isolate's limit instead of aborting the host; score until it aborts
+    let crashed = await score(mallory, 'grow', { a: 1 });
+    for (let attempt = 0; attempt < 5 && crashed.body.details?.[0]?.code === 'MEMORY_LIMIT_EXCEEDED'; attempt++) crashed = await score(mallory, 'grow', { a: 1 });
     expect(crashed.status).toBe(422);
     expect(crashed.body).toMatchObject({ status: 422, code: 'RUN_FAILED', details: [{ code: 'ENGINE_CRASHED' }] });
     expect(crashed.body.message).toMatch(/sandbox memory limit of 64 MB/);
@@ -81,21 +83,29 @@ describe('a SCRIPT that makes V8 abort its process', () => {
   }, 60_000);
 
   it('ends its async run FAILED with ENGINE_CRASHED and sends the callback; a restart of both processes runs nothing again', async () => {
-    const requestId = `grow-${randomUUID().slice(0, 8)}`;
-    const submitted = await httpRequest(port, 'POST', '/api/scenario/code/scoreasync/grow', {
-      headers: { 'Score-Token': mallory.scoreToken, 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/hook'), 'X-SCE-CallbackRetryCount': '0' },
-      body: { a: 1 },
-    });
-    expect(submitted.status).toBe(202);
-    const began = Date.now();
-    const finished = await waitFor(async () => {
-      const answer = await asyncResult(mallory, 'grow', requestId);
-      return answer.status === 200 ? answer.body : undefined;
-    }, 30_000, 100);
-    expect(finished).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
-    expect(Date.now() - began).toBeLessThan(15_000);
-    const callback = await waitFor(async () => receiver.received.find((r) => r.headers['x-sce-requestid'] === requestId), 10_000, 50);
-    expect(JSON.parse(callback.body)).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
+    // V8 sometimes stops the Map at the isolate's memory limit (MEMORY_LIMIT_EXCEEDED, host alive) instead of
+    // aborting the host; both are contained. Submit again until one run has taken its host down.
+    let requestId = '';
+    for (let attempt = 0; attempt < 6; attempt++) {
+      requestId = `grow-${randomUUID().slice(0, 8)}`;
+      const submitted = await httpRequest(port, 'POST', '/api/scenario/code/scoreasync/grow', {
+        headers: { 'Score-Token': mallory.scoreToken, 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/hook'), 'X-SCE-CallbackRetryCount': '0' },
+        body: { a: 1 },
+      });
+      expect(submitted.status).toBe(202);
+      const began = Date.now();
+      const finished = await waitFor(async () => {
+        const answer = await asyncResult(mallory, 'grow', requestId);
+        return answer.status === 200 ? answer.body : undefined;
+      }, 30_000, 100);
+      expect(finished.state).toBe('FAILED');
+      expect(['ENGINE_CRASHED', 'MEMORY_LIMIT_EXCEEDED']).toContain(finished.error.code);
+      expect(Date.now() - began).toBeLessThan(15_000);
+      const callback = await waitFor(async () => receiver.received.find((r) => r.headers['x-sce-requestid'] === requestId), 10_000, 50);
+      expect(JSON.parse(callback.body)).toMatchObject({ state: 'FAILED', error: { code: finished.error.code } });
+      if (finished.error.code === 'ENGINE_CRASHED') break;
+    }
+    expect((await asyncResult(mallory, 'grow', requestId)).body).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
 
     // restart both: nothing is run again, the run stays FAILED, the service answers
     await stopAll(processes.splice(0));
