@@ -12,7 +12,7 @@ import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-erro
 import { assertNestingWithin } from './nesting-depth.js';
 import { replyHeaders, type AnyOperationHandler, type WireReply } from './operation-handler.js';
 import { operationShape } from './operation-shape.js';
-import { compileRequestCheck, compileResponseCheck, type OpenApiDocument } from './operation-validator.js';
+import { compileRequestCheck, type OpenApiDocument, type ResponseCheck } from './operation-validator.js';
 import { createOperationMatcher } from './route-matching.js';
 
 /**
@@ -44,8 +44,8 @@ export interface FastLaneOptions {
   bodyLimitBytes: number;
   /** Deepest nesting of the body (LIMIT_BODY_DEPTH); deeper is 400 NESTING_TOO_DEEP, before validation. */
   bodyDepthLimit: number;
-  /** Check every response against the spec (VALIDATE_RESPONSES): one that breaks it is logged and becomes a 500. */
-  validateResponses?: boolean;
+  /** Checks of responses by operationId (VALIDATE_RESPONSES): one that breaks the spec is logged and becomes a 500. */
+  responseChecks?: Map<string, ResponseCheck>;
 }
 
 /** Serves requests to the lane's operations and answers true; answers false (untouched) for any other request. */
@@ -59,7 +59,7 @@ interface LaneOperation extends FastLaneOperation {
   /** The operation declares a request body; without one, a body sent is ignored. */
   takesBody: boolean;
   check: ReturnType<typeof compileRequestCheck>;
-  checkResponse?: ReturnType<typeof compileResponseCheck>;
+  checkResponse?: ResponseCheck;
 }
 
 /** What one request's log line reports. */
@@ -75,7 +75,7 @@ function compileOperation(options: FastLaneOptions, operation: FastLaneOperation
     headerNames: shape.headerNames,
     takesBody: shape.takesBody,
     check: compileRequestCheck(options.spec, route.operationId),
-    checkResponse: options.validateResponses ? compileResponseCheck(options.spec, route.operationId) : undefined,
+    checkResponse: options.responseChecks?.get(route.operationId),
   };
 }
 

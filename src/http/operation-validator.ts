@@ -3,13 +3,15 @@ import addFormatsModule from 'ajv-formats';
 import type { ErrorDetail } from '../errors/app-error.js';
 
 /**
- * Request and response checks of ONE operation, compiled once from spec/openapi.json with Ajv, for
- * the fast lane (src/http/fast-lane.ts); every other operation goes through express-openapi-validator.
- * Same spec, same error details (`query.name`, `body.x`). Supports what such an operation declares:
- * query, path and header parameters with schemas and a JSON body.
+ * Checks compiled once from spec/openapi.json with Ajv. Requests: those of the fast lane's operations
+ * (src/http/fast-lane.ts; every other operation's requests go through express-openapi-validator), with
+ * the same error details (`query.name`, `body.x`) and what such an operation declares: query, path and
+ * header parameters with schemas and a JSON body. Responses (VALIDATE_RESPONSES): every operation's,
+ * on both lanes (src/http/response-check.ts on Express).
  */
 
-const SPEC_ID = 'urn:scenario-scoring:openapi-operation';
+/** Each of the spec's schemas is its own Ajv schema under this prefix, so Ajv compiles it once per instance. */
+const SCHEMA_ID = 'urn:scenario-scoring:schema:';
 
 interface SpecParameter {
   name: string;
@@ -46,17 +48,24 @@ export function resolve<T>(spec: OpenApiDocument, value: T | { $ref: string }): 
   return value as T;
 }
 
+/**
+ * An Ajv holding every schema of the spec. Each is added under an id of its own rather than as one
+ * document: Ajv caches what a `$ref` compiles to per root schema, so refs into one big document were
+ * compiled again for every operation (about 20–60 ms each); refs to added schemas compile once.
+ */
 function createAjv(spec: OpenApiDocument, coerceTypes = false): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, inlineRefs: false });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-  ajv.addSchema({ $id: SPEC_ID, components: { schemas: spec.components.schemas } });
+  for (const [name, schema] of Object.entries(spec.components.schemas)) {
+    ajv.addSchema({ ...(anchored(schema) as object), $id: SCHEMA_ID + name });
+  }
   return ajv;
 }
 
-/** `#/components/schemas/X` inside operation schemas must point into the registered document. */
+/** `#/components/schemas/X` inside the spec's schemas points at the schema added as `X`. */
 function anchored(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\//g, `"${SPEC_ID}#/components/`));
+  return JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\/schemas\//g, `"${SCHEMA_ID}`));
 }
 
 function details(errors: ErrorObject[] | null | undefined, location: string): ErrorDetail[] {
@@ -140,10 +149,25 @@ export function declaredHeaders(spec: OpenApiDocument, operationId: string): str
     .filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());
 }
 
-/** Compiles a check of responses (VALIDATE_RESPONSES) of `operationId` against the spec; it returns what is wrong, or undefined. */
-export function compileResponseCheck(spec: OpenApiDocument, operationId: string): (status: number, body: unknown) => string | undefined {
-  const operation = findOperation(spec, operationId);
+/** A response's status and JSON body checked against an operation's declared responses: what is wrong, or undefined. */
+export type ResponseCheck = (status: number, body: unknown) => string | undefined;
+
+/**
+ * The response checks of every operation, compiled at once on one Ajv (the spec's schemas are compiled
+ * once, not once per operation): what a process builds at start-up, so no first answer compiles on the event loop.
+ */
+export function compileResponseChecks(spec: OpenApiDocument): Map<string, ResponseCheck> {
   const ajv = createAjv(spec);
+  const checks = new Map<string, ResponseCheck>();
+  for (const item of Object.values(spec.paths)) {
+    for (const operation of Object.values(item)) if (operation?.operationId) checks.set(operation.operationId, compileResponseCheck(spec, operation.operationId, ajv));
+  }
+  return checks;
+}
+
+/** Compiles a check of responses (VALIDATE_RESPONSES) of `operationId` against the spec; it returns what is wrong, or undefined. */
+export function compileResponseCheck(spec: OpenApiDocument, operationId: string, ajv: Ajv2020 = createAjv(spec)): ResponseCheck {
+  const operation = findOperation(spec, operationId);
   const byStatus = new Map<string, ValidateFunction>();
   for (const [status, declared] of Object.entries(operation.responses)) {
     const schema = resolve(spec, declared).content?.['application/json']?.schema;
