@@ -48,7 +48,9 @@ export function yamlBody(limitBytes: number, maxDepth: number, parser: YamlBodyP
       return;
     }
     parser.parse(request.body).then((outcome) => {
-      if (outcome.ok) {
+      if (outcome.ok && (outcome.value === null || typeof outcome.value !== 'object')) {
+        next(notACollection(outcome.value));
+      } else if (outcome.ok) {
         request.body = outcome.value;
         yamlBodies.add(request);
         // The value was copied in from the parser's thread in this task (tens of ms for 40,000 keys): the walks
@@ -63,6 +65,19 @@ export function yamlBody(limitBytes: number, maxDepth: number, parser: YamlBodyP
     }, next);
   };
   return [text, toObject];
+}
+
+/**
+ * A YAML body that parsed to a scalar: every YAML operation takes a mapping or a list (as a JSON body must be an
+ * object or an array). A string is often the YAML text JSON-encoded by a client that serialises every body as JSON.
+ */
+function notACollection(value: unknown): BadRequestError {
+  const kind = value === null ? 'empty (null)' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+  const hint = typeof value === 'string' && /:\s/.test(value)
+    ? ' (a client that JSON-encodes every body sends YAML text so: send the text itself as application/yaml, or the document as application/json)'
+    : '';
+  const problem = { path: 'body', message: `must be a mapping or a list; it is ${kind}${hint}` };
+  return new BadRequestError(`The YAML body ${problem.message}.`, 'VALIDATION_FAILED', [problem]);
 }
 
 /**

@@ -59,6 +59,35 @@ function messageOfTheOnePassParse(text: string): string {
   throw new Error('the text parsed in one pass');
 }
 
+/** A scenario whose SCRIPT's code is a block scalar of `style`, holding a 70-key object literal on one line. */
+function scenarioWithBlockScalar(name: string, style: string): string {
+  const table = `{ ${Array.from({ length: 70 }, (_, k) => `k${k}: ${k}`).join(', ')} }`;
+  return [
+    `name: ${name}`,
+    'content:',
+    '  nodes:',
+    '    - {id: start, type: START}',
+    '    - {id: calc, type: SCRIPT}',
+    '    - {id: end, type: END}',
+    '  edges: [{from: start, to: calc}, {from: calc, to: end}]',
+    'nodeProperties:',
+    '  start: {id: start, type: START, content: {inputs: [{name: a, type: {type: INTEGER}, required: true}]}}',
+    '  calc:',
+    '    id: calc',
+    '    type: SCRIPT',
+    '    content:',
+    '      language: javascript',
+    `      code: ${style}`,
+    `        var table = ${table};`,
+    '        var deep = "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[";',
+    '',
+    '        out = a + table.k69;',
+    '      outputs: [out]',
+    '  end: {id: end, type: END, content: {outputs: [out]}}',
+    '',
+  ].join('\n');
+}
+
 describe('YAML bodies', () => {
   it.each([
     ['a block mapping', 'name: a\ndescription: b\nname: c\n'],
@@ -70,6 +99,24 @@ describe('YAML bodies', () => {
     const response = await importYaml(text);
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ status: 400, code: 'MALFORMED_BODY', message: messageOfTheOnePassParse(text) });
+  });
+
+  it.each(['|', '|-', '|+', '>', '>-', '>+', '|2', '>2-'])('bounds nesting by structure, not by the text of a %s block scalar', async (style) => {
+    const name = `block-${style.replace(/\W/g, (c) => c.charCodeAt(0).toString(16))}`;
+    const response = await importYaml(scenarioWithBlockScalar(name, style));
+    expect(response.status).toBe(200);
+    expect(response.body.scenarios).toEqual([expect.objectContaining({ name, outcome: 'CREATED' })]);
+  });
+
+  it.each([
+    ['a string (the YAML text JSON-encoded, as some generated clients send it)', JSON.stringify('name: a\ncontent: {nodes: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}\n'), 'a string'],
+    ['a number', '42', 'a number'],
+    ['a plain word', 'scenario', 'a string'],
+  ])('answers a body that is %s with 400 saying it must be a mapping or a list', async (_what, text, kind) => {
+    const response = await importYaml(text);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ path: 'body' }] });
+    expect(response.body.message).toContain(`must be a mapping or a list; it is ${kind}`);
   });
 
   it('answers an empty key twice with 400 naming where', async () => {

@@ -24,10 +24,11 @@ describe('yamlNestingBeyond', () => {
       const levels = 1 + Math.floor(random() * 40);
       for (let level = 0; level < levels; level += 1) {
         const r = random();
-        value = r < 0.3 ? [value, 'a#b', '"q"'] : r < 0.6 ? { k: value, 'q: [': '[{' } : r < 0.8 ? [[value]] : { [`key ${level}`]: [value] };
+        // Multi-line strings are written as block scalars (`|-`, `>-`) whose text looks like structure.
+        value = r < 0.3 ? [value, 'a#b', '"q"', 'x: [[[\n  - {a: {b:\n'] : r < 0.6 ? { k: value, 'q: [': '[{', s: '{ k0: 0, k1: 1 }\n[[[[' } : r < 0.8 ? [[value]] : { [`key ${level}`]: [value] };
       }
       const depth = depthOf(value);
-      for (const text of [toYaml(value), toYaml(value, { collectionStyle: 'flow' }), JSON.stringify(value)]) {
+      for (const text of [toYaml(value), toYaml(value, { collectionStyle: 'flow', lineWidth: 0 }), JSON.stringify(value)]) {
         expect(depthOf(parseYaml(text))).toBe(depth);
         // Under the real depth, the bound has crossed it somewhere.
         expect(yamlNestingBeyond(text, depth - 1)).toBeDefined();
@@ -47,6 +48,26 @@ describe('yamlNestingBeyond', () => {
     expect(yamlNestingBeyond(`{a:"b, ${deep} "}`, 50)).toBeDefined();
     // The continuation of a plain scalar in block context.
     expect(yamlNestingBeyond(`key: plain\n  "text\nother: ${deep}`, 50)).toBeDefined();
+  });
+
+  it('skips the text of block scalars of every style, and counts the structure after them', () => {
+    const deep = '['.repeat(60);
+    const keys = `{ ${Array.from({ length: 70 }, (_, k) => `k${k}: ${k}`).join(', ')} }`;
+    for (const style of ['|', '|-', '|+', '>', '>-', '>+', '|2', '>1-', '|-2']) {
+      const text = `a:\n  code: ${style}\n    out = ${keys};\n\n    ${deep}\n      - x: - y: ${deep}\n  other: 1\n`;
+      expect(yamlNestingBeyond(text, 10)).toBeUndefined();
+      expect(yamlNestingBeyond(`${text}b: ${deep}\n`, 50)).toEqual({ line: 8, column: expect.any(Number) });
+      expect(yamlNestingBeyond(`- ${style}\n  ${deep}\n- - - ${deep}\n`, 50)).toEqual({ line: 3, column: expect.any(Number) });
+    }
+  });
+
+  it('follows a quoted scalar where a node surely starts, in block context too', () => {
+    const deep = `${'['.repeat(60)}`;
+    // The whole document one JSON-encoded string, as clients that JSON-encode every body send YAML text.
+    expect(yamlNestingBeyond(JSON.stringify(`name: a\ncontent: ${deep}`), 10)).toBeUndefined();
+    expect(yamlNestingBeyond(`a: "${deep}"\nb:\n  '${deep}\n  ${deep}'\n- "x"`, 10)).toBeUndefined();
+    // After the quoted scalar ends, structure counts again.
+    expect(yamlNestingBeyond(`a: "${deep}\n  text"\nb: ${deep}`, 50)).toEqual({ line: 3, column: expect.any(Number) });
   });
 
   it('ignores brackets in comments and in quoted scalars of flow collections', () => {
