@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Score asynchronously
-         * @description Queues a durable run of the latest deployed version of the caller's scenario and answers at once with its request id (generated when `X-SCE-RequestId` is absent). Fetch the result with `getAsyncScoreResult`. With `X-SCE-CallbackUrl`, the service POSTs the finished result (schema ScoreResult) to that URL with headers `X-SCE-RequestId`, `X-SCE-Timestamp` (Unix seconds) and `X-SCE-Signature-V2: v2=<hex HMAC-SHA256 of "v2\n<timestamp>\n<callback URL as submitted>\n<request id>\n<body>" keyed with the caller's own callback secret>` (issued by the operator, shown once; docs/execution.md has a verifier with a replay window). During the transition from the deployment-wide secret (CALLBACK_LEGACY_SIGNATURE, on by default in 1.x) the legacy `X-SCE-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">` is sent too; it proves only that some tenant's run sent it, so receivers verify v2. Any 2xx ends delivery; other answers and time-outs are retried up to `X-SCE-CallbackRetryCount` times, the first after `X-SCE-CallbackRetryDelay` seconds (at least 1 s) and each next one after twice the previous delay (at most `LIMIT_CALLBACK_DELAY_SECONDS`). Callback URLs obey the outbound allow-list (a refused target is 400 `CALLBACK_REFUSED`, as is any callback of a caller without a callback secret once the legacy signature is off). A request id already used by the same user is 409 and changes nothing.
+         * @description Queues a durable run of the latest deployed version of the caller's scenario and answers at once with its request id (generated when `X-SCE-RequestId` is absent). Fetch the result with `getAsyncScoreResult`. With `X-SCE-CallbackUrl`, the service POSTs the finished result (schema ScoreResult) to that URL with headers `X-SCE-RequestId`, `X-SCE-Timestamp` (Unix seconds) and `X-SCE-Signature-V2: v2=<hex HMAC-SHA256 of "v2\n<timestamp>\n<callback URL as submitted>\n<request id>\n<body>" keyed with the caller's own callback secret>` (issued by the operator, shown once; the [execution guide](/docs/guides/execution) has a verifier with a replay window). During the transition from the deployment-wide secret (kept on by default in 1.x, until the operator turns it off) the legacy `X-SCE-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">` is sent too; it proves only that some tenant's run sent it, so receivers verify v2. Any 2xx ends delivery; other answers and time-outs are retried up to `X-SCE-CallbackRetryCount` times, the first after `X-SCE-CallbackRetryDelay` seconds (at least 1 s) and each next one after twice the previous delay (at most the longest callback delay). Callback URLs obey the outbound allow-list (a refused target is 400 `CALLBACK_REFUSED`, as is any callback of a caller without a callback secret once the legacy signature is off). A request id already used by the same user is 409 and changes nothing.
          */
         post: operations["scoreAsync"];
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a batch
-         * @description Queues one run per element of `parameters` on the latest deployed version of `scenarioName` and answers at once with the batch id. Elements run in chunks with bounded concurrency; one failing element stores its error and does not affect the others. The number of elements (default 100,000, `LIMIT_BATCH_ELEMENTS`) and the body size (default 64 MiB, `LIMIT_BATCH_BODY_BYTES`) are limited: more is 413. With an `Idempotency-Key` header the submission is safe to send again (a lost 202, a time-out): a repeat with the same key and the same body answers 202 with the first batch's id and queues nothing; the same key with another body is 409 `IDEMPOTENCY_KEY_REUSED`. Keys are per user, case-sensitive, and kept as long as their batch. `listBatches` finds batches by key too.
+         * @description Queues one run per element of `parameters` on the latest deployed version of `scenarioName` and answers at once with the batch id. Elements run in chunks with bounded concurrency; one failing element stores its error and does not affect the others. The number of elements (default 100,000, the batch element limit) and the body size (default 64 MiB, the batch body limit) are limited: more is 413. With an `Idempotency-Key` header the submission is safe to send again (a lost 202, a time-out): a repeat with the same key and the same body answers 202 with the first batch's id and queues nothing; the same key with another body is 409 `IDEMPOTENCY_KEY_REUSED`. Keys are per user, case-sensitive, and kept as long as their batch. `listBatches` finds batches by key too.
          */
         post: operations["submitBatch"];
         delete?: never;
@@ -225,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Load CSV into a collection
-         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row or a row with more or fewer fields than the header (400 with its line number), a value its column cannot hold (400 naming line and column), a unique violation (409 `UNIQUE_VIOLATION`), another load holding the collection past the database's lock wait timeout or a deadlock (409 `LOAD_CONFLICT`) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded. The file may be at most `LIMIT_UPLOAD_BYTES` (512 MiB by default) long; larger is 413.
+         * @description Loads a CSV file (header row; delimiter `,` `;` or tab detected) into the collection. A new name creates it, with column types inferred (INTEGER, DOUBLE, BOOLEAN, STRING; a value that does not fit widens the column). An existing collection gets the rows appended; the header must name the same columns (400 naming the differences). `indexes` is `column,unique;column2,unique` where `unique` is `true` (a UNIQUE index) or `false` (a plain index), e.g. `customer_id,true;segment,false`; indexes are created on a new collection and added to an existing one. All-or-nothing: a malformed row or a row with more or fewer fields than the header (400 with its line number), a value its column cannot hold (400 naming line and column), a unique violation (409 `UNIQUE_VIOLATION`), another load holding the collection past the database's lock wait timeout or a deadlock (409 `LOAD_CONFLICT`) or any failure leaves the collection exactly as it was. Parsed as a stream and inserted in batches, so memory stays bounded. The file may be at most the upload limit (512 MiB by default) long; larger is 413.
          */
         post: operations["loadCollectionData"];
         delete?: never;
@@ -286,7 +286,7 @@ export interface paths {
          * @description The panel of the original system: for the runs of the scenario's deployed versions that ended within the window, per version and in total: how many ran, how many failed, the most that ended in one second, and the latency's min, average, max and 95th percentile.
          *
          *     - **What is counted:** every run of a deployed version, whatever its mode (synchronous scores, async runs, batch elements; `byMode` splits the count), counted by every API and worker process and added up in MySQL. Debug runs and test cases (validate, deploy) are not counted. A run that failed (bad inputs included) counts in `errors`. Counting does not depend on decision-record sampling.
-         *     - **Freshness:** each process writes its counts every `STATISTICS_FLUSH_MS` (2 s by default), so the last seconds may still be missing. Counts are kept `STATISTICS_RETENTION_DAYS` (30 days by default).
+         *     - **Freshness:** each process writes its counts at the statistics flush interval (every 2 s by default), so the last seconds may still be missing. Counts are kept for the statistics retention (30 days by default).
          *     - **The window:** `from` (inclusive) and `to` (exclusive), taken in whole seconds (`from` rounded down, `to` rounded up; the answer echoes them). Default: the hour before now. `from` must be before `to` and the window at most 31 days long (400 otherwise). A run belongs to the second in which it ended.
          *     - **Latency** is the run's duration in the engine (compile, cached after a version's first run, and run), not the HTTP round trip nor an async run's time in the queue; in **milliseconds** with microsecond resolution. `min`, `avg` and `max` are exact. `p95` comes from latency histograms in quarter-octave buckets kept per minute: it is within 9 % of the exact value, computed over the whole minutes that the window overlaps, and kept between `min` and `max`.
          *     - **Peak requests/s** (`peakPerSecond`): the most runs that ended in one second of the window (exact, per second, all processes together).
@@ -413,7 +413,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a scenario
-         * @description Compiles the development version (else the latest deployed), checks external references (collections, called scenarios), checks the optional validation data against the declared inputs, and runs every test case not marked `ignore`. The validation data's run and all test cases share one time budget (`LIMIT_TEST_CASES_BUDGET_MS`, 3000 ms by default; each run also keeps its own limit): test cases that find it used up fail with `TIME_LIMIT_EXCEEDED`. A scenario with more than 200 test cases is refused with 400 TOO_MANY_TEST_CASES. 204 when all is well; 422 with every problem in `details` otherwise (compile diagnostics, input violations, failing test cases with actual and expected).
+         * @description Compiles the development version (else the latest deployed), checks external references (collections, called scenarios), checks the optional validation data against the declared inputs, and runs every test case not marked `ignore`. The validation data's run and all test cases share one time budget (the test-case time budget, 3000 ms by default; each run also keeps its own limit): test cases that find it used up fail with `TIME_LIMIT_EXCEEDED`. A scenario with more than 200 test cases is refused with 400 TOO_MANY_TEST_CASES. 204 when all is well; 422 with every problem in `details` otherwise (compile diagnostics, input violations, failing test cases with actual and expected).
          */
         post: operations["validateScenario"];
         delete?: never;
@@ -453,7 +453,7 @@ export interface paths {
         put?: never;
         /**
          * Input variables from CSV
-         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number. The file may be at most `LIMIT_BODY_BYTES` (1 MiB by default) long, like any other body; larger is 413.
+         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number. The file may be at most the body limit (1 MiB by default) long, like any other body; larger is 413.
          */
         post: operations["createInputVariablesFromCsv"];
         delete?: never;
@@ -473,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Import scenarios
-         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node; so does a scenario with more than 200 test cases (400 TOO_MANY_TEST_CASES). When `overwrite_deploy` validates, its test cases share one time budget (`LIMIT_TEST_CASES_BUDGET_MS`), as in deployScenario. Read-only fields of exported versions (`id`, `userId`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`, and the test cases' `id` and `externalId`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
+         * @description Imports one scenario or a list, as JSON or YAML. A new name creates the scenario with a development version. For an existing name, `overwrite_develop=true` replaces its development version and test cases, and `overwrite_deploy=true` creates a new deployed version from the imported content; with neither, the scenario is left untouched and reported `SKIPPED`. A well-formed document that does not compile is imported as a development version, never deployed, and reported `NOT_DEPLOYED` with its diagnostics. `overwrite_deploy` deploys only what deployScenario would deploy: the imported content must pass the same validation (it compiles, its references resolve, and the test cases it will have pass: the imported ones with `overwrite_develop`, else the stored ones); otherwise nothing is deployed, the outcome is `NOT_DEPLOYED` with every problem as a diagnostic (`TEST_CASE_FAILED` at `testCases[i]` for a failing test case), and the development version changes only if `overwrite_develop` asked for it. Import has no `skip_validation`: to deploy without validation, import with `overwrite_develop` and call deployScenario with `skip_validation=true`. All-or-nothing: a body that is not JSON/YAML, or any scenario that breaks the document schema, imports nothing and answers 400 naming the scenario, field and node; so does a scenario with more than 200 test cases (400 TOO_MANY_TEST_CASES). When `overwrite_deploy` validates, its test cases share one time budget (the test-case time budget), as in deployScenario. Read-only fields of exported versions (`id`, `userId`, `scenarioId`, `version`, `sourceVersion`, `status`, `createdAt`, `owner`, and the test cases' `id` and `externalId`) are accepted and ignored, so an export re-imports as is. `overwrite_deploy` applies to existing scenarios only; new ones are CREATED (deploy them with deployScenario).
          */
         post: operations["importScenarios"];
         delete?: never;
@@ -531,7 +531,7 @@ export interface paths {
         };
         /**
          * List decision records
-         * @description The recorded runs of the scenario (sync, async and batch; docs/records.md), newest first (in the order they were stored, which is about the order the runs ended), a page at a time (`nextCursor`), optionally filtered by version, state, request id, time range and output values. The same owners and admins as the other scenario operations: 404 for an unknown scenario, 403 for another user's (unless admin, or named as owner in `context` by an admin). Records are written in bulk shortly after their run (normally well within a second), so the newest run may not be listed yet.
+         * @description The recorded runs of the scenario (sync, async and batch; [records guide](/docs/guides/records)), newest first (in the order they were stored, which is about the order the runs ended), a page at a time (`nextCursor`), optionally filtered by version, state, request id, time range and output values. The same owners and admins as the other scenario operations: 404 for an unknown scenario, 403 for another user's (unless admin, or named as owner in `context` by an admin). Records are written in bulk shortly after their run (normally well within a second), so the newest run may not be listed yet.
          */
         get: operations["listDecisionRecords"];
         put?: never;
@@ -603,9 +603,9 @@ export interface paths {
          * Start a replay
          * @description Starts a backtest of a candidate version (the development version or a deployed one) against the recorded inputs of the scenario's decision records: the newest `limit` records matching `filter` (the filters of listDecisionRecords), among those that began before this request. It runs as a job on a worker; follow it with getReplay (state, total, done, failed, as batches show), which has the report once FINISHED.
          *
-         *     A replay makes no outbound call: every HTTP_CALL node gets the answer its recorded run received (or the failure it met) at the same node, call path and attempt; a call with no recording is not made, and the record is reported under `unrecorded`. Lookups read today's collections and SCENARIO_CALL nodes run today's deployed version of the callee (the report says so). The candidate gets the record's inputs as stored, pii inputs masked (docs/replay.md).
+         *     A replay makes no outbound call: every HTTP_CALL node gets the answer its recorded run received (or the failure it met) at the same node, call path and attempt; a call with no recording is not made, and the record is reported under `unrecorded`. Lookups read today's collections and SCENARIO_CALL nodes run today's deployed version of the callee (the report says so). The candidate gets the record's inputs as stored, pii inputs masked (see the [replay guide](/docs/guides/replay)).
          *
-         *     Nothing the replay runs is recorded as a decision record. The same owners and admins as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user's. At most `REPLAY_MAX_ACTIVE_PER_OWNER` (2 unless configured) replays of one owner's scenarios are QUEUED or RUNNING at once: another is 409 REPLAY_LIMIT_REACHED (workers take replays in turn, so one owner's long replays cannot hold everyone else's back behind a long queue).
+         *     Nothing the replay runs is recorded as a decision record. The same owners and admins as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user's. At most the per-owner replay limit (2 unless configured) replays of one owner's scenarios are QUEUED or RUNNING at once: another is 409 REPLAY_LIMIT_REACHED (workers take replays in turn, so one owner's long replays cannot hold everyone else's back behind a long queue).
          */
         post: operations["startReplay"];
         delete?: never;
@@ -685,7 +685,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a new version of a model
-         * @description Uploads a PMML file (`.pmml` or `.xml`, UTF-8) as the multipart file part `file`: a new, immutable version of the model `name` (the first upload creates the model). The answer lists the model's input fields (MiningSchema with the DataDictionary's types and valid values) and output fields (Output, or without one the target and a probability per category). The file is read in full before anything is stored: a file that is not well-formed XML, declares a DOCTYPE (entities), nests deeper than 128 elements or is not PMML is 400 MODEL_INVALID; valid PMML using something this service does not run (another model type, derived fields, Targets, an unsupported strategy) is 422 MODEL_NOT_SUPPORTED, naming the element; a file longer than `MODEL_MAX_BYTES` (8 MiB by default) is 413. Nothing is stored for a refused file.
+         * @description Uploads a PMML file (`.pmml` or `.xml`, UTF-8) as the multipart file part `file`: a new, immutable version of the model `name` (the first upload creates the model). The answer lists the model's input fields (MiningSchema with the DataDictionary's types and valid values) and output fields (Output, or without one the target and a probability per category). The file is read in full before anything is stored: a file that is not well-formed XML, declares a DOCTYPE (entities), nests deeper than 128 elements or is not PMML is 400 MODEL_INVALID; valid PMML using something this service does not run (another model type, derived fields, Targets, an unsupported strategy) is 422 MODEL_NOT_SUPPORTED, naming the element; a file longer than the model size limit (8 MiB by default) is 413. Nothing is stored for a refused file.
          */
         post: operations["uploadModelVersion"];
         delete?: never;
@@ -769,7 +769,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a replay
-         * @description Stops a QUEUED or RUNNING replay: it becomes CANCELLED at once (its `error` says who cancelled it), no longer counts toward the owner's `REPLAY_MAX_ACTIVE_PER_OWNER`, and a worker running it stops at its next page (within about one page of candidate runs) without storing a report. Cancelling a CANCELLED replay answers it as it is; a FINISHED or FAILED one is 409 `REPLAY_ALREADY_ENDED`. The same owners and admins as the other scenario operations (an admin names the owner in `context`); 404 REPLAY_NOT_FOUND for a replay of another scenario.
+         * @description Stops a QUEUED or RUNNING replay: it becomes CANCELLED at once (its `error` says who cancelled it), no longer counts toward the per-owner replay limit, and a worker running it stops at its next page (within about one page of candidate runs) without storing a report. Cancelling a CANCELLED replay answers it as it is; a FINISHED or FAILED one is 409 `REPLAY_ALREADY_ENDED`. The same owners and admins as the other scenario operations (an admin names the owner in `context`); 404 REPLAY_NOT_FOUND for a replay of another scenario.
          */
         post: operations["cancelReplay"];
         delete?: never;
@@ -962,7 +962,7 @@ export interface components {
             name: components["schemas"]["ScenarioName"];
             owner?: string;
         };
-        /** @description A node's own settings and code. `content` is the JSON text of the settings schema for `type` (StartNodeSettings, ScriptNodeSettings, …; see docs/scenarios.md). */
+        /** @description A node's own settings and code. `content` is the JSON text of the settings schema for `type` (StartNodeSettings, ScriptNodeSettings, …; see the [scenarios guide](/docs/guides/scenarios)). */
         NodeProperties: {
             /** @description The node id, equal to its key in `nodeProperties`. */
             id: string;
@@ -1130,7 +1130,7 @@ export interface components {
             nodeProperties: {
                 [key: string]: components["schemas"]["NodePropertiesImport"];
             };
-            /** @description Test cases of the scenario: at most 200 (400 TOO_MANY_TEST_CASES above; validate and deploy run them all under one time budget, LIMIT_TEST_CASES_BUDGET_MS). */
+            /** @description Test cases of the scenario: at most 200 (400 TOO_MANY_TEST_CASES above; validate and deploy run them all under one time budget, the test-case time budget). */
             testCases?: components["schemas"]["ScenarioTestCaseInput"][];
             /** @description Ignored. */
             id?: unknown;
@@ -1804,7 +1804,7 @@ export interface components {
             /** @description Why it failed. */
             reason?: string;
         };
-        /** @description A node's settings, by node type: StartNodeSettings for START, ScriptNodeSettings for SCRIPT, and so on (see docs/scenarios.md). */
+        /** @description A node's settings, by node type: StartNodeSettings for START, ScriptNodeSettings for SCRIPT, and so on (see the [scenarios guide](/docs/guides/scenarios)). */
         NodeSettings: components["schemas"]["StartNodeSettings"] | components["schemas"]["EndNodeSettings"] | components["schemas"]["ScriptNodeSettings"] | components["schemas"]["DecisionNodeSettings"] | components["schemas"]["DecisionTableNodeSettings"] | components["schemas"]["ScorecardNodeSettings"] | components["schemas"]["DataLookupNodeSettings"] | components["schemas"]["ScenarioCallNodeSettings"] | components["schemas"]["HttpCallNodeSettings"] | components["schemas"]["ModelNodeSettings"];
         /** @description A node's settings in an import: `content` as JSON text (as exported) or as the settings object itself (hand-written YAML/JSON). `id` and `type` may be left out: they are taken from the entry's key and from the graph node with that id, so the shortest form is `{content}`; when given they must agree with them. */
         NodePropertiesImport: {
@@ -1944,7 +1944,7 @@ export interface components {
             };
         };
         DecisionRecordPage: {
-            /** @description Newest first, in the order the records were stored (about the order their runs ended). May hold fewer than `limit`, even none (docs/records.md). */
+            /** @description Newest first, in the order the records were stored (about the order their runs ended). May hold fewer than `limit`, even none (see the [records guide](/docs/guides/records)). */
             records: components["schemas"]["DecisionRecordSummary"][];
             /** @description Pass as `cursor` for the next page; null once every record was looked at. A page that ends exactly at the last record may still carry one, whose page is empty. */
             nextCursor: string | null;
@@ -1953,7 +1953,7 @@ export interface components {
         RecordingSettings: {
             /** @description Record runs of this scenario (default true). Off: no run is recorded; records already kept stay until they expire. */
             enabled: boolean;
-            /** @description Records that began longer ago than this many days are deleted in the background, within `RECORDS_RETENTION_SWEEP_SECONDS` (default 30 days). Applies to the records already kept too. */
+            /** @description Records that began longer ago than this many days are deleted in the background, within the retention sweep interval (default 30 days). Applies to the records already kept too. */
             retentionDays: number;
             /** @description Share of synchronous runs recorded, each picked at random (default 1: all; 0: none). Asynchronous runs and batch elements are always recorded while `enabled`. */
             syncSampleRate: number;
@@ -1992,7 +1992,7 @@ export interface components {
             candidateVersion: string;
             /** @description Output variables to compare (1 to 20): the report has a transition matrix for each, and difference statistics for the numeric ones. A record counts as changed when any of them changed, or when one version failed and the other did not. Names are not checked against the versions' END nodes (an output one version lacks is null on that side), so a name that no result has compares null with null, and the report's notes name it. */
             outputs: string[];
-            /** @description Most records replayed: the newest that match. At most the server's `REPLAY_MAX_RECORDS` (10,000 unless configured; never above 100,000): more is 400 naming `body.limit`. Default: `REPLAY_MAX_RECORDS`. */
+            /** @description Most records replayed: the newest that match. At most the replay record limit (10,000 unless configured; never above 100,000): more is 400 naming `body.limit`. Default: the replay record limit. */
             limit?: number;
             /** @description How many changed records the report shows side by side (default 20): the first ones met, newest first. */
             sampleSize?: number;
@@ -2064,7 +2064,7 @@ export interface components {
             old: components["schemas"]["ReplayOutcome"];
             new: components["schemas"]["ReplayOutcome"];
         };
-        /** @description What the candidate would have changed (docs/replay.md). At most 4 MiB of JSON: a larger report is cut, the runs side by side first (`failures.truncated`), then listed transitions (counted in `otherTransitions`), then unrecorded call sites, and a note says what was left out; counters are never cut. An error shown side by side whose JSON passes 16 KiB keeps its code, node and message (cut) with `detailsOmitted`. */
+        /** @description What the candidate would have changed (see the [replay guide](/docs/guides/replay)). At most 4 MiB of JSON: a larger report is cut, the runs side by side first (`failures.truncated`), then listed transitions (counted in `otherTransitions`), then unrecorded call sites, and a note says what was left out; counters are never cut. An error shown side by side whose JSON passes 16 KiB keeps its code, node and message (cut) with `detailsOmitted`. */
         ReplayReport: {
             /** @description Records replayed. */
             replayed: number;
@@ -2192,7 +2192,7 @@ export interface components {
             /** @description The next page's `cursor`; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description Scores a model of the model registry (PMML; docs/models.md) in the scenario's sandbox: its inputs read variables, the outputs named in `outputs` are written to variables (with the node's mergeType and prefix). The model is resolved when the scenario is compiled: a numbered version, or the newest one (`latest`). */
+        /** @description Scores a model of the model registry (PMML; [models guide](/docs/guides/models)) in the scenario's sandbox: its inputs read variables, the outputs named in `outputs` are written to variables (with the node's mergeType and prefix). The model is resolved when the scenario is compiled: a numbered version, or the newest one (`latest`). */
         ModelNodeSettings: {
             model: components["schemas"]["ModelName"];
             /** @description A version number, or `latest`: the newest version when the scenario is compiled (validate, deploy, and each process's first run of a deployed version within a second of an upload). Default (when absent): `latest`. */
@@ -2313,7 +2313,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (`LIMIT_BODY_DEPTH`, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
+        /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (the depth limit, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2393,7 +2393,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description MySQL (`DATABASE_UNAVAILABLE`) or the job store (`JOB_STORE_UNAVAILABLE`) is unavailable: nothing was stored, and the same request (the same `X-SCE-RequestId` too) can be sent again after `Retry-After` seconds. Work accepted before an outage is not lost. See docs/execution.md, "Outages". */
+        /** @description MySQL (`DATABASE_UNAVAILABLE`) or the job store (`JOB_STORE_UNAVAILABLE`) is unavailable: nothing was stored, and the same request (the same `X-SCE-RequestId` too) can be sent again after `Retry-After` seconds. Work accepted before an outage is not lost. See the [execution guide](/docs/guides/execution), "Outages". */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2404,7 +2404,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request line and headers together are larger than the server accepts (`LIMIT_HEADER_BYTES`, 16,384 bytes by default). Answered by the HTTP server before routing, with code `HEADERS_TOO_LARGE`, and the connection is closed. */
+        /** @description The request line and headers together are larger than the server accepts (the header limit, 16,384 bytes by default). Answered by the HTTP server before routing, with code `HEADERS_TOO_LARGE`, and the connection is closed. */
         HeadersTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2414,11 +2414,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description MySQL is unavailable (`DATABASE_UNAVAILABLE`): nothing was changed, and the same request can be sent again after `Retry-After` seconds. See docs/execution.md, "Outages". */
+        /** @description MySQL is unavailable (`DATABASE_UNAVAILABLE`): nothing was changed, and the same request can be sent again after `Retry-After` seconds. See the [execution guide](/docs/guides/execution), "Outages". */
         DatabaseUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The server failed to handle the request (a bug, or a response that broke this contract while the deployment checks responses). It is logged with the request id; nothing the request asked for can be assumed done or undone: read the resource again before repeating a change. */
+        InternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2437,7 +2447,7 @@ export interface components {
         /**
          * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
          *
-         *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+         *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
          *
          *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
          * @example {}
@@ -2484,7 +2494,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Input variables by name (a flat object). Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 /**
@@ -2517,6 +2527,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2530,7 +2541,7 @@ export interface operations {
                 "X-SCE-CallbackUrl"?: string;
                 /** @description Retries after the first attempt (0–10). */
                 "X-SCE-CallbackRetryCount"?: number;
-                /** @description Seconds before the first retry (0–3600); raised to the floor `CALLBACK_RETRY_FLOOR_SECONDS` (1 s), and doubled for each further retry, at most `LIMIT_CALLBACK_DELAY_SECONDS`. */
+                /** @description Seconds before the first retry (0–3600); raised to the retry floor (1 s by default), and doubled for each further retry, at most the longest callback delay. */
                 "X-SCE-CallbackRetryDelay"?: number;
             };
             path: {
@@ -2539,7 +2550,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Input variables by name (a flat object). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Input variables by name (a flat object). Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 /**
@@ -2572,6 +2583,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2615,6 +2627,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2631,7 +2644,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 /**
@@ -2674,6 +2687,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2703,6 +2717,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2745,6 +2760,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2770,6 +2786,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2811,6 +2828,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2843,6 +2861,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2875,6 +2894,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2905,6 +2925,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2970,6 +2991,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -2979,7 +3001,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3010,6 +3032,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3019,7 +3042,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3050,6 +3073,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3059,7 +3083,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3100,6 +3124,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3109,7 +3134,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3140,6 +3165,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3149,7 +3175,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3180,6 +3206,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3189,7 +3216,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3223,6 +3250,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3232,7 +3260,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3266,6 +3294,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3275,7 +3304,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3289,7 +3318,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional debugging data: input variables by name (without a body the run has no inputs). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Optional debugging data: input variables by name (without a body the run has no inputs). Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
                 /**
@@ -3322,6 +3351,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3331,7 +3361,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3345,7 +3375,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional validation data: input variables by name, checked against the start node and run once. Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Optional validation data: input variables by name, checked against the start node and run once. Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
                 /**
@@ -3376,6 +3406,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3385,7 +3416,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3403,7 +3434,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional validation data, as for validateScenario: input variables by name, checked against the start node and run once before deploying (ignored with `skip_validation=true`). Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Optional validation data, as for validateScenario: input variables by name, checked against the start node and run once before deploying (ignored with `skip_validation=true`). Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody?: {
             content: {
                 /**
@@ -3435,6 +3466,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3480,6 +3512,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -3489,7 +3522,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -3504,7 +3537,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 /**
@@ -4173,6 +4206,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4182,7 +4216,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4215,6 +4249,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4224,7 +4259,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4240,7 +4275,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 /**
@@ -4292,6 +4327,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4301,7 +4337,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4323,7 +4359,7 @@ export interface operations {
                 };
                 /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters. It is opaque (encrypted and authenticated for this scenario): one this service did not issue for this scenario is 400 naming `query.cursor`, and so is one issued before the current cursor format (start the list again). */
                 cursor?: string;
-                /** @description Records per page: 1 to 500. A page also holds at most 16 MiB of the records' JSON (`RECORDS_PAGE_MAX_CHARS`), and at least one record, and one call reads about that much of the scenario's stored records at most, matching or not: a page may hold fewer than `limit`, even none, with a `nextCursor` to go on from. Page on until `nextCursor` is null. */
+                /** @description Records per page: 1 to 500. A page also holds at most 16 MiB of the records' JSON (the record page size limit), and at least one record, and one call reads about that much of the scenario's stored records at most, matching or not: a page may hold fewer than `limit`, even none, with a `nextCursor` to go on from. Page on until `nextCursor` is null. */
                 limit?: number;
             };
             header?: never;
@@ -4350,6 +4386,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4359,7 +4396,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4392,6 +4429,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4401,7 +4439,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4432,6 +4470,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4441,7 +4480,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4455,7 +4494,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Nested at most `LIMIT_BODY_DEPTH` levels deep (64 by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
+        /** @description Nested at most as deep as the depth limit (64 levels by default; deeper is 400 `NESTING_TOO_DEEP` naming where). */
         requestBody: {
             content: {
                 /**
@@ -4487,6 +4526,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4496,7 +4536,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4531,6 +4571,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4540,7 +4581,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4594,6 +4635,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4603,7 +4645,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4636,6 +4678,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4661,6 +4704,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4693,6 +4737,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4737,6 +4782,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4774,6 +4820,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4810,6 +4857,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4847,6 +4895,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4877,6 +4926,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -4886,7 +4936,7 @@ export interface operations {
                 /**
                  * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
                  *
-                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as docs/scenario-management.md shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
                  *
                  *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
                  * @example {}
@@ -4920,6 +4970,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };

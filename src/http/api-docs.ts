@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import express, { type Router } from 'express';
 import { ROUTE_MATCHING } from './route-matching.js';
 import swaggerUi from 'swagger-ui-express';
+import { guidesRouter, loadGuides } from './guides.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.json', import.meta.url);
 
@@ -9,9 +10,13 @@ export function loadSpec(): Record<string, unknown> {
   return JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as Record<string, unknown>;
 }
 
-/** `GET /openapi.json` serves the contract; `/docs` an interactive view that can call the API. */
+/**
+ * `GET /openapi.json` serves the contract; `/docs` an interactive view that can call the API; `/docs/guides`
+ * the guides the document links to.
+ */
 export function apiDocsRouter(spec: Record<string, unknown>): Router {
   const router = express.Router(ROUTE_MATCHING);
+  router.use(guidesRouter(loadGuides()));
   router.get('/openapi.json', (_request, response) => {
     response.json(spec);
   });
