@@ -17,6 +17,11 @@ import { BadRequestError } from '../errors/bad-request-error.js';
  * - the whole context as URL-encoded JSON, `context=%7B…%7D`: what the API took before 1.9.
  * - nothing, or `context=`: serialisers write an empty object as nothing at all (openapi-fetch, Swagger
  *   UI), so an absent context is the empty one, `{}`: the token's user acting on their own scenarios.
+ * - `[object Object]`, as a value or a field's value: what clients that write query values with
+ *   `String(value)` send for an object (swagger-typescript-api; orval's fetch client for nested fields).
+ *   What it held is lost. For a user who is not an admin every context means the same (the token's user
+ *   on their own scenarios, or a refusal), so it is read as `{}` (that field left out): their generated
+ *   client works as generated. An admin's may have named another owner: 400, naming the JSON form.
  *
  * What the fields mean is decided later (resolveOwner); this only decodes.
  */
@@ -32,7 +37,8 @@ export function contextQuery(spec: { paths: Record<string, Record<string, unknow
     const query = { ...(request.query as Record<string, unknown>) };
     const fieldNames = Object.keys(query).filter((name) => name.startsWith(`${PARAMETER}[`));
     for (const name of fieldNames) delete query[name];
-    query[PARAMETER] = fieldNames.length > 0 ? fromFields(request, query[PARAMETER]) : fromPlainValue(query[PARAMETER]);
+    const context = fieldNames.length > 0 ? fromFields(request, query[PARAMETER]) : fromPlainValue(query[PARAMETER]);
+    query[PARAMETER] = withoutStringifiedObjects(context, (request.user as { isAdmin?: boolean } | undefined)?.isAdmin === true);
     // Express 5 computes `req.query` on each read; an own property is what the validator and the handler then see.
     Object.defineProperty(request, 'query', { value: query, writable: true, configurable: true, enumerable: true });
     next();
@@ -45,6 +51,29 @@ const CONTEXT_REF = '#/components/parameters/Context';
 function declaresContext(operation: unknown): boolean {
   const parameters = (operation as { parameters?: Array<{ $ref?: string; name?: string; in?: string }> } | undefined)?.parameters ?? [];
   return parameters.some((parameter) => parameter.$ref === CONTEXT_REF || (parameter.name === PARAMETER && parameter.in === 'query'));
+}
+
+/** What `String(object)` writes: the object's content is not in it. */
+const STRINGIFIED_OBJECT = '[object Object]';
+
+/** The context without `[object Object]` values (see contextQuery); an admin's is refused instead. */
+function withoutStringifiedObjects(context: unknown, isAdmin: boolean): unknown {
+  if (context === STRINGIFIED_OBJECT) return lostObject(isAdmin, 'query.context') ?? {};
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return context;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(context)) {
+    if (value === STRINGIFIED_OBJECT) lostObject(isAdmin, `query.context.${key}`);
+    else kept[key] = value;
+  }
+  return kept;
+}
+
+function lostObject(isAdmin: boolean, path: string): undefined {
+  if (!isAdmin) return undefined;
+  throw new BadRequestError(
+    'The context arrived as "[object Object]": the client wrote an object with String(), so whom it names is lost. Send the context as JSON (`context=%7B…%7D`) or as deepObject fields; the scenario management guide shows the one line each generated client needs.',
+    'VALIDATION_FAILED', [{ path, message: 'is "[object Object]": send it as JSON or as deepObject fields' }],
+  );
 }
 
 /** `context=<JSON>` as an object; absent or empty as `{}`; anything else as it came, for the validator to reject. */

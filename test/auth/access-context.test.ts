@@ -45,6 +45,9 @@ describe('context: the token user acting on their own scenarios', () => {
     ['a deepObject field holding JSON (as Swagger UI sends nested objects)', () => field('[actors]', JSON.stringify({ requester: { username: user.username } }))],
     ['the pre-1.9 shape {requester} (JSON)', () => json({ requester: { username: user.username } })],
     ['the pre-1.9 shape with a numeric userId and an owner naming the requester', () => json({ requester: { userId: user.id }, owner: { username: user.username } })],
+    ['context=[object Object] (swagger-typescript-api writes an object with String())', () => 'context=%5Bobject%20Object%5D'],
+    ['the same, unencoded', () => 'context=[object Object]'],
+    ['a deepObject field of [object Object] (orval\'s fetch client)', () => field('[actors]', '[object Object]')],
   ])('accepts %s', async (_shape, query) => {
     const response = await probe(user, query());
     expect(response.status).toBe(204);
@@ -148,5 +151,17 @@ describe('context: malformed', () => {
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('VALIDATION_FAILED');
     expect(response.body.message).toMatch(/context/);
+  });
+});
+
+describe('context: [object Object] from an admin', () => {
+  it.each([
+    ['as the value', 'context=%5Bobject%20Object%5D', 'query.context'],
+    ['as a deepObject field', `${encodeURIComponent('context[actors]')}=${encodeURIComponent('[object Object]')}`, 'query.context.actors'],
+  ])('is 400 %s: whom it names is lost', async (_where, query, path) => {
+    const response = await probe(admin, query);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path }] });
+    expect(response.body.message).toContain('String()');
   });
 });
