@@ -2740,7 +2740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["BatchResultLine"];
+                    "application/x-ndjson": string;
                     "text/csv": string;
                 };
             };
@@ -4241,7 +4241,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScenarioVersion"][];
-                    "application/yaml": components["schemas"]["ScenarioVersion"][];
+                    "application/yaml": string;
                 };
             };
             400: components["responses"]["BadRequest"];

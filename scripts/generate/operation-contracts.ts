@@ -7,7 +7,7 @@
  */
 import { isFileSchema } from '../../src/http/operation-shape.js';
 import { replyEncoding } from '../../src/http/reply-encodings.js';
-import { operationsOf, resolve, type Schema, type Spec, type SpecHeader, type SpecOperation, type SpecParameter, type SpecResponse } from './spec-document.js';
+import { operationsOf, resolve, type Schema, type Spec, type SpecHeader, type SpecOperation, type SpecMediaType, type SpecParameter, type SpecResponse } from './spec-document.js';
 
 /** Response headers every response carries, set by the service itself (src/http/request-context.ts, the fast lane), not by handlers. */
 const SET_ON_EVERY_RESPONSE = new Set(['x-request-id']);
@@ -75,8 +75,19 @@ function replyHeadersType(spec: Spec, operationId: string, status: string, respo
   return fields.length === 0 ? '' : `; headers${fields.some((field) => field.required) ? '' : '?'}: ${objectType(fields)}`;
 }
 
-function replyBodyType(operationId: string, status: string, mediaType: string): string {
-  const value = `operations[${quote(operationId)}]['responses'][${status}]['content'][${quote(mediaType)}]`;
+/** The type of a component schema, or of an array of one: what `x-parsed-schema` may say. */
+function parsedType(operationId: string, schema: SpecMediaType['x-parsed-schema']): string | undefined {
+  if (!schema) return undefined;
+  const named = (ref: string | undefined) => {
+    const name = ref?.match(/^#\/components\/schemas\/([^/]+)$/)?.[1];
+    if (!name) throw new Error(`${operationId}: x-parsed-schema must be a $ref to a component schema, or an array of one`);
+    return `components['schemas'][${quote(name)}]`;
+  };
+  return schema.type === 'array' ? `Array<${named(schema.items?.$ref)}>` : named(schema.$ref);
+}
+
+function replyBodyType(operationId: string, status: string, mediaType: string, declared: SpecMediaType): string {
+  const value = parsedType(operationId, declared['x-parsed-schema']) ?? `operations[${quote(operationId)}]['responses'][${status}]['content'][${quote(mediaType)}]`;
   switch (replyEncoding(mediaType)) {
     case 'json':
     case 'yaml':
@@ -102,7 +113,7 @@ function repliesType(spec: Spec, operation: SpecOperation): string {
       if (mediaTypes.length === 0) return [`{ status: ${status}${headers} }`];
       return mediaTypes.map((mediaType) => {
         const contentType = mediaType === 'application/json' ? `contentType?: ${quote(mediaType)}` : `contentType: ${quote(mediaType)}`;
-        return `{ status: ${status}; ${contentType}; body: ${replyBodyType(operationId, status, mediaType)}${headers} }`;
+        return `{ status: ${status}; ${contentType}; body: ${replyBodyType(operationId, status, mediaType, response.content?.[mediaType] ?? {})}${headers} }`;
       });
     });
   if (replies.length === 0) throw new Error(`${operationId} declares no success response (2xx)`);
@@ -118,7 +129,7 @@ export function renderOperationContracts(spec: Spec, header: string): string {
     uploads: ${uploadsType(spec, operation)};
     replies:${repliesType(spec, operation)};
   };`);
-  return `${header}import type { operations } from './api-types.js';
+  return `${header}import type { components, operations } from './api-types.js';
 
 /**
  * What each operation's handler is given and may answer, from the spec:

@@ -16,9 +16,18 @@ export interface SpecHeader {
   required?: boolean;
 }
 
+/**
+ * A media type of a response. `x-parsed-schema`: what a text answer holds once parsed (each line of NDJSON; the
+ * document of YAML), while `schema` types the answer as text for generated clients; handlers give the parsed form.
+ */
+export interface SpecMediaType {
+  schema?: Schema;
+  'x-parsed-schema'?: Schema & { items?: Schema };
+}
+
 export interface SpecResponse {
   headers?: Record<string, SpecHeader | Ref>;
-  content?: Record<string, { schema?: Schema }>;
+  content?: Record<string, SpecMediaType>;
 }
 
 export interface SpecOperation {

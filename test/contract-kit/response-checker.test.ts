@@ -21,6 +21,20 @@ const document = {
       },
       delete: { operationId: 'deleteThing', responses: { 204: { description: 'Gone.' }, default: { $ref: '#/components/responses/Problem' } } },
     },
+    '/typed-as-text': {
+      get: {
+        operationId: 'textThings',
+        responses: {
+          200: {
+            description: 'Typed as text for generated clients; x-parsed-schema says what the text holds.',
+            content: {
+              'application/x-ndjson': { schema: { type: 'string' }, 'x-parsed-schema': { $ref: '#/components/schemas/Graph' } },
+              'application/yaml': { schema: { type: 'string' }, 'x-parsed-schema': { type: 'array', items: { $ref: '#/components/schemas/Graph' } } },
+            },
+          },
+        },
+      },
+    },
     '/things': {
       get: {
         operationId: 'streamThings',
@@ -112,6 +126,15 @@ describe('the contract kit\'s response checker', () => {
   it('reports a body where none is declared and no body where one is', () => {
     expect(checker.check(deleteThing, { status: 204, headers: new Headers({ 'Content-Type': 'text/plain' }), text: 'gone' }).violations).toEqual(['204 declares no body but 4 bytes of text/plain were sent']);
     expect(checker.check(getThing, { status: 200, headers: new Headers({ 'X-Run': '1' }), text: '' }).violations).toEqual(['200 declares a body (application/json, application/yaml) but none was sent']);
+  });
+
+  it('checks an answer typed as text against what it holds once parsed (x-parsed-schema)', () => {
+    const textThings = spec.operation('textThings')!;
+    const body = (type: string, text: string) => ({ status: 200, headers: new Headers({ 'Content-Type': type }), text });
+    expect(checker.check(textThings, body('application/x-ndjson', '{"nodes":[]}\n{"nodes":[1]}\n')).violations).toEqual([]);
+    expect(checker.check(textThings, body('application/x-ndjson', '{"edges":[]}\n')).violations).toEqual([expect.stringMatching(/line 1: \(root\) must have required property 'nodes'/)]);
+    expect(checker.check(textThings, body('application/yaml', '- nodes: []\n')).violations).toEqual([]);
+    expect(checker.check(textThings, body('application/yaml', '- edges: []\n')).violations).toEqual([expect.stringMatching(/must have required property 'nodes'/)]);
   });
 
   it('checks each line of an NDJSON body, and a text body as a string', () => {

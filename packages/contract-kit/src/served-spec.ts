@@ -194,7 +194,10 @@ export class ServedSpec {
       const { value, pointer } = this.resolve(raw, `${operationPointer}/responses/${pointerToken(status)}`);
       const content: Record<string, string | undefined> = {};
       for (const [mediaType, media] of Object.entries((value.content ?? {}) as Record<string, JsonObject>)) {
-        content[mediaType.toLowerCase()] = media.schema === undefined ? undefined : `${pointer}/content/${pointerToken(mediaType)}/schema`;
+        // `x-parsed-schema`: what a text answer holds once parsed (each NDJSON line, the YAML document), where
+        // `schema` types it as text for generated clients; the kit checks the parsed body against it.
+        const key = media['x-parsed-schema'] !== undefined ? 'x-parsed-schema' : media.schema !== undefined ? 'schema' : undefined;
+        content[mediaType.toLowerCase()] = key === undefined ? undefined : `${pointer}/content/${pointerToken(mediaType)}/${key}`;
       }
       const headers: Record<string, HeaderInfo> = {};
       for (const [name, rawHeader] of Object.entries((value.headers ?? {}) as JsonObject)) {
