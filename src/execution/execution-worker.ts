@@ -11,6 +11,7 @@ import { PhaseTimes } from './phase-times.js';
 import { isFinished, type RunRecord, type RunResultStore } from './run-result-store.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
+import type { HeldRecord, RunToRecord } from '../records/run-recorder.js';
 
 /** Results of a chunk are inserted every this many elements. */
 const FLUSH_EVERY = 250;
@@ -70,11 +71,11 @@ export class ExecutionWorker implements JobHandlers {
         return;
       }
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      // Recorded once its outcome is stored: a job run again never records a run twice.
-      const held: Array<() => void> = [];
-      const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId, hold: (recordIt: () => void) => held.push(recordIt) };
-      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record));
-      for (const recordIt of held) recordIt();
+      // Its decision record is held and written in the transaction that stores its outcome: stored
+      // exactly when the outcome is, once (RunResultStore.finishRuns).
+      const held: HeldRecord[] = [];
+      const record: RunToRecord = { id: run.id, mode: 'ASYNC', requesterId: run.userId, requestId: run.requestId, hold: (made) => held.push(made) };
+      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record), held);
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
@@ -126,23 +127,21 @@ export class ExecutionWorker implements JobHandlers {
         // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
         let flushing: Promise<void> = started;
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
-          // The slice's decision records, handed to the recorder once its results are stored: a chunk run
-          // again after its worker died runs only elements whose result was not stored, never recorded.
-          const held: Array<() => void> = [];
-          const hold = (recordIt: () => void) => held.push(recordIt);
+          // The slice's decision records, written in the transaction of its results (BatchStore.insertResults):
+          // a chunk run again after its worker died runs only elements whose result was not stored, never recorded.
+          const held: HeldRecord[] = [];
+          const hold = (made: HeldRecord) => held.push(made);
           // A stopping worker takes no new element: the ones running finish and are stored.
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
             // The result id is chosen first, so the element's decision record carries it too.
             const resultId = timeOrderedId();
-            const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold };
+            const record: RunToRecord = { id: resultId, mode: 'BATCH', requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold };
             return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
           }, stopping);
           phases.lap('run');
           await flushing;
           phases.lap('storeWait');
-          flushing = this.batches.insertResults(batch, results).then(() => {
-            for (const recordIt of held) recordIt();
-          });
+          flushing = this.batches.insertResults(batch, results, held);
           // Never left unobserved: awaited before the next insert or the end of the part.
           flushing.catch(() => undefined);
           if (stopping()) {
