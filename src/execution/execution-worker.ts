@@ -64,17 +64,22 @@ export class ExecutionWorker implements JobHandlers {
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
       // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
       // job failed for good, each time): it ends FAILED rather than being tried for ever.
-      if (run.attempts > this.settings.maxRunAttempts) {
-        this.logger.warn({ resultId: run.id, attempts: run.attempts }, 'async run abandoned: started too often without finishing');
-        await this.runStore.finish(run, abandoned(run, this.settings.maxRunAttempts));
-        if (run.callback?.state === 'PENDING') callbacks.push(run.id);
-        return;
-      }
-      const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
       // Its decision record is held and written in the transaction that stores its outcome: stored
       // exactly when the outcome is, once (RunResultStore.finishRuns).
       const held: HeldRecord[] = [];
       const record: RunToRecord = { id: run.id, mode: 'ASYNC', requesterId: run.userId, requestId: run.requestId, hold: (made) => held.push(made) };
+      const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
+      // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
+      // job failed for good, each time): it ends FAILED rather than being tried for ever, recorded as
+      // any failed run.
+      if (run.attempts > this.settings.maxRunAttempts) {
+        this.logger.warn({ resultId: run.id, attempts: run.attempts }, 'async run abandoned: started too often without finishing');
+        const outcome = abandoned(run, this.settings.maxRunAttempts);
+        await this.runner.recordUnrun(deployed, run.input ?? {}, record, outcome);
+        await this.runStore.finish(run, outcome, held);
+        if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+        return;
+      }
       await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record), held);
       if (run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
@@ -120,7 +125,15 @@ export class ExecutionWorker implements JobHandlers {
         if (part.attempts + 1 > this.settings.maxRunAttempts) {
           this.logger.warn({ batchId: batch.id, from: part.from, to: part.to, attempts: part.attempts + 1, elements: elements.length }, 'batch part abandoned: started too often without finishing');
           await started;
-          await this.batches.insertResults(batch, elements.map((element) => ({ index: element.index, outcome: abandonedOutcome(part.attempts, this.settings.maxRunAttempts, null) })));
+          const held: HeldRecord[] = [];
+          const outcomes: ElementOutcome[] = [];
+          for (const element of elements) {
+            const resultId = timeOrderedId();
+            const outcome = abandonedOutcome(part.attempts, this.settings.maxRunAttempts, null);
+            await this.runner.recordUnrun(deployed, element.input, { id: resultId, mode: 'BATCH', requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold: (made) => held.push(made) }, outcome);
+            outcomes.push({ index: element.index, resultId, outcome });
+          }
+          await this.batches.insertResults(batch, outcomes, held);
           await this.batches.markPartFinished(batch.id, part);
           continue;
         }

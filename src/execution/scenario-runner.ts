@@ -88,6 +88,17 @@ export class ScenarioRunner {
     return outcome.result;
   }
 
+  /**
+   * Records a stored run that ended without running (RUN_ABANDONED: started too often without
+   * finishing), as its scenario's settings say, like any other failed run. A run whose scenario is
+   * gone has no record (as runs that never reached a deployed version).
+   */
+  async recordUnrun(deployed: DeployedScenario | Error, inputs: Record<string, unknown>, record: RunToRecord, outcome: RunOutcome): Promise<void> {
+    if (deployed instanceof Error) return;
+    const recording = await this.recorder.start(deployed, inputs, record);
+    recording?.finish({ result: null, error: outcome.error, beganAt: outcome.beganAt, endedAt: outcome.endedAt, durationMicros: 0 });
+  }
+
   /** requireDeployed, with a missing scenario as a value (stored runs record it as their error). */
   async resolveForStoredRun(ownerId: number, name: string): Promise<DeployedScenario | Error> {
     try {

@@ -9,7 +9,8 @@ import { isolateJobStore } from './support.js';
  * Issue 27, problem 8: decision records of stored runs (async runs, batch elements) = runs, exactly
  * once. Their records are written in the transaction that stores their outcomes, so a process killed
  * after storing outcomes cannot lose their records (the buffered recorder held them for its next
- * insert), a run stored by two workers at once is recorded once,. No worker runs in this file: the jobs are run by hand.
+ * insert), a run stored by two workers at once is recorded once, and an abandoned run is recorded as
+ * any failed run. No worker runs in this file: the jobs are run by hand.
  */
 let t: TestApp;
 let alice: TestUser;
@@ -144,5 +145,29 @@ describe('records of stored runs, written with their outcomes', () => {
     const records = await recordsOf([id]);
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ state: 'SUCCEEDED', result: { doubled: 12 } });
+  });
+});
+
+describe('records of abandoned runs', () => {
+  it('records an async run given up after RUN_MAX_ATTEMPTS starts as a failed run, RUN_ABANDONED', async () => {
+    const id = await queuedAsyncRun(5);
+    await t.services.db('run_results').where({ id }).update({ attempts: t.services.execution.settings.maxRunAttempts });
+    await t.services.execution.worker.run({ resultIds: [id] });
+    expect(await t.services.db('run_results').where({ id }).first('state', 'error_code')).toEqual({ state: 'FAILED', error_code: 'RUN_ABANDONED' });
+    const records = await recordsOf([id]);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ mode: 'ASYNC', state: 'FAILED', inputs: { a: 5 }, result: null, error: { code: 'RUN_ABANDONED' } });
+  });
+
+  it('records each element of a batch part given up after RUN_MAX_ATTEMPTS starts, RUN_ABANDONED', async () => {
+    const batchId = await newBatch(5);
+    await t.services.db('batch_chunks').where({ batch_id: batchId }).update({ attempts: t.services.execution.settings.maxRunAttempts, started_at: t.services.db.fn.now(3) });
+    expect(await t.services.execution.worker.chunk({ batchId, from: 0, to: 5 }, async () => undefined)).toBe(true);
+    const ids = await resultIdsOf(batchId);
+    expect(ids).toHaveLength(5);
+    const records = await recordsOf(ids);
+    expect(records.map((record) => record.id).sort()).toEqual([...ids].sort());
+    expect(records.every((record) => record.state === 'FAILED' && record.error?.code === 'RUN_ABANDONED' && record.batchId === batchId)).toBe(true);
+    expect(records.map((record) => record.inputs.a).sort()).toEqual([0, 1, 2, 3, 4]);
   });
 });
