@@ -1,6 +1,6 @@
 import { GroupCommit } from './group-commit.js';
 import type { RunOutcome } from './run-outcome.js';
-import type { RunIdentity, RunRecord, RunResultStore } from './run-result-store.js';
+import { FINISHED_BEFORE, type RunIdentity, type RunRecord, type RunResultStore } from './run-result-store.js';
 import type { HeldRecord } from '../records/run-recorder.js';
 
 interface FinishedRun { run: RunIdentity; outcome: RunOutcome; records: HeldRecord[] }
@@ -13,14 +13,14 @@ interface FinishedRun { run: RunIdentity; outcome: RunOutcome; records: HeldReco
  */
 export class CoalescedRunStore {
   private readonly claims: GroupCommit<string[], RunRecord[]>;
-  private readonly finishes: GroupCommit<FinishedRun, undefined>;
+  private readonly finishes: GroupCommit<FinishedRun, boolean>;
 
   constructor(private readonly store: RunResultStore) {
     this.claims = new GroupCommit({ maxItems: 64, concurrency: 2, commit: (groups) => this.claimAll(groups) });
     // A run whose outcome could not be stored fails alone: the others of its group are stored.
     this.finishes = new GroupCommit({
       maxItems: 500, concurrency: 2,
-      commit: async (finished) => (await this.store.finishRuns(finished, finished.flatMap((run) => run.records))).map((error) => error ?? undefined),
+      commit: async (finished) => (await this.store.finishRuns(finished, finished.flatMap((run) => run.records))).map((answer) => (answer === FINISHED_BEFORE ? false : answer ?? true)),
     });
   }
 
@@ -31,9 +31,10 @@ export class CoalescedRunStore {
 
   /**
    * Stores a finished run's outcome with its decision record (held by the run's recording), in one
-   * transaction; a run finished already keeps its first outcome and record (RunResultStore.finishRuns).
+   * transaction. Resolves true when this call stored it, false when the run was finished already (by
+   * another worker running it at once): it keeps its first outcome and record (RunResultStore.finishRuns).
    */
-  finish(run: RunIdentity, outcome: RunOutcome, records: HeldRecord[] = []): Promise<undefined> {
+  finish(run: RunIdentity, outcome: RunOutcome, records: HeldRecord[] = []): Promise<boolean> {
     return this.finishes.submit({ run, outcome, records });
   }
 

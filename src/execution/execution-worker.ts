@@ -76,12 +76,13 @@ export class ExecutionWorker implements JobHandlers {
         this.logger.warn({ resultId: run.id, attempts: run.attempts }, 'async run abandoned: started too often without finishing');
         const outcome = abandoned(run, this.settings.maxRunAttempts);
         await this.runner.recordUnrun(deployed, run.input ?? {}, record, outcome);
-        await this.runStore.finish(run, outcome, held);
-        if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+        const stored = await this.runStore.finish(run, outcome, held);
+        if (stored && run.callback?.state === 'PENDING') callbacks.push(run.id);
         return;
       }
-      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record), held);
-      if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+      const stored = await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record), held);
+      // A run another worker finished first (it ran it at once): that worker sends its callback.
+      if (stored && run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
   }

@@ -84,6 +84,9 @@ interface RunRow {
 
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 
+/** finishRuns' answer for a run whose row was finished before the call: it kept its first outcome. */
+export const FINISHED_BEFORE = 'finished-before';
+
 /** A finished run's row exists already (QUEUED or RUNNING, or stored by an earlier try): its outcome replaces what it holds. */
 /**
  * A finished async run's outcome replaces its row's outcome columns, and its input goes: nothing reads the input
@@ -204,11 +207,12 @@ export class RunResultStore {
    * when its run's outcome is (a kill -9 between the two lost records before). The rows are locked
    * first (in id order, by primary key), and a run whose row is finished already keeps its first
    * outcome and gets no record: the same run finished twice at once (a job taken over from a worker
-   * that was only slow) is stored and recorded once. Answers, per run, null when stored (or stored
-   * before) or the error of the one run that could not be (writeFinishedRuns: a bad row never takes
-   * the others with it). An outage fails the whole call, outcomes and records alike: the job runs again.
+   * that was only slow) is stored and recorded once. Answers, per run, null when this call stored it,
+   * FINISHED_BEFORE when its row was finished already (its callback is the first finisher's to
+   * schedule), or the error of the one run that could not be stored (writeFinishedRuns: a bad row never
+   * takes the others with it). An outage fails the whole call, outcomes and records alike: the job runs again.
    */
-  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>, held: readonly HeldRecord[] = []): Promise<Array<Error | null>> {
+  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>, held: readonly HeldRecord[] = []): Promise<Array<Error | null | typeof FINISHED_BEFORE>> {
     if (finished.length === 0) return [];
     const { answers, afterCommit } = await retryOnDeadlock(() => this.db.transaction(async (trx) => {
       const ids = [...new Set(finished.map(({ run }) => run.id))].sort();
@@ -220,7 +224,7 @@ export class RunResultStore {
       const stored = new Set(toStore.filter((_, k) => written[k] === null).map(({ run }) => run.id));
       const errors = new Map(toStore.map(({ run }, k) => [run.id, written[k]]));
       const left = await this.records.write(trx, held.filter((record) => stored.delete(record.id)));
-      return { answers: finished.map(({ run }) => errors.get(run.id) ?? null), afterCommit: left };
+      return { answers: finished.map(({ run }) => (done.has(run.id) ? FINISHED_BEFORE : errors.get(run.id) ?? null)), afterCommit: left };
     }));
     this.records.recordAfterCommit(afterCommit);
     return answers;

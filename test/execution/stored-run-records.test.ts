@@ -35,10 +35,26 @@ async function recordsOf(ids: string[]) {
   return (await allStoredRecords(t.services.db, scenarioId)).filter((record) => wanted.has(record.id));
 }
 
-async function queuedAsyncRun(a: number): Promise<string> {
+async function queuedAsyncRun(a: number, callback: { url: string; retryCount: number; retryDelaySeconds: number } | null = null): Promise<string> {
   const id = randomUUID();
-  await t.services.execution.store.insertAsyncRun({ id, userId: alice.id, requestId: `stored-${id}`, scenarioName: 'double', input: { a }, callback: null });
+  await t.services.execution.store.insertAsyncRun({ id, userId: alice.id, requestId: `stored-${id}`, scenarioName: 'double', input: { a }, callback });
   return id;
+}
+
+/** Holds every engine run until `count` have started: so many "workers" run at once before any stores its outcome. */
+function runTogether(count: number): { started: () => number } {
+  const { engine } = t.services;
+  const run = engine.run.bind(engine);
+  let arrived = 0;
+  let allArrived: () => void = () => undefined;
+  const barrier = new Promise<void>((resolve) => { allArrived = resolve; });
+  jest.spyOn(engine, 'run').mockImplementation(async (...args) => {
+    arrived += 1;
+    if (arrived === count) allArrived();
+    await barrier;
+    return run(...args);
+  });
+  return { started: () => arrived };
 }
 
 async function newBatch(size: number): Promise<string> {
@@ -125,23 +141,16 @@ describe('records of stored runs, written with their outcomes', () => {
     expect(batchRecords.map((record) => record.id).sort()).toEqual([...ids].sort());
   });
 
-  it('records an async run once when two workers finish it at once, and keeps its first outcome', async () => {
-    const id = await queuedAsyncRun(6);
-    const { worker } = t.services.execution;
+  it('records an async run once when two workers finish it at once, keeps its first outcome and schedules one callback', async () => {
+    const id = await queuedAsyncRun(6, { url: 'http://127.0.0.1:9/hook', retryCount: 0, retryDelaySeconds: 1 });
+    const { worker, queue } = t.services.execution;
     // Both "workers" run it before either stores its outcome.
-    const { engine } = t.services;
-    const run = engine.run.bind(engine);
-    let arrived = 0;
-    let bothArrived: () => void = () => undefined;
-    const barrier = new Promise<void>((resolve) => { bothArrived = resolve; });
-    jest.spyOn(engine, 'run').mockImplementation(async (...args) => {
-      arrived += 1;
-      if (arrived === 2) bothArrived();
-      await barrier;
-      return run(...args);
-    });
+    const together = runTogether(2);
+    const callbacks = jest.spyOn(queue, 'scheduleCallback').mockResolvedValue(undefined);
     await Promise.all([worker.run({ resultIds: [id] }), worker.run({ resultIds: [id] })]);
-    expect(arrived).toBe(2);
+    expect(together.started()).toBe(2);
+    // The first to store it schedules its callback; the other leaves it.
+    expect(callbacks.mock.calls.filter(([resultId]) => resultId === id)).toEqual([[id, 1, 0]]);
     const records = await recordsOf([id]);
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ state: 'SUCCEEDED', result: { doubled: 12 } });
