@@ -4,6 +4,8 @@ import { insertStatement } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { writeFinishedRuns } from './finished-run-writes.js';
 import { parseObject, storedError } from './run-columns.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
+import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
 
 export interface BatchRecord {
   id: string;
@@ -119,7 +121,8 @@ const MAX_PART_BYTES = 4 * 1024 * 1024;
  * costs about N/500 input rows and N result rows, and no updates of element rows.
  */
 export class BatchStore {
-  constructor(private readonly db: Knex) {}
+  /** `records`: the records feature's writer of stored runs' records, in the transaction of their results. */
+  constructor(private readonly db: Knex, private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS) {}
 
   /**
    * The batch and its inputs, in one transaction. Throws a duplicate-key error (isDuplicateKey) when the
@@ -222,20 +225,40 @@ export class BatchStore {
   }
 
   /**
-   * Stores finished elements with multi-row inserts, each under its result id. An element stored
-   * already (the same chunk run twice at once: a lock taken over from a worker that was only slow)
-   * keeps its first result: the unique (batch_id, element_index) turns the second into a no-op. An
-   * element whose row the database refuses is stored as RESULT_NOT_STORED and the others as they are
-   * (writeFinishedRuns); one that cannot be stored even so fails the call (the chunk job).
+   * Stores finished elements with multi-row inserts, each under its result id, and their decision
+   * records (`held`, by result id), in one transaction: a record is committed exactly when its
+   * element's result is. An element stored already (the same chunk run twice at once: a lock taken
+   * over from a worker that was only slow) keeps its first result: the unique (batch_id,
+   * element_index) turns the second into a no-op, and only the records of the rows this call stored
+   * (their ids are this call's result ids) are written, so it is recorded once. An element whose row
+   * the database refuses is stored as RESULT_NOT_STORED and the others as they are
+   * (writeFinishedRuns); one that cannot be stored even so fails the call (the chunk job), once the
+   * others are committed.
    */
-  async insertResults(batch: BatchRecord, results: ElementOutcome[]): Promise<void> {
+  async insertResults(batch: BatchRecord, results: ElementOutcome[], held: readonly HeldRecord[] = []): Promise<void> {
     if (results.length === 0) return;
     const finished = results.map(({ index, outcome, resultId }) => {
       const id = resultId ?? timeOrderedId();
       return { run: { id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome };
     });
-    const failure = (await writeFinishedRuns(this.db, finished, 'ON DUPLICATE KEY UPDATE `id` = `id`')).find((error) => error !== null);
+    const { failure, afterCommit } = await retryOnDeadlock(() => this.db.transaction(async (trx) => {
+      const written = await writeFinishedRuns(trx, finished, 'ON DUPLICATE KEY UPDATE `id` = `id`');
+      const ids = finished.filter((_, k) => written[k] === null).map(({ run }) => run.id);
+      const records = held.length === 0 || ids.length === 0 ? [] : await this.storedByThisCall(trx, ids, held);
+      return { failure: written.find((error) => error !== null), afterCommit: await this.records.write(trx, records) };
+    }));
+    this.records.recordAfterCommit(afterCommit);
     if (failure) throw failure;
+  }
+
+  /** The held records whose rows this transaction stored: rows with their result ids (a row stored before keeps another id). */
+  private async storedByThisCall(trx: Knex.Transaction, ids: string[], held: readonly HeldRecord[]): Promise<HeldRecord[]> {
+    const stored = new Set<string>();
+    for (let k = 0; k < ids.length; k += 1000) {
+      const rows = (await trx('run_results').whereIn('id', ids.slice(k, k + 1000)).select('id')) as Array<{ id: string }>;
+      for (const row of rows) stored.add(row.id);
+    }
+    return held.filter((record) => stored.delete(record.id));
   }
 
   /**

@@ -1,6 +1,9 @@
 import { GroupCommit } from './group-commit.js';
 import type { RunOutcome } from './run-outcome.js';
-import type { RunIdentity, RunRecord, RunResultStore } from './run-result-store.js';
+import { FINISHED_BEFORE, type RunIdentity, type RunRecord, type RunResultStore } from './run-result-store.js';
+import type { HeldRecord } from '../records/run-recorder.js';
+
+interface FinishedRun { run: RunIdentity; outcome: RunOutcome; records: HeldRecord[] }
 
 /**
  * The worker's reads and writes of async runs, coalesced across the run jobs it holds at once:
@@ -10,12 +13,15 @@ import type { RunIdentity, RunRecord, RunResultStore } from './run-result-store.
  */
 export class CoalescedRunStore {
   private readonly claims: GroupCommit<string[], RunRecord[]>;
-  private readonly finishes: GroupCommit<{ run: RunIdentity; outcome: RunOutcome }, undefined>;
+  private readonly finishes: GroupCommit<FinishedRun, boolean>;
 
   constructor(private readonly store: RunResultStore) {
     this.claims = new GroupCommit({ maxItems: 64, concurrency: 2, commit: (groups) => this.claimAll(groups) });
     // A run whose outcome could not be stored fails alone: the others of its group are stored.
-    this.finishes = new GroupCommit({ maxItems: 500, concurrency: 2, commit: async (finished) => (await this.store.finishRuns(finished)).map((error) => error ?? undefined) });
+    this.finishes = new GroupCommit({
+      maxItems: 500, concurrency: 2,
+      commit: async (finished) => (await this.store.finishRuns(finished, finished.flatMap((run) => run.records))).map((answer) => (answer === FINISHED_BEFORE ? false : answer ?? true)),
+    });
   }
 
   /** Marks the QUEUED ones of these runs RUNNING and answers them all (finished ones too, for their callbacks). */
@@ -23,9 +29,13 @@ export class CoalescedRunStore {
     return this.claims.submit(ids);
   }
 
-  /** Stores a finished run's outcome (keyed by result id: storing it twice changes nothing). */
-  finish(run: RunIdentity, outcome: RunOutcome): Promise<undefined> {
-    return this.finishes.submit({ run, outcome });
+  /**
+   * Stores a finished run's outcome with its decision record (held by the run's recording), in one
+   * transaction. Resolves true when this call stored it, false when the run was finished already (by
+   * another worker running it at once): it keeps its first outcome and record (RunResultStore.finishRuns).
+   */
+  finish(run: RunIdentity, outcome: RunOutcome, records: HeldRecord[] = []): Promise<boolean> {
+    return this.finishes.submit({ run, outcome, records });
   }
 
   private async claimAll(groups: string[][]): Promise<RunRecord[][]> {

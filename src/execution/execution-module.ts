@@ -6,7 +6,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { NoopMetrics } from '../metrics/noop-metrics.js';
 import type { Outbound } from '../outbound/outbound.js';
 import type { RunErrorMasking } from '../records/run-error-masking.js';
-import type { RunRecorder } from '../records/run-recorder.js';
+import type { RunRecorder, StoredRunRecords } from '../records/run-recorder.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
@@ -58,6 +58,8 @@ export interface ExecutionDependencies {
   runListener?: RunListener;
   /** The records feature's recorder of runs (services.records); without it nothing is recorded. */
   runRecorder?: RunRecorder;
+  /** Writes stored runs' decision records in the transaction of their outcomes (services.records). */
+  storedRunRecords?: StoredRunRecords;
   /** Masks pii input values in the errors of async runs and batch elements before they are stored (services.records). */
   runErrorMasking?: RunErrorMasking;
   settings?: ExecutionSettings;
@@ -72,8 +74,8 @@ const CALLBACK_SLOT_WAIT_SECONDS = 1;
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
-  const store = new RunResultStore(db);
-  const batchStore = new BatchStore(db);
+  const store = new RunResultStore(db, deps.storedRunRecords);
+  const batchStore = new BatchStore(db, deps.storedRunRecords);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {

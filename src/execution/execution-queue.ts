@@ -145,18 +145,16 @@ export class ExecutionQueue {
         this.logger.warn({ reason: safeErrorReason(error), job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
         return;
       }
+      // Removed already, as its handler failed (finishing): what it left unfinished in MySQL is the
+      // stalled-work sweeper's (it finds work no pending job covers).
       this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
-      // A job that failed for good stays in the store (Agenda keeps failed jobs) and is never run
-      // again: removed, so the store holds pending work only. What it left unfinished in MySQL is
-      // the stalled-work sweeper's (it finds work no pending job covers).
-      job.remove().catch((removal: unknown) => this.logger.warn({ err: removal, job: name }, 'could not remove a failed job; the sweeper removes it later'));
     };
-    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(handlers.run(job.attrs.data, () => this.keepAlive(job))), {
+    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(this.finishing(agenda, job, () => handlers.run(job.attrs.data, () => this.keepAlive(job)))), {
       concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime, backoff,
     });
     this.defineResumable<ChunkJobData>(agenda, { name: CHUNK_JOB, concurrency: this.settings.chunkConcurrency, run: (data, keepAlive, stopping) => handlers.chunk(data, keepAlive, stopping) });
     for (const kind of this.otherKinds) this.defineResumable(agenda, kind);
-    agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => this.track(handlers.callback(job.attrs.data)), {
+    agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => this.track(this.finishing(agenda, job, () => handlers.callback(job.attrs.data))), {
       concurrency: this.settings.callbackConcurrency, lockLimit: this.settings.callbackConcurrency, lockLifetime, backoff,
     });
     for (const name of this.jobNames()) {
@@ -183,7 +181,7 @@ export class ExecutionQueue {
    */
   private defineResumable<T>(agenda: Agenda, kind: ResumableJobKind<T>): void {
     const lockLifetime = this.settings.lockLifetimeMs;
-    agenda.define<T>(kind.name, (job) => this.track((async () => {
+    agenda.define<T>(kind.name, (job) => this.track(this.finishing(agenda, job, async () => {
       const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
       let done: boolean | number;
       try {
@@ -193,9 +191,39 @@ export class ExecutionQueue {
       }
       if (done === false) await agenda.now<T>(kind.name, job.attrs.data);
       else if (typeof done === 'number') await agenda.schedule<T>(new Date(Date.now() + done), kind.name, job.attrs.data);
-    })()), {
+    })), {
       concurrency: kind.concurrency, lockLimit: kind.concurrency, lockLifetime, backoff: retryWhileUnavailable,
     });
+  }
+
+  /**
+   * Runs a job's handler and removes the job from the store as the handler ends, when it succeeded or
+   * failed for good (a failure retried after an outage keeps its job). Agenda records a completion and
+   * only then removes the job, two round trips later: a worker that died or stopped between them left
+   * the finished job in the store until a sweep (issue 27, problem 6). Removed first, the job is never
+   * in the store finished: a worker that dies before the removal leaves it locked, and another worker
+   * runs it again once its lock expires (every handler skips finished work). Agenda's own bookkeeping
+   * after the handler then finds no job, which it ignores; and a job failed for good is no longer
+   * removed from the failure event, which raced that bookkeeping and could write the job back.
+   */
+  private async finishing(agenda: Agenda, job: Job, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const retried = retryWhileUnavailable({ attempt: (job.attrs.failCount ?? 0) + 1, error: error as Error, jobName: job.attrs.name, jobData: job.attrs.data }) !== null;
+      if (!retried) await this.remove(agenda, job);
+      throw error;
+    }
+    await this.remove(agenda, job);
+  }
+
+  private async remove(agenda: Agenda, job: Job): Promise<void> {
+    try {
+      await agenda.cancel({ id: job.attrs._id });
+    } catch (error) {
+      // Agenda records the completion and tries its own removal next; a job left finished by both is removed by the next sweep.
+      this.logger.warn({ err: error, job: job.attrs.name }, 'could not remove a finished job; it is removed later');
+    }
   }
 
   /** Every job name this process defines. */

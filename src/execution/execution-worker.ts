@@ -11,6 +11,7 @@ import { PhaseTimes } from './phase-times.js';
 import { isFinished, type RunRecord, type RunResultStore } from './run-result-store.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
+import type { HeldRecord, RunToRecord } from '../records/run-recorder.js';
 
 /** Results of a chunk are inserted every this many elements. */
 const FLUSH_EVERY = 250;
@@ -63,19 +64,25 @@ export class ExecutionWorker implements JobHandlers {
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
       // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
       // job failed for good, each time): it ends FAILED rather than being tried for ever.
+      // Its decision record is held and written in the transaction that stores its outcome: stored
+      // exactly when the outcome is, once (RunResultStore.finishRuns).
+      const held: HeldRecord[] = [];
+      const record: RunToRecord = { id: run.id, mode: 'ASYNC', requesterId: run.userId, requestId: run.requestId, hold: (made) => held.push(made) };
+      const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
+      // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
+      // job failed for good, each time): it ends FAILED rather than being tried for ever, recorded as
+      // any failed run.
       if (run.attempts > this.settings.maxRunAttempts) {
         this.logger.warn({ resultId: run.id, attempts: run.attempts }, 'async run abandoned: started too often without finishing');
-        await this.runStore.finish(run, abandoned(run, this.settings.maxRunAttempts));
-        if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+        const outcome = abandoned(run, this.settings.maxRunAttempts);
+        await this.runner.recordUnrun(deployed, run.input ?? {}, record, outcome);
+        const stored = await this.runStore.finish(run, outcome, held);
+        if (stored && run.callback?.state === 'PENDING') callbacks.push(run.id);
         return;
       }
-      const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
-      // Recorded once its outcome is stored: a job run again never records a run twice.
-      const held: Array<() => void> = [];
-      const record = { id: run.id, mode: 'ASYNC' as const, requesterId: run.userId, requestId: run.requestId, hold: (recordIt: () => void) => held.push(recordIt) };
-      await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record));
-      for (const recordIt of held) recordIt();
-      if (run.callback?.state === 'PENDING') callbacks.push(run.id);
+      const stored = await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record), held);
+      // A run another worker finished first (it ran it at once): that worker sends its callback.
+      if (stored && run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
     await Promise.all(callbacks.map((id) => this.queue.scheduleCallback(id, 1, 0)));
   }
@@ -119,30 +126,36 @@ export class ExecutionWorker implements JobHandlers {
         if (part.attempts + 1 > this.settings.maxRunAttempts) {
           this.logger.warn({ batchId: batch.id, from: part.from, to: part.to, attempts: part.attempts + 1, elements: elements.length }, 'batch part abandoned: started too often without finishing');
           await started;
-          await this.batches.insertResults(batch, elements.map((element) => ({ index: element.index, outcome: abandonedOutcome(part.attempts, this.settings.maxRunAttempts, null) })));
+          const held: HeldRecord[] = [];
+          const outcomes: ElementOutcome[] = [];
+          for (const element of elements) {
+            const resultId = timeOrderedId();
+            const outcome = abandonedOutcome(part.attempts, this.settings.maxRunAttempts, null);
+            await this.runner.recordUnrun(deployed, element.input, { id: resultId, mode: 'BATCH', requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold: (made) => held.push(made) }, outcome);
+            outcomes.push({ index: element.index, resultId, outcome });
+          }
+          await this.batches.insertResults(batch, outcomes, held);
           await this.batches.markPartFinished(batch.id, part);
           continue;
         }
         // The results of one slice are inserted while the next slice runs; at most one insert is in flight.
         let flushing: Promise<void> = started;
         for (let start = 0; start < elements.length; start += FLUSH_EVERY) {
-          // The slice's decision records, handed to the recorder once its results are stored: a chunk run
-          // again after its worker died runs only elements whose result was not stored, never recorded.
-          const held: Array<() => void> = [];
-          const hold = (recordIt: () => void) => held.push(recordIt);
+          // The slice's decision records, written in the transaction of its results (BatchStore.insertResults):
+          // a chunk run again after its worker died runs only elements whose result was not stored, never recorded.
+          const held: HeldRecord[] = [];
+          const hold = (made: HeldRecord) => held.push(made);
           // A stopping worker takes no new element: the ones running finish and are stored.
           const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
             // The result id is chosen first, so the element's decision record carries it too.
             const resultId = timeOrderedId();
-            const record = { id: resultId, mode: 'BATCH' as const, requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold };
+            const record: RunToRecord = { id: resultId, mode: 'BATCH', requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold };
             return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
           }, stopping);
           phases.lap('run');
           await flushing;
           phases.lap('storeWait');
-          flushing = this.batches.insertResults(batch, results).then(() => {
-            for (const recordIt of held) recordIt();
-          });
+          flushing = this.batches.insertResults(batch, results, held);
           // Never left unobserved: awaited before the next insert or the end of the part.
           flushing.catch(() => undefined);
           if (stopping()) {

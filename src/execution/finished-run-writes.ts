@@ -27,6 +27,8 @@ export const STATEMENT_MAX_BYTES = 8 * 1024 * 1024;
  * RESULT_NOT_STORED and the database's reason (replacementOutcome), so that it ends too. Only when
  * that row is refused as well is the run's answer an error. An outage (isDatabaseUnavailable) or a
  * lock that could not be had says nothing about the rows: it is thrown, and the job is tried again.
+ * `db` may be a transaction (the runs' decision records are written in it too): a refused statement
+ * is undone alone by MySQL, so the fallbacks work the same inside one.
  */
 export async function writeFinishedRuns(db: Knex, finished: readonly FinishedRun[], onDuplicate: string): Promise<Array<Error | null>> {
   const answers = new Array<Error | null>(finished.length).fill(null);
@@ -57,7 +59,9 @@ export async function writeFinishedRuns(db: Knex, finished: readonly FinishedRun
 
 async function write(db: Knex, rows: SqlValue[][], onDuplicate: string): Promise<void> {
   const sql = insertFinishedRuns(rows, onDuplicate);
-  await retryOnDeadlock(() => db.raw(sql));
+  // A deadlock rolls back a whole transaction: within one, the caller tries the transaction again, never a statement.
+  if ((db as Knex.Transaction).isTransaction) await db.raw(sql);
+  else await retryOnDeadlock(() => db.raw(sql));
 }
 
 /** Stores RESULT_NOT_STORED for a run whose row was refused; answers null, or the error when that row is refused too. */

@@ -4,6 +4,7 @@ import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import { writeFinishedRuns } from './finished-run-writes.js';
 import { OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
+import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
@@ -83,6 +84,9 @@ interface RunRow {
 
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 
+/** finishRuns' answer for a run whose row was finished before the call: it kept its first outcome. */
+export const FINISHED_BEFORE = 'finished-before';
+
 /** A finished run's row exists already (QUEUED or RUNNING, or stored by an earlier try): its outcome replaces what it holds. */
 /**
  * A finished async run's outcome replaces its row's outcome columns, and its input goes: nothing reads the input
@@ -93,7 +97,8 @@ const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.ma
 
 /** Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts; answers parsed records. */
 export class RunResultStore {
-  constructor(private readonly db: Knex) {}
+  /** `records`: the records feature's writer of stored runs' records, in the transaction of their outcomes. */
+  constructor(private readonly db: Knex, private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS) {}
 
   /** Inserts a QUEUED async run; throws a duplicate-key error when the user already used the request id. */
   async insertAsyncRun(run: NewAsyncRun): Promise<void> {
@@ -198,14 +203,31 @@ export class RunResultStore {
   }
 
   /**
-   * Stores finished runs with multi-row upserts keyed by result id: running it again (a job re-run
-   * after a crash) rewrites the same rows and never adds any. Answers, per run, null when stored or
-   * the error of the one run that could not be (writeFinishedRuns: a bad row never takes the others
-   * with it).
+   * Stores finished runs and their decision records in one transaction: a record is committed exactly
+   * when its run's outcome is (a kill -9 between the two lost records before). The rows are locked
+   * first (in id order, by primary key), and a run whose row is finished already keeps its first
+   * outcome and gets no record: the same run finished twice at once (a job taken over from a worker
+   * that was only slow) is stored and recorded once. Answers, per run, null when this call stored it,
+   * FINISHED_BEFORE when its row was finished already (its callback is the first finisher's to
+   * schedule), or the error of the one run that could not be stored (writeFinishedRuns: a bad row never
+   * takes the others with it). An outage fails the whole call, outcomes and records alike: the job runs again.
    */
-  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>): Promise<Array<Error | null>> {
+  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>, held: readonly HeldRecord[] = []): Promise<Array<Error | null | typeof FINISHED_BEFORE>> {
     if (finished.length === 0) return [];
-    return writeFinishedRuns(this.db, finished, ON_DUPLICATE_STORE_OUTCOME);
+    const { answers, afterCommit } = await retryOnDeadlock(() => this.db.transaction(async (trx) => {
+      const ids = [...new Set(finished.map(({ run }) => run.id))].sort();
+      const [rows] = (await trx.raw(`SELECT id, state FROM run_results FORCE INDEX (PRIMARY) WHERE id IN (${ids.map(() => '?').join(', ')}) FOR UPDATE`, ids)) as [Array<{ id: string; state: RunState }>];
+      const done = new Set(rows.filter((row) => isFinished(row.state)).map((row) => row.id));
+      // A run given twice (two jobs of this worker holding it) is stored and recorded once.
+      const toStore = finished.filter(({ run }, k) => !done.has(run.id) && finished.findIndex((other) => other.run.id === run.id) === k);
+      const written = await writeFinishedRuns(trx, toStore, ON_DUPLICATE_STORE_OUTCOME);
+      const stored = new Set(toStore.filter((_, k) => written[k] === null).map(({ run }) => run.id));
+      const errors = new Map(toStore.map(({ run }, k) => [run.id, written[k]]));
+      const left = await this.records.write(trx, held.filter((record) => stored.delete(record.id)));
+      return { answers: finished.map(({ run }) => (done.has(run.id) ? FINISHED_BEFORE : errors.get(run.id) ?? null)), afterCommit: left };
+    }));
+    this.records.recordAfterCommit(afterCommit);
+    return answers;
   }
 
   /**

@@ -38,7 +38,7 @@ export class ScenarioRunner {
       const recording = starting instanceof Promise ? await starting : starting;
       // Batch elements wait in the engine pool's bulk lane: a batch never holds up scores, its owner's included.
       const lane: RunLane = mode === 'batch' ? 'bulk' : 'live';
-      const result = recording ? await this.runRecorded(deployed, inputs, ownerId, lane, recording, record?.hold) : await this.runUnrecorded(deployed, inputs, ownerId, lane);
+      const result = recording ? await this.runRecorded(deployed, inputs, ownerId, lane, recording) : await this.runUnrecorded(deployed, inputs, ownerId, lane);
       this.listener.runFinished({ scenario: deployed, mode, errorCode: null, durationMs: performance.now() - started });
       return result;
     } catch (error) {
@@ -70,11 +70,11 @@ export class ScenarioRunner {
   }
 
   /** A run with its trace (when the recording asks for it) and port calls recorded, failures included (the error is rethrown). */
-  private async runRecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, lane: RunLane, recording: RunRecording, hold?: RunToRecord['hold']): Promise<Record<string, unknown>> {
+  private async runRecorded(deployed: DeployedScenario, inputs: Record<string, unknown>, ownerId: number, lane: RunLane, recording: RunRecording): Promise<Record<string, unknown>> {
     const beganAt = new Date();
     const started = performance.now();
-    // At once, or once the caller has stored the run's outcome (RunToRecord.hold).
-    const finish = (outcome: RecordedOutcome) => (hold ? hold(() => recording.finish(outcome)) : recording.finish(outcome));
+    // Buffered at once (sync), or held for the transaction of the run's outcome (RunToRecord.hold).
+    const finish = (outcome: RecordedOutcome) => recording.finish(outcome);
     let outcome: Awaited<ReturnType<ScenarioEngine['run']>>;
     try {
       const compiled = this.engine.compile(deployed.cacheKey, deployed.document);
@@ -86,6 +86,17 @@ export class ScenarioRunner {
     }
     finish(recordedOutcome(outcome.result, null, outcome.trace, beganAt, started));
     return outcome.result;
+  }
+
+  /**
+   * Records a stored run that ended without running (RUN_ABANDONED: started too often without
+   * finishing), as its scenario's settings say, like any other failed run. A run whose scenario is
+   * gone has no record (as runs that never reached a deployed version).
+   */
+  async recordUnrun(deployed: DeployedScenario | Error, inputs: Record<string, unknown>, record: RunToRecord, outcome: RunOutcome): Promise<void> {
+    if (deployed instanceof Error) return;
+    const recording = await this.recorder.start(deployed, inputs, record);
+    recording?.finish({ result: null, error: outcome.error, beganAt: outcome.beganAt, endedAt: outcome.endedAt, durationMicros: 0 });
   }
 
   /** requireDeployed, with a missing scenario as a value (stored runs record it as their error). */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { DecisionRecord, DecisionRecordSummary, PortCapture, RecordState } from './decision-record.js';
 import type { SealedPage } from './record-page.js';
 
@@ -51,6 +52,13 @@ export class PagesPartlyStoredError extends Error {
   }
 }
 
+/**
+ * Most bytes of pages one INSERT on a caller's transaction carries: knex sends the records' bytes as
+ * hexadecimal literals (twice their size), and the statement must stay well below MariaDB's default
+ * max_allowed_packet (16 MiB).
+ */
+export const IN_TRANSACTION_STATEMENT_BYTES = 4 * 1024 * 1024;
+
 /** Where decision records are kept (src/records/decision-record-store.ts: MySQL, in pages). */
 export interface DecisionRecordStore {
   /**
@@ -59,6 +67,13 @@ export interface DecisionRecordStore {
    * PagesPartlyStoredError when a statement failed after others stored pages.
    */
   insertPages(pages: SealedPage[]): Promise<void>;
+  /**
+   * Inserts pages with multi-row INSERTs on `trx`, a transaction of the caller (stored runs' records,
+   * written with their outcomes), each statement within IN_TRANSACTION_STATEMENT_BYTES; a larger page
+   * is not for a transaction (its hexadecimal text could pass max_allowed_packet, which ends the
+   * connection and the transaction with it). Throws PagesPartlyStoredError as insertPages does.
+   */
+  insertPagesWithin(trx: Knex.Transaction, pages: SealedPage[]): Promise<void>;
   /** Inserts records as pages (pagesOf): for callers that hold records rather than pages. */
   insertMany(records: DecisionRecord[]): Promise<void>;
   /**

@@ -3,7 +3,7 @@ import type { BulkInserter } from '../db/mariadb-bulk-insert.js';
 import { utcDatetimeText } from '../db/sql-literals.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import type { DecisionRecord, DecisionRecordSummary, PortCapture } from './decision-record.js';
-import { PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRecordStore, type RecordFilter, type RecordPage, type RecordPosition } from './decision-record-store-type.js';
+import { IN_TRANSACTION_STATEMENT_BYTES, PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRecordStore, type RecordFilter, type RecordPage, type RecordPosition } from './decision-record-store-type.js';
 import { PAGE_FORMAT, pagesOf, readRecord, recordBounds, recordsOnPage, type SealedPage, type StoredPage } from './record-page.js';
 
 const TABLE = 'decision_record_pages';
@@ -113,6 +113,18 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     }
   }
 
+  async insertPagesWithin(trx: Knex.Transaction, pages: SealedPage[]): Promise<void> {
+    let stored = 0;
+    for (const group of groupsWithin(pages, pageBytes, IN_TRANSACTION_STATEMENT_BYTES)) {
+      try {
+        await trx(TABLE).insert(group.map(pageRow));
+      } catch (error) {
+        throw stored > 0 ? new PagesPartlyStoredError(stored, error) : error;
+      }
+      stored += group.length;
+    }
+  }
+
   /** One statement of pages: the bulk protocol while the server takes it, else a multi-row INSERT. */
   private async insertStatement(group: SealedPage[]): Promise<void> {
     const rows = group.map(pageValues);
@@ -125,7 +137,7 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
       // Not MariaDB (or options only mysql2 reads): INSERTs from now on.
       this.bulk = undefined;
     }
-    await this.db(TABLE).insert(rows.map((values) => Object.fromEntries(INSERT_COLUMNS.map((column, k) => [column, values[k]]))));
+    await this.db(TABLE).insert(group.map(pageRow));
   }
 
   async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options: { captures?: boolean } = {}): Promise<RecordPage> {
@@ -330,7 +342,14 @@ function pageValues(page: SealedPage): unknown[] {
   ];
 }
 
-function pageBytes(page: SealedPage): number {
+/** A page as the columns of a knex insert. */
+function pageRow(page: SealedPage): Record<string, unknown> {
+  const values = pageValues(page);
+  return Object.fromEntries(INSERT_COLUMNS.map((column, k) => [column, values[k]]));
+}
+
+/** About how many bytes a page adds to an insert statement (its body and ends as they are). */
+export function pageBytes(page: SealedPage): number {
   return 512 + page.body.length + page.ends.length + 2 * page.ids.length + 4 * page.requestIds.length;
 }
 

@@ -12,7 +12,8 @@ import { RecordCursorCodec } from './record-cursor.js';
 import { PiiErrorMasking, type RunErrorMasking } from './run-error-masking.js';
 import { RecordsService } from './records-service.js';
 import { RetentionSweeper } from './retention-sweeper.js';
-import type { RunRecorder } from './run-recorder.js';
+import type { RunRecorder, StoredRunRecords } from './run-recorder.js';
+import { StoredRunRecordWriter } from './stored-run-records.js';
 import { ScenarioRunRecorder } from './scenario-run-recorder.js';
 
 /** What `services.records` holds. */
@@ -21,6 +22,8 @@ export interface Records {
   service: RecordsService;
   /** What execution records its runs through. */
   runRecorder: RunRecorder;
+  /** What execution writes stored runs' records with, in the transaction of their outcomes. */
+  storedRunRecords: StoredRunRecords;
   /** What execution masks stored run errors with (pii inputs' values). */
   errorMasking: RunErrorMasking;
   /** The bulk writer (flush in tests and benchmarks). */
@@ -61,6 +64,7 @@ export function createRecords(deps: RecordsDependencies): Records {
   return {
     service: new RecordsService(deps.scenarios, store, settings, new RecordCursorCodec(config.maskingSecret)),
     runRecorder: new ScenarioRunRecorder(settings, masker, recorder),
+    storedRunRecords: new StoredRunRecordWriter(store, recorder, logger.child({ component: 'stored-run-records' })),
     errorMasking: new PiiErrorMasking(masker),
     recorder,
     sweeper,

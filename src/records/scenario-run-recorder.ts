@@ -6,11 +6,13 @@ import type { RecordingSettings } from './recording-settings.js';
 import type { RecordingSettingsService } from './recording-settings-service.js';
 import { RunCapture } from './run-capture.js';
 import type { RecordedOutcome, RunRecorder, RunRecording, RunToRecord } from './run-recorder.js';
+import { MadeRecord } from './stored-run-records.js';
 
 /**
  * Decides per run whether it is recorded (the scenario's settings: enabled; sync runs sampled at
  * `syncSampleRate`; async and batch runs always), captures its port calls, and hands the finished
- * record, pii inputs masked, to the DecisionRecorder.
+ * record, pii inputs masked, to the DecisionRecorder (sync runs) or to the run's `hold` (stored runs:
+ * written with their outcome, src/records/stored-run-records.ts).
  */
 export class ScenarioRunRecorder implements RunRecorder {
   constructor(
@@ -44,7 +46,9 @@ export class ScenarioRunRecorder implements RunRecorder {
       this.recorder.unrecordable(error);
       return;
     }
-    this.recorder.record(record);
+    // A stored run's record is written with its outcome (StoredRunRecords); a sync run's is buffered.
+    if (run.hold) run.hold(new MadeRecord(record));
+    else this.recorder.record(record);
   }
 
   private recordOf(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome): DecisionRecord {

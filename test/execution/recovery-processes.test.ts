@@ -135,6 +135,12 @@ describe('recovery within 30 s', () => {
     const headers = { 'Score-Token': alice.scoreToken, 'X-SCE-RequestId': callbackId, 'X-SCE-CallbackUrl': receiverUrl, 'X-SCE-CallbackRetryCount': '3', 'X-SCE-CallbackRetryDelay': '3600' };
     expect((await httpRequest(port, 'POST', '/api/scenario/code/scoreasync/double', { headers, body: { a: 3 } })).status).toBe(202);
     await waitFor(async () => (received.includes(callbackId) ? true : undefined), 20_000, 50);
+    // Killed once the refused attempt is recorded (killed between the answer and its record, the worker
+    // never made attempt 1, and the recovered attempt 1 would be the one answered 200).
+    await waitFor(async () => {
+      const [row] = (await t.services.db('run_results as r').join('callback_attempts as a', 'a.result_id', 'r.id').where({ 'r.user_id': alice.id, 'r.request_id': callbackId }).count({ n: '*' })) as Array<{ n: number | string }>;
+      return Number(row.n) > 0 ? true : undefined;
+    }, 10_000, 10);
     await kill9(worker);
     // Queued with no worker to run them: their jobs wait in the store.
     const queuedIds = Array.from({ length: 5 }, (_, k) => `queued-${k}-${randomUUID()}`);
