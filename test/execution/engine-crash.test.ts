@@ -106,6 +106,12 @@ describe('a SCRIPT that makes V8 abort its process', () => {
       if (finished.error.code === 'ENGINE_CRASHED') break;
     }
     expect((await asyncResult(mallory, 'grow', requestId)).body).toMatchObject({ state: 'FAILED', error: { code: 'ENGINE_CRASHED' } });
+    // Stopped once the delivery is recorded: stopped between the receiver's answer and that record, the
+    // worker would send the callback again after the restart (delivery is at least once).
+    await waitFor(async () => {
+      const [row] = (await t.services.db('run_results').where({ user_id: mallory.id, request_id: requestId }).select('callback_state')) as Array<{ callback_state: string }>;
+      return row?.callback_state === 'DELIVERED' ? true : undefined;
+    }, 10_000, 20);
 
     // restart both: nothing is run again, the run stays FAILED, the service answers
     await stopAll(processes.splice(0));
