@@ -17,7 +17,7 @@ import { ExecutionService } from './execution-service.js';
 import { loadExecutionSettings, type ExecutionSettings } from './execution-settings.js';
 import { ExecutionWorker } from './execution-worker.js';
 import { NO_RUN_LISTENER, type RunListener } from './run-listener.js';
-import { RunResultStore } from './run-result-store.js';
+import { MySqlRunResultStore, type RunResultStore } from './run-result-store.js';
 import { RunRetentionSweeper } from './run-retention-sweeper.js';
 import { ScenarioRunner } from './scenario-runner.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
@@ -72,7 +72,7 @@ const CALLBACK_SLOT_WAIT_SECONDS = 1;
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
-  const store = new RunResultStore(db);
+  const store = new MySqlRunResultStore(db);
   const batchStore = new BatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);

@@ -4,6 +4,9 @@ import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import { writeFinishedRuns } from './finished-run-writes.js';
 import { OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
+import type { RunResultStore } from './run-result-store-type.js';
+
+export type { RunResultStore } from './run-result-store-type.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
@@ -91,8 +94,11 @@ const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
  */
 const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.map((column) => `\`${column}\` = VALUES(\`${column}\`)`).join(', ')}, \`input\` = NULL`;
 
-/** Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts; answers parsed records. */
-export class RunResultStore {
+/**
+ * Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts;
+ * answers parsed records (the RunResultStore contract: run-result-store-type.ts).
+ */
+export class MySqlRunResultStore implements RunResultStore {
   constructor(private readonly db: Knex) {}
 
   /** Inserts a QUEUED async run; throws a duplicate-key error when the user already used the request id. */
