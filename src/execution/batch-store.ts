@@ -4,6 +4,9 @@ import { insertStatement } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { writeFinishedRuns } from './finished-run-writes.js';
 import { parseObject, storedError } from './run-columns.js';
+import type { BatchStore } from './batch-store-type.js';
+
+export type { BatchStore } from './batch-store-type.js';
 
 export interface BatchRecord {
   id: string;
@@ -116,9 +119,10 @@ const MAX_PART_BYTES = 4 * 1024 * 1024;
  * Knex queries on batches, batch_chunks and the run_results rows of batch elements. A batch's
  * inputs are stored per chunk (one row, or a few when large, per range of elements), and each
  * element's result row is inserted once it finished, many per statement: a batch of N elements
- * costs about N/500 input rows and N result rows, and no updates of element rows.
+ * costs about N/500 input rows and N result rows, and no updates of element rows (the BatchStore
+ * contract: batch-store-type.ts).
  */
-export class BatchStore {
+export class MySqlBatchStore implements BatchStore {
   constructor(private readonly db: Knex) {}
 
   /**
@@ -364,13 +368,13 @@ export class BatchStore {
 }
 
 /** Elements [from, to) of a batch and their inputs as one JSON array. */
-interface InputPart { from: number; to: number; inputs: Buffer }
+export interface InputPart { from: number; to: number; inputs: Buffer }
 
 /**
  * The batch's inputs in parts: one per chunk of `chunkSize` elements, a chunk split further where its
  * JSON would pass MAX_PART_BYTES. Each part's JSON is its inputs' text as one array.
  */
-function inputParts(batch: NewBatch): InputPart[] {
+export function inputParts(batch: NewBatch): InputPart[] {
   const parts: InputPart[] = [];
   for (let chunkStart = 0; chunkStart < batch.inputs.length; chunkStart += batch.chunkSize) {
     const chunkEnd = Math.min(chunkStart + batch.chunkSize, batch.inputs.length);

@@ -10,7 +10,7 @@ import type { RunRecorder } from '../records/run-recorder.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
-import { BatchStore } from './batch-store.js';
+import { MySqlBatchStore, type BatchStore } from './batch-store.js';
 import { CallbackDelivery, type CallbackSecrets } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
@@ -73,7 +73,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
   const store = new MySqlRunResultStore(db);
-  const batchStore = new BatchStore(db);
+  const batchStore = new MySqlBatchStore(db);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {

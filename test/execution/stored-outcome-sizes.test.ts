@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { BatchStore } from '../../src/execution/batch-store.js';
+import { MySqlBatchStore } from '../../src/execution/batch-store.js';
 import { MySqlRunResultStore, type RunIdentity } from '../../src/execution/run-result-store.js';
 import type { RunOutcome } from '../../src/execution/run-outcome.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -120,7 +120,7 @@ describe('outcomes too large for their columns', () => {
   });
 
   it('bounds the error details of a batch element and stores its neighbours when one element cannot be stored', async () => {
-    const batches = new BatchStore(t.services.db);
+    const batches = new MySqlBatchStore(t.services.db);
     const id = randomUUID();
     await batches.insertBatch({ id, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: [{ a: 1 }, { a: 2 }, { a: 3 }] });
     const batch = (await batches.findBatch(id))!;
