@@ -5,6 +5,7 @@ import { ROW_ID_COLUMN, tableName } from './collection-rules.js';
 import type { ColumnSpec } from './column-types.js';
 import { loadDataSource } from './load-data-format.js';
 import type { CellValue } from './row-encoder.js';
+import type { CollectionReads } from './internal-data-store-type.js';
 
 /** A registry entry (`internal_collections`) with its owner's username. */
 export interface CollectionRecord {
@@ -71,8 +72,9 @@ export interface LocalLoadResult {
 /**
  * Knex queries of internal data: the registry and the collection tables. Identifiers are always
  * passed as `??` bindings or built from validated names; values as `?` bindings or escaped `LOAD DATA` fields, never as SQL text.
+ * Its read side is the CollectionReads contract (internal-data-store-type.ts).
  */
-export class InternalDataStore {
+export class InternalDataStore implements CollectionReads {
   constructor(readonly db: Knex) {}
 
   private registry(db: Knex | Knex.Transaction = this.db) {
