@@ -1,13 +1,20 @@
 // jest in ESM mode: run through `npm test` (sets NODE_OPTIONS=--experimental-vm-modules).
-// Two tiers (docs/testing.md, "Tiers"), each file in exactly one: `unit` (test/engine and every
-// *.unit.test.ts: no MariaDB, no Redis, `npm run test:unit`) and `integration` (the rest, on a fresh test
-// database). `npm test` and `make test` run both.
+// Two tiers (docs/testing.md, "Tiers"), each file in exactly one: `unit` (test/engine but its host-timing
+// tests, and every *.unit.test.ts: no MariaDB, no Redis, `npm run test:unit`) and `integration` (the rest, on a
+// fresh test database). `npm test` and `make test` run both.
 const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.tsx?$': ['ts-jest', { useESM: true }] },
 };
+
+/**
+ * Engine tests that time real host processes (deaths, quarantine, lane fairness) against wall-clock bounds:
+ * the slowest of test/engine and the first to fail on a loaded machine, so they run in the full suite only.
+ */
+const HOST_TIMING_TESTS = ['pool/engine-hosts', 'isolation'];
+const hostTiming = HOST_TIMING_TESTS.map((name) => `${name.replace('/', '\\/')}\\.test\\.ts$`).join('|');
 
 /**
  * The fast tier (`npm run test:unit`, jest.unit.config.js): these globs only. Its setup file points
@@ -18,6 +25,7 @@ export const unitProject = {
   displayName: 'unit',
   roots: ['<rootDir>/test'],
   testMatch: ['<rootDir>/test/engine/**/*.test.ts', '<rootDir>/test/**/*.unit.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', `<rootDir>/test/engine/(${hostTiming})`],
   setupFiles: ['<rootDir>/test/support/unit-tier.js'],
 };
 
@@ -37,7 +45,7 @@ export default {
       displayName: 'integration',
       roots: ['<rootDir>/test'],
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/engine/', '\\.unit\\.test\\.ts$'],
+      testPathIgnorePatterns: ['/node_modules/', `<rootDir>/test/engine/(?!${hostTiming})`, '\\.unit\\.test\\.ts$'],
       globalSetup: '<rootDir>/test/support/global-setup.js',
     },
   ],
