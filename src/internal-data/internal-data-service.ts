@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
@@ -11,7 +10,9 @@ import { profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
 import { encodedRows } from './row-encoder.js';
 import { localInfileRefused } from '../db/local-infile.js';
 import { ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NO_SUCH_TABLE, mysqlErrno } from '../db/mysql-errors.js';
-import type { CollectionRecord, InternalDataStore } from './internal-data-store.js';
+import type { StoreTransaction } from '../db/store-transaction.js';
+import type { CollectionStore } from './internal-data-store-type.js';
+import type { CollectionRecord } from './internal-data-store.js';
 import { CollectionReader, collectionNotFound, toColumnInfo, type CollectionInfo, type CollectionPage, type ColumnInfo, type IndexInfo, type PageRequest } from './collection-reader.js';
 
 export type { CollectionInfo, CollectionPage, ColumnInfo, IndexInfo, PageRequest } from './collection-reader.js';
@@ -63,7 +64,7 @@ class NameRaced extends Error {}
  */
 export class InternalDataService {
   constructor(
-    private readonly store: InternalDataStore,
+    private readonly store: CollectionStore,
     private readonly listener: CollectionChangeListener,
     private readonly logger: Logger,
     private readonly tuning: InsertTuning = DEFAULT_INSERT_TUNING,
@@ -73,10 +74,6 @@ export class InternalDataService {
 
   /** The read operations, on the store's read side (collection-reader.ts). */
   private readonly reader: CollectionReader;
-
-  private get db(): Knex {
-    return this.store.db;
-  }
 
   /**
    * Drops tables left by a process that died in the middle of a load (no registry row owns them;
@@ -121,15 +118,15 @@ export class InternalDataService {
 
   /** Removes the registry entry in one transaction; answers it (its table is dropped after the commit). */
   private async deleteEntry(ownerId: number, collection: string): Promise<CollectionRecord> {
-    const trx = await this.db.transaction();
+    const trx = await this.store.begin();
     try {
       const record = await this.store.findForUpdate(trx, ownerId, collection);
       if (!record) throw collectionNotFound(collection);
       await this.store.deleteEntry(trx, record.id);
-      await trx.commit();
+      await this.store.commit(trx);
       return record;
     } catch (error) {
-      await trx.rollback().catch(() => undefined);
+      await this.store.rollback(trx).catch(() => undefined);
       throw error;
     }
   }
@@ -191,10 +188,10 @@ export class InternalDataService {
     return sent;
   }
 
-  /** The fallback: the rows as multi-row INSERTs with bound values, on `db` (a transaction for appends). */
-  private insertRows(db: Knex | Knex.Transaction, csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, tuning: InsertTuning): Promise<number> {
+  /** The fallback: the rows as multi-row INSERTs with bound values, inside `trx` (appends) or on their own. */
+  private insertRows(trx: StoreTransaction | undefined, csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, tuning: InsertTuning): Promise<number> {
     const names = columns.map((column) => column.name);
-    return insertRows(encodedRows(csv, columns), firstRowId, (first, rows) => this.store.insertRows(db, table, names, first, rows), tuning);
+    return insertRows(encodedRows(csv, columns), firstRowId, (first, rows) => this.store.insertRows(trx, table, names, first, rows), tuning);
   }
 
   private async create(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
@@ -202,7 +199,7 @@ export class InternalDataService {
     const columns: ColumnSpec[] = profile.columns.map((column, index) => ({ name: column.name, type: column.type, nullable: column.nullable, sqlType: sqlTypes[index] }));
     const wanted = this.indexRequests(request.indexes, columns);
     const fast = await this.fastPath();
-    const trx = await this.db.transaction();
+    const trx = await this.store.begin();
     let table: string | undefined;
     try {
       let id: number;
@@ -228,13 +225,13 @@ export class InternalDataService {
       if (rows === undefined) {
         // Before the rows, so a duplicate is caught by the insert that brings it.
         for (const index of wanted) await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
-        rows = await this.insertRows(this.db, csv, table, columns, 1, this.tuning);
+        rows = await this.insertRows(undefined, csv, table, columns, 1, this.tuning);
       }
       await this.store.updateEntry(trx, id, { columns, rowCount: rows, fileName: request.fileName });
-      await trx.commit();
+      await this.store.commit(trx);
       return { collection: request.collection, created: true, rowsLoaded: rows, rowCount: rows, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(table) };
     } catch (error) {
-      await trx.rollback().catch(() => undefined);
+      await this.store.rollback(trx).catch(() => undefined);
       if (table) await this.store.dropTable(table).catch((dropError: unknown) => this.logger.error({ err: dropError, table }, 'could not drop the table of a failed load'));
       throw this.loadError(error, request.collection);
     }
@@ -245,7 +242,7 @@ export class InternalDataService {
     // READ COMMITTED on the fast path: the staging table is created after the transaction's first
     // read, and a REPEATABLE READ snapshot older than a table cannot read it ("insufficient history").
     // The registry row stays locked (FOR UPDATE) either way, so appends remain serialized.
-    const trx = await this.db.transaction(fast ? { isolationLevel: 'read committed' } : undefined);
+    const trx = await this.store.begin({ readCommitted: fast });
     const added: string[] = [];
     let record: CollectionRecord | undefined;
     let staging: string | undefined;
@@ -276,12 +273,12 @@ export class InternalDataService {
       const columns = record.columns.map((column) => ({ ...column, nullable: column.nullable || (nullable.get(column.name) ?? false) }));
       const rowCount = record.rowCount + rows;
       await this.store.updateEntry(trx, record.id, { columns, rowCount, fileName: request.fileName });
-      await trx.commit();
+      await this.store.commit(trx);
       // After the commit: the transaction read the staging table, so its metadata lock is released only now.
       await dropStaging();
       return { collection: request.collection, created: false, rowsLoaded: rows, rowCount, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(record.table) };
     } catch (error) {
-      await trx.rollback().catch(() => undefined);
+      await this.store.rollback(trx).catch(() => undefined);
       await dropStaging();
       for (const name of added) {
         await this.store.dropIndex((record as CollectionRecord).table, name).catch((dropError: unknown) => this.logger.error({ err: dropError, name }, 'could not drop an index added by a failed load'));
@@ -300,7 +297,7 @@ export class InternalDataService {
    * refused LOAD DATA LOCAL before reading anything (the caller inserts instead). The staging
    * table's name goes to `created` as soon as it exists; the caller drops it after its transaction.
    */
-  private async appendThroughStaging(trx: Knex.Transaction, record: CollectionRecord, fileColumns: ColumnSpec[], firstRowId: number, csv: CsvFile, profile: CsvProfile, created: (table: string) => void): Promise<number | undefined> {
+  private async appendThroughStaging(trx: StoreTransaction, record: CollectionRecord, fileColumns: ColumnSpec[], firstRowId: number, csv: CsvFile, profile: CsvProfile, created: (table: string) => void): Promise<number | undefined> {
     const staging = this.store.stagingTableName(record.id);
     await this.store.createTable(staging, record.columns);
     created(staging);

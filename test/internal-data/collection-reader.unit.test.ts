@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { CollectionReader } from '../../src/internal-data/collection-reader.js';
 import type { ColumnSpec } from '../../src/internal-data/column-types.js';
 import type { CollectionReads } from '../../src/internal-data/internal-data-store-type.js';
-import { FakeCollectionReads } from './support/fake-collection-reads.js';
+import { FakeInternalDataStore } from './support/fake-internal-data-store.js';
 
 /** The read operations of internal data on the in-memory reads (held to InternalDataStore's contract: collection-reads.test.ts). */
 const ALICE = { id: 1, username: 'alice' };
@@ -13,7 +13,7 @@ const COLUMNS: ColumnSpec[] = [
 ];
 
 function customers() {
-  const reads = new FakeCollectionReads();
+  const reads = new FakeInternalDataStore();
   reads.addCollection(ALICE, 'customers', COLUMNS, [['1', '1', 'Oslo'], ['2', '0', null], ['3', '1', 'Bergen']], [{ name: 'ux_Id', columns: ['Id'], unique: true }]);
   return { reads, reader: new CollectionReader(reads) };
 }

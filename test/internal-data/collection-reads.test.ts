@@ -3,7 +3,7 @@ import { indexName, tableName } from '../../src/internal-data/collection-rules.j
 import { InternalDataStore } from '../../src/internal-data/internal-data-store.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { collectionReadsContract } from './support/collection-reads-contract.js';
-import { FakeCollectionReads } from './support/fake-collection-reads.js';
+import { FakeInternalDataStore } from './support/fake-internal-data-store.js';
 
 let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });
@@ -16,26 +16,28 @@ collectionReadsContract('InternalDataStore', () => {
     newOwner: () => t.newUser(),
     // As the service's load does: the entry reserved in a transaction, the table and its indexes, the rows, the entry completed.
     async newCollection(owner, name, columns, rows, indexes = []) {
-      await t.services.db.transaction(async (trx) => {
-        const id = await store.insertEntry(trx, { ownerId: owner.id, name, fileName: `${name}.csv` });
-        const table = tableName(id);
-        await store.createTable(table, columns);
-        for (const index of indexes) await store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
-        await store.insertRows(t.services.db, table, columns.map((column) => column.name), 1, rows);
-        await store.updateEntry(trx, id, { columns, rowCount: rows.length, fileName: `${name}.csv` });
-      });
+      const trx = await store.begin();
+      const id = await store.insertEntry(trx, { ownerId: owner.id, name, fileName: `${name}.csv` });
+      const table = tableName(id);
+      await store.createTable(table, columns);
+      for (const index of indexes) await store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
+      await store.insertRows(undefined, table, columns.map((column) => column.name), 1, rows);
+      await store.updateEntry(trx, id, { columns, rowCount: rows.length, fileName: `${name}.csv` });
+      await store.commit(trx);
       return (await store.find(owner.id, name))!;
     },
     async drop(record) {
-      await t.services.db.transaction((trx) => store.deleteEntry(trx, record.id));
+      const trx = await store.begin();
+      await store.deleteEntry(trx, record.id);
+      await store.commit(trx);
       await store.dropTable(record.table);
     },
   };
 });
 
 let owners = 0;
-collectionReadsContract('FakeCollectionReads', () => {
-  const reads = new FakeCollectionReads();
+collectionReadsContract('FakeInternalDataStore', () => {
+  const reads = new FakeInternalDataStore();
   return {
     reads,
     newOwner: async () => ({ id: ++owners, username: `owner-${owners}` }),
