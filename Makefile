@@ -1,8 +1,9 @@
-# Two commands: `make run` (set up everything, serve on :8080) and `make test` (set up everything, run every test).
+# Two commands: `make run` (set up everything, serve on :8080) and `make test` (set up everything, run every test:
+# both tiers of jest.config.js, the unit tier included). `make test-unit`: the fast tier alone, no services.
 SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: run test install services migrate generate check-generated lint-spec typecheck worker clean
+.PHONY: run test test-unit install services migrate generate check-generated lint-spec typecheck worker clean
 
 run: install services migrate
 	@APP_ENV=local tsx scripts/seed-example.ts
@@ -11,6 +12,9 @@ run: install services migrate
 test: install services
 	@npm run --silent typecheck
 	@APP_ENV=test npm test
+
+test-unit: install
+	@time npm run --silent test:unit
 
 install: node_modules/.installed
 

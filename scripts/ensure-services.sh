@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure MariaDB (127.0.0.1:3306, root without password) and Redis (127.0.0.1:6379) answer:
+# Makes sure MariaDB (127.0.0.1:3306, root without password), Redis (127.0.0.1:6379) and PostgreSQL
+# (127.0.0.1:5432, user postgres without password: the job store contract's Postgres run) answer:
 # starts them if installed but stopped, installs them from Debian's packages if missing.
 set -euo pipefail
 
@@ -13,6 +14,7 @@ apt_install() {
 
 mariadb_answers() { mariadb-admin --protocol=tcp -h 127.0.0.1 -P 3306 -u root --connect-timeout=2 ping >/dev/null 2>&1; }
 redis_answers() { [ "$(redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null)" = PONG ]; }
+postgres_answers() { psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -tAc 'SELECT 1' >/dev/null 2>&1; }
 
 wait_for() { # name check
   for _ in $(seq 1 60); do "$2" && return 0; sleep 0.5; done
@@ -39,4 +41,14 @@ if ! redis_answers; then
   as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
   wait_for Redis redis_answers
 fi
-log "MariaDB and Redis answer"
+if ! postgres_answers; then
+  if ! ls /etc/postgresql/*/main >/dev/null 2>&1; then
+    log "installing postgresql"; apt_install postgresql
+    # Debian asks for a password over TCP; the tests connect as postgres without one, on loopback only.
+    as_root sed -i -E 's/^(host\s+all\s+all\s+(127\.0\.0\.1\/32|::1\/128)\s+)\S+/\1trust/' /etc/postgresql/*/main/pg_hba.conf
+  fi
+  log "starting PostgreSQL"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main reload
+  wait_for PostgreSQL postgres_answers
+fi
+log "MariaDB, Redis and PostgreSQL answer"

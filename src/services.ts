@@ -31,7 +31,7 @@ import { DeployedModelReferences } from './scenarios/deployed-model-references.j
 import { ModelResolver } from './models/model-documents.js';
 import { ModelService } from './models/model-service.js';
 import { MySqlModelStore } from './models/model-store.js';
-import { ScenarioStore } from './scenarios/scenario-store.js';
+import { MySqlScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
 import { YamlBodyParser } from './http/yaml-body-parser.js';
 import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
@@ -119,7 +119,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const modelStore = new MySqlModelStore(db);
   const modelDocuments = new ModelResolver(modelStore);
   const models = new ModelService(modelStore, new DeployedModelReferences(db), config.models);
-  const scenarioStore = new ScenarioStore(db);
+  const scenarioStore = new MySqlScenarioStore(db);
   const deployedScenarios = new DeployedScenarioResolver(scenarioStore, modelDocuments, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
   // ── outbound HTTP ──
   const outbound = createOutbound(config);

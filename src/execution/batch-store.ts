@@ -6,6 +6,9 @@ import { writeFinishedRuns } from './finished-run-writes.js';
 import { parseObject, storedError } from './run-columns.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
+import type { BatchStore } from './batch-store-type.js';
+
+export type { BatchStore } from './batch-store-type.js';
 
 export interface BatchRecord {
   id: string;
@@ -118,9 +121,10 @@ const MAX_PART_BYTES = 4 * 1024 * 1024;
  * Knex queries on batches, batch_chunks and the run_results rows of batch elements. A batch's
  * inputs are stored per chunk (one row, or a few when large, per range of elements), and each
  * element's result row is inserted once it finished, many per statement: a batch of N elements
- * costs about N/500 input rows and N result rows, and no updates of element rows.
+ * costs about N/500 input rows and N result rows, and no updates of element rows (the BatchStore
+ * contract: batch-store-type.ts).
  */
-export class BatchStore {
+export class MySqlBatchStore implements BatchStore {
   /** `records`: the records feature's writer of stored runs' records, in the transaction of their results. */
   constructor(private readonly db: Knex, private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS) {}
 
@@ -387,13 +391,13 @@ export class BatchStore {
 }
 
 /** Elements [from, to) of a batch and their inputs as one JSON array. */
-interface InputPart { from: number; to: number; inputs: Buffer }
+export interface InputPart { from: number; to: number; inputs: Buffer }
 
 /**
  * The batch's inputs in parts: one per chunk of `chunkSize` elements, a chunk split further where its
  * JSON would pass MAX_PART_BYTES. Each part's JSON is its inputs' text as one array.
  */
-function inputParts(batch: NewBatch): InputPart[] {
+export function inputParts(batch: NewBatch): InputPart[] {
   const parts: InputPart[] = [];
   for (let chunkStart = 0; chunkStart < batch.inputs.length; chunkStart += batch.chunkSize) {
     const chunkEnd = Math.min(chunkStart + batch.chunkSize, batch.inputs.length);

@@ -10,14 +10,14 @@ import type { RunRecorder, StoredRunRecords } from '../records/run-recorder.js';
 import type { DeployedScenarios } from '../scenarios/deployed-scenarios.js';
 import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
-import { BatchStore } from './batch-store.js';
+import { MySqlBatchStore, type BatchStore } from './batch-store.js';
 import { CallbackDelivery, type CallbackSecrets } from './callback-delivery.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
 import { loadExecutionSettings, type ExecutionSettings } from './execution-settings.js';
 import { ExecutionWorker } from './execution-worker.js';
 import { NO_RUN_LISTENER, type RunListener } from './run-listener.js';
-import { RunResultStore } from './run-result-store.js';
+import { MySqlRunResultStore, type RunResultStore } from './run-result-store.js';
 import { RunRetentionSweeper } from './run-retention-sweeper.js';
 import { ScenarioRunner } from './scenario-runner.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
@@ -74,8 +74,8 @@ const CALLBACK_SLOT_WAIT_SECONDS = 1;
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
-  const store = new RunResultStore(db, deps.storedRunRecords);
-  const batchStore = new BatchStore(db, deps.storedRunRecords);
+  const store = new MySqlRunResultStore(db, deps.storedRunRecords);
+  const batchStore = new MySqlBatchStore(db, deps.storedRunRecords);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {

@@ -5,6 +5,9 @@ import { isDuplicateKey } from '../db/mysql-errors.js';
 import { writeFinishedRuns } from './finished-run-writes.js';
 import { OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
 import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
+import { FINISHED_BEFORE, type RunResultStore } from './run-result-store-type.js';
+
+export { FINISHED_BEFORE, type RunResultStore } from './run-result-store-type.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
@@ -84,8 +87,6 @@ interface RunRow {
 
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 
-/** finishRuns' answer for a run whose row was finished before the call: it kept its first outcome. */
-export const FINISHED_BEFORE = 'finished-before';
 
 /** A finished run's row exists already (QUEUED or RUNNING, or stored by an earlier try): its outcome replaces what it holds. */
 /**
@@ -95,8 +96,11 @@ export const FINISHED_BEFORE = 'finished-before';
  */
 const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.map((column) => `\`${column}\` = VALUES(\`${column}\`)`).join(', ')}, \`input\` = NULL`;
 
-/** Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts; answers parsed records. */
-export class RunResultStore {
+/**
+ * Knex queries on run_results (async runs; batch elements are read through BatchStore too) and callback_attempts;
+ * answers parsed records (the RunResultStore contract: run-result-store-type.ts).
+ */
+export class MySqlRunResultStore implements RunResultStore {
   /** `records`: the records feature's writer of stored runs' records, in the transaction of their outcomes. */
   constructor(private readonly db: Knex, private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS) {}
 

@@ -1,10 +1,8 @@
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
-import { NotFoundError } from '../errors/not-found-error.js';
 import { assertCollectionName, indexName, parseIndexes, tableName, type IndexRequest } from './collection-rules.js';
-import { acceptedClasses, CLASS_NAMES, fromSqlRow, isIndexable, sqlTypesFor, stringCapacity, toColumnValue, type ColumnSpec, type ColumnType } from './column-types.js';
+import { acceptedClasses, CLASS_NAMES, isIndexable, sqlTypesFor, stringCapacity, type ColumnSpec } from './column-types.js';
 import { CsvFile } from './csv-file.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { insertRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
@@ -12,28 +10,12 @@ import { profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
 import { encodedRows } from './row-encoder.js';
 import { localInfileRefused } from '../db/local-infile.js';
 import { ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NO_SUCH_TABLE, mysqlErrno } from '../db/mysql-errors.js';
-import type { CollectionRecord, IndexRecord, InternalDataStore } from './internal-data-store.js';
+import type { StoreTransaction } from '../db/store-transaction.js';
+import type { CollectionStore } from './internal-data-store-type.js';
+import type { CollectionRecord } from './internal-data-store.js';
+import { CollectionReader, collectionNotFound, toColumnInfo, type CollectionInfo, type CollectionPage, type ColumnInfo, type IndexInfo, type PageRequest } from './collection-reader.js';
 
-export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
-export type IndexInfo = IndexRecord;
-
-export interface CollectionInfo {
-  name: string;
-  owner: string;
-  columns: ColumnInfo[];
-  rowCount: number;
-  fileName: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CollectionPage {
-  collection: string;
-  limit: number;
-  offset: number;
-  total: number;
-  rows: Record<string, unknown>[];
-}
+export type { CollectionInfo, CollectionPage, ColumnInfo, IndexInfo, PageRequest } from './collection-reader.js';
 
 export interface LoadReport {
   collection: string;
@@ -54,19 +36,10 @@ export interface LoadRequest {
   path: string;
 }
 
-export interface PageRequest {
-  limit?: number;
-  offset?: number;
-  filter?: Record<string, string>;
-}
-
 /** Told when a collection changes in this process, so cached registry entries go stale at once. */
 export interface CollectionChangeListener {
   invalidate(ownerId: number, collection: string): void;
 }
-
-const DEFAULT_PAGE = 100;
-const MAX_PAGE = 10_000;
 
 /** 409 UNIQUE_VIOLATION: the load would put `value` twice into unique index `index`; nothing was loaded. */
 function uniqueViolation(index: string, value: string, collection: string): ConflictError {
@@ -75,50 +48,13 @@ function uniqueViolation(index: string, value: string, collection: string): Conf
   return new ConflictError(message, 'UNIQUE_VIOLATION', [{ path: `index ${index}`, message: `duplicate value "${shown}"`, index, value: shown }]);
 }
 
-function pageBoundError(parameter: 'limit' | 'offset', expected: string): BadRequestError {
-  return new BadRequestError(`query.${parameter} must be ${expected}.`, 'VALIDATION_FAILED', [{ path: `query.${parameter}`, message: `must be ${expected}` }]);
-}
-
 /** 409 LOAD_CONFLICT: another request holds the collection (a lock wait timed out, a deadlock, a name taken and dropped while racing). */
-function collectionNotFound(collection: string): NotFoundError {
-  return new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
-}
-
-/**
- * Reads a collection's table. A delete that committed after the registry entry was read has dropped
- * the table meanwhile (found by npm run fuzz): the collection no longer exists, 404 as if it never had.
- */
-async function readTable<T>(collection: string, read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (mysqlErrno(error) === ER_NO_SUCH_TABLE) throw collectionNotFound(collection);
-    throw error;
-  }
-}
-
 function loadConflict(collection: string, reason: string): ConflictError {
   return new ConflictError(`Collection "${collection}" is being changed by another request (${reason}); nothing was loaded. Retry when that load is done.`, 'LOAD_CONFLICT', [{ path: 'collection_name', message: reason }]);
 }
 
 /** Raised inside a create when another request committed the same name first: the load becomes an append. */
 class NameRaced extends Error {}
-
-function toColumnInfo(column: ColumnSpec): ColumnInfo {
-  return { name: column.name, type: column.type, nullable: column.nullable };
-}
-
-function toInfo(record: CollectionRecord): CollectionInfo {
-  return {
-    name: record.name,
-    owner: record.owner,
-    columns: record.columns.map(toColumnInfo),
-    rowCount: record.rowCount,
-    fileName: record.fileName,
-    createdAt: record.createdAt.toISOString(),
-    updatedAt: record.updatedAt.toISOString(),
-  };
-}
 
 /**
  * Collections: a registry row plus one MySQL table per collection. Loads are all-or-nothing
@@ -128,15 +64,16 @@ function toInfo(record: CollectionRecord): CollectionInfo {
  */
 export class InternalDataService {
   constructor(
-    private readonly store: InternalDataStore,
+    private readonly store: CollectionStore,
     private readonly listener: CollectionChangeListener,
     private readonly logger: Logger,
     private readonly tuning: InsertTuning = DEFAULT_INSERT_TUNING,
-  ) {}
-
-  private get db(): Knex {
-    return this.store.db;
+  ) {
+    this.reader = new CollectionReader(store);
   }
+
+  /** The read operations, on the store's read side (collection-reader.ts). */
+  private readonly reader: CollectionReader;
 
   /**
    * Drops tables left by a process that died in the middle of a load (no registry row owns them;
@@ -149,68 +86,25 @@ export class InternalDataService {
     return orphans;
   }
 
-  async list(ownerId: number): Promise<CollectionInfo[]> {
-    return (await this.store.list(ownerId)).map(toInfo);
+  list(ownerId: number): Promise<CollectionInfo[]> {
+    return this.reader.list(ownerId);
   }
 
   /** The owner's collection, or 404: another user's collection does not exist for this owner. */
-  async get(ownerId: number, collection: string): Promise<CollectionRecord> {
-    assertCollectionName(collection);
-    const record = await this.store.find(ownerId, collection);
-    if (!record) throw collectionNotFound(collection);
-    return record;
+  get(ownerId: number, collection: string): Promise<CollectionRecord> {
+    return this.reader.get(ownerId, collection);
   }
 
-  async columns(ownerId: number, collection: string): Promise<ColumnInfo[]> {
-    return (await this.get(ownerId, collection)).columns.map(toColumnInfo);
+  columns(ownerId: number, collection: string): Promise<ColumnInfo[]> {
+    return this.reader.columns(ownerId, collection);
   }
 
-  async indexes(ownerId: number, collection: string): Promise<IndexInfo[]> {
-    const record = await this.get(ownerId, collection);
-    return readTable(collection, () => this.store.indexes(record.table));
+  indexes(ownerId: number, collection: string): Promise<IndexInfo[]> {
+    return this.reader.indexes(ownerId, collection);
   }
 
-  async rows(ownerId: number, collection: string, request: PageRequest): Promise<CollectionPage> {
-    const limit = request.limit ?? DEFAULT_PAGE;
-    const offset = request.offset ?? 0;
-    // The spec bounds both; checked again here because they are written into the statement.
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw pageBoundError('limit', `an integer from 1 to ${MAX_PAGE}`);
-    if (!Number.isSafeInteger(offset) || offset < 0) throw pageBoundError('offset', `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
-    const record = await this.get(ownerId, collection);
-    const filters = this.filtersOf(record, request.filter ?? {});
-    const names = record.columns.map((column) => column.name);
-    const [total, rows] = await readTable(collection, () => Promise.all([
-      filters.length > 0 ? this.store.count(record.table, filters) : Promise.resolve(record.rowCount),
-      this.store.page(record.table, names, filters, limit, offset),
-    ]));
-    const booleans = record.columns.filter((column) => column.type === 'BOOLEAN').map((column) => column.name);
-    return { collection: record.name, limit, offset, total, rows: rows.map((row) => fromSqlRow(row, booleans)) };
-  }
-
-  /** `filter[column]=value`: the column by name (ignoring case), the value converted to its type; an empty value matches NULL. */
-  private filtersOf(record: CollectionRecord, filter: Record<string, string>): Array<{ column: string; value: unknown }> {
-    const problems: Array<{ path: string; message: string }> = [];
-    const filters: Array<{ column: string; value: unknown }> = [];
-    for (const [name, raw] of Object.entries(filter)) {
-      const column = record.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-      const path = `query.filter[${name}]`;
-      if (!column) {
-        problems.push({ path, message: `unknown column "${name}"` });
-        continue;
-      }
-      if (typeof raw !== 'string' || raw === '') {
-        filters.push({ column: column.name, value: null });
-        continue;
-      }
-      const value = toColumnValue(raw, column.type);
-      if (value === undefined) {
-        problems.push({ path, message: `"${raw.slice(0, 80)}" is not a valid ${column.type} for column "${column.name}"` });
-        continue;
-      }
-      filters.push({ column: column.name, value });
-    }
-    if (problems.length > 0) throw new BadRequestError(`Invalid filter: ${problems.map((problem) => problem.message).join('; ')}.`, 'VALIDATION_FAILED', problems);
-    return filters;
+  rows(ownerId: number, collection: string, request: PageRequest): Promise<CollectionPage> {
+    return this.reader.rows(ownerId, collection, request);
   }
 
   async delete(ownerId: number, collection: string): Promise<void> {
@@ -224,15 +118,15 @@ export class InternalDataService {
 
   /** Removes the registry entry in one transaction; answers it (its table is dropped after the commit). */
   private async deleteEntry(ownerId: number, collection: string): Promise<CollectionRecord> {
-    const trx = await this.db.transaction();
+    const trx = await this.store.begin();
     try {
       const record = await this.store.findForUpdate(trx, ownerId, collection);
       if (!record) throw collectionNotFound(collection);
       await this.store.deleteEntry(trx, record.id);
-      await trx.commit();
+      await this.store.commit(trx);
       return record;
     } catch (error) {
-      await trx.rollback().catch(() => undefined);
+      await this.store.rollback(trx).catch(() => undefined);
       throw error;
     }
   }
@@ -294,10 +188,10 @@ export class InternalDataService {
     return sent;
   }
 
-  /** The fallback: the rows as multi-row INSERTs with bound values, on `db` (a transaction for appends). */
-  private insertRows(db: Knex | Knex.Transaction, csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, tuning: InsertTuning): Promise<number> {
+  /** The fallback: the rows as multi-row INSERTs with bound values, inside `trx` (appends) or on their own. */
+  private insertRows(trx: StoreTransaction | undefined, csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, tuning: InsertTuning): Promise<number> {
     const names = columns.map((column) => column.name);
-    return insertRows(encodedRows(csv, columns), firstRowId, (first, rows) => this.store.insertRows(db, table, names, first, rows), tuning);
+    return insertRows(encodedRows(csv, columns), firstRowId, (first, rows) => this.store.insertRows(trx, table, names, first, rows), tuning);
   }
 
   private async create(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
@@ -305,7 +199,7 @@ export class InternalDataService {
     const columns: ColumnSpec[] = profile.columns.map((column, index) => ({ name: column.name, type: column.type, nullable: column.nullable, sqlType: sqlTypes[index] }));
     const wanted = this.indexRequests(request.indexes, columns);
     const fast = await this.fastPath();
-    const trx = await this.db.transaction();
+    const trx = await this.store.begin();
     let table: string | undefined;
     try {
       let id: number;
@@ -331,13 +225,13 @@ export class InternalDataService {
       if (rows === undefined) {
         // Before the rows, so a duplicate is caught by the insert that brings it.
         for (const index of wanted) await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
-        rows = await this.insertRows(this.db, csv, table, columns, 1, this.tuning);
+        rows = await this.insertRows(undefined, csv, table, columns, 1, this.tuning);
       }
       await this.store.updateEntry(trx, id, { columns, rowCount: rows, fileName: request.fileName });
-      await trx.commit();
+      await this.store.commit(trx);
       return { collection: request.collection, created: true, rowsLoaded: rows, rowCount: rows, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(table) };
     } catch (error) {
-      await trx.rollback().catch(() => undefined);
+      await this.store.rollback(trx).catch(() => undefined);
       if (table) await this.store.dropTable(table).catch((dropError: unknown) => this.logger.error({ err: dropError, table }, 'could not drop the table of a failed load'));
       throw this.loadError(error, request.collection);
     }
@@ -348,7 +242,7 @@ export class InternalDataService {
     // READ COMMITTED on the fast path: the staging table is created after the transaction's first
     // read, and a REPEATABLE READ snapshot older than a table cannot read it ("insufficient history").
     // The registry row stays locked (FOR UPDATE) either way, so appends remain serialized.
-    const trx = await this.db.transaction(fast ? { isolationLevel: 'read committed' } : undefined);
+    const trx = await this.store.begin({ readCommitted: fast });
     const added: string[] = [];
     let record: CollectionRecord | undefined;
     let staging: string | undefined;
@@ -379,12 +273,12 @@ export class InternalDataService {
       const columns = record.columns.map((column) => ({ ...column, nullable: column.nullable || (nullable.get(column.name) ?? false) }));
       const rowCount = record.rowCount + rows;
       await this.store.updateEntry(trx, record.id, { columns, rowCount, fileName: request.fileName });
-      await trx.commit();
+      await this.store.commit(trx);
       // After the commit: the transaction read the staging table, so its metadata lock is released only now.
       await dropStaging();
       return { collection: request.collection, created: false, rowsLoaded: rows, rowCount, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(record.table) };
     } catch (error) {
-      await trx.rollback().catch(() => undefined);
+      await this.store.rollback(trx).catch(() => undefined);
       await dropStaging();
       for (const name of added) {
         await this.store.dropIndex((record as CollectionRecord).table, name).catch((dropError: unknown) => this.logger.error({ err: dropError, name }, 'could not drop an index added by a failed load'));
@@ -403,7 +297,7 @@ export class InternalDataService {
    * refused LOAD DATA LOCAL before reading anything (the caller inserts instead). The staging
    * table's name goes to `created` as soon as it exists; the caller drops it after its transaction.
    */
-  private async appendThroughStaging(trx: Knex.Transaction, record: CollectionRecord, fileColumns: ColumnSpec[], firstRowId: number, csv: CsvFile, profile: CsvProfile, created: (table: string) => void): Promise<number | undefined> {
+  private async appendThroughStaging(trx: StoreTransaction, record: CollectionRecord, fileColumns: ColumnSpec[], firstRowId: number, csv: CsvFile, profile: CsvProfile, created: (table: string) => void): Promise<number | undefined> {
     const staging = this.store.stagingTableName(record.id);
     await this.store.createTable(staging, record.columns);
     created(staging);

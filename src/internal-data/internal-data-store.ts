@@ -5,6 +5,8 @@ import { ROW_ID_COLUMN, tableName } from './collection-rules.js';
 import type { ColumnSpec } from './column-types.js';
 import { loadDataSource } from './load-data-format.js';
 import type { CellValue } from './row-encoder.js';
+import { knexOf, storeTransactionOf, type StoreTransaction } from '../db/store-transaction.js';
+import type { CollectionStore, EntryChange } from './internal-data-store-type.js';
 
 /** A registry entry (`internal_collections`) with its owner's username. */
 export interface CollectionRecord {
@@ -71,9 +73,22 @@ export interface LocalLoadResult {
 /**
  * Knex queries of internal data: the registry and the collection tables. Identifiers are always
  * passed as `??` bindings or built from validated names; values as `?` bindings or escaped `LOAD DATA` fields, never as SQL text.
+ * Its read side is the CollectionReads contract, its writes CollectionWrites (internal-data-store-type.ts).
  */
-export class InternalDataStore {
+export class InternalDataStore implements CollectionStore {
   constructor(readonly db: Knex) {}
+
+  async begin(options: { readCommitted?: boolean } = {}): Promise<StoreTransaction> {
+    return storeTransactionOf(await this.db.transaction(options.readCommitted ? { isolationLevel: 'read committed' } : undefined));
+  }
+
+  async commit(trx: StoreTransaction): Promise<void> {
+    await knexOf(trx).commit();
+  }
+
+  async rollback(trx: StoreTransaction): Promise<void> {
+    await knexOf(trx).rollback();
+  }
 
   private registry(db: Knex | Knex.Transaction = this.db) {
     return db('internal_collections as c').join('users as u', 'u.id', 'c.owner_id')
@@ -91,8 +106,8 @@ export class InternalDataStore {
   }
 
   /** The entry, locked against other loads and deletes until `trx` ends. */
-  async findForUpdate(trx: Knex.Transaction, ownerId: number, name: string): Promise<CollectionRecord | undefined> {
-    const row = (await this.registry(trx).where({ 'c.owner_id': ownerId, 'c.name': name }).forUpdate().first()) as RegistryRow | undefined;
+  async findForUpdate(trx: StoreTransaction, ownerId: number, name: string): Promise<CollectionRecord | undefined> {
+    const row = (await this.registry(knexOf(trx)).where({ 'c.owner_id': ownerId, 'c.name': name }).forUpdate().first()) as RegistryRow | undefined;
     return row ? toRecord(row) : undefined;
   }
 
@@ -100,17 +115,17 @@ export class InternalDataStore {
    * Reserves the name inside `trx`: the id (and so the table name) is known at once, while other
    * requests see nothing until `trx` commits; a concurrent load of the same name waits on the key.
    */
-  async insertEntry(trx: Knex.Transaction, entry: { ownerId: number; name: string; fileName: string }): Promise<number> {
-    const [id] = await trx('internal_collections').insert({ owner_id: entry.ownerId, name: entry.name, columns: '[]', row_count: 0, file_name: entry.fileName });
+  async insertEntry(trx: StoreTransaction, entry: { ownerId: number; name: string; fileName: string }): Promise<number> {
+    const [id] = await knexOf(trx)('internal_collections').insert({ owner_id: entry.ownerId, name: entry.name, columns: '[]', row_count: 0, file_name: entry.fileName });
     return Number(id);
   }
 
-  async updateEntry(trx: Knex.Transaction, id: number, change: { columns: ColumnSpec[]; rowCount: number; fileName: string }): Promise<void> {
-    await trx('internal_collections').where({ id }).update({ columns: JSON.stringify(change.columns), row_count: change.rowCount, file_name: change.fileName, updated_at: trx.fn.now(3) });
+  async updateEntry(trx: StoreTransaction, id: number, change: EntryChange): Promise<void> {
+    await knexOf(trx)('internal_collections').where({ id }).update({ columns: JSON.stringify(change.columns), row_count: change.rowCount, file_name: change.fileName, updated_at: this.db.fn.now(3) });
   }
 
-  async deleteEntry(trx: Knex.Transaction, id: number): Promise<void> {
-    await trx('internal_collections').where({ id }).delete();
+  async deleteEntry(trx: StoreTransaction, id: number): Promise<void> {
+    await knexOf(trx)('internal_collections').where({ id }).delete();
   }
 
   /** DDL (auto-commits): the collection table with a `_row_id` primary key giving load order. */
@@ -203,10 +218,10 @@ export class InternalDataStore {
   }
 
   /** Moves an append's rows from its staging table into the collection table, in load order, inside `trx`; answers the rows inserted. */
-  async insertFromStaging(trx: Knex.Transaction, target: string, staging: string, columns: readonly string[]): Promise<number> {
+  async insertFromStaging(trx: StoreTransaction, target: string, staging: string, columns: readonly string[]): Promise<number> {
     const names = [ROW_ID_COLUMN, ...columns];
     const list = names.map(() => '??').join(', ');
-    const [result] = (await trx.raw(`INSERT INTO ?? (${list}) SELECT ${list} FROM ?? ORDER BY ??`, [target, ...names, ...names, staging, ROW_ID_COLUMN])) as [{ affectedRows: number }, unknown];
+    const [result] = (await knexOf(trx).raw(`INSERT INTO ?? (${list}) SELECT ${list} FROM ?? ORDER BY ??`, [target, ...names, ...names, staging, ROW_ID_COLUMN])) as [{ affectedRows: number }, unknown];
     return Number(result.affectedRows);
   }
 
@@ -230,17 +245,17 @@ export class InternalDataStore {
   }
 
   /** The highest `_row_id` (0 for an empty table): appended rows continue from here. */
-  async maxRowId(trx: Knex.Transaction, table: string): Promise<number> {
-    const [rows] = (await trx.raw('SELECT COALESCE(MAX(??), 0) AS max_id FROM ??', [ROW_ID_COLUMN, table])) as [Array<{ max_id: number | string }>, unknown];
+  async maxRowId(trx: StoreTransaction, table: string): Promise<number> {
+    const [rows] = (await knexOf(trx).raw('SELECT COALESCE(MAX(??), 0) AS max_id FROM ??', [ROW_ID_COLUMN, table])) as [Array<{ max_id: number | string }>, unknown];
     return Number(rows[0].max_id);
   }
 
   /**
    * One multi-row INSERT of encoded `rows` (cells in the order of `columns`) numbered from
-   * `firstRowId`, on `db` (a transaction for appends). Every value is a bound parameter: the
+   * `firstRowId`, inside `trx` (appends) or on its own. Every value is a bound parameter: the
    * statement's text holds only quoted identifiers and placeholders.
    */
-  async insertRows(db: Knex | Knex.Transaction, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
+  async insertRows(trx: StoreTransaction | undefined, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
     if (rows.length === 0) return;
     const placeholders = `(${new Array(columns.length + 1).fill('?').join(', ')})`;
     const bindings: Array<string | number | null> = [table, ROW_ID_COLUMN, ...columns];
@@ -248,7 +263,7 @@ export class InternalDataStore {
       bindings.push(firstRowId + index);
       for (const cell of row) bindings.push(cell);
     });
-    await db.raw(`INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES ${new Array(rows.length).fill(placeholders).join(', ')}`, bindings);
+    await (trx ? knexOf(trx) : this.db).raw(`INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES ${new Array(rows.length).fill(placeholders).join(', ')}`, bindings);
   }
 
   /**

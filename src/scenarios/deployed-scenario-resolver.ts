@@ -3,7 +3,7 @@ import type { NodeProperties, ScenarioDocument, ScenarioPort } from '../engine/i
 import { NotFoundError } from '../errors/not-found-error.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import { deployedCacheKey, type DeployedScenario, type DeployedScenarios } from './deployed-scenarios.js';
-import type { ScenarioStore } from './scenario-store.js';
+import type { ScenarioStore } from './scenario-store-type.js';
 
 type Lookup = DeployedScenario | 'NOT_FOUND' | 'NOT_DEPLOYED';
 

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import {
   InputValidationError, ScenarioCompileError, ScenarioRunError, inputVariables,
   type CompiledScenario, type Diagnostic, type ScenarioDocument, type ScenarioEngine, type TestCaseSpec,
@@ -15,10 +14,11 @@ import { deployedCacheKey } from './deployed-scenarios.js';
 import { invalidScenario, prepareImport, type PreparedImport } from './import-document.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
+import type { StoreTransaction } from '../db/store-transaction.js';
 import { parseRecordId } from '../db/record-id.js';
 import type { ReplayReferences } from './replay-references.js';
 import type { ScenarioAccess, ScenarioActor } from './scenario-access.js';
-import { ScenarioStore } from './scenario-store.js';
+import type { ScenarioStore } from './scenario-store-type.js';
 import type { ScenarioVersions, VersionSnapshot } from './scenario-versions.js';
 import { assertTestCaseCount } from './test-case-cap.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
@@ -270,7 +270,7 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     return scenario;
   }
 
-  private async openedVersion(scenario: ScenarioRecord, trx?: Knex): Promise<VersionRecord> {
+  private async openedVersion(scenario: ScenarioRecord, trx?: StoreTransaction): Promise<VersionRecord> {
     const version = await this.store.findOpenedVersion(scenario.id, trx);
     if (!version) throw scenarioNotFound(`Scenario "${scenario.name}" has no version.`);
     return version;
@@ -354,7 +354,7 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     }
   }
 
-  private async importOne(trx: Knex.Transaction, ownerId: number, item: PreparedImport, check: ImportCheck, switches: ImportSwitches): Promise<ImportOutcomeDto> {
+  private async importOne(trx: StoreTransaction, ownerId: number, item: PreparedImport, check: ImportCheck, switches: ImportSwitches): Promise<ImportOutcomeDto> {
     const notDeployed = (scenarioId: number): ImportOutcomeDto => ({ name: item.name, scenarioId: String(scenarioId), outcome: 'NOT_DEPLOYED', diagnostics: check.diagnostics.map(diagnosticDto) });
     const existing = await this.store.findByName(ownerId, item.name, trx);
     if (!existing) {
@@ -386,7 +386,7 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     return { name: item.name, scenarioId: String(existing.id), outcome: switches.overwriteDevelop ? 'UPDATED_AND_DEPLOYED' : 'DEPLOYED', version: String(created.versionNumber) };
   }
 
-  private async insertScenario(trx: Knex.Transaction, ownerId: number, name: string): Promise<number> {
+  private async insertScenario(trx: StoreTransaction, ownerId: number, name: string): Promise<number> {
     try {
       return await this.store.insertScenario(trx, ownerId, name);
     } catch (error) {
@@ -396,7 +396,7 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   }
 
   /** One transaction, retried when MariaDB picks it as a deadlock victim. */
-  private write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  private write<T>(work: (trx: StoreTransaction) => Promise<T>): Promise<T> {
     return retryOnDeadlock(() => this.store.transaction(work));
   }
 

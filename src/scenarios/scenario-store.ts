@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { knexOf, storeTransactionOf, type StoreTransaction } from '../db/store-transaction.js';
+import type { LockedScenario, ScenarioStore } from './scenario-store-type.js';
 import type { NewTestCase, ScenarioRecord, TestCaseRecord, TestCaseVariable, VersionContent, VersionRecord, VersionStatus } from './scenario-types.js';
 
 interface ScenarioRow {
@@ -63,23 +65,32 @@ function toTestCase(row: TestCaseRow): TestCaseRecord {
 }
 
 
+export type { ScenarioStore } from './scenario-store-type.js';
+
 /**
- * Knex queries over scenarios, scenario_versions and scenario_test_cases. Every method takes an
- * optional transaction; the service decides transaction boundaries.
+ * Knex queries over scenarios, scenario_versions and scenario_test_cases (the ScenarioStore contract:
+ * scenario-store-type.ts). The service decides transaction boundaries.
  */
-export class ScenarioStore {
+export class MySqlScenarioStore implements ScenarioStore {
   constructor(private readonly db: Knex) {}
 
-  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  transaction<T>(work: (trx: StoreTransaction) => Promise<T>): Promise<T> {
+    return this.db.transaction((trx) => work(storeTransactionOf(trx)));
   }
 
-  async findById(id: number, trx: Knex = this.db): Promise<ScenarioRecord | undefined> {
+  /** The transaction's connection, or the pool's. */
+  private on(trx?: StoreTransaction): Knex {
+    return trx ? knexOf(trx) : this.db;
+  }
+
+  async findById(id: number, transaction?: StoreTransaction): Promise<ScenarioRecord | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.id', id).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
     return row ? toScenario(row) : undefined;
   }
 
-  async findByName(ownerId: number, name: string, trx: Knex = this.db): Promise<ScenarioRecord | undefined> {
+  async findByName(ownerId: number, name: string, transaction?: StoreTransaction): Promise<ScenarioRecord | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenarios as s').join('users as u', 'u.id', 's.owner_id').where({ 's.owner_id': ownerId, 's.name': name }).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
     return row ? toScenario(row) : undefined;
   }
@@ -89,33 +100,32 @@ export class ScenarioStore {
     return rows.map(toScenario);
   }
 
-  /** Locks the scenario row for the rest of the transaction: deploys and imports of one scenario run one at a time. */
-  async lockByName(trx: Knex.Transaction, ownerId: number, name: string): Promise<{ id: number; nextVersion: number } | undefined> {
-    const row = (await trx('scenarios').where({ owner_id: ownerId, name }).forUpdate().first('id', 'next_version')) as { id: number; next_version: number } | undefined;
-    return row ? { id: row.id, nextVersion: row.next_version } : undefined;
-  }
-
-  async lockById(trx: Knex.Transaction, id: number): Promise<{ id: number; nextVersion: number } | undefined> {
+  async lockById(transaction: StoreTransaction, id: number): Promise<LockedScenario | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenarios').where({ id }).forUpdate().first('id', 'next_version')) as { id: number; next_version: number } | undefined;
     return row ? { id: row.id, nextVersion: row.next_version } : undefined;
   }
 
   /** Inserts a scenario; a name the owner already has fails with a duplicate-key error (see isDuplicateKey in src/db/mysql-errors.ts). */
-  async insertScenario(trx: Knex.Transaction, ownerId: number, name: string): Promise<number> {
+  async insertScenario(transaction: StoreTransaction, ownerId: number, name: string): Promise<number> {
+    const trx = this.on(transaction);
     const [id] = await trx('scenarios').insert({ owner_id: ownerId, name });
     return id;
   }
 
-  async rename(trx: Knex.Transaction, id: number, newName: string): Promise<void> {
+  async rename(transaction: StoreTransaction, id: number, newName: string): Promise<void> {
+    const trx = this.on(transaction);
     await trx('scenarios').where({ id }).update({ name: newName, updated_at: trx.fn.now(3) });
   }
 
-  async touch(trx: Knex.Transaction, id: number): Promise<void> {
+  async touch(transaction: StoreTransaction, id: number): Promise<void> {
+    const trx = this.on(transaction);
     await trx('scenarios').where({ id }).update({ updated_at: trx.fn.now(3) });
   }
 
   /** The version `open` shows: the development version if any, else the latest deployed. */
-  async findOpenedVersion(scenarioId: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+  async findOpenedVersion(scenarioId: number, transaction?: StoreTransaction): Promise<VersionRecord | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenario_versions')
       .where({ scenario_id: scenarioId })
       // develop (NULL number) first, then the highest number
@@ -124,17 +134,20 @@ export class ScenarioStore {
     return row ? toVersion(row) : undefined;
   }
 
-  async findDevelopVersion(scenarioId: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+  async findDevelopVersion(scenarioId: number, transaction?: StoreTransaction): Promise<VersionRecord | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEVELOP' }).first()) as VersionRow | undefined;
     return row ? toVersion(row) : undefined;
   }
 
-  async findLatestDeployed(scenarioId: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+  async findLatestDeployed(scenarioId: number, transaction?: StoreTransaction): Promise<VersionRecord | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEPLOYED' }).orderBy('version_number', 'desc').first()) as VersionRow | undefined;
     return row ? toVersion(row) : undefined;
   }
 
-  async findDeployedVersion(scenarioId: number, versionNumber: number, trx: Knex = this.db): Promise<VersionRecord | undefined> {
+  async findDeployedVersion(scenarioId: number, versionNumber: number, transaction?: StoreTransaction): Promise<VersionRecord | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEPLOYED', version_number: versionNumber }).first()) as VersionRow | undefined;
     return row ? toVersion(row) : undefined;
   }
@@ -167,7 +180,8 @@ export class ScenarioStore {
   }
 
   /** Creates or replaces the development version (one row per scenario, replaced in place). */
-  async putDevelopVersion(trx: Knex.Transaction, scenarioId: number, version: VersionContent, sourceVersion: string): Promise<number> {
+  async putDevelopVersion(transaction: StoreTransaction, scenarioId: number, version: VersionContent, sourceVersion: string): Promise<number> {
+    const trx = this.on(transaction);
     const existing = (await trx('scenario_versions').where({ scenario_id: scenarioId, status: 'DEVELOP' }).first('id')) as { id: number } | undefined;
     const values = { content: version.content, node_properties: version.nodeProperties, description: version.description, source_version: sourceVersion };
     if (existing) {
@@ -183,7 +197,8 @@ export class ScenarioStore {
    * the scenario's counter, so concurrent deploys get consecutive numbers. `replayId`: the replay it
    * was tested with (deploy's `replay` reference).
    */
-  async insertDeployedVersion(trx: Knex.Transaction, scenario: { id: number; nextVersion: number }, version: VersionContent, sourceVersion: string, replayId?: string): Promise<{ id: number; versionNumber: number }> {
+  async insertDeployedVersion(transaction: StoreTransaction, scenario: LockedScenario, version: VersionContent, sourceVersion: string, replayId?: string): Promise<{ id: number; versionNumber: number }> {
+    const trx = this.on(transaction);
     const versionNumber = scenario.nextVersion;
     const [id] = await trx('scenario_versions').insert({
       scenario_id: scenario.id, status: 'DEPLOYED', version_number: versionNumber, source_version: sourceVersion,
@@ -194,17 +209,20 @@ export class ScenarioStore {
     return { id, versionNumber };
   }
 
-  async listTestCases(scenarioId: number, trx: Knex = this.db): Promise<TestCaseRecord[]> {
+  async listTestCases(scenarioId: number, transaction?: StoreTransaction): Promise<TestCaseRecord[]> {
+    const trx = this.on(transaction);
     const rows = (await trx('scenario_test_cases').where({ scenario_id: scenarioId }).orderBy(['position', 'id'])) as TestCaseRow[];
     return rows.map(toTestCase);
   }
 
-  async findTestCase(id: number, trx: Knex = this.db): Promise<TestCaseRecord | undefined> {
+  async findTestCase(id: number, transaction?: StoreTransaction): Promise<TestCaseRecord | undefined> {
+    const trx = this.on(transaction);
     const row = (await trx('scenario_test_cases').where({ id }).first()) as TestCaseRow | undefined;
     return row ? toTestCase(row) : undefined;
   }
 
-  async replaceTestCases(trx: Knex.Transaction, scenarioId: number, testCases: NewTestCase[]): Promise<void> {
+  async replaceTestCases(transaction: StoreTransaction, scenarioId: number, testCases: NewTestCase[]): Promise<void> {
+    const trx = this.on(transaction);
     await trx('scenario_test_cases').where({ scenario_id: scenarioId }).delete();
     if (testCases.length === 0) return;
     await trx('scenario_test_cases').insert(testCases.map((testCase, position) => ({
@@ -217,7 +235,8 @@ export class ScenarioStore {
     })));
   }
 
-  async updateTestCase(trx: Knex.Transaction, id: number, testCase: NewTestCase): Promise<void> {
+  async updateTestCase(transaction: StoreTransaction, id: number, testCase: NewTestCase): Promise<void> {
+    const trx = this.on(transaction);
     await trx('scenario_test_cases').where({ id }).update({
       name: testCase.name,
       variables: JSON.stringify(testCase.variables),

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BatchStore, type ElementOutcome } from '../../src/execution/batch-store.js';
+import { MySqlBatchStore, type ElementOutcome } from '../../src/execution/batch-store.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 let t: TestApp;
-let store: BatchStore;
+let store: MySqlBatchStore;
 let alice: TestUser;
 
 beforeAll(async () => {
   t = await createTestApp();
-  store = new BatchStore(t.services.db);
+  store = new MySqlBatchStore(t.services.db);
   alice = await t.newUser();
 });
 afterAll(() => t.close());

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { RunResultStore, type NewAsyncRun } from '../../src/execution/run-result-store.js';
+import { MySqlRunResultStore, type NewAsyncRun } from '../../src/execution/run-result-store.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 let t: TestApp;
-let store: RunResultStore;
+let store: MySqlRunResultStore;
 let alice: TestUser;
 
 beforeAll(async () => {
   t = await createTestApp();
-  store = new RunResultStore(t.services.db);
+  store = new MySqlRunResultStore(t.services.db);
   alice = await t.newUser();
 });
 afterAll(() => t.close());

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { BatchStore } from '../../src/execution/batch-store.js';
-import { RunResultStore, type RunIdentity } from '../../src/execution/run-result-store.js';
+import { MySqlBatchStore } from '../../src/execution/batch-store.js';
+import { MySqlRunResultStore, type RunIdentity } from '../../src/execution/run-result-store.js';
 import type { RunOutcome } from '../../src/execution/run-outcome.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
@@ -82,7 +82,7 @@ describe('outcomes too large for their columns', () => {
   });
 
   it('stores other tenants’ runs of the same group write next to a 74 KB error', async () => {
-    const store = new RunResultStore(t.services.db);
+    const store = new MySqlRunResultStore(t.services.db);
     const [big, bobs, alices] = [await queuedRun(alice), await queuedRun(bob), await queuedRun(alice)];
     const message = 'x'.repeat(74_000);
     const outcomes = await store.finishRuns([{ run: big, outcome: failed(message) }, { run: bobs, outcome: succeeded() }, { run: alices, outcome: succeeded() }]);
@@ -96,7 +96,7 @@ describe('outcomes too large for their columns', () => {
   });
 
   it('retries a failed group write run by run: the run whose own write fails is stored as RESULT_NOT_STORED, the others as they are', async () => {
-    const store = new RunResultStore(t.services.db);
+    const store = new MySqlRunResultStore(t.services.db);
     const [bad, bobs] = [await queuedRun(alice), await queuedRun(bob)];
     // A version longer than its column (32): the whole multi-row statement is refused.
     const unstorable: RunOutcome = { ...succeeded(), version: 'v'.repeat(40) };
@@ -109,7 +109,7 @@ describe('outcomes too large for their columns', () => {
   });
 
   it('answers the error of the one run that cannot be stored at all, and stores the others', async () => {
-    const store = new RunResultStore(t.services.db);
+    const store = new MySqlRunResultStore(t.services.db);
     const bobs = await queuedRun(bob);
     // A run of no user: the foreign key refuses its row, and its replacement too.
     const orphan: RunIdentity = { id: randomUUID(), userId: 2_000_000_000, requestId: randomUUID(), scenarioName: 'double', batchId: null, elementIndex: null };
@@ -120,7 +120,7 @@ describe('outcomes too large for their columns', () => {
   });
 
   it('bounds the error details of a batch element and stores its neighbours when one element cannot be stored', async () => {
-    const batches = new BatchStore(t.services.db);
+    const batches = new MySqlBatchStore(t.services.db);
     const id = randomUUID();
     await batches.insertBatch({ id, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: [{ a: 1 }, { a: 2 }, { a: 3 }] });
     const batch = (await batches.findBatch(id))!;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { StoreTransaction } from '../../../src/db/store-transaction.js';
 import { createInternalDataHandlers } from '../../../src/internal-data/internal-data-routes.js';
 import { InternalDataService } from '../../../src/internal-data/internal-data-service.js';
 import { InternalDataStore, type LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
@@ -48,9 +49,9 @@ export class RecordingStore extends InternalDataStore {
     return result;
   }
 
-  override async insertRows(db: Knex | Knex.Transaction, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
+  override async insertRows(trx: StoreTransaction | undefined, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
     this.insertStatements += 1;
-    await super.insertRows(db, table, columns, firstRowId, rows);
+    await super.insertRows(trx, table, columns, firstRowId, rows);
   }
 
   reset(): void {
