@@ -9,8 +9,11 @@ import { storedScoreResult } from './score-results.js';
 
 /** Each user's own callback signing secret (implemented by the auth feature's UserService). */
 export interface CallbackSecrets {
-  /** The secret, or undefined when the user was issued none; throws when it cannot be read. */
-  callbackSecretOf(userId: number): Promise<string | undefined>;
+  /**
+   * The secrets that sign the user's callbacks, current first, then the one a rotation replaced while its overlap
+   * lasts (CALLBACK_SECRET_OVERLAP_SECONDS); empty when the user was issued none; throws when they cannot be read.
+   */
+  callbackSecretsOf(userId: number): Promise<string[]>;
 }
 
 export interface CallbackSettings {
@@ -70,7 +73,8 @@ export class TenantSlots {
  * addresses and never follows redirects.
  *
  * Signatures: `X-SCE-Signature-V2: v2=<hex>` with the run owner's own callback secret over timestamp, URL,
- * request id and body (callback-signature.ts); during the transition also the legacy `X-SCE-Signature`.
+ * request id and body (callback-signature.ts), `v2=<new>,v2=<old>` during a rotation's overlap; during the
+ * transition also the legacy `X-SCE-Signature`.
  * A run whose owner has no callback secret is sent with the legacy signature only, while it is on; with it
  * off, such an attempt fails (recorded, retried like any failure: issuing a secret in the meantime lets it through).
  */
@@ -149,8 +153,9 @@ export class CallbackDelivery {
   /** The signature headers of one attempt, or why it cannot be signed. */
   private async signatures(userId: number, callback: { timestamp: number; url: string; requestId: string; body: string }): Promise<Record<string, string> | string> {
     const headers: Record<string, string> = {};
-    const secret = await this.secrets.callbackSecretOf(userId);
-    if (secret !== undefined) headers['x-sce-signature-v2'] = signCallbackV2(secret, callback);
+    // During a rotation's overlap two signatures, the new secret's first: a receiver accepts the one it can check.
+    const secrets = await this.secrets.callbackSecretsOf(userId);
+    if (secrets.length > 0) headers['x-sce-signature-v2'] = secrets.map((secret) => signCallbackV2(secret, callback)).join(',');
     if (this.settings.legacySigningSecret !== undefined) headers['x-sce-signature'] = signCallback(this.settings.legacySigningSecret, callback.timestamp, callback.body);
     if (Object.keys(headers).length === 0) {
       return 'not sent: the run\'s user has no callback secret and CALLBACK_LEGACY_SIGNATURE is off (issue one: npm run token -- <user> --callback-secret)';
