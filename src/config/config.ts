@@ -45,7 +45,7 @@ export interface LimitsConfig {
   callbackMaxRetries: number;
   callbackMaxDelaySeconds: number;
   callbackTimeoutMs: number;
-  /** Callback deliveries of one tenant in flight at once per process; the others wait their turn as delayed jobs. */
+  /** Callback deliveries of one tenant in flight at once, across processes (leases in the job store's Redis); the others wait their turn as delayed jobs. */
   callbackSlotsPerTenant: number;
   /** Shortest delay before a callback retry (a requested delay of 0 is raised to it); each further retry doubles the delay. */
   callbackRetryFloorSeconds: number;
