@@ -453,7 +453,7 @@ export interface paths {
         put?: never;
         /**
          * Input variables from CSV
-         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number. The file may be at most the body limit (1 MiB by default) long, like any other body; larger is 413.
+         * @description Parses a CSV upload of variable declarations into a VariableInfo map (it stores nothing). One variable per line, `;`-separated columns `required;name;type;description;tags`; an optional header line (`required;name;type;description;tags`). `required` is true/false; type is STRING, DOUBLE, INTEGER, BOOLEAN, MAP, VECTOR or a dictionary written as its options separated by `#` (`A#B#C`; the dictionary is named after the variable); tags are comma-separated. A bad line is a 400 naming its line number (the first 100 bad lines are listed; the message gives their count); a line longer than 20,000 characters is one bad line; a file declares at most 10,000 variables (more is a 400). The file may be at most the body limit (1 MiB by default) long, like any other body; larger is 413.
          */
         post: operations["createInputVariablesFromCsv"];
         delete?: never;

@@ -5,7 +5,9 @@
  * user had none) or, with `--rotate`, replaces it (the old one stops working at once; running API
  * processes may honour it for up to SCORE_TOKEN_CACHE_SECONDS).
  * `--callback-secret` also issues the user's callback signing secret when it has none, `--rotate-callback-secret`
- * replaces it: printed once as "callbackSecret" (stored sealed with CALLBACK_SECRETS_KEY; docs/execution.md).
+ * replaces it: printed once as "callbackSecret" (stored sealed with CALLBACK_SECRETS_KEY; docs/execution.md). The
+ * replaced secret still signs callbacks, beside the new one, for CALLBACK_SECRET_OVERLAP_SECONDS (24 h; 0 ends it
+ * at once, for a leaked secret).
  * `npm run --silent token -- <username> --disable | --enable`: switches an existing user off or on
  * (access tokens at once; score tokens within SCORE_TOKEN_CACHE_SECONDS); prints {"userId","username","enabled"}.
  */
@@ -32,7 +34,7 @@ if (!username || !UserService.isValidUsername(username) || unknown.length > 0 ||
 const config = loadConfig();
 // quiet: knex would print a failed connection with its stack on stdout, where callers read the JSON line.
 const db = createDatabase(config.databaseUrl, { min: 0, max: 1 }, true);
-const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0, callbackSecretsKey: config.callbackSecretsKey });
+const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0, callbackSecretsKey: config.callbackSecretsKey, callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds });
 try {
   if (switching) {
     const user = await users.findByUsername(username);
@@ -47,7 +49,7 @@ try {
     if (!user.enabled) console.error(`token: ${user.username} is disabled; its credentials do not work until --enable.`);
     const wantsCallbackSecret = has('--callback-secret') || has('--rotate-callback-secret');
     const callbackSecret = wantsCallbackSecret ? await users.issueCallbackSecret(user.id, { rotate: has('--rotate-callback-secret') }) : undefined;
-    if (wantsCallbackSecret && !callbackSecret) console.error(`token: ${user.username} already has a callback secret; it was shown once, when it was issued. Use --rotate-callback-secret to replace it (callbacks are then signed with the new one only).`);
+    if (wantsCallbackSecret && !callbackSecret) console.error(`token: ${user.username} already has a callback secret; it was shown once, when it was issued. Use --rotate-callback-secret to replace it (callbacks are then signed with the new one, and with the old one for CALLBACK_SECRET_OVERLAP_SECONDS).`);
     const accessToken = issueAccessToken(config.jwt, user.username, user.isAdmin);
     process.stdout.write(`${JSON.stringify({ userId: user.id, username: user.username, accessToken, ...(scoreToken ? { scoreToken } : {}), ...(callbackSecret ? { callbackSecret } : {}) })}\n`);
   }

@@ -109,7 +109,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   // Hot-path caches are served stale while they refresh; a refresh that fails (MySQL down) is logged at most every 10 s.
   const onRefreshError = throttledWarning(logger, 'a cached answer could not be read again (MySQL); serving the one in hand within its bound', 10_000);
   const users = new UserService(new UserStore(db), {
-    scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000, onRefreshError, callbackSecretsKey: config.callbackSecretsKey,
+    scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000, onRefreshError, callbackSecretsKey: config.callbackSecretsKey, callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds,
   });
   // ── internal data ──
   const internalDataStore = new InternalDataStore(db);

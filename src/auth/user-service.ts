@@ -9,6 +9,8 @@ const USERNAME = /^[A-Za-z0-9._@-]{1,190}$/;
 export interface UserServiceOptions {
   /** CALLBACK_SECRETS_KEY: seals users' callback signing secrets (without it none can be issued or read). */
   callbackSecretsKey?: string;
+  /** CALLBACK_SECRET_OVERLAP_SECONDS: how long a rotated-out callback secret still signs callbacks (0: not at all). */
+  callbackSecretOverlapSeconds?: number;
   /**
    * How long a score-token look-up is reused (SCORE_TOKEN_CACHE_SECONDS; 0: never). It bounds how
    * long another process's change (a disabled user, a rotated token) takes to reach this one.
@@ -38,7 +40,10 @@ export class UserService {
 
   private readonly secretBox: CallbackSecretBox | undefined;
 
+  private readonly secretOverlapSeconds: number;
+
   constructor(private readonly store: UserStore, options: UserServiceOptions) {
+    this.secretOverlapSeconds = options.callbackSecretOverlapSeconds ?? 0;
     this.secretBox = options.callbackSecretsKey === undefined ? undefined : new CallbackSecretBox(options.callbackSecretsKey);
     this.byTokenHash = options.scoreTokenCacheMs > 0
       ? new StaleWhileRevalidateCache((hash) => this.tokenEntry(Buffer.from(hash, 'hex')), {
@@ -95,19 +100,38 @@ export class UserService {
 
   /**
    * Issues a callback signing secret and returns it: the only time it is ever shown. Without `rotate` only a
-   * user who has none gets one (undefined otherwise); with `rotate` the new secret replaces the old, and
-   * every callback from then on (retries of earlier runs included) is signed with the new one.
+   * user who has none gets one (undefined otherwise); with `rotate` the new secret replaces the old, and every
+   * callback from then on (retries of earlier runs included) is signed with the new one, and also with the old
+   * one for `callbackSecretOverlapSeconds` (read when rotating), so receivers can move over without refusing any.
    */
   async issueCallbackSecret(userId: number, options: { rotate?: boolean } = {}): Promise<string | undefined> {
     const secret = generateCallbackSecret();
-    const stored = await this.store.setCallbackSecret(userId, this.box().seal(userId, secret), options.rotate === true);
+    const stored = await this.store.setCallbackSecret(userId, this.box().seal(userId, secret), options.rotate === true, this.secretOverlapSeconds);
     return stored ? secret : undefined;
   }
 
-  /** The user's callback signing secret, or undefined when none was issued (execution's CallbackSecrets). */
+  /** The user's callback signing secret, or undefined when none was issued. */
   async callbackSecretOf(userId: number): Promise<string | undefined> {
-    const sealed = await this.store.sealedCallbackSecret(userId);
-    return sealed === undefined ? undefined : this.box().open(userId, sealed);
+    return (await this.callbackSecretsOf(userId))[0];
+  }
+
+  /**
+   * The secrets that sign the user's callbacks (execution's CallbackSecrets): the current one, then the one a
+   * rotation replaced while its overlap lasts; none when none was issued. Throws when the current one cannot be
+   * opened; a previous one that cannot (sealed under an older CALLBACK_SECRETS_KEY) is left out.
+   */
+  async callbackSecretsOf(userId: number): Promise<string[]> {
+    const sealed = await this.store.sealedCallbackSecrets(userId);
+    if (!sealed) return [];
+    const secrets = [this.box().open(userId, sealed.current)];
+    if (sealed.previous) {
+      try {
+        secrets.push(this.box().open(userId, sealed.previous));
+      } catch {
+        // Only the current secret signs, as without an overlap.
+      }
+    }
+    return secrets;
   }
 
   private box(): CallbackSecretBox {

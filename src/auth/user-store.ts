@@ -89,17 +89,30 @@ export class UserStore {
 
   /**
    * Stores `sealed` as the user's callback secret, replacing any other when `replace`, else only when the user
-   * has none. Answers whether it was stored.
+   * has none. A replaced secret is kept as the previous one for `overlapSeconds` (none kept when 0); a previous
+   * one kept from an earlier rotation is dropped. Answers whether it was stored.
    */
-  async setCallbackSecret(id: number, sealed: Buffer, replace: boolean): Promise<boolean> {
+  async setCallbackSecret(id: number, sealed: Buffer, replace: boolean, overlapSeconds = 0): Promise<boolean> {
     const query = this.db('users').where({ id });
     if (!replace) query.whereNull('callback_secret_sealed');
-    return (await query.update({ callback_secret_sealed: sealed, callback_secret_issued_at: this.db.fn.now() })) === 1;
+    const keep = replace && overlapSeconds > 0;
+    // MySQL assigns left to right, each assignment seeing the ones before it: the previous columns read the
+    // secret being replaced, so they come before callback_secret_sealed (knex keeps the object's order).
+    return (await query.update({
+      callback_secret_previous_sealed: keep ? this.db.raw('callback_secret_sealed') : null,
+      callback_secret_previous_until: keep ? this.db.raw('IF(callback_secret_sealed IS NULL, NULL, NOW(3) + INTERVAL ? SECOND)', [overlapSeconds]) : null,
+      callback_secret_sealed: sealed,
+      callback_secret_issued_at: this.db.fn.now(),
+    })) === 1;
   }
 
-  /** The user's sealed callback secret, if one was issued. */
-  async sealedCallbackSecret(id: number): Promise<Buffer | undefined> {
-    const row = await this.db('users').where({ id }).first('callback_secret_sealed') as { callback_secret_sealed: Buffer | null } | undefined;
-    return row?.callback_secret_sealed ?? undefined;
+  /** The user's sealed callback secret, if one was issued, and the one it replaced while its overlap lasts (database clock). */
+  async sealedCallbackSecrets(id: number): Promise<{ current: Buffer; previous?: Buffer } | undefined> {
+    const row = await this.db('users').where({ id }).first(
+      'callback_secret_sealed',
+      this.db.raw('IF(callback_secret_previous_until > NOW(3), callback_secret_previous_sealed, NULL) AS previous_sealed'),
+    ) as { callback_secret_sealed: Buffer | null; previous_sealed: Buffer | null } | undefined;
+    if (!row?.callback_secret_sealed) return undefined;
+    return { current: row.callback_secret_sealed, ...(row.previous_sealed ? { previous: row.previous_sealed } : {}) };
   }
 }

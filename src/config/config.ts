@@ -45,7 +45,7 @@ export interface LimitsConfig {
   callbackMaxRetries: number;
   callbackMaxDelaySeconds: number;
   callbackTimeoutMs: number;
-  /** Callback deliveries of one tenant in flight at once per process; the others wait their turn as delayed jobs. */
+  /** Callback deliveries of one tenant in flight at once, across processes (leases in the job store's Redis); the others wait their turn as delayed jobs. */
   callbackSlotsPerTenant: number;
   /** Shortest delay before a callback retry (a requested delay of 0 is raised to it); each further retry doubles the delay. */
   callbackRetryFloorSeconds: number;
@@ -76,6 +76,11 @@ export interface AppConfig {
   callbackLegacySignature: boolean;
   /** CALLBACK_SECRETS_KEY: the server key that seals users' callback signing secrets at rest. */
   callbackSecretsKey: string;
+  /**
+   * CALLBACK_SECRET_OVERLAP_SECONDS: after a rotation, how long the replaced callback secret still signs callbacks
+   * beside the new one (0: not at all, for a leaked secret), so receivers can switch without refusing any.
+   */
+  callbackSecretOverlapSeconds: number;
   /** Worker: how many batch elements run at once per worker process. */
   workerConcurrency: number;
   /** Elements per batch job (one Agenda job covers this many elements). */
@@ -283,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     callbackSigningSecret: env.CALLBACK_SIGNING_SECRET ?? (deployed ? '' : DEV_SECRET),
     callbackLegacySignature: readBoolean(env, 'CALLBACK_LEGACY_SIGNATURE', true),
     callbackSecretsKey: env.CALLBACK_SECRETS_KEY ?? (deployed ? '' : DEV_SECRET),
+    callbackSecretOverlapSeconds: readInt(env, 'CALLBACK_SECRET_OVERLAP_SECONDS', 86_400),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 64),
     batchChunkSize: readInt(env, 'BATCH_CHUNK_SIZE', 500),
     scoreFastLane: env.SCORE_FAST_LANE !== 'false',
@@ -389,6 +395,7 @@ function assertUsable(config: AppConfig): void {
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
   if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
   if (config.limits.callbackSlotsPerTenant < 1) problems.push('CALLBACK_SLOTS_PER_TENANT must be at least 1');
+  if (config.callbackSecretOverlapSeconds < 0 || config.callbackSecretOverlapSeconds > 2_592_000) problems.push('CALLBACK_SECRET_OVERLAP_SECONDS must be between 0 and 2592000 (30 days)');
   if (config.limits.callbackRetryFloorSeconds < 1) problems.push('CALLBACK_RETRY_FLOOR_SECONDS must be at least 1');
   if (config.limits.yamlParseMs < 100) problems.push('LIMIT_YAML_PARSE_MS must be at least 100');
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');

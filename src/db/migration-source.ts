@@ -26,6 +26,7 @@ import * as runAttempts from './migrations/20261127002730_run_attempts.js';
 import * as userCallbackSecrets from './migrations/20261128002800_user_callback_secrets.js';
 import * as finishedRunInputs from './migrations/20261128002900_finished_run_inputs.js';
 import * as runResultsRetention from './migrations/20261128003000_run_results_retention.js';
+import * as callbackSecretOverlap from './migrations/20261128003100_callback_secret_overlap.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -64,6 +65,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261128002800_user_callback_secrets', userCallbackSecrets],
   ['20261128002900_finished_run_inputs', finishedRunInputs],
   ['20261128003000_run_results_retention', runResultsRetention],
+  ['20261128003100_callback_secret_overlap', callbackSecretOverlap],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
+import type { CallbackSlots } from './callback-slots.js';
 import type { OutboundHttpClient } from '../outbound/outbound-http-client.js';
 import { signCallback, signCallbackV2 } from './callback-signature.js';
 import type { ExecutionQueue } from './execution-queue.js';
@@ -9,16 +10,17 @@ import { storedScoreResult } from './score-results.js';
 
 /** Each user's own callback signing secret (implemented by the auth feature's UserService). */
 export interface CallbackSecrets {
-  /** The secret, or undefined when the user was issued none; throws when it cannot be read. */
-  callbackSecretOf(userId: number): Promise<string | undefined>;
+  /**
+   * The secrets that sign the user's callbacks, current first, then the one a rotation replaced while its overlap
+   * lasts (CALLBACK_SECRET_OVERLAP_SECONDS); empty when the user was issued none; throws when they cannot be read.
+   */
+  callbackSecretsOf(userId: number): Promise<string[]>;
 }
 
 export interface CallbackSettings {
   /** CALLBACK_SIGNING_SECRET while CALLBACK_LEGACY_SIGNATURE is on (the legacy header is sent too); else undefined. */
   legacySigningSecret: string | undefined;
   timeoutMs: number;
-  /** Deliveries of one tenant (the run's user) in flight at once in this process (CALLBACK_SLOTS_PER_TENANT). */
-  slotsPerTenant: number;
   /** Shortest delay before a retry (CALLBACK_RETRY_FLOOR_SECONDS); each further retry doubles the delay. */
   retryFloorSeconds: number;
   /** Longest delay before a retry (LIMIT_CALLBACK_DELAY_SECONDS). */
@@ -39,30 +41,6 @@ export function retryDelaySeconds(requested: number, failed: number, settings: P
 }
 
 /**
- * Delivery slots per tenant, in this process. A tenant whose receiver is slow holds at most `perTenant` of
- * them; its other attempts wait as delayed jobs instead of holding one of the worker's callback job slots
- * (WORKER_CALLBACK_CONCURRENCY), which every tenant shares. So a slow receiver delays only its own tenant.
- */
-export class TenantSlots {
-  private readonly taken = new Map<number, number>();
-
-  constructor(private readonly perTenant: number) {}
-
-  tryTake(tenant: number): boolean {
-    const held = this.taken.get(tenant) ?? 0;
-    if (held >= this.perTenant) return false;
-    this.taken.set(tenant, held + 1);
-    return true;
-  }
-
-  release(tenant: number): void {
-    const held = (this.taken.get(tenant) ?? 1) - 1;
-    if (held <= 0) this.taken.delete(tenant);
-    else this.taken.set(tenant, held);
-  }
-}
-
-/**
  * Delivers a finished run's ScoreResult to its callback URL, one attempt per job: a 2xx ends
  * delivery (DELIVERED); anything else schedules the next attempt as a delayed job (floor and backoff:
  * retryDelaySeconds) until the retries are used up (FAILED). Every attempt is recorded in callback_attempts.
@@ -70,13 +48,12 @@ export class TenantSlots {
  * addresses and never follows redirects.
  *
  * Signatures: `X-SCE-Signature-V2: v2=<hex>` with the run owner's own callback secret over timestamp, URL,
- * request id and body (callback-signature.ts); during the transition also the legacy `X-SCE-Signature`.
+ * request id and body (callback-signature.ts), `v2=<new>,v2=<old>` during a rotation's overlap; during the
+ * transition also the legacy `X-SCE-Signature`.
  * A run whose owner has no callback secret is sent with the legacy signature only, while it is on; with it
  * off, such an attempt fails (recorded, retried like any failure: issuing a secret in the meantime lets it through).
  */
 export class CallbackDelivery {
-  private readonly slots: TenantSlots;
-
   constructor(
     private readonly store: RunResultStore,
     private readonly queue: ExecutionQueue,
@@ -85,15 +62,16 @@ export class CallbackDelivery {
     private readonly settings: CallbackSettings,
     private readonly logger: Logger,
     private readonly metrics: Pick<Metrics, 'callbackDelivered'>,
-  ) {
-    this.slots = new TenantSlots(settings.slotsPerTenant);
-  }
+    /** Deliveries of one tenant in flight at once (CALLBACK_SLOTS_PER_TENANT), across processes when Redis holds them (callback-slots.ts). */
+    private readonly slots: CallbackSlots,
+  ) {}
 
   async attempt(resultId: string, attempt: number): Promise<void> {
     const run = await this.store.findById(resultId);
     const callback = run?.callback;
     if (!run || !callback || callback.state !== 'PENDING') return;
-    if (!this.slots.tryTake(run.userId)) {
+    const slot = await this.slots.tryTake(run.userId);
+    if (!slot) {
       // Not an attempt: the same attempt again shortly, as a delayed job, leaving this job slot to other tenants.
       await this.queue.scheduleCallback(resultId, attempt, this.settings.slotWaitSeconds);
       return;
@@ -126,7 +104,7 @@ export class CallbackDelivery {
     } catch (error) {
       failure = (error as Error).message;
     } finally {
-      this.slots.release(run.userId);
+      await slot.release();
     }
     await this.store.recordCallbackAttempt(resultId, attempt, status, failure);
     if (failure === null) {
@@ -149,8 +127,9 @@ export class CallbackDelivery {
   /** The signature headers of one attempt, or why it cannot be signed. */
   private async signatures(userId: number, callback: { timestamp: number; url: string; requestId: string; body: string }): Promise<Record<string, string> | string> {
     const headers: Record<string, string> = {};
-    const secret = await this.secrets.callbackSecretOf(userId);
-    if (secret !== undefined) headers['x-sce-signature-v2'] = signCallbackV2(secret, callback);
+    // During a rotation's overlap two signatures, the new secret's first: a receiver accepts the one it can check.
+    const secrets = await this.secrets.callbackSecretsOf(userId);
+    if (secrets.length > 0) headers['x-sce-signature-v2'] = secrets.map((secret) => signCallbackV2(secret, callback)).join(',');
     if (this.settings.legacySigningSecret !== undefined) headers['x-sce-signature'] = signCallback(this.settings.legacySigningSecret, callback.timestamp, callback.body);
     if (Object.keys(headers).length === 0) {
       return 'not sent: the run\'s user has no callback secret and CALLBACK_LEGACY_SIGNATURE is off (issue one: npm run token -- <user> --callback-secret)';

@@ -31,9 +31,14 @@ export function signCallbackV2(secret: string, callback: SignedCallback): string
   return `v2=${createHmac('sha256', secret).update(v2SignedText(callback), 'utf8').digest('hex')}`;
 }
 
-/** The receiver's side of v2 (also used by tests): constant-time comparison; the replay window is the caller's. */
-export function verifyCallbackSignatureV2(secret: string, callback: SignedCallback, signature: string): boolean {
-  return sameText(signCallbackV2(secret, callback), signature);
+/**
+ * The receiver's side of v2 (also used by tests): `header` is X-SCE-Signature-V2 as received, one signature or,
+ * during a rotation's overlap, a comma-separated list (the new secret's first); it verifies when any entry is this
+ * secret's signature. Constant-time comparison; the replay window is the caller's.
+ */
+export function verifyCallbackSignatureV2(secret: string, callback: SignedCallback, header: string): boolean {
+  const expected = signCallbackV2(secret, callback);
+  return header.split(',').some((signature) => sameText(expected, signature.trim()));
 }
 
 /**

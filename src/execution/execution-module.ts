@@ -12,6 +12,7 @@ import { AsyncSubmissions } from './async-submissions.js';
 import { BatchService } from './batch-service.js';
 import { MySqlBatchStore, type BatchStore } from './batch-store.js';
 import { CallbackDelivery, type CallbackSecrets } from './callback-delivery.js';
+import { createCallbackSlots } from './callback-slots.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { ExecutionService } from './execution-service.js';
 import { loadExecutionSettings, type ExecutionSettings } from './execution-settings.js';
@@ -71,6 +72,14 @@ const RETENTION_SWEEP_MS = 600_000;
 /** How long a callback attempt waits (a delayed job) when its tenant's delivery slots are all taken. */
 const CALLBACK_SLOT_WAIT_SECONDS = 1;
 
+/**
+ * How long a callback delivery slot lasts if its process dies while delivering: two HTTP attempts (a request
+ * sent again once on a new connection when a kept-alive one was closed under it) and 10 s for the rest.
+ */
+export function callbackSlotLeaseMs(callbackTimeoutMs: number): number {
+  return 2 * callbackTimeoutMs + 10_000;
+}
+
 export function createExecution(deps: ExecutionDependencies): Execution {
   const { config, logger, db, engine } = deps;
   const settings = deps.settings ?? loadExecutionSettings(config);
@@ -78,14 +87,20 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const batchStore = new MySqlBatchStore(db, deps.storedRunRecords);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
   const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);
+  const slots = createCallbackSlots({
+    jobsUrl: config.jobsUrl,
+    keyPrefix: settings.keyPrefix,
+    perTenant: config.limits.callbackSlotsPerTenant,
+    leaseMs: callbackSlotLeaseMs(config.limits.callbackTimeoutMs),
+    logger: logger.child({ component: 'callback-slots' }),
+  });
   const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {
     legacySigningSecret: config.callbackLegacySignature ? config.callbackSigningSecret : undefined,
     timeoutMs: config.limits.callbackTimeoutMs,
-    slotsPerTenant: config.limits.callbackSlotsPerTenant,
     retryFloorSeconds: config.limits.callbackRetryFloorSeconds,
     retryMaxDelaySeconds: config.limits.callbackMaxDelaySeconds,
     slotWaitSeconds: CALLBACK_SLOT_WAIT_SECONDS,
-  }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics());
+  }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics(), slots);
   const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
   const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy, deps.callbackSecrets);
   const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
@@ -102,6 +117,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
       sweeper.stop();
       retention.stop();
       await queue.close();
+      await slots.close();
     },
   };
 }

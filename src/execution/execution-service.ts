@@ -81,7 +81,7 @@ export class ExecutionService {
     }
     const url = request.callbackUrl as string;
     // After the transition a callback is signed with the owner's own secret only: without one it could not be verified.
-    if (!this.config.callbackLegacySignature && (await this.callbackSecrets.callbackSecretOf(caller.id)) === undefined) {
+    if (!this.config.callbackLegacySignature && (await this.callbackSecrets.callbackSecretsOf(caller.id)).length === 0) {
       const message = 'callbacks are signed with your own callback secret, and you have none yet: ask the operator to issue one (npm run token -- <user> --callback-secret)';
       throw new BadRequestError(`The callback URL is refused: ${message}.`, 'CALLBACK_REFUSED', [{ path: 'header.X-SCE-CallbackUrl', message }]);
     }

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import type { Services } from '../services.js';
 import { scenarioActorOf, type ManagementRequest, type ScenarioActor } from './scenario-access.js';
-import { parseVariablesCsv } from './variables-csv.js';
+import { readVariablesCsv } from './variables-csv.js';
 
 export type ScenarioOperation =
   | 'openScenario' | 'listScenarioVersions' | 'getScenarioInput' | 'getScenarioInputVariableNames'
@@ -60,9 +59,10 @@ export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'u
       if (!file) {
         throw new BadRequestError('Upload the CSV as a file in the multipart field "file" (a text field is not a file).', 'VALIDATION_FAILED', [{ path: 'body.file', message: 'must be an uploaded file' }]);
       }
-      const { variables, problems } = parseVariablesCsv(await readFile(file.path, 'utf8'));
-      if (problems.length > 0) {
-        throw new BadRequestError(`The CSV has ${problems.length} bad line(s); first: ${problems[0].path}: ${problems[0].message}`, 'INVALID_CSV', problems);
+      const { variables, problems, problemCount } = await readVariablesCsv(file.path);
+      if (problemCount > 0) {
+        const listed = problemCount > problems.length ? ` (the first ${problems.length} are listed)` : '';
+        throw new BadRequestError(`The CSV has ${problemCount} bad line(s)${listed}; first: ${problems[0].path}: ${problems[0].message}`, 'INVALID_CSV', problems);
       }
       return { status: 200, body: variables };
     },

@@ -4,6 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { UserService } from '../../src/auth/user-service.js';
+import { UserStore } from '../../src/auth/user-store.js';
 import { retryDelaySeconds } from '../../src/execution/callback-delivery.js';
 import { verifyCallbackSignature, verifyCallbackSignatureV2 } from '../../src/execution/callback-signature.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -153,6 +155,65 @@ describe('callback secrets', () => {
     } finally {
       t.config.callbackLegacySignature = true;
     }
+  });
+});
+
+describe('callback secret rotation', () => {
+  /** The next callback of `user`'s run to `path`, as received. */
+  async function nextCallback(user: TestUser, path: string): Promise<ReceivedCallback> {
+    const requestId = `rotation-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    expect((await submit(user, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url(path) })).status).toBe(202);
+    return waitFor(async () => receiver.received.find((call) => call.headers['x-sce-requestid'] === requestId));
+  }
+
+  it('signs with the new and the replaced secret during the overlap, so a receiver holding either accepts', async () => {
+    const user = await t.newUser({ prefix: 'rotating' });
+    await deployScenario(t.services.db, user.id, 'double', doublingScenario());
+    const before = (await t.services.users.issueCallbackSecret(user.id)) as string;
+    const after = (await t.services.users.issueCallbackSecret(user.id, { rotate: true })) as string;
+    const url = receiver.url('/rotating');
+    const call = await nextCallback(user, '/rotating');
+    const signatures = String(call.headers['x-sce-signature-v2']).split(',');
+    expect(signatures).toHaveLength(2);
+    expect(signatures.every((signature) => /^v2=[0-9a-f]{64}$/.test(signature))).toBe(true);
+    // The new secret's signature first; each receiver checks the one it can.
+    const timestamp = Number(call.headers['x-sce-timestamp']);
+    const signed = { timestamp, url, requestId: String(call.headers['x-sce-requestid']), body: call.body };
+    expect(verifyCallbackSignatureV2(after, signed, signatures[0])).toBe(true);
+    expect(verifyCallbackSignatureV2(before, signed, signatures[1])).toBe(true);
+    expect(receiverAccepts(after, url, call)).toBe(true);
+    expect(receiverAccepts(before, url, call)).toBe(true);
+    // The docs' verifier too, with either secret (each receiver sees the attempt once).
+    expect(docsVerifier(url)(before, call.headers, call.body)).toBe(true);
+    expect(docsVerifier(url)(after, call.headers, call.body)).toBe(true);
+    // Another tenant's secret is still refused.
+    expect(receiverAccepts(aliceSecret, url, call)).toBe(false);
+  });
+
+  it('signs with the new secret alone once the overlap is over, and keeps only the secret last replaced', async () => {
+    const user = await t.newUser({ prefix: 'rotated' });
+    await deployScenario(t.services.db, user.id, 'double', doublingScenario());
+    const first = (await t.services.users.issueCallbackSecret(user.id)) as string;
+    const second = (await t.services.users.issueCallbackSecret(user.id, { rotate: true })) as string;
+    const third = (await t.services.users.issueCallbackSecret(user.id, { rotate: true })) as string;
+    expect(await t.services.users.callbackSecretsOf(user.id)).toEqual([third, second]);
+    expect((await t.services.users.callbackSecretsOf(user.id)).includes(first)).toBe(false);
+    // The overlap ends (as CALLBACK_SECRET_OVERLAP_SECONDS after the rotation would).
+    await t.services.db('users').where({ id: user.id }).update({ callback_secret_previous_until: t.services.db.raw('NOW(3) - INTERVAL 1 SECOND') });
+    expect(await t.services.users.callbackSecretsOf(user.id)).toEqual([third]);
+    const call = await nextCallback(user, '/rotated');
+    expect(String(call.headers['x-sce-signature-v2'])).toMatch(/^v2=[0-9a-f]{64}$/);
+    expect(receiverAccepts(third, receiver.url('/rotated'), call)).toBe(true);
+    expect(receiverAccepts(second, receiver.url('/rotated'), call)).toBe(false);
+  });
+
+  it('keeps no previous secret when the overlap is 0 (a leaked secret), nor for a first issue', async () => {
+    const user = await t.newUser({ prefix: 'leaked' });
+    const noOverlap = new UserService(new UserStore(t.services.db), { scoreTokenCacheMs: 0, callbackSecretsKey: t.config.callbackSecretsKey, callbackSecretOverlapSeconds: 0 });
+    const first = (await t.services.users.issueCallbackSecret(user.id)) as string;
+    expect(await t.services.users.callbackSecretsOf(user.id)).toEqual([first]);
+    const replaced = (await noOverlap.issueCallbackSecret(user.id, { rotate: true })) as string;
+    expect(await t.services.users.callbackSecretsOf(user.id)).toEqual([replaced]);
   });
 });
 
