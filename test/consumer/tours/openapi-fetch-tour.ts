@@ -9,7 +9,7 @@
  * documented way) it sends JSON. The test runner loads the CSV for this tour; the tour reads it back.
  */
 import createClient from 'openapi-fetch';
-import type { components, paths } from '../generated/openapi-typescript/schema.js';
+import type { components, paths } from '../generated/openapi-fetch/schema.js';
 import { APPLICANT, BAD_APPLICANT, check, DECLINED_APPLICANT, eventually, runTour, tourEnvironment } from './steps.js';
 
 const env = tourEnvironment();
