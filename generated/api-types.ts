@@ -1607,7 +1607,9 @@ export interface components {
             };
             /** @description Output values keyed by output column name (missing = null). A value is a literal (any JSON: strings are always text, never code), or `{"expr": "<JavaScript expression>"}`: an object whose only key is `expr`, computed when the rule matches, with the variables in scope (compiled once, run in the sandbox). */
             then?: {
-                [key: string]: components["schemas"]["DecisionTableOutputExpression"] | unknown;
+                [key: string]: components["schemas"]["DecisionTableOutputExpression"] | (string | number | boolean | {
+                    [key: string]: unknown;
+                } | unknown[] | null);
             };
         };
         /** @description An output value computed by a JavaScript expression, e.g. `{"expr": "income * 3"}`. To output a literal object whose only key is `expr`, write it as an expression: `{"expr": "({ expr: 'x' })"}`. */

@@ -32,6 +32,28 @@ describe('the spec as client generators read it', () => {
     generated = astToString(await openapiTS(JSON.parse(JSON.stringify(spec))));
   }, 60_000);
 
+  it('gives every anyOf/oneOf branch that stands for values a keyword generators read (swagger-typescript-api drops a bare one)', () => {
+    // A branch holding only a description means "any value" to a validator, but swagger-typescript-api 13 drops it
+    // and types the union as its other branches (a decision table's literal outputs became type errors).
+    // Branches that only add `required` to the parent's properties are not values of their own.
+    const valueKeywords = ['type', '$ref', 'anyOf', 'oneOf', 'allOf', 'enum', 'const'];
+    const bare: string[] = [];
+    const visit = (node: unknown, where: string): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
+          value.forEach((branch: Record<string, unknown>, index) => {
+            const keys = Object.keys(branch);
+            if (!keys.some((keyword) => valueKeywords.includes(keyword)) && !keys.every((keyword) => keyword === 'required')) bare.push(`${where}/${key}/${index}`);
+          });
+        }
+        visit(value, `${where}/${key}`);
+      }
+    };
+    visit(spec, '#');
+    expect(bare).toEqual([]);
+  });
+
   it('types every object by its schema: no bare {type: object}, so nothing is generated as Record<string, never>', () => {
     const bare = [...schemasIn(spec)].filter(([, schema]) => [schema.type].flat().includes('object') && !schema.properties && schema.additionalProperties === undefined && !schema.$ref && !schema.anyOf && !schema.oneOf && !schema.allOf);
     expect(bare.map(([where]) => where)).toEqual([]);
