@@ -1,4 +1,4 @@
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -17,6 +17,7 @@ import { bodyDepthLimit, jsonBody, requiredBody, yamlBody } from './http/body-pa
 import { contextQuery } from './http/context-query.js';
 import { mapQuery } from './http/map-query.js';
 import { validatedAsGet } from './http/head-requests.js';
+import { warmUpValidator } from './http/validator-warm-up.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { expressHandler } from './http/express-adapter.js';
 import { createFastLane } from './http/fast-lane.js';
@@ -49,8 +50,14 @@ export interface AppDependencies {
   yamlParser: YamlBodyParser;
 }
 
+/**
+ * The service's HTTP request listener (the fast lane for the execution hot paths, then the Express app), and
+ * `warmUp`: builds every operation's request validator before the service listens (validator-warm-up.ts).
+ */
+export type ServiceApp = RequestListener & { warmUp(): Promise<number> };
+
 /** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
-export function createApp(deps: AppDependencies): RequestListener {
+export function createApp(deps: AppDependencies): ServiceApp {
   const { config } = deps;
   const spec = loadSpec();
   // What each operation takes and answers (headers, bodies, uploads, media types), as the spec says.
@@ -98,25 +105,24 @@ export function createApp(deps: AppDependencies): RequestListener {
   app.use(mapQuery(spec as never));
   const importRoute = routes.find((route) => route.operationId === 'importScenarios');
   if (importRoute) app.post(importRoute.expressPath, importPrecheck);
-  app.use(
-    validatedAsGet(OpenApiValidator.middleware({
-      apiSpec: spec as never,
-      validateApiSpec: false,
-      // The first problem only: Ajv's every-problem mode copies its error list once per failing `$ref`'d
-      // element, so its work grows with the square of the problems (an 800 KB import of 100,000 broken
-      // scenarios held the event loop for ten minutes). Scenario documents still get every problem from the compiler.
-      validateRequests: { allowUnknownQueryParameters: false, allErrors: false },
-      // Responses are checked by checkResponses below, with checks compiled now rather than lazily.
-      validateResponses: false,
-      validateSecurity: false,
-      // Formats checked in full: the fast mode takes `2026-11-23T25:00:00Z` and `2026-02-30` for date-times,
-      // which the services could only turn into an invalid Date (a 500 instead of the 400 naming the field).
-      ajvFormats: { mode: 'full' },
-      // Multipart bodies are read by multipartBody above (so a malformed form is a 400, not a 500).
-      fileUploader: false,
-      operationHandlers: false,
-    })),
-  );
+  const specValidator = OpenApiValidator.middleware({
+    apiSpec: spec as never,
+    validateApiSpec: false,
+    // The first problem only: Ajv's every-problem mode copies its error list once per failing `$ref`'d
+    // element, so its work grows with the square of the problems (an 800 KB import of 100,000 broken
+    // scenarios held the event loop for ten minutes). Scenario documents still get every problem from the compiler.
+    validateRequests: { allowUnknownQueryParameters: false, allErrors: false },
+    // Responses are checked by checkResponses below, with checks compiled now rather than lazily.
+    validateResponses: false,
+    validateSecurity: false,
+    // Formats checked in full: the fast mode takes `2026-11-23T25:00:00Z` and `2026-02-30` for date-times,
+    // which the services could only turn into an invalid Date (a 500 instead of the 400 naming the field).
+    ajvFormats: { mode: 'full' },
+    // Multipart bodies are read by multipartBody above (so a malformed form is a 400, not a 500).
+    fileUploader: false,
+    operationHandlers: false,
+  });
+  app.use(validatedAsGet(specValidator));
   app.use(refuseInfiniteNumbers(spec as never));
 
   // VALIDATE_RESPONSES: every operation's response checks, compiled here (about 0.3 s) so that no
@@ -139,7 +145,8 @@ export function createApp(deps: AppDependencies): RequestListener {
     const handle = deps.fastLane?.[route.operationId];
     return handle ? [{ route, handle }] : [];
   });
-  if (laneOperations.length === 0) return app;
+  const warmUp = () => warmUpValidator(app, specValidator, routes.map((route) => ({ method: route.method, path: route.path, bodyMediaTypes: shapeOf(route).bodyMediaTypes })));
+  if (laneOperations.length === 0) return Object.assign((request: IncomingMessage, response: ServerResponse) => app(request, response), { warmUp });
   const fastLane = createFastLane({
     spec: spec as unknown as OpenApiDocument,
     operations: laneOperations,
@@ -149,7 +156,8 @@ export function createApp(deps: AppDependencies): RequestListener {
     bodyDepthLimit: config.limits.bodyDepth,
     responseChecks,
   });
-  return (request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     if (!fastLane(request, response)) app(request, response);
   };
+  return Object.assign(listener, { warmUp });
 }

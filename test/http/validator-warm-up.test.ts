@@ -1,0 +1,50 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import request from 'supertest';
+import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+
+/**
+ * src/main.ts builds every operation's request validator before it listens (warmUp): express-openapi-validator
+ * would otherwise build each at the operation's first request of each Content-Type, 30–200 ms of the event loop
+ * in the middle of serving other tenants (issues #26 and #28). After the warm-up, first requests compile nothing.
+ */
+type Compile = (schema: unknown, ...rest: unknown[]) => unknown;
+// Ajv compiles through `compile`, or `addSchema` then `getSchema` (express-openapi-validator's way).
+const ajvCore = Object.getPrototypeOf(Ajv2020.prototype) as { compile: Compile; addSchema: Compile };
+const original = { compile: ajvCore.compile, addSchema: ajvCore.addSchema };
+let compiled = 0;
+
+let t: TestApp;
+let user: TestUser;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  user = await t.newUser();
+  for (const method of ['compile', 'addSchema'] as const) {
+    ajvCore[method] = function (this: unknown, schema: unknown, ...rest: unknown[]) {
+      compiled += 1;
+      return original[method].call(this, schema, ...rest);
+    };
+  }
+}, 60_000);
+afterAll(async () => {
+  Object.assign(ajvCore, original);
+  await t.close();
+});
+
+const bearer = () => ({ Authorization: `Bearer ${user.accessToken}` });
+const firstRequests = async () => {
+  await request(t.app).get('/api/internaldata/collections').set(bearer());
+  await request(t.app).post(`/api/scenario/import?context=%7B%7D`).set(bearer()).set('Content-Type', 'application/json').send({ name: 'warm' });
+  await request(t.app).post(`/api/scenario/import?context=%7B%7D`).set(bearer()).set('Content-Type', 'application/yaml; charset=utf-8').send('name: warm\n');
+  await request(t.app).get('/api/scenario/open/1?context=%7B%7D').set(bearer());
+  await request(t.app).get('/api/scenario/export').set(bearer());
+};
+
+it('builds a request validator for every operation and Content-Type, and none at the first requests after', async () => {
+  const sent = await t.warmUp();
+  expect(sent).toBeGreaterThan(41);
+  expect(compiled).toBeGreaterThan(41);
+  compiled = 0;
+  await firstRequests();
+  expect(compiled).toBe(0);
+}, 120_000);
