@@ -19,7 +19,7 @@ const SPEC_ID = 'urn:scenario-scoring:fuzz';
 
 interface SpecResponse {
   $ref?: string;
-  content?: Record<string, { schema?: unknown }>;
+  content?: Record<string, { schema?: unknown; 'x-parsed-schema'?: unknown }>;
 }
 
 interface SpecDocument {
@@ -55,7 +55,11 @@ export class ResponseChecker {
         for (const [status, declaredResponse] of Object.entries(operation.responses)) {
           const response = declaredResponse.$ref ? spec.components.responses?.[declaredResponse.$ref.split('/').pop() as string] ?? {} : declaredResponse;
           const media = new Map<string, ValidateFunction | undefined>();
-          for (const [type, { schema }] of Object.entries(response.content ?? {})) media.set(type, schema ? this.ajv.compile(anchored(schema)) : undefined);
+          // A text answer's parsed form (NDJSON lines, a YAML document) is held to `x-parsed-schema` when it names one.
+          for (const [type, declaredMedia] of Object.entries(response.content ?? {})) {
+            const schema = declaredMedia['x-parsed-schema'] ?? declaredMedia.schema;
+            media.set(type, schema ? this.ajv.compile(anchored(schema)) : undefined);
+          }
           byStatus.set(status, media);
         }
         this.declared.set(operation.operationId, byStatus);
