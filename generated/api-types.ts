@@ -234,6 +234,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your scenarios
+         * @description The scenarios of the owner the `context` names (`{}` or none: the token's user; admins may name another owner, as on exportScenarios), newest first, a page at a time: each with its `id` (what `{id}` of the other scenario operations takes), name, owner, when it was created and last changed, and its latest deployed version (`deployedVersion`, null when none is deployed). Beyond the interface (1.9), which has no list of scenarios; paged as the other lists this service adds (see the pagination convention in this document's description).
+         */
+        get: operations["listScenarios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenario/open/{id}": {
         parameters: {
             query?: never;
@@ -961,6 +981,29 @@ export interface components {
             id: string;
             name: components["schemas"]["ScenarioName"];
             owner?: string;
+        };
+        /** @description A scenario as listScenarios lists it. */
+        ScenarioListItem: {
+            /** @description Scenario id: the `{id}` of the other scenario operations. */
+            id: string;
+            name: components["schemas"]["ScenarioName"];
+            /** @description The owner's username. */
+            owner: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the scenario last changed (an import, a rename, a test case saved).
+             */
+            updatedAt: string;
+            /** @description The latest deployed version (`1`, `2`, …), the one scoring runs; null when none is deployed. */
+            deployedVersion: string | null;
+        };
+        /** @description A page of scenarios, newest first. */
+        ScenarioPage: {
+            scenarios: components["schemas"]["ScenarioListItem"][];
+            /** @description The next page's `cursor`; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description A node's own settings and code. `content` is the JSON text of the settings schema for `type` (StartNodeSettings, ScriptNodeSettings, …; see the [scenarios guide](/docs/guides/scenarios)). */
         NodeProperties: {
@@ -2990,6 +3033,48 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listScenarios: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and orval writes objects as `[object Object]`; with those, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+                /** @description `nextCursor` of the previous page; one this service did not issue is 400 naming `query.cursor`. */
+                cursor?: string;
+                /** @description Scenarios per page: 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of scenarios. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];

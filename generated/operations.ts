@@ -124,6 +124,15 @@ export interface OperationContracts {
       | { status: 200; contentType?: 'application/json'; body: operations['loadCollectionData']['responses'][200]['content']['application/json'] }
       | { status: 201; contentType?: 'application/json'; body: operations['loadCollectionData']['responses'][201]['content']['application/json'] };
   };
+  listScenarios: {
+    params: Record<string, never>;
+    query: NonNullable<operations['listScenarios']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listScenarios']['responses'][200]['content']['application/json'] };
+  };
   openScenario: {
     params: NonNullable<operations['openScenario']['parameters']['path']>;
     query: NonNullable<operations['openScenario']['parameters']['query']>;

@@ -26,6 +26,7 @@ export const routes = [
   { operationId: 'getCollectionIndexes', method: 'get', path: '/api/internaldata/indexes/{collection_name}', expressPath: '/api/internaldata/indexes/:collection_name', security: ['bearerAuth'] },
   { operationId: 'deleteCollection', method: 'delete', path: '/api/internaldata/collections/delete/{collection_name}', expressPath: '/api/internaldata/collections/delete/:collection_name', security: ['bearerAuth'] },
   { operationId: 'loadCollectionData', method: 'post', path: '/api/internaldata/collections/loadData/{collection_name}', expressPath: '/api/internaldata/collections/loadData/:collection_name', security: ['bearerAuth'] },
+  { operationId: 'listScenarios', method: 'get', path: '/api/scenario', expressPath: '/api/scenario', security: ['bearerAuth'] },
   { operationId: 'openScenario', method: 'get', path: '/api/scenario/open/{id}', expressPath: '/api/scenario/open/:id', security: ['bearerAuth'] },
   { operationId: 'listScenarioVersions', method: 'get', path: '/api/scenario/{id}/version', expressPath: '/api/scenario/:id/version', security: ['bearerAuth'] },
   { operationId: 'getScenarioStatistics', method: 'get', path: '/api/scenario/{id}/statistics', expressPath: '/api/scenario/:id/statistics', security: ['bearerAuth'] },

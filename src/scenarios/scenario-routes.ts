@@ -6,7 +6,7 @@ import { scenarioActorOf, type ManagementRequest, type ScenarioActor } from './s
 import { parseVariablesCsv } from './variables-csv.js';
 
 export type ScenarioOperation =
-  | 'openScenario' | 'listScenarioVersions' | 'getScenarioInput' | 'getScenarioInputVariableNames'
+  | 'listScenarios' | 'openScenario' | 'listScenarioVersions' | 'getScenarioInput' | 'getScenarioInputVariableNames'
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
@@ -16,6 +16,10 @@ export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'u
   const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActorOf(request, services.users);
 
   return {
+    async listScenarios(request) {
+      return { status: 200, body: await scenarios.list(await actorOf(request), request.query.cursor, request.query.limit) };
+    },
+
     async openScenario(request) {
       return { status: 200, body: await scenarios.open(await actorOf(request), request.params.id) };
     },
