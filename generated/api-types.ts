@@ -4001,7 +4001,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example credit-decision */
+                /**
+                 * @description The scenario's current name. The example is the copy that copyScenario's example makes, so trying both leaves the example scenario (and the scoring examples naming it) as it was.
+                 * @example credit-decision-copy
+                 */
                 currentName: components["schemas"]["ScenarioName"];
                 /** @example credit-decision-v2 */
                 newName: components["schemas"]["ScenarioName"];

@@ -208,6 +208,17 @@ describe('the pre-filled parameters work as they are', () => {
     expect([200, 202]).toContain(result.status);
   });
 
+  it('copyScenario then renameScenario with their pre-filled names rename the copy, never the example scenario', async () => {
+    const { demo, seeded } = await demoUser();
+    const bearer = { Authorization: `Bearer ${demo.accessToken}` };
+    const copied = await request(testApp.app).post(`/api/scenario/copy/${seeded.scenarioId}/${parameterExample('copyScenario', 'copiedScenarioName') as string}`).set(bearer);
+    expect(copied.status).toBe(200);
+    const renamed = await request(testApp.app).post(`/api/scenario/rename/${parameterExample('renameScenario', 'currentName') as string}/${parameterExample('renameScenario', 'newName') as string}`).set(bearer);
+    expect([renamed.status, renamed.body.id]).toEqual([200, copied.body.scenarioId]);
+    const listed = await request(testApp.app).get('/api/scenario').set(bearer);
+    expect(listed.body.scenarios.map((scenario: { name: string }) => scenario.name).sort()).toEqual(['credit-decision', parameterExample('renameScenario', 'newName')].sort());
+  });
+
   it('exportScenarios, importScenarios and deployScenario answer 2xx with their pre-filled switches', async () => {
     const { demo, seeded } = await demoUser();
     const bearer = { Authorization: `Bearer ${demo.accessToken}` };
