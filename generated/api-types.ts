@@ -778,6 +778,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your scenarios
+         * @description The scenarios of the owner the `context` names (`{}` or none: the token's user; admins may name another owner, as on exportScenarios), newest first, a page at a time: each with its `id` (what `{id}` of the other scenario operations takes), name, owner, when it was created and last changed, and its latest deployed version (`deployedVersion`, null when none is deployed). Beyond the interface (1.9), which has no list of scenarios; paged as the other lists this service adds (see the pagination convention in this document's description).
+         */
+        get: operations["listScenarios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2313,6 +2333,29 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description A scenario as listScenarios lists it. */
+        ScenarioListItem: {
+            /** @description Scenario id: the `{id}` of the other scenario operations. */
+            id: string;
+            name: components["schemas"]["ScenarioName"];
+            /** @description The owner's username. */
+            owner: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the scenario last changed (an import, a rename, a test case saved).
+             */
+            updatedAt: string;
+            /** @description The latest deployed version (`1`, `2`, …), the one scoring runs; null when none is deployed. */
+            deployedVersion: string | null;
+        };
+        /** @description A page of scenarios, newest first. */
+        ScenarioPage: {
+            scenarios: components["schemas"]["ScenarioListItem"][];
+            /** @description The next page's `cursor`; null on the last page. */
+            nextCursor: string | null;
+        };
     };
     responses: {
         /** @description The request is invalid: `details` names each offending field, node or row. A JSON or YAML body nested deeper than the configured limit (the depth limit, 64 levels by default; the body itself is level 1) is `NESTING_TOO_DEEP`, with `details[0].path` naming where the limit was crossed (`body.parameters[3].a.b`, or `body at line 2, column 40` for YAML); a body that does not parse (JSON, YAML, multipart) is `MALFORMED_BODY`; a request that is not well-formed HTTP is `MALFORMED_REQUEST`. */
@@ -2439,7 +2482,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        /**
+         * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+         * @example 1
+         */
         ScenarioId: string;
         /**
          * @description Collection name, unique per owner and case-sensitive (`Customers` and `customers` are two collections): a letter, then letters, digits or underscores (no whitespace); at most 64 characters.
@@ -2455,7 +2501,10 @@ export interface components {
          * @example {}
          */
         Context: components["schemas"]["AccessControlContext"];
-        /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+        /**
+         * @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+         * @example 1
+         */
         TestCaseId: string;
         /**
          * @description The model's name (ModelName).
@@ -2519,6 +2568,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "runId": "01a21b25-c9bb-7ae8-a8db-ad369e199a43",
+                     *       "name": "credit-decision",
+                     *       "scenarioName": "credit-decision",
+                     *       "version": "1",
+                     *       "state": "SUCCEEDED",
+                     *       "beginTime": "2026-11-27T03:56:31.035Z",
+                     *       "endTime": "2026-11-27T03:56:31.050Z",
+                     *       "result": {
+                     *         "decision": "APPROVE",
+                     *         "score": 740,
+                     *         "riskBand": "LOW",
+                     *         "creditLimit": 10000,
+                     *         "reasonCodes": []
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScoreResult"];
                 };
             };
@@ -2537,13 +2605,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Caller-chosen id of this run; unique per user. */
+                /**
+                 * @description Caller-chosen id of this run; unique per user.
+                 * @example tour-1
+                 */
                 "X-SCE-RequestId"?: components["schemas"]["RequestId"];
                 /** @description http(s) URL to POST the result to. */
                 "X-SCE-CallbackUrl"?: string;
-                /** @description Retries after the first attempt (0–10). */
+                /**
+                 * @description Retries after the first attempt (0–10).
+                 * @example 3
+                 */
                 "X-SCE-CallbackRetryCount"?: number;
-                /** @description Seconds before the first retry (0–3600); raised to the retry floor (1 s by default), and doubled for each further retry, at most the longest callback delay. */
+                /**
+                 * @description Seconds before the first retry (0–3600); raised to the retry floor (1 s by default), and doubled for each further retry, at most the longest callback delay.
+                 * @example 5
+                 */
                 "X-SCE-CallbackRetryDelay"?: number;
             };
             path: {
@@ -2575,6 +2652,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "requestId": "tour-1"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AsyncSubmission"];
                 };
             };
@@ -2593,6 +2675,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @example tour-1 */
                 "X-SCE-RequestId": components["schemas"]["RequestId"];
             };
             path: {
@@ -2610,6 +2693,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "runId": "tour-1",
+                     *       "requestId": "tour-1",
+                     *       "name": "credit-decision",
+                     *       "scenarioName": "credit-decision",
+                     *       "version": "1",
+                     *       "state": "SUCCEEDED",
+                     *       "beginTime": "2026-11-27T03:56:31.098Z",
+                     *       "endTime": "2026-11-27T03:56:31.099Z",
+                     *       "result": {
+                     *         "decision": "APPROVE",
+                     *         "score": 740,
+                     *         "riskBand": "LOW",
+                     *         "creditLimit": 10000,
+                     *         "reasonCodes": []
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScoreResult"];
                 };
             };
@@ -2622,6 +2725,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "requestId": "tour-1",
+                     *       "state": "QUEUED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AsyncRunState"];
                 };
             };
@@ -2679,6 +2788,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchSubmission"];
                 };
             };
@@ -2698,7 +2812,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND. */
+                /**
+                 * @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND.
+                 * @example 0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f
+                 */
                 batchTaskId: string;
             };
             cookie?: never;
@@ -2712,6 +2829,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *       "scenarioName": "credit-decision",
+                     *       "state": "FINISHED",
+                     *       "total": 2,
+                     *       "completed": 2,
+                     *       "failed": 0,
+                     *       "createdAt": "2026-11-27T03:56:32.647Z",
+                     *       "finishedAt": "2026-11-27T03:56:32.748Z",
+                     *       "resultsIds": [
+                     *         "01a21b25-d05c-7884-a65e-d9b2182d121c",
+                     *         "01a21b25-d05c-7f0c-ad52-666ff37d2583"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchStatus"];
                 };
             };
@@ -2728,7 +2861,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND. */
+                /**
+                 * @description The batch id (`batchTaskId` of submitBatch). One that is not ours, UUID or not, is 404 BATCH_NOT_FOUND.
+                 * @example 0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f
+                 */
                 batchTaskId: string;
             };
             cookie?: never;
@@ -2742,7 +2878,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {"index":0,"resultId":"01a21b25-d05c-7884-a65e-d9b2182d121c","state":"SUCCEEDED","result":{"decision":"APPROVE","score":740,"riskBand":"LOW","creditLimit":10000,"reasonCodes":[]},"error":null} */
                     "application/x-ndjson": string;
+                    /**
+                     * @example index,resultId,state,result,error
+                     *     0,01a21b25-d05c-7884-a65e-d9b2182d121c,SUCCEEDED,"{""decision"":""APPROVE"",""score"":740,""riskBand"":""LOW"",""creditLimit"":10000,""reasonCodes"":[]}",
+                     *     1,01a21b25-d05c-7f0c-ad52-666ff37d2583,SUCCEEDED,"{""decision"":""DECLINE"",""score"":520,""reasonCodes"":[""DEBT"",""EMPLOYMENT""]}",
+                     */
                     "text/csv": string;
                 };
             };
@@ -2755,6 +2897,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *       "scenarioName": "credit-decision",
+                     *       "state": "QUEUED",
+                     *       "total": 2,
+                     *       "completed": 0,
+                     *       "failed": 0,
+                     *       "createdAt": "2026-11-27T03:56:32.647Z",
+                     *       "finishedAt": null,
+                     *       "resultsIds": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchStatus"];
                 };
             };
@@ -2782,6 +2937,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "customers",
+                     *         "owner": "demo",
+                     *         "columns": [
+                     *           {
+                     *             "name": "customer_id",
+                     *             "type": "INTEGER",
+                     *             "nullable": false
+                     *           },
+                     *           {
+                     *             "name": "segment",
+                     *             "type": "STRING",
+                     *             "nullable": false
+                     *           },
+                     *           {
+                     *             "name": "limit",
+                     *             "type": "INTEGER",
+                     *             "nullable": false
+                     *           }
+                     *         ],
+                     *         "rowCount": 2,
+                     *         "fileName": "customers.csv",
+                     *         "createdAt": "2026-11-27T03:56:37.245Z",
+                     *         "updatedAt": "2026-11-27T03:56:37.287Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CollectionInfo"][];
                 };
             };
@@ -2795,11 +2979,20 @@ export interface operations {
     getCollectionRows: {
         parameters: {
             query?: {
-                /** @description Rows per page: 1 to 10,000. */
+                /**
+                 * @description Rows per page: 1 to 10,000.
+                 * @example 100
+                 */
                 limit?: number;
-                /** @description Rows to skip, in load order: 0 to 9,007,199,254,740,991 (2^53 − 1, the largest integer a JSON number holds exactly); a larger value is 400 naming `query.offset`. */
+                /**
+                 * @description Rows to skip, in load order: 0 to 9,007,199,254,740,991 (2^53 − 1, the largest integer a JSON number holds exactly); a larger value is 400 naming `query.offset`.
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Equality filters, `filter[column]=value`. */
+                /**
+                 * @description Equality filters, `filter[column]=value`.
+                 * @example {}
+                 */
                 filter?: {
                     [key: string]: string;
                 };
@@ -2823,6 +3016,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "collection": "customers",
+                     *       "limit": 100,
+                     *       "offset": 0,
+                     *       "total": 2,
+                     *       "rows": [
+                     *         {
+                     *           "customer_id": 1,
+                     *           "segment": "RETAIL",
+                     *           "limit": 5000
+                     *         },
+                     *         {
+                     *           "customer_id": 2,
+                     *           "segment": "SME",
+                     *           "limit": 20000
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CollectionPage"];
                 };
             };
@@ -2856,6 +3069,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "customer_id",
+                     *         "type": "INTEGER",
+                     *         "nullable": false
+                     *       },
+                     *       {
+                     *         "name": "segment",
+                     *         "type": "STRING",
+                     *         "nullable": false
+                     *       },
+                     *       {
+                     *         "name": "limit",
+                     *         "type": "INTEGER",
+                     *         "nullable": false
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ColumnInfo"][];
                 };
             };
@@ -2889,6 +3121,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "ux_customer_id",
+                     *         "unique": true,
+                     *         "columns": [
+                     *           "customer_id"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["IndexInfo"][];
                 };
             };
@@ -2974,6 +3217,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "collection": "customers",
+                     *       "created": false,
+                     *       "rowsLoaded": 2,
+                     *       "rowCount": 4,
+                     *       "columns": [
+                     *         {
+                     *           "name": "customer_id",
+                     *           "type": "INTEGER",
+                     *           "nullable": false
+                     *         },
+                     *         {
+                     *           "name": "segment",
+                     *           "type": "STRING",
+                     *           "nullable": false
+                     *         },
+                     *         {
+                     *           "name": "limit",
+                     *           "type": "INTEGER",
+                     *           "nullable": false
+                     *         }
+                     *       ],
+                     *       "indexes": [
+                     *         {
+                     *           "name": "ux_customer_id",
+                     *           "unique": true,
+                     *           "columns": [
+                     *             "customer_id"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["LoadReport"];
                 };
             };
@@ -2984,6 +3261,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "collection": "customers",
+                     *       "created": true,
+                     *       "rowsLoaded": 2,
+                     *       "rowCount": 2,
+                     *       "columns": [
+                     *         {
+                     *           "name": "customer_id",
+                     *           "type": "INTEGER",
+                     *           "nullable": false
+                     *         },
+                     *         {
+                     *           "name": "segment",
+                     *           "type": "STRING",
+                     *           "nullable": false
+                     *         },
+                     *         {
+                     *           "name": "limit",
+                     *           "type": "INTEGER",
+                     *           "nullable": false
+                     *         }
+                     *       ],
+                     *       "indexes": [
+                     *         {
+                     *           "name": "ux_customer_id",
+                     *           "unique": true,
+                     *           "columns": [
+                     *             "customer_id"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["LoadReport"];
                 };
             };
@@ -3012,7 +3323,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3026,6 +3340,116 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1",
+                     *       "userId": "1",
+                     *       "scenarioId": "1",
+                     *       "name": "credit-decision",
+                     *       "owner": "demo",
+                     *       "version": "develop",
+                     *       "sourceVersion": "import",
+                     *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                     *       "status": "DEVELOP",
+                     *       "createdAt": "2026-11-27T03:56:30.557Z",
+                     *       "content": "{\n  \"nodes\": [\n    {\n      \"id\": \"start\",\n      \"type\": \"START\",\n      \"name\": \"Applicant\"\n    },\n    {\n      \"id\": \"ratio\",\n      \"type\": \"SCRIPT\",\n      \"name\": \"Debt ratio\"\n    },\n    {\n      \"id\": \"card\",\n      \"type\": \"SCORECARD\",\n      \"name\": \"Applicant scorecard\"\n    },\n    {\n      \"id\": \"band\",\n      \"type\": \"DECISION_TABLE\",\n      \"name\": \"Risk band\"\n    },\n    {\n      \"id\": \"accept\",\n      \"type\": \"DECISION\",\n      \"name\": \"Accept?\"\n    },\n    {\n      \"id\": \"approved\",\n      \"type\": \"END\",\n      \"name\": \"Approved\"\n    },\n    {\n      \"id\": \"declined\",\n      \"type\": \"END\",\n      \"name\": \"Declined\"\n    }\n  ],\n  \"edges\": [\n    {\n      \"from\": \"start\",\n      \"to\": \"ratio\"\n    },\n    {\n      \"from\": \"ratio\",\n      \"to\": \"card\"\n    },\n    {\n      \"from\": \"card\",\n      \"to\": \"band\"\n    },\n    {\n      \"from\": \"band\",\n      \"to\": \"accept\"\n    },\n    {\n      \"from\": \"accept\",\n      \"to\": \"approved\",\n      \"when\": true\n    },\n    {\n      \"from\": \"accept\",\n      \"to\": \"declined\",\n      \"when\": false\n    }\n  ]\n}",
+                     *       "nodeProperties": {
+                     *         "start": {
+                     *           "id": "start",
+                     *           "type": "START",
+                     *           "content": "{\n  \"inputs\": [\n    {\n      \"name\": \"income\",\n      \"type\": {\n        \"type\": \"DOUBLE\"\n      },\n      \"required\": true,\n      \"description\": \"Yearly net income\"\n    },\n    {\n      \"name\": \"existingDebt\",\n      \"type\": {\n        \"type\": \"DOUBLE\"\n      },\n      \"required\": false,\n      \"description\": \"Outstanding debt (absent means none)\"\n    },\n    {\n      \"name\": \"age\",\n      \"type\": {\n        \"type\": \"INTEGER\"\n      },\n      \"required\": true\n    },\n    {\n      \"name\": \"employment\",\n      \"type\": {\n        \"type\": \"DICTIONARY\",\n        \"name\": \"employment\",\n        \"options\": [\n          \"EMPLOYED\",\n          \"SELF_EMPLOYED\",\n          \"UNEMPLOYED\"\n        ]\n      },\n      \"required\": true\n    }\n  ],\n  \"validators\": [\n    {\n      \"variable\": \"age\",\n      \"expression\": \"value >= 18\",\n      \"message\": \"the applicant must be an adult\"\n    },\n    {\n      \"variable\": \"income\",\n      \"expression\": \"value >= 0\",\n      \"message\": \"must not be negative\"\n    }\n  ]\n}"
+                     *         },
+                     *         "ratio": {
+                     *           "id": "ratio",
+                     *           "type": "SCRIPT",
+                     *           "content": "{\n  \"language\": \"javascript\",\n  \"code\": \"const debt = existingDebt ?? 0;\\ndebtRatio = income > 0 ? debt / income : 1;\\n\",\n  \"outputs\": [\n    \"debtRatio\"\n  ]\n}"
+                     *         },
+                     *         "card": {
+                     *           "id": "card",
+                     *           "type": "SCORECARD",
+                     *           "content": "{\n  \"baseScore\": 500,\n  \"scoreVariable\": \"score\",\n  \"reasonCodesVariable\": \"reasonCodes\",\n  \"maxReasonCodes\": 2,\n  \"characteristics\": [\n    {\n      \"name\": \"Age\",\n      \"variable\": \"age\",\n      \"reasonCode\": \"AGE\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"max\": 25,\n          \"points\": 20\n        },\n        {\n          \"min\": 25,\n          \"max\": 60,\n          \"points\": 60\n        },\n        {\n          \"min\": 60,\n          \"points\": 40\n        }\n      ]\n    },\n    {\n      \"name\": \"Employment\",\n      \"variable\": \"employment\",\n      \"reasonCode\": \"EMPLOYMENT\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"values\": [\n            \"EMPLOYED\"\n          ],\n          \"points\": 80\n        },\n        {\n          \"values\": [\n            \"SELF_EMPLOYED\"\n          ],\n          \"points\": 50\n        },\n        {\n          \"values\": [\n            \"UNEMPLOYED\"\n          ],\n          \"points\": 0\n        }\n      ]\n    },\n    {\n      \"name\": \"Debt ratio\",\n      \"variable\": \"debtRatio\",\n      \"reasonCode\": \"DEBT\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"max\": 0.2,\n          \"points\": 100\n        },\n        {\n          \"min\": 0.2,\n          \"max\": 0.5,\n          \"points\": 50\n        },\n        {\n          \"min\": 0.5,\n          \"points\": 0\n        }\n      ]\n    }\n  ]\n}"
+                     *         },
+                     *         "band": {
+                     *           "id": "band",
+                     *           "type": "DECISION_TABLE",
+                     *           "content": "{\n  \"hitPolicy\": \"FIRST\",\n  \"inputs\": [\n    {\n      \"name\": \"score\",\n      \"type\": \"NUMBER\"\n    }\n  ],\n  \"outputs\": [\n    {\n      \"name\": \"riskBand\"\n    },\n    {\n      \"name\": \"decision\"\n    },\n    {\n      \"name\": \"creditLimit\"\n    }\n  ],\n  \"rules\": [\n    {\n      \"description\": \"strong\",\n      \"when\": {\n        \"score\": \">= 680\"\n      },\n      \"then\": {\n        \"riskBand\": \"LOW\",\n        \"decision\": \"APPROVE\",\n        \"creditLimit\": 10000\n      }\n    },\n    {\n      \"description\": \"fair\",\n      \"when\": {\n        \"score\": \"[600..680)\"\n      },\n      \"then\": {\n        \"riskBand\": \"MEDIUM\",\n        \"decision\": \"APPROVE\",\n        \"creditLimit\": 3000\n      }\n    },\n    {\n      \"description\": \"weak\",\n      \"then\": {\n        \"riskBand\": \"HIGH\",\n        \"decision\": \"DECLINE\",\n        \"creditLimit\": 0\n      }\n    }\n  ]\n}"
+                     *         },
+                     *         "accept": {
+                     *           "id": "accept",
+                     *           "type": "DECISION",
+                     *           "content": "{\n  \"language\": \"javascript\",\n  \"condition\": \"decision === 'APPROVE'\"\n}"
+                     *         },
+                     *         "approved": {
+                     *           "id": "approved",
+                     *           "type": "END",
+                     *           "content": "{\n  \"outputs\": [\n    \"decision\",\n    \"score\",\n    \"riskBand\",\n    \"creditLimit\",\n    \"reasonCodes\"\n  ]\n}"
+                     *         },
+                     *         "declined": {
+                     *           "id": "declined",
+                     *           "type": "END",
+                     *           "content": "{\n  \"outputs\": [\n    \"decision\",\n    \"score\",\n    \"reasonCodes\"\n  ]\n}"
+                     *         }
+                     *       },
+                     *       "testCases": [
+                     *         {
+                     *           "id": "3",
+                     *           "externalId": 3,
+                     *           "name": "employed applicant with little debt is approved",
+                     *           "variables": [
+                     *             {
+                     *               "variableName": "income",
+                     *               "value": 52000
+                     *             },
+                     *             {
+                     *               "variableName": "existingDebt",
+                     *               "value": 4000
+                     *             },
+                     *             {
+                     *               "variableName": "age",
+                     *               "value": 34
+                     *             },
+                     *             {
+                     *               "variableName": "employment",
+                     *               "value": "EMPLOYED"
+                     *             }
+                     *           ],
+                     *           "expression": {
+                     *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740",
+                     *             "language": "javascript"
+                     *           },
+                     *           "ignore": false
+                     *         },
+                     *         {
+                     *           "id": "4",
+                     *           "externalId": 4,
+                     *           "name": "unemployed young applicant with high debt is declined",
+                     *           "variables": [
+                     *             {
+                     *               "variableName": "income",
+                     *               "value": 12000
+                     *             },
+                     *             {
+                     *               "variableName": "existingDebt",
+                     *               "value": 9000
+                     *             },
+                     *             {
+                     *               "variableName": "age",
+                     *               "value": 21
+                     *             },
+                     *             {
+                     *               "variableName": "employment",
+                     *               "value": "UNEMPLOYED"
+                     *             }
+                     *           ],
+                     *           "expression": {
+                     *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2",
+                     *             "language": "javascript"
+                     *           },
+                     *           "ignore": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScenarioVersion"];
                 };
             };
@@ -3053,7 +3477,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3067,6 +3494,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "1",
+                     *         "scenarioId": "1",
+                     *         "name": "credit-decision",
+                     *         "version": "develop",
+                     *         "sourceVersion": "import",
+                     *         "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                     *         "status": "DEVELOP",
+                     *         "createdAt": "2026-11-27T03:55:51.327Z"
+                     *       },
+                     *       {
+                     *         "id": "2",
+                     *         "scenarioId": "1",
+                     *         "name": "credit-decision",
+                     *         "version": "1",
+                     *         "sourceVersion": "develop",
+                     *         "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                     *         "status": "DEPLOYED",
+                     *         "createdAt": "2026-11-27T03:55:53.268Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ScenarioVersionPreview"][];
                 };
             };
@@ -3091,20 +3542,17 @@ export interface operations {
                  * @example {}
                  */
                 context: components["parameters"]["Context"];
-                /**
-                 * @description Start of the window (inclusive), an RFC 3339 date-time. Default: one hour before `to`.
-                 * @example 2026-11-23T09:00:00Z
-                 */
+                /** @description Start of the window (inclusive), an RFC 3339 date-time. Default: one hour before `to`. */
                 from?: string;
-                /**
-                 * @description End of the window (exclusive), an RFC 3339 date-time, rounded up to a whole second (so at most 9999-12-31T23:59:59Z: a later fraction of that second is 400 naming `query.to`). Default: now.
-                 * @example 2026-11-23T10:00:00Z
-                 */
+                /** @description End of the window (exclusive), an RFC 3339 date-time, rounded up to a whole second (so at most 9999-12-31T23:59:59Z: a later fraction of that second is 400 naming `query.to`). Default: now. */
                 to?: string;
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3118,6 +3566,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "scenarioId": "1",
+                     *       "name": "credit-decision",
+                     *       "from": "2026-11-27T02:56:35.000Z",
+                     *       "to": "2026-11-27T03:56:36.000Z",
+                     *       "total": {
+                     *         "count": 4,
+                     *         "errors": 0,
+                     *         "peakPerSecond": 2,
+                     *         "byMode": {
+                     *           "sync": 1,
+                     *           "async": 1,
+                     *           "batch": 2
+                     *         },
+                     *         "latencyMs": {
+                     *           "min": 1.327,
+                     *           "avg": 5.128,
+                     *           "max": 14.331,
+                     *           "p95": 14.331
+                     *         }
+                     *       },
+                     *       "versions": [
+                     *         {
+                     *           "version": "1",
+                     *           "count": 4,
+                     *           "errors": 0,
+                     *           "peakPerSecond": 2,
+                     *           "byMode": {
+                     *             "sync": 1,
+                     *             "async": 1,
+                     *             "batch": 2
+                     *           },
+                     *           "latencyMs": {
+                     *             "min": 1.327,
+                     *             "avg": 5.128,
+                     *             "max": 14.331,
+                     *             "p95": 14.331
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScenarioStatistics"];
                 };
             };
@@ -3145,7 +3636,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3159,6 +3653,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "income": {
+                     *         "name": "income",
+                     *         "type": {
+                     *           "type": "DOUBLE"
+                     *         },
+                     *         "required": true,
+                     *         "description": "Yearly net income"
+                     *       },
+                     *       "existingDebt": {
+                     *         "name": "existingDebt",
+                     *         "type": {
+                     *           "type": "DOUBLE"
+                     *         },
+                     *         "required": false,
+                     *         "description": "Outstanding debt (absent means none)"
+                     *       },
+                     *       "age": {
+                     *         "name": "age",
+                     *         "type": {
+                     *           "type": "INTEGER"
+                     *         },
+                     *         "required": true
+                     *       },
+                     *       "employment": {
+                     *         "name": "employment",
+                     *         "type": {
+                     *           "type": "DICTIONARY",
+                     *           "name": "employment",
+                     *           "options": [
+                     *             "EMPLOYED",
+                     *             "SELF_EMPLOYED",
+                     *             "UNEMPLOYED"
+                     *           ]
+                     *         },
+                     *         "required": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["VariableInfoMap"];
                 };
             };
@@ -3186,7 +3720,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3200,6 +3737,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       "income",
+                     *       "existingDebt",
+                     *       "age",
+                     *       "employment"
+                     *     ]
+                     */
                     "application/json": string[];
                 };
             };
@@ -3227,7 +3772,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
                 /** @example credit-decision-copy */
                 copiedScenarioName: components["schemas"]["ScenarioName"];
@@ -3243,6 +3791,116 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3",
+                     *       "userId": "1",
+                     *       "scenarioId": "2",
+                     *       "name": "credit-decision-copy",
+                     *       "owner": "demo",
+                     *       "version": "develop",
+                     *       "sourceVersion": "copy",
+                     *       "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                     *       "status": "DEVELOP",
+                     *       "createdAt": "2026-11-27T03:56:30.660Z",
+                     *       "content": "{\n  \"nodes\": [\n    {\n      \"id\": \"start\",\n      \"type\": \"START\",\n      \"name\": \"Applicant\"\n    },\n    {\n      \"id\": \"ratio\",\n      \"type\": \"SCRIPT\",\n      \"name\": \"Debt ratio\"\n    },\n    {\n      \"id\": \"card\",\n      \"type\": \"SCORECARD\",\n      \"name\": \"Applicant scorecard\"\n    },\n    {\n      \"id\": \"band\",\n      \"type\": \"DECISION_TABLE\",\n      \"name\": \"Risk band\"\n    },\n    {\n      \"id\": \"accept\",\n      \"type\": \"DECISION\",\n      \"name\": \"Accept?\"\n    },\n    {\n      \"id\": \"approved\",\n      \"type\": \"END\",\n      \"name\": \"Approved\"\n    },\n    {\n      \"id\": \"declined\",\n      \"type\": \"END\",\n      \"name\": \"Declined\"\n    }\n  ],\n  \"edges\": [\n    {\n      \"from\": \"start\",\n      \"to\": \"ratio\"\n    },\n    {\n      \"from\": \"ratio\",\n      \"to\": \"card\"\n    },\n    {\n      \"from\": \"card\",\n      \"to\": \"band\"\n    },\n    {\n      \"from\": \"band\",\n      \"to\": \"accept\"\n    },\n    {\n      \"from\": \"accept\",\n      \"to\": \"approved\",\n      \"when\": true\n    },\n    {\n      \"from\": \"accept\",\n      \"to\": \"declined\",\n      \"when\": false\n    }\n  ]\n}",
+                     *       "nodeProperties": {
+                     *         "start": {
+                     *           "id": "start",
+                     *           "type": "START",
+                     *           "content": "{\n  \"inputs\": [\n    {\n      \"name\": \"income\",\n      \"type\": {\n        \"type\": \"DOUBLE\"\n      },\n      \"required\": true,\n      \"description\": \"Yearly net income\"\n    },\n    {\n      \"name\": \"existingDebt\",\n      \"type\": {\n        \"type\": \"DOUBLE\"\n      },\n      \"required\": false,\n      \"description\": \"Outstanding debt (absent means none)\"\n    },\n    {\n      \"name\": \"age\",\n      \"type\": {\n        \"type\": \"INTEGER\"\n      },\n      \"required\": true\n    },\n    {\n      \"name\": \"employment\",\n      \"type\": {\n        \"type\": \"DICTIONARY\",\n        \"name\": \"employment\",\n        \"options\": [\n          \"EMPLOYED\",\n          \"SELF_EMPLOYED\",\n          \"UNEMPLOYED\"\n        ]\n      },\n      \"required\": true\n    }\n  ],\n  \"validators\": [\n    {\n      \"variable\": \"age\",\n      \"expression\": \"value >= 18\",\n      \"message\": \"the applicant must be an adult\"\n    },\n    {\n      \"variable\": \"income\",\n      \"expression\": \"value >= 0\",\n      \"message\": \"must not be negative\"\n    }\n  ]\n}"
+                     *         },
+                     *         "ratio": {
+                     *           "id": "ratio",
+                     *           "type": "SCRIPT",
+                     *           "content": "{\n  \"language\": \"javascript\",\n  \"code\": \"const debt = existingDebt ?? 0;\\ndebtRatio = income > 0 ? debt / income : 1;\\n\",\n  \"outputs\": [\n    \"debtRatio\"\n  ]\n}"
+                     *         },
+                     *         "card": {
+                     *           "id": "card",
+                     *           "type": "SCORECARD",
+                     *           "content": "{\n  \"baseScore\": 500,\n  \"scoreVariable\": \"score\",\n  \"reasonCodesVariable\": \"reasonCodes\",\n  \"maxReasonCodes\": 2,\n  \"characteristics\": [\n    {\n      \"name\": \"Age\",\n      \"variable\": \"age\",\n      \"reasonCode\": \"AGE\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"max\": 25,\n          \"points\": 20\n        },\n        {\n          \"min\": 25,\n          \"max\": 60,\n          \"points\": 60\n        },\n        {\n          \"min\": 60,\n          \"points\": 40\n        }\n      ]\n    },\n    {\n      \"name\": \"Employment\",\n      \"variable\": \"employment\",\n      \"reasonCode\": \"EMPLOYMENT\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"values\": [\n            \"EMPLOYED\"\n          ],\n          \"points\": 80\n        },\n        {\n          \"values\": [\n            \"SELF_EMPLOYED\"\n          ],\n          \"points\": 50\n        },\n        {\n          \"values\": [\n            \"UNEMPLOYED\"\n          ],\n          \"points\": 0\n        }\n      ]\n    },\n    {\n      \"name\": \"Debt ratio\",\n      \"variable\": \"debtRatio\",\n      \"reasonCode\": \"DEBT\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"max\": 0.2,\n          \"points\": 100\n        },\n        {\n          \"min\": 0.2,\n          \"max\": 0.5,\n          \"points\": 50\n        },\n        {\n          \"min\": 0.5,\n          \"points\": 0\n        }\n      ]\n    }\n  ]\n}"
+                     *         },
+                     *         "band": {
+                     *           "id": "band",
+                     *           "type": "DECISION_TABLE",
+                     *           "content": "{\n  \"hitPolicy\": \"FIRST\",\n  \"inputs\": [\n    {\n      \"name\": \"score\",\n      \"type\": \"NUMBER\"\n    }\n  ],\n  \"outputs\": [\n    {\n      \"name\": \"riskBand\"\n    },\n    {\n      \"name\": \"decision\"\n    },\n    {\n      \"name\": \"creditLimit\"\n    }\n  ],\n  \"rules\": [\n    {\n      \"description\": \"strong\",\n      \"when\": {\n        \"score\": \">= 680\"\n      },\n      \"then\": {\n        \"riskBand\": \"LOW\",\n        \"decision\": \"APPROVE\",\n        \"creditLimit\": 10000\n      }\n    },\n    {\n      \"description\": \"fair\",\n      \"when\": {\n        \"score\": \"[600..680)\"\n      },\n      \"then\": {\n        \"riskBand\": \"MEDIUM\",\n        \"decision\": \"APPROVE\",\n        \"creditLimit\": 3000\n      }\n    },\n    {\n      \"description\": \"weak\",\n      \"then\": {\n        \"riskBand\": \"HIGH\",\n        \"decision\": \"DECLINE\",\n        \"creditLimit\": 0\n      }\n    }\n  ]\n}"
+                     *         },
+                     *         "accept": {
+                     *           "id": "accept",
+                     *           "type": "DECISION",
+                     *           "content": "{\n  \"language\": \"javascript\",\n  \"condition\": \"decision === 'APPROVE'\"\n}"
+                     *         },
+                     *         "approved": {
+                     *           "id": "approved",
+                     *           "type": "END",
+                     *           "content": "{\n  \"outputs\": [\n    \"decision\",\n    \"score\",\n    \"riskBand\",\n    \"creditLimit\",\n    \"reasonCodes\"\n  ]\n}"
+                     *         },
+                     *         "declined": {
+                     *           "id": "declined",
+                     *           "type": "END",
+                     *           "content": "{\n  \"outputs\": [\n    \"decision\",\n    \"score\",\n    \"reasonCodes\"\n  ]\n}"
+                     *         }
+                     *       },
+                     *       "testCases": [
+                     *         {
+                     *           "id": "5",
+                     *           "externalId": 5,
+                     *           "name": "employed applicant with little debt is approved",
+                     *           "variables": [
+                     *             {
+                     *               "variableName": "income",
+                     *               "value": 52000
+                     *             },
+                     *             {
+                     *               "variableName": "existingDebt",
+                     *               "value": 4000
+                     *             },
+                     *             {
+                     *               "variableName": "age",
+                     *               "value": 34
+                     *             },
+                     *             {
+                     *               "variableName": "employment",
+                     *               "value": "EMPLOYED"
+                     *             }
+                     *           ],
+                     *           "expression": {
+                     *             "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740",
+                     *             "language": "javascript"
+                     *           },
+                     *           "ignore": false
+                     *         },
+                     *         {
+                     *           "id": "6",
+                     *           "externalId": 6,
+                     *           "name": "unemployed young applicant with high debt is declined",
+                     *           "variables": [
+                     *             {
+                     *               "variableName": "income",
+                     *               "value": 12000
+                     *             },
+                     *             {
+                     *               "variableName": "existingDebt",
+                     *               "value": 9000
+                     *             },
+                     *             {
+                     *               "variableName": "age",
+                     *               "value": 21
+                     *             },
+                     *             {
+                     *               "variableName": "employment",
+                     *               "value": "UNEMPLOYED"
+                     *             }
+                     *           ],
+                     *           "expression": {
+                     *             "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2",
+                     *             "language": "javascript"
+                     *           },
+                     *           "ignore": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScenarioVersion"];
                 };
             };
@@ -3271,7 +3929,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example credit-decision */
+                /**
+                 * @description The scenario's current name. The example is the copy that copyScenario's example makes, so trying both leaves the example scenario (and the scoring examples naming it) as it was.
+                 * @example credit-decision-copy
+                 */
                 currentName: components["schemas"]["ScenarioName"];
                 /** @example credit-decision-v2 */
                 newName: components["schemas"]["ScenarioName"];
@@ -3287,6 +3948,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "2",
+                     *       "name": "credit-decision-v2",
+                     *       "owner": "demo"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScenarioSummary"];
                 };
             };
@@ -3315,7 +3983,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3342,6 +4013,92 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": "develop",
+                     *       "result": {
+                     *         "decision": "APPROVE",
+                     *         "score": 740,
+                     *         "riskBand": "LOW",
+                     *         "creditLimit": 10000,
+                     *         "reasonCodes": []
+                     *       },
+                     *       "trace": [
+                     *         {
+                     *           "nodeId": "start",
+                     *           "name": "Applicant",
+                     *           "type": "START",
+                     *           "read": {},
+                     *           "wrote": {},
+                     *           "durationMicros": 37
+                     *         },
+                     *         {
+                     *           "nodeId": "ratio",
+                     *           "name": "Debt ratio",
+                     *           "type": "SCRIPT",
+                     *           "read": {
+                     *             "existingDebt": 4000,
+                     *             "income": 52000
+                     *           },
+                     *           "wrote": {
+                     *             "debtRatio": 0.07692307692307693
+                     *           },
+                     *           "durationMicros": 48
+                     *         },
+                     *         {
+                     *           "nodeId": "card",
+                     *           "name": "Applicant scorecard",
+                     *           "type": "SCORECARD",
+                     *           "read": {
+                     *             "age": 34,
+                     *             "employment": "EMPLOYED",
+                     *             "debtRatio": 0.07692307692307693
+                     *           },
+                     *           "wrote": {
+                     *             "score": 740,
+                     *             "reasonCodes": []
+                     *           },
+                     *           "durationMicros": 66
+                     *         },
+                     *         {
+                     *           "nodeId": "band",
+                     *           "name": "Risk band",
+                     *           "type": "DECISION_TABLE",
+                     *           "read": {
+                     *             "score": 740
+                     *           },
+                     *           "wrote": {
+                     *             "riskBand": "LOW",
+                     *             "decision": "APPROVE",
+                     *             "creditLimit": 10000
+                     *           },
+                     *           "durationMicros": 37,
+                     *           "matchedRules": [
+                     *             0
+                     *           ]
+                     *         },
+                     *         {
+                     *           "nodeId": "accept",
+                     *           "name": "Accept?",
+                     *           "type": "DECISION",
+                     *           "read": {
+                     *             "decision": "APPROVE"
+                     *           },
+                     *           "wrote": {},
+                     *           "durationMicros": 28,
+                     *           "branch": true
+                     *         },
+                     *         {
+                     *           "nodeId": "approved",
+                     *           "name": "Approved",
+                     *           "type": "END",
+                     *           "read": {},
+                     *           "wrote": {},
+                     *           "durationMicros": 32
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DebugResult"];
                 };
             };
@@ -3372,7 +4129,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3424,14 +4184,20 @@ export interface operations {
                  * @example {}
                  */
                 context: components["parameters"]["Context"];
-                /** @description Deploy without compiling test cases or checking references. The document must still compile. */
+                /**
+                 * @description Deploy without compiling test cases or checking references. The document must still compile.
+                 * @example false
+                 */
                 skip_validation?: boolean;
                 /** @description Optional: the replay (startReplay) this deploy was tested with, stored with the new version and shown as its `replayId` in the version history. It must be a FINISHED replay of this scenario (404 REPLAY_NOT_FOUND otherwise; 409 REPLAY_NOT_FINISHED while queued, running or failed) whose candidate had exactly the content being deployed (409 REPLAY_CONTENT_MISMATCH when the development version changed since, or the replay tested another version). */
                 replay?: string;
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -3504,6 +4270,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "income": {
+                     *         "name": "income",
+                     *         "type": {
+                     *           "type": "DOUBLE"
+                     *         },
+                     *         "required": true,
+                     *         "description": "yearly income",
+                     *         "tags": [
+                     *           "money"
+                     *         ]
+                     *       },
+                     *       "segment": {
+                     *         "name": "segment",
+                     *         "type": {
+                     *           "type": "DICTIONARY",
+                     *           "name": "segment",
+                     *           "options": [
+                     *             "A",
+                     *             "B",
+                     *             "C"
+                     *           ]
+                     *         },
+                     *         "required": true,
+                     *         "description": "customer segment",
+                     *         "tags": [
+                     *           "risk"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["VariableInfoMap"];
                 };
             };
@@ -3530,9 +4328,15 @@ export interface operations {
                  * @example {}
                  */
                 context: components["parameters"]["Context"];
-                /** @description Replace the development version of existing scenarios. */
+                /**
+                 * @description Replace the development version of existing scenarios.
+                 * @example false
+                 */
                 overwrite_develop?: boolean;
-                /** @description Deploy the imported content of existing scenarios as a new version, if it passes deployScenario's validation (else `NOT_DEPLOYED`). */
+                /**
+                 * @description Deploy the imported content of existing scenarios as a new version, if it passes deployScenario's validation (else `NOT_DEPLOYED`).
+                 * @example false
+                 */
                 overwrite_deploy?: boolean;
             };
             header?: never;
@@ -4198,6 +5002,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "scenarios": [
+                     *         {
+                     *           "name": "credit-decision",
+                     *           "scenarioId": "1",
+                     *           "outcome": "UPDATED"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ImportReport"];
                 };
             };
@@ -4224,9 +5039,15 @@ export interface operations {
                  * @example {}
                  */
                 context: components["parameters"]["Context"];
-                /** @description Export only this scenario (404 if the owner has none of that name). */
+                /**
+                 * @description Export only this scenario (404 if the owner has none of that name).
+                 * @example credit-decision
+                 */
                 name?: components["schemas"]["ScenarioName"];
-                /** @description Output format. Without it the `Accept` header decides: `application/yaml` (preferred over `application/json`) gives YAML, anything else JSON. `type` wins over `Accept`. */
+                /**
+                 * @description Output format. Without it the `Accept` header decides: `application/yaml` (preferred over `application/json`) gives YAML, anything else JSON. `type` wins over `Accept`.
+                 * @example json
+                 */
                 type?: "json" | "yaml";
             };
             header?: never;
@@ -4242,7 +5063,468 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "1",
+                     *         "userId": "1",
+                     *         "scenarioId": "1",
+                     *         "name": "credit-decision",
+                     *         "owner": "demo",
+                     *         "version": "develop",
+                     *         "sourceVersion": "import",
+                     *         "description": "Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.",
+                     *         "status": "DEVELOP",
+                     *         "createdAt": "2026-11-27T03:55:51.327Z",
+                     *         "content": "{\n  \"nodes\": [\n    {\n      \"id\": \"start\",\n      \"type\": \"START\",\n      \"name\": \"Applicant\"\n    },\n    {\n      \"id\": \"ratio\",\n      \"type\": \"SCRIPT\",\n      \"name\": \"Debt ratio\"\n    },\n    {\n      \"id\": \"card\",\n      \"type\": \"SCORECARD\",\n      \"name\": \"Applicant scorecard\"\n    },\n    {\n      \"id\": \"band\",\n      \"type\": \"DECISION_TABLE\",\n      \"name\": \"Risk band\"\n    },\n    {\n      \"id\": \"accept\",\n      \"type\": \"DECISION\",\n      \"name\": \"Accept?\"\n    },\n    {\n      \"id\": \"approved\",\n      \"type\": \"END\",\n      \"name\": \"Approved\"\n    },\n    {\n      \"id\": \"declined\",\n      \"type\": \"END\",\n      \"name\": \"Declined\"\n    }\n  ],\n  \"edges\": [\n    {\n      \"from\": \"start\",\n      \"to\": \"ratio\"\n    },\n    {\n      \"from\": \"ratio\",\n      \"to\": \"card\"\n    },\n    {\n      \"from\": \"card\",\n      \"to\": \"band\"\n    },\n    {\n      \"from\": \"band\",\n      \"to\": \"accept\"\n    },\n    {\n      \"from\": \"accept\",\n      \"to\": \"approved\",\n      \"when\": true\n    },\n    {\n      \"from\": \"accept\",\n      \"to\": \"declined\",\n      \"when\": false\n    }\n  ]\n}",
+                     *         "nodeProperties": {
+                     *           "start": {
+                     *             "id": "start",
+                     *             "type": "START",
+                     *             "content": "{\n  \"inputs\": [\n    {\n      \"name\": \"income\",\n      \"type\": {\n        \"type\": \"DOUBLE\"\n      },\n      \"required\": true,\n      \"description\": \"Yearly net income\"\n    },\n    {\n      \"name\": \"existingDebt\",\n      \"type\": {\n        \"type\": \"DOUBLE\"\n      },\n      \"required\": false,\n      \"description\": \"Outstanding debt (absent means none)\"\n    },\n    {\n      \"name\": \"age\",\n      \"type\": {\n        \"type\": \"INTEGER\"\n      },\n      \"required\": true\n    },\n    {\n      \"name\": \"employment\",\n      \"type\": {\n        \"type\": \"DICTIONARY\",\n        \"name\": \"employment\",\n        \"options\": [\n          \"EMPLOYED\",\n          \"SELF_EMPLOYED\",\n          \"UNEMPLOYED\"\n        ]\n      },\n      \"required\": true\n    }\n  ],\n  \"validators\": [\n    {\n      \"variable\": \"age\",\n      \"expression\": \"value >= 18\",\n      \"message\": \"the applicant must be an adult\"\n    },\n    {\n      \"variable\": \"income\",\n      \"expression\": \"value >= 0\",\n      \"message\": \"must not be negative\"\n    }\n  ]\n}"
+                     *           },
+                     *           "ratio": {
+                     *             "id": "ratio",
+                     *             "type": "SCRIPT",
+                     *             "content": "{\n  \"language\": \"javascript\",\n  \"code\": \"const debt = existingDebt ?? 0;\\ndebtRatio = income > 0 ? debt / income : 1;\\n\",\n  \"outputs\": [\n    \"debtRatio\"\n  ]\n}"
+                     *           },
+                     *           "card": {
+                     *             "id": "card",
+                     *             "type": "SCORECARD",
+                     *             "content": "{\n  \"baseScore\": 500,\n  \"scoreVariable\": \"score\",\n  \"reasonCodesVariable\": \"reasonCodes\",\n  \"maxReasonCodes\": 2,\n  \"characteristics\": [\n    {\n      \"name\": \"Age\",\n      \"variable\": \"age\",\n      \"reasonCode\": \"AGE\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"max\": 25,\n          \"points\": 20\n        },\n        {\n          \"min\": 25,\n          \"max\": 60,\n          \"points\": 60\n        },\n        {\n          \"min\": 60,\n          \"points\": 40\n        }\n      ]\n    },\n    {\n      \"name\": \"Employment\",\n      \"variable\": \"employment\",\n      \"reasonCode\": \"EMPLOYMENT\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"values\": [\n            \"EMPLOYED\"\n          ],\n          \"points\": 80\n        },\n        {\n          \"values\": [\n            \"SELF_EMPLOYED\"\n          ],\n          \"points\": 50\n        },\n        {\n          \"values\": [\n            \"UNEMPLOYED\"\n          ],\n          \"points\": 0\n        }\n      ]\n    },\n    {\n      \"name\": \"Debt ratio\",\n      \"variable\": \"debtRatio\",\n      \"reasonCode\": \"DEBT\",\n      \"elsePoints\": 0,\n      \"bins\": [\n        {\n          \"max\": 0.2,\n          \"points\": 100\n        },\n        {\n          \"min\": 0.2,\n          \"max\": 0.5,\n          \"points\": 50\n        },\n        {\n          \"min\": 0.5,\n          \"points\": 0\n        }\n      ]\n    }\n  ]\n}"
+                     *           },
+                     *           "band": {
+                     *             "id": "band",
+                     *             "type": "DECISION_TABLE",
+                     *             "content": "{\n  \"hitPolicy\": \"FIRST\",\n  \"inputs\": [\n    {\n      \"name\": \"score\",\n      \"type\": \"NUMBER\"\n    }\n  ],\n  \"outputs\": [\n    {\n      \"name\": \"riskBand\"\n    },\n    {\n      \"name\": \"decision\"\n    },\n    {\n      \"name\": \"creditLimit\"\n    }\n  ],\n  \"rules\": [\n    {\n      \"description\": \"strong\",\n      \"when\": {\n        \"score\": \">= 680\"\n      },\n      \"then\": {\n        \"riskBand\": \"LOW\",\n        \"decision\": \"APPROVE\",\n        \"creditLimit\": 10000\n      }\n    },\n    {\n      \"description\": \"fair\",\n      \"when\": {\n        \"score\": \"[600..680)\"\n      },\n      \"then\": {\n        \"riskBand\": \"MEDIUM\",\n        \"decision\": \"APPROVE\",\n        \"creditLimit\": 3000\n      }\n    },\n    {\n      \"description\": \"weak\",\n      \"then\": {\n        \"riskBand\": \"HIGH\",\n        \"decision\": \"DECLINE\",\n        \"creditLimit\": 0\n      }\n    }\n  ]\n}"
+                     *           },
+                     *           "accept": {
+                     *             "id": "accept",
+                     *             "type": "DECISION",
+                     *             "content": "{\n  \"language\": \"javascript\",\n  \"condition\": \"decision === 'APPROVE'\"\n}"
+                     *           },
+                     *           "approved": {
+                     *             "id": "approved",
+                     *             "type": "END",
+                     *             "content": "{\n  \"outputs\": [\n    \"decision\",\n    \"score\",\n    \"riskBand\",\n    \"creditLimit\",\n    \"reasonCodes\"\n  ]\n}"
+                     *           },
+                     *           "declined": {
+                     *             "id": "declined",
+                     *             "type": "END",
+                     *             "content": "{\n  \"outputs\": [\n    \"decision\",\n    \"score\",\n    \"reasonCodes\"\n  ]\n}"
+                     *           }
+                     *         },
+                     *         "testCases": [
+                     *           {
+                     *             "id": "1",
+                     *             "externalId": 1,
+                     *             "name": "employed applicant with little debt is approved",
+                     *             "variables": [
+                     *               {
+                     *                 "variableName": "income",
+                     *                 "value": 52000
+                     *               },
+                     *               {
+                     *                 "variableName": "existingDebt",
+                     *                 "value": 4000
+                     *               },
+                     *               {
+                     *                 "variableName": "age",
+                     *                 "value": 34
+                     *               },
+                     *               {
+                     *                 "variableName": "employment",
+                     *                 "value": "EMPLOYED"
+                     *               }
+                     *             ],
+                     *             "expression": {
+                     *               "code": "decision === 'APPROVE' && riskBand === 'LOW' && score === 740",
+                     *               "language": "javascript"
+                     *             },
+                     *             "ignore": false
+                     *           },
+                     *           {
+                     *             "id": "2",
+                     *             "externalId": 2,
+                     *             "name": "unemployed young applicant with high debt is declined",
+                     *             "variables": [
+                     *               {
+                     *                 "variableName": "income",
+                     *                 "value": 12000
+                     *               },
+                     *               {
+                     *                 "variableName": "existingDebt",
+                     *                 "value": 9000
+                     *               },
+                     *               {
+                     *                 "variableName": "age",
+                     *                 "value": 21
+                     *               },
+                     *               {
+                     *                 "variableName": "employment",
+                     *                 "value": "UNEMPLOYED"
+                     *               }
+                     *             ],
+                     *             "expression": {
+                     *               "code": "decision === 'DECLINE' && score === 520 && reasonCodes.length === 2",
+                     *               "language": "javascript"
+                     *             },
+                     *             "ignore": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ScenarioVersion"][];
+                    /**
+                     * @example - id: "1"
+                     *       userId: "1"
+                     *       scenarioId: "1"
+                     *       name: credit-decision
+                     *       owner: demo
+                     *       version: develop
+                     *       sourceVersion: import
+                     *       description: Scores an applicant with a scorecard, bands the score with a decision table and approves or declines.
+                     *       status: DEVELOP
+                     *       createdAt: 2026-11-27T03:55:51.327Z
+                     *       content: |-
+                     *         {
+                     *           "nodes": [
+                     *             {
+                     *               "id": "start",
+                     *               "type": "START",
+                     *               "name": "Applicant"
+                     *             },
+                     *             {
+                     *               "id": "ratio",
+                     *               "type": "SCRIPT",
+                     *               "name": "Debt ratio"
+                     *             },
+                     *             {
+                     *               "id": "card",
+                     *               "type": "SCORECARD",
+                     *               "name": "Applicant scorecard"
+                     *             },
+                     *             {
+                     *               "id": "band",
+                     *               "type": "DECISION_TABLE",
+                     *               "name": "Risk band"
+                     *             },
+                     *             {
+                     *               "id": "accept",
+                     *               "type": "DECISION",
+                     *               "name": "Accept?"
+                     *             },
+                     *             {
+                     *               "id": "approved",
+                     *               "type": "END",
+                     *               "name": "Approved"
+                     *             },
+                     *             {
+                     *               "id": "declined",
+                     *               "type": "END",
+                     *               "name": "Declined"
+                     *             }
+                     *           ],
+                     *           "edges": [
+                     *             {
+                     *               "from": "start",
+                     *               "to": "ratio"
+                     *             },
+                     *             {
+                     *               "from": "ratio",
+                     *               "to": "card"
+                     *             },
+                     *             {
+                     *               "from": "card",
+                     *               "to": "band"
+                     *             },
+                     *             {
+                     *               "from": "band",
+                     *               "to": "accept"
+                     *             },
+                     *             {
+                     *               "from": "accept",
+                     *               "to": "approved",
+                     *               "when": true
+                     *             },
+                     *             {
+                     *               "from": "accept",
+                     *               "to": "declined",
+                     *               "when": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       nodeProperties:
+                     *         start:
+                     *           id: start
+                     *           type: START
+                     *           content: |-
+                     *             {
+                     *               "inputs": [
+                     *                 {
+                     *                   "name": "income",
+                     *                   "type": {
+                     *                     "type": "DOUBLE"
+                     *                   },
+                     *                   "required": true,
+                     *                   "description": "Yearly net income"
+                     *                 },
+                     *                 {
+                     *                   "name": "existingDebt",
+                     *                   "type": {
+                     *                     "type": "DOUBLE"
+                     *                   },
+                     *                   "required": false,
+                     *                   "description": "Outstanding debt (absent means none)"
+                     *                 },
+                     *                 {
+                     *                   "name": "age",
+                     *                   "type": {
+                     *                     "type": "INTEGER"
+                     *                   },
+                     *                   "required": true
+                     *                 },
+                     *                 {
+                     *                   "name": "employment",
+                     *                   "type": {
+                     *                     "type": "DICTIONARY",
+                     *                     "name": "employment",
+                     *                     "options": [
+                     *                       "EMPLOYED",
+                     *                       "SELF_EMPLOYED",
+                     *                       "UNEMPLOYED"
+                     *                     ]
+                     *                   },
+                     *                   "required": true
+                     *                 }
+                     *               ],
+                     *               "validators": [
+                     *                 {
+                     *                   "variable": "age",
+                     *                   "expression": "value >= 18",
+                     *                   "message": "the applicant must be an adult"
+                     *                 },
+                     *                 {
+                     *                   "variable": "income",
+                     *                   "expression": "value >= 0",
+                     *                   "message": "must not be negative"
+                     *                 }
+                     *               ]
+                     *             }
+                     *         ratio:
+                     *           id: ratio
+                     *           type: SCRIPT
+                     *           content: |-
+                     *             {
+                     *               "language": "javascript",
+                     *               "code": "const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n",
+                     *               "outputs": [
+                     *                 "debtRatio"
+                     *               ]
+                     *             }
+                     *         card:
+                     *           id: card
+                     *           type: SCORECARD
+                     *           content: |-
+                     *             {
+                     *               "baseScore": 500,
+                     *               "scoreVariable": "score",
+                     *               "reasonCodesVariable": "reasonCodes",
+                     *               "maxReasonCodes": 2,
+                     *               "characteristics": [
+                     *                 {
+                     *                   "name": "Age",
+                     *                   "variable": "age",
+                     *                   "reasonCode": "AGE",
+                     *                   "elsePoints": 0,
+                     *                   "bins": [
+                     *                     {
+                     *                       "max": 25,
+                     *                       "points": 20
+                     *                     },
+                     *                     {
+                     *                       "min": 25,
+                     *                       "max": 60,
+                     *                       "points": 60
+                     *                     },
+                     *                     {
+                     *                       "min": 60,
+                     *                       "points": 40
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 {
+                     *                   "name": "Employment",
+                     *                   "variable": "employment",
+                     *                   "reasonCode": "EMPLOYMENT",
+                     *                   "elsePoints": 0,
+                     *                   "bins": [
+                     *                     {
+                     *                       "values": [
+                     *                         "EMPLOYED"
+                     *                       ],
+                     *                       "points": 80
+                     *                     },
+                     *                     {
+                     *                       "values": [
+                     *                         "SELF_EMPLOYED"
+                     *                       ],
+                     *                       "points": 50
+                     *                     },
+                     *                     {
+                     *                       "values": [
+                     *                         "UNEMPLOYED"
+                     *                       ],
+                     *                       "points": 0
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 {
+                     *                   "name": "Debt ratio",
+                     *                   "variable": "debtRatio",
+                     *                   "reasonCode": "DEBT",
+                     *                   "elsePoints": 0,
+                     *                   "bins": [
+                     *                     {
+                     *                       "max": 0.2,
+                     *                       "points": 100
+                     *                     },
+                     *                     {
+                     *                       "min": 0.2,
+                     *                       "max": 0.5,
+                     *                       "points": 50
+                     *                     },
+                     *                     {
+                     *                       "min": 0.5,
+                     *                       "points": 0
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               ]
+                     *             }
+                     *         band:
+                     *           id: band
+                     *           type: DECISION_TABLE
+                     *           content: |-
+                     *             {
+                     *               "hitPolicy": "FIRST",
+                     *               "inputs": [
+                     *                 {
+                     *                   "name": "score",
+                     *                   "type": "NUMBER"
+                     *                 }
+                     *               ],
+                     *               "outputs": [
+                     *                 {
+                     *                   "name": "riskBand"
+                     *                 },
+                     *                 {
+                     *                   "name": "decision"
+                     *                 },
+                     *                 {
+                     *                   "name": "creditLimit"
+                     *                 }
+                     *               ],
+                     *               "rules": [
+                     *                 {
+                     *                   "description": "strong",
+                     *                   "when": {
+                     *                     "score": ">= 680"
+                     *                   },
+                     *                   "then": {
+                     *                     "riskBand": "LOW",
+                     *                     "decision": "APPROVE",
+                     *                     "creditLimit": 10000
+                     *                   }
+                     *                 },
+                     *                 {
+                     *                   "description": "fair",
+                     *                   "when": {
+                     *                     "score": "[600..680)"
+                     *                   },
+                     *                   "then": {
+                     *                     "riskBand": "MEDIUM",
+                     *                     "decision": "APPROVE",
+                     *                     "creditLimit": 3000
+                     *                   }
+                     *                 },
+                     *                 {
+                     *                   "description": "weak",
+                     *                   "then": {
+                     *                     "riskBand": "HIGH",
+                     *                     "decision": "DECLINE",
+                     *                     "creditLimit": 0
+                     *                   }
+                     *                 }
+                     *               ]
+                     *             }
+                     *         accept:
+                     *           id: accept
+                     *           type: DECISION
+                     *           content: |-
+                     *             {
+                     *               "language": "javascript",
+                     *               "condition": "decision === 'APPROVE'"
+                     *             }
+                     *         approved:
+                     *           id: approved
+                     *           type: END
+                     *           content: |-
+                     *             {
+                     *               "outputs": [
+                     *                 "decision",
+                     *                 "score",
+                     *                 "riskBand",
+                     *                 "creditLimit",
+                     *                 "reasonCodes"
+                     *               ]
+                     *             }
+                     *         declined:
+                     *           id: declined
+                     *           type: END
+                     *           content: |-
+                     *             {
+                     *               "outputs": [
+                     *                 "decision",
+                     *                 "score",
+                     *                 "reasonCodes"
+                     *               ]
+                     *             }
+                     *       testCases:
+                     *         - id: "1"
+                     *           externalId: 1
+                     *           name: employed applicant with little debt is approved
+                     *           variables:
+                     *             - variableName: income
+                     *               value: 52000
+                     *             - variableName: existingDebt
+                     *               value: 4000
+                     *             - variableName: age
+                     *               value: 34
+                     *             - variableName: employment
+                     *               value: EMPLOYED
+                     *           expression:
+                     *             code: decision === 'APPROVE' && riskBand === 'LOW' && score === 740
+                     *             language: javascript
+                     *           ignore: false
+                     *         - id: "2"
+                     *           externalId: 2
+                     *           name: unemployed young applicant with high debt is declined
+                     *           variables:
+                     *             - variableName: income
+                     *               value: 12000
+                     *             - variableName: existingDebt
+                     *               value: 9000
+                     *             - variableName: age
+                     *               value: 21
+                     *             - variableName: employment
+                     *               value: UNEMPLOYED
+                     *           expression:
+                     *             code: decision === 'DECLINE' && score === 520 && reasonCodes.length === 2
+                     *             language: javascript
+                     *           ignore: false
+                     */
                     "application/yaml": string;
                 };
             };
@@ -4270,9 +5552,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
-                /** @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Test case id (the `id` of a ScenarioTestCase). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 testCaseId: components["parameters"]["TestCaseId"];
             };
             cookie?: never;
@@ -4319,6 +5607,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3",
+                     *       "externalId": 3,
+                     *       "name": "employed applicant with little debt is approved",
+                     *       "variables": [
+                     *         {
+                     *           "variableName": "income",
+                     *           "value": 52000
+                     *         },
+                     *         {
+                     *           "variableName": "existingDebt",
+                     *           "value": 4000
+                     *         },
+                     *         {
+                     *           "variableName": "age",
+                     *           "value": 34
+                     *         },
+                     *         {
+                     *           "variableName": "employment",
+                     *           "value": "EMPLOYED"
+                     *         }
+                     *       ],
+                     *       "expression": {
+                     *         "code": "decision === 'APPROVE'",
+                     *         "language": "javascript"
+                     *       },
+                     *       "ignore": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScenarioTestCase"];
                 };
             };
@@ -4345,28 +5663,49 @@ export interface operations {
                  * @example {}
                  */
                 context: components["parameters"]["Context"];
-                /** @description Only runs of this deployed version (`1`, `2`, …). */
+                /**
+                 * @description Only runs of this deployed version (`1`, `2`, …).
+                 * @example 1
+                 */
                 version?: string;
-                /** @description Only runs that ended so. */
+                /**
+                 * @description Only runs that ended so.
+                 * @example SUCCEEDED
+                 */
                 state?: "SUCCEEDED" | "FAILED";
                 /** @description Only runs of this request id (see `requestId` of DecisionRecord). */
                 requestId?: string;
-                /** @description Only runs that began at or after this time. */
+                /**
+                 * @description Only runs that began at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 from?: string;
-                /** @description Only runs that began before this time. */
+                /**
+                 * @description Only runs that began before this time.
+                 * @example 9999-12-31T23:59:59Z
+                 */
                 to?: string;
-                /** @description Only runs whose result has these output variables equal to these values: `output[decision]=APPROVE&output[tier]=A` (all must hold). A value is compared with the output's JSON value as text, exactly (case-sensitive): a string without its quotes, a number or boolean as JSON writes it (`output[score]=612`, `output[manual]=false`), `null` for null or an output the result does not have (as replay reports count it); failed runs have no outputs. Not indexed: the service reads the scenario's records that the other filters leave (in bounded steps: a page may come back short or empty, with a `nextCursor`), so narrow it with `from`/`to` on scenarios with many records. */
+                /**
+                 * @description Only runs whose result has these output variables equal to these values: `output[decision]=APPROVE&output[tier]=A` (all must hold). A value is compared with the output's JSON value as text, exactly (case-sensitive): a string without its quotes, a number or boolean as JSON writes it (`output[score]=612`, `output[manual]=false`), `null` for null or an output the result does not have (as replay reports count it); failed runs have no outputs. Not indexed: the service reads the scenario's records that the other filters leave (in bounded steps: a page may come back short or empty, with a `nextCursor`), so narrow it with `from`/`to` on scenarios with many records.
+                 * @example {}
+                 */
                 output?: {
                     [key: string]: string;
                 };
                 /** @description `nextCursor` of the previous page. A cursor marks a place in the scenario's newest-first order, so it stays valid whatever the filters. It is opaque (encrypted and authenticated for this scenario): one this service did not issue for this scenario is 400 naming `query.cursor`, and so is one issued before the current cursor format (start the list again). */
                 cursor?: string;
-                /** @description Records per page: 1 to 500. A page also holds at most 16 MiB of the records' JSON (the record page size limit), and at least one record, and one call reads about that much of the scenario's stored records at most, matching or not: a page may hold fewer than `limit`, even none, with a `nextCursor` to go on from. Page on until `nextCursor` is null. */
+                /**
+                 * @description Records per page: 1 to 500. A page also holds at most 16 MiB of the records' JSON (the record page size limit), and at least one record, and one call reads about that much of the scenario's stored records at most, matching or not: a page may hold fewer than `limit`, even none, with a `nextCursor` to go on from. Page on until `nextCursor` is null.
+                 * @example 50
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -4380,6 +5719,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "records": [
+                     *         {
+                     *           "id": "01a21b25-d05c-7f0c-ad52-666ff37d2583",
+                     *           "scenarioId": "1",
+                     *           "scenarioName": "credit-decision",
+                     *           "version": "1",
+                     *           "mode": "BATCH",
+                     *           "requesterId": "1",
+                     *           "requestId": "01a21b25-d05c-7f0c-ad52-666ff37d2583",
+                     *           "batchId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *           "state": "SUCCEEDED",
+                     *           "inputs": {
+                     *             "income": 9000,
+                     *             "existingDebt": 8000,
+                     *             "age": 19,
+                     *             "employment": "UNEMPLOYED"
+                     *           },
+                     *           "maskedInputs": [],
+                     *           "result": {
+                     *             "decision": "DECLINE",
+                     *             "score": 520,
+                     *             "reasonCodes": [
+                     *               "DEBT",
+                     *               "EMPLOYMENT"
+                     *             ]
+                     *           },
+                     *           "error": null,
+                     *           "beganAt": "2026-11-27T03:56:32.732Z",
+                     *           "endedAt": "2026-11-27T03:56:32.735Z",
+                     *           "durationMicros": 2256,
+                     *           "hasTrace": false,
+                     *           "captureCount": 0
+                     *         },
+                     *         {
+                     *           "id": "01a21b25-d05c-7884-a65e-d9b2182d121c",
+                     *           "scenarioId": "1",
+                     *           "scenarioName": "credit-decision",
+                     *           "version": "1",
+                     *           "mode": "BATCH",
+                     *           "requesterId": "1",
+                     *           "requestId": "01a21b25-d05c-7884-a65e-d9b2182d121c",
+                     *           "batchId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *           "state": "SUCCEEDED",
+                     *           "inputs": {
+                     *             "income": 52000,
+                     *             "existingDebt": 4000,
+                     *             "age": 34,
+                     *             "employment": "EMPLOYED"
+                     *           },
+                     *           "maskedInputs": [],
+                     *           "result": {
+                     *             "decision": "APPROVE",
+                     *             "score": 740,
+                     *             "riskBand": "LOW",
+                     *             "creditLimit": 10000,
+                     *             "reasonCodes": []
+                     *           },
+                     *           "error": null,
+                     *           "beganAt": "2026-11-27T03:56:32.732Z",
+                     *           "endedAt": "2026-11-27T03:56:32.734Z",
+                     *           "durationMicros": 2339,
+                     *           "hasTrace": false,
+                     *           "captureCount": 0
+                     *         }
+                     *       ],
+                     *       "nextCursor": "A1cGR0s2I8AIRM-zmJxpAwDw5cbMHxtmlyI5zxygPXyhPnpLVZ2A2dA"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionRecordPage"];
                 };
             };
@@ -4407,9 +5816,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
-                /** @description The record id (`id` of a list item; the `runId` of a sync run; a batch element's result id). */
+                /**
+                 * @description The record id (`id` of a list item; the `runId` of a sync run; a batch element's result id).
+                 * @example 0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f
+                 */
                 recordId: string;
             };
             cookie?: never;
@@ -4423,6 +5838,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01a21b25-d05c-7f0c-ad52-666ff37d2583",
+                     *       "scenarioId": "1",
+                     *       "scenarioName": "credit-decision",
+                     *       "version": "1",
+                     *       "mode": "BATCH",
+                     *       "requesterId": "1",
+                     *       "requestId": "01a21b25-d05c-7f0c-ad52-666ff37d2583",
+                     *       "batchId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *       "state": "SUCCEEDED",
+                     *       "inputs": {
+                     *         "income": 9000,
+                     *         "existingDebt": 8000,
+                     *         "age": 19,
+                     *         "employment": "UNEMPLOYED"
+                     *       },
+                     *       "maskedInputs": [],
+                     *       "result": {
+                     *         "decision": "DECLINE",
+                     *         "score": 520,
+                     *         "reasonCodes": [
+                     *           "DEBT",
+                     *           "EMPLOYMENT"
+                     *         ]
+                     *       },
+                     *       "error": null,
+                     *       "beganAt": "2026-11-27T03:56:32.732Z",
+                     *       "endedAt": "2026-11-27T03:56:32.735Z",
+                     *       "durationMicros": 2256,
+                     *       "trace": null,
+                     *       "captures": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionRecord"];
                 };
             };
@@ -4450,7 +5899,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -4464,6 +5916,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "retentionDays": 30,
+                     *       "syncSampleRate": 1,
+                     *       "trace": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["RecordingSettings"];
                 };
             };
@@ -4491,7 +5951,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -4518,6 +5981,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "retentionDays": 30,
+                     *       "syncSampleRate": 1,
+                     *       "trace": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["RecordingSettings"];
                 };
             };
@@ -4546,12 +6017,18 @@ export interface operations {
                 context: components["parameters"]["Context"];
                 /** @description `nextCursor` of the previous page; one this service did not issue is 400. */
                 cursor?: string;
-                /** @description Replays per page: 1 to 100. */
+                /**
+                 * @description Replays per page: 1 to 100.
+                 * @example 20
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -4565,6 +6042,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "replays": [
+                     *         {
+                     *           "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *           "scenarioId": "1",
+                     *           "candidateVersion": "develop",
+                     *           "state": "FINISHED",
+                     *           "total": 4,
+                     *           "done": 4,
+                     *           "failed": 0,
+                     *           "outputs": [
+                     *             "decision",
+                     *             "score"
+                     *           ],
+                     *           "filter": {
+                     *             "version": "1",
+                     *             "state": "SUCCEEDED",
+                     *             "to": "2026-11-27T03:56:35.545Z"
+                     *           },
+                     *           "limit": 1000,
+                     *           "sampleSize": 20,
+                     *           "createdAt": "2026-11-27T03:56:35.549Z",
+                     *           "startedAt": "2026-11-27T03:56:35.559Z",
+                     *           "finishedAt": "2026-11-27T03:56:35.567Z",
+                     *           "error": null,
+                     *           "changed": 0
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReplayPage"];
                 };
             };
@@ -4592,7 +6101,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
             };
             cookie?: never;
@@ -4609,7 +6121,7 @@ export interface operations {
                  *       "limit": 1000,
                  *       "sampleSize": 20,
                  *       "filter": {
-                 *         "version": "3",
+                 *         "version": "1",
                  *         "state": "SUCCEEDED"
                  *       }
                  *     }
@@ -4625,6 +6137,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *       "scenarioId": "1",
+                     *       "candidateVersion": "develop",
+                     *       "state": "QUEUED",
+                     *       "total": 4,
+                     *       "done": 0,
+                     *       "failed": 0,
+                     *       "outputs": [
+                     *         "decision",
+                     *         "score"
+                     *       ],
+                     *       "filter": {
+                     *         "version": "1",
+                     *         "state": "SUCCEEDED",
+                     *         "to": "2026-11-27T03:56:35.545Z"
+                     *       },
+                     *       "limit": 1000,
+                     *       "sampleSize": 20,
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "startedAt": null,
+                     *       "finishedAt": null,
+                     *       "error": null,
+                     *       "report": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Replay"];
                 };
             };
@@ -4656,9 +6195,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
-                /** @description The replay id (`replayId` of startReplay). One this scenario does not have is 404 REPLAY_NOT_FOUND. */
+                /**
+                 * @description The replay id (`replayId` of startReplay). One this scenario does not have is 404 REPLAY_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f60
+                 */
                 replayId: string;
             };
             cookie?: never;
@@ -4672,6 +6217,120 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *       "scenarioId": "1",
+                     *       "candidateVersion": "develop",
+                     *       "state": "FINISHED",
+                     *       "total": 4,
+                     *       "done": 4,
+                     *       "failed": 0,
+                     *       "outputs": [
+                     *         "decision",
+                     *         "score"
+                     *       ],
+                     *       "filter": {
+                     *         "version": "1",
+                     *         "state": "SUCCEEDED",
+                     *         "to": "2026-11-27T03:56:35.545Z"
+                     *       },
+                     *       "limit": 1000,
+                     *       "sampleSize": 20,
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "startedAt": "2026-11-27T03:56:35.559Z",
+                     *       "finishedAt": "2026-11-27T03:56:35.567Z",
+                     *       "error": null,
+                     *       "report": {
+                     *         "replayed": 4,
+                     *         "compared": 4,
+                     *         "changed": 0,
+                     *         "outputs": [
+                     *           {
+                     *             "name": "decision",
+                     *             "compared": 4,
+                     *             "changed": 0,
+                     *             "transitions": [
+                     *               {
+                     *                 "from": "APPROVE",
+                     *                 "to": "APPROVE",
+                     *                 "count": 3
+                     *               },
+                     *               {
+                     *                 "from": "DECLINE",
+                     *                 "to": "DECLINE",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "otherTransitions": {
+                     *               "pairs": 0,
+                     *               "records": 0
+                     *             },
+                     *             "differences": null
+                     *           },
+                     *           {
+                     *             "name": "score",
+                     *             "compared": 4,
+                     *             "changed": 0,
+                     *             "transitions": [
+                     *               {
+                     *                 "from": 740,
+                     *                 "to": 740,
+                     *                 "count": 3
+                     *               },
+                     *               {
+                     *                 "from": 520,
+                     *                 "to": 520,
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "otherTransitions": {
+                     *               "pairs": 0,
+                     *               "records": 0
+                     *             },
+                     *             "differences": {
+                     *               "count": 4,
+                     *               "meanOld": 685,
+                     *               "meanNew": 685,
+                     *               "mean": 0,
+                     *               "p5": 0,
+                     *               "p50": 0,
+                     *               "p95": 0,
+                     *               "min": 0,
+                     *               "max": 0
+                     *             }
+                     *           }
+                     *         ],
+                     *         "failures": {
+                     *           "onlyOld": 0,
+                     *           "onlyNew": 0,
+                     *           "both": 0,
+                     *           "newErrorCodes": {},
+                     *           "runs": [],
+                     *           "truncated": false
+                     *         },
+                     *         "unrecorded": {
+                     *           "records": 0,
+                     *           "calls": []
+                     *         },
+                     *         "httpCalls": {
+                     *           "served": 0,
+                     *           "requestDiffers": 0
+                     *         },
+                     *         "maskedInputs": {
+                     *           "records": 0,
+                     *           "variables": {}
+                     *         },
+                     *         "sample": [],
+                     *         "notes": [
+                     *           "Old values are what the recorded runs decided, by version: 1 (4).",
+                     *           "Lookups (DATA_LOOKUP nodes) read the collections as they are today, not as they were when the records were made.",
+                     *           "Scenarios called by SCENARIO_CALL nodes ran their deployed version of today.",
+                     *           "HTTP_CALL nodes got the answers recorded with each record; no call left the service."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Replay"];
                 };
             };
@@ -4700,6 +6359,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "credit-risk",
+                     *         "latestVersion": 1,
+                     *         "versions": [
+                     *           {
+                     *             "version": 1,
+                     *             "modelType": "Scorecard",
+                     *             "functionName": "regression",
+                     *             "fileName": "credit-risk.pmml",
+                     *             "sizeBytes": 3222,
+                     *             "createdAt": "2026-11-27T03:56:44.482Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ModelSummary"][];
                 };
             };
@@ -4732,6 +6409,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "credit-risk",
+                     *       "latestVersion": 1,
+                     *       "versions": [
+                     *         {
+                     *           "version": 1,
+                     *           "modelType": "Scorecard",
+                     *           "functionName": "regression",
+                     *           "fileName": "credit-risk.pmml",
+                     *           "sizeBytes": 3222,
+                     *           "createdAt": "2026-11-27T03:56:44.482Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ModelSummary"];
                 };
             };
@@ -4775,6 +6468,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "credit-risk",
+                     *       "version": 1,
+                     *       "format": "PMML",
+                     *       "modelType": "Scorecard",
+                     *       "functionName": "regression",
+                     *       "target": "score",
+                     *       "fileName": "credit-risk.pmml",
+                     *       "sizeBytes": 3222,
+                     *       "sha256": "7d723e98408ccc8696e64a7180dabf7f01b50ac872a0bf7b3cb9ac87fb61c9a5",
+                     *       "createdAt": "2026-11-27T03:56:44.482Z",
+                     *       "inputs": [
+                     *         {
+                     *           "name": "age",
+                     *           "dataType": "double",
+                     *           "optype": "continuous",
+                     *           "invalidValueTreatment": "asMissing"
+                     *         },
+                     *         {
+                     *           "name": "housing",
+                     *           "dataType": "string",
+                     *           "optype": "categorical",
+                     *           "invalidValueTreatment": "asIs",
+                     *           "values": [
+                     *             "OWN",
+                     *             "RENT",
+                     *             "FAMILY",
+                     *             "BOAT"
+                     *           ],
+                     *           "missingValueReplacement": "RENT"
+                     *         },
+                     *         {
+                     *           "name": "income",
+                     *           "dataType": "double",
+                     *           "optype": "continuous",
+                     *           "invalidValueTreatment": "returnInvalid"
+                     *         }
+                     *       ],
+                     *       "outputs": [
+                     *         {
+                     *           "name": "score",
+                     *           "feature": "predictedValue"
+                     *         },
+                     *         {
+                     *           "name": "reason1",
+                     *           "feature": "reasonCode",
+                     *           "rank": 1
+                     *         },
+                     *         {
+                     *           "name": "reason2",
+                     *           "feature": "reasonCode",
+                     *           "rank": 2
+                     *         },
+                     *         {
+                     *           "name": "reason3",
+                     *           "feature": "reasonCode",
+                     *           "rank": 3
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ModelVersion"];
                 };
             };
@@ -4815,6 +6570,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "credit-risk",
+                     *       "version": 1,
+                     *       "format": "PMML",
+                     *       "modelType": "Scorecard",
+                     *       "functionName": "regression",
+                     *       "target": "score",
+                     *       "fileName": "credit-risk.pmml",
+                     *       "sizeBytes": 3222,
+                     *       "sha256": "7d723e98408ccc8696e64a7180dabf7f01b50ac872a0bf7b3cb9ac87fb61c9a5",
+                     *       "createdAt": "2026-11-27T03:56:44.482Z",
+                     *       "inputs": [
+                     *         {
+                     *           "name": "age",
+                     *           "dataType": "double",
+                     *           "optype": "continuous",
+                     *           "invalidValueTreatment": "asMissing"
+                     *         },
+                     *         {
+                     *           "name": "housing",
+                     *           "dataType": "string",
+                     *           "optype": "categorical",
+                     *           "invalidValueTreatment": "asIs",
+                     *           "values": [
+                     *             "OWN",
+                     *             "RENT",
+                     *             "FAMILY",
+                     *             "BOAT"
+                     *           ],
+                     *           "missingValueReplacement": "RENT"
+                     *         },
+                     *         {
+                     *           "name": "income",
+                     *           "dataType": "double",
+                     *           "optype": "continuous",
+                     *           "invalidValueTreatment": "returnInvalid"
+                     *         }
+                     *       ],
+                     *       "outputs": [
+                     *         {
+                     *           "name": "score",
+                     *           "feature": "predictedValue"
+                     *         },
+                     *         {
+                     *           "name": "reason1",
+                     *           "feature": "reasonCode",
+                     *           "rank": 1
+                     *         },
+                     *         {
+                     *           "name": "reason2",
+                     *           "feature": "reasonCode",
+                     *           "rank": 2
+                     *         },
+                     *         {
+                     *           "name": "reason3",
+                     *           "feature": "reasonCode",
+                     *           "rank": 3
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ModelVersion"];
                 };
             };
@@ -4890,6 +6707,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <PMML version="4.4" xmlns="http://www.dmg.org/PMML-4_4">
+                     *       <Header description="credit risk scorecard"/>
+                     *       <DataDictionary numberOfFields="3">…</DataDictionary>
+                     *       <Scorecard functionName="regression" useReasonCodes="true">…</Scorecard>
+                     *     </PMML>
+                     */
                     "application/xml": string;
                 };
             };
@@ -4906,7 +6731,10 @@ export interface operations {
             query?: {
                 /** @description `nextCursor` of the previous page; one this service did not issue is 400. */
                 cursor?: string;
-                /** @description Batches per page: 1 to 100. */
+                /**
+                 * @description Batches per page: 1 to 100.
+                 * @example 20
+                 */
                 limit?: number;
             };
             header?: never;
@@ -4922,6 +6750,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "batches": [
+                     *         {
+                     *           "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *           "scenarioName": "credit-decision",
+                     *           "state": "FINISHED",
+                     *           "total": 2,
+                     *           "createdAt": "2026-11-27T03:56:32.647Z",
+                     *           "finishedAt": "2026-11-27T03:56:32.748Z",
+                     *           "idempotencyKey": "3f0c2a8e-7d4b-4f7e-9a51-1c2d3e4f5a6b"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchPage"];
                 };
             };
@@ -4947,9 +6791,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404). */
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
                 id: components["parameters"]["ScenarioId"];
-                /** @description The replay id (`replayId` of startReplay). One this scenario does not have is 404 REPLAY_NOT_FOUND. */
+                /**
+                 * @description The replay id (`replayId` of startReplay). One this scenario does not have is 404 REPLAY_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f60
+                 */
                 replayId: string;
             };
             cookie?: never;
@@ -4963,6 +6813,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *       "scenarioId": "1",
+                     *       "candidateVersion": "develop",
+                     *       "state": "CANCELLED",
+                     *       "total": 4,
+                     *       "done": 1,
+                     *       "failed": 0,
+                     *       "outputs": [
+                     *         "decision",
+                     *         "score"
+                     *       ],
+                     *       "filter": {
+                     *         "version": "1",
+                     *         "state": "SUCCEEDED",
+                     *         "to": "2026-11-27T03:56:35.545Z"
+                     *       },
+                     *       "limit": 1000,
+                     *       "sampleSize": 20,
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "startedAt": "2026-11-27T03:56:35.559Z",
+                     *       "finishedAt": "2026-11-27T03:56:35.567Z",
+                     *       "error": "cancelled by demo",
+                     *       "report": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Replay"];
                 };
             };
@@ -4971,6 +6848,66 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listScenarios: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+                /** @description `nextCursor` of the previous page; one this service did not issue is 400 naming `query.cursor`. */
+                cursor?: string;
+                /**
+                 * @description Scenarios per page: 1 to 100.
+                 * @example 20
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of scenarios. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scenarios": [
+                     *         {
+                     *           "id": "1",
+                     *           "name": "credit-decision",
+                     *           "owner": "demo",
+                     *           "createdAt": "2026-11-27T03:55:51.321Z",
+                     *           "updatedAt": "2026-11-27T03:55:53.279Z",
+                     *           "deployedVersion": "1"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];

@@ -386,4 +386,13 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['cancelReplay']['responses'][200]['content']['application/json'] };
   };
+  listScenarios: {
+    params: Record<string, never>;
+    query: NonNullable<operations['listScenarios']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listScenarios']['responses'][200]['content']['application/json'] };
+  };
 }

@@ -55,6 +55,7 @@ export const routes = [
   { operationId: 'downloadModelVersion', method: 'get', path: '/api/models/{name}/versions/{version}/file', expressPath: '/api/models/:name/versions/:version/file', security: ['bearerAuth'] },
   { operationId: 'listBatches', method: 'get', path: '/api/batch', expressPath: '/api/batch', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'cancelReplay', method: 'post', path: '/api/scenario/{id}/replays/{replayId}/cancel', expressPath: '/api/scenario/:id/replays/:replayId/cancel', security: ['bearerAuth'] },
+  { operationId: 'listScenarios', method: 'get', path: '/api/scenario', expressPath: '/api/scenario', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Every operation of the spec; `OperationHandlers` (src/http/operation-handler.ts) needs a handler for each. */

@@ -5,7 +5,7 @@ import { scenarioActorOf, type ManagementRequest, type ScenarioActor } from './s
 import { readVariablesCsv } from './variables-csv.js';
 
 export type ScenarioOperation =
-  | 'openScenario' | 'listScenarioVersions' | 'getScenarioInput' | 'getScenarioInputVariableNames'
+  | 'listScenarios' | 'openScenario' | 'listScenarioVersions' | 'getScenarioInput' | 'getScenarioInputVariableNames'
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
@@ -15,6 +15,10 @@ export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'u
   const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActorOf(request, services.users);
 
   return {
+    async listScenarios(request) {
+      return { status: 200, body: await scenarios.list(await actorOf(request), request.query.cursor, request.query.limit) };
+    },
+
     async openScenario(request) {
       return { status: 200, body: await scenarios.open(await actorOf(request), request.params.id) };
     },

@@ -19,18 +19,22 @@ import { parseRecordId } from '../db/record-id.js';
 import type { ReplayReferences } from './replay-references.js';
 import type { ScenarioAccess, ScenarioActor } from './scenario-access.js';
 import type { ScenarioStore } from './scenario-store-type.js';
+import { decodeScenarioCursor, encodeScenarioCursor } from './scenario-cursor.js';
 import type { ScenarioVersions, VersionSnapshot } from './scenario-versions.js';
 import { assertTestCaseCount } from './test-case-cap.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
 import { contentCacheKey, contentHash } from './version-content.js';
 import {
   DEVELOP_LABEL, documentOf, labelOf,
-  type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioRecord, type ScenarioSummaryDto,
+  type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioPageDto, type ScenarioRecord, type ScenarioSummaryDto,
   type NewTestCase, type ScenarioTestCaseDto, type ScenarioTestCaseSaveDto, type ScenarioVersionDto, type ScenarioVersionPreviewDto,
   type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
 } from './scenario-types.js';
 
 export type { ScenarioActor };
+
+/** Scenarios per page of listScenarios when the request names no `limit` (the spec's default). */
+const DEFAULT_PAGE_SIZE = 20;
 
 export interface ImportSwitches {
   overwriteDevelop: boolean;
@@ -57,6 +61,28 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     /** Resolves the models of MODEL nodes before anything is compiled (the engine does no I/O). */
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
+
+  /**
+   * The resolved owner's scenarios (the `context` decides whose: the token's user, or for admins anyone), newest
+   * first, a page at a time (`cursor`: the previous page's nextCursor).
+   */
+  async list(actor: ScenarioActor, cursor: string | undefined, limit = DEFAULT_PAGE_SIZE): Promise<ScenarioPageDto> {
+    const before = cursor === undefined ? undefined : decodeScenarioCursor(cursor);
+    // One more than the page: whether there is a next page, without a count.
+    const scenarios = await this.store.listPage(actor.owner.id, limit + 1, before);
+    const page = scenarios.slice(0, limit);
+    return {
+      scenarios: page.map((scenario) => ({
+        id: String(scenario.id),
+        name: scenario.name,
+        owner: scenario.ownerName,
+        createdAt: scenario.createdAt.toISOString(),
+        updatedAt: scenario.updatedAt.toISOString(),
+        deployedVersion: scenario.deployedVersion === null ? null : String(scenario.deployedVersion),
+      })),
+      nextCursor: scenarios.length > limit ? encodeScenarioCursor(page[page.length - 1].id) : null,
+    };
+  }
 
   async open(actor: ScenarioActor, id: string): Promise<ScenarioVersionDto> {
     const scenario = await this.accessible(actor, id);

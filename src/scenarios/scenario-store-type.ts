@@ -1,5 +1,5 @@
 import type { StoreTransaction } from '../db/store-transaction.js';
-import type { NewTestCase, ScenarioRecord, TestCaseRecord, VersionContent, VersionRecord } from './scenario-types.js';
+import type { NewTestCase, ScenarioListing, ScenarioRecord, TestCaseRecord, VersionContent, VersionRecord } from './scenario-types.js';
 
 /** A scenario locked for the rest of a transaction, with the number its next deployed version gets. */
 export interface LockedScenario { id: number; nextVersion: number }
@@ -20,6 +20,11 @@ export interface ScenarioStore {
   findByName(ownerId: number, name: string, trx?: StoreTransaction): Promise<ScenarioRecord | undefined>;
   /** The owner's scenarios by name. */
   listByOwner(ownerId: number): Promise<ScenarioRecord[]>;
+  /**
+   * A page of the owner's scenarios, newest first (by id: ids are issued in creation order), each with its latest
+   * deployed version number (null when none); `beforeId` continues after the previous page's last scenario.
+   */
+  listPage(ownerId: number, limit: number, beforeId?: number): Promise<ScenarioListing[]>;
   /** Locks the scenario for the rest of the transaction: deploys and imports of one scenario run one at a time. */
   lockById(trx: StoreTransaction, id: number): Promise<LockedScenario | undefined>;
   /** Adds a scenario; a name the owner already has fails with an error `isDuplicateKey` (src/db/mysql-errors.ts) recognises. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { knexOf, storeTransactionOf, type StoreTransaction } from '../db/store-transaction.js';
 import type { LockedScenario, ScenarioStore } from './scenario-store-type.js';
-import type { NewTestCase, ScenarioRecord, TestCaseRecord, TestCaseVariable, VersionContent, VersionRecord, VersionStatus } from './scenario-types.js';
+import type { NewTestCase, ScenarioListing, ScenarioRecord, TestCaseRecord, TestCaseVariable, VersionContent, VersionRecord, VersionStatus } from './scenario-types.js';
 
 interface ScenarioRow {
   id: number;
@@ -98,6 +98,25 @@ export class MySqlScenarioStore implements ScenarioStore {
   async listByOwner(ownerId: number): Promise<ScenarioRecord[]> {
     const rows = (await this.db('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.owner_id', ownerId).orderBy('s.name').select(SCENARIO_COLUMNS)) as ScenarioRow[];
     return rows.map(toScenario);
+  }
+
+  /**
+   * A page of the owner's scenarios, newest first (by id: ids are issued in creation order), with each one's latest
+   * deployed version number; `beforeId` continues after the previous page's last scenario.
+   */
+  async listPage(ownerId: number, limit: number, beforeId?: number): Promise<ScenarioListing[]> {
+    const latestDeployed = this.db('scenario_versions as v').max('v.version_number').where('v.scenario_id', this.db.ref('s.id')).andWhere('v.status', 'DEPLOYED');
+    const query = this.db('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.owner_id', ownerId)
+      .orderBy('s.id', 'desc').limit(limit)
+      .select([...SCENARIO_COLUMNS, 's.created_at', 's.updated_at', latestDeployed.as('deployed_version')]);
+    if (beforeId !== undefined) query.andWhere('s.id', '<', beforeId);
+    const rows = (await query) as Array<ScenarioRow & { created_at: Date | string; updated_at: Date | string; deployed_version: number | null }>;
+    return rows.map((row) => ({
+      ...toScenario(row),
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+      deployedVersion: row.deployed_version === null ? null : Number(row.deployed_version),
+    }));
   }
 
   async lockById(transaction: StoreTransaction, id: number): Promise<LockedScenario | undefined> {

@@ -5,6 +5,7 @@ import type { ScenarioDocument } from '../engine/index.js';
 export type ScenarioVersionDto = components['schemas']['ScenarioVersion'];
 export type ScenarioVersionPreviewDto = components['schemas']['ScenarioVersionPreview'];
 export type ScenarioSummaryDto = components['schemas']['ScenarioSummary'];
+export type ScenarioPageDto = components['schemas']['ScenarioPage'];
 export type ScenarioImportDto = components['schemas']['ScenarioImport'];
 export type ImportOutcomeDto = components['schemas']['ImportOutcome'];
 export type ScenarioTestCaseDto = components['schemas']['ScenarioTestCase'];
@@ -26,6 +27,13 @@ export interface ScenarioRecord {
   ownerId: number;
   ownerName: string;
   name: string;
+}
+
+/** A scenario as listScenarios shows it: when it was made and last changed, and its latest deployed version number (null when none). */
+export interface ScenarioListing extends ScenarioRecord {
+  createdAt: Date;
+  updatedAt: Date;
+  deployedVersion: number | null;
 }
 
 export interface VersionRecord {

@@ -21,7 +21,7 @@ import {
   downloadModelVersion, exportScenarios, getAsyncScoreResult, getBatchResults, getBatchStatus, getCollectionColumns, getCollectionIndexes,
   getCollectionRows, getDecisionRecord, getModel, getModelVersion, getRecordingSettings, getReplay, getScenarioInput,
   getScenarioInputVariableNames, getScenarioStatistics, importScenarios, listBatches, listCollections, listDecisionRecords, listModels,
-  listReplays, listScenarioVersions, loadCollectionData, openScenario, renameScenario, scoreAsync, scoreScenario, startReplay,
+  listReplays, listScenarios, listScenarioVersions, loadCollectionData, openScenario, renameScenario, scoreAsync, scoreScenario, startReplay,
   submitBatch, updateRecordingSettings, updateScenarioTestCase, uploadModelVersion, validateScenario,
 } from '../generated/hey-api/sdk.gen.js';
 import type { RecordingSettings, ScenarioImport } from '../generated/hey-api/types.gen.js';
@@ -178,6 +178,10 @@ const passed = await runTour('@hey-api/openapi-ts (fetch client)', [
   ['deployScenario: deploy it (204)', async () => {
     const { response } = await deployScenario({ path: { id: need(scenarioId, 'scenario') }, query: { context } });
     check(response.status === 204, `status ${response.status}`);
+  }],
+  ['listScenarios: find it among the caller\'s scenarios', async () => {
+    const { data, response } = await listScenarios({ query: { context, limit: 50 } });
+    check(response.status === 200 && data !== undefined && data.scenarios.some((listed) => listed.id === scenarioId), `status ${response.status}`);
   }],
   ['listScenarioVersions: list its versions', async () => {
     const { data, response } = await listScenarioVersions({ path: { id: need(scenarioId, 'scenario') }, query: { context } });

@@ -183,6 +183,10 @@ const passed = await runTour('openapi-typescript + openapi-fetch', [
     const { response } = await management.POST('/api/scenario/deploy/{id}', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
     check(response.status === 204, `status ${response.status}`);
   }],
+  ['listScenarios: find it among the caller\'s scenarios', async () => {
+    const { data, response } = await management.GET('/api/scenario', { params: { query: { context, limit: 50 } } });
+    check(response.status === 200 && data !== undefined && data.scenarios.some((listed) => listed.id === scenarioId), `status ${response.status}`);
+  }],
   ['listScenarioVersions: list its versions', async () => {
     const { data, response } = await management.GET('/api/scenario/{id}/version', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
     check(response.status === 200 && data !== undefined && data.length >= 2, `status ${response.status}`);

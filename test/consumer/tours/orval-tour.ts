@@ -23,7 +23,7 @@ import {
   downloadModelVersion, exportScenarios, getAsyncScoreResult, getBatchResults, getBatchStatus, getCollectionColumns, getCollectionIndexes,
   getCollectionRows, getDecisionRecord, getModel, getModelVersion, getRecordingSettings, getReplay, getScenarioInput,
   getScenarioInputVariableNames, getScenarioStatistics, importScenarios, listBatches, listCollections, listDecisionRecords, listModels,
-  listReplays, listScenarioVersions, loadCollectionData, openScenario, renameScenario, scoreAsync, scoreScenario, startReplay,
+  listReplays, listScenarios, listScenarioVersions, loadCollectionData, openScenario, renameScenario, scoreAsync, scoreScenario, startReplay,
   submitBatch, updateRecordingSettings, updateScenarioTestCase, uploadModelVersion, validateScenario,
   type RecordingSettings, type ScenarioImport,
 } from '../generated/orval/api.js';
@@ -174,6 +174,10 @@ const passed = await runTour('orval (axios functions)', [
   ['deployScenario: deploy it (204)', async () => {
     const { status } = await deployScenario(need(scenarioId, 'scenario'), { context });
     check(status === 204, `status ${status}`);
+  }],
+  ['listScenarios: find it among the caller\'s scenarios', async () => {
+    const { data, status } = await listScenarios({ context, limit: 50 });
+    check(status === 200 && data.scenarios.some((listed) => listed.id === scenarioId), `status ${status}`);
   }],
   ['listScenarioVersions: list its versions', async () => {
     const { data, status } = await listScenarioVersions(need(scenarioId, 'scenario'), { context });

@@ -180,6 +180,10 @@ const passed = await runTour('swagger-typescript-api (Api class, fetch)', [
     const { status } = await api.deployScenario(need(scenarioId, 'scenario'), { context });
     check(status === 204, `status ${status}`);
   }],
+  ['listScenarios: find it among the caller\'s scenarios', async () => {
+    const { data, status } = await api.listScenarios({ context, limit: 50 });
+    check(status === 200 && data.scenarios.some((listed) => listed.id === scenarioId), `status ${status}`);
+  }],
   ['listScenarioVersions: list its versions', async () => {
     const { data, status } = await api.listScenarioVersions(need(scenarioId, 'scenario'), { context });
     check(status === 200 && data.length >= 2, `status ${status}, ${data.length} versions`);

@@ -1,9 +1,9 @@
 import type { StoreTransaction } from '../../../src/db/store-transaction.js';
 import type { LockedScenario, ScenarioStore } from '../../../src/scenarios/scenario-store-type.js';
-import type { NewTestCase, ScenarioRecord, TestCaseRecord, VersionContent, VersionRecord } from '../../../src/scenarios/scenario-types.js';
+import type { NewTestCase, ScenarioListing, ScenarioRecord, TestCaseRecord, VersionContent, VersionRecord } from '../../../src/scenarios/scenario-types.js';
 import { copyOf, duplicateKeyError, FakeTransactions } from '../../support/fake-transactions.js';
 
-interface StoredScenario { id: number; ownerId: number; name: string; nextVersion: number; updatedAt: Date }
+interface StoredScenario { id: number; ownerId: number; name: string; nextVersion: number; createdAt: Date; updatedAt: Date }
 interface StoredTestCase extends TestCaseRecord { position: number }
 interface State { scenarios: StoredScenario[]; versions: VersionRecord[]; testCases: StoredTestCase[]; ids: { scenario: number; version: number; testCase: number } }
 
@@ -43,6 +43,17 @@ export class FakeScenarioStore implements ScenarioStore {
     return this.state.scenarios.filter((s) => s.ownerId === ownerId).sort(byName).flatMap((s) => this.toRecord(s) ?? []);
   }
 
+  async listPage(ownerId: number, limit: number, beforeId?: number): Promise<ScenarioListing[]> {
+    return this.state.scenarios.filter((s) => s.ownerId === ownerId && (beforeId === undefined || s.id < beforeId))
+      .sort((a, b) => b.id - a.id).slice(0, limit)
+      .flatMap((s) => {
+        const record = this.toRecord(s);
+        if (!record) return [];
+        const deployed = this.versionsOf(s.id).filter((v) => v.status === 'DEPLOYED').map((v) => v.versionNumber ?? 0);
+        return [{ ...record, createdAt: new Date(s.createdAt), updatedAt: new Date(s.updatedAt), deployedVersion: deployed.length > 0 ? Math.max(...deployed) : null }];
+      });
+  }
+
   async lockById(_trx: StoreTransaction, id: number): Promise<LockedScenario | undefined> {
     const scenario = this.state.scenarios.find((s) => s.id === id);
     return scenario ? { id: scenario.id, nextVersion: scenario.nextVersion } : undefined;
@@ -51,7 +62,7 @@ export class FakeScenarioStore implements ScenarioStore {
   async insertScenario(_trx: StoreTransaction, ownerId: number, name: string): Promise<number> {
     this.refuseTaken(ownerId, name);
     const id = ++this.state.ids.scenario;
-    this.state.scenarios.push({ id, ownerId, name, nextVersion: 1, updatedAt: new Date() });
+    this.state.scenarios.push({ id, ownerId, name, nextVersion: 1, createdAt: new Date(), updatedAt: new Date() });
     return id;
   }
 

@@ -36,6 +36,28 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
       expect((await store.listByOwner(owner.id)).map((s) => s.name)).toEqual(['B', 'a', 'b']);
     });
 
+    it('pages the owner\'s scenarios newest first, with each one\'s latest deployed version', async () => {
+      const { store, newOwner } = setUp();
+      const [owner, other] = [await newOwner(), await newOwner()];
+      const ids = await store.transaction(async (trx) => {
+        const made: number[] = [];
+        for (const name of ['first', 'second', 'third']) made.push(await store.insertScenario(trx, owner.id, name));
+        await store.insertScenario(trx, other.id, 'theirs');
+        return made;
+      });
+      const content = { content: '{}', nodeProperties: '{}', description: '' };
+      await store.transaction(async (trx) => {
+        const locked = await store.lockById(trx, ids[1]);
+        if (!locked) throw new Error('the scenario was not found');
+        const { versionNumber } = await store.insertDeployedVersion(trx, locked, content, 'develop');
+        await store.insertDeployedVersion(trx, { ...locked, nextVersion: versionNumber + 1 }, content, 'develop');
+      });
+      const first = await store.listPage(owner.id, 2);
+      expect(first.map((s) => [s.name, s.deployedVersion])).toEqual([['third', null], ['second', 2]]);
+      expect(first[0]).toMatchObject({ ownerId: owner.id, createdAt: expect.any(Date), updatedAt: expect.any(Date) });
+      expect((await store.listPage(owner.id, 2, first[1].id)).map((s) => s.name)).toEqual(['first']);
+    });
+
     it('refuses a name the owner already has, on insert and on rename, with a duplicate-key error; another owner may take it', async () => {
       const { store, newOwner } = setUp();
       const [owner, other] = [await newOwner(), await newOwner()];
