@@ -27,7 +27,8 @@ describe('validation of large broken bodies', () => {
       .set('Content-Type', 'application/json').send(body);
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Every-problem validation took ten minutes; one problem takes about a second alone, up to 5 s in a loaded full run.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('answers an import whose scorecard has 20,000 broken characteristics with 400 INVALID_SCENARIO within seconds', async () => {
