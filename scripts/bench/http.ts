@@ -482,7 +482,9 @@ async function main(): Promise<void> {
     // 2. A batch, submit to last result (every element recorded, the default); once more without recording, for information.
     await setRecording(db, Number(scenarioId), true);
     let batch: Awaited<ReturnType<typeof runBatch>> | undefined;
-    if (PARTS.has('batch') || PARTS.has('results')) await runBatch(token, inputs.slice(0, 200)); // warm-up: compilation, connections
+    // Warm-up (compilation, connections) of every worker process: chunks of 500 go to whichever worker takes them
+    // first, so a warm-up of one chunk per worker and more leaves none cold for the measured batch.
+    if (PARTS.has('batch') || PARTS.has('results')) await runBatch(token, inputs.slice(0, Math.min(inputs.length, 500 * WORKERS * 4)));
     if (PARTS.has('batch')) {
       const cpu = new CpuMeter({ API: [api.pid], [WORKERS === 1 ? 'worker' : 'workers']: workers.map((child) => child.pid), MariaDB: databaseServerPids(), 'this bench': [process.pid] });
       batch = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
