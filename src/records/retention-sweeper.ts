@@ -30,7 +30,7 @@ export class RetentionSweeper {
   constructor(
     private readonly records: DecisionRecordStore,
     private readonly settings: RecordingSettingsStore,
-    private readonly options: RetentionSweeperOptions,
+    options: RetentionSweeperOptions,
     private readonly logger: Logger,
   ) {
     this.batchSize = options.batchSize ?? 5000;

@@ -114,7 +114,6 @@ describe('recovery within 30 s', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await kill9(api);
-    const killedAt = Date.now();
     stop = true;
     await Promise.all(loops);
     // Every run the dead API committed (with a 202 or not), whether its job was saved or not.

@@ -61,7 +61,7 @@ async function demoUser(): Promise<{ demo: TestUser; seeded: SeedResult }> {
 
 describe('the examples /docs pre-fills work as they are', () => {
   it('Execute on exportScenarios with the default context answers 200', async () => {
-    const { demo, seeded } = await demoUser();
+    const { demo } = await demoUser();
     const context = parameterExample('exportScenarios', 'context') as Record<string, unknown>;
     expect(context).toEqual({});
     const query = deepObjectQuery('context', context);
@@ -71,7 +71,7 @@ describe('the examples /docs pre-fills work as they are', () => {
   });
 
   it('the score example (name and body) is valid for the example scenario', async () => {
-    const { demo, seeded } = await demoUser();
+    const { demo } = await demoUser();
     const response = await request(testApp.app).post('/api/scenario/code/remote/score')
       .query({ name: parameterExample('scoreScenario', 'name') as string })
       .set('Score-Token', demo.scoreToken)

@@ -147,7 +147,7 @@ export class ResponseChecker {
   private readonly ajv = createAjv();
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(private readonly spec: ServedSpec) {
+  constructor(spec: ServedSpec) {
     this.ajv.addSchema({ ...(withoutOasDialect(spec.document) as object), $id: DOCUMENT_ID } as AnySchemaObject);
   }
 

@@ -4,7 +4,7 @@ import type {
   HttpCallNodeSettings, MergeType, ModelNodeSettings, NodeType, ScenarioCallNodeSettings, ScenarioDocument, ScorecardNodeSettings,
   ScriptNodeSettings, StartNodeSettings, VariableInfo,
 } from '../types.js';
-import { checkGraph, type GraphShape } from './graph-checks.js';
+import { checkGraph } from './graph-checks.js';
 import { isReservedName, referencedIdentifiers, SANDBOX_GLOBALS } from './js-identifiers.js';
 import { decisionTableFunction, expressionFunction, scorecardFunction, scriptFunction } from './node-codegen.js';
 import { CellSyntaxError, parseCell, type CellTest } from './table-cells.js';

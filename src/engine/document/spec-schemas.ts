@@ -122,7 +122,7 @@ export function pointerToPath(pointer: string): string {
 
 /** Ajv reads the discriminator from the branches' `const`; the OpenAPI `mapping` (for generators) it does not support. */
 function withoutDiscriminatorMappings<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value), (key, v) =>
+  return JSON.parse(JSON.stringify(value), (_key, v) =>
     v && typeof v === 'object' && !Array.isArray(v) && typeof v.propertyName === 'string' && v.mapping
       ? { propertyName: v.propertyName }
       : v,

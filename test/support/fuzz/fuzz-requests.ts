@@ -113,7 +113,7 @@ export class FuzzRequestGenerator {
   private readonly schemas: SchemaArbitraries;
   private readonly operations: Array<{ route: RouteDefinition; operation: SpecOperation; parameters: SpecParameter[] }>;
 
-  constructor(private readonly spec: SpecDocument, private readonly fixtures: FuzzFixtures) {
+  constructor(spec: SpecDocument, private readonly fixtures: FuzzFixtures) {
     this.schemas = new SchemaArbitraries({ root: spec, maxDepth: 3, formats: { uri: SAFE_URLS }, properties: { url: SAFE_URLS } });
     this.operations = routes.map((route) => {
       const operation = spec.paths[route.path][route.method];
