@@ -1,5 +1,5 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import request from 'supertest';
+import { AjvCompileSpy } from '../support/ajv-compile-spy.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**
@@ -8,27 +8,19 @@ import { createTestApp, type TestApp, type TestUser } from '../support/test-app.
  * event loop 120–430 ms once per operation and process, which let one tenant's first request to an
  * operation stall every other tenant's (issue #26, the validation attack of `npm run bench:fairness`).
  */
-type Compile = (schema: unknown, ...rest: unknown[]) => unknown;
-// Ajv compiles through `compile`, or through `addSchema` then `getSchema` (express-openapi-validator's way).
-const ajvCore = Object.getPrototypeOf(Ajv2020.prototype) as { compile: Compile; addSchema: Compile };
-const compiled: unknown[] = [];
-const original = { compile: ajvCore.compile, addSchema: ajvCore.addSchema };
+const spy = new AjvCompileSpy();
+const compiled = spy.schemas;
 
 let t: TestApp;
 let user: TestUser;
 
 beforeAll(async () => {
-  for (const method of ['compile', 'addSchema'] as const) {
-    ajvCore[method] = function (this: unknown, schema: unknown, ...rest: unknown[]) {
-      compiled.push(schema);
-      return original[method].call(this, schema, ...rest);
-    };
-  }
+  spy.start();
   t = await createTestApp({ configOverrides: { validateResponses: true } });
   user = await t.newUser();
 });
 afterAll(async () => {
-  Object.assign(ajvCore, original);
+  spy.stop();
   await t.close();
 });
 
