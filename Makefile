@@ -22,7 +22,7 @@ install: node_modules/.installed
 # platform). isolated-vm compiles from source here (about a minute, once); its install script is allowed
 # in package.json.
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 	@touch $@
 
 services:
