@@ -52,22 +52,49 @@ class VariablesCsvReader {
     this.seenContent = true;
     if (first && isHeader(fields)) return;
     const problem = (message: string, column?: string) => this.problem(line, column ? `${column}: ${message}` : message);
-    if (fields.length < 3) return problem(`expected at least 3 ';'-separated columns (required;name;type[;description[;tags]]), found ${fields.length}`);
-    if (fields.length > 5) return problem(`expected at most 5 ';'-separated columns (required;name;type;description;tags), found ${fields.length}`);
+    if (fields.length < 3) {
+      problem(`expected at least 3 ';'-separated columns (required;name;type[;description[;tags]]), found ${fields.length}`);
+      return;
+    }
+    if (fields.length > 5) {
+      problem(`expected at most 5 ';'-separated columns (required;name;type;description;tags), found ${fields.length}`);
+      return;
+    }
     const [requiredText, name, typeText, description = '', tagsText = ''] = fields;
     const required = parseBoolean(requiredText);
-    if (required === undefined) return problem(`must be true or false, got "${requiredText.slice(0, 100)}"`, 'required');
-    if (!VARIABLE_NAME.test(name)) return problem(`"${name.slice(0, 100)}" is not a variable name (a letter or _, then letters, digits or _; at most 64 characters)`, 'name');
+    if (required === undefined) {
+      problem(`must be true or false, got "${requiredText.slice(0, 100)}"`, 'required');
+      return;
+    }
+    if (!VARIABLE_NAME.test(name)) {
+      problem(`"${name.slice(0, 100)}" is not a variable name (a letter or _, then letters, digits or _; at most 64 characters)`, 'name');
+      return;
+    }
     const type = parseType(typeText, name);
-    if (typeof type === 'string') return problem(type, 'type');
-    if (description.length > MAX_DESCRIPTION) return problem(`is longer than ${MAX_DESCRIPTION} characters`, 'description');
+    if (typeof type === 'string') {
+      problem(type, 'type');
+      return;
+    }
+    if (description.length > MAX_DESCRIPTION) {
+      problem(`is longer than ${MAX_DESCRIPTION} characters`, 'description');
+      return;
+    }
     const tags = tagsText.split(',').map((tag) => tag.trim()).filter(Boolean);
     const longTag = tags.find((tag) => tag.length > MAX_TAG);
-    if (longTag) return problem(`"${longTag.slice(0, 20)}…" is longer than ${MAX_TAG} characters`, 'tags');
-    if (Object.hasOwn(this.variables, name)) return problem(`variable "${name}" is declared more than once`, 'name');
+    if (longTag) {
+      problem(`"${longTag.slice(0, 20)}…" is longer than ${MAX_TAG} characters`, 'tags');
+      return;
+    }
+    if (Object.hasOwn(this.variables, name)) {
+      problem(`variable "${name}" is declared more than once`, 'name');
+      return;
+    }
     this.variableCount += 1;
     // One problem at the first variable over the bound; the ones after it are neither kept nor reported.
-    if (this.variableCount === MAX_VARIABLES + 1) return problem(`more than ${MAX_VARIABLES} variables: a file declares at most ${MAX_VARIABLES}`);
+    if (this.variableCount === MAX_VARIABLES + 1) {
+      problem(`more than ${MAX_VARIABLES} variables: a file declares at most ${MAX_VARIABLES}`);
+      return;
+    }
     if (this.variableCount > MAX_VARIABLES) return;
     const info: VariableInfo = { name, type, required };
     if (description) info.description = description;
