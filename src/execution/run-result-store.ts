@@ -23,7 +23,7 @@ export interface RunIdentity {
 }
 
 /** Where and how a run's result is delivered (async runs submitted with X-SCE-CallbackUrl). */
-export interface StoredCallback {
+interface StoredCallback {
   url: string;
   retryCount: number;
   retryDelaySeconds: number;

@@ -1,6 +1,6 @@
 import type { FinishedRun, RunMode } from '../execution/run-listener.js';
 
-export type RunOutcomeLabel = 'succeeded' | 'invalid_input' | 'failed';
+type RunOutcomeLabel = 'succeeded' | 'invalid_input' | 'failed';
 
 const MODES: readonly RunMode[] = ['sync', 'async', 'batch'];
 const OUTCOMES: readonly RunOutcomeLabel[] = ['succeeded', 'invalid_input', 'failed'];

@@ -65,7 +65,6 @@ function toTestCase(row: TestCaseRow): TestCaseRecord {
 }
 
 
-export type { ScenarioStore } from './scenario-store-type.js';
 
 /**
  * Knex queries over scenarios, scenario_versions and scenario_test_cases (the ScenarioStore contract:

@@ -57,7 +57,7 @@ function definedNames(node: GraphNode, settings: unknown): string[] | null {
   }
 }
 
-export function templateVariables(value: unknown, into = new Set<string>()): Set<string> {
+function templateVariables(value: unknown, into = new Set<string>()): Set<string> {
   if (typeof value === 'string') for (const m of value.matchAll(TEMPLATE_VAR)) into.add(m[1]);
   else if (Array.isArray(value)) value.forEach((v) => templateVariables(v, into));
   else if (value && typeof value === 'object') Object.values(value).forEach((v) => templateVariables(v, into));
