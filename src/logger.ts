@@ -5,7 +5,7 @@ import { safeErrorReason } from './db/mysql-errors.js';
 const STATEMENT_FIELDS = ['sql', 'bindings', 'parameters', 'values'];
 
 /** The longest a log line waits in the buffer before it is written. */
-export const LOG_FLUSH_MS = 1000;
+const LOG_FLUSH_MS = 1000;
 
 /**
  * Structured JSON logs on stdout. Secrets (tokens, authorization headers) are redacted. Lines are buffered and
@@ -44,7 +44,7 @@ export function createLogger(level: string, destination: pino.DestinationStream 
  * failing write of a replay's report logged a line of 57 MB every 31 s (issue 27, problem 2). The
  * message becomes safeErrorReason's (code and server message; other messages cut to 1,000 characters).
  */
-export function safeError(error: unknown): unknown {
+function safeError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
   if (typeof error !== 'object' || error === null || typeof serialized !== 'object' || serialized === null) return serialized;
   for (const field of STATEMENT_FIELDS) delete serialized[field];

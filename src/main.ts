@@ -8,7 +8,7 @@ import { startMetricsServer } from './metrics/metrics-server.js';
 import { closeServices, createServices, fastLaneOperations, healthChecks, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
-import type { Logger } from 'pino';
+import { stopOnSignals } from './process-shutdown.js';
 
 /**
  * SIGTERM budget (docs/execution.md, "Graceful shutdown"): HTTP connections drain within
@@ -54,41 +54,21 @@ async function main(): Promise<void> {
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
   if (services.execution.settings.workerInApiProcess) await startWorkerRole(services);
 
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: no new requests, finishing the ones in flight');
-    logger.flush();
-    const force = setTimeout(() => {
-      logger.error('shutdown did not finish in time; forced out');
-      logger.flush();
-      process.exit(1);
-    }, FORCE_EXIT_MS);
-    force.unref();
-    // Stop taking jobs at once (running ones finish or hand the rest back) while in-flight requests finish.
-    const jobsStopped = services.execution.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the execution worker failed'));
-    metricsServer?.close();
-    closeHttp({ idleCloseMs: IDLE_CLOSE_MS, timeoutMs: HTTP_DRAIN_TIMEOUT_MS })
-      .then((report) => logger.info(report, 'HTTP connections closed'))
-      .then(() => jobsStopped)
+  stopOnSignals(logger, {
+    stopping: 'stopping: no new requests, finishing the ones in flight',
+    failed: 'the API did not stop cleanly',
+    forceExitMs: FORCE_EXIT_MS,
+    stop: async () => {
+      // Stop taking jobs at once (running ones finish or hand the rest back) while in-flight requests finish.
+      const jobsStopped = services.execution.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the execution worker failed'));
+      metricsServer?.close();
+      const report = await closeHttp({ idleCloseMs: IDLE_CLOSE_MS, timeoutMs: HTTP_DRAIN_TIMEOUT_MS });
+      logger.info(report, 'HTTP connections closed');
+      await jobsStopped;
       // Decision records still buffered, run statistics, then the logs: after the last request and job.
-      .then(() => closeServices(services))
-      .then(() => flushLogs(logger))
-      .then(() => process.exit(0))
-      .catch(async (error: unknown) => {
-        logger.error({ err: error }, 'the API did not stop cleanly');
-        await flushLogs(logger);
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-}
-
-/** Writes the log lines still buffered (the destination is asynchronous, logger.ts). */
-function flushLogs(logger: Logger): Promise<void> {
-  return new Promise((resolve) => logger.flush(() => resolve()));
+      await closeServices(services);
+    },
+  });
 }
 
 main().catch((error: unknown) => {

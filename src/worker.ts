@@ -3,6 +3,7 @@ import { startMetricsServer } from './metrics/metrics-server.js';
 import { closeServices, createServices, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
+import { stopOnSignals } from './process-shutdown.js';
 
 /**
  * A job-processing process (`npm run worker`): runs async runs, batch chunks and callback
@@ -23,26 +24,15 @@ async function main(): Promise<void> {
   // Start-up lines are written at once, not with the next 4 KiB (src/logger.ts).
   logger.flush();
 
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'worker stopping: no new jobs, releasing held ones');
-    logger.flush();
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
-    metricsServer?.close();
-    closeServices(services)
-      // The destination is asynchronous (logger.ts): exit once the last lines are written.
-      .then(() => new Promise<void>((resolve) => logger.flush(() => resolve())))
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'worker did not stop cleanly');
-        logger.flush(() => process.exit(1));
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals(logger, {
+    stopping: 'worker stopping: no new jobs, releasing held ones',
+    failed: 'worker did not stop cleanly',
+    forceExitMs: 30_000,
+    stop: async () => {
+      metricsServer?.close();
+      await closeServices(services);
+    },
+  });
 }
 
 main().catch((error: unknown) => {

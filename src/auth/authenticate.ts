@@ -51,7 +51,7 @@ export async function authenticateScoreToken(users: UserService, headers: Incomi
 }
 
 /** Authenticates a request to one known operation by its security schemes (bearer JWT or score token). */
-export function authenticateRoute(route: RouteDefinition, users: UserService, authenticator: Authenticator): RequestHandler {
+function authenticateRoute(route: RouteDefinition, users: UserService, authenticator: Authenticator): RequestHandler {
   if (route.security.includes('bearerAuth')) {
     return (request, response, next) => {
       authenticator.authenticate('jwt', { session: false }, (error: unknown, user: AuthenticatedUser | false, info?: Partial<RefusalInfo>) => {

@@ -16,7 +16,7 @@ function usernameFrom(payload: JwtPayload, config: JwtConfig): string | undefine
 }
 
 /** How far ahead of this server's clock a token's `iat` may lie (clocks of issuers and servers drift a little). */
-export const IAT_CLOCK_SKEW_SECONDS = 60;
+const IAT_CLOCK_SKEW_SECONDS = 60;
 
 /**
  * A token must expire, and not later than JWT_MAX_LIFETIME_SECONDS from now nor from its `iat`:
@@ -24,7 +24,7 @@ export const IAT_CLOCK_SKEW_SECONDS = 60;
  * present, must not lie more than IAT_CLOCK_SKEW_SECONDS in the future: a token "issued" later than now was
  * minted with a wrong clock or made to stretch `exp − iat` past the lifetime check.
  */
-export function lifetimeProblem(payload: JwtPayload, maxLifetimeSeconds: number, nowSeconds = Date.now() / 1000): string | undefined {
+function lifetimeProblem(payload: JwtPayload, maxLifetimeSeconds: number, nowSeconds = Date.now() / 1000): string | undefined {
   const { exp, iat } = payload;
   if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'it has no `exp` (expiry) claim; access tokens must expire';
   if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return 'its `iat` (issued at) claim is not a number of seconds';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { camelCased } from '../db/row-fields.js';
 
 export interface UserRecord {
   id: number;
@@ -30,11 +31,7 @@ interface UserRow {
 
 function toUser(row: UserRow): UserRecord {
   return {
-    id: row.id,
-    username: row.username,
-    email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
+    ...camelCased(row, ['id', 'username', 'email', 'first_name', 'last_name']),
     isAdmin: Boolean(row.is_admin),
     enabled: Boolean(row.enabled),
     hasScoreToken: row.score_token_hash !== null,

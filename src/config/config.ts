@@ -1,6 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { defaultEngineHosts, defaultHostsPerTenant } from '../engine/pool/pool-size.js';
 import type { ModelsConfig } from '../models/model-service.js';
+import { readBoolean, readInt, readList } from './env-values.js';
 
 /**
  * Configuration from environment variables. Every variable has a documented default per
@@ -217,26 +218,6 @@ const DEFAULT_JOBS_URL: Record<Environment, string> = {
   local: 'redis://127.0.0.1:6379/0',
   test: 'redis://127.0.0.1:6379/1',
 };
-
-function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
-}
-
-function readList(env: NodeJS.ProcessEnv, name: string): string[] {
-  return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
-}
-
-function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  throw new Error(`${name} must be true or false, got "${raw}"`);
-}
 
 function readEnvironment(env: NodeJS.ProcessEnv): Environment {
   const value = env.APP_ENV ?? (env.NODE_ENV === 'test' ? 'test' : 'local');

@@ -54,3 +54,14 @@ export async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
 export async function migrateToLatest(db: Knex): Promise<void> {
   await db.migrate.latest();
 }
+
+/** Whether MySQL answers a `SELECT 1` within `timeoutMs` (a query that fails or is late: no). */
+export async function databaseAnswers(db: Knex, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+  try {
+    return await Promise.race([db.raw('SELECT 1').then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

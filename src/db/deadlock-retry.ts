@@ -1,7 +1,7 @@
 import { ER_LOCK_DEADLOCK, mysqlErrno } from './mysql-errors.js';
 
 /** Tries of one transaction that MariaDB keeps picking as a deadlock victim (it rolled the transaction back each time). */
-export const DEADLOCK_ATTEMPTS = 3;
+const DEADLOCK_ATTEMPTS = 3;
 
 /**
  * Runs `transaction` again when MariaDB broke a deadlock by rolling it back ("try restarting

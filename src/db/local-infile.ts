@@ -28,7 +28,7 @@ export function escapeLoadDataValue(value: string): string {
 }
 
 /** A warning the server reported about a load (SHOW WARNINGS). */
-export interface LoadWarning {
+interface LoadWarning {
   code: number;
   message: string;
 }

@@ -1,6 +1,6 @@
 import { defaultEngineHosts, defaultHostsPerTenant } from './pool/pool-size.js';
 import { LRUCache } from 'lru-cache';
-import { compileScenario, type NodePlan, type ScenarioPlan } from './compiler/compile-scenario.js';
+import { compileScenario, type NodePlan } from './compiler/compile-scenario.js';
 import { CompiledScenario } from './compiled-scenario.js';
 import { parseScenarioDocument } from './document/parse-document.js';
 import { InputValidationError, type InputViolation } from './errors/input-validation-error.js';
@@ -394,4 +394,3 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export type { ScenarioPlan };

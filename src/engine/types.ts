@@ -42,10 +42,10 @@ export interface DecisionNodeSettings { language: 'javascript'; condition: strin
 
 export type HitPolicy = 'FIRST' | 'UNIQUE' | 'COLLECT' | 'RULE_ORDER';
 export type ColumnType = 'ANY' | 'NUMBER' | 'STRING' | 'BOOLEAN';
-export interface TableInputColumn { name: string; expression?: string; type?: ColumnType }
-export interface TableOutputColumn { name: string }
+interface TableInputColumn { name: string; expression?: string; type?: ColumnType }
+interface TableOutputColumn { name: string }
 export type CellCondition = string | number | boolean | null | Record<string, unknown>;
-export interface TableRule { description?: string; when?: Record<string, CellCondition>; then?: Record<string, unknown> }
+interface TableRule { description?: string; when?: Record<string, CellCondition>; then?: Record<string, unknown> }
 export interface DecisionTableNodeSettings {
   hitPolicy: HitPolicy; inputs: TableInputColumn[]; outputs: TableOutputColumn[]; rules: TableRule[];
 }
@@ -65,8 +65,6 @@ export interface ScorecardNodeSettings {
   breakdownVariable?: string;
   characteristics: ScorecardCharacteristic[];
 }
-/** One characteristic's part of a scorecard result, as written to `breakdownVariable`. */
-export interface ScorecardBreakdownEntry { name: string; reasonCode: string; points: number; pointsLost: number }
 
 export interface DataLookupNodeSettings {
   collection: string; keyColumn: string; joinVariable: string; columns?: string[]; mode: 'ONE' | 'ALL'; output: string;

@@ -7,6 +7,7 @@ import { parseObject, storedError } from './run-columns.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
 import type { BatchStore } from './batch-store-type.js';
+import { camelCased } from '../db/row-fields.js';
 
 export type { BatchStore } from './batch-store-type.js';
 
@@ -437,11 +438,7 @@ function insertParts(batchId: string, parts: InputPart[]): string {
 
 function toBatch(row: BatchRow): BatchRecord {
   return {
-    id: row.id,
-    userId: row.user_id,
-    scenarioName: row.scenario_name,
-    total: row.total,
-    chunkCount: row.chunk_count,
+    ...camelCased(row, ['id', 'user_id', 'scenario_name', 'total', 'chunk_count']),
     createdAt: new Date(row.created_at),
     finishedAt: row.finished_at ? new Date(row.finished_at) : null,
   };

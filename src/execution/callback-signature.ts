@@ -17,7 +17,7 @@ export interface SignedCallback {
  * the body. None of the first four can hold a line break (digits; a URL and a request id sent as HTTP header
  * values), so the text reads back one way only.
  */
-export function v2SignedText(callback: SignedCallback): string {
+function v2SignedText(callback: SignedCallback): string {
   return `v2\n${callback.timestamp}\n${callback.url}\n${callback.requestId}\n${callback.body}`;
 }
 

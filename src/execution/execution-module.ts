@@ -76,7 +76,7 @@ const CALLBACK_SLOT_WAIT_SECONDS = 1;
  * How long a callback delivery slot lasts if its process dies while delivering: two HTTP attempts (a request
  * sent again once on a new connection when a kept-alive one was closed under it) and 10 s for the rest.
  */
-export function callbackSlotLeaseMs(callbackTimeoutMs: number): number {
+function callbackSlotLeaseMs(callbackTimeoutMs: number): number {
   return 2 * callbackTimeoutMs + 10_000;
 }
 

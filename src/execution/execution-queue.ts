@@ -20,7 +20,7 @@ const OUTAGE_RETRY_MAX_MS = 10_000;
  * 2 s … (at most OUTAGE_RETRY_MAX_MS) later, for as long as the outage lasts: its handler is safe
  * to run again, and the work was accepted. Any other failure is final (it is logged).
  */
-export const retryWhileUnavailable: BackoffStrategy = ({ attempt, error }) => {
+const retryWhileUnavailable: BackoffStrategy = ({ attempt, error }) => {
   if (!(error instanceof JobStoreUnavailableError) && !(error instanceof PortUnavailableError) && !isDatabaseUnavailable(error)) return null;
   return Math.min(500 * 2 ** Math.min(Math.max(attempt - 1, 0), 10), OUTAGE_RETRY_MAX_MS);
 };

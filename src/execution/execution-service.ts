@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import type { AsyncSubmissions } from './async-submissions.js';
 import type { TargetPolicy } from '../outbound/target-policy.js';
 import { TargetRefusedError } from '../outbound/target-refused-error.js';
-import { isFinished, type RunResultStore, type RunState } from './run-result-store.js';
+import { isFinished, type RunResultStore } from './run-result-store.js';
 import type { ScoreResult } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 import { storedScoreResult } from './score-results.js';
@@ -97,4 +97,3 @@ export class ExecutionService {
   }
 }
 
-export type { RunState };

@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config/config.js';
+import { readBoolean, readInt } from '../config/env-values.js';
 
 /**
  * Job-processing settings that only the execution feature reads. They come from environment
@@ -32,21 +33,6 @@ export interface ExecutionSettings {
   workerInApiProcess: boolean;
 }
 
-function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-  return value;
-}
-
-function readBool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw new Error(`${name} must be true or false, got "${raw}"`);
-}
-
 export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv = process.env): ExecutionSettings {
   return {
     keyPrefix: env.JOBS_KEY_PREFIX || `scoring:${config.environment}:`,
@@ -60,6 +46,6 @@ export function loadExecutionSettings(config: AppConfig, env: NodeJS.ProcessEnv 
     sweepEveryMs: readInt(env, 'STALLED_WORK_SWEEP_SECONDS', 5, 1) * 1000,
     maxRunAttempts: readInt(env, 'RUN_MAX_ATTEMPTS', 3, 1),
     resultRetentionDays: readInt(env, 'RUN_RESULTS_RETENTION_DAYS', 30, 1),
-    workerInApiProcess: readBool(env, 'RUN_WORKER', true),
+    workerInApiProcess: readBoolean(env, 'RUN_WORKER', true),
   };
 }

@@ -14,7 +14,7 @@ export interface FinishedRun { run: FinishedRunIdentity; outcome: RunOutcome }
  * hexadecimal literals, twice their bytes, and a statement must stay below max_allowed_packet (16 MiB
  * by default on MariaDB). A run's result keeps at most 4 MiB (stored-outcome.ts), so one run always fits.
  */
-export const STATEMENT_MAX_BYTES = 8 * 1024 * 1024;
+const STATEMENT_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Writes finished runs with multi-row statements (`onDuplicate` says what a row stored already

@@ -11,7 +11,7 @@ export interface FinishedRunIdentity { id: string; userId: number; requestId: st
 export const OUTCOME_COLUMNS = ['state', 'result', 'error_code', 'error_message', 'error_details', 'version', 'started_at', 'finished_at'] as const;
 
 /** The run_results columns that identify a stored run, in the order finishedRunValues answers them. */
-export const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index'] as const;
+const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index'] as const;
 
 /**
  * One finished run as a row of RUN_IDENTITY_COLUMNS followed by OUTCOME_COLUMNS (the result and error

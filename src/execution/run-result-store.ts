@@ -6,6 +6,7 @@ import { writeFinishedRuns } from './finished-run-writes.js';
 import { OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
 import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
 import { FINISHED_BEFORE, type RunResultStore } from './run-result-store-type.js';
+import { snakeCased } from '../db/row-fields.js';
 
 export { FINISHED_BEFORE, type RunResultStore } from './run-result-store-type.js';
 
@@ -23,7 +24,7 @@ export interface RunIdentity {
 }
 
 /** Where and how a run's result is delivered (async runs submitted with X-SCE-CallbackUrl). */
-export interface StoredCallback {
+interface StoredCallback {
   url: string;
   retryCount: number;
   retryDelaySeconds: number;
@@ -275,10 +276,7 @@ export function isFinished(state: RunState): boolean {
 
 function asyncRunRow(run: NewAsyncRun): Record<string, unknown> {
   return {
-    id: run.id,
-    user_id: run.userId,
-    request_id: run.requestId,
-    scenario_name: run.scenarioName,
+    ...snakeCased(run, ['id', 'userId', 'requestId', 'scenarioName']),
     state: 'QUEUED',
     input: JSON.stringify(run.input),
     callback_url: run.callback?.url ?? null,

@@ -17,13 +17,13 @@ import type { RunError, RunOutcome } from './run-outcome.js';
  *   default on MariaDB), and its JSON goes as a hexadecimal literal (twice its bytes): a result of more
  *   than RESULT_MAX_BYTES of JSON is stored as a FAILED run, `RESULT_TOO_LARGE`, naming its size.
  */
-export const ERROR_MESSAGE_MAX_BYTES = 8192;
+const ERROR_MESSAGE_MAX_BYTES = 8192;
 export const ERROR_DETAILS_MAX_BYTES = 32_768;
-export const DETAIL_STRING_MAX_BYTES = 512;
+const DETAIL_STRING_MAX_BYTES = 512;
 export const RESULT_MAX_BYTES = 4 * 1024 * 1024;
 
 /** The error code of a run whose outcome could not be written (the database refused its row); see replacementOutcome. */
-export const RESULT_NOT_STORED = 'RESULT_NOT_STORED';
+const RESULT_NOT_STORED = 'RESULT_NOT_STORED';
 
 /** The error fields kept in columns of their own; the rest is error_details. */
 const NODE_FIELDS = ['nodeId', 'nodeName', 'nodeType'] as const;

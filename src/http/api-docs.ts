@@ -4,7 +4,7 @@ import { ROUTE_MATCHING } from './route-matching.js';
 import swaggerUi from 'swagger-ui-express';
 import { guidesRouter, loadGuides } from './guides.js';
 
-export const SPEC_PATH = new URL('../../spec/openapi.json', import.meta.url);
+const SPEC_PATH = new URL('../../spec/openapi.json', import.meta.url);
 
 export function loadSpec(): Record<string, unknown> {
   return JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as Record<string, unknown>;

@@ -7,7 +7,7 @@ import { nestingTooDeep } from './nesting-depth.js';
 import type { YamlBodyParser } from './yaml-body-parser.js';
 import { yamlNestingBeyond } from './yaml-nesting.js';
 
-export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
 
 /**
  * JSON bodies (objects and arrays only) up to the configured limit; larger is 413. An empty body

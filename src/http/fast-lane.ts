@@ -30,7 +30,7 @@ import { createOperationMatcher } from './route-matching.js';
  * `SCORE_FAST_LANE=false` turns it off.
  */
 
-export interface FastLaneOperation {
+interface FastLaneOperation {
   /** The operation served; it must take a score token and answer JSON only. */
   route: RouteDefinition;
   handle: AnyOperationHandler;

@@ -7,7 +7,7 @@ const DOCS_DIR = new URL('../../docs/', import.meta.url);
 const README = new URL('../../README.md', import.meta.url);
 
 /** Where the served document's links point: `/docs/guides/<name>` for `docs/<name>.md`, and `readme` for README.md. */
-export const GUIDES_PATH = '/docs/guides';
+const GUIDES_PATH = '/docs/guides';
 
 /** The guides by name, read once: `docs/*.md` and the README. Nothing else of the checkout is reachable. */
 export function loadGuides(): Map<string, string> {

@@ -26,12 +26,12 @@ export interface UploadedFile {
 type WithUploads<Body, Files extends string> = [Files] extends [never] ? Body : Omit<Body, Files> & { [F in Files]?: UploadedFile };
 
 /** The media types operation K answers in (its success replies' `contentType`s). */
-export type ReplyMediaTypeOf<K extends OperationId> = Contract<K>['replies'] extends infer Reply
+type ReplyMediaTypeOf<K extends OperationId> = Contract<K>['replies'] extends infer Reply
   ? Reply extends { contentType?: infer MediaType extends string } ? MediaType : never
   : never;
 
 /** What a handler of operation K is given: validated by the spec before it runs. */
-export interface OperationRequest<K extends OperationId> {
+interface OperationRequest<K extends OperationId> {
   /** The authenticated caller: every operation takes a credential (a bearer token or a score token). */
   user: AuthenticatedUser;
   /** This request's id (X-Request-Id as sent when sane, else a new one): logs, error bodies and decision records carry it. */
@@ -49,9 +49,9 @@ export interface OperationRequest<K extends OperationId> {
 }
 
 /** What a handler of operation K answers: one of its success statuses, with its media type, body and headers. */
-export type OperationReply<K extends OperationId> = Contract<K>['replies'];
+type OperationReply<K extends OperationId> = Contract<K>['replies'];
 
-export type OperationHandler<K extends OperationId> = (request: OperationRequest<K>) => Promise<OperationReply<K>>;
+type OperationHandler<K extends OperationId> = (request: OperationRequest<K>) => Promise<OperationReply<K>>;
 
 /** One handler per operation of the spec: a missing one is a type error. */
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };

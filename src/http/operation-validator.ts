@@ -166,7 +166,7 @@ export function compileResponseChecks(spec: OpenApiDocument): Map<string, Respon
 }
 
 /** Compiles a check of responses (VALIDATE_RESPONSES) of `operationId` against the spec; it returns what is wrong, or undefined. */
-export function compileResponseCheck(spec: OpenApiDocument, operationId: string, ajv: Ajv2020 = createAjv(spec)): ResponseCheck {
+function compileResponseCheck(spec: OpenApiDocument, operationId: string, ajv: Ajv2020 = createAjv(spec)): ResponseCheck {
   const operation = findOperation(spec, operationId);
   const byStatus = new Map<string, ValidateFunction>();
   for (const [status, declared] of Object.entries(operation.responses)) {

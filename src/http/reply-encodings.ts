@@ -7,7 +7,7 @@
  * - `ndjson`: the body is an async iterable of pages of lines (each line one value), streamed.
  * - `text`: the body is a string, or an async iterable of strings streamed as they come.
  */
-export const REPLY_ENCODINGS = {
+const REPLY_ENCODINGS = {
   'application/json': 'json',
   'application/yaml': 'yaml',
   'application/x-ndjson': 'ndjson',
@@ -16,7 +16,7 @@ export const REPLY_ENCODINGS = {
   'application/xml': 'text',
 } as const;
 
-export type ReplyMediaType = keyof typeof REPLY_ENCODINGS;
+type ReplyMediaType = keyof typeof REPLY_ENCODINGS;
 export type ReplyEncoding = (typeof REPLY_ENCODINGS)[ReplyMediaType];
 
 export function replyEncoding(mediaType: string): ReplyEncoding | undefined {

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { ResponseCheck } from './operation-validator.js';
 
 /** A JSON answer that breaks the spec (VALIDATE_RESPONSES): the error handler logs it and answers 500. */
-export class ContractBreakError extends Error {
+class ContractBreakError extends Error {
   constructor(operationId: string, problem: string) {
     super(`${operationId}: ${problem}`);
     this.name = 'ContractBreakError';

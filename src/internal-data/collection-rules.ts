@@ -5,13 +5,13 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 export const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /** Column names (CSV headers): a letter or underscore, then letters, digits or underscores; at most 64 characters. */
-export const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** The hidden primary key of every collection table (load order); no CSV column may take its name. */
 export const ROW_ID_COLUMN = '_row_id';
 
 /** Most columns a collection may have (MySQL allows more, but its 65,535-byte row limit bites first). */
-export const MAX_COLUMNS = 200;
+const MAX_COLUMNS = 200;
 
 /**
  * Repeated here (the spec rejects bad path names first) because the engine's lookups reach the

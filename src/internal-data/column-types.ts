@@ -16,7 +16,7 @@ const BIGINT_MIN = -(2n ** 63n);
 const BIGINT_MAX = 2n ** 63n - 1n;
 
 /** Longest strings per SQL type: VARCHAR(255) and VARCHAR(768) can be indexed (768 × 4 bytes = InnoDB's 3,072-byte key limit). */
-export const STRING_TIERS = [
+const STRING_TIERS = [
   { maxChars: 255, sqlType: 'VARCHAR(255)', indexable: true, rowBytes: 255 * 4 + 2 },
   { maxChars: 768, sqlType: 'VARCHAR(768)', indexable: true, rowBytes: 768 * 4 + 2 },
   { maxChars: 16_383, sqlType: 'TEXT', indexable: false, rowBytes: 12 },

@@ -34,7 +34,7 @@ const DEFAULT_CHUNK_BYTES = 256 << 10;
  * Finds the header line (up to the first newline outside quotes) and picks the delimiter it uses
  * most among `,` `;` and tab (`,` on a tie or a single column).
  */
-export function detectDialect(head: string): { dialect: CsvDialect; headerComplete: boolean } {
+function detectDialect(head: string): { dialect: CsvDialect; headerComplete: boolean } {
   let inQuotes = false;
   const counts = { ',': 0, ';': 0, '\t': 0 };
   let newline: CsvDialect['newline'] | undefined;

@@ -5,7 +5,7 @@ import { isBlankRecord, type CsvFile } from './csv-file.js';
 import { rowWidthMessage } from './row-encoder.js';
 
 /** What the first pass learned about one column. */
-export interface ColumnProfile {
+interface ColumnProfile {
   name: string;
   /** Bit set of the value classes seen (IS_INTEGER, …); 0 when every value was empty. */
   classes: number;

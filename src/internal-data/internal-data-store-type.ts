@@ -36,7 +36,7 @@ export interface EntryChange { columns: ColumnSpec[]; rowCount: number; fileName
  * Implemented by InternalDataStore; the fast path (`LOAD DATA LOCAL INFILE` and staging tables) is MySQL's
  * alone: a store without it answers `localInfileEnabled` false, and the service inserts rows instead.
  */
-export interface CollectionWrites {
+interface CollectionWrites {
   /** Begins a transaction; `readCommitted` for an append through a staging table created after its first read. */
   begin(options?: { readCommitted?: boolean }): Promise<StoreTransaction>;
   commit(trx: StoreTransaction): Promise<void>;

@@ -7,6 +7,7 @@ import { loadDataSource } from './load-data-format.js';
 import type { CellValue } from './row-encoder.js';
 import { knexOf, storeTransactionOf, type StoreTransaction } from '../db/store-transaction.js';
 import type { CollectionStore, EntryChange } from './internal-data-store-type.js';
+import { camelCased } from '../db/row-fields.js';
 
 /** A registry entry (`internal_collections`) with its owner's username. */
 export interface CollectionRecord {
@@ -49,16 +50,10 @@ interface IndexRow {
 
 function toRecord(row: RegistryRow): CollectionRecord {
   return {
-    id: row.id,
-    ownerId: row.owner_id,
-    owner: row.owner,
-    name: row.name,
+    ...camelCased(row, ['id', 'owner_id', 'owner', 'name', 'file_name', 'created_at', 'updated_at']),
     table: tableName(row.id),
     columns: JSON.parse(row.columns) as ColumnSpec[],
     rowCount: Number(row.row_count),
-    fileName: row.file_name,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
   };
 }
 

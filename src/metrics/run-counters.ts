@@ -1,6 +1,7 @@
+import { PerVersion } from '../execution/per-version.js';
 import type { FinishedRun, RunMode } from '../execution/run-listener.js';
 
-export type RunOutcomeLabel = 'succeeded' | 'invalid_input' | 'failed';
+type RunOutcomeLabel = 'succeeded' | 'invalid_input' | 'failed';
 
 const MODES: readonly RunMode[] = ['sync', 'async', 'batch'];
 const OUTCOMES: readonly RunOutcomeLabel[] = ['succeeded', 'invalid_input', 'failed'];
@@ -51,7 +52,7 @@ function outcomeIndex(errorCode: string | null): number {
  * its version's next runs look for a series again.
  */
 export class RunCounters {
-  private readonly byVersionObject = new WeakMap<object, ScenarioSeries>();
+  private readonly byVersion = new PerVersion((scenario) => this.byLabelsOf(scenario.ownerName, scenario.name, scenario.version), (series) => series.evicted);
   private readonly byLabels = new Map<string, ScenarioSeries>();
   /** Each owner's series, oldest first. */
   private readonly byOwner = new Map<string, ScenarioSeries[]>();
@@ -61,7 +62,7 @@ export class RunCounters {
 
   /** Counts the run; answers its series (for labels of rarer metrics). */
   count(run: FinishedRun): ScenarioSeries {
-    const series = this.seriesOf(run.scenario);
+    const series = this.byVersion.of(run.scenario);
     series.counts[MODE_INDEX[run.mode] * OUTCOMES.length + outcomeIndex(run.errorCode)] += 1;
     return series;
   }
@@ -77,15 +78,6 @@ export class RunCounters {
         }
       }
     }
-  }
-
-  private seriesOf(scenario: FinishedRun['scenario']): ScenarioSeries {
-    let series = this.byVersionObject.get(scenario);
-    if (!series || series.evicted) {
-      series = this.byLabelsOf(scenario.ownerName, scenario.name, scenario.version);
-      this.byVersionObject.set(scenario, series);
-    }
-    return series;
   }
 
   private byLabelsOf(owner: string, scenario: string, version: string): ScenarioSeries {

@@ -19,7 +19,7 @@ export interface ModelVersionView {
   fileName: string; sizeBytes: number; sha256: string; createdAt: string;
   inputs: ModelDocument['inputs']; outputs: ModelDocument['outputs'];
 }
-export interface ModelVersionSummaryView { version: number; modelType: string; functionName: 'regression' | 'classification'; fileName: string; sizeBytes: number; createdAt: string }
+interface ModelVersionSummaryView { version: number; modelType: string; functionName: 'regression' | 'classification'; fileName: string; sizeBytes: number; createdAt: string }
 export interface ModelSummaryView { name: string; latestVersion: number; versions: ModelVersionSummaryView[] }
 
 const EXTENSIONS = /\.(pmml|xml)$/i;

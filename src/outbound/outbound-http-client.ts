@@ -87,7 +87,7 @@ export class OutboundHttpClient implements HttpPort {
  * was written, and never read it. Node's documentation recommends retrying exactly this case
  * (`request.reusedSocket`). A failure on a new connection, or after an answer began, is the call's outcome.
  */
-export function isStaleConnectionFailure(error: unknown): boolean {
+function isStaleConnectionFailure(error: unknown): boolean {
   const { request, response, code, message } = (error ?? {}) as { request?: { reusedSocket?: boolean }; response?: unknown; code?: unknown; message?: unknown };
   if (request?.reusedSocket !== true || response !== undefined) return false;
   return code === 'ECONNRESET' || code === 'EPIPE' || message === 'socket hang up';

@@ -5,6 +5,7 @@ import { groupsWithin } from '../db/statement-groups.js';
 import type { DecisionRecord, DecisionRecordSummary, PortCapture } from './decision-record.js';
 import { IN_TRANSACTION_STATEMENT_BYTES, PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRecordStore, type RecordFilter, type RecordPage, type RecordPosition } from './decision-record-store-type.js';
 import { PAGE_FORMAT, pagesOf, readRecord, recordBounds, recordsOnPage, type SealedPage, type StoredPage } from './record-page.js';
+import { databaseAnswers } from '../db/database.js';
 
 const TABLE = 'decision_record_pages';
 
@@ -69,9 +70,6 @@ interface PageRow {
 const READ_COLUMNS = ['seq', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'records', 'failed', 'first_began_at', 'last_began_at', 'ends', 'body'];
 
 /** Knex queries on decision_record_pages; answers parsed records (the page format never leaves src/records). */
-/** How long databaseAnswers waits for MySQL. */
-const PING_TIMEOUT_MS = 2000;
-
 export class MySqlDecisionRecordStore implements DecisionRecordStore {
   private bulk?: BulkInserter;
   private readonly pageMaxChars: number;
@@ -81,14 +79,8 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     this.pageMaxChars = options.pageMaxChars ?? DEFAULT_PAGE_MAX_CHARS;
   }
 
-  async databaseAnswers(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS); });
-    try {
-      return await Promise.race([this.db.raw('SELECT 1').then(() => true, () => false), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  databaseAnswers(): Promise<boolean> {
+    return databaseAnswers(this.db);
   }
 
   async insertMany(records: DecisionRecord[]): Promise<void> {

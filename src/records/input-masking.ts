@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { inputVariables, isPiiTagged, type ScenarioDocument, type TraceEntry } from '../engine/index.js';
 
 /** What a masked value starts with (then 32 hex digits of the keyed hash). */
-export const MASK_PREFIX = 'pii:';
+const MASK_PREFIX = 'pii:';
 
 /**
  * Masks the inputs a scenario's START node tags `pii` before they are stored in a record. A masked

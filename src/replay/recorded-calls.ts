@@ -3,7 +3,7 @@ import type { HttpCapture, PortCapture } from '../records/decision-record.js';
 import { canonicalJson } from './canonical-json.js';
 
 /** Thrown into an HTTP_CALL node whose call has no recording: the call is not made. */
-export class UnrecordedCallError extends Error {
+class UnrecordedCallError extends Error {
   readonly code = 'HTTP_CALL_NOT_RECORDED';
 
   constructor(site: PortCallSite, attempt: number) {

@@ -282,7 +282,7 @@ function shownError(error: RunError | null | undefined): RunError | null {
  * each output's listed transitions (halved; the rest counted in `otherTransitions`), then the unrecorded
  * call sites. Counters and figures are never cut.
  */
-export function fitReport(report: ReplayReport, maxBytes: number): ReplayReport {
+function fitReport(report: ReplayReport, maxBytes: number): ReplayReport {
   const size = () => Buffer.byteLength(JSON.stringify(report), 'utf8');
   const original = size();
   if (original <= maxBytes) return report;

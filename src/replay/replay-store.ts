@@ -3,6 +3,8 @@ import type { ScenarioDocument } from '../engine/index.js';
 import type { RecordFilter } from '../records/decision-record-store-type.js';
 import type { NewReplay, ReplayListing, ReplayRecord, ReplayReport, ReplayState } from './replay.js';
 import type { ReplayStore } from './replay-store-type.js';
+import { camelCased, snakeCased } from '../db/row-fields.js';
+import { databaseAnswers } from '../db/database.js';
 
 const TABLE = 'replays';
 
@@ -43,9 +45,6 @@ interface StoredFilter extends Omit<RecordFilter, 'from' | 'to'> {
   from?: string;
   to?: string;
 }
-
-/** How long databaseAnswers waits for MySQL. */
-const PING_TIMEOUT_MS = 2000;
 
 /** Knex queries on replays; answers parsed records (JSON columns never leave this file). */
 export class MySqlReplayStore implements ReplayStore {
@@ -164,23 +163,14 @@ export class MySqlReplayStore implements ReplayStore {
     await this.db(TABLE).where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
   }
 
-  async databaseAnswers(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS); });
-    try {
-      return await Promise.race([this.db.raw('SELECT 1').then(() => true, () => false), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  databaseAnswers(): Promise<boolean> {
+    return databaseAnswers(this.db);
   }
 }
 
 function replayRow(replay: NewReplay): Record<string, unknown> {
   return {
-    id: replay.id,
-    scenario_id: replay.scenarioId,
-    owner_id: replay.ownerId,
-    requester_id: replay.requesterId,
+    ...snakeCased(replay, ['id', 'scenarioId', 'ownerId', 'requesterId', 'sampleSize', 'total']),
     candidate_version: replay.candidate.label,
     candidate_version_id: replay.candidate.versionId,
     candidate_hash: replay.candidate.contentHash,
@@ -188,9 +178,7 @@ function replayRow(replay: NewReplay): Record<string, unknown> {
     filter: JSON.stringify(storedFilter(replay.filter)),
     outputs: JSON.stringify(replay.outputs),
     record_limit: replay.limit,
-    sample_size: replay.sampleSize,
     state: 'QUEUED',
-    total: replay.total,
   };
 }
 
@@ -206,21 +194,12 @@ function parsedFilter(text: string): RecordFilter {
 
 function toReplay(row: ReplayRow): ReplayRecord {
   return {
-    id: row.id,
-    scenarioId: row.scenario_id,
-    ownerId: row.owner_id,
-    requesterId: row.requester_id,
+    ...camelCased(row, ['id', 'scenario_id', 'owner_id', 'requester_id', 'sample_size', 'state', 'total', 'done', 'failed', 'error']),
     candidate: { label: row.candidate_version, versionId: row.candidate_version_id, contentHash: row.candidate_hash },
     filter: parsedFilter(row.filter),
     outputs: JSON.parse(row.outputs) as string[],
     limit: row.record_limit,
-    sampleSize: row.sample_size,
-    state: row.state,
-    total: row.total,
-    done: row.done,
-    failed: row.failed,
     report: row.report === null ? null : (JSON.parse(row.report) as ReplayReport),
-    error: row.error,
     createdAt: new Date(row.created_at),
     startedAt: row.started_at === null ? null : new Date(row.started_at),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at),

@@ -14,7 +14,7 @@ export function hasEnded(state: ReplayState): boolean {
 export type ReplayReport = components['schemas']['ReplayReport'];
 
 /** The version a replay runs, exactly as it was when the replay was started. */
-export interface ReplayCandidate {
+interface ReplayCandidate {
   /** `develop` or a deployed version number. */
   label: string;
   versionId: number;
@@ -23,7 +23,7 @@ export interface ReplayCandidate {
 }
 
 /** What was asked: which records, which outputs compared, how many changed records shown. */
-export interface ReplayRequest {
+interface ReplayRequest {
   /** The browse filters; `to` is at most the moment the replay was started. */
   filter: RecordFilter;
   outputs: string[];

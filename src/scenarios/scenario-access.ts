@@ -15,7 +15,7 @@ export interface ScenarioActor {
 }
 
 /** A scenario an actor may act on. */
-export interface AccessibleScenario {
+interface AccessibleScenario {
   id: number;
   ownerId: number;
   name: string;

@@ -93,14 +93,7 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     const scenario = await this.accessible(actor, id);
     const versions = await this.store.listVersions(scenario.id);
     return versions.map((version) => ({
-      id: String(version.id),
-      scenarioId: String(scenario.id),
-      name: scenario.name,
-      version: labelOf(version),
-      ...sourceVersionOf(version),
-      description: version.description,
-      status: version.status,
-      createdAt: version.createdAt.toISOString(),
+      ...versionFields(scenario, version),
       ...(version.replayId === null ? {} : { replayId: version.replayId }),
     }));
   }
@@ -428,16 +421,9 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
 
   private versionDto(scenario: ScenarioRecord, version: VersionRecord, testCases: TestCaseRecord[]): ScenarioVersionDto {
     return {
-      id: String(version.id),
+      ...versionFields(scenario, version),
       userId: String(scenario.ownerId),
-      scenarioId: String(scenario.id),
-      name: scenario.name,
       owner: scenario.ownerName,
-      version: labelOf(version),
-      ...sourceVersionOf(version),
-      description: version.description,
-      status: version.status,
-      createdAt: version.createdAt.toISOString(),
       content: version.content,
       nodeProperties: documentOf(version).nodeProperties,
       testCases: testCases.map(testCaseDto),
@@ -463,9 +449,19 @@ function testCaseSpec(testCase: NewTestCase & { id?: number }): TestCaseSpec {
   return { id: testCase.id, name: testCase.name, variables, expression: { code: testCase.expression, language: 'javascript' }, ignore: testCase.ignore };
 }
 
-/** `sourceVersion` when the version has one (every version written by this service has). */
-function sourceVersionOf(version: Pick<VersionRecord, 'sourceVersion'>): { sourceVersion?: string } {
-  return version.sourceVersion === null ? {} : { sourceVersion: version.sourceVersion };
+/** The fields a version's preview (listVersions) and its full DTO (open and the writes) share. */
+function versionFields(scenario: ScenarioRecord, version: Omit<VersionRecord, 'content' | 'nodeProperties'>): ScenarioVersionPreviewDto {
+  return {
+    id: String(version.id),
+    scenarioId: String(scenario.id),
+    name: scenario.name,
+    version: labelOf(version),
+    // Every version written by this service has a source; older rows may not.
+    ...(version.sourceVersion === null ? {} : { sourceVersion: version.sourceVersion }),
+    description: version.description,
+    status: version.status,
+    createdAt: version.createdAt.toISOString(),
+  };
 }
 
 function testCaseDto(testCase: TestCaseRecord): ScenarioTestCaseDto {

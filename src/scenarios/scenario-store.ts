@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { knexOf, storeTransactionOf, type StoreTransaction } from '../db/store-transaction.js';
 import type { LockedScenario, ScenarioStore } from './scenario-store-type.js';
 import type { NewTestCase, ScenarioListing, ScenarioRecord, TestCaseRecord, TestCaseVariable, VersionContent, VersionRecord, VersionStatus } from './scenario-types.js';
+import { camelCased } from '../db/row-fields.js';
 
 interface ScenarioRow {
   id: number;
@@ -40,14 +41,7 @@ function toScenario(row: ScenarioRow): ScenarioRecord {
 
 function toVersion(row: VersionRow): VersionRecord {
   return {
-    id: row.id,
-    scenarioId: row.scenario_id,
-    status: row.status,
-    versionNumber: row.version_number,
-    sourceVersion: row.source_version,
-    description: row.description,
-    content: row.content,
-    nodeProperties: row.node_properties,
+    ...camelCased(row, ['id', 'scenario_id', 'status', 'version_number', 'source_version', 'description', 'content', 'node_properties']),
     createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
     replayId: row.replay_id ?? null,
   };
@@ -65,7 +59,6 @@ function toTestCase(row: TestCaseRow): TestCaseRecord {
 }
 
 
-export type { ScenarioStore } from './scenario-store-type.js';
 
 /**
  * Knex queries over scenarios, scenario_versions and scenario_test_cases (the ScenarioStore contract:

@@ -19,9 +19,6 @@ export type VersionStatus = 'DEVELOP' | 'DEPLOYED';
 /** Label of the development version; deployed versions are labelled by their number. */
 export const DEVELOP_LABEL = 'develop';
 
-/** Where a version's content came from (`source_version`). */
-export type SourceVersion = 'develop' | 'import' | 'copy';
-
 export interface ScenarioRecord {
   id: number;
   ownerId: number;

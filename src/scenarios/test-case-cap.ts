@@ -4,7 +4,7 @@ import { BadRequestError } from '../errors/bad-request-error.js';
  * Most test cases one scenario may have (spec: ScenarioImport.testCases). Validate and deploy run them all
  * under one time budget (LIMIT_TEST_CASES_BUDGET_MS); the cap keeps that budget meaningful.
  */
-export const MAX_TEST_CASES = 200;
+const MAX_TEST_CASES = 200;
 
 /** 400 TOO_MANY_TEST_CASES when `count` is above the cap; `path` names where they came from. */
 export function assertTestCaseCount(scenarioName: string, count: number, path: string): void {

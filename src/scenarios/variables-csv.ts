@@ -19,15 +19,15 @@ export interface CsvVariablesResult {
 }
 
 /** Problems listed in a 400 (the count says how many there were): a file of bad lines makes a bounded answer. */
-export const MAX_REPORTED_PROBLEMS = 100;
+const MAX_REPORTED_PROBLEMS = 100;
 /**
  * Most variables one file declares. A scenario's inputs are far fewer; the bound keeps the answer small enough to
  * encode without holding the event loop (a 1 MiB file of 53,000 variables took 108 ms to encode, 183 ms with
  * response validation; 10,000 take about a fifth of that).
  */
-export const MAX_VARIABLES = 10_000;
+const MAX_VARIABLES = 10_000;
 /** Longest line read: room for a description (2,000 characters) and many tags; a longer line is one problem, skipped. */
-export const MAX_LINE_CHARS = 20_000;
+const MAX_LINE_CHARS = 20_000;
 /** Text handed to the reader at a time; the event loop gets a turn after each. */
 const CHUNK_CHARS = 64 << 10;
 const LINE_BREAK = /\r\n|\n|\r/g;

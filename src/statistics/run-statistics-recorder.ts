@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { FinishedRun, RunListener, RunMode } from '../execution/run-listener.js';
+import { PerVersion } from '../execution/per-version.js';
 import { latencyBucket, MAX_BUCKET } from './latency-buckets.js';
 import type { LatencyCounts, SecondCounts, StatisticsStore } from './statistics-store.js';
 
@@ -44,10 +45,14 @@ const DEFAULT_MAX_BUFFERED_CELLS = 200_000;
  * `maxBufferedCells` new runs are dropped and reported to `onDropped` (metrics).
  */
 export class RunStatisticsRecorder implements RunListener {
-  private readonly byVersionObject = new WeakMap<object, Record<RunMode, Series>>();
+  private readonly byVersion = new PerVersion((scenario): Record<RunMode, Series> => ({
+    sync: this.seriesByKey(scenario.scenarioId, scenario.version, 'sync'),
+    async: this.seriesByKey(scenario.scenarioId, scenario.version, 'async'),
+    batch: this.seriesByKey(scenario.scenarioId, scenario.version, 'batch'),
+  }));
   /**
    * Every series ever counted, by scenario, version and mode. Never pruned, because version objects in
-   * byVersionObject point at them: three small objects per version that ever ran in this process.
+   * byVersion point at them: three small objects per version that ever ran in this process.
    */
   private readonly series = new Map<string, Series>();
   private bufferedCells = 0;
@@ -72,7 +77,7 @@ export class RunStatisticsRecorder implements RunListener {
       this.onDropped(1);
       return;
     }
-    const series = this.seriesOf(run.scenario)[run.mode];
+    const series = this.byVersion.of(run.scenario)[run.mode];
     const second = Math.floor(this.now() / 1000);
     const micros = Math.round(run.durationMs * 1000);
     let cell = series.currentSecond;
@@ -196,19 +201,6 @@ export class RunStatisticsRecorder implements RunListener {
     } catch (error) {
       this.logger.warn({ err: error }, 'old run statistics could not be pruned; tried again in an hour');
     }
-  }
-
-  private seriesOf(scenario: FinishedRun['scenario']): Record<RunMode, Series> {
-    let byMode = this.byVersionObject.get(scenario);
-    if (!byMode) {
-      byMode = {
-        sync: this.seriesByKey(scenario.scenarioId, scenario.version, 'sync'),
-        async: this.seriesByKey(scenario.scenarioId, scenario.version, 'async'),
-        batch: this.seriesByKey(scenario.scenarioId, scenario.version, 'batch'),
-      };
-      this.byVersionObject.set(scenario, byMode);
-    }
-    return byMode;
   }
 
   private seriesByKey(scenarioId: number, version: string, mode: RunMode): Series {

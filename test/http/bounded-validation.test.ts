@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { everyNodeScenario } from '../scenarios/support/fixtures.js';
-import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 /**
  * Validation work stays bounded by the body's size: bodies of many broken elements are refused
@@ -8,22 +8,15 @@ import { createTestApp, type TestApp, type TestUser } from '../support/test-app.
  * import held the event loop for ten minutes).
  */
 
-let testApp: TestApp;
-let user: TestUser;
+const t = useTestApp();
 
-beforeAll(async () => {
-  testApp = await createTestApp();
-  user = await testApp.newUser();
-});
-afterAll(async () => testApp.close());
-
-const bearer = () => ({ Authorization: `Bearer ${user.accessToken}` });
+const bearer = () => ({ Authorization: `Bearer ${t.user.accessToken}` });
 
 describe('validation of large broken bodies', () => {
   it('answers an import of 100,000 broken scenarios (800 KB) with 400 within seconds', async () => {
     const body = `[${Array.from({ length: 100_000 }, () => '{"a":1}').join(',')}]`;
     const started = Date.now();
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer())
+    const response = await request(t.app.app).post('/api/scenario/import').query({ context: t.user.context() }).set(bearer())
       .set('Content-Type', 'application/json').send(body);
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
@@ -35,7 +28,7 @@ describe('validation of large broken bodies', () => {
     const scenario = everyNodeScenario('huge-card');
     (scenario.nodeProperties.card.content as { characteristics: unknown[] }).characteristics = Array.from({ length: 20_000 }, () => ({ x: 1 }));
     const started = Date.now();
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer()).send(scenario);
+    const response = await request(t.app.app).post('/api/scenario/import').query({ context: t.user.context() }).set(bearer()).send(scenario);
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('INVALID_SCENARIO');
     expect(response.body.details[0].path).toMatch(/card\.content\.characteristics\[0\]/);

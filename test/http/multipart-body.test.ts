@@ -1,20 +1,13 @@
 import request from 'supertest';
-import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { createTestApp, useTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { collectionTables } from '../internal-data/support/collections.js';
 
-let testApp: TestApp;
-let user: TestUser;
-
-beforeAll(async () => {
-  testApp = await createTestApp();
-  user = await testApp.newUser();
-});
-afterAll(async () => testApp.close());
+const t = useTestApp();
 
 /** The three operations that take multipart bodies, with the query each needs. */
 const operations = () => [
   ['loadCollectionData', `/api/internaldata/collections/loadData/multi_${Date.now().toString(36)}?fileName=f.csv`],
-  ['createInputVariablesFromCsv', `/api/scenario/data/inputvariables/create?context=${encodeURIComponent(user.context())}`],
+  ['createInputVariablesFromCsv', `/api/scenario/data/inputvariables/create?context=${encodeURIComponent(t.user.context())}`],
   ['uploadModelVersion', `/api/models/multi-${Date.now().toString(36)}/versions`],
 ] as const;
 
@@ -35,12 +28,12 @@ const bodies: Array<[string, string, string]> = [
 describe.each([0, 1, 2])('malformed multipart bodies (operation %#)', (which) => {
   it.each(bodies)('answer 400 MALFORMED_BODY for %s, and write nothing', async (_label, contentType, body) => {
     const [operationId, url] = operations()[which];
-    const tablesBefore = await collectionTables(testApp);
-    const response = await request(testApp.app).post(url).set('Authorization', `Bearer ${user.accessToken}`).set('Content-Type', contentType).send(body);
+    const tablesBefore = await collectionTables(t.app);
+    const response = await request(t.app.app).post(url).set('Authorization', `Bearer ${t.user.accessToken}`).set('Content-Type', contentType).send(body);
     expect({ operationId, status: response.status }).toEqual({ operationId, status: 400 });
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.body).toMatchObject({ status: 400, code: 'MALFORMED_BODY', message: expect.stringMatching(/multipart/i) });
-    expect(await collectionTables(testApp)).toEqual(tablesBefore);
+    expect(await collectionTables(t.app)).toEqual(tablesBefore);
   });
 });
 
@@ -49,7 +42,7 @@ describe('upload sizes per operation', () => {
   let small: TestApp;
   let owner: TestUser;
   beforeAll(async () => {
-    small = await createTestApp({ configOverrides: { limits: { ...testApp.config.limits, bodyBytes: 2048, uploadBytes: 1 << 20 } } });
+    small = await createTestApp({ configOverrides: { limits: { ...t.app.config.limits, bodyBytes: 2048, uploadBytes: 1 << 20 } } });
     owner = await small.newUser();
   });
   afterAll(async () => small.close());

@@ -85,3 +85,25 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     close: () => closeServices(services),
   };
 }
+
+export interface SharedTestApp {
+  /** The file's app (read it inside tests and hooks: it exists from beforeAll on). */
+  readonly app: TestApp;
+  /** A user of its own, created with the app. */
+  readonly user: TestUser;
+}
+
+/** One app and one user for a test file or describe block: created before its tests, closed after them. */
+export function useTestApp(options?: TestAppOptions): SharedTestApp {
+  let app: TestApp | undefined;
+  let user: TestUser | undefined;
+  beforeAll(async () => {
+    app = await createTestApp(options);
+    user = await app.newUser();
+  });
+  afterAll(async () => app?.close());
+  return {
+    get app() { return app as TestApp; },
+    get user() { return user as TestUser; },
+  };
+}

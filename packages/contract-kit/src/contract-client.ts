@@ -51,7 +51,7 @@ export interface CallResult {
 }
 
 /** A value as OpenAPI's query serialisation writes it: `[name, value]` pairs. */
-export function serializeQueryParameter(parameter: ParameterInfo, value: unknown): Array<[string, string]> {
+function serializeQueryParameter(parameter: ParameterInfo, value: unknown): Array<[string, string]> {
   if (value === undefined || value === null) return [];
   if (parameter.contentType) return [[parameter.name, typeof value === 'string' ? value : JSON.stringify(value)]];
   if (Array.isArray(value)) {

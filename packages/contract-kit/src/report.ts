@@ -2,7 +2,7 @@ import type { Exchange } from './contract-client.js';
 import type { ServedSpec } from './served-spec.js';
 
 /** One row per operation of the served spec: what was called, what came back, and whether it all held. */
-export interface OperationRow {
+interface OperationRow {
   operationId: string;
   method: string;
   path: string;

@@ -119,7 +119,7 @@ function describe(errors: ErrorObject[] | null | undefined): string {
 }
 
 /** The declared response for a status: exact, then its range (`4XX`), then `default`. */
-export function declaredResponse(operation: OperationInfo, status: number): { key: string; response: ResponseInfo } | undefined {
+function declaredResponse(operation: OperationInfo, status: number): { key: string; response: ResponseInfo } | undefined {
   const candidates = [String(status), `${Math.floor(status / 100)}XX`, `${Math.floor(status / 100)}xx`, 'default'];
   for (const key of candidates) {
     const response = operation.responses[key];

@@ -12,7 +12,7 @@ function typesOf(schema: JsonObject | undefined): string[] {
 }
 
 /** A path value for probes that never reach a handler (401 first): any well-formed value will do. */
-export function probeValue(spec: ServedSpec, schema: JsonObject | undefined): string {
+function probeValue(spec: ServedSpec, schema: JsonObject | undefined): string {
   const resolved = schema && typeof schema.$ref === 'string' ? spec.resolve(schema, '').value : schema;
   if (resolved?.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
   if (typesOf(resolved).some((type) => type === 'integer' || type === 'number')) return '1';

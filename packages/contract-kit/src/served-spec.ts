@@ -23,7 +23,7 @@ async function fetchDocument(url: URL, fetchImpl: typeof fetch, hint: string): P
   }
 }
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
 const METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
 export type JsonObject = Record<string, unknown>;
@@ -73,7 +73,7 @@ export interface SecuritySchemeInfo {
 }
 
 /** `~` and `/` escaped as JSON pointers require. */
-export function pointerToken(key: string): string {
+function pointerToken(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

@@ -1,7 +1,7 @@
 import { modelFunction } from '../models/model-codegen.js';
 import type { ModelDocument } from '../models/model-document.js';
 import { modelReferenceKey, type ModelNodeSettings } from '../types.js';
-import type { NodeContext } from './compile-scenario.js';
+import type { NodeContext } from './node-context.js';
 
 const q = JSON.stringify;
 

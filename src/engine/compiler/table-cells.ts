@@ -1,7 +1,7 @@
 import type { CellCondition, ColumnType } from '../types.js';
 
 /** A parsed decision-table cell. Built on the host from text or objects; turned into JS with literals escaped by JSON.stringify. */
-export type Literal = string | number | boolean | null;
+type Literal = string | number | boolean | null;
 export type CellTest =
   | { kind: 'any' }
   | { kind: 'cmp'; op: '>' | '>=' | '<' | '<='; value: number }

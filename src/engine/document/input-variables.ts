@@ -15,7 +15,7 @@ export function inputVariables(doc: ScenarioDocument): VariableInfo[] {
 }
 
 /** The tag that marks an input variable as personal data; matched without regard to case (`pii`, `PII`, `Pii`). */
-export const PII_TAG = 'pii';
+const PII_TAG = 'pii';
 
 /** Whether a declared input is personal data: its value is never echoed in a message and is masked in decision records. */
 export function isPiiTagged(variable: VariableInfo): boolean {

@@ -13,7 +13,7 @@ const SETTINGS_SCHEMA: Record<NodeType, string> = {
   SCENARIO_CALL: 'ScenarioCallNodeSettings', HTTP_CALL: 'HttpCallNodeSettings', MODEL: 'ModelNodeSettings',
 };
 
-export interface SchemaProblem { path: string; message: string }
+interface SchemaProblem { path: string; message: string }
 export type SchemaCheck = (value: unknown, basePath: string) => SchemaProblem[];
 
 let validators: { graph: SchemaCheck; settings: Record<NodeType, SchemaCheck> } | undefined;
@@ -110,7 +110,7 @@ function toProblems(errors: ErrorObject[], basePath: string): SchemaProblem[] {
 }
 
 /** `/bins/2/min` → `.bins[2].min` */
-export function pointerToPath(pointer: string): string {
+function pointerToPath(pointer: string): string {
   if (!pointer) return '';
   return pointer
     .split('/')

@@ -69,8 +69,8 @@ export interface TreeModel {
   root: TreeNode;
 }
 
-export interface ScorecardAttribute { predicate: Predicate; partialScore: number; reasonCode?: string }
-export interface ScorecardCharacteristic { name: string; reasonCode?: string; baselineScore?: number; attributes: ScorecardAttribute[] }
+interface ScorecardAttribute { predicate: Predicate; partialScore: number; reasonCode?: string }
+interface ScorecardCharacteristic { name: string; reasonCode?: string; baselineScore?: number; attributes: ScorecardAttribute[] }
 export interface ScorecardModel {
   kind: 'scorecard';
   functionName: 'regression';

@@ -9,8 +9,8 @@ import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml
  * Bounds on what a model's generated code holds: a probability per category in every node of a
  * classification tree. Files within MODEL_MAX_BYTES could otherwise ask for billions of values.
  */
-export const MAX_CATEGORIES = 1000;
-export const MAX_PROBABILITY_CELLS = 5_000_000;
+const MAX_CATEGORIES = 1000;
+const MAX_PROBABILITY_CELLS = 5_000_000;
 
 /**
  * PMML (4.x) → ModelDocument. Refuses, naming the element, what it cannot run exactly as PMML defines it

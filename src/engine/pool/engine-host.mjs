@@ -37,6 +37,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /** @type {typeof import('isolated-vm')} */
+/** @type {typeof import('isolated-vm')} */
 const ivm = createRequire(import.meta.url)('isolated-vm');
 
 /**

@@ -58,7 +58,7 @@ export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPer
 /** A compiled program as the hosts know it: its id and the source that instantiates it. */
 export interface PoolProgram { readonly id: number; readonly source: string }
 
-export type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR' | 'ENGINE_CRASHED';
+type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR' | 'ENGINE_CRASHED';
 
 /** The lanes, first served first (RunLane, src/engine/types.ts). */
 const LANES: readonly RunLane[] = ['live', 'validation', 'bulk', 'background'];

@@ -11,16 +11,16 @@ function text(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-export function fillUrl(template: string, vars: Record<string, unknown>): string {
+function fillUrl(template: string, vars: Record<string, unknown>): string {
   return template.replace(TEMPLATE, (_, name: string) => encodeURIComponent(text(vars[name])));
 }
 
-export function fillText(template: string, vars: Record<string, unknown>): string {
+function fillText(template: string, vars: Record<string, unknown>): string {
   return template.replace(TEMPLATE, (_, name: string) => text(vars[name]));
 }
 
 /** Body template: strings get `{{var}}` substituted; a string that is exactly `{{var}}` becomes the value itself. */
-export function fillBody(template: unknown, vars: Record<string, unknown>): unknown {
+function fillBody(template: unknown, vars: Record<string, unknown>): unknown {
   if (typeof template === 'string') {
     const exact = EXACT_TEMPLATE.exec(template);
     return exact ? vars[exact[1]] ?? null : fillText(template, vars);
