@@ -28,7 +28,7 @@ import { compileResponseChecks, type OpenApiDocument } from './http/operation-va
 import { requestContext } from './http/request-context.js';
 import { checkResponses } from './http/response-check.js';
 import { multipartBody } from './http/multipart-body.js';
-import { applyRouteMatching } from './http/route-matching.js';
+import { applyRouteMatching, createRouteMatcher } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 import type { YamlBodyParser } from './http/yaml-body-parser.js';
 import { importPrecheck } from './scenarios/import-precheck.js';
@@ -81,7 +81,7 @@ export function createApp(deps: AppDependencies): ServiceApp {
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 
-  app.use(authenticate(deps.users, authenticator));
+  app.use(authenticate(deps.users, authenticator, createRouteMatcher(routes)));
   // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
   // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
   for (const route of routes) {

@@ -4,7 +4,7 @@ import type { ErrorDetail } from '../errors/app-error.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
 import type { UserService } from './user-service.js';
 
 type AccessControlContext = components['schemas']['AccessControlContext'];

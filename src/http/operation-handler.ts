@@ -1,6 +1,6 @@
 import type { OperationContracts } from '../../generated/operations.js';
 import type { OperationId } from '../../generated/routes.js';
-import type { AuthenticatedUser } from './request-context.js';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 
 /**
  * The shape of every handler: a typed request in, a typed reply out, both from the spec

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/api-types.js';
 import { resolveOwner, type ResourceOwner } from '../auth/access-context.js';
 import type { UserService } from '../auth/user-service.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 
 /**
  * Who acts: the owner resolved from the `context` (see resolveOwner) and whether the requester is
