@@ -11,10 +11,7 @@ import { InternalDataStore } from './internal-data/internal-data-store.js';
 import { ScenarioEngine } from './engine/index.js';
 import { createOutbound, type Outbound } from './outbound/outbound.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
-import type { AppDependencies } from './app.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
-import { createExecutionHandlers } from './execution/execution-routes.js';
-import { createBatchHandlers } from './execution/batch-routes.js';
 import { pingJobStore } from './execution/job-store.js';
 import { runListeners } from './execution/run-listener.js';
 import type { HealthChecks } from './http/health-router.js';
@@ -192,11 +189,4 @@ export function healthChecks(services: Services): HealthChecks {
     },
     jobStore: () => pingJobStore(services.config.jobsUrl),
   };
-}
-
-/** The operations the fast lane serves (the execution hot paths), or undefined when SCORE_FAST_LANE=false. */
-export function fastLaneOperations(services: Services): AppDependencies['fastLane'] {
-  if (!services.config.scoreFastLane) return undefined;
-  // getBatchStatus too: clients poll it, and a poll through Express cost more than its queries.
-  return { ...createExecutionHandlers(services), getBatchStatus: createBatchHandlers(services).getBatchStatus };
 }

@@ -28,7 +28,7 @@ import { UserStore } from '../../src/auth/user-store.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
 import { ScenarioEngine, normalizeScenarioDocument, type EnginePorts } from '../../src/engine/index.js';
-import { createHandlerMap } from '../../src/http/handler-map.js';
+import { createHandlerMap } from '../../src/handler-map.js';
 import { CollectionLookupPort } from '../../src/internal-data/collection-lookup-port.js';
 import { DEFAULT_INSERT_TUNING, type InsertTuning } from '../../src/internal-data/csv-inserter.js';
 import { InternalDataService } from '../../src/internal-data/internal-data-service.js';

@@ -8,7 +8,7 @@ import type { AuthenticatedUser } from '../auth/authenticated-user.js';
  * (src/http/express-adapter.ts for Express, src/http/fast-lane.ts for the execution hot paths) build
  * the request from what the spec validated and send the reply (status, headers, media type, streams).
  * A spec change a handler no longer satisfies fails `tsc` in that handler; an operation without a
- * handler fails it in src/http/handler-map.ts. Error statuses are thrown as AppErrors (src/errors/).
+ * handler fails it in src/handler-map.ts. Error statuses are thrown as AppErrors (src/errors/).
  */
 
 type Contract<K extends OperationId> = OperationContracts[K];

@@ -1,13 +1,19 @@
+import type { UserLookup } from '../auth/access-context.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
-import type { Services } from '../services.js';
+import type { RecordsService } from './records-service.js';
 
 export type RecordsOperation = 'listDecisionRecords' | 'getDecisionRecord' | 'getRecordingSettings' | 'updateRecordingSettings';
 
 /** HTTP in/out of the decision-record operations; the rules live in RecordsService. Requests reach here validated by the spec. */
-export function createRecordsHandlers(services: Pick<Services, 'records' | 'users'>): Pick<OperationHandlers, RecordsOperation> {
-  const records = services.records.service;
-  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, services.users);
+/** What the decision-record handlers need. */
+export interface RecordsHandlerDeps {
+  records: RecordsService;
+  users: UserLookup;
+}
+
+export function createRecordsHandlers({ records, users }: RecordsHandlerDeps): Pick<OperationHandlers, RecordsOperation> {
+  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, users);
 
   return {
     async listDecisionRecords(request) {

@@ -1,13 +1,19 @@
+import type { UserLookup } from '../auth/access-context.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
-import type { Services } from '../services.js';
+import type { ReplayService } from './replay-service.js';
 
 export type ReplayOperation = 'listReplays' | 'startReplay' | 'getReplay' | 'cancelReplay';
 
 /** HTTP in/out of the replay operations; the rules live in ReplayService. Requests reach here validated by the spec. */
-export function createReplayHandlers(services: Pick<Services, 'replay' | 'users'>): Pick<OperationHandlers, ReplayOperation> {
-  const replays = services.replay.service;
-  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, services.users);
+/** What the replay handlers need. */
+export interface ReplayHandlerDeps {
+  replays: ReplayService;
+  users: UserLookup;
+}
+
+export function createReplayHandlers({ replays, users }: ReplayHandlerDeps): Pick<OperationHandlers, ReplayOperation> {
+  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, users);
 
   return {
     async listReplays(request) {
