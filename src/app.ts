@@ -12,6 +12,7 @@ import { requireAuthentication } from './auth/require-authentication.js';
 import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
+import { API_ERROR_TRANSLATORS } from './http/error-body.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { bodyDepthLimit, jsonBody, requiredBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
@@ -135,11 +136,11 @@ export function createApp(deps: AppDependencies): ServiceApp {
   }
 
   app.use(unknownRouteHandler);
-  app.use(createErrorHandler());
+  app.use(createErrorHandler(API_ERROR_TRANSLATORS));
   // Once more, for what the error handler's own answer raises: with response validation (tests) an error
   // status the operation does not declare comes back as a contract break, to be answered as a JSON 500
   // (without this, Express's HTML error page).
-  app.use(createErrorHandler());
+  app.use(createErrorHandler(API_ERROR_TRANSLATORS));
 
   const laneOperations = routes.flatMap((route) => {
     const handle = deps.fastLane?.[route.operationId];

@@ -1,7 +1,7 @@
 import knex from 'knex';
 import { knexConfig } from '../../src/db/database.js';
 import { PortUnavailableError, ScenarioEngine } from '../../src/engine/index.js';
-import { toErrorBody } from '../../src/errors/error-handler.js';
+import { toApiErrorBody } from '../../src/http/error-body.js';
 import { CollectionLookupPort } from '../../src/internal-data/collection-lookup-port.js';
 import { InternalDataStore } from '../../src/internal-data/internal-data-store.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
@@ -68,7 +68,7 @@ describe('a scenario with a DATA_LOOKUP node scoring against a loaded collection
       await proxy.cut();
       const error = await cut.run(compiled, { customerId: 1, amount: 1 }, { ownerId: user.id }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PortUnavailableError);
-      expect(toErrorBody(error)).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+      expect(toApiErrorBody(error)).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
     } finally {
       await cut.dispose();
       await db.destroy();
