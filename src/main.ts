@@ -1,6 +1,6 @@
 import { createApp } from './app.js';
 import { createHandlerMap, fastLaneOperations } from './handler-map.js';
-import { listen } from './http/listen.js';
+import { listen } from './net/listen.js';
 import { createLogger } from './logger.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { createHttpServer } from './http/server.js';

@@ -142,7 +142,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
   });
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners({ runFinished: (run) => metrics.runFinished(run) }, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),

@@ -7,7 +7,7 @@ import { errorHeaders, toErrorBody } from '../errors/error-handler.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
-import { listen } from '../http/listen.js';
+import { listen } from '../net/listen.js';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { MetricsExposition } from './metrics.js';
 

@@ -1,10 +1,10 @@
-import type { FinishedRun, RunMode } from '../execution/run-listener.js';
+import type { MeasuredMode, MeasuredRun } from './measured-run.js';
 
 export type RunOutcomeLabel = 'succeeded' | 'invalid_input' | 'failed';
 
-const MODES: readonly RunMode[] = ['sync', 'async', 'batch'];
+const MODES: readonly MeasuredMode[] = ['sync', 'async', 'batch'];
 const OUTCOMES: readonly RunOutcomeLabel[] = ['succeeded', 'invalid_input', 'failed'];
-const MODE_INDEX: Record<RunMode, number> = { sync: 0, async: 1, batch: 2 };
+const MODE_INDEX: Record<MeasuredMode, number> = { sync: 0, async: 1, batch: 2 };
 
 /** Label value of the series that counts runs of scenarios past the series cap. */
 export const OTHER_SCENARIOS = '_other';
@@ -22,7 +22,7 @@ export interface ScenarioSeries {
 
 /** One value of scoring_runs_total. */
 export interface RunCount {
-  labels: { owner: string; scenario: string; version: string; mode: RunMode; outcome: RunOutcomeLabel };
+  labels: { owner: string; scenario: string; version: string; mode: MeasuredMode; outcome: RunOutcomeLabel };
   value: number;
 }
 
@@ -60,7 +60,7 @@ export class RunCounters {
   constructor(private readonly maxSeries: number) {}
 
   /** Counts the run; answers its series (for labels of rarer metrics). */
-  count(run: FinishedRun): ScenarioSeries {
+  count(run: MeasuredRun): ScenarioSeries {
     const series = this.seriesOf(run.scenario);
     series.counts[MODE_INDEX[run.mode] * OUTCOMES.length + outcomeIndex(run.errorCode)] += 1;
     return series;
@@ -79,7 +79,7 @@ export class RunCounters {
     }
   }
 
-  private seriesOf(scenario: FinishedRun['scenario']): ScenarioSeries {
+  private seriesOf(scenario: MeasuredRun['scenario']): ScenarioSeries {
     let series = this.byVersionObject.get(scenario);
     if (!series || series.evicted) {
       series = this.byLabelsOf(scenario.ownerName, scenario.name, scenario.version);
