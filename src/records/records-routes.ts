@@ -1,4 +1,5 @@
 import type { UserLookup } from '../auth/access-context.js';
+import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
 import type { RecordsService } from './records-service.js';
@@ -17,8 +18,11 @@ export function createRecordsHandlers({ records, users }: RecordsHandlerDeps): P
 
   return {
     async listDecisionRecords(request) {
-      const { version, state, requestId, from, to, output, cursor, limit } = request.query;
-      return { status: 200, body: await records.list(await actorOf(request), request.params.id, { version, state, requestId, from, to, output, cursor, limit }) };
+      const { version, state, requestId, output, cursor, limit } = request.query;
+      const actor = await actorOf(request);
+      const from = optionalDateTimeParameter(request.query.from, 'query.from');
+      const to = optionalDateTimeParameter(request.query.to, 'query.to');
+      return { status: 200, body: await records.list(actor, request.params.id, { version, state, requestId, from, to, output, cursor, limit }) };
     },
 
     async getDecisionRecord(request) {

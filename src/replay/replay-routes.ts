@@ -1,4 +1,5 @@
 import type { UserLookup } from '../auth/access-context.js';
+import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
 import type { ReplayService } from './replay-service.js';
@@ -22,7 +23,9 @@ export function createReplayHandlers({ replays, users }: ReplayHandlerDeps): Pic
 
     async startReplay(request) {
       const actor = await actorOf(request);
-      return { status: 202, body: await replays.start(actor, request.user.id, request.params.id, request.body) };
+      const { filter, ...rest } = request.body;
+      const parsed = filter && { ...filter, from: optionalDateTimeParameter(filter.from, 'body.filter.from'), to: optionalDateTimeParameter(filter.to, 'body.filter.to') };
+      return { status: 202, body: await replays.start(actor, request.user.id, request.params.id, { ...rest, filter: parsed }) };
     },
 
     async getReplay(request) {

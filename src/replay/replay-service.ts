@@ -1,6 +1,5 @@
 import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
-import { dateTimeParameter } from '../http/date-time-parameter.js';
 import type { components } from '../../generated/api-types.js';
 import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
@@ -23,6 +22,16 @@ type ReplayDto = components['schemas']['Replay'];
 type ReplayPageDto = components['schemas']['ReplayPage'];
 type RecordFilterDto = components['schemas']['RecordFilter'];
 
+/** A replay request with its filter's date-times parsed by the routes (src/http/date-time-parameter.ts: 400 outside 1970–9999). */
+export interface StartReplay extends Omit<ReplayRequestDto, 'filter'> {
+  filter?: RequestedRecordFilter;
+}
+
+export interface RequestedRecordFilter extends Omit<RecordFilterDto, 'from' | 'to'> {
+  from?: Date;
+  to?: Date;
+}
+
 /** Changed records shown side by side when the request does not say. */
 const DEFAULT_SAMPLE_SIZE = 20;
 /** Replays per page of listReplays when the request does not say. */
@@ -43,7 +52,7 @@ export class ReplayService {
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async start(actor: ScenarioActor, requesterId: number, scenarioId: string, request: ReplayRequestDto): Promise<ReplayDto> {
+  async start(actor: ScenarioActor, requesterId: number, scenarioId: string, request: StartReplay): Promise<ReplayDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const limit = request.limit ?? this.config.maxRecords;
     if (limit > this.config.maxRecords) {
@@ -123,13 +132,13 @@ export class ReplayService {
 }
 
 /** The browse filter a request names, never reaching past `startedAt`. */
-function recordFilter(dto: RecordFilterDto, startedAt: Date): RecordFilter {
-  const to = dto.to === undefined ? startedAt : new Date(Math.min(dateTimeParameter(dto.to, 'body.filter.to').getTime(), startedAt.getTime()));
+function recordFilter(dto: RequestedRecordFilter, startedAt: Date): RecordFilter {
+  const to = dto.to === undefined ? startedAt : new Date(Math.min(dto.to.getTime(), startedAt.getTime()));
   return {
     version: dto.version,
     state: dto.state,
     requestId: dto.requestId,
-    from: dto.from === undefined ? undefined : dateTimeParameter(dto.from, 'body.filter.from'),
+    from: dto.from,
     to,
     outputs: dto.output,
   };

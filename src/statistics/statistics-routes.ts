@@ -1,4 +1,5 @@
 import type { UserLookup } from '../auth/access-context.js';
+import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf } from '../scenarios/scenario-access.js';
 import type { StatisticsService } from './statistics-service.js';
@@ -15,7 +16,8 @@ export interface StatisticsHandlerDeps {
 export function createStatisticsHandlers({ statistics, users }: StatisticsHandlerDeps): Pick<OperationHandlers, StatisticsOperation> {
   return {
     async getScenarioStatistics(request) {
-      const { from, to } = request.query;
+      const from = optionalDateTimeParameter(request.query.from, 'query.from');
+      const to = optionalDateTimeParameter(request.query.to, 'query.to');
       const actor = await scenarioActorOf(request, users);
       return { status: 200, body: await statistics.forScenario(actor, request.params.id, { from, to }) };
     },
