@@ -8,7 +8,7 @@ import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { ExecutionQueue } from '../execution/execution-queue.js';
 import { jobStoreUnavailable } from '../execution/job-store-unavailable.js';
-import type { DecisionRecordStore, RecordFilter } from '../records/decision-record-store-type.js';
+import type { RecordedRuns, RecordFilter } from '../records/recorded-runs.js';
 import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
@@ -46,7 +46,7 @@ export class ReplayService {
     private readonly config: ReplayConfig,
     private readonly scenarios: ScenarioAccess & ScenarioVersions,
     private readonly store: ReplayStore,
-    private readonly records: DecisionRecordStore,
+    private readonly records: RecordedRuns,
     private readonly engine: ScenarioEngine,
     private readonly queue: ExecutionQueue,
     private readonly models: ModelDocuments = NO_MODELS,

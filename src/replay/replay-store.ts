@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ScenarioDocument } from '../engine/index.js';
-import type { RecordFilter } from '../records/decision-record-store-type.js';
+import type { RecordFilter } from '../records/recorded-runs.js';
 import type { NewReplay, ReplayListing, ReplayRecord, ReplayReport, ReplayState } from './replay.js';
 import type { ReplayStore } from './replay-store-type.js';
 
