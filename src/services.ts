@@ -105,18 +105,19 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const { metrics, exposition: metricsExposition } = createMetrics(config.metrics, logger);
   // Hot-path caches are served stale while they refresh; a refresh that fails (MySQL down) is logged at most every 10 s.
   const onRefreshError = throttledWarning(logger, 'a cached answer could not be read again (MySQL); serving the one in hand within its bound', 10_000);
-  const users = new UserService(new UserStore(db), {
+  const userStore = new UserStore(db);
+  const users = new UserService(userStore, {
     scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000, onRefreshError, callbackSecretsKey: config.callbackSecretsKey, callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds,
   });
   // ── internal data ──
-  const internalDataStore = new InternalDataStore(db);
+  const internalDataStore = new InternalDataStore(db, userStore);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
   // ── models: before the resolver of deployed scenarios, which embeds their models ──
   const modelStore = new MySqlModelStore(db);
   const modelDocuments = new ModelResolver(modelStore);
   const models = new ModelService(modelStore, new DeployedModelReferences(db), config.models);
-  const scenarioStore = new MySqlScenarioStore(db);
+  const scenarioStore = new MySqlScenarioStore(db, userStore);
   const deployedScenarios = new DeployedScenarioResolver(scenarioStore, modelDocuments, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
   // ── outbound HTTP ──
   const outbound = createOutbound(config);
@@ -131,7 +132,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     },
   });
   // ── scenarios ──
-  const replayStore = new MySqlReplayStore(db);
+  const replayStore = new MySqlReplayStore(db, userStore);
   const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments);
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });

@@ -6,6 +6,7 @@ import { InternalDataStore, type LocalLoadResult } from '../../../src/internal-d
 import type { ColumnSpec } from '../../../src/internal-data/column-types.js';
 import type { CellValue } from '../../../src/internal-data/row-encoder.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { UserStore } from '../../../src/auth/user-store.js';
 
 /** The two ways a load reaches the table: the fast path, and the fallback when the server has `local_infile` OFF. */
 export const LOAD_PATHS = ['LOAD DATA LOCAL INFILE', 'INSERT fallback (local_infile OFF)'] as const;
@@ -23,7 +24,7 @@ export class RecordingStore extends InternalDataStore {
   afterCreateTable?: () => Promise<void>;
 
   constructor(db: Knex, private readonly localInfile: boolean) {
-    super(db);
+    super(db, new UserStore(db));
   }
 
   override async createTable(table: string, columns: ColumnSpec[]): Promise<void> {
