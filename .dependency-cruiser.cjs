@@ -7,7 +7,7 @@ const FEATURES = '(scenarios|internal-data|execution|records|replay|statistics|m
 /** Node's modules that reach outside the process: files, sockets, processes, threads. */
 const NODE_IO = '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|tls|child_process|cluster|worker_threads|readline|repl|inspector)$';
 /** Packages that talk to a database, a job store, the network or serve HTTP. */
-const IO_PACKAGES = '^(knex|mysql2|mariadb|pg|mongodb|ioredis|agenda|@agendajs/.+|express|axios|multer|passport|passport-jwt|jwks-rsa|swagger-ui-express|prom-client|pino)(/|$)';
+const IO_PACKAGES = '(^|node_modules/)(knex|mysql2|mariadb|pg|mongodb|ioredis|agenda|@agendajs/.+|express|axios|multer|passport|passport-jwt|jwks-rsa|swagger-ui-express|prom-client|pino)(/|$)';
 
 module.exports = {
   forbidden: [
@@ -73,9 +73,9 @@ module.exports = {
     },
     {
       name: 'plumbing-knows-no-feature',
-      comment: 'errors, config, db and ids are shared plumbing: they import no feature, no engine, no http, and not each other upwards.',
+      comment: 'errors, config, db, ids and net are shared plumbing: they import no feature, no engine, no http, and not the composition root.',
       severity: 'error',
-      from: { path: '^src/(errors|config|db|ids)/' },
+      from: { path: '^src/(errors|config|db|ids|net)/' },
       to: { path: `^src/(${FEATURES.slice(1, -1)}|engine|http|services\\.ts|app\\.ts)` },
     },
     {
@@ -98,6 +98,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/replay/' },
       to: { path: '^src/records/', pathNot: '^src/records/(recorded-runs|decision-record)\\.ts$' },
+    },
+    {
+      name: 'nothing-imports-the-composition-root',
+      comment: 'services.ts, handler-map.ts, app.ts, main.ts and worker.ts wire the folders together; no folder imports them (a routes file takes its own deps).',
+      severity: 'error',
+      from: { path: '^src/.+/' },
+      to: { path: '^src/(services|handler-map|app|main|worker)\\.ts$' },
     },
     {
       name: 'only-the-composition-root-builds-handlers',
