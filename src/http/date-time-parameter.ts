@@ -10,7 +10,7 @@ const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
  * (year 10000 in UTC) are valid RFC 3339 text, but no record or statistic is dated so, and Dates that
  * far out do not survive being written back (`+010000-…`) or compared as text by the database.
  */
-export function dateTimeParameter(text: string, path: string): Date {
+function dateTimeParameter(text: string, path: string): Date {
   const ms = Date.parse(text);
   if (!(ms >= EARLIEST_MS && ms <= LATEST_MS)) {
     throw new BadRequestError(`${path} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z (UTC): ${text} does not.`, 'VALIDATION_FAILED', [

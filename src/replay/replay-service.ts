@@ -27,7 +27,7 @@ export interface StartReplay extends Omit<ReplayRequestDto, 'filter'> {
   filter?: RequestedRecordFilter;
 }
 
-export interface RequestedRecordFilter extends Omit<RecordFilterDto, 'from' | 'to'> {
+interface RequestedRecordFilter extends Omit<RecordFilterDto, 'from' | 'to'> {
   from?: Date;
   to?: Date;
 }
