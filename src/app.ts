@@ -12,6 +12,7 @@ import { requireAuthentication } from './auth/require-authentication.js';
 import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
 import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
+import { API_ERROR_TRANSLATORS } from './http/error-body.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
 import { bodyDepthLimit, jsonBody, requiredBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
@@ -28,7 +29,7 @@ import { compileResponseChecks, type OpenApiDocument } from './http/operation-va
 import { requestContext } from './http/request-context.js';
 import { checkResponses } from './http/response-check.js';
 import { multipartBody } from './http/multipart-body.js';
-import { applyRouteMatching } from './http/route-matching.js';
+import { applyRouteMatching, createRouteMatcher } from './http/route-matching.js';
 import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 import type { YamlBodyParser } from './http/yaml-body-parser.js';
 import { importPrecheck } from './scenarios/import-precheck.js';
@@ -81,7 +82,7 @@ export function createApp(deps: AppDependencies): ServiceApp {
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 
-  app.use(authenticate(deps.users, authenticator));
+  app.use(authenticate(deps.users, authenticator, createRouteMatcher(routes)));
   // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
   // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
   for (const route of routes) {
@@ -135,11 +136,11 @@ export function createApp(deps: AppDependencies): ServiceApp {
   }
 
   app.use(unknownRouteHandler);
-  app.use(createErrorHandler());
+  app.use(createErrorHandler(API_ERROR_TRANSLATORS));
   // Once more, for what the error handler's own answer raises: with response validation (tests) an error
   // status the operation does not declare comes back as a contract break, to be answered as a JSON 500
   // (without this, Express's HTML error page).
-  app.use(createErrorHandler());
+  app.use(createErrorHandler(API_ERROR_TRANSLATORS));
 
   const laneOperations = routes.flatMap((route) => {
     const handle = deps.fastLane?.[route.operationId];

@@ -1,11 +1,11 @@
 import { createApp } from './app.js';
-import { createHandlerMap } from './http/handler-map.js';
-import { listen } from './http/listen.js';
+import { createHandlerMap, fastLaneOperations } from './handler-map.js';
+import { listen } from './net/listen.js';
 import { createLogger } from './logger.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { createHttpServer } from './http/server.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
-import { closeServices, createServices, fastLaneOperations, healthChecks, startWorkerRole } from './services.js';
+import { closeServices, createServices, healthChecks, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 import { stopOnSignals } from './process-shutdown.js';

@@ -11,10 +11,7 @@ import { InternalDataStore } from './internal-data/internal-data-store.js';
 import { ScenarioEngine } from './engine/index.js';
 import { createOutbound, type Outbound } from './outbound/outbound.js';
 import { DeployedScenarioResolver } from './scenarios/deployed-scenario-resolver.js';
-import type { AppDependencies } from './app.js';
 import { createExecution, type Execution } from './execution/execution-module.js';
-import { createExecutionHandlers } from './execution/execution-routes.js';
-import { createBatchHandlers } from './execution/batch-routes.js';
 import { pingJobStore } from './execution/job-store.js';
 import { runListeners } from './execution/run-listener.js';
 import type { HealthChecks } from './http/health-router.js';
@@ -108,18 +105,19 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const { metrics, exposition: metricsExposition } = createMetrics(config.metrics, logger);
   // Hot-path caches are served stale while they refresh; a refresh that fails (MySQL down) is logged at most every 10 s.
   const onRefreshError = throttledWarning(logger, 'a cached answer could not be read again (MySQL); serving the one in hand within its bound', 10_000);
-  const users = new UserService(new UserStore(db), {
+  const userStore = new UserStore(db);
+  const users = new UserService(userStore, {
     scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000, onRefreshError, callbackSecretsKey: config.callbackSecretsKey, callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds,
   });
   // ── internal data ──
-  const internalDataStore = new InternalDataStore(db);
+  const internalDataStore = new InternalDataStore(db, userStore);
   const collectionLookups = new CollectionLookupPort(internalDataStore);
   const internalData = new InternalDataService(internalDataStore, collectionLookups, logger);
   // ── models: before the resolver of deployed scenarios, which embeds their models ──
   const modelStore = new MySqlModelStore(db);
   const modelDocuments = new ModelResolver(modelStore);
   const models = new ModelService(modelStore, new DeployedModelReferences(db), config.models);
-  const scenarioStore = new MySqlScenarioStore(db);
+  const scenarioStore = new MySqlScenarioStore(db, userStore);
   const deployedScenarios = new DeployedScenarioResolver(scenarioStore, modelDocuments, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
   // ── outbound HTTP ──
   const outbound = createOutbound(config);
@@ -134,7 +132,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     },
   });
   // ── scenarios ──
-  const replayStore = new MySqlReplayStore(db);
+  const replayStore = new MySqlReplayStore(db, userStore);
   const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments);
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
@@ -145,7 +143,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
   });
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
+  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners({ runFinished: (run) => metrics.runFinished(run) }, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),
@@ -192,11 +190,4 @@ export function healthChecks(services: Services): HealthChecks {
     },
     jobStore: () => pingJobStore(services.config.jobsUrl),
   };
-}
-
-/** The operations the fast lane serves (the execution hot paths), or undefined when SCORE_FAST_LANE=false. */
-export function fastLaneOperations(services: Services): AppDependencies['fastLane'] {
-  if (!services.config.scoreFastLane) return undefined;
-  // getBatchStatus too: clients poll it, and a poll through Express cost more than its queries.
-  return { ...createExecutionHandlers(services), getBatchStatus: createBatchHandlers(services).getBatchStatus };
 }

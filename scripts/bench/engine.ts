@@ -8,6 +8,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { ZenEngine } from '@gorules/zen-engine';
 import { loadConfig } from '../../src/config/config.js';
+import { defaultEngineHosts, defaultHostsPerTenant } from '../../src/engine/pool/pool-size.js';
 import { ScenarioEngine, normalizeScenarioDocument, type EnginePorts } from '../../src/engine/index.js';
 import { decideByHand, pickResult, referenceJdm, referenceScenario, sampleInputs, type CreditInputs } from './reference-scenario.js';
 
@@ -76,6 +77,8 @@ const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 
 async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, APP_ENV: process.env.APP_ENV ?? 'local' });
+  const hosts = config.engine.hosts ?? defaultEngineHosts();
+  const hostsPerTenant = config.engine.hostsPerTenant ?? defaultHostsPerTenant(hosts);
   const inputs = sampleInputs(1000);
   const engine = new ScenarioEngine({ ports: noPorts, cacheSize: SCENARIOS + 10, pool: config.engine });
   const compiled = engine.compile('reference', referenceScenario());
@@ -96,7 +99,7 @@ async function main(): Promise<void> {
     outcomes.set(decision, (outcomes.get(decision) ?? 0) + 1);
   }
   console.log(`All three agree on ${inputs.length} applications (${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}).`);
-  console.log(`Engine pool: ${config.engine.hosts} host processes, at most ${config.engine.hostsPerTenant} per tenant (this benchmark is one tenant).`);
+  console.log(`Engine pool: ${hosts} host processes, at most ${hostsPerTenant} per tenant (this benchmark is one tenant).`);
 
   // warm up
   await sequential(ours, inputs, 1); await sequential(theirs, inputs, 1); await concurrent(ours, inputs);
@@ -139,7 +142,7 @@ async function main(): Promise<void> {
     }
   };
   const recoveryAlone = await recovery(1);
-  const recoveryPool = await recovery(config.engine.hosts);
+  const recoveryPool = await recovery(hosts);
 
   const zenBest = Math.max(zenSeq.rate, zenConc);
   const p50 = percentile(oursSeq.latencies, 50) * 1000;
@@ -156,7 +159,7 @@ async function main(): Promise<void> {
     `zen p50 ${(percentile(zenSeq.latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(zenSeq.latencies, 99) * 1000).toFixed(1)} µs`);
   console.log(`Crossings with ${CONCURRENCY} in flight: ${fmt(items)} evaluations in ${fmt(crossings)} crossings (${(items / Math.max(crossings, 1)).toFixed(1)} per crossing, ` +
     `${(items / Math.max(messages, 1)).toFixed(1)} per message to a host), ${(((after.crossingMs - before.crossingMs) / Math.max(crossings, 1)) * 1000).toFixed(1)} µs per crossing`);
-  console.log(`A host killed (SIGKILL) to the next answer: ${recoveryAlone.toFixed(1)} ms when it was the only host (a new one starts), ${recoveryPool.toFixed(1)} ms with ${config.engine.hosts} hosts`);
+  console.log(`A host killed (SIGKILL) to the next answer: ${recoveryAlone.toFixed(1)} ms when it was the only host (a new one starts), ${recoveryPool.toFixed(1)} ms with ${hosts} hosts`);
   console.log(`Cost of one crossing (an empty scenario, awaited one at a time): ${insideCrossingUs.toFixed(1)} µs inside the host, ${roundTripUs.toFixed(1)} µs round trip (p50) from the caller`);
 
   const goals = [

@@ -28,7 +28,7 @@ import { UserStore } from '../../src/auth/user-store.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
 import { ScenarioEngine, normalizeScenarioDocument, type EnginePorts } from '../../src/engine/index.js';
-import { createHandlerMap } from '../../src/http/handler-map.js';
+import { createHandlerMap } from '../../src/handler-map.js';
 import { CollectionLookupPort } from '../../src/internal-data/collection-lookup-port.js';
 import { DEFAULT_INSERT_TUNING, type InsertTuning } from '../../src/internal-data/csv-inserter.js';
 import { InternalDataService } from '../../src/internal-data/internal-data-service.js';
@@ -63,7 +63,7 @@ async function serve(): Promise<void> {
     localInfile: !process.argv.includes('--insert'),
   };
   // The same wiring as services.ts, with the tuning under test.
-  const store = new InternalDataStore(services.db);
+  const store = new InternalDataStore(services.db, new UserStore(services.db));
   services.internalData = new InternalDataService(store, services.collectionLookups, logger, tuning);
   const app = createApp({
     config, logger, users: services.users, handlers: createHandlerMap(services),
@@ -158,7 +158,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function measureLookups(ownerId: number, collection: string, rows: number, count: number) {
   const db = createDatabase(BENCH_DATABASE_URL, { min: 2, max: 10 });
-  const port = new CollectionLookupPort(new InternalDataStore(db));
+  const port = new CollectionLookupPort(new InternalDataStore(db, new UserStore(db)));
   const ports: EnginePorts = {
     lookups: port,
     scenarios: { resolveDeployed: async () => null },
@@ -228,7 +228,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const user = await new UserService(new UserStore(db), { scoreTokenCacheMs: 0 }).ensureUser('bench-load', false);
   const token = issueAccessToken(config.jwt, user.username, false);
-  const internalData = new InternalDataService(new InternalDataStore(db), { invalidate: () => undefined }, createLogger('silent'));
+  const internalData = new InternalDataService(new InternalDataStore(db, new UserStore(db)), { invalidate: () => undefined }, createLogger('silent'));
   const dropIfThere = async (name: string) => { await internalData.delete(user.id, name).catch(() => undefined); };
 
   const dir = await mkdtemp(join(tmpdir(), 'bench-load-'));

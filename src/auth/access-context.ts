@@ -4,12 +4,15 @@ import type { ErrorDetail } from '../errors/app-error.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
 import type { UserService } from './user-service.js';
 
 type AccessControlContext = components['schemas']['AccessControlContext'];
 type ContextUser = components['schemas']['User'];
 type LegacyAccessActor = components['schemas']['LegacyAccessActor'];
+
+/** What resolving an owner reads of the users (UserService implements it). */
+export type UserLookup = Pick<UserService, 'findById' | 'findByUsername'>;
 
 /** The user whose resources a management request addresses. */
 export interface ResourceOwner {
@@ -49,7 +52,7 @@ function names(who: NamedUser, user: { id: number; username: string }): boolean 
  * `owner`) defaults to the token's user; another user only for admins (403 FORBIDDEN), and every
  * place that names an owner must name the same one (400). Users are named by id or username.
  */
-export async function resolveOwner(user: AuthenticatedUser, given: AccessControlContext | undefined, users: UserService): Promise<ResourceOwner> {
+export async function resolveOwner(user: AuthenticatedUser, given: AccessControlContext | undefined, users: UserLookup): Promise<ResourceOwner> {
   const context = given ?? {};
   const base = 'query.context';
   const requesters = [named(context.actors?.requester, `${base}.actors.requester`), namedLegacy(context.requester, `${base}.requester`)].filter(isPresent);
@@ -79,7 +82,7 @@ export async function resolveOwner(user: AuthenticatedUser, given: AccessControl
   return owner;
 }
 
-async function findNamed(who: NamedUser, users: UserService): Promise<ResourceOwner> {
+async function findNamed(who: NamedUser, users: UserLookup): Promise<ResourceOwner> {
   const recordId = who.id === undefined ? undefined : parseRecordId(who.id);
   const found = who.username !== undefined ? await users.findByUsername(who.username) : recordId === undefined ? undefined : await users.findById(recordId);
   if (!found || !names(who, found)) {

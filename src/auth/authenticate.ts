@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import type passport from 'passport';
-import { routes, type RouteDefinition } from '../../generated/routes.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
-import { createRouteMatcher } from '../http/route-matching.js';
+import type { RouteDefinition } from '../../generated/routes.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
 import type { RefusalInfo } from './jwt-strategy.js';
 
 /** A passport instance holding the `jwt` strategy (one per app, see src/app.ts). */
@@ -89,12 +88,15 @@ function authenticateRoute(route: RouteDefinition, users: UserService, authentic
  * Authenticates every request to an operation of the spec before anything else looks at it (body
  * parsing, validation): an unauthenticated request gets 401 whatever else is wrong with it.
  * Bearer operations take a JWT; execution operations take the score token (header or `key`).
- * The operation is found by the same rule Express routes by (src/http/route-matching.ts), so
+ * `matchRoute` finds the operation by the same rule Express routes by (the app passes src/http/route-matching.ts's), so
  * exactly the requests that reach a handler are authenticated; `requireAuthentication` checks it
  * again in front of every handler.
  */
-export function authenticate(users: UserService, authenticator: Authenticator): RequestHandler {
-  const matchRoute = createRouteMatcher(routes);
+export function authenticate(
+  users: UserService,
+  authenticator: Authenticator,
+  matchRoute: (method: string, pathname: string) => RouteDefinition | undefined,
+): RequestHandler {
   const byRoute = new Map<RouteDefinition, RequestHandler>();
   return (request, response, next) => {
     const route = matchRoute(request.method, request.path);

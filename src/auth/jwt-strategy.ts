@@ -1,6 +1,6 @@
 import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithoutRequest } from 'passport-jwt';
 import type { JwtConfig } from '../config/config.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
 import { UserService } from './user-service.js';
 
 type JwtPayload = Record<string, unknown>;

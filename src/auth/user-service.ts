@@ -1,5 +1,5 @@
 import { StaleWhileRevalidateCache } from '../db/stale-while-revalidate.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
 import { generateScoreToken, hashScoreToken } from './score-token.js';
 import type { UserRecord, UserStore } from './user-store.js';
 import { CallbackSecretBox, generateCallbackSecret } from './callback-secrets.js';

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { camelCased } from '../db/row-fields.js';
+import { knexOf, type StoreTransaction } from '../db/store-transaction.js';
+import type { OwnerLocks, OwnerNames } from './owner-ports.js';
 
 export interface UserRecord {
   id: number;
@@ -40,8 +42,18 @@ function toUser(row: UserRow): UserRecord {
   };
 }
 
-export class UserStore {
+export class UserStore implements OwnerNames, OwnerLocks {
   constructor(private readonly db: Knex) {}
+
+  async usernamesOf(ids: readonly number[], trx?: StoreTransaction): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = (await (trx ? knexOf(trx) : this.db)('users').whereIn('id', [...new Set(ids)]).select('id', 'username')) as Array<{ id: number; username: string }>;
+    return new Map(rows.map((row) => [row.id, row.username]));
+  }
+
+  async lockOwner(trx: StoreTransaction, ownerId: number): Promise<void> {
+    await knexOf(trx)('users').where('id', ownerId).forUpdate().first('id');
+  }
 
   async findByUsername(username: string): Promise<UserRecord | undefined> {
     const row = await this.db<UserRow>('users').where({ username }).first();

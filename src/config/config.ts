@@ -1,7 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { defaultEngineHosts, defaultHostsPerTenant } from '../engine/pool/pool-size.js';
-import type { ModelsConfig } from '../models/model-service.js';
-import { readBoolean, readInt, readList } from './env-values.js';
+import { readBoolean, readInt, readList, readOptionalInt } from './env-values.js';
 
 /**
  * Configuration from environment variables. Every variable has a documented default per
@@ -183,11 +181,17 @@ export interface RecordsConfig {
 }
 
 /** The engine's hosts (src/engine/pool/): scenario code runs in child processes, never in the API's or the worker's. */
+/** The model registry's limits (ModelService). */
+export interface ModelsConfig {
+  /** Largest model file accepted (413 above). */
+  maxBytes: number;
+}
+
 export interface EngineConfig {
-  /** Engine host processes running scenario code (one message at a time each). */
-  hosts: number;
-  /** Most hosts one tenant (scenario owner) may hold at once, across every lane; the others stay free for everyone else. */
-  hostsPerTenant: number;
+  /** Engine host processes running scenario code (one message at a time each); unset: the engine's default (src/engine/pool/pool-size.ts). */
+  hosts?: number;
+  /** Most hosts one tenant (scenario owner) may hold at once, across every lane; the others stay free for everyone else. Unset: the engine's default. */
+  hostsPerTenant?: number;
   /** Tenant sandboxes (isolates) each host keeps warm. */
   isolatesPerHost: number;
   /** A host whose resident memory passes this many MB is replaced once idle (0: never). */
@@ -315,10 +319,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 }
 
 function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
-  const hosts = readInt(env, 'ENGINE_HOSTS', defaultEngineHosts());
   return {
-    hosts,
-    hostsPerTenant: readInt(env, 'ENGINE_HOSTS_PER_TENANT', defaultHostsPerTenant(hosts)),
+    hosts: readOptionalInt(env, 'ENGINE_HOSTS'),
+    hostsPerTenant: readOptionalInt(env, 'ENGINE_HOSTS_PER_TENANT'),
     isolatesPerHost: readInt(env, 'ENGINE_ISOLATES_PER_HOST', 32),
     hostMemoryMb: readInt(env, 'ENGINE_HOST_MEMORY_MB', 2048),
     quarantineAfterCrashes: readInt(env, 'ENGINE_QUARANTINE_AFTER_CRASHES', 2),
@@ -366,8 +369,8 @@ function assertUsable(config: AppConfig): void {
   if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');
   if (config.replay.maxActivePerOwner < 1) problems.push('REPLAY_MAX_ACTIVE_PER_OWNER must be at least 1');
   if (config.replay.perWorker < 1) problems.push('REPLAY_PER_WORKER must be at least 1');
-  if (config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
-  if (config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
+  if (config.engine.hosts !== undefined && config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
+  if (config.engine.hostsPerTenant !== undefined && config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerHost < 1) problems.push('ENGINE_ISOLATES_PER_HOST must be at least 1');
   if (config.engine.hostMemoryMb < 0) problems.push('ENGINE_HOST_MEMORY_MB must be 0 or more');
   if (config.engine.quarantineAfterCrashes < 0) problems.push('ENGINE_QUARANTINE_AFTER_CRASHES must be 0 or more');

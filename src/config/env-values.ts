@@ -13,6 +13,12 @@ export function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value;
 }
 
+/** As readInt, with no value when the variable is unset or empty (the reader's own default applies). */
+export function readOptionalInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : readInt(env, name, 0);
+}
+
 /** `true` or `false`. */
 export function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];

@@ -3,7 +3,7 @@ export type {
   NodeType, MergeType, NodeProperties, ScenarioDocument, ScenarioGraph, GraphNode, GraphEdge, VariableType, VariableInfo,
   InputValidator, StartNodeSettings, EndNodeSettings, ScriptNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings,
   ScorecardNodeSettings, DataLookupNodeSettings, ScenarioCallNodeSettings, HttpCallNodeSettings, Diagnostic, DocumentProblem,
-  TraceEntry, RunBudget, RunContext, RunLane, RunOutcome, TestCaseSpec, TestCaseReport, ModelNodeSettings,
+  TraceEntry, RunBudget, RunContext, RunLane, RunResult, TestCaseSpec, TestCaseReport, ModelNodeSettings,
 } from './types.js';
 export { NODE_TYPES, modelReferenceKey } from './types.js';
 export type { ModelDocument, ModelInputField, ModelOutputField } from './models/model-document.js';

@@ -13,7 +13,7 @@ import { checkInputs } from './runtime/check-inputs.js';
 import { performHttpCall } from './runtime/http-node.js';
 import { ProgramChecker } from './sandbox/program-checker.js';
 import type {
-  DataLookupNodeSettings, Diagnostic, EngineLimits, HttpCallNodeSettings, RunBudget, RunContext, RunLane, RunOutcome, ScenarioCallNodeSettings,
+  DataLookupNodeSettings, Diagnostic, EngineLimits, HttpCallNodeSettings, RunBudget, RunContext, RunLane, RunResult, ScenarioCallNodeSettings,
   ScenarioDocument, TestCaseReport, TestCaseSpec, TraceEntry,
 } from './types.js';
 
@@ -128,7 +128,7 @@ export class ScenarioEngine {
     return diagnostics;
   }
 
-  async run(compiled: CompiledScenario, inputs: Record<string, unknown>, context: RunContext & { trace?: boolean }): Promise<RunOutcome> {
+  async run(compiled: CompiledScenario, inputs: Record<string, unknown>, context: RunContext & { trace?: boolean }): Promise<RunResult> {
     const plan = compiled.plan;
     const { state, violations } = checkInputs(plan.inputs, inputs);
     // One time budget for the run and every scenario it calls.

@@ -41,8 +41,9 @@ export interface ScriptNodeSettings { language: 'javascript'; code: string; outp
 export interface DecisionNodeSettings { language: 'javascript'; condition: string }
 
 export type HitPolicy = 'FIRST' | 'UNIQUE' | 'COLLECT' | 'RULE_ORDER';
-export type ColumnType = 'ANY' | 'NUMBER' | 'STRING' | 'BOOLEAN';
-interface TableInputColumn { name: string; expression?: string; type?: ColumnType }
+/** How a decision table's input column compares its cells (not a collection's column type: internal data's CollectionColumnType). */
+export type TableColumnType = 'ANY' | 'NUMBER' | 'STRING' | 'BOOLEAN';
+interface TableInputColumn { name: string; expression?: string; type?: TableColumnType }
 interface TableOutputColumn { name: string }
 export type CellCondition = string | number | boolean | null | Record<string, unknown>;
 interface TableRule { description?: string; when?: Record<string, CellCondition>; then?: Record<string, unknown> }
@@ -137,7 +138,8 @@ export interface RunContext {
  * ENGINE_HOSTS_PER_TENANT hosts across all four.
  */
 export type RunLane = 'live' | 'validation' | 'bulk' | 'background';
-export interface RunOutcome { result: Record<string, unknown>; trace?: TraceEntry[] }
+/** What a run that ended answers: its outputs, and its trace when asked for (a stored run's outcome is execution's RunOutcome). */
+export interface RunResult { result: Record<string, unknown>; trace?: TraceEntry[] }
 
 export interface TestCaseSpec {
   id?: number; name?: string; variables: Record<string, unknown>;

@@ -1,9 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { components } from '../../generated/api-types.js';
-import { isDatabaseUnavailable } from '../db/mysql-errors.js';
-import { PortUnavailableError } from '../engine/errors/port-unavailable-error.js';
 import { AppError } from './app-error.js';
-import { engineErrorBody } from './engine-error-mapping.js';
 import { MethodNotAllowedError } from './method-not-allowed-error.js';
 import type { ErrorCode } from './error-codes.js';
 import { NotFoundError } from './not-found-error.js';
@@ -15,6 +12,13 @@ import { explainValidatorErrors, type ValidatorErrorItem } from './validator-err
  * fails `tsc` here, where error bodies are made (and AppError's codes must be the spec's ErrorCode).
  */
 export type ErrorBody = components['schemas']['Error'];
+
+/**
+ * Turns an error this folder does not know (a driver's outage, the engine's own errors) into its body, or answers
+ * undefined. Each lives beside what it knows (src/db/database-outage.ts, src/http/engine-error-body.ts) and is
+ * handed in: src/errors/ imports neither the db nor the engine.
+ */
+export type ErrorTranslator = (error: unknown) => ErrorBody | undefined;
 
 /** Errors thrown by express-openapi-validator, body-parser and multer carry these fields. */
 interface ForeignHttpError extends Error {
@@ -79,15 +83,15 @@ function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
  */
 export const RETRY_AFTER_SECONDS = 5;
 
-export function toErrorBody(error: unknown): ErrorBody {
+/** An error's body: an AppError's own, else the first translator's answer, else what a foreign HTTP error says, else 500. */
+export function toErrorBody(error: unknown, translators: readonly ErrorTranslator[] = []): ErrorBody {
   if (error instanceof AppError) {
     return { status: error.status, code: error.code, message: error.message, details: error.details };
   }
-  if (isDatabaseUnavailable(error) || error instanceof PortUnavailableError) {
-    return { status: 503, code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable; nothing was changed. Send the request again later.' };
+  for (const translate of translators) {
+    const body = translate(error);
+    if (body) return body;
   }
-  const fromEngine = engineErrorBody(error);
-  if (fromEngine) return fromEngine;
   const foreign = error instanceof Error ? fromForeignError(error as ForeignHttpError) : undefined;
   return foreign ?? { status: 500, code: 'INTERNAL_ERROR', message: 'The server failed to handle this request; it has been logged.' };
 }
@@ -131,15 +135,15 @@ function requestIdOf(request: Request): string | undefined {
   return (request as Request & { id?: string }).id;
 }
 
-/** The only place that turns errors into responses. */
-export function createErrorHandler(): ErrorRequestHandler {
+/** The only place that turns errors into responses; `translators` as toErrorBody takes them. */
+export function createErrorHandler(translators: readonly ErrorTranslator[] = []): ErrorRequestHandler {
   return (thrown, request, response, next) => {
     if (response.headersSent) {
       next(thrown);
       return;
     }
     const error = routingError(thrown, request);
-    const body = toErrorBody(error);
+    const body = toErrorBody(error, translators);
     body.requestId = requestIdOf(request);
     // A 503 is a dependency's outage, logged once by whoever saw it go: one line per refusal, no stack.
     if (body.status === 503) request.log?.warn({ code: body.code, status: body.status }, 'request refused: dependency unavailable');

@@ -1,4 +1,4 @@
-import { cursorNotIssued } from '../records/record-cursor.js';
+import { cursorNotIssued } from '../errors/cursor-not-issued.js';
 
 /** Where a page of listBatches ended: the last listed batch's creation time (milliseconds) and id. */
 export interface BatchPosition { createdAt: Date; id: string }

@@ -1,6 +1,6 @@
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { Services } from '../services.js';
 import { batchResultsCsv } from './batch-results-format.js';
+import type { BatchService } from './batch-service.js';
 
 export type BatchOperation = 'submitBatch' | 'listBatches' | 'getBatchStatus' | 'getBatchResults';
 
@@ -8,8 +8,12 @@ export type BatchOperation = 'submitBatch' | 'listBatches' | 'getBatchStatus' | 
 const RETRY_AFTER_SECONDS = 1;
 
 /** HTTP in/out of batches; the rules live in BatchService. */
-export function createBatchHandlers(services: Pick<Services, 'execution'>): Pick<OperationHandlers, BatchOperation> {
-  const batches = services.execution.batches;
+/** What the batch handlers need. */
+export interface BatchHandlerDeps {
+  batches: BatchService;
+}
+
+export function createBatchHandlers({ batches }: BatchHandlerDeps): Pick<OperationHandlers, BatchOperation> {
   return {
     async submitBatch({ user, body, headers }) {
       const batchTaskId = await batches.submit(user, body.scenarioName, body.parameters, headers['idempotency-key']);

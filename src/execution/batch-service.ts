@@ -12,8 +12,8 @@ import type { ExecutionQueue } from './execution-queue.js';
 import { jobStoreUnavailable } from './job-store-unavailable.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 import { PhaseTimes } from './phase-times.js';
+import type { ScoringUser } from './scoring-user.js';
 
-export interface Caller { id: number }
 
 export interface BatchStatus {
   batchTaskId: string;
@@ -60,7 +60,7 @@ export class BatchService {
    * instead (nothing new is queued) when the body is the same, and 409 IDEMPOTENCY_KEY_REUSED when it
    * is not; two such submissions at once store one batch (the key is unique per user).
    */
-  async submit(caller: Caller, scenarioName: string, parameters: Record<string, unknown>[], idempotencyKey?: string): Promise<string> {
+  async submit(caller: ScoringUser, scenarioName: string, parameters: Record<string, unknown>[], idempotencyKey?: string): Promise<string> {
     const max = this.config.limits.batchMaxElements;
     if (parameters.length > max) {
       throw new PayloadTooLargeError(`A batch may hold at most ${max} elements; this one has ${parameters.length}. Split it.`, 'BATCH_TOO_LARGE', [{ path: 'body.parameters', message: `at most ${max} elements` }]);
@@ -98,7 +98,7 @@ export class BatchService {
   }
 
   /** The id of the user's batch submitted with this key and body; undefined when none; 409 when the body differed. */
-  private async earlierSubmission(caller: Caller, idempotency: BatchIdempotency): Promise<string | undefined> {
+  private async earlierSubmission(caller: ScoringUser, idempotency: BatchIdempotency): Promise<string | undefined> {
     const earlier = await this.store.findByIdempotencyKey(caller.id, idempotency.key);
     if (!earlier) return undefined;
     if (earlier.bodyHash && earlier.bodyHash.equals(idempotency.bodyHash)) return earlier.id;
@@ -106,7 +106,7 @@ export class BatchService {
   }
 
   /** A page of the user's batches, newest first, and the cursor of the next page (null on the last). */
-  async list(caller: Caller, limit: number, cursor?: string): Promise<{ batches: BatchSummary[]; nextCursor: string | null }> {
+  async list(caller: ScoringUser, limit: number, cursor?: string): Promise<{ batches: BatchSummary[]; nextCursor: string | null }> {
     const before = cursor === undefined ? undefined : decodeBatchCursor(cursor);
     // One more than asked tells whether a next page exists, so the last page carries no cursor.
     const rows = await this.store.listBatches(caller.id, limit + 1, before);
@@ -115,7 +115,7 @@ export class BatchService {
     return { batches: page.map(toSummary), nextCursor: rows.length > limit && last ? encodeBatchCursor({ createdAt: last.createdAt, id: last.id }) : null };
   }
 
-  async status(caller: Caller, batchId: string): Promise<BatchStatus> {
+  async status(caller: ScoringUser, batchId: string): Promise<BatchStatus> {
     const found = await this.store.batchProgress(batchId);
     if (!found || found.batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
     const { batch, progress } = found;
@@ -135,7 +135,7 @@ export class BatchService {
   }
 
   /** Results become visible together, when the batch has finished (as resultsIds do). */
-  async results(caller: Caller, batchId: string): Promise<BatchResults> {
+  async results(caller: ScoringUser, batchId: string): Promise<BatchResults> {
     const batch = await this.store.findBatch(batchId);
     if (!batch || batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
     if (batch.finishedAt === null) return { finished: false, status: await this.status(caller, batchId) };

@@ -1,5 +1,5 @@
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { Services } from '../services.js';
+import type { ExecutionService } from './execution-service.js';
 
 /** How long a client is told to wait before asking again for an unfinished async result (as for batch results). */
 const RETRY_AFTER_SECONDS = 1;
@@ -12,8 +12,12 @@ export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScore
  * ExecutionService. The same handlers serve both entry points: the fast lane and the Express adapter
  * each build the typed request and send the reply.
  */
-export function createExecutionHandlers(services: Pick<Services, 'execution'>): Pick<OperationHandlers, ExecutionOperation> {
-  const execution = services.execution.service;
+/** What the execution handlers need. */
+export interface ExecutionHandlerDeps {
+  execution: ExecutionService;
+}
+
+export function createExecutionHandlers({ execution }: ExecutionHandlerDeps): Pick<OperationHandlers, ExecutionOperation> {
   return {
     async scoreScenario({ user, requestId, query, body }) {
       const result = await execution.score(user, query.name, body, requestId);

@@ -10,8 +10,8 @@ import type { ScoreResult } from './run-outcome.js';
 import type { ScenarioRunner } from './scenario-runner.js';
 import { storedScoreResult } from './score-results.js';
 import type { CallbackSecrets } from './callback-delivery.js';
+import type { ScoringUser } from './scoring-user.js';
 
-export interface Caller { id: number }
 
 export interface AsyncRequest {
   requestId?: string;
@@ -42,7 +42,7 @@ export class ExecutionService {
    * run's decision record (when its scenario records sync runs and this one is sampled), is queued
    * and inserted in bulk later. `requestId` is the HTTP request's id (X-Request-Id).
    */
-  async score(caller: Caller, name: string, inputs: Record<string, unknown>, requestId: string): Promise<ScoreResult> {
+  async score(caller: ScoringUser, name: string, inputs: Record<string, unknown>, requestId: string): Promise<ScoreResult> {
     const deployed = await this.runner.requireDeployed(caller.id, name);
     const runId = timeOrderedId();
     const beginTime = new Date().toISOString();
@@ -51,7 +51,7 @@ export class ExecutionService {
   }
 
   /** Stores the run QUEUED with a job carrying its id (grouped with concurrent submissions: AsyncSubmissions). Returns the request id. */
-  async submitAsync(caller: Caller, name: string, inputs: Record<string, unknown>, request: AsyncRequest): Promise<string> {
+  async submitAsync(caller: ScoringUser, name: string, inputs: Record<string, unknown>, request: AsyncRequest): Promise<string> {
     await this.runner.requireDeployed(caller.id, name);
     const callback = request.callbackUrl ? await this.checkCallback(caller, request) : null;
     const requestId = request.requestId ?? timeOrderedId();
@@ -59,7 +59,7 @@ export class ExecutionService {
     return requestId;
   }
 
-  async asyncResult(caller: Caller, name: string, requestId: string): Promise<AsyncResult> {
+  async asyncResult(caller: ScoringUser, name: string, requestId: string): Promise<AsyncResult> {
     const run = await this.store.findByRequestId(caller.id, requestId);
     if (!run || run.scenarioName !== name) {
       throw new NotFoundError(`No run with request id "${requestId}" of scenario "${name}".`, 'RESULT_NOT_FOUND');
@@ -68,7 +68,7 @@ export class ExecutionService {
     return { finished: true, result: storedScoreResult(run) };
   }
 
-  private async checkCallback(caller: Caller, request: AsyncRequest): Promise<{ url: string; retryCount: number; retryDelaySeconds: number }> {
+  private async checkCallback(caller: ScoringUser, request: AsyncRequest): Promise<{ url: string; retryCount: number; retryDelaySeconds: number }> {
     const { limits } = this.config;
     const retryCount = request.callbackRetryCount ?? Math.min(DEFAULT_RETRY_COUNT, limits.callbackMaxRetries);
     const retryDelaySeconds = request.callbackRetryDelaySeconds ?? Math.min(DEFAULT_RETRY_DELAY_SECONDS, limits.callbackMaxDelaySeconds);

@@ -3,8 +3,6 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 /** The range a date-time parameter may name: from the epoch to the end of year 9999 (UTC). */
 const EARLIEST_MS = 0;
 const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-/** The last whole second of that range: a window's end rounded up to whole seconds must not pass it (year 10000 has no RFC 3339 form). */
-export const LATEST_WHOLE_SECOND = Math.floor(LATEST_MS / 1000);
 
 /**
  * A date-time the spec's validation let through (RFC 3339, checked in full) as a Date, or 400 naming
@@ -12,7 +10,7 @@ export const LATEST_WHOLE_SECOND = Math.floor(LATEST_MS / 1000);
  * (year 10000 in UTC) are valid RFC 3339 text, but no record or statistic is dated so, and Dates that
  * far out do not survive being written back (`+010000-…`) or compared as text by the database.
  */
-export function dateTimeParameter(text: string, path: string): Date {
+function dateTimeParameter(text: string, path: string): Date {
   const ms = Date.parse(text);
   if (!(ms >= EARLIEST_MS && ms <= LATEST_MS)) {
     throw new BadRequestError(`${path} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z (UTC): ${text} does not.`, 'VALIDATION_FAILED', [
@@ -20,4 +18,9 @@ export function dateTimeParameter(text: string, path: string): Date {
     ]);
   }
   return new Date(ms);
+}
+
+/** dateTimeParameter of a parameter that may be absent. */
+export function optionalDateTimeParameter(text: string | undefined, path: string): Date | undefined {
+  return text === undefined ? undefined : dateTimeParameter(text, path);
 }

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { AnyOperationHandler, UploadedFile } from './operation-handler.js';
 import type { OperationShape } from './operation-shape.js';
-import type { AuthenticatedUser } from './request-context.js';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { sendReply } from './send-reply.js';
 
 /** The declared header parameters of the request, by lower-case name (as the spec's validator left them). */

@@ -6,7 +6,8 @@ import type { RouteDefinition } from '../../generated/routes.js';
 import { authenticateScoreToken } from '../auth/authenticate.js';
 import type { UserService } from '../auth/user-service.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { errorHeaders, toErrorBody } from '../errors/error-handler.js';
+import { errorHeaders } from '../errors/error-handler.js';
+import { toApiErrorBody } from './error-body.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import { assertNestingWithin } from './nesting-depth.js';
@@ -155,7 +156,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     serve(request, served, params, log, mark < 0 ? '' : url.slice(mark + 1)).then(
       (outcome) => reply(response, served, log, outcome),
       (error: unknown) => {
-        const body = toErrorBody(error);
+        const body = toApiErrorBody(error);
         body.requestId = log.requestId;
         if (body.details === undefined) delete body.details;
         reply(response, served, log, { status: body.status, headers: errorHeaders(body), body }, error);

@@ -1,6 +1,6 @@
 import type { OperationContracts } from '../../generated/operations.js';
 import type { OperationId } from '../../generated/routes.js';
-import type { AuthenticatedUser } from './request-context.js';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 
 /**
  * The shape of every handler: a typed request in, a typed reply out, both from the spec
@@ -8,7 +8,7 @@ import type { AuthenticatedUser } from './request-context.js';
  * (src/http/express-adapter.ts for Express, src/http/fast-lane.ts for the execution hot paths) build
  * the request from what the spec validated and send the reply (status, headers, media type, streams).
  * A spec change a handler no longer satisfies fails `tsc` in that handler; an operation without a
- * handler fails it in src/http/handler-map.ts. Error statuses are thrown as AppErrors (src/errors/).
+ * handler fails it in src/handler-map.ts. Error statuses are thrown as AppErrors (src/errors/).
  */
 
 type Contract<K extends OperationId> = OperationContracts[K];

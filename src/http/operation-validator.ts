@@ -78,7 +78,7 @@ function details(errors: ErrorObject[] | null | undefined, location: string): Er
   });
 }
 
-export interface OperationRequest {
+export interface RequestToCheck {
   query: Record<string, unknown>;
   /** Path parameters by name, decoded. */
   params: Record<string, string>;
@@ -108,7 +108,7 @@ function parametersSchema(parameters: SpecParameter[], extra: Array<[string, unk
  * `operationId`; the result lists every problem ([] when valid), with the paths
  * express-openapi-validator reports (`query.name`, `params.name`, `headers.x-sce-requestid`, `body.a`).
  */
-export function compileRequestCheck(spec: OpenApiDocument, operationId: string): (request: OperationRequest) => ErrorDetail[] {
+export function compileRequestCheck(spec: OpenApiDocument, operationId: string): (request: RequestToCheck) => ErrorDetail[] {
   const operation = findOperation(spec, operationId);
   const ajv = createAjv(spec);
   // Header values arrive as text: integers are coerced, as the Express lane's validator does.

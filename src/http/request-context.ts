@@ -1,12 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
-
-export interface AuthenticatedUser {
-  id: number;
-  username: string;
-  isAdmin: boolean;
-}
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { toErrorBody } from '../errors/error-handler.js';
+import { toApiErrorBody } from './error-body.js';
 import { HeadersTooLargeError } from '../errors/headers-too-large-error.js';
 import { RequestTimeoutError } from '../errors/request-timeout-error.js';
 
@@ -40,7 +40,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
       socket.destroy();
       return;
     }
-    const body = toErrorBody(clientErrorOf(error, options.maxHeaderBytes));
+    const body = toApiErrorBody(clientErrorOf(error, options.maxHeaderBytes));
     body.requestId = timeOrderedId();
     delete body.details;
     options.logger.info({ requestId: body.requestId, status: body.status, code: body.code, parserError: error.code }, 'request refused by the HTTP parser');

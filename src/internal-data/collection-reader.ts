@@ -2,11 +2,11 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { ER_NO_SUCH_TABLE, mysqlErrno } from '../db/mysql-errors.js';
 import { assertCollectionName } from './collection-rules.js';
-import { fromSqlRow, toColumnValue, type ColumnSpec, type ColumnType } from './column-types.js';
+import { fromSqlRow, toColumnValue, type ColumnSpec, type CollectionColumnType } from './column-types.js';
 import type { CollectionReads } from './internal-data-store-type.js';
 import type { CollectionRecord, IndexRecord } from './internal-data-store.js';
 
-export interface ColumnInfo { name: string; type: ColumnType; nullable: boolean }
+export interface ColumnInfo { name: string; type: CollectionColumnType; nullable: boolean }
 export type IndexInfo = IndexRecord;
 
 export interface CollectionInfo {

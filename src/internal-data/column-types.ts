@@ -1,10 +1,10 @@
-/** The spec's ColumnType. */
-export type ColumnType = 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'STRING';
+/** The spec's CollectionColumnType. */
+export type CollectionColumnType = 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'STRING';
 
 /** A column of a collection as kept in the registry (`sqlType` is how the table declares it). */
 export interface ColumnSpec {
   name: string;
-  type: ColumnType;
+  type: CollectionColumnType;
   nullable: boolean;
   sqlType: string;
 }
@@ -76,7 +76,7 @@ export function classify(value: string): number {
 }
 
 /** The narrowest type holding every class seen: INTEGER → DOUBLE → STRING; BOOLEAN mixed with anything else → STRING. */
-export function typeOfClasses(classes: number): ColumnType {
+export function typeOfClasses(classes: number): CollectionColumnType {
   if (classes === 0 || classes & IS_STRING) return 'STRING';
   if (classes & IS_BOOLEAN) return classes === IS_BOOLEAN ? 'BOOLEAN' : 'STRING';
   if (classes & IS_DOUBLE) return 'DOUBLE';
@@ -84,7 +84,7 @@ export function typeOfClasses(classes: number): ColumnType {
 }
 
 /** Which value classes a column of this type (and SQL type) accepts. */
-export function acceptedClasses(type: ColumnType): number {
+export function acceptedClasses(type: CollectionColumnType): number {
   switch (type) {
     case 'INTEGER': return IS_INTEGER;
     case 'DOUBLE': return IS_INTEGER | IS_DOUBLE;
@@ -107,7 +107,7 @@ export function isIndexable(column: ColumnSpec): boolean {
  * SQL types for inferred columns. Strings get the smallest tier holding their longest value;
  * when the VARCHARs together would break MySQL's row-size limit, the widest become TEXT.
  */
-export function sqlTypesFor(columns: Array<{ type: ColumnType; maxLength: number }>): string[] {
+export function sqlTypesFor(columns: Array<{ type: CollectionColumnType; maxLength: number }>): string[] {
   const tierIndex = columns.map((column) => (column.type === 'STRING' ? STRING_TIERS.findIndex((tier) => column.maxLength <= tier.maxChars) : -1));
   const rowBytes = () => tierIndex.reduce((sum, tier) => sum + (tier >= 0 ? STRING_TIERS[tier].rowBytes : 8), 0);
   while (rowBytes() > ROW_BYTES_LIMIT) {
@@ -132,7 +132,7 @@ export function sqlTypesFor(columns: Array<{ type: ColumnType; maxLength: number
  * A query value (a filter, a lookup key) converted to a column's type; `undefined` when it cannot
  * be one (so it matches nothing rather than letting MySQL coerce `'abc'` to 0).
  */
-export function toColumnValue(value: unknown, type: ColumnType): string | number | boolean | bigint | undefined {
+export function toColumnValue(value: unknown, type: CollectionColumnType): string | number | boolean | bigint | undefined {
   if (value === null || value === undefined) return undefined;
   switch (type) {
     case 'INTEGER': {

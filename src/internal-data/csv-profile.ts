@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { assertHeader } from './collection-rules.js';
-import { classify, IS_BOOLEAN, IS_DOUBLE, IS_INTEGER, IS_STRING, typeOfClasses, type ColumnType } from './column-types.js';
+import { classify, IS_BOOLEAN, IS_DOUBLE, IS_INTEGER, IS_STRING, typeOfClasses, type CollectionColumnType } from './column-types.js';
 import { isBlankRecord, type CsvFile } from './csv-file.js';
 import { rowWidthMessage } from './row-encoder.js';
 
@@ -14,7 +14,7 @@ interface ColumnProfile {
   nullable: boolean;
   maxLength: number;
   maxLengthLine: number;
-  type: ColumnType;
+  type: CollectionColumnType;
 }
 
 export interface CsvProfile {

@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { Services } from '../services.js';
+import type { InternalDataService } from './internal-data-service.js';
 
 export type InternalDataOperation =
   | 'listCollections' | 'getCollectionRows' | 'getCollectionColumns' | 'getCollectionIndexes' | 'deleteCollection' | 'loadCollectionData';
@@ -9,7 +9,12 @@ export type InternalDataOperation =
  * HTTP in/out of the collections; the rules live in InternalDataService. Collections belong to the
  * token's user: each user has their own namespace.
  */
-export function createInternalDataHandlers(services: Pick<Services, 'internalData'>): Pick<OperationHandlers, InternalDataOperation> {
+/** What the internal-data handlers need. */
+export interface InternalDataHandlerDeps {
+  internalData: InternalDataService;
+}
+
+export function createInternalDataHandlers(services: InternalDataHandlerDeps): Pick<OperationHandlers, InternalDataOperation> {
   const { internalData } = services;
   return {
     async listCollections({ user }) {

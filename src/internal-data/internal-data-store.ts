@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { OwnerNames } from '../auth/owner-ports.js';
 import { LOAD_DATA_FORMAT, loadLocalInfile, localInfileEnabled } from '../db/local-infile.js';
 import { ROW_ID_COLUMN, tableName } from './collection-rules.js';
 import type { ColumnSpec } from './column-types.js';
@@ -32,7 +33,6 @@ export interface IndexRecord {
 interface RegistryRow {
   id: number;
   owner_id: number;
-  owner: string;
   name: string;
   columns: string;
   row_count: number | string;
@@ -48,9 +48,10 @@ interface IndexRow {
   Seq_in_index: number | string;
 }
 
-function toRecord(row: RegistryRow): CollectionRecord {
+function toRecord(row: RegistryRow, owner: string): CollectionRecord {
   return {
-    ...camelCased(row, ['id', 'owner_id', 'owner', 'name', 'file_name', 'created_at', 'updated_at']),
+    ...camelCased(row, ['id', 'owner_id', 'name', 'file_name', 'created_at', 'updated_at']),
+    owner,
     table: tableName(row.id),
     columns: JSON.parse(row.columns) as ColumnSpec[],
     rowCount: Number(row.row_count),
@@ -71,7 +72,7 @@ export interface LocalLoadResult {
  * Its read side is the CollectionReads contract, its writes CollectionWrites (internal-data-store-type.ts).
  */
 export class InternalDataStore implements CollectionStore {
-  constructor(readonly db: Knex) {}
+  constructor(readonly db: Knex, private readonly owners: OwnerNames) {}
 
   async begin(options: { readCommitted?: boolean } = {}): Promise<StoreTransaction> {
     return storeTransactionOf(await this.db.transaction(options.readCommitted ? { isolationLevel: 'read committed' } : undefined));
@@ -86,24 +87,33 @@ export class InternalDataStore implements CollectionStore {
   }
 
   private registry(db: Knex | Knex.Transaction = this.db) {
-    return db('internal_collections as c').join('users as u', 'u.id', 'c.owner_id')
-      .select('c.id', 'c.owner_id', 'u.username as owner', 'c.name', 'c.columns', 'c.row_count', 'c.file_name', 'c.created_at', 'c.updated_at');
+    return db('internal_collections as c')
+      .select('c.id', 'c.owner_id', 'c.name', 'c.columns', 'c.row_count', 'c.file_name', 'c.created_at', 'c.updated_at');
+  }
+
+  /** The rows as records with their owners' usernames (auth's OwnerNames); a row whose owner is no user is left out. */
+  private async withOwners(rows: RegistryRow[], trx?: Knex.Transaction): Promise<CollectionRecord[]> {
+    const names = await this.owners.usernamesOf(rows.map((row) => row.owner_id), trx && storeTransactionOf(trx));
+    return rows.flatMap((row) => {
+      const owner = names.get(row.owner_id);
+      return owner === undefined ? [] : [toRecord(row, owner)];
+    });
   }
 
   async list(ownerId: number): Promise<CollectionRecord[]> {
     const rows = (await this.registry().where('c.owner_id', ownerId).orderBy('c.name')) as RegistryRow[];
-    return rows.map(toRecord);
+    return this.withOwners(rows);
   }
 
   async find(ownerId: number, name: string): Promise<CollectionRecord | undefined> {
     const row = (await this.registry().where({ 'c.owner_id': ownerId, 'c.name': name }).first()) as RegistryRow | undefined;
-    return row ? toRecord(row) : undefined;
+    return row ? (await this.withOwners([row]))[0] : undefined;
   }
 
   /** The entry, locked against other loads and deletes until `trx` ends. */
   async findForUpdate(trx: StoreTransaction, ownerId: number, name: string): Promise<CollectionRecord | undefined> {
     const row = (await this.registry(knexOf(trx)).where({ 'c.owner_id': ownerId, 'c.name': name }).forUpdate().first()) as RegistryRow | undefined;
-    return row ? toRecord(row) : undefined;
+    return row ? (await this.withOwners([row], knexOf(trx)))[0] : undefined;
   }
 
   /**

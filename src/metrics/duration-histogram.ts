@@ -1,6 +1,6 @@
-import type { RunMode } from '../execution/run-listener.js';
+import type { MeasuredMode } from './measured-run.js';
 
-const MODES: readonly RunMode[] = ['sync', 'async', 'batch'];
+const MODES: readonly MeasuredMode[] = ['sync', 'async', 'batch'];
 
 /**
  * scoring_run_duration_seconds: a Prometheus histogram by mode, counted in plain arrays and written
@@ -10,15 +10,15 @@ const MODES: readonly RunMode[] = ['sync', 'async', 'batch'];
  */
 export class DurationHistogram {
   /** Per mode: runs per bucket (not cumulative), the last one past the highest bound (+Inf). */
-  private readonly counts: Record<RunMode, number[]>;
-  private readonly sums: Record<RunMode, number> = { sync: 0, async: 0, batch: 0 };
+  private readonly counts: Record<MeasuredMode, number[]>;
+  private readonly sums: Record<MeasuredMode, number> = { sync: 0, async: 0, batch: 0 };
 
   constructor(private readonly name: string, private readonly help: string, private readonly bounds: readonly number[]) {
     const empty = () => new Array<number>(bounds.length + 1).fill(0);
     this.counts = { sync: empty(), async: empty(), batch: empty() };
   }
 
-  observe(mode: RunMode, seconds: number): void {
+  observe(mode: MeasuredMode, seconds: number): void {
     let bucket = 0;
     while (bucket < this.bounds.length && seconds > this.bounds[bucket]) bucket += 1;
     this.counts[mode][bucket] += 1;

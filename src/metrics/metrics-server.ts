@@ -2,11 +2,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { MetricsConfig } from '../config/config.js';
+import { databaseOutageBody } from '../db/database-outage.js';
 import { errorHeaders, toErrorBody } from '../errors/error-handler.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
-import { listen } from '../http/listen.js';
+import { listen } from '../net/listen.js';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { MetricsExposition } from './metrics.js';
 
@@ -25,9 +26,9 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return timingSafeEqual(digest(given), digest(token));
 }
 
-/** An error as the API answers one: the JSON error body with a request id (also in X-Request-Id); anything but an AppError is a 500. */
+/** An error as the API answers one: the JSON error body with a request id (also in X-Request-Id); anything but an AppError or MySQL's outage (503) is a 500. */
 function sendError(response: http.ServerResponse, error: unknown, headers: Record<string, string> = {}): void {
-  const body = toErrorBody(error);
+  const body = toErrorBody(error, [databaseOutageBody]);
   body.requestId = timeOrderedId();
   if (body.details === undefined) delete body.details;
   response.writeHead(body.status, { 'content-type': 'application/json', 'x-request-id': body.requestId, ...errorHeaders(body, error), ...headers }).end(JSON.stringify(body));

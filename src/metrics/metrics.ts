@@ -1,5 +1,5 @@
 import type { EngineEvent, RunLane } from '../engine/index.js';
-import type { RunListener } from '../execution/run-listener.js';
+import type { MeasuredRun } from './measured-run.js';
 
 /** How one callback attempt ended: delivered (2xx), failed with a retry scheduled, or failed for good (retries used up). */
 export type CallbackOutcome = 'delivered' | 'retrying' | 'failed';
@@ -21,7 +21,9 @@ export interface ScrapeProbes {
  * they are called on hot paths. With METRICS_ENABLED off the implementation does nothing
  * (NoopMetrics); with it on, PrometheusMetrics counts in memory and renders at scrape time.
  */
-export interface Metrics extends RunListener {
+export interface Metrics {
+  /** A run of a deployed version ended (ScenarioRunner tells its RunListener, which the composition root makes this). */
+  runFinished(run: MeasuredRun): void;
   callbackDelivered(outcome: CallbackOutcome): void;
   /** Decision records the recorder could not keep (`reason` says why, e.g. its buffer was full). */
   recordsDropped(count: number, reason: string): void;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { EngineEvent } from '../engine/index.js';
-import type { FinishedRun } from '../execution/run-listener.js';
+import type { MeasuredRun } from './measured-run.js';
 import type { CallbackOutcome, Metrics, MetricsExposition, ScrapeProbes } from './metrics.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { registerProcessMetrics } from './process-metrics.js';
@@ -142,7 +142,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     this.quarantines = new Counter({ name: 'scoring_engine_quarantines_total', help: 'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).', registers });
   }
 
-  runFinished(run: FinishedRun): void {
+  runFinished(run: MeasuredRun): void {
     const series = this.runs.count(run);
     this.durations.observe(run.mode, run.durationMs / 1000);
     if (run.errorCode === null) return;

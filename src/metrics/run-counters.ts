@@ -1,11 +1,11 @@
-import { PerVersion } from '../execution/per-version.js';
-import type { FinishedRun, RunMode } from '../execution/run-listener.js';
+import { PerVersion } from '../cache/per-version.js';
+import type { MeasuredMode, MeasuredRun } from './measured-run.js';
 
 type RunOutcomeLabel = 'succeeded' | 'invalid_input' | 'failed';
 
-const MODES: readonly RunMode[] = ['sync', 'async', 'batch'];
+const MODES: readonly MeasuredMode[] = ['sync', 'async', 'batch'];
 const OUTCOMES: readonly RunOutcomeLabel[] = ['succeeded', 'invalid_input', 'failed'];
-const MODE_INDEX: Record<RunMode, number> = { sync: 0, async: 1, batch: 2 };
+const MODE_INDEX: Record<MeasuredMode, number> = { sync: 0, async: 1, batch: 2 };
 
 /** Label value of the series that counts runs of scenarios past the series cap. */
 export const OTHER_SCENARIOS = '_other';
@@ -23,7 +23,7 @@ export interface ScenarioSeries {
 
 /** One value of scoring_runs_total. */
 export interface RunCount {
-  labels: { owner: string; scenario: string; version: string; mode: RunMode; outcome: RunOutcomeLabel };
+  labels: { owner: string; scenario: string; version: string; mode: MeasuredMode; outcome: RunOutcomeLabel };
   value: number;
 }
 
@@ -52,7 +52,7 @@ function outcomeIndex(errorCode: string | null): number {
  * its version's next runs look for a series again.
  */
 export class RunCounters {
-  private readonly byVersion = new PerVersion((scenario) => this.byLabelsOf(scenario.ownerName, scenario.name, scenario.version), (series) => series.evicted);
+  private readonly byVersion = new PerVersion<MeasuredRun['scenario'], ScenarioSeries>((scenario) => this.byLabelsOf(scenario.ownerName, scenario.name, scenario.version), (series) => series.evicted);
   private readonly byLabels = new Map<string, ScenarioSeries>();
   /** Each owner's series, oldest first. */
   private readonly byOwner = new Map<string, ScenarioSeries[]>();
@@ -61,7 +61,7 @@ export class RunCounters {
   constructor(private readonly maxSeries: number) {}
 
   /** Counts the run; answers its series (for labels of rarer metrics). */
-  count(run: FinishedRun): ScenarioSeries {
+  count(run: MeasuredRun): ScenarioSeries {
     const series = this.byVersion.of(run.scenario);
     series.counts[MODE_INDEX[run.mode] * OUTCOMES.length + outcomeIndex(run.errorCode)] += 1;
     return series;

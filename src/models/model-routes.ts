@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { Services } from '../services.js';
+import type { ModelService } from './model-service.js';
 
 export type ModelOperation = 'listModels' | 'getModel' | 'uploadModelVersion' | 'getModelVersion' | 'downloadModelVersion' | 'deleteModelVersion';
 
@@ -10,7 +10,12 @@ function versionOf(raw: string): number | 'latest' {
 }
 
 /** HTTP in/out of the model registry; the rules live in ModelService. Models belong to the token's user. */
-export function createModelHandlers(services: Pick<Services, 'models'>): Pick<OperationHandlers, ModelOperation> {
+/** What the model handlers need. */
+export interface ModelHandlerDeps {
+  models: ModelService;
+}
+
+export function createModelHandlers(services: ModelHandlerDeps): Pick<OperationHandlers, ModelOperation> {
   const { models } = services;
   return {
     async listModels({ user }) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ModelFileError, readPmml, type ModelDocument } from '../engine/index.js';
+import type { ModelsConfig } from '../config/config.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
@@ -8,11 +9,6 @@ import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
 import type { ModelStore, ModelVersionRecord } from './model-store-type.js';
 import type { ModelUsage } from './model-usage.js';
-
-export interface ModelsConfig {
-  /** Largest model file accepted (413 above). */
-  maxBytes: number;
-}
 
 export interface ModelVersionView {
   name: string; version: number; format: 'PMML'; modelType: string; functionName: 'regression' | 'classification'; target?: string;

@@ -1,40 +1,9 @@
 import type { Knex } from 'knex';
-import type { DecisionRecord, DecisionRecordSummary, PortCapture, RecordState } from './decision-record.js';
+import type { DecisionRecord } from './decision-record.js';
 import type { SealedPage } from './record-page.js';
+import type { RecordedRuns } from './recorded-runs.js';
 
-/** Filters of a scenario's record list; every one given must hold. */
-export interface RecordFilter {
-  version?: string;
-  state?: RecordState;
-  requestId?: string;
-  /** Began at or after. */
-  from?: Date;
-  /** Began before. */
-  to?: Date;
-  /**
-   * Output variables that must equal a value: the output's JSON value as text (a string without its
-   * quotes, a number or boolean as JSON writes it, `null`). Names are identifiers (the spec's pattern).
-   */
-  outputs?: Record<string, string>;
-}
-
-/**
- * A place in a scenario's newest-first order (stored pages newest first, a page's records newest
- * first): records strictly after it come next, that is the records of stored page `page` before
- * `slot`, then the pages stored before it.
- */
-export interface RecordPosition {
-  page: number;
-  slot: number;
-}
-
-export interface RecordPage {
-  records: DecisionRecordSummary[];
-  /** Where the next page starts; null once every record was looked at. */
-  next: RecordPosition | null;
-  /** With `captures` asked for: the captures of the listed records that have any, by record id (a replay serves HTTP calls from them). */
-  captures?: Map<string, PortCapture[]>;
-}
+export type { RecordFilter, RecordPage, RecordPosition } from './recorded-runs.js';
 
 /**
  * The records were stored, but the database changed some of their values to make them fit (what a
@@ -60,7 +29,7 @@ export class PagesPartlyStoredError extends Error {
 export const IN_TRANSACTION_STATEMENT_BYTES = 4 * 1024 * 1024;
 
 /** Where decision records are kept (src/records/decision-record-store.ts: MySQL, in pages). */
-export interface DecisionRecordStore {
+export interface DecisionRecordStore extends RecordedRuns {
   /**
    * Inserts pages of records (src/records/record-page.ts) in as few statements as their size allows.
    * Throws RecordsStoredWithChangesError when they were stored with values the database changed, and
@@ -82,16 +51,6 @@ export interface DecisionRecordStore {
    * (larger than max_allowed_packet: it can never be stored).
    */
   databaseAnswers(): Promise<boolean>;
-  /**
-   * A page of a scenario's records that pass the filter, newest first (in the order they were
-   * stored): at most `limit`. It ends early, with `next`, once the records it holds reach the store's
-   * page size in bytes of their JSON (at least one record), or once it has read that many bytes of
-   * stored records, matching or not: a filter that few records pass reads the scenario's records in
-   * bounded steps. `captures`: also answer the captures of the records listed (a replay).
-   */
-  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options?: { captures?: boolean }): Promise<RecordPage>;
-  /** How many of the scenario's records pass the filter, counting at most `max` (a replay's total). */
-  count(scenarioId: number, filter: RecordFilter, max: number): Promise<number>;
   /** One record of the scenario; undefined when the scenario has no record of that id. */
   get(scenarioId: number, id: string): Promise<DecisionRecord | undefined>;
   /** Scenarios that have records (the retention sweeper visits each). */

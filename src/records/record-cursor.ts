@@ -1,11 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { BadRequestError } from '../errors/bad-request-error.js';
+import { cursorNotIssued } from '../errors/cursor-not-issued.js';
 import type { RecordPosition } from './decision-record-store-type.js';
-
-/** 400 naming `query.cursor`: a cursor this service did not issue (the records' and the replays' lists alike). */
-export function cursorNotIssued(): BadRequestError {
-  return new BadRequestError('The cursor is not one this service issued for this list: pass `nextCursor` of the previous page as it came (cursors of another scenario, or issued before the service changed their format, are refused: start the list again).', 'VALIDATION_FAILED', [{ path: 'query.cursor', message: 'is not a cursor of this list' }]);
-}
 
 /** First byte of a cursor: the format (`r1` and `r2` were readable text: `r2:<page seq>:<slot>`). */
 const VERSION = 3;

@@ -1,5 +1,4 @@
 import type { components } from '../../generated/api-types.js';
-import { dateTimeParameter } from '../http/date-time-parameter.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { DecisionRecord, DecisionRecordSummary } from './decision-record.js';
@@ -13,9 +12,8 @@ type DecisionRecordSummaryDto = components['schemas']['DecisionRecordSummary'];
 type DecisionRecordPageDto = components['schemas']['DecisionRecordPage'];
 
 /** A list request as the spec has validated it. */
-export interface RecordListQuery extends Omit<RecordFilter, 'from' | 'to' | 'outputs'> {
-  from?: string;
-  to?: string;
+/** A list request, its date-times parsed by the routes (src/http/date-time-parameter.ts: 400 outside 1970–9999). */
+export interface RecordListQuery extends Omit<RecordFilter, 'outputs'> {
   output?: Record<string, string>;
   cursor?: string;
   limit?: number;
@@ -43,8 +41,8 @@ export class RecordsService {
       version: query.version,
       state: query.state,
       requestId: query.requestId,
-      from: query.from === undefined ? undefined : dateTimeParameter(query.from, 'query.from'),
-      to: query.to === undefined ? undefined : dateTimeParameter(query.to, 'query.to'),
+      from: query.from,
+      to: query.to,
       outputs: query.output,
     };
     const page = await this.store.list(scenario.id, filter, after, query.limit ?? DEFAULT_PAGE);

@@ -1,4 +1,4 @@
-import { cursorNotIssued } from '../records/record-cursor.js';
+import { cursorNotIssued } from '../errors/cursor-not-issued.js';
 
 /**
  * The opaque `cursor` of listReplays: the last listed replay's id (replay ids are time-ordered UUIDs,

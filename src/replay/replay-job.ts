@@ -5,7 +5,7 @@ import { isDatabaseUnavailable, safeErrorReason } from '../db/mysql-errors.js';
 import type { ResumableJobKind } from '../execution/execution-queue.js';
 import { toRunError } from '../execution/run-outcome.js';
 import type { DecisionRecordSummary, PortCapture } from '../records/decision-record.js';
-import type { DecisionRecordStore, RecordPage, RecordPosition } from '../records/decision-record-store-type.js';
+import type { RecordedRuns, RecordPage, RecordPosition } from '../records/recorded-runs.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 import { RecordedCalls } from './recorded-calls.js';
 import { hasEnded, type ReplayRecord } from './replay.js';
@@ -69,7 +69,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
 
   constructor(
     private readonly store: ReplayStore,
-    private readonly records: DecisionRecordStore,
+    private readonly records: RecordedRuns,
     private readonly engine: ScenarioEngine,
     private readonly settings: ReplayJobSettings,
     private readonly logger: Logger,

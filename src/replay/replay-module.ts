@@ -4,7 +4,7 @@ import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
 import type { ExecutionQueue } from '../execution/execution-queue.js';
 import type { StalledWorkSource } from '../execution/stalled-work-sweeper.js';
-import type { DecisionRecordStore } from '../records/decision-record-store-type.js';
+import type { RecordedRuns } from '../records/recorded-runs.js';
 import type { ScenarioAccess } from '../scenarios/scenario-access.js';
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import { REPLAY_JOB, ReplayJob, type ReplayJobData } from './replay-job.js';
@@ -29,8 +29,8 @@ export interface ReplayDependencies {
   logger: Logger;
   /** The replays table (built before the scenarios feature, whose deploy checks references in it). */
   store: ReplayStore;
-  /** The decision records a replay reads (the records feature's store). */
-  records: DecisionRecordStore;
+  /** The recorded runs a replay reads (the records feature's read model: its store, as RecordedRuns). */
+  records: RecordedRuns;
   /** The scenarios feature's ownership rule and versions. */
   scenarios: ScenarioAccess & ScenarioVersions;
   /** The shared engine (services.engine). */

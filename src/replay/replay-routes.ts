@@ -1,13 +1,20 @@
+import type { UserLookup } from '../auth/access-context.js';
+import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
-import type { Services } from '../services.js';
+import type { ReplayService } from './replay-service.js';
 
 export type ReplayOperation = 'listReplays' | 'startReplay' | 'getReplay' | 'cancelReplay';
 
 /** HTTP in/out of the replay operations; the rules live in ReplayService. Requests reach here validated by the spec. */
-export function createReplayHandlers(services: Pick<Services, 'replay' | 'users'>): Pick<OperationHandlers, ReplayOperation> {
-  const replays = services.replay.service;
-  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, services.users);
+/** What the replay handlers need. */
+export interface ReplayHandlerDeps {
+  replays: ReplayService;
+  users: UserLookup;
+}
+
+export function createReplayHandlers({ replays, users }: ReplayHandlerDeps): Pick<OperationHandlers, ReplayOperation> {
+  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, users);
 
   return {
     async listReplays(request) {
@@ -16,7 +23,9 @@ export function createReplayHandlers(services: Pick<Services, 'replay' | 'users'
 
     async startReplay(request) {
       const actor = await actorOf(request);
-      return { status: 202, body: await replays.start(actor, request.user.id, request.params.id, request.body) };
+      const { filter, ...rest } = request.body;
+      const parsed = filter && { ...filter, from: optionalDateTimeParameter(filter.from, 'body.filter.from'), to: optionalDateTimeParameter(filter.to, 'body.filter.to') };
+      return { status: 202, body: await replays.start(actor, request.user.id, request.params.id, { ...rest, filter: parsed }) };
     },
 
     async getReplay(request) {

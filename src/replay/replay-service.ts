@@ -1,6 +1,5 @@
 import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
-import { dateTimeParameter } from '../http/date-time-parameter.js';
 import type { components } from '../../generated/api-types.js';
 import type { ReplayConfig } from '../config/config.js';
 import type { ScenarioEngine } from '../engine/index.js';
@@ -9,7 +8,7 @@ import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { ExecutionQueue } from '../execution/execution-queue.js';
 import { jobStoreUnavailable } from '../execution/job-store-unavailable.js';
-import type { DecisionRecordStore, RecordFilter } from '../records/decision-record-store-type.js';
+import type { RecordedRuns, RecordFilter } from '../records/recorded-runs.js';
 import type { ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
@@ -22,6 +21,16 @@ export type ReplayRequestDto = components['schemas']['ReplayRequest'];
 type ReplayDto = components['schemas']['Replay'];
 type ReplayPageDto = components['schemas']['ReplayPage'];
 type RecordFilterDto = components['schemas']['RecordFilter'];
+
+/** A replay request with its filter's date-times parsed by the routes (src/http/date-time-parameter.ts: 400 outside 1970–9999). */
+export interface StartReplay extends Omit<ReplayRequestDto, 'filter'> {
+  filter?: RequestedRecordFilter;
+}
+
+interface RequestedRecordFilter extends Omit<RecordFilterDto, 'from' | 'to'> {
+  from?: Date;
+  to?: Date;
+}
 
 /** Changed records shown side by side when the request does not say. */
 const DEFAULT_SAMPLE_SIZE = 20;
@@ -37,13 +46,13 @@ export class ReplayService {
     private readonly config: ReplayConfig,
     private readonly scenarios: ScenarioAccess & ScenarioVersions,
     private readonly store: ReplayStore,
-    private readonly records: DecisionRecordStore,
+    private readonly records: RecordedRuns,
     private readonly engine: ScenarioEngine,
     private readonly queue: ExecutionQueue,
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async start(actor: ScenarioActor, requesterId: number, scenarioId: string, request: ReplayRequestDto): Promise<ReplayDto> {
+  async start(actor: ScenarioActor, requesterId: number, scenarioId: string, request: StartReplay): Promise<ReplayDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const limit = request.limit ?? this.config.maxRecords;
     if (limit > this.config.maxRecords) {
@@ -123,13 +132,13 @@ export class ReplayService {
 }
 
 /** The browse filter a request names, never reaching past `startedAt`. */
-function recordFilter(dto: RecordFilterDto, startedAt: Date): RecordFilter {
-  const to = dto.to === undefined ? startedAt : new Date(Math.min(dateTimeParameter(dto.to, 'body.filter.to').getTime(), startedAt.getTime()));
+function recordFilter(dto: RequestedRecordFilter, startedAt: Date): RecordFilter {
+  const to = dto.to === undefined ? startedAt : new Date(Math.min(dto.to.getTime(), startedAt.getTime()));
   return {
     version: dto.version,
     state: dto.state,
     requestId: dto.requestId,
-    from: dto.from === undefined ? undefined : dateTimeParameter(dto.from, 'body.filter.from'),
+    from: dto.from,
     to,
     outputs: dto.output,
   };

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { ScenarioDocument } from '../engine/index.js';
-import type { RecordFilter } from '../records/decision-record-store-type.js';
+import type { OwnerLocks } from '../auth/owner-ports.js';
+import { storeTransactionOf } from '../db/store-transaction.js';
+import type { RecordFilter } from '../records/recorded-runs.js';
 import type { NewReplay, ReplayListing, ReplayRecord, ReplayReport, ReplayState } from './replay.js';
 import type { ReplayStore } from './replay-store-type.js';
 import { camelCased, snakeCased } from '../db/row-fields.js';
@@ -48,7 +50,7 @@ interface StoredFilter extends Omit<RecordFilter, 'from' | 'to'> {
 
 /** Knex queries on replays; answers parsed records (JSON columns never leave this file). */
 export class MySqlReplayStore implements ReplayStore {
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Knex, private readonly owners: OwnerLocks) {}
 
   async insert(replay: NewReplay): Promise<void> {
     await this.db(TABLE).insert(replayRow(replay));
@@ -61,7 +63,7 @@ export class MySqlReplayStore implements ReplayStore {
    */
   async insertWithinLimit(replay: NewReplay, maxActive: number): Promise<number | null> {
     return this.db.transaction(async (trx) => {
-      await trx('users').where('id', replay.ownerId).forUpdate().first('id');
+      await this.owners.lockOwner(storeTransactionOf(trx), replay.ownerId);
       const row = (await trx(TABLE).where('owner_id', replay.ownerId).whereIn('state', ['QUEUED', 'RUNNING']).count({ n: '*' }).first()) as { n: number | string };
       const active = Number(row.n);
       if (active >= maxActive) return active;
@@ -113,7 +115,7 @@ export class MySqlReplayStore implements ReplayStore {
     return this.db.transaction(async (trx) => {
       const row = (await trx(TABLE).where({ id }).first('owner_id')) as { owner_id: number } | undefined;
       if (!row) return 'taken';
-      await trx('users').where('id', row.owner_id).forUpdate().first('id');
+      await this.owners.lockOwner(storeTransactionOf(trx), row.owner_id);
       const busy = await trx(TABLE).where({ owner_id: row.owner_id, state: 'RUNNING' }).whereNot({ id })
         .andWhereRaw('?? >= NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]).first('id');
       if (busy) return 'ownerBusy';

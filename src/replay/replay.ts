@@ -1,6 +1,6 @@
 import type { components } from '../../generated/api-types.js';
 import type { ScenarioDocument } from '../engine/index.js';
-import type { RecordFilter } from '../records/decision-record-store-type.js';
+import type { RecordFilter } from '../records/recorded-runs.js';
 
 /** QUEUED until a worker takes it, RUNNING, then FINISHED (with its report) or FAILED (with why). */
 export type ReplayState = 'QUEUED' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'CANCELLED';

@@ -1,7 +1,6 @@
 import type { components } from '../../generated/api-types.js';
-import { resolveOwner, type ResourceOwner } from '../auth/access-context.js';
-import type { UserService } from '../auth/user-service.js';
-import type { AuthenticatedUser } from '../http/request-context.js';
+import { resolveOwner, type ResourceOwner, type UserLookup } from '../auth/access-context.js';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 
 /**
  * Who acts: the owner resolved from the `context` (see resolveOwner) and whether the requester is
@@ -38,6 +37,6 @@ export interface ManagementRequest {
 }
 
 /** The actor of a bearer request: its `context` read against the token's user (403/404/400 as resolveOwner decides). */
-export async function scenarioActorOf({ user, query }: ManagementRequest, users: UserService): Promise<ScenarioActor> {
+export async function scenarioActorOf({ user, query }: ManagementRequest, users: UserLookup): Promise<ScenarioActor> {
   return { owner: await resolveOwner(user, query.context, users), isAdmin: user.isAdmin };
 }

@@ -1,4 +1,4 @@
-import { cursorNotIssued } from '../records/record-cursor.js';
+import { cursorNotIssued } from '../errors/cursor-not-issued.js';
 
 /**
  * The opaque `cursor` of listScenarios: the last listed scenario's id (ids are issued in creation order, so

@@ -1,7 +1,8 @@
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { Services } from '../services.js';
+import type { UserLookup } from '../auth/access-context.js';
 import { scenarioActorOf, type ManagementRequest, type ScenarioActor } from './scenario-access.js';
+import type { ScenarioService } from './scenario-service.js';
 import { readVariablesCsv } from './variables-csv.js';
 
 export type ScenarioOperation =
@@ -10,9 +11,14 @@ export type ScenarioOperation =
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
 /** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
-export function createScenarioHandlers(services: Pick<Services, 'scenarios' | 'users'>): Pick<OperationHandlers, ScenarioOperation> {
-  const scenarios = services.scenarios;
-  const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActorOf(request, services.users);
+/** What the scenario handlers need. */
+export interface ScenarioHandlerDeps {
+  scenarios: ScenarioService;
+  users: UserLookup;
+}
+
+export function createScenarioHandlers({ scenarios, users }: ScenarioHandlerDeps): Pick<OperationHandlers, ScenarioOperation> {
+  const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActorOf(request, users);
 
   return {
     async listScenarios(request) {

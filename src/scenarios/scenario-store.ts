@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { knexOf, storeTransactionOf, type StoreTransaction } from '../db/store-transaction.js';
+import type { OwnerNames } from '../auth/owner-ports.js';
 import type { LockedScenario, ScenarioStore } from './scenario-store-type.js';
 import type { NewTestCase, ScenarioListing, ScenarioRecord, TestCaseRecord, TestCaseVariable, VersionContent, VersionRecord, VersionStatus } from './scenario-types.js';
 import { camelCased } from '../db/row-fields.js';
@@ -7,7 +8,6 @@ import { camelCased } from '../db/row-fields.js';
 interface ScenarioRow {
   id: number;
   owner_id: number;
-  owner_name: string;
   name: string;
 }
 
@@ -33,10 +33,10 @@ interface TestCaseRow {
   ignore: number | boolean;
 }
 
-const SCENARIO_COLUMNS = ['s.id', 's.owner_id', 'u.username as owner_name', 's.name'];
+const SCENARIO_COLUMNS = ['s.id', 's.owner_id', 's.name'];
 
-function toScenario(row: ScenarioRow): ScenarioRecord {
-  return { id: row.id, ownerId: row.owner_id, ownerName: row.owner_name, name: row.name };
+function toScenario(row: ScenarioRow, ownerName: string): ScenarioRecord {
+  return { id: row.id, ownerId: row.owner_id, ownerName, name: row.name };
 }
 
 function toVersion(row: VersionRow): VersionRecord {
@@ -65,7 +65,20 @@ function toTestCase(row: TestCaseRow): TestCaseRecord {
  * scenario-store-type.ts). The service decides transaction boundaries.
  */
 export class MySqlScenarioStore implements ScenarioStore {
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Knex, private readonly owners: OwnerNames) {}
+
+  /** The rows with their owners' usernames (auth's OwnerNames, in `trx` when given); a row whose owner is no user is left out. */
+  private async withOwners<Row extends ScenarioRow>(rows: Row[], trx?: StoreTransaction): Promise<Array<{ row: Row; scenario: ScenarioRecord }>> {
+    const names = await this.owners.usernamesOf(rows.map((row) => row.owner_id), trx);
+    return rows.flatMap((row) => {
+      const ownerName = names.get(row.owner_id);
+      return ownerName === undefined ? [] : [{ row, scenario: toScenario(row, ownerName) }];
+    });
+  }
+
+  private async oneWithOwner(row: ScenarioRow | undefined, trx?: StoreTransaction): Promise<ScenarioRecord | undefined> {
+    return row ? (await this.withOwners([row], trx))[0]?.scenario : undefined;
+  }
 
   transaction<T>(work: (trx: StoreTransaction) => Promise<T>): Promise<T> {
     return this.db.transaction((trx) => work(storeTransactionOf(trx)));
@@ -78,19 +91,19 @@ export class MySqlScenarioStore implements ScenarioStore {
 
   async findById(id: number, transaction?: StoreTransaction): Promise<ScenarioRecord | undefined> {
     const trx = this.on(transaction);
-    const row = (await trx('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.id', id).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
-    return row ? toScenario(row) : undefined;
+    const row = (await trx('scenarios as s').where('s.id', id).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
+    return this.oneWithOwner(row, transaction);
   }
 
   async findByName(ownerId: number, name: string, transaction?: StoreTransaction): Promise<ScenarioRecord | undefined> {
     const trx = this.on(transaction);
-    const row = (await trx('scenarios as s').join('users as u', 'u.id', 's.owner_id').where({ 's.owner_id': ownerId, 's.name': name }).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
-    return row ? toScenario(row) : undefined;
+    const row = (await trx('scenarios as s').where({ 's.owner_id': ownerId, 's.name': name }).first(SCENARIO_COLUMNS)) as ScenarioRow | undefined;
+    return this.oneWithOwner(row, transaction);
   }
 
   async listByOwner(ownerId: number): Promise<ScenarioRecord[]> {
-    const rows = (await this.db('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.owner_id', ownerId).orderBy('s.name').select(SCENARIO_COLUMNS)) as ScenarioRow[];
-    return rows.map(toScenario);
+    const rows = (await this.db('scenarios as s').where('s.owner_id', ownerId).orderBy('s.name').select(SCENARIO_COLUMNS)) as ScenarioRow[];
+    return (await this.withOwners(rows)).map(({ scenario }) => scenario);
   }
 
   /**
@@ -99,13 +112,13 @@ export class MySqlScenarioStore implements ScenarioStore {
    */
   async listPage(ownerId: number, limit: number, beforeId?: number): Promise<ScenarioListing[]> {
     const latestDeployed = this.db('scenario_versions as v').max('v.version_number').where('v.scenario_id', this.db.ref('s.id')).andWhere('v.status', 'DEPLOYED');
-    const query = this.db('scenarios as s').join('users as u', 'u.id', 's.owner_id').where('s.owner_id', ownerId)
+    const query = this.db('scenarios as s').where('s.owner_id', ownerId)
       .orderBy('s.id', 'desc').limit(limit)
       .select([...SCENARIO_COLUMNS, 's.created_at', 's.updated_at', latestDeployed.as('deployed_version')]);
     if (beforeId !== undefined) query.andWhere('s.id', '<', beforeId);
     const rows = (await query) as Array<ScenarioRow & { created_at: Date | string; updated_at: Date | string; deployed_version: number | null }>;
-    return rows.map((row) => ({
-      ...toScenario(row),
+    return (await this.withOwners(rows)).map(({ row, scenario }) => ({
+      ...scenario,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
       deployedVersion: row.deployed_version === null ? null : Number(row.deployed_version),
@@ -170,13 +183,14 @@ export class MySqlScenarioStore implements ScenarioStore {
    */
   async findLatestDeployedByName(ownerId: number, name: string): Promise<{ scenarioId: number; ownerName: string; version: VersionRecord | null } | undefined> {
     const row = (await this.db('scenarios as s')
-      .join('users as u', 'u.id', 's.owner_id')
       .leftJoin('scenario_versions as v', (join) => join.on('v.scenario_id', 's.id').andOnVal('v.status', 'DEPLOYED'))
       .where({ 's.owner_id': ownerId, 's.name': name })
       .orderBy('v.version_number', 'desc')
-      .first('s.id as owner_scenario_id', 'u.username as owner_username', 'v.*')) as (VersionRow & { owner_scenario_id: number; owner_username: string; id: number | null }) | undefined;
+      .first('s.id as owner_scenario_id', 'v.*')) as (VersionRow & { owner_scenario_id: number; id: number | null }) | undefined;
     if (!row) return undefined;
-    return { scenarioId: row.owner_scenario_id, ownerName: row.owner_username, version: row.id === null ? null : toVersion(row as VersionRow) };
+    const ownerName = (await this.owners.usernamesOf([ownerId])).get(ownerId);
+    if (ownerName === undefined) return undefined;
+    return { scenarioId: row.owner_scenario_id, ownerName, version: row.id === null ? null : toVersion(row as VersionRow) };
   }
 
   /** Every version without content, develop first, then deployed by descending number. */

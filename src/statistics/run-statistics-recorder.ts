@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { FinishedRun, RunListener, RunMode } from '../execution/run-listener.js';
-import { PerVersion } from '../execution/per-version.js';
+import { PerVersion } from '../cache/per-version.js';
 import { latencyBucket, MAX_BUCKET } from './latency-buckets.js';
 import type { LatencyCounts, SecondCounts, StatisticsStore } from './statistics-store.js';
 
@@ -45,7 +45,7 @@ const DEFAULT_MAX_BUFFERED_CELLS = 200_000;
  * `maxBufferedCells` new runs are dropped and reported to `onDropped` (metrics).
  */
 export class RunStatisticsRecorder implements RunListener {
-  private readonly byVersion = new PerVersion((scenario): Record<RunMode, Series> => ({
+  private readonly byVersion = new PerVersion<FinishedRun['scenario'], Record<RunMode, Series>>((scenario) => ({
     sync: this.seriesByKey(scenario.scenarioId, scenario.version, 'sync'),
     async: this.seriesByKey(scenario.scenarioId, scenario.version, 'async'),
     batch: this.seriesByKey(scenario.scenarioId, scenario.version, 'batch'),

@@ -1,16 +1,25 @@
+import type { UserLookup } from '../auth/access-context.js';
+import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import { scenarioActorOf } from '../scenarios/scenario-access.js';
-import type { Services } from '../services.js';
+import type { StatisticsService } from './statistics-service.js';
 
 export type StatisticsOperation = 'getScenarioStatistics';
 
 /** HTTP in/out of the run statistics; the rules live in StatisticsService. Requests reach here validated by the spec. */
-export function createStatisticsHandlers(services: Pick<Services, 'statistics' | 'users'>): Pick<OperationHandlers, StatisticsOperation> {
+/** What the statistics handler needs. */
+export interface StatisticsHandlerDeps {
+  statistics: StatisticsService;
+  users: UserLookup;
+}
+
+export function createStatisticsHandlers({ statistics, users }: StatisticsHandlerDeps): Pick<OperationHandlers, StatisticsOperation> {
   return {
     async getScenarioStatistics(request) {
-      const { from, to } = request.query;
-      const actor = await scenarioActorOf(request, services.users);
-      return { status: 200, body: await services.statistics.service.forScenario(actor, request.params.id, { from, to }) };
+      const from = optionalDateTimeParameter(request.query.from, 'query.from');
+      const to = optionalDateTimeParameter(request.query.to, 'query.to');
+      const actor = await scenarioActorOf(request, users);
+      return { status: 200, body: await statistics.forScenario(actor, request.params.id, { from, to }) };
     },
   };
 }

@@ -1,5 +1,4 @@
 import type { components } from '../../generated/api-types.js';
-import { dateTimeParameter, LATEST_WHOLE_SECOND } from '../http/date-time-parameter.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { RunMode } from '../execution/run-listener.js';
 import type { ScenarioAccess } from '../scenarios/scenario-access.js';
@@ -10,11 +9,14 @@ import type { ModeTotals, StatisticsStore } from './statistics-store.js';
 type ScenarioStatisticsDto = components['schemas']['ScenarioStatistics'];
 type RunStatisticsDto = components['schemas']['RunStatistics'];
 
-/** The window asked for: RFC 3339 date-times (the spec has checked their format), each optional. */
+/** The window asked for, each end optional: parsed by the routes (src/http/date-time-parameter.ts: 400 outside 1970–9999). */
 export interface WindowQuery {
-  from?: string;
-  to?: string;
+  from?: Date;
+  to?: Date;
 }
+
+/** The last whole second a window may end on: 9999-12-31T23:59:59Z (year 10000 has no RFC 3339 form). */
+const LATEST_WHOLE_SECOND = Math.floor(Date.UTC(9999, 11, 31, 23, 59, 59) / 1000);
 
 const DEFAULT_WINDOW_SECONDS = 3600;
 const MAX_WINDOW_SECONDS = 31 * 86_400;
@@ -74,8 +76,8 @@ export class StatisticsService {
 
   /** Whole seconds: `from` rounded down, `to` rounded up. 400 naming the parameter when the window is empty or too long. */
   private windowOf(query: WindowQuery): { fromSecond: number; toSecond: number } {
-    const toMs = query.to === undefined ? this.now() : dateTimeParameter(query.to, 'query.to').getTime();
-    const fromMs = query.from === undefined ? toMs - DEFAULT_WINDOW_SECONDS * 1000 : dateTimeParameter(query.from, 'query.from').getTime();
+    const toMs = query.to === undefined ? this.now() : query.to.getTime();
+    const fromMs = query.from === undefined ? toMs - DEFAULT_WINDOW_SECONDS * 1000 : query.from.getTime();
     const fromSecond = Math.floor(fromMs / 1000);
     const toSecond = Math.ceil(toMs / 1000);
     // Rounded up, 9999-12-31T23:59:59.5Z would end the window (and be echoed as its `to`) in year 10000.

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../src/config/config.js';
 import { checkDependencies } from '../../src/startup-checks.js';
 import { createDatabase } from '../../src/db/database.js';
@@ -35,12 +34,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'local', LIMIT_RUN_TIMEOUT_MS: 'soon' })).toThrow(/LIMIT_RUN_TIMEOUT_MS must be a non-negative integer/);
   });
 
-  it('sizes the engine hosts to three per core (at least four) and lets one tenant hold a third of them', () => {
+  it('leaves the engine hosts to the engine\'s defaults unless ENGINE_HOSTS or ENGINE_HOSTS_PER_TENANT is set', () => {
     const config = loadConfig({ APP_ENV: 'local' });
-    expect(config.engine.hosts).toBe(Math.max(4, 3 * availableParallelism()));
-    expect(config.engine.hostsPerTenant).toBe(Math.max(1, Math.floor(config.engine.hosts / 3)));
-    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '12' }).engine).toMatchObject({ hosts: 12, hostsPerTenant: 4 });
-    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '2' }).engine.hostsPerTenant).toBe(1);
+    expect(config.engine.hosts).toBeUndefined();
+    expect(config.engine.hostsPerTenant).toBeUndefined();
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '12' }).engine).toMatchObject({ hosts: 12, hostsPerTenant: undefined });
+    expect(loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '12', ENGINE_HOSTS_PER_TENANT: '5' }).engine).toMatchObject({ hosts: 12, hostsPerTenant: 5 });
+    expect(() => loadConfig({ APP_ENV: 'local', ENGINE_HOSTS: '0' })).toThrow(/ENGINE_HOSTS must be at least 1/);
     expect(loadConfig({ APP_ENV: 'local', ENGINE_QUARANTINE_MINUTES: '3' }).engine.quarantineWindowMs).toBe(180_000);
   });
 

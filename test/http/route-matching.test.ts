@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { routes, type OperationId, type RouteDefinition } from '../../generated/routes.js';
 import type { OperationHandlers } from '../../src/http/operation-handler.js';
-import type { AuthenticatedUser } from '../../src/http/request-context.js';
+import type { AuthenticatedUser } from '../../src/auth/authenticated-user.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { closeServer, listenOnFreePort, sendRaw } from '../support/raw-http.js';
 import { sampleUrl } from '../support/sample-requests.js';

@@ -4,13 +4,14 @@ import { InternalDataStore } from '../../src/internal-data/internal-data-store.j
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { collectionReadsContract } from './support/collection-reads-contract.js';
 import { FakeInternalDataStore } from './support/fake-internal-data-store.js';
+import { UserStore } from '../../src/auth/user-store.js';
 
 let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });
 afterAll(() => t.close());
 
 collectionReadsContract('InternalDataStore', () => {
-  const store = new InternalDataStore(t.services.db);
+  const store = new InternalDataStore(t.services.db, new UserStore(t.services.db));
   return {
     reads: store,
     newOwner: () => t.newUser(),

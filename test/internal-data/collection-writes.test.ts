@@ -4,6 +4,7 @@ import { InternalDataStore } from '../../src/internal-data/internal-data-store.j
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { collectionWritesContract } from './support/collection-writes-contract.js';
 import { FakeInternalDataStore } from './support/fake-internal-data-store.js';
+import { UserStore } from '../../src/auth/user-store.js';
 
 let t: TestApp;
 const tables: string[] = [];
@@ -20,7 +21,7 @@ const newTable = () => {
   return table;
 };
 
-collectionWritesContract('InternalDataStore', () => ({ store: new InternalDataStore(t.services.db), newOwner: () => t.newUser(), tableName: newTable }));
+collectionWritesContract('InternalDataStore', () => ({ store: new InternalDataStore(t.services.db, new UserStore(t.services.db)), newOwner: () => t.newUser(), tableName: newTable }));
 
 let owners = 0;
 collectionWritesContract('FakeInternalDataStore', () => {

@@ -7,6 +7,7 @@ import { InternalDataService } from '../../src/internal-data/internal-data-servi
 import { InternalDataStore, type CollectionRecord, type IndexRecord } from '../../src/internal-data/internal-data-store.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { allRows, getRows, uniqueName, upload } from './support/collections.js';
+import { UserStore } from '../../src/auth/user-store.js';
 
 let dir: string;
 let testApp: TestApp;
@@ -45,7 +46,7 @@ describe('concurrency conflicts during loads', () => {
     try {
       // Another load of the same collection holds its registry row.
       await holder('internal_collections').where({ owner_id: user.id, name }).forUpdate().select('id');
-      const service = new InternalDataService(new InternalDataStore(impatient), testApp.services.collectionLookups, testApp.services.logger);
+      const service = new InternalDataService(new InternalDataStore(impatient, new UserStore(impatient)), testApp.services.collectionLookups, testApp.services.logger);
       const error = await service.load({ ownerId: user.id, collection: name, fileName: 'more.csv', path: await csvFile(name, 'id\n2\n') }).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ status: 409, code: 'LOAD_CONFLICT', message: expect.stringContaining(name) });
     } finally {
@@ -63,7 +64,7 @@ describe('concurrency conflicts during loads', () => {
         throw mysqlError(1213, 'ER_LOCK_DEADLOCK', 'Deadlock found when trying to get lock; try restarting transaction');
       }
     }
-    const service = new InternalDataService(new DeadlockingStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    const service = new InternalDataService(new DeadlockingStore(testApp.services.db, new UserStore(testApp.services.db)), testApp.services.collectionLookups, testApp.services.logger);
     const error = await service.load({ ownerId: user.id, collection: name, fileName: 'more.csv', path: await csvFile(name, 'id\n2\n') }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 409, code: 'LOAD_CONFLICT' });
     expect(await allRows(testApp, user, name)).toEqual([{ id: 1 }]);
@@ -82,7 +83,7 @@ describe('concurrency conflicts during loads', () => {
         throw mysqlError(1146, 'ER_NO_SUCH_TABLE', "Table 'scoring.idc_1' doesn't exist");
       }
     }
-    const service = new InternalDataService(new DroppedUnderneathStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    const service = new InternalDataService(new DroppedUnderneathStore(testApp.services.db, new UserStore(testApp.services.db)), testApp.services.collectionLookups, testApp.services.logger);
     const error = await service.load({ ownerId: user.id, collection: name, fileName: 'more.csv', path: await csvFile(name, 'id\n2\n') }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 409, code: 'LOAD_CONFLICT', message: expect.stringContaining('deleted') });
     expect(await allRows(testApp, user, name)).toEqual([{ id: 1 }]);
@@ -101,7 +102,7 @@ describe('concurrency conflicts during loads', () => {
         throw mysqlError(1062, 'ER_DUP_ENTRY', `Duplicate entry '${user.id}-${name}' for key 'internal_collections_owner_id_name_unique'`);
       }
     }
-    const service = new InternalDataService(new RacedStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    const service = new InternalDataService(new RacedStore(testApp.services.db, new UserStore(testApp.services.db)), testApp.services.collectionLookups, testApp.services.logger);
     const error = await service.load({ ownerId: user.id, collection: name, fileName: 'f.csv', path: await csvFile(name, 'id\n1\n') }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 409, code: 'LOAD_CONFLICT' });
   });
@@ -119,7 +120,7 @@ describe('concurrency conflicts during loads', () => {
         return super.findForUpdate(...args);
       }
     }
-    const service = new InternalDataService(new OnceDeadlockedStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    const service = new InternalDataService(new OnceDeadlockedStore(testApp.services.db, new UserStore(testApp.services.db)), testApp.services.collectionLookups, testApp.services.logger);
     await service.delete(user.id, name);
     expect(deadlocks).toBe(1);
     await getRows(testApp, user, name).expect(404);
@@ -138,7 +139,7 @@ describe('concurrency conflicts during loads', () => {
         throw dropped();
       }
     }
-    const service = new InternalDataService(new DroppedUnderneathStore(testApp.services.db), testApp.services.collectionLookups, testApp.services.logger);
+    const service = new InternalDataService(new DroppedUnderneathStore(testApp.services.db, new UserStore(testApp.services.db)), testApp.services.collectionLookups, testApp.services.logger);
     await expect(service.indexes(user.id, name)).rejects.toMatchObject({ status: 404, code: 'COLLECTION_NOT_FOUND' });
     await expect(service.rows(user.id, name, {})).rejects.toMatchObject({ status: 404, code: 'COLLECTION_NOT_FOUND' });
   });

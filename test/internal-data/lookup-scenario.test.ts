@@ -1,13 +1,14 @@
 import knex from 'knex';
 import { knexConfig } from '../../src/db/database.js';
 import { PortUnavailableError, ScenarioEngine } from '../../src/engine/index.js';
-import { toErrorBody } from '../../src/errors/error-handler.js';
+import { toApiErrorBody } from '../../src/http/error-body.js';
 import { CollectionLookupPort } from '../../src/internal-data/collection-lookup-port.js';
 import { InternalDataStore } from '../../src/internal-data/internal-data-store.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { chain, fakePorts, input, script } from '../engine/support/scenario-builder.js';
 import { uniqueName, upload } from './support/collections.js';
+import { UserStore } from '../../src/auth/user-store.js';
 
 let testApp: TestApp;
 let user: TestUser;
@@ -60,7 +61,7 @@ describe('a scenario with a DATA_LOOKUP node scoring against a loaded collection
     const proxy = new TcpProxy(url.hostname, Number(url.port || 3306));
     await proxy.start();
     const db = knex(knexConfig(proxy.rewrite(url.toString()), { min: 0, max: 2 }, true));
-    const cut = new ScenarioEngine({ ports: fakePorts({ lookups: new CollectionLookupPort(new InternalDataStore(db), 60_000) }) });
+    const cut = new ScenarioEngine({ ports: fakePorts({ lookups: new CollectionLookupPort(new InternalDataStore(db, new UserStore(db)), 60_000) }) });
     try {
       const compiled = cut.compile(`lookup-outage-${name}`, scoring(name));
       // Warm: the collection's registry entry is cached, so the next lookup goes straight to its table.
@@ -68,7 +69,7 @@ describe('a scenario with a DATA_LOOKUP node scoring against a loaded collection
       await proxy.cut();
       const error = await cut.run(compiled, { customerId: 1, amount: 1 }, { ownerId: user.id }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PortUnavailableError);
-      expect(toErrorBody(error)).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+      expect(toApiErrorBody(error)).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
     } finally {
       await cut.dispose();
       await db.destroy();

@@ -8,6 +8,7 @@ import { isolateJobStore } from '../execution/support.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearer, getReplay, scenarioIdOf, startReplay } from './support.js';
+import { UserStore } from '../../src/auth/user-store.js';
 
 /**
  * Issue 27, problem 2: a replay could not be stopped. cancelReplay ends a QUEUED or RUNNING one at once,
@@ -55,7 +56,7 @@ describe('cancelReplay', () => {
     // Again: answered as it is.
     expect((await cancel(alice, scenarioId, started[0].body.replayId)).body).toMatchObject({ state: 'CANCELLED', error: `Cancelled by ${alice.username}.` });
     // A job of it that a worker takes later ends at once.
-    const job = new ReplayJob(new MySqlReplayStore(t.services.db), new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 4, pageSize: 5 }, createLogger('silent'));
+    const job = new ReplayJob(new MySqlReplayStore(t.services.db, new UserStore(t.services.db)), new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 4, pageSize: 5 }, createLogger('silent'));
     expect(await job.run({ replayId: started[0].body.replayId }, async () => undefined, () => false)).toBe(true);
     expect((await getReplay(t, alice, scenarioId, started[0].body.replayId)).body.state).toBe('CANCELLED');
     // Out of the way of the tests below (the limit is 2).
@@ -65,7 +66,7 @@ describe('cancelReplay', () => {
   it('stops a RUNNING replay at its next page and stores no report', async () => {
     const started = await startReplay(t, alice, scenarioId, body);
     const { replayId } = started.body;
-    const store = new MySqlReplayStore(t.services.db);
+    const store = new MySqlReplayStore(t.services.db, new UserStore(t.services.db));
     const original = MySqlReplayStore.prototype.progress;
     // Cancelled (through the API) once the first page of 5 records has been folded in.
     jest.spyOn(MySqlReplayStore.prototype, 'progress').mockImplementationOnce(async function (this: MySqlReplayStore, id: string, done: number, failed: number) {

@@ -15,6 +15,7 @@ import { deployScenario, doublingScenario, scriptScenario } from '../support/sce
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { bearer, getReplay, matrixOf, putDevelop, randomInts, recordBatch, replayed, scenarioIdOf, startReplay } from './support.js';
 import { allStoredRecords, storedRecordCount } from '../records/stored-records.js';
+import { UserStore } from '../../src/auth/user-store.js';
 
 /** Replays (issue 13 §4): a candidate version run against recorded inputs, and the report of what would change. */
 
@@ -182,7 +183,7 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
     it('refuses a replay that has not finished (409 REPLAY_NOT_FINISHED)', async () => {
       const develop = (await t.services.db('scenario_versions').where({ scenario_id: Number(creditId), status: 'DEVELOP' }).first()) as { id: number; content: string; node_properties: string };
       const replayId = '00000000-0000-4000-8000-000000000001';
-      await new MySqlReplayStore(t.services.db).insert({
+      await new MySqlReplayStore(t.services.db, new UserStore(t.services.db)).insert({
         id: replayId, scenarioId: Number(creditId), ownerId: alice.id, requesterId: alice.id,
         candidate: { label: 'develop', versionId: develop.id, contentHash: contentHash(develop.content, develop.node_properties) },
         document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) }, filter: {}, outputs: ['decision'], limit: 10, sampleSize: 0, total: 10,
@@ -208,7 +209,7 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
 
   it('starts again from the first record when its worker stops mid-replay', async () => {
     const develop = (await t.services.db('scenario_versions').where({ scenario_id: Number(creditId), status: 'DEVELOP' }).first()) as { id: number; content: string; node_properties: string };
-    const store = new MySqlReplayStore(t.services.db);
+    const store = new MySqlReplayStore(t.services.db, new UserStore(t.services.db));
     const replayId = '00000000-0000-4000-8000-000000000002';
     await store.insert({
       id: replayId, scenarioId: Number(creditId), ownerId: alice.id, requesterId: alice.id,
@@ -229,7 +230,7 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
     /** A replay of the development version stored as startReplay stores it, with no job saved for it. */
     async function storedReplay(): Promise<{ replayId: string; store: MySqlReplayStore }> {
       const develop = (await t.services.db('scenario_versions').where({ scenario_id: Number(creditId), status: 'DEVELOP' }).first()) as { id: number; content: string; node_properties: string };
-      const store = new MySqlReplayStore(t.services.db);
+      const store = new MySqlReplayStore(t.services.db, new UserStore(t.services.db));
       const replayId = timeOrderedId();
       await store.insert({
         id: replayId, scenarioId: Number(creditId), ownerId: alice.id, requesterId: alice.id,
@@ -480,7 +481,7 @@ describe('startReplay', () => {
     try {
       // A replay of dave's held RUNNING with a fresh heartbeat, as a long one would be (stored directly: no job races the test).
       const running = randomUUID();
-      await new MySqlReplayStore(t.services.db).insert({
+      await new MySqlReplayStore(t.services.db, new UserStore(t.services.db)).insert({
         id: running, scenarioId: Number(busy), ownerId: dave.id, requesterId: dave.id, candidate: { label: '1', versionId: 1, contentHash: 'x'.repeat(64) },
         document: doublingScenario(), filter: {}, outputs: ['doubled'], limit: 10, sampleSize: 0, total: 0,
       });

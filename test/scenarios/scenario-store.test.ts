@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from '@jest/globals';
+import { UserStore } from '../../src/auth/user-store.js';
 import { MySqlScenarioStore } from '../../src/scenarios/scenario-store.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { FakeScenarioStore } from './support/fake-scenario-store.js';
@@ -8,7 +9,7 @@ let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });
 afterAll(() => t.close());
 
-scenarioStoreContract('MySqlScenarioStore', () => ({ store: new MySqlScenarioStore(t.services.db), newOwner: () => t.newUser() }));
+scenarioStoreContract('MySqlScenarioStore', () => ({ store: new MySqlScenarioStore(t.services.db, new UserStore(t.services.db)), newOwner: () => t.newUser() }));
 
 let owners = 0;
 scenarioStoreContract('FakeScenarioStore', () => {

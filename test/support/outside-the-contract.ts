@@ -1,5 +1,5 @@
 import type { WireReply } from '../../src/http/operation-handler.js';
-import type { AuthenticatedUser } from '../../src/http/request-context.js';
+import type { AuthenticatedUser } from '../../src/auth/authenticated-user.js';
 
 /** A handler's request without the operation's types. */
 export interface UntypedRequest {

@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
-import { createHandlerMap } from '../../src/http/handler-map.js';
+import { createHandlerMap, fastLaneOperations } from '../../src/handler-map.js';
 import { createLogger } from '../../src/logger.js';
-import { closeServices, createServices, fastLaneOperations, healthChecks, type Services } from '../../src/services.js';
+import { closeServices, createServices, healthChecks, type Services } from '../../src/services.js';
 import type { OperationHandlers } from '../../src/http/operation-handler.js';
 import { applyTestEnvironment } from './test-environment.js';
 

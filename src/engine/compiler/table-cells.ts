@@ -1,4 +1,4 @@
-import type { CellCondition, ColumnType } from '../types.js';
+import type { CellCondition, TableColumnType } from '../types.js';
 
 /** A parsed decision-table cell. Built on the host from text or objects; turned into JS with literals escaped by JSON.stringify. */
 type Literal = string | number | boolean | null;
@@ -15,7 +15,7 @@ export class CellSyntaxError extends Error {}
 const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BARE_WORD = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-export function parseCell(cell: CellCondition, type: ColumnType): CellTest {
+export function parseCell(cell: CellCondition, type: TableColumnType): CellTest {
   const test = typeof cell === 'string' ? parseCellText(cell) : typeof cell === 'object' && cell !== null ? parseCellObject(cell) : { kind: 'eq' as const, value: cell, negate: false };
   checkType(test, type);
   return test;
@@ -114,7 +114,7 @@ function parseList(text: string): Literal[] {
   return parts.map(parseLiteral);
 }
 
-function checkType(test: CellTest, type: ColumnType): void {
+function checkType(test: CellTest, type: TableColumnType): void {
   if (test.kind === 'all') { test.tests.forEach((t) => checkType(t, type)); return; }
   const wanted = type === 'NUMBER' ? 'number' : type === 'STRING' ? 'string' : type === 'BOOLEAN' ? 'boolean' : null;
   if ((test.kind === 'cmp' || test.kind === 'range') && wanted && wanted !== 'number') {

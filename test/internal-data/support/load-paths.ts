@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { StoreTransaction } from '../../../src/db/store-transaction.js';
-import { createInternalDataHandlers } from '../../../src/internal-data/internal-data-routes.js';
+import { createInternalDataHandlers, type InternalDataHandlerDeps } from '../../../src/internal-data/internal-data-routes.js';
 import { InternalDataService } from '../../../src/internal-data/internal-data-service.js';
 import { InternalDataStore, type LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
 import type { ColumnSpec } from '../../../src/internal-data/column-types.js';
 import type { CellValue } from '../../../src/internal-data/row-encoder.js';
-import type { Services } from '../../../src/services.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { UserStore } from '../../../src/auth/user-store.js';
 
 /** The two ways a load reaches the table: the fast path, and the fallback when the server has `local_infile` OFF. */
 export const LOAD_PATHS = ['LOAD DATA LOCAL INFILE', 'INSERT fallback (local_infile OFF)'] as const;
@@ -24,7 +24,7 @@ export class RecordingStore extends InternalDataStore {
   afterCreateTable?: () => Promise<void>;
 
   constructor(db: Knex, private readonly localInfile: boolean) {
-    super(db);
+    super(db, new UserStore(db));
   }
 
   override async createTable(table: string, columns: ColumnSpec[]): Promise<void> {
@@ -71,7 +71,7 @@ export async function createLoadTestApp(path: LoadPath): Promise<{ testApp: Test
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(service) : value;
     },
   });
-  const testApp = await createTestApp({ handlers: createInternalDataHandlers({ internalData: delegate } as unknown as Services) });
+  const testApp = await createTestApp({ handlers: createInternalDataHandlers({ internalData: delegate } as unknown as InternalDataHandlerDeps) });
   const store = new RecordingStore(testApp.services.db, path === 'LOAD DATA LOCAL INFILE');
   slot.service = new InternalDataService(store, testApp.services.collectionLookups, testApp.services.logger);
   return { testApp, store };

@@ -1,0 +1,39 @@
+import type { AppDependencies } from './app.js';
+import { createBatchHandlers } from './execution/batch-routes.js';
+import { createExecutionHandlers } from './execution/execution-routes.js';
+import type { OperationHandlers } from './http/operation-handler.js';
+import { createInternalDataHandlers } from './internal-data/internal-data-routes.js';
+import { createModelHandlers } from './models/model-routes.js';
+import { createRecordsHandlers } from './records/records-routes.js';
+import { createReplayHandlers } from './replay/replay-routes.js';
+import { createScenarioHandlers } from './scenarios/scenario-routes.js';
+import type { Services } from './services.js';
+import { createStatisticsHandlers } from './statistics/statistics-routes.js';
+
+/**
+ * Every operation of the spec bound to its handler; `tsc` fails if one is missing. Part of the composition root:
+ * each feature's factory gets only what its handlers use, and src/http/ knows no feature.
+ */
+export function createHandlerMap(services: Services): OperationHandlers {
+  const users = services.users;
+  return {
+    ...createScenarioHandlers({ scenarios: services.scenarios, users }),
+    ...createExecutionHandlers({ execution: services.execution.service }),
+    ...createBatchHandlers({ batches: services.execution.batches }),
+    ...createInternalDataHandlers({ internalData: services.internalData }),
+    ...createStatisticsHandlers({ statistics: services.statistics.service, users }),
+    ...createRecordsHandlers({ records: services.records.service, users }),
+    ...createReplayHandlers({ replays: services.replay.service, users }),
+    ...createModelHandlers({ models: services.models }),
+  };
+}
+
+/** The operations the fast lane serves (the execution hot paths), or undefined when SCORE_FAST_LANE=false. */
+export function fastLaneOperations(services: Services): AppDependencies['fastLane'] {
+  if (!services.config.scoreFastLane) return undefined;
+  // getBatchStatus too: clients poll it, and a poll through Express cost more than its queries.
+  return {
+    ...createExecutionHandlers({ execution: services.execution.service }),
+    getBatchStatus: createBatchHandlers({ batches: services.execution.batches }).getBatchStatus,
+  };
+}
