@@ -6,6 +6,7 @@ import { createInternalDataHandlers } from './internal-data/internal-data-routes
 import { createModelHandlers } from './models/model-routes.js';
 import { createRecordsHandlers } from './records/records-routes.js';
 import { createReplayHandlers } from './replay/replay-routes.js';
+import { scenarioActors } from './scenarios/scenario-access.js';
 import { createScenarioHandlers } from './scenarios/scenario-routes.js';
 import type { Services } from './services.js';
 import { createStatisticsHandlers } from './statistics/statistics-routes.js';
@@ -16,14 +17,15 @@ import { createStatisticsHandlers } from './statistics/statistics-routes.js';
  */
 export function createHandlerMap(services: Services): OperationHandlers {
   const users = services.users;
+  const actorOf = scenarioActors(users);
   return {
     ...createScenarioHandlers({ scenarios: services.scenarios, users }),
     ...createExecutionHandlers({ execution: services.execution.service }),
     ...createBatchHandlers({ batches: services.execution.batches }),
     ...createInternalDataHandlers({ internalData: services.internalData }),
-    ...createStatisticsHandlers({ statistics: services.statistics.service, users }),
-    ...createRecordsHandlers({ records: services.records.service, users }),
-    ...createReplayHandlers({ replays: services.replay.service, users }),
+    ...createStatisticsHandlers({ statistics: services.statistics.service, actorOf }),
+    ...createRecordsHandlers({ records: services.records.service, actorOf }),
+    ...createReplayHandlers({ replays: services.replay.service, actorOf }),
     ...createModelHandlers({ models: services.models }),
   };
 }

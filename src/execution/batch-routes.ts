@@ -7,12 +7,12 @@ export type BatchOperation = 'submitBatch' | 'listBatches' | 'getBatchStatus' | 
 /** How long a client should wait before asking again for the results of an unfinished batch. */
 const RETRY_AFTER_SECONDS = 1;
 
-/** HTTP in/out of batches; the rules live in BatchService. */
 /** What the batch handlers need. */
 export interface BatchHandlerDeps {
   batches: BatchService;
 }
 
+/** HTTP in/out of batches; the rules live in BatchService. */
 export function createBatchHandlers({ batches }: BatchHandlerDeps): Pick<OperationHandlers, BatchOperation> {
   return {
     async submitBatch({ user, body, headers }) {

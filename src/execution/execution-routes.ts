@@ -7,16 +7,16 @@ const RETRY_AFTER_SECONDS = 1;
 /** The execution hot paths: served on the fast lane (src/http/fast-lane.ts), or through Express when SCORE_FAST_LANE=false. */
 export type ExecutionOperation = 'scoreScenario' | 'scoreAsync' | 'getAsyncScoreResult';
 
-/**
- * HTTP in/out of synchronous scoring, async submission and async result; the rules live in
- * ExecutionService. The same handlers serve both entry points: the fast lane and the Express adapter
- * each build the typed request and send the reply.
- */
 /** What the execution handlers need. */
 export interface ExecutionHandlerDeps {
   execution: ExecutionService;
 }
 
+/**
+ * HTTP in/out of synchronous scoring, async submission and async result; the rules live in
+ * ExecutionService. The same handlers serve both entry points: the fast lane and the Express adapter
+ * each build the typed request and send the reply.
+ */
 export function createExecutionHandlers({ execution }: ExecutionHandlerDeps): Pick<OperationHandlers, ExecutionOperation> {
   return {
     async scoreScenario({ user, requestId, query, body }) {

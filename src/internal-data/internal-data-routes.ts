@@ -5,15 +5,15 @@ import type { InternalDataService } from './internal-data-service.js';
 export type InternalDataOperation =
   | 'listCollections' | 'getCollectionRows' | 'getCollectionColumns' | 'getCollectionIndexes' | 'deleteCollection' | 'loadCollectionData';
 
-/**
- * HTTP in/out of the collections; the rules live in InternalDataService. Collections belong to the
- * token's user: each user has their own namespace.
- */
 /** What the internal-data handlers need. */
 export interface InternalDataHandlerDeps {
   internalData: InternalDataService;
 }
 
+/**
+ * HTTP in/out of the collections; the rules live in InternalDataService. Collections belong to the
+ * token's user: each user has their own namespace.
+ */
 export function createInternalDataHandlers(services: InternalDataHandlerDeps): Pick<OperationHandlers, InternalDataOperation> {
   const { internalData } = services;
   return {

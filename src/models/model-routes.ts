@@ -9,12 +9,12 @@ function versionOf(raw: string): number | 'latest' {
   return raw === 'latest' ? 'latest' : Number(raw);
 }
 
-/** HTTP in/out of the model registry; the rules live in ModelService. Models belong to the token's user. */
 /** What the model handlers need. */
 export interface ModelHandlerDeps {
   models: ModelService;
 }
 
+/** HTTP in/out of the model registry; the rules live in ModelService. Models belong to the token's user. */
 export function createModelHandlers(services: ModelHandlerDeps): Pick<OperationHandlers, ModelOperation> {
   const { models } = services;
   return {

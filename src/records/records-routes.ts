@@ -1,21 +1,18 @@
-import type { UserLookup } from '../auth/access-context.js';
 import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
+import type { ScenarioActorOf } from '../scenarios/scenario-access.js';
 import type { RecordsService } from './records-service.js';
 
 export type RecordsOperation = 'listDecisionRecords' | 'getDecisionRecord' | 'getRecordingSettings' | 'updateRecordingSettings';
 
-/** HTTP in/out of the decision-record operations; the rules live in RecordsService. Requests reach here validated by the spec. */
 /** What the decision-record handlers need. */
 export interface RecordsHandlerDeps {
   records: RecordsService;
-  users: UserLookup;
+  actorOf: ScenarioActorOf;
 }
 
-export function createRecordsHandlers({ records, users }: RecordsHandlerDeps): Pick<OperationHandlers, RecordsOperation> {
-  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, users);
-
+/** HTTP in/out of the decision-record operations; the rules live in RecordsService. Requests reach here validated by the spec. */
+export function createRecordsHandlers({ records, actorOf }: RecordsHandlerDeps): Pick<OperationHandlers, RecordsOperation> {
   return {
     async listDecisionRecords(request) {
       const { version, state, requestId, output, cursor, limit } = request.query;

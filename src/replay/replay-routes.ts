@@ -1,21 +1,18 @@
-import type { UserLookup } from '../auth/access-context.js';
 import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import { scenarioActorOf, type ManagementRequest } from '../scenarios/scenario-access.js';
+import type { ScenarioActorOf } from '../scenarios/scenario-access.js';
 import type { ReplayService } from './replay-service.js';
 
 export type ReplayOperation = 'listReplays' | 'startReplay' | 'getReplay' | 'cancelReplay';
 
-/** HTTP in/out of the replay operations; the rules live in ReplayService. Requests reach here validated by the spec. */
 /** What the replay handlers need. */
 export interface ReplayHandlerDeps {
   replays: ReplayService;
-  users: UserLookup;
+  actorOf: ScenarioActorOf;
 }
 
-export function createReplayHandlers({ replays, users }: ReplayHandlerDeps): Pick<OperationHandlers, ReplayOperation> {
-  const actorOf = (request: ManagementRequest) => scenarioActorOf(request, users);
-
+/** HTTP in/out of the replay operations; the rules live in ReplayService. Requests reach here validated by the spec. */
+export function createReplayHandlers({ replays, actorOf }: ReplayHandlerDeps): Pick<OperationHandlers, ReplayOperation> {
   return {
     async listReplays(request) {
       return { status: 200, body: await replays.list(await actorOf(request), request.params.id, request.query.cursor, request.query.limit) };

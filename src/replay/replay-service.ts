@@ -17,7 +17,7 @@ import { hasEnded, type ReplayListing, type ReplayRecord } from './replay.js';
 import { decodeReplayCursor, encodeReplayCursor } from './replay-cursor.js';
 import type { ReplayStore } from './replay-store-type.js';
 
-export type ReplayRequestDto = components['schemas']['ReplayRequest'];
+type ReplayRequestDto = components['schemas']['ReplayRequest'];
 type ReplayDto = components['schemas']['Replay'];
 type ReplayPageDto = components['schemas']['ReplayPage'];
 type RecordFilterDto = components['schemas']['RecordFilter'];

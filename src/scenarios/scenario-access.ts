@@ -40,3 +40,10 @@ export interface ManagementRequest {
 export async function scenarioActorOf({ user, query }: ManagementRequest, users: UserLookup): Promise<ScenarioActor> {
   return { owner: await resolveOwner(user, query.context, users), isAdmin: user.isAdmin };
 }
+
+/** A bearer request's actor, with the users bound: what the scenario-scoped handlers are given (src/handler-map.ts). */
+export type ScenarioActorOf = (request: ManagementRequest) => Promise<ScenarioActor>;
+
+export function scenarioActors(users: UserLookup): ScenarioActorOf {
+  return (request) => scenarioActorOf(request, users);
+}

@@ -10,13 +10,13 @@ export type ScenarioOperation =
   | 'copyScenario' | 'renameScenario' | 'debugScenario' | 'validateScenario' | 'deployScenario'
   | 'createInputVariablesFromCsv' | 'importScenarios' | 'exportScenarios' | 'updateScenarioTestCase';
 
-/** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
 /** What the scenario handlers need. */
 export interface ScenarioHandlerDeps {
   scenarios: ScenarioService;
   users: UserLookup;
 }
 
+/** HTTP in/out of the scenario operations; the rules live in ScenarioService. Requests reach here validated by the spec. */
 export function createScenarioHandlers({ scenarios, users }: ScenarioHandlerDeps): Pick<OperationHandlers, ScenarioOperation> {
   const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActorOf(request, users);
 

@@ -1,7 +1,6 @@
-import type { UserLookup } from '../auth/access-context.js';
 import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import { scenarioActorOf } from '../scenarios/scenario-access.js';
+import type { ScenarioActorOf } from '../scenarios/scenario-access.js';
 import type { StatisticsService } from './statistics-service.js';
 
 export type StatisticsOperation = 'getScenarioStatistics';
@@ -10,15 +9,15 @@ export type StatisticsOperation = 'getScenarioStatistics';
 /** What the statistics handler needs. */
 export interface StatisticsHandlerDeps {
   statistics: StatisticsService;
-  users: UserLookup;
+  actorOf: ScenarioActorOf;
 }
 
-export function createStatisticsHandlers({ statistics, users }: StatisticsHandlerDeps): Pick<OperationHandlers, StatisticsOperation> {
+export function createStatisticsHandlers({ statistics, actorOf }: StatisticsHandlerDeps): Pick<OperationHandlers, StatisticsOperation> {
   return {
     async getScenarioStatistics(request) {
       const from = optionalDateTimeParameter(request.query.from, 'query.from');
       const to = optionalDateTimeParameter(request.query.to, 'query.to');
-      const actor = await scenarioActorOf(request, users);
+      const actor = await actorOf(request);
       return { status: 200, body: await statistics.forScenario(actor, request.params.id, { from, to }) };
     },
   };
