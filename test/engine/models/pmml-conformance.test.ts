@@ -45,7 +45,7 @@ const HAND_WRITTEN = [
 ];
 
 const SCIKIT_LEARN = [
-  'decision-tree-classifier', 'decision-tree-regressor', 'gradient-boosting-classifier', 'gradient-boosting-regressor', 'linear-regression',
+  'credit-scorecard-v1', 'credit-scorecard-v2', 'decision-tree-classifier', 'decision-tree-regressor', 'gradient-boosting-classifier', 'gradient-boosting-regressor', 'linear-regression',
   'logistic-binary', 'logistic-multinomial', 'random-forest-classifier', 'random-forest-regressor',
 ];
 
