@@ -11,7 +11,7 @@ import type { XmlElement } from './xml-parser.js';
 const EXPRESSIONS = ['Constant', 'FieldRef', 'NormContinuous', 'NormDiscrete', 'Discretize', 'MapValues', 'Apply'];
 
 /** Built-in functions: [fewest, most] arguments. */
-export const FUNCTIONS: Record<string, [number, number]> = {
+const FUNCTIONS: Record<string, [number, number]> = {
   '+': [2, 2], '-': [2, 2], '*': [2, 2], '/': [2, 2], pow: [2, 2], threshold: [2, 2],
   min: [1, Infinity], max: [1, Infinity], sum: [1, Infinity], avg: [1, Infinity],
   log10: [1, 1], ln: [1, 1], sqrt: [1, 1], abs: [1, 1], exp: [1, 1], floor: [1, 1], ceil: [1, 1], round: [1, 1],
@@ -42,7 +42,7 @@ function expressionChildren(element: XmlElement): XmlElement[] {
  * Reads one expression element. `refs` collects the fields it reads (for the dependency order of derived
  * fields); `resultType` types its constants (mapMissingTo, defaultValue, bin and table values).
  */
-export function readExpression(x: XmlElement, path: string, fields: Map<string, FieldInfo>, refs: Set<string>, resultType?: ModelDataType): Expression {
+function readExpression(x: XmlElement, path: string, fields: Map<string, FieldInfo>, refs: Set<string>, resultType?: ModelDataType): Expression {
   if (!EXPRESSIONS.includes(x.name)) unsupported(path, `<${x.name}> is not supported in an expression (supported: ${EXPRESSIONS.join(', ')})`);
   const field = (name: string | undefined) => { const f = fieldOf({ path, fields }, path, name); refs.add(f.name); return f as FieldInfo; };
   const optional = <T>(raw: string | undefined, read: (raw: string) => T): { [k: string]: T } | Record<string, never> => (raw === undefined ? {} : { v: read(raw) });

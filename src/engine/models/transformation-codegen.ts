@@ -10,7 +10,7 @@ const q = JSON.stringify;
 const data = (value: unknown) => `JSON.parse(${q(JSON.stringify(value))})`;
 
 /** What of model-codegen's emitter the expressions use. */
-export interface CodeSink {
+interface CodeSink {
   readonly parts: string[];
   readonly categories: string[];
   id(prefix: string): string;
@@ -58,7 +58,7 @@ function CAST(v, t) {
 const withRuntime = new WeakSet<CodeSink>();
 
 /** Names what an invalid function result fails, in MODEL_INPUT_INVALID's message. */
-export interface ExpressionSite { nodeId: string; what: string }
+interface ExpressionSite { nodeId: string; what: string }
 
 const NUMERIC: Record<string, (a: string[]) => string> = {
   '+': (a) => `${a[0]} + ${a[1]}`, '-': (a) => `${a[0]} - ${a[1]}`, '*': (a) => `${a[0]} * ${a[1]}`, '/': (a) => `${a[0]} / ${a[1]}`,
