@@ -65,7 +65,7 @@ export function modelFunction(doc: ModelDocument, options: ModelFunctionOptions)
   const categories = modelCategories(doc.model, doc.targetCategories);
   const e = new Emitter(categories);
   doc.inputs.forEach((input) => e.slot(input.name));
-  const derived = derivedStatements(e, options.nodeId, doc.derived ?? []);
+  const derived = derivedStatements(e, options.nodeId, doc.derived ?? [], [doc.model, doc.outputExpressions ?? []]);
   const inner = body(e, doc.model, options.nodeId);
   const main = doc.targets ? targetsFunction(e, doc.targets, inner, doc.functionName) : inner;
   const typed = new Map((doc.targetCategories ?? []).map((c) => [String(c), c]));
@@ -195,7 +195,7 @@ function body(e: Emitter, model: ModelBody, nodeId: string): string {
 
 /** A segment's model with its LocalTransformations computed first and its Targets applied after. */
 function segmentFunction(e: Emitter, s: MiningSegment, nodeId: string): string {
-  const derived = derivedStatements(e, nodeId, s.derived ?? []);
+  const derived = derivedStatements(e, nodeId, s.derived ?? [], [s.model, s.outputExpressions ?? []]);
   const inner = body(e, s.model, nodeId);
   const main = s.targets ? targetsFunction(e, s.targets, inner, s.model.functionName) : inner;
   if (derived.length === 0) return main;

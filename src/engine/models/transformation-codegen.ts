@@ -145,8 +145,32 @@ function applyFunction(e: CodeSink, site: ExpressionSite, x: Extract<Expression,
   return name;
 }
 
-/** Statements computing derived fields into their slots of `X`, in order. */
-export function derivedStatements(e: CodeSink, nodeId: string, derived: DerivedField[]): string[] {
+/** The field names a piece of model data reads: the `field` and `fields` of its predicates, predictors and expressions. */
+function fieldsRead(value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const v of value) fieldsRead(v, into);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'field' && typeof v === 'string') into.add(v);
+      else if (key === 'fields' && Array.isArray(v)) for (const f of v) into.add(String(f));
+      else fieldsRead(v, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * Statements computing, in order, the derived fields that `readers` (the model body, output expressions) read
+ * directly or through other derived fields. As PMML evaluators compute a derived field only when it is used, one
+ * that nothing reads is not computed: its invalid values fail no run and cost nothing.
+ */
+export function derivedStatements(e: CodeSink, nodeId: string, all: DerivedField[], readers: unknown[]): string[] {
+  const used = fieldsRead(readers, new Set());
+  // dependencies come first: walking backwards meets each field's readers before the field itself
+  const needed = new Set<DerivedField>();
+  for (const d of [...all].reverse()) {
+    if (used.has(d.name)) { needed.add(d); fieldsRead(d.expression, used); }
+  }
+  const derived = all.filter((d) => needed.has(d));
   return derived.map((d) => `X[${e.slot(d.name)}] = CAST(${expressionSource(e, { nodeId, what: `derived field "${d.name}"` }, d.expression)}, ${q(castType(d.dataType))});`);
 }
 

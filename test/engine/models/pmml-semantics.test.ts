@@ -151,6 +151,14 @@ describe('transformations and Targets', () => {
     expect((await score(ln(''), [{ x: Math.E }])).map((r) => r.t)).toEqual([1]);
   });
 
+  it('computes only the derived fields the model reads: an unused one that would be invalid fails nothing', async () => {
+    const model = readPmml(pmml(xy, `<TransformationDictionary>
+      <DerivedField name="unused" dataType="double"><Apply function="ln"><FieldRef field="x"/></Apply></DerivedField>
+      <DerivedField name="d" dataType="double"><Apply function="*"><FieldRef field="x"/><Constant>2</Constant></Apply></DerivedField>
+      </TransformationDictionary><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`));
+    expect((await score(model, [{ x: -1 }])).map((r) => r.t)).toEqual([-2]);
+  });
+
   it('keeps an invalid result under asIs and makes it missing under asMissing (a regression then predicts nothing)', async () => {
     const big = (treatment: string) => derived(`<Apply function="if"><Apply function="greaterThan"><Apply function="/" invalidValueTreatment="${treatment}"><Constant>1</Constant><FieldRef field="x"/></Apply><Constant>1000</Constant></Apply><Constant>7</Constant><Constant>8</Constant></Apply>`);
     // 1 / 0 is Infinity (> 1000) under asIs; missing under asMissing, and so is the condition of the if
