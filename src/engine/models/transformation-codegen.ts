@@ -109,7 +109,8 @@ export function expressionSource(e: CodeSink, site: ExpressionSite, x: Expressio
 /**
  * An Apply as a function of its own. PMML 4.4: an input that is missing gives `mapMissingTo` when there is
  * one, else the function's result is missing; a missing result gives `defaultValue` when there is one. `if`
- * only needs its condition and the branch it takes; isMissing and isNotMissing take missing inputs as they are.
+ * only needs its condition and the branch it takes; isMissing and isNotMissing answer for a missing input, unless
+ * there is a `mapMissingTo` (PMML applies it whatever the function).
  * A number that is not finite (a division by zero, the logarithm of 0 or less, a number function given text)
  * is invalid: `returnInvalid` fails the run, `asMissing` makes it missing, `asIs` keeps it.
  */
@@ -120,7 +121,9 @@ function applyFunction(e: CodeSink, site: ExpressionSite, x: Extract<Expression,
   const finish = x.defaultValue !== undefined ? `return y === null ? ${q(x.defaultValue)} : y;` : 'return y;';
   const lines: string[] = [];
   if (x.function === 'isMissing' || x.function === 'isNotMissing') {
-    lines.push(`return ${args[0]} ${x.function === 'isMissing' ? '===' : '!=='} null;`);
+    lines.push(`const a0 = ${args[0]};`);
+    if (x.mapMissingTo !== undefined) lines.push(`if (a0 === null) return ${q(x.mapMissingTo)};`);
+    lines.push(`return a0 ${x.function === 'isMissing' ? '===' : '!=='} null;`);
   } else if (x.function === 'if') {
     lines.push(`const c = ${args[0]};`, `if (c === null) return ${missing};`);
     lines.push(`const y = c === true ? ${args[1]} : ${args[2] ?? 'null'};`, finish);

@@ -167,6 +167,13 @@ describe('transformations and Targets', () => {
     expect((await score(ln(' invalidValueTreatment="asMissing"'), [{ x: 0 }])).map((r) => r.t)).toEqual([null]);
   });
 
+  it('isMissing answers for a missing input, unless mapMissingTo is given (PMML applies it whatever the function)', async () => {
+    // a derived double: true and false become 1 and 0
+    const missing = (attributes: string) => derived(`<Apply function="isMissing"${attributes}><FieldRef field="x"/></Apply>`);
+    expect((await score(missing(''), [{ x: null }, { x: 3 }])).map((r) => r.t)).toEqual([1, 0]);
+    expect((await score(missing(' mapMissingTo="7"'), [{ x: null }, { x: 3 }])).map((r) => r.t)).toEqual([7, 0]);
+  });
+
   it('a number function given text is invalid, not concatenated', async () => {
     const model = readPmml(pmml('<DataField name="s" optype="categorical" dataType="string"/><DataField name="t" optype="continuous" dataType="double"/>',
       `<RegressionModel functionName="regression"><MiningSchema><MiningField name="s"/><MiningField name="t" usageType="target"/></MiningSchema>
