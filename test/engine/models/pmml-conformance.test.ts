@@ -46,7 +46,7 @@ const HAND_WRITTEN = [
 
 const SCIKIT_LEARN = [
   'credit-scorecard-v1', 'credit-scorecard-v2', 'decision-tree-classifier', 'decision-tree-regressor', 'gradient-boosting-classifier', 'gradient-boosting-regressor', 'linear-regression',
-  'logistic-binary', 'logistic-multinomial', 'random-forest-classifier', 'random-forest-regressor',
+  'logistic-binary', 'logistic-multinomial', 'preprocessed-logistic', 'random-forest-classifier', 'random-forest-regressor',
 ];
 
 const names = readdirSync(FIXTURES).filter((f) => f.endsWith('.expected.json')).map((f) => f.replace('.expected.json', '')).sort();
