@@ -5,7 +5,7 @@ import type {
 import { classificationTreeNodes, modelCategories } from './model-categories.js';
 import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml-parser.js';
 import { readDerivedFields, readTargets, expressionOf } from './pmml-transformations.js';
-import { ModelFileError, fieldOf, invalid, kid, kids, number, oneOf, typed, unsupported, type Context } from './pmml-values.js';
+import { ModelFileError, fieldOf, invalid, kid, kids, number, oneOf, typed, unsupported, type Context, type FieldInfo } from './pmml-values.js';
 
 export { ModelFileError } from './pmml-values.js';
 
@@ -182,13 +182,11 @@ function readMining(ctx: Context, m: XmlElement, path: string, functionName: 're
     });
     const innerFunction = oneOf(`${spath}.${inner!.name}`, inner!.attributes.functionName, 'functionName', ['regression', 'classification'] as const, functionName);
     const model = readBody(local.ctx, inner!, `${spath}.${inner!.name}`, innerFunction, depth + 1);
-    const { outputs, expressions } = readOutputs(kid(inner!, 'Output'), `${spath}.${inner!.name}.Output`, local.ctx.fields, model.functionName);
+    const { outputs, expressions, infos } = readOutputs(kid(inner!, 'Output'), `${spath}.${inner!.name}.Output`, local.ctx.fields, model.functionName);
     const targets = targetsOf(inner!, `${spath}.${inner!.name}`, model, []);
     // A chained prediction is a number when the segment is a regression; a category (text) when it classifies.
     if (multipleModelMethod === 'modelChain') {
-      for (const o of outputs) {
-        chained.set(o.name, outputInfo(o, model.functionName));
-      }
+      for (const info of infos) chained.set(info.name, info);
     }
     return {
       predicate: predicateOf(segCtx, s, spath), weight: number(spath, s.attributes.weight, 'weight', 1), model, outputs,
@@ -214,7 +212,7 @@ function readBody(ctx: Context, m: XmlElement, path: string, functionName: 'regr
 }
 
 /** What an output field holds, as a field later outputs (and a model chain's later segments) read. */
-function outputInfo(o: ModelOutputField, functionName: 'regression' | 'classification', dataType?: string): { name: string; dataType: ModelDataType; optype: OpType } {
+function outputInfo(o: ModelOutputField, functionName: 'regression' | 'classification', dataType?: string): FieldInfo {
   if (o.feature === 'transformedValue') {
     const type = (['string', 'integer', 'float', 'double', 'boolean'].includes(dataType ?? '') ? dataType : 'double') as ModelDataType;
     return { name: o.name, dataType: type, optype: type === 'string' || type === 'boolean' ? 'categorical' : 'continuous' };
@@ -236,11 +234,12 @@ function targetsOf(m: XmlElement, path: string, model: ModelBody, declared: Fiel
   return targets ? readTargets(targets, `${path}.Targets`, model.functionName, new Set(modelCategories(model, declared))) : undefined;
 }
 
-function readOutputs(output: XmlElement | undefined, path: string, fields: Context['fields'], functionName: 'regression' | 'classification'): { outputs: ModelOutputField[]; expressions: OutputExpression[] } {
-  if (!output) return { outputs: [], expressions: [] };
+function readOutputs(output: XmlElement | undefined, path: string, fields: Context['fields'], functionName: 'regression' | 'classification'): { outputs: ModelOutputField[]; expressions: OutputExpression[]; infos: FieldInfo[] } {
+  if (!output) return { outputs: [], expressions: [], infos: [] };
   // transformedValue expressions read the model's fields and the output fields declared before them
   const scope = new Map(fields);
   const expressions: OutputExpression[] = [];
+  const infos: FieldInfo[] = [];
   const outputs = kids(output, 'OutputField').map((o, k) => {
     const opath = `${path}.OutputField[${k}]`;
     const name = o.attributes.name ?? invalid(opath, 'attribute "name" is required');
@@ -256,9 +255,10 @@ function readOutputs(output: XmlElement | undefined, path: string, fields: Conte
       expressions.push({ output: name, expression });
     } else if (o.children.some((c) => c.name !== 'Extension')) unsupported(`${opath}.${o.children.find((c) => c.name !== 'Extension')!.name}`, `an expression in an OutputField of feature="${feature}" is not supported`);
     scope.set(name, info);
+    infos.push(info);
     return field;
   });
-  return { outputs, expressions };
+  return { outputs, expressions, infos };
 }
 
 function readInputs(root: XmlElement, miningSchema: XmlElement, path: string): { inputs: ModelInputField[]; target?: string; targetCategories?: FieldValue[]; fields: Context['fields'] } {

@@ -192,6 +192,17 @@ describe('transformations and Targets', () => {
     expect((await score(model, [{ x: 3 }])).map((r) => r.t)).toEqual([1110]);
   });
 
+  it('a model chain passes a transformedValue output on with its dataType: text compares as text', async () => {
+    const model = readPmml(pmml(xy, `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="modelChain">
+      <Segment><True/><RegressionModel functionName="regression">${schemaXY}<Output><OutputField name="band" feature="transformedValue" dataType="string">
+        <Apply function="if"><Apply function="lessThan"><FieldRef field="x"/><Constant>10</Constant></Apply><Constant dataType="string">007</Constant><Constant dataType="string">high</Constant></Apply>
+      </OutputField></Output><RegressionTable intercept="0"/></RegressionModel></Segment>
+      <Segment><True/><TreeModel functionName="regression">${schemaXY}<Node score="0"><True/><Node score="1"><SimplePredicate field="band" operator="equal" value="007"/></Node><Node score="2"><True/></Node></Node></TreeModel></Segment>
+      </Segmentation></MiningModel>`));
+    // "007" stays text: read as a number it would be 7 and match nothing
+    expect((await score(model, [{ x: 3 }, { x: 30 }])).map((r) => r.t)).toEqual([1, 2]);
+  });
+
   it('keeps what it read through the JSON the registry stores', () => {
     const model = derived('<Discretize field="x" defaultValue="0"><DiscretizeBin binValue="1"><Interval closure="closedOpen" leftMargin="0"/></DiscretizeBin></Discretize>');
     expect(JSON.parse(JSON.stringify(model))).toEqual(model);
