@@ -2261,8 +2261,11 @@ export interface components {
         /** @description An output field of a model. */
         ModelOutput: {
             name: string;
-            /** @enum {string} */
-            feature: "predictedValue" | "probability" | "reasonCode";
+            /**
+             * @description `transformedValue`: an expression over the model's fields and the output fields before it (PMML OutputField with an expression).
+             * @enum {string}
+             */
+            feature: "predictedValue" | "probability" | "reasonCode" | "transformedValue";
             /** @description The category of a probability. */
             value?: string | number | boolean;
             /** @description The rank of a reason code (1: the first). */

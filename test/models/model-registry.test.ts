@@ -62,6 +62,11 @@ describe('model registry', () => {
     expect((await request(t.app).get(`/api/models/${name}/versions/7`).set(bearer(user))).body.code).toBe('MODEL_NOT_FOUND');
   });
 
+  /** A regression on x whose TransformationDictionary derives a and b (a read by the model). */
+  const derivedFields = (a: string, b: string) => `<PMML><DataDictionary><DataField name="x" optype="continuous" dataType="double"/></DataDictionary>
+    <TransformationDictionary><DerivedField name="a" dataType="double" optype="continuous">${a}</DerivedField><DerivedField name="b" dataType="double" optype="continuous">${b}</DerivedField></TransformationDictionary>
+    <RegressionModel functionName="regression"><MiningSchema><MiningField name="x"/></MiningSchema><RegressionTable intercept="1"><NumericPredictor name="a" coefficient="1"/></RegressionTable></RegressionModel></PMML>`;
+
   describe('refuses hostile and unusable files with a 4xx, storing nothing', () => {
     const name = uniqueModel('hostile');
     const stored = async () => (await request(t.app).get(`/api/models/${name}`).set(bearer(user))).status;
@@ -73,6 +78,9 @@ describe('model registry', () => {
       ['text that is not XML', 'this is not xml', 400, 'MODEL_INVALID', /well-formed/],
       ['XML that is not PMML', '<model/>', 400, 'MODEL_INVALID', /PMML/],
       ['a model type this service does not run', '<PMML><DataDictionary/><NeuralNetwork functionName="regression"><MiningSchema/></NeuralNetwork></PMML>', 422, 'MODEL_NOT_SUPPORTED', /NeuralNetwork/],
+      ['derived fields that depend on each other in a cycle', derivedFields('<Apply function="+"><FieldRef field="b"/><FieldRef field="x"/></Apply>', '<FieldRef field="a"/>'), 400, 'MODEL_INVALID',
+        /DerivedField\[0\]: derived field "a" depends on itself \(a → b → a\)/],
+      ['an expression element this service does not run', derivedFields('<Aggregate field="x" function="sum"/>', '<FieldRef field="x"/>'), 422, 'MODEL_NOT_SUPPORTED', /DerivedField\[0\]\.Aggregate: <Aggregate> is not supported/],
     ])('%s', async (_label, body, status, code, message) => {
       const answer = await upload(user, name, body);
       expect(answer.status).toBe(status);

@@ -1,7 +1,8 @@
 import type {
-  FieldValue, MiningModel, ModelBody, ModelDocument, ModelInputField, ModelOutputField, Predicate, RegressionModel, ScorecardModel, TreeModel, TreeNode,
+  FieldValue, MiningModel, MiningSegment, ModelBody, ModelDocument, ModelInputField, ModelOutputField, Predicate, RegressionModel, ScorecardModel, TreeModel, TreeNode,
 } from './model-document.js';
 import { modelCategories } from './model-categories.js';
+import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
 
 /**
  * A model as JavaScript for the tenant's sandbox: one generated function per model body (and per tree
@@ -64,12 +65,23 @@ export function modelFunction(doc: ModelDocument, options: ModelFunctionOptions)
   const categories = modelCategories(doc.model, doc.targetCategories);
   const e = new Emitter(categories);
   doc.inputs.forEach((input) => e.slot(input.name));
-  const main = body(e, doc.model);
+  const derived = derivedStatements(e, options.nodeId, doc.derived ?? [], [doc.model, doc.outputExpressions ?? []]);
+  const inner = body(e, doc.model, options.nodeId);
+  const main = doc.targets ? targetsFunction(e, doc.targets, inner, doc.functionName) : inner;
   const typed = new Map((doc.targetCategories ?? []).map((c) => [String(c), c]));
   const prepFns = doc.inputs.map((input, k) => prepareFunction(e, `P${k}`, input, options.nodeId));
+  let results: string[] = [];
+  let values: string[];
+  if (doc.outputExpressions) {
+    // transformedValue outputs read the outputs before them: every output goes to its slot, in order
+    const expressions = outputExpressions(e, options.nodeId, doc.outputExpressions);
+    results = doc.outputs.map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, doc.functionName, expressions)};`);
+    values = options.outputs.map((name) => `X[${e.slot(name)}]`);
+  } else {
+    const byName = new Map(doc.outputs.map((o) => [o.name, o]));
+    values = options.outputs.map((name) => outputValue(e, byName.get(name)!, doc.functionName));
+  }
   const slots = Array.from({ length: e.slotCount }, (_, k) => (k < doc.inputs.length ? `P${k}(${options.reads[doc.inputs[k].name] ?? 'undefined'})` : 'null'));
-  const byName = new Map(doc.outputs.map((o) => [o.name, o]));
-  const values = options.outputs.map((name) => outputValue(e, byName.get(name)!, doc.functionName));
   return `(function () {
 const TYPED = ${data(categories.map((c) => typed.get(c) ?? c))};
 function A3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === false) return false; if (ps[k] === null) u = true; } return u ? null : true; }
@@ -82,14 +94,22 @@ ${prepFns.join('\n')}
 ${e.parts.join('\n')}
 return function ($$vars) {
 const X = [${slots.join(', ')}];
-const r = ${main}(X);
-return [${values.join(', ')}];
+${derived.map((d) => `${d}
+`).join('')}const r = ${main}(X);
+${results.map((d) => `${d}
+`).join('')}return [${values.join(', ')}];
 };
 })()`;
 }
 
-function outputValue(e: Emitter, o: ModelOutputField, functionName: 'regression' | 'classification'): string {
+/** The expression of each transformedValue output, as JavaScript over X. */
+function outputExpressions(e: Emitter, nodeId: string, list: { output: string; expression: Parameters<typeof expressionSource>[2] }[]): Map<string, string> {
+  return new Map(list.map((o) => [o.output, expressionSource(e, { nodeId, what: `output "${o.output}"` }, o.expression)]));
+}
+
+function outputValue(e: Emitter, o: ModelOutputField, functionName: 'regression' | 'classification', expressions: Map<string, string> = new Map()): string {
   switch (o.feature) {
+    case 'transformedValue': return expressions.get(o.name) ?? 'null';
     case 'predictedValue': return functionName === 'classification' ? '(r === null ? null : TYPED[r.v])' : '(r === null ? null : r.v)';
     case 'probability': {
       if (o.value === undefined) return '(r === null || !r.p ? null : r.p[r.v])';
@@ -164,13 +184,24 @@ function predicate(e: Emitter, p: Predicate): string {
 }
 
 /** Emits the function(s) of a model body; returns the name of the one to call with X. */
-function body(e: Emitter, model: ModelBody): string {
+function body(e: Emitter, model: ModelBody, nodeId: string): string {
   switch (model.kind) {
     case 'regression': return regression(e, model);
     case 'tree': return tree(e, model);
     case 'scorecard': return scorecard(e, model);
-    case 'mining': return mining(e, model);
+    case 'mining': return mining(e, model, nodeId);
   }
+}
+
+/** A segment's model with its LocalTransformations computed first and its Targets applied after. */
+function segmentFunction(e: Emitter, s: MiningSegment, nodeId: string): string {
+  const derived = derivedStatements(e, nodeId, s.derived ?? [], [s.model, s.outputExpressions ?? []]);
+  const inner = body(e, s.model, nodeId);
+  const main = s.targets ? targetsFunction(e, s.targets, inner, s.model.functionName) : inner;
+  if (derived.length === 0) return main;
+  const name = e.id('G');
+  e.parts.push(`function ${name}(X) {\n${derived.join('\n')}\nreturn ${main}(X);\n}`);
+  return name;
 }
 
 /** Category indexes in tie-breaking order: the model's own order (its tables, its distribution), then the rest. */
@@ -292,9 +323,12 @@ function scorecard(e: Emitter, m: ScorecardModel): string {
   return name;
 }
 
-function mining(e: Emitter, m: MiningModel): string {
+function mining(e: Emitter, m: MiningModel, nodeId: string): string {
   const name = e.id('M');
-  const segs = m.segments.map((s) => ({ fn: body(e, s.model), predicate: predicate(e, s.predicate), weight: s.weight, outputs: s.outputs, functionName: s.model.functionName }));
+  const segs = m.segments.map((s) => ({
+    fn: segmentFunction(e, s, nodeId), predicate: predicate(e, s.predicate), weight: s.weight, outputs: s.outputs, functionName: s.model.functionName,
+    expressions: outputExpressions(e, nodeId, s.outputExpressions ?? []),
+  }));
   const order = e.constant(q(e.categories.map((_, k) => k)));
   const lines: string[] = [];
   switch (m.multipleModelMethod) {
@@ -305,7 +339,7 @@ function mining(e: Emitter, m: MiningModel): string {
     case 'modelChain':
       lines.push('X = X.slice();', 'let r = null;');
       segs.forEach((s) => {
-        const assigns = s.outputs.map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, s.functionName)};`).join(' ');
+        const assigns = s.outputs.map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, s.functionName, s.expressions)};`).join(' ');
         lines.push(`if (${s.predicate} === true) { r = ${s.fn}(X); ${assigns} }`);
       });
       lines.push('return r;');

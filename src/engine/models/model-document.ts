@@ -25,7 +25,7 @@ export interface ModelInputField {
 
 export interface ModelOutputField {
   name: string;
-  feature: 'predictedValue' | 'probability' | 'reasonCode';
+  feature: 'predictedValue' | 'probability' | 'reasonCode' | 'transformedValue';
   /** the category of a probability */
   value?: FieldValue;
   /** the rank of a reason code (1 = the first) */
@@ -81,7 +81,15 @@ export interface ScorecardModel {
   characteristics: ScorecardCharacteristic[];
 }
 
-export interface MiningSegment { predicate: Predicate; weight: number; model: ModelBody; outputs: ModelOutputField[] }
+export interface MiningSegment {
+  predicate: Predicate; weight: number; model: ModelBody; outputs: ModelOutputField[];
+  /** the segment model's LocalTransformations, in evaluation order */
+  derived?: DerivedField[];
+  /** the segment model's Targets */
+  targets?: TargetSpec;
+  /** expressions of the segment's transformedValue outputs */
+  outputExpressions?: OutputExpression[];
+}
 export interface MiningModel {
   kind: 'mining';
   functionName: 'regression' | 'classification';
@@ -102,4 +110,43 @@ export interface ModelDocument {
   inputs: ModelInputField[];
   outputs: ModelOutputField[];
   model: ModelBody;
+  /** TransformationDictionary and the model's LocalTransformations, in evaluation order (dependencies first) */
+  derived?: DerivedField[];
+  /** the model's Targets (rescaling, default values, prior probabilities) */
+  targets?: TargetSpec;
+  /** expressions of the transformedValue outputs */
+  outputExpressions?: OutputExpression[];
+}
+
+/**
+ * PMML expressions (DerivedField, OutputField): plain data, typed at read time. A value is missing when null.
+ * `mapMissingTo` is what the expression gives when an input it reads is missing, `defaultValue` what it
+ * gives when it finds nothing (no bin, no row) or, for Apply, when the function's result is missing.
+ */
+export type Expression =
+  | { op: 'field'; field: string; mapMissingTo?: FieldValue }
+  | { op: 'constant'; value: FieldValue | null }
+  | { op: 'normContinuous'; field: string; points: { orig: number; norm: number }[]; outliers: 'asIs' | 'asMissingValues' | 'asExtremeValues'; mapMissingTo?: number }
+  | { op: 'normDiscrete'; field: string; value: FieldValue; mapMissingTo?: number }
+  | { op: 'discretize'; field: string; bins: { value: FieldValue; min?: number; max?: number; minClosed: boolean; maxClosed: boolean }[]; mapMissingTo?: FieldValue; defaultValue?: FieldValue }
+  | { op: 'mapValues'; fields: string[]; rows: { keys: FieldValue[]; value: FieldValue }[]; mapMissingTo?: FieldValue; defaultValue?: FieldValue }
+  | { op: 'apply'; function: string; args: Expression[]; mapMissingTo?: FieldValue; defaultValue?: FieldValue; invalidValueTreatment: 'returnInvalid' | 'asIs' | 'asMissing' };
+
+export interface DerivedField { name: string; dataType: ModelDataType; optype: OpType; expression: Expression }
+
+export interface OutputExpression { output: string; expression: Expression }
+
+/**
+ * Targets of a model: a regression's prediction is clipped to [min, max], then multiplied by rescaleFactor
+ * and added rescaleConstant, then cast to an integer; `defaultValue` is the prediction when the model makes
+ * none; `priors` (priorProbability by category) the distribution of a classification that makes none.
+ */
+export interface TargetSpec {
+  min?: number;
+  max?: number;
+  rescaleFactor: number;
+  rescaleConstant: number;
+  castInteger?: 'round' | 'ceiling' | 'floor';
+  defaultValue?: number;
+  priors?: { value: FieldValue; probability: number }[];
 }

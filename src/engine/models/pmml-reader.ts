@@ -1,9 +1,13 @@
 import type {
-  FieldValue, MiningModel, MiningSegment, ModelBody, ModelDataType, ModelDocument, ModelInputField, ModelOutputField, OpType, Predicate,
+  DerivedField, FieldValue, MiningModel, OutputExpression, TargetSpec, MiningSegment, ModelBody, ModelDataType, ModelDocument, ModelInputField, ModelOutputField, OpType, Predicate,
   RegressionModel, RegressionTable, ScorecardModel, TreeModel, TreeNode,
 } from './model-document.js';
 import { classificationTreeNodes, modelCategories } from './model-categories.js';
 import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml-parser.js';
+import { readDerivedFields, readTargets, expressionOf } from './pmml-transformations.js';
+import { ModelFileError, fieldOf, invalid, kid, kids, number, oneOf, typed, unsupported, type Context, type FieldInfo } from './pmml-values.js';
+
+export { ModelFileError } from './pmml-values.js';
 
 /**
  * Bounds on what a model's generated code holds: a probability per category in every node of a
@@ -14,67 +18,12 @@ const MAX_PROBABILITY_CELLS = 5_000_000;
 
 /**
  * PMML (4.x) → ModelDocument. Refuses, naming the element, what it cannot run exactly as PMML defines it
- * (transformations, Targets, other model types, strategies we do not implement), so that a model either
+ * (other model types, expressions and strategies we do not implement), so that a model either
  * scores as its producer meant or is not accepted at all.
  */
 
-export class ModelFileError extends Error {
-  /** `invalid`: not XML or not PMML; `unsupported`: valid PMML using something this engine does not run. */
-  constructor(readonly kind: 'invalid' | 'unsupported', message: string, readonly path: string) {
-    super(message);
-    this.name = 'ModelFileError';
-  }
-}
-
 const MODEL_ELEMENTS = ['RegressionModel', 'TreeModel', 'Scorecard', 'MiningModel'];
 const REFUSED_MODELS = ['NeuralNetwork', 'SupportVectorMachineModel', 'NaiveBayesModel', 'GeneralRegressionModel', 'ClusteringModel', 'NearestNeighborModel', 'RuleSetModel', 'AssociationModel', 'SequenceModel', 'TextModel', 'TimeSeriesModel', 'BaselineModel', 'BayesianNetworkModel', 'GaussianProcessModel', 'AnomalyDetectionModel'];
-
-interface Context { path: string; fields: Map<string, ModelInputField | { name: string; dataType: ModelDataType; optype: OpType }> }
-
-const invalid = (path: string, message: string): never => { throw new ModelFileError('invalid', `${path}: ${message}`, path); };
-const unsupported = (path: string, message: string): never => { throw new ModelFileError('unsupported', `${path}: ${message}`, path); };
-
-function kids(element: XmlElement, name: string): XmlElement[] { return element.children.filter((c) => c.name === name); }
-function kid(element: XmlElement, name: string): XmlElement | undefined { return element.children.find((c) => c.name === name); }
-
-function number(path: string, raw: string | undefined, attribute: string, fallback?: number): number {
-  if (raw === undefined) {
-    if (fallback === undefined) invalid(path, `attribute "${attribute}" is required`);
-    return fallback!;
-  }
-  const trimmed = raw.trim();
-  const value = /^(INF|Infinity)$/i.test(trimmed) ? Infinity : /^-(INF|Infinity)$/i.test(trimmed) ? -Infinity : Number(trimmed);
-  if (trimmed === '' || Number.isNaN(value)) invalid(path, `attribute "${attribute}" must be a number, got "${raw}"`);
-  return value;
-}
-
-function oneOf<T extends string>(path: string, raw: string | undefined, attribute: string, allowed: readonly T[], fallback: T, refused: readonly string[] = []): T {
-  const value = raw ?? fallback;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  if (refused.includes(value)) return unsupported(path, `${attribute}="${value}" is not supported (supported: ${allowed.join(', ')})`);
-  return invalid(path, `${attribute} must be one of ${[...allowed, ...refused].join(', ')}, got "${value}"`);
-}
-
-/** A PMML value (always text) as the field's type. */
-function typed(path: string, dataType: ModelDataType, raw: string): FieldValue {
-  if (dataType === 'string') return raw;
-  if (dataType === 'boolean') {
-    if (raw === 'true' || raw === '1') return true;
-    if (raw === 'false' || raw === '0') return false;
-    return invalid(path, `"${raw}" is not a boolean`);
-  }
-  const value = Number(raw.trim());
-  // no integer check: a split of an integer field may fall between two integers (age <= 36.5)
-  if (raw.trim() === '' || Number.isNaN(value)) invalid(path, `"${raw}" is not a number`);
-  return value;
-}
-
-function fieldOf(ctx: Context, path: string, name: string | undefined): { name: string; dataType: ModelDataType } {
-  if (name === undefined) invalid(path, 'attribute "field" is required');
-  const field = ctx.fields.get(name!);
-  if (!field) invalid(path, `field "${name}" is not in the DataDictionary (or the model's MiningSchema)`);
-  return field!;
-}
 
 function predicateOf(ctx: Context, element: XmlElement, path: string): Predicate {
   const found = element.children.filter((c) => ['True', 'False', 'SimplePredicate', 'CompoundPredicate', 'SimpleSetPredicate'].includes(c.name));
@@ -225,22 +174,24 @@ function readMining(ctx: Context, m: XmlElement, path: string, functionName: 're
     const inner = s.children.find((c) => MODEL_ELEMENTS.includes(c.name) || REFUSED_MODELS.includes(c.name));
     if (!inner) invalid(spath, 'needs a model');
     const segCtx: Context = { path: spath, fields: multipleModelMethod === 'modelChain' ? chained : ctx.fields };
+    const local = localTransformations(segCtx, inner!, `${spath}.${inner!.name}`);
     // Inputs are prepared once, by the top model's MiningSchema: a segment that treats them otherwise is refused, not ignored.
     kids(kid(inner!, 'MiningSchema') ?? { name: '', attributes: {}, children: [], text: '' }, 'MiningField').forEach((f, j) => {
       const treatment = ['missingValueReplacement', 'missingValueTreatment', 'invalidValueTreatment', 'invalidValueReplacement', 'outliers'].find((a) => f.attributes[a] !== undefined);
       if (treatment) unsupported(`${spath}.${inner!.name}.MiningSchema.MiningField[${j}]`, `${treatment} in a segment's MiningSchema is not supported: declare it on the top model's`);
     });
     const innerFunction = oneOf(`${spath}.${inner!.name}`, inner!.attributes.functionName, 'functionName', ['regression', 'classification'] as const, functionName);
-    const model = readBody(segCtx, inner!, `${spath}.${inner!.name}`, innerFunction, depth + 1);
-    const outputs = readOutputs(kid(inner!, 'Output'), `${spath}.${inner!.name}.Output`);
+    const model = readBody(local.ctx, inner!, `${spath}.${inner!.name}`, innerFunction, depth + 1);
+    const { outputs, expressions, infos } = readOutputs(kid(inner!, 'Output'), `${spath}.${inner!.name}.Output`, local.ctx.fields, model.functionName);
+    const targets = targetsOf(inner!, `${spath}.${inner!.name}`, model, []);
     // A chained prediction is a number when the segment is a regression; a category (text) when it classifies.
     if (multipleModelMethod === 'modelChain') {
-      for (const o of outputs) {
-        const numeric = o.feature === 'probability' || (o.feature === 'predictedValue' && model.functionName === 'regression');
-        chained.set(o.name, { name: o.name, dataType: numeric ? 'double' : 'string', optype: numeric ? 'continuous' : 'categorical' });
-      }
+      for (const info of infos) chained.set(info.name, info);
     }
-    return { predicate: predicateOf(segCtx, s, spath), weight: number(spath, s.attributes.weight, 'weight', 1), model, outputs };
+    return {
+      predicate: predicateOf(segCtx, s, spath), weight: number(spath, s.attributes.weight, 'weight', 1), model, outputs,
+      ...(local.derived.length > 0 ? { derived: local.derived } : {}), ...(targets ? { targets } : {}), ...(expressions.length > 0 ? { outputExpressions: expressions } : {}),
+    };
   });
   if (segments.length === 0) invalid(path, 'needs at least one Segment');
   return { kind: 'mining', functionName, multipleModelMethod, segments };
@@ -248,8 +199,6 @@ function readMining(ctx: Context, m: XmlElement, path: string, functionName: 're
 
 function readBody(ctx: Context, m: XmlElement, path: string, functionName: 'regression' | 'classification', depth: number): ModelBody {
   if (REFUSED_MODELS.includes(m.name)) unsupported(path, `${m.name} is not supported (supported: ${MODEL_ELEMENTS.join(', ')})`);
-  if (kid(m, 'LocalTransformations')) unsupported(`${path}.LocalTransformations`, 'derived fields are not supported');
-  if (kid(m, 'Targets')) unsupported(`${path}.Targets`, 'Targets (rescaling, casting of the prediction) is not supported');
   if (depth > 8) unsupported(path, 'models nested deeper than 8 levels are not supported');
   switch (m.name) {
     case 'RegressionModel': return readRegression(ctx, m, path, functionName);
@@ -262,20 +211,54 @@ function readBody(ctx: Context, m: XmlElement, path: string, functionName: 'regr
   }
 }
 
-function readOutputs(output: XmlElement | undefined, path: string): ModelOutputField[] {
-  if (!output) return [];
-  return kids(output, 'OutputField').map((o, k) => {
+/** What an output field holds, as a field later outputs (and a model chain's later segments) read. */
+function outputInfo(o: ModelOutputField, functionName: 'regression' | 'classification', dataType?: string): FieldInfo {
+  if (o.feature === 'transformedValue') {
+    const type = (['string', 'integer', 'float', 'double', 'boolean'].includes(dataType ?? '') ? dataType : 'double') as ModelDataType;
+    return { name: o.name, dataType: type, optype: type === 'string' || type === 'boolean' ? 'categorical' : 'continuous' };
+  }
+  const numeric = o.feature === 'probability' || (o.feature === 'predictedValue' && functionName === 'regression');
+  return { name: o.name, dataType: numeric ? 'double' : 'string', optype: numeric ? 'continuous' : 'categorical' };
+}
+
+/** A model's LocalTransformations: its derived fields, and the context its body reads fields in. */
+function localTransformations(ctx: Context, m: XmlElement, path: string): { derived: DerivedField[]; ctx: Context } {
+  const local = kid(m, 'LocalTransformations');
+  if (!local) return { derived: [], ctx };
+  const { derived, fields } = readDerivedFields(local, `${path}.LocalTransformations`, ctx.fields);
+  return { derived, ctx: { path: ctx.path, fields } };
+}
+
+function targetsOf(m: XmlElement, path: string, model: ModelBody, declared: FieldValue[]): TargetSpec | undefined {
+  const targets = kid(m, 'Targets');
+  return targets ? readTargets(targets, `${path}.Targets`, model.functionName, new Set(modelCategories(model, declared))) : undefined;
+}
+
+function readOutputs(output: XmlElement | undefined, path: string, fields: Context['fields'], functionName: 'regression' | 'classification'): { outputs: ModelOutputField[]; expressions: OutputExpression[]; infos: FieldInfo[] } {
+  if (!output) return { outputs: [], expressions: [], infos: [] };
+  // transformedValue expressions read the model's fields and the output fields declared before them
+  const scope = new Map(fields);
+  const expressions: OutputExpression[] = [];
+  const infos: FieldInfo[] = [];
+  const outputs = kids(output, 'OutputField').map((o, k) => {
     const opath = `${path}.OutputField[${k}]`;
     const name = o.attributes.name ?? invalid(opath, 'attribute "name" is required');
-    const feature = oneOf(opath, o.attributes.feature, 'feature', ['predictedValue', 'probability', 'reasonCode'] as const, 'predictedValue',
-      ['predictedDisplayValue', 'transformedValue', 'decision', 'entityId', 'clusterId', 'affinity', 'standardError', 'standardDeviation', 'ruleValue', 'confidence', 'residual', 'antecedent', 'consequent', 'rule', 'ruleId', 'warning']);
-    if (kids(o, 'Apply').length > 0 || o.children.some((c) => ['FieldRef', 'Constant', 'NormContinuous', 'NormDiscrete', 'Discretize', 'MapValues'].includes(c.name))) unsupported(opath, 'expressions in OutputField are not supported');
+    const feature = oneOf(opath, o.attributes.feature, 'feature', ['predictedValue', 'probability', 'reasonCode', 'transformedValue'] as const, 'predictedValue',
+      ['predictedDisplayValue', 'decision', 'entityId', 'clusterId', 'affinity', 'standardError', 'standardDeviation', 'ruleValue', 'confidence', 'residual', 'antecedent', 'consequent', 'rule', 'ruleId', 'warning']);
     if (o.attributes.segmentId !== undefined) unsupported(opath, 'segmentId outputs are not supported');
     const field: ModelOutputField = { name, feature };
     if (feature === 'probability' && o.attributes.value !== undefined) field.value = o.attributes.value;
     if (feature === 'reasonCode') field.rank = number(opath, o.attributes.rank, 'rank', 1);
+    const info = outputInfo(field, functionName, o.attributes.dataType);
+    if (feature === 'transformedValue') {
+      const expression = expressionOf(o, opath, scope, new Set(), info.dataType) ?? invalid(opath, 'feature="transformedValue" needs an expression');
+      expressions.push({ output: name, expression });
+    } else if (o.children.some((c) => c.name !== 'Extension')) unsupported(`${opath}.${o.children.find((c) => c.name !== 'Extension')!.name}`, `an expression in an OutputField of feature="${feature}" is not supported`);
+    scope.set(name, info);
+    infos.push(info);
     return field;
   });
+  return { outputs, expressions, infos };
 }
 
 function readInputs(root: XmlElement, miningSchema: XmlElement, path: string): { inputs: ModelInputField[]; target?: string; targetCategories?: FieldValue[]; fields: Context['fields'] } {
@@ -340,7 +323,6 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
     throw error;
   }
   if (root.name !== 'PMML') invalid(root.name, 'the root element must be <PMML>');
-  if (kid(root, 'TransformationDictionary')) unsupported('PMML.TransformationDictionary', 'derived fields are not supported');
   const models = root.children.filter((c) => MODEL_ELEMENTS.includes(c.name) || REFUSED_MODELS.includes(c.name));
   if (models.length !== 1) invalid('PMML', `needs exactly one model element, found ${models.length}`);
   const m = models[0];
@@ -350,12 +332,19 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   const functionName = oneOf(path, m.attributes.functionName, 'functionName', ['regression', 'classification'] as const, 'regression', ['clustering', 'associationRules', 'sequences', 'timeSeries', 'mixed']);
   const schema = kid(m, 'MiningSchema') ?? invalid(path, 'needs a MiningSchema');
   const { inputs, target, targetCategories, fields } = readInputs(root, schema, path);
-  const model = readBody({ path, fields }, m, path, functionName, 0);
+  const dictionary = kid(root, 'TransformationDictionary');
+  const global = dictionary ? readDerivedFields(dictionary, 'PMML.TransformationDictionary', fields) : { derived: [], fields };
+  const local = localTransformations({ path, fields: global.fields }, m, path);
+  const derived = [...global.derived, ...local.derived];
+  const model = readBody(local.ctx, m, path, functionName, 0);
+  const targets = targetsOf(m, path, model, targetCategories ?? []);
   const categories = modelCategories(model, targetCategories).length;
   if (categories > MAX_CATEGORIES) unsupported(path, `${categories} target categories; at most ${MAX_CATEGORIES} are supported`);
   const cells = categories * classificationTreeNodes(model);
   if (cells > MAX_PROBABILITY_CELLS) unsupported(path, `its tree nodes would hold ${cells} probabilities (nodes × categories); at most ${MAX_PROBABILITY_CELLS} are supported`);
-  let outputs = readOutputs(kid(m, 'Output'), `${path}.Output`);
+  const read = readOutputs(kid(m, 'Output'), `${path}.Output`, local.ctx.fields, functionName);
+  const expressions = read.expressions;
+  let outputs = read.outputs;
   if (outputs.length === 0) {
     // Without an Output element: the prediction under the target's name and, for a classification, a probability per category.
     outputs = [{ name: target ?? 'predictedValue', feature: 'predictedValue' }];
@@ -372,5 +361,8 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
     modelType: m.name, functionName, inputs, outputs, model,
     ...(target !== undefined ? { target } : {}),
     ...(targetCategories ? { targetCategories } : {}),
+    ...(derived.length > 0 ? { derived } : {}),
+    ...(targets ? { targets } : {}),
+    ...(expressions.length > 0 ? { outputExpressions: expressions } : {}),
   };
 }

@@ -141,6 +141,87 @@ describe('RegressionModel details', () => {
   });
 });
 
+describe('transformations and Targets', () => {
+  const derived = (expression: string, local = '') => readPmml(pmml(xy, `<TransformationDictionary><DerivedField name="d" dataType="double" optype="continuous">${expression}</DerivedField></TransformationDictionary>
+    <RegressionModel functionName="regression">${schemaXY}${local}<RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`));
+  const ln = (treatment: string) => derived(`<Apply function="ln"${treatment}><FieldRef field="x"/></Apply>`);
+
+  it('fails the run with MODEL_INPUT_INVALID naming the derived field when a function result is invalid under returnInvalid (the default)', async () => {
+    await expect(score(ln(''), [{ x: -1 }])).rejects.toMatchObject({ code: 'MODEL_INPUT_INVALID', nodeId: 'model', message: expect.stringContaining('derived field "d" of node \'model\' is invalid: function "ln" gave NaN for input -1') });
+    expect((await score(ln(''), [{ x: Math.E }])).map((r) => r.t)).toEqual([1]);
+  });
+
+  it('computes only the derived fields the model reads: an unused one that would be invalid fails nothing', async () => {
+    const model = readPmml(pmml(xy, `<TransformationDictionary>
+      <DerivedField name="unused" dataType="double"><Apply function="ln"><FieldRef field="x"/></Apply></DerivedField>
+      <DerivedField name="d" dataType="double"><Apply function="*"><FieldRef field="x"/><Constant>2</Constant></Apply></DerivedField>
+      </TransformationDictionary><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`));
+    expect((await score(model, [{ x: -1 }])).map((r) => r.t)).toEqual([-2]);
+  });
+
+  it('keeps an invalid result under asIs and makes it missing under asMissing (a regression then predicts nothing)', async () => {
+    const big = (treatment: string) => derived(`<Apply function="if"><Apply function="greaterThan"><Apply function="/" invalidValueTreatment="${treatment}"><Constant>1</Constant><FieldRef field="x"/></Apply><Constant>1000</Constant></Apply><Constant>7</Constant><Constant>8</Constant></Apply>`);
+    // 1 / 0 is Infinity (> 1000) under asIs; missing under asMissing, and so is the condition of the if
+    expect((await score(big('asIs'), [{ x: 0 }, { x: 4 }])).map((r) => r.t)).toEqual([7, 8]);
+    expect((await score(big('asMissing'), [{ x: 0 }, { x: 4 }])).map((r) => r.t)).toEqual([null, 8]);
+    expect((await score(ln(' invalidValueTreatment="asMissing"'), [{ x: 0 }])).map((r) => r.t)).toEqual([null]);
+  });
+
+  it('isMissing answers for a missing input, unless mapMissingTo is given (PMML applies it whatever the function)', async () => {
+    // a derived double: true and false become 1 and 0
+    const missing = (attributes: string) => derived(`<Apply function="isMissing"${attributes}><FieldRef field="x"/></Apply>`);
+    expect((await score(missing(''), [{ x: null }, { x: 3 }])).map((r) => r.t)).toEqual([1, 0]);
+    expect((await score(missing(' mapMissingTo="7"'), [{ x: null }, { x: 3 }])).map((r) => r.t)).toEqual([7, 0]);
+  });
+
+  it('a number function given text is invalid, not concatenated', async () => {
+    const model = readPmml(pmml('<DataField name="s" optype="categorical" dataType="string"/><DataField name="t" optype="continuous" dataType="double"/>',
+      `<RegressionModel functionName="regression"><MiningSchema><MiningField name="s"/><MiningField name="t" usageType="target"/></MiningSchema>
+        <LocalTransformations><DerivedField name="d" dataType="double"><Apply function="+" invalidValueTreatment="asMissing" defaultValue="-1"><FieldRef field="s"/><Constant>1</Constant></Apply></DerivedField></LocalTransformations>
+        <RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`));
+    expect((await score(model, [{ s: 'a' }])).map((r) => r.t)).toEqual([-1]);
+  });
+
+  it("computes a segment's LocalTransformations and applies its Targets before the segmentation combines", async () => {
+    const segment = (factor: number) => `<Segment><True/><RegressionModel functionName="regression">${schemaXY}
+      <Targets><Target field="t" rescaleFactor="${factor}"/></Targets>
+      <LocalTransformations><DerivedField name="x2" dataType="double"><Apply function="*"><FieldRef field="x"/><FieldRef field="x"/></Apply></DerivedField></LocalTransformations>
+      <RegressionTable intercept="1"><NumericPredictor name="x2" coefficient="1"/></RegressionTable></RegressionModel></Segment>`;
+    const model = readPmml(pmml(xy, `<MiningModel functionName="regression">${schemaXY}<Targets><Target field="t" rescaleConstant="1000"/></Targets><Segmentation multipleModelMethod="sum">${segment(1)}${segment(10)}</Segmentation></MiningModel>`));
+    // x = 3: (1 + 9) × 1 + (1 + 9) × 10, then + 1000
+    expect((await score(model, [{ x: 3 }])).map((r) => r.t)).toEqual([1110]);
+  });
+
+  it('a model chain passes a transformedValue output on with its dataType: text compares as text', async () => {
+    const model = readPmml(pmml(xy, `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="modelChain">
+      <Segment><True/><RegressionModel functionName="regression">${schemaXY}<Output><OutputField name="band" feature="transformedValue" dataType="string">
+        <Apply function="if"><Apply function="lessThan"><FieldRef field="x"/><Constant>10</Constant></Apply><Constant dataType="string">007</Constant><Constant dataType="string">high</Constant></Apply>
+      </OutputField></Output><RegressionTable intercept="0"/></RegressionModel></Segment>
+      <Segment><True/><TreeModel functionName="regression">${schemaXY}<Node score="0"><True/><Node score="1"><SimplePredicate field="band" operator="equal" value="007"/></Node><Node score="2"><True/></Node></Node></TreeModel></Segment>
+      </Segmentation></MiningModel>`));
+    // "007" stays text: read as a number it would be 7 and match nothing
+    expect((await score(model, [{ x: 3 }, { x: 30 }])).map((r) => r.t)).toEqual([1, 2]);
+  });
+
+  it('keeps what it read through the JSON the registry stores', () => {
+    const model = derived('<Discretize field="x" defaultValue="0"><DiscretizeBin binValue="1"><Interval closure="closedOpen" leftMargin="0"/></DiscretizeBin></Discretize>');
+    expect(JSON.parse(JSON.stringify(model))).toEqual(model);
+    expect(model.derived).toEqual([{ name: 'd', dataType: 'double', optype: 'continuous', expression: { op: 'discretize', field: 'x', defaultValue: 0, bins: [{ value: 1, min: 0, minClosed: true, maxClosed: false }] } }]);
+  });
+
+  it('refuses, naming the element, what it does not run and what is not well-formed', () => {
+    const refused = (text: () => unknown) => { try { text(); } catch (error) { return error instanceof ModelFileError ? `${error.kind}: ${error.message}` : String(error); } return 'accepted'; };
+    expect(refused(() => derived('<Apply function="myFunction"><FieldRef field="x"/></Apply>'))).toMatch(/^unsupported: .*Apply: function "myFunction" is not supported/);
+    expect(refused(() => derived('<Apply function="sqrt"><FieldRef field="x"/><FieldRef field="y"/></Apply>'))).toMatch(/^invalid: .*function "sqrt" takes 1 arguments, got 2/);
+    expect(refused(() => derived('<MapValues outputColumn="o"><FieldColumnPair field="x" column="c"/><TableLocator/></MapValues>'))).toMatch(/^unsupported: .*MapValues\.TableLocator/);
+    expect(refused(() => derived('<NormContinuous field="x"><LinearNorm orig="2" norm="0"/><LinearNorm orig="1" norm="1"/></NormContinuous>'))).toMatch(/^invalid: .*LinearNorm\[1\]: orig must increase/);
+    expect(refused(() => derived('<FieldRef field="d"/>'))).toMatch(/^invalid: PMML\.TransformationDictionary\.DerivedField\[0\]: derived field "d" depends on itself \(d → d\)/);
+    expect(refused(() => derived('<FieldRef field="x"/>', '<LocalTransformations><DerivedField name="d" dataType="double"><FieldRef field="x"/></DerivedField></LocalTransformations>'))).toMatch(/^invalid: .*field "d" is already defined/);
+    expect(refused(() => readPmml(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<Targets><Target field="t"><TargetValue priorProbability="0.5" value="a"/></Target></Targets><RegressionTable intercept="0"/></RegressionModel>`))))
+      .toMatch(/^invalid: .*TargetValue\[0\]: priorProbability is for the target of a classification/);
+  });
+});
+
 describe('files the reader refuses', () => {
   const refuse = (text: string) => {
     try {
@@ -172,7 +253,8 @@ describe('files the reader refuses', () => {
   it('refuses, as unsupported, other model types, derived fields and strategies it does not implement', () => {
     expect(refuse(pmml(xy, `<NeuralNetwork functionName="regression">${schemaXY}</NeuralNetwork>`))).toEqual({ kind: 'unsupported', message: expect.stringContaining('NeuralNetwork is not supported') });
     expect(refuse(pmml(xy, `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schemaXY}<Node score="1"><True/></Node></TreeModel>`)).kind).toBe('unsupported');
-    expect(refuse(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations/><RegressionTable intercept="1"/></RegressionModel>`)).message).toMatch(/derived fields/);
+    expect(refuse(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations><DerivedField name="d" dataType="double"><TextIndex textField="x"/></DerivedField></LocalTransformations><RegressionTable intercept="1"/></RegressionModel>`)))
+      .toEqual({ kind: 'unsupported', message: expect.stringContaining('PMML.RegressionModel.LocalTransformations.DerivedField[0].TextIndex: <TextIndex> is not supported') });
     const manyCategories = `<DataField name="x" optype="continuous" dataType="double"/><DataField name="c" optype="categorical" dataType="string">${Array.from({ length: 1001 }, (_, k) => `<Value value="c${k}"/>`).join('')}</DataField>`;
     expect(refuse(pmml(manyCategories, '<TreeModel functionName="classification"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema><Node score="c0"><True/></Node></TreeModel>')))
       .toEqual({ kind: 'unsupported', message: expect.stringContaining('1001 target categories; at most 1000') });
