@@ -23,6 +23,8 @@ export interface NodePlan {
 export interface ScenarioPlan {
   /** evaluates in the sandbox to `function (rt) → { nodes, validators }` (the runtime's view of the program) */
   source: string;
+  /** The ONNX files its MODEL nodes call, as [sha256, base64]: the hosts get them beside the source. */
+  onnxModels?: [string, string][];
   startIndex: number;
   nodes: NodePlan[];
   inputs: VariableInfo[];
@@ -83,6 +85,7 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
     if (!shape.nodes.has(key)) diagnostics.push({ code: 'NODE_PROPERTIES_ORPHAN', message: `nodeProperties.${key} belongs to no graph node`, path: `nodeProperties.${key}` });
   }
 
+  const onnxModels = new Map<string, string>();
   const inputs = shape.start ? ((parsed.settings.get(shape.start.id) as StartNodeSettings | undefined)?.inputs ?? []) : [];
   const seenInputs = new Set<string>();
   inputs.forEach((input, k) => {
@@ -208,6 +211,7 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
       }
       case 'MODEL': {
         const compiled = compileModelNode(ctx, settings as ModelNodeSettings, doc.models ?? {});
+        if (compiled.onnx?.file !== undefined) onnxModels.set(compiled.onnx.sha256, compiled.onnx.file);
         fields.exec = compiled.source;
         fields.reads = q(compiled.reads);
         break;
@@ -230,7 +234,9 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
   if (diagnostics.length > 0 || !shape.start) return { plan: null, diagnostics };
   const source = `(function (rt) {\n"use strict";\nconst F = rt.F;\nconst nodes = [\n${nodeSources.join(',\n')}\n];\n` +
     `const validators = [\n${validatorSources.join(',\n')}\n];\nreturn { nodes: nodes, validators: validators };\n})`;
-  return { plan: { source, startIndex: index.get(shape.start.id)!, nodes: nodePlans, inputs }, diagnostics };
+  const plan: ScenarioPlan = { source, startIndex: index.get(shape.start.id)!, nodes: nodePlans, inputs };
+  if (onnxModels.size > 0) plan.onnxModels = [...onnxModels];
+  return { plan, diagnostics };
 }
 
 /** Per-node helpers that check references and code, recording diagnostics against the node. */

@@ -1,5 +1,5 @@
 import type {
-  FieldValue, MiningModel, ModelBody, ModelDocument, ModelInputField, ModelOutputField, Predicate, RegressionModel, ScorecardModel, TreeModel, TreeNode,
+  FieldValue, MiningModel, ModelBody, ModelInputField, ModelOutputField, Predicate, PmmlModelDocument, RegressionModel, ScorecardModel, TreeModel, TreeNode,
 } from './model-document.js';
 import { modelCategories } from './model-categories.js';
 
@@ -60,7 +60,7 @@ class Emitter {
  * `(function () { …; return function ($$vars) → [output values in the order of options.outputs] })()`.
  * `rt.err` (the sandbox runtime's error) reports an invalid input under returnInvalid.
  */
-export function modelFunction(doc: ModelDocument, options: ModelFunctionOptions): string {
+export function modelFunction(doc: PmmlModelDocument, options: ModelFunctionOptions): string {
   const categories = modelCategories(doc.model, doc.targetCategories);
   const e = new Emitter(categories);
   doc.inputs.forEach((input) => e.slot(input.name));

@@ -10,13 +10,15 @@
  * - scenario functions are always called with `this` undefined (strict mode), never as methods;
  * - Math.random is a PRNG seeded by the host for every run.
  *
- * Evaluates to `function (clock, progressBuffer, windowMs) → rt`, where `clock` is a host callback in
+ * Evaluates to `function (clock, progressBuffer, windowMs, onnxPort) → rt`, where `clock` is a host callback in
  * microseconds (trace durations only), `progressBuffer` a SharedArrayBuffer the worker reads after a
- * crossing was cut short (which item and which node were running) and `windowMs` how long one crossing
- * keeps starting new items.
+ * crossing was cut short (which item and which node were running), `windowMs` how long one crossing
+ * keeps starting new items, and `onnxPort` the host's synchronous callback that runs an ONNX model
+ * (`(sha256, json) → json`, src/engine/pool/onnx-sessions.mjs; absent where nothing runs, as in the
+ * program checker). Generated MODEL code reaches it as `rt.onnx`; scenario code never sees `rt`.
  */
 export const BOOTSTRAP_SOURCE = String.raw`
-(function (clock, progressBuffer, windowMs) {
+(function (clock, progressBuffer, windowMs, onnxPort) {
   "use strict";
   const RealFunction = Function;
   const RealDate = Date;
@@ -198,6 +200,14 @@ export const BOOTSTRAP_SOURCE = String.raw`
     } catch (e) { return { ok: false, value: false, description: describe(e) }; }
   }
 
+  // --- ONNX models, run by the host (outside the isolate) inside this crossing: the run's time limit covers them
+  function onnx(key, rows, feeds, fetch, nodeId) {
+    if (typeof onnxPort !== "function") throw err("MODEL_RUN_FAILED", "node '" + nodeId + "': no ONNX runtime here");
+    const answer = parse(onnxPort(key, stringify({ rows: rows, feeds: feeds, fetch: fetch })));
+    if (answer.error !== undefined) throw err("MODEL_RUN_FAILED", "node '" + nodeId + "': ONNX Runtime failed: " + answer.error);
+    return answer.ok;
+  }
+
   // --- programs of this tenant (compiled scenario versions), by host program id
   const programs = new Map();
   function define(id, program) { programs.set(id, program); }
@@ -350,7 +360,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
   deepFreeze(Object.getPrototypeOf(new Intl.Segmenter().segment("")[Symbol.iterator]()));
 
   return Object.freeze({
-    F: RealFunction, err: err, define: define, forget: forget, batch: batch, collected: collected,
+    F: RealFunction, err: err, onnx: onnx, define: define, forget: forget, batch: batch, collected: collected,
   });
 })
 `;
