@@ -1,4 +1,4 @@
-import type { ModelDocument, ModelInputField, OnnxModel } from './model-document.js';
+import type { ModelDocument, ModelInputField, OnnxModel, TensorInfo } from './model-document.js';
 
 const q = JSON.stringify;
 
@@ -17,8 +17,8 @@ function rowSize(shape: (number | string)[]): number {
  */
 export function onnxFunction(doc: ModelDocument & { model: OnnxModel }, options: { reads: Record<string, string>; outputs: string[]; nodeId: string }): string {
   const byName = new Map(doc.outputs.map((o) => [o.name, o]));
-  const sizes = options.outputs.map((name) => rowSize(byName.get(name)!.tensor!.shape));
-  const prep = doc.inputs.map((input, k) => tensorFunction(`T${k}`, input, options.nodeId));
+  const sizes = options.outputs.map((name) => rowSize(byName.get(name)?.tensor?.shape ?? []));
+  const prep = doc.inputs.map((input, k) => tensorFunction(`T${k}`, input, input.tensor ?? { elementType: 'float64', shape: ['N'] }));
   const feeds = doc.inputs.map((input, k) => `T${k}(${options.reads[input.name] ?? 'undefined'})`);
   const values = options.outputs.map((_, k) => (sizes[k] === 1 ? `o[${k}][0]` : `o[${k}]`));
   return `(function () {
@@ -34,11 +34,9 @@ return [${values.join(', ')}];
 }
 
 /** One input variable → a flat array of the tensor's values for one row. */
-function tensorFunction(name: string, input: ModelInputField, nodeId: string): string {
-  const tensor = input.tensor!;
+function tensorFunction(name: string, input: ModelInputField, tensor: TensorInfo): string {
   const size = rowSize(tensor.shape);
   const field = q(input.name);
-  void nodeId;
   let element: string;
   switch (tensor.elementType) {
     case 'float32': case 'float64':

@@ -32,7 +32,7 @@ function runtime() {
   if (!ort) {
     const { binding, initOrt } = require('onnxruntime-node/dist/binding');
     initOrt();
-    ort = { binding, Tensor: require('onnxruntime-common').Tensor };
+    ort = { binding, Tensor: require('onnxruntime-node').Tensor };
   }
   return ort;
 }

@@ -23,12 +23,12 @@ interface Expected {
 }
 
 /** The document the registry stores for a fixture, with its file embedded as the resolver embeds it. */
-export async function onnxFixture(name: string): Promise<ModelDocument> {
+async function onnxFixture(name: string): Promise<ModelDocument> {
   const bytes = readFileSync(new URL(`${name}.onnx`, FIXTURES));
   const answer = await inspector.inspect(fileURLToPath(new URL(`${name}.onnx`, FIXTURES)));
   if (!('ok' in answer)) throw new Error(answer.refused.message);
-  const document = onnxDocument(answer.ok, createHash('sha256').update(bytes).digest('hex'));
-  return { ...document, model: { kind: 'onnx', sha256: createHash('sha256').update(bytes).digest('hex'), file: bytes.toString('base64') } };
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { ...onnxDocument(answer.ok, sha256), model: { kind: 'onnx', sha256, file: bytes.toString('base64') } };
 }
 
 /** START takes the row; a SCRIPT builds each model input from it; the MODEL node scores. */
