@@ -33,6 +33,8 @@ export interface ScenarioPlan {
 const KIND: Record<NodeType, number> = {
   START: 0, END: 1, SCRIPT: 2, DECISION: 3, DECISION_TABLE: 4, SCORECARD: 5, DATA_LOOKUP: 6, SCENARIO_CALL: 7, HTTP_CALL: 8, MODEL: 9,
 };
+/** An ONNX MODEL node, for the runtime (bootstrap-source.ts, step's case 10). */
+const ONNX_MODEL_KIND = 10;
 const MERGE_INDEX: Record<MergeType, number> = { OVERWRITE_ALL: 0, OVERWRITE_NULL: 1, OVERWRITE_NONE: 2, OVERWRITE_ERROR: 3 };
 const TEMPLATE_VAR = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const q = JSON.stringify;
@@ -211,7 +213,11 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
       }
       case 'MODEL': {
         const compiled = compileModelNode(ctx, settings as ModelNodeSettings, doc.models ?? {});
-        if (compiled.onnx?.file !== undefined) onnxModels.set(compiled.onnx.sha256, compiled.onnx.file);
+        if (compiled.onnx?.file !== undefined) {
+          onnxModels.set(compiled.onnx.sha256, compiled.onnx.file);
+          // the runtime's ONNX kind: its runs are stopped at the node and scored together (bootstrap-source.ts)
+          fields.k = String(ONNX_MODEL_KIND);
+        }
         fields.exec = compiled.source;
         fields.reads = q(compiled.reads);
         break;
@@ -227,7 +233,7 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
         break;
       }
     }
-    nodeSources.push(`{ id: ${q(id)}, name: ${q(plan.name)}, type: ${q(node.type)}, k: ${KIND[node.type]}, m: ${MERGE_INDEX[plan.mergeType]}, ` +
+    nodeSources.push(`{ id: ${q(id)}, name: ${q(plan.name)}, type: ${q(node.type)}, k: ${fields.k ?? KIND[node.type]}, m: ${MERGE_INDEX[plan.mergeType]}, ` +
       `defs: ${q(plan.defs)}, prefix: ${q(plan.prefix)}, reads: ${fields.reads ?? '[]'}, next: ${fields.next}, t: ${fields.t ?? -1}, f: ${fields.f ?? -1}, ` +
       `outputs: ${fields.outputs ?? 'null'}, exec: ${fields.exec ?? 'null'} }`);
   }

@@ -2,34 +2,28 @@ import type { ModelDocument, ModelInputField, OnnxModel, TensorInfo } from './mo
 
 const q = JSON.stringify;
 
-/** Values per row of a tensor: the product of its dimensions after the batch (fixed, checked at upload). */
+/** Values per row of a tensor: the product of its dimensions after the batch (fixed for inputs, checked at upload). */
 function rowSize(shape: (number | string)[]): number {
   return shape.slice(1).reduce<number>((n, d) => n * Number(d), 1);
 }
 
 /**
- * An ONNX model as the sandbox calls it: a function that turns each input variable into the tensor's values for
- * one row (checked against the element type the model declares), calls the engine host's ONNX port (`rt.onnx`:
- * ONNX Runtime, outside the sandbox, within the run's time limit) and hands back the outputs asked for: a number or
- * string when the output holds one value per row, else the row's values as a flat array (a classifier's
- * probabilities by class index). A missing value (null, absent, NaN) is NaN for float inputs (tree ensembles take
- * NaN as missing) and MODEL_INPUT_INVALID for int64 and string inputs, like a value of the wrong type or count.
+ * An ONNX MODEL node's part in the sandbox (node kind 10 of the runtime, src/engine/sandbox/bootstrap-source.ts):
+ * `prep` turns each input variable into the tensor's values for one row, checked against the element type the
+ * model declares; the runtime stacks the rows of every run of the crossing that reached the model, calls the
+ * engine host's ONNX port once (ONNX Runtime, outside the sandbox, within the crossing's time limit), and writes
+ * each run's outputs: a number or string when the output holds one value per row, else the row's values as a flat
+ * array (a classifier's probabilities by class index). A missing value (null, absent) is NaN for float inputs
+ * (tree ensembles take NaN as missing) and MODEL_INPUT_INVALID for int64 and string inputs, like a value of the
+ * wrong type or count.
  */
 export function onnxFunction(doc: ModelDocument & { model: OnnxModel }, options: { reads: Record<string, string>; outputs: string[]; nodeId: string }): string {
-  const byName = new Map(doc.outputs.map((o) => [o.name, o]));
-  const sizes = options.outputs.map((name) => rowSize(byName.get(name)?.tensor?.shape ?? []));
   const prep = doc.inputs.map((input, k) => tensorFunction(`T${k}`, input, input.tensor ?? { elementType: 'float64', shape: ['N'] }));
   const feeds = doc.inputs.map((input, k) => `T${k}(${options.reads[input.name] ?? 'undefined'})`);
-  const values = options.outputs.map((_, k) => (sizes[k] === 1 ? `o[${k}][0]` : `o[${k}]`));
   return `(function () {
-const KEY = ${q(doc.model.sha256)};
-const FETCH = ${q(options.outputs)};
 function BAD(name, x, why) { throw rt.err("MODEL_INPUT_INVALID", "model input \\"" + name + "\\" of node '" + ${q(options.nodeId)} + "' is invalid: " + (typeof x === "string" ? JSON.stringify(x) : Array.isArray(x) ? "an array of " + x.length : String(x)) + " (" + why + ")"); }
 ${prep.join('\n')}
-return function ($$vars) {
-const o = rt.onnx(KEY, 1, [${feeds.join(', ')}], FETCH, ${q(options.nodeId)});
-return [${values.join(', ')}];
-};
+return { key: ${q(doc.model.sha256)}, fetch: ${q(options.outputs)}, prep: function ($$vars) { return [${feeds.join(', ')}]; } };
 })()`;
 }
 
