@@ -20,10 +20,12 @@ function rowSize(shape: (number | string)[]): number {
 export function onnxFunction(doc: ModelDocument & { model: OnnxModel }, options: { reads: Record<string, string>; outputs: string[]; nodeId: string }): string {
   const prep = doc.inputs.map((input, k) => tensorFunction(`T${k}`, input, input.tensor ?? { elementType: 'float64', shape: ['N'] }));
   const feeds = doc.inputs.map((input, k) => `T${k}(${options.reads[input.name] ?? 'undefined'})`);
+  // an input whose first dimension is fixed at 1 takes one row per call: such a model is called run by run
+  const single = doc.inputs.some((input) => input.tensor?.shape[0] === 1);
   return `(function () {
 function BAD(name, x, why) { throw rt.err("MODEL_INPUT_INVALID", "model input \\"" + name + "\\" of node '" + ${q(options.nodeId)} + "' is invalid: " + (typeof x === "string" ? JSON.stringify(x) : Array.isArray(x) ? "an array of " + x.length : String(x)) + " (" + why + ")"); }
 ${prep.join('\n')}
-return { key: ${q(doc.model.sha256)}, fetch: ${q(options.outputs)}, prep: function ($$vars) { return [${feeds.join(', ')}]; } };
+return { key: ${q(doc.model.sha256)}, fetch: ${q(options.outputs)}, single: ${single}, prep: function ($$vars) { return [${feeds.join(', ')}]; } };
 })()`;
 }
 

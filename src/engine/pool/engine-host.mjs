@@ -235,7 +235,12 @@ function run(msg) {
   for (const [pid, source, models] of msg.sources) {
     sources.set(pid, source);
     if (models && !programModels.has(pid)) {
-      for (const [key, base64] of models) onnx.add(key, base64);
+      for (const [key, base64] of models) {
+        onnx.add(key, base64);
+        // open the session now, outside any crossing: loading the addon and the model is not the run's time
+        // (a session closed later to stay within the bound is reopened inside the run that needs it)
+        try { onnx.session(key); } catch { /* the run that calls it fails with MODEL_RUN_FAILED, naming the error */ }
+      }
       programModels.set(pid, models.map(([key]) => key));
     }
   }

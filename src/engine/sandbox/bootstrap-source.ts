@@ -213,7 +213,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
   function scoreModels(pending, items, spent) {
     const groups = new Map();
     for (const p of pending) {
-      const id = p.res.model.key + "\u0000" + p.res.model.fetch.join("\u0000");
+      const id = p.res.model.single ? "#" + p.k : p.res.model.key + "\u0000" + p.res.model.fetch.join("\u0000");
       let group = groups.get(id);
       if (!group) groups.set(id, (group = []));
       group.push(p);

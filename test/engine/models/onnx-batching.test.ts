@@ -27,7 +27,7 @@ const MODEL: ModelDocument = {
   model: { kind: 'onnx', sha256: 'f'.repeat(64), file: 'AA==' },
 };
 
-function sandbox(answer: (request: { rows: number; feeds: number[][]; fetch: string[] }) => unknown) {
+function sandbox(answer: (request: { rows: number; feeds: number[][]; fetch: string[] }) => unknown, model = MODEL) {
   const calls: { key: string; rows: number; feeds: number[][]; fetch: string[] }[] = [];
   const isolate = new ivm.Isolate({ memoryLimit: 64 });
   isolates.push(isolate);
@@ -40,7 +40,7 @@ function sandbox(answer: (request: { rows: number; feeds: number[][]; fetch: str
   const bootstrap = context.evalSync(BOOTSTRAP_SOURCE, { reference: true }) as IsolatedVm.Reference<(...args: unknown[]) => unknown>;
   const rt = bootstrap.applySync(undefined, [new ivm.Callback(() => 0), new ivm.ExternalCopy(new SharedArrayBuffer(8)).copyInto(), 1000, port], { result: { reference: true } }) as unknown as IsolatedVm.Reference<Record<string, unknown>>;
   const doc = chain([input('x', 'DOUBLE')], [{ id: 'm', type: 'MODEL', settings: { model: 'm', version: 1, outputs: { y: 'y', pair: 'pair' } } }], { outputs: ['y', 'pair'] });
-  const { plan, diagnostics } = compileScenario({ ...doc, models: { 'm@1': MODEL } }, () => null);
+  const { plan, diagnostics } = compileScenario({ ...doc, models: { 'm@1': model } }, () => null);
   expect(diagnostics).toEqual([]);
   const define = context.evalSync(`(function (rt, id) { "use strict"; rt.define(id, (${plan!.source})(rt)); })`, { reference: true });
   define.applySync(undefined, [rt.derefInto(), 1]);
@@ -73,5 +73,12 @@ describe('ONNX MODEL nodes in the sandbox runtime', () => {
   it('fails every run of a refused call with MODEL_RUN_FAILED', () => {
     const { run } = sandbox(() => ({ error: 'bad input' }));
     expect(run([1, 2])).toEqual([1, 2].map(() => expect.objectContaining({ s: 'error', code: 'MODEL_RUN_FAILED', message: "node 'm': ONNX Runtime failed: bad input" })));
+  });
+
+  it('calls a model whose batch dimension is fixed at 1 run by run', () => {
+    const single = { ...MODEL, inputs: [{ ...MODEL.inputs[0], tensor: { elementType: 'float64' as const, shape: [1, 1] } }] };
+    const { calls, run } = sandbox(({ feeds }) => ({ ok: [feeds[0].map((x) => 2 * x), feeds[0].flatMap((x) => [x, -x])] }), single);
+    expect(run([1, 2, 3]).map((o) => o.result?.y)).toEqual([2, 4, 6]);
+    expect(calls.map((c) => c.rows)).toEqual([1, 1, 1]);
   });
 });

@@ -82,4 +82,22 @@ describe('ONNX models through ONNX Runtime in the engine hosts', () => {
     });
     expect(problems.slice(0, 10)).toEqual([]);
   });
+
+  it('counts the model call against the run\'s time limit: a model that runs for seconds fails the run in time', async () => {
+    const limited = new ScenarioEngine({ ports: fakePorts(), limits: { timeoutMs: 300 } });
+    try {
+      const model = await onnxFixture('slow');
+      const doc = modelScenario(model, 'X = [row.x];', ['y']);
+      const compiled = limited.compile('onnx-slow', doc);
+      const started = Date.now();
+      // two runs that queue together: the fixed batch dimension (1) makes them separate calls
+      const outcomes = await Promise.allSettled([limited.run(compiled, { row: { x: 0.001 } }, { ownerId: 1 }), limited.run(compiled, { row: { x: 0.002 } }, { ownerId: 1 })]);
+      expect(Date.now() - started).toBeLessThan(8_000);
+      // the host is killed by its watchdog past the limit; the other run, run again elsewhere, meets the same end
+      expect(outcomes.map((o) => (o.status === 'rejected' ? `${(o.reason as { code?: string }).code}: ${(o.reason as Error).message}` : 'ok')))
+        .toEqual(Array(2).fill('TIME_LIMIT_EXCEEDED: The run exceeded its CPU time limit of 300 ms in node "model" (MODEL)'));
+    } finally {
+      await limited.dispose();
+    }
+  });
 });
