@@ -203,8 +203,9 @@ export class OnnxSessions {
   }
 
   /**
-   * Scores `rows` rows at once: `feeds[k]` holds input k's values for every row, flat, row after row; answers for
-   * each name of `fetch` its values, flat, row after row (int64 as numbers).
+   * Scores `rows` rows at once: `feeds[k]` holds input k's values for every row, flat, row after row (null for a
+   * missing float: NaN); answers for each name of `fetch` its values, flat, row after row (int64 as numbers; a NaN
+   * or infinite output is null once it has crossed back as JSON).
    * @param {string} key @param {number} rows @param {unknown[][]} feeds @param {string[]} fetch
    */
   run(key, rows, feeds, fetch) {
@@ -217,8 +218,9 @@ export class OnnxSessions {
       const values = feeds[k];
       let data;
       switch (input.elementType) {
-        case 'float32': data = Float32Array.from(/** @type {number[]} */ (values)); break;
-        case 'float64': data = Float64Array.from(/** @type {number[]} */ (values)); break;
+        // a missing value is NaN in the sandbox and null once it has crossed as JSON: NaN again here
+        case 'float32': data = Float32Array.from(/** @type {(number | null)[]} */ (values), (v) => (v === null ? NaN : v)); break;
+        case 'float64': data = Float64Array.from(/** @type {(number | null)[]} */ (values), (v) => (v === null ? NaN : v)); break;
         case 'int64': data = BigInt64Array.from(/** @type {number[]} */ (values), (v) => BigInt(v)); break;
         default: data = values;
       }

@@ -54,10 +54,13 @@ describe('OnnxSessions', () => {
       const ok = JSON.parse(sessions.runJson('linear', JSON.stringify({ rows: 1, feeds: [[1, 2, 3, 4]], fetch: ['limit'] })));
       const wrongOutput = JSON.parse(sessions.runJson('linear', JSON.stringify({ rows: 1, feeds: [[1, 2, 3, 4]], fetch: ['nope'] })));
       const unknown = JSON.parse(sessions.runJson('other', JSON.stringify({ rows: 1, feeds: [[1]], fetch: ['limit'] })));
-      process.stdout.write(JSON.stringify({ ok, wrongOutput, unknown }));
+      // a missing float crosses as null: NaN for the model (not 0), so the linear model answers NaN (null in JSON)
+      const missing = JSON.parse(sessions.runJson('linear', JSON.stringify({ rows: 1, feeds: [[NaN, 2, 3, 4]], fetch: ['limit'] })));
+      process.stdout.write(JSON.stringify({ ok, wrongOutput, unknown, missing }));
     `) as Record<string, { ok?: number[][]; error?: string }>;
     expect(result.ok.ok?.[0][0]).toBeCloseTo(1950 + 12.5 + 0.115 * 2 - 5800 * 3 + 24 * 4, 6);
     expect(result.wrongOutput.error).toEqual(expect.any(String));
     expect(result.unknown.error).toBe('model other was not sent to this host');
+    expect(result.missing).toEqual({ ok: [[null]] });
   });
 });
