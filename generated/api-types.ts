@@ -6727,6 +6727,7 @@ export interface operations {
                      *     </PMML>
                      */
                     "application/xml": string;
+                    /** @example (the .onnx file's bytes, as uploaded) */
                     "application/octet-stream": string;
                 };
             };

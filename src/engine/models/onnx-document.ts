@@ -1,7 +1,7 @@
 import type { ModelDataType, ModelDocument, TensorInfo } from './model-document.js';
 
 /** An ONNX graph input or output, as ONNX Runtime describes it (src/engine/pool/onnx-sessions.mjs, describeOnnx). */
-export interface OnnxTensorInfo extends TensorInfo { name: string }
+interface OnnxTensorInfo extends TensorInfo { name: string }
 /** A loaded ONNX file's graph inputs and tensor outputs, and the outputs left out (not tensors). */
 export interface OnnxDescription { inputs: OnnxTensorInfo[]; outputs: OnnxTensorInfo[]; skippedOutputs: { name: string; reason: string }[] }
 
