@@ -685,7 +685,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a new version of a model
-         * @description Uploads a PMML file (`.pmml` or `.xml`, UTF-8) as the multipart file part `file`: a new, immutable version of the model `name` (the first upload creates the model). The answer lists the model's input fields (MiningSchema with the DataDictionary's types and valid values) and output fields (Output, or without one the target and a probability per category). The file is read in full before anything is stored: a file that is not well-formed XML, declares a DOCTYPE (entities), nests deeper than 128 elements or is not PMML is 400 MODEL_INVALID; valid PMML using something this service does not run (another model type, derived fields, Targets, an unsupported strategy) is 422 MODEL_NOT_SUPPORTED, naming the element; a file longer than the model size limit (8 MiB by default) is 413. Nothing is stored for a refused file.
+         * @description Uploads a PMML file (`.pmml` or `.xml`, UTF-8) or an ONNX file (`.onnx`) as the multipart file part `file`: a new, immutable version of the model `name` (the first upload creates the model). The answer lists the model's input fields (PMML: MiningSchema with the DataDictionary's types and valid values; ONNX: the graph inputs, with element type and shape) and output fields (PMML: Output, or without one the target and a probability per category; ONNX: the graph's tensor outputs). The file is read in full before anything is stored: a file that is not well-formed XML, declares a DOCTYPE (entities), nests deeper than 128 elements or is not PMML is 400 MODEL_INVALID; valid PMML using something this service does not run (another model type, derived fields, Targets, an unsupported strategy) is 422 MODEL_NOT_SUPPORTED, naming the element. An ONNX file is loaded by ONNX Runtime in a separate process: a file it cannot load (truncated, not ONNX, or one that crashes or hangs the runtime) is 400 MODEL_INVALID; an operator or opset it does not have, or an input or output a MODEL node cannot map (element types other than float32, float64, int64 and string; a first dimension that is not the batch), is 422 MODEL_NOT_SUPPORTED. A file longer than the model size limit (8 MiB by default) is 413. Nothing is stored for a refused file.
          */
         post: operations["uploadModelVersion"];
         delete?: never;
@@ -727,7 +727,7 @@ export interface paths {
         };
         /**
          * Download a version's file
-         * @description The PMML file exactly as uploaded.
+         * @description The file exactly as uploaded: PMML as `application/xml`, ONNX as `application/octet-stream`.
          */
         get: operations["downloadModelVersion"];
         put?: never;
@@ -2214,7 +2214,7 @@ export interface components {
             /** @description The next page's `cursor`; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description Scores a model of the model registry (PMML; [models guide](/docs/guides/models)) in the scenario's sandbox: its inputs read variables, the outputs named in `outputs` are written to variables (with the node's mergeType and prefix). The model is resolved when the scenario is compiled: a numbered version, or the newest one (`latest`). */
+        /** @description Scores a model of the model registry ([models guide](/docs/guides/models)): PMML in the scenario's sandbox, ONNX through ONNX Runtime in the engine host, called from the sandbox within the run's time limit; its inputs read variables, the outputs named in `outputs` are written to variables (with the node's mergeType and prefix). The model is resolved when the scenario is compiled: a numbered version, or the newest one (`latest`). */
         ModelNodeSettings: {
             model: components["schemas"]["ModelName"];
             /** @description A version number, or `latest`: the newest version when the scenario is compiled (validate, deploy, and each process's first run of a deployed version within a second of an upload). Default (when absent): `latest`. */
@@ -2233,7 +2233,7 @@ export interface components {
          * @example credit-risk
          */
         ModelName: string;
-        /** @description An input field of a model: its MiningSchema entry with the DataDictionary's type and valid values. */
+        /** @description An input field of a model: for PMML its MiningSchema entry with the DataDictionary's type and valid values; for ONNX a graph input (`tensor`), which a MODEL node fills from one variable: a number or string when the tensor holds one value per row, else an array of the row's values (nested arrays are flattened). */
         ModelField: {
             name: string;
             /** @enum {string} */
@@ -2257,8 +2257,9 @@ export interface components {
              */
             invalidValueTreatment: "returnInvalid" | "asIs" | "asMissing" | "asValue";
             invalidValueReplacement?: string | number | boolean;
+            tensor?: components["schemas"]["ModelTensor"];
         };
-        /** @description An output field of a model. */
+        /** @description An output field of a model. For ONNX, a graph output (`tensor`): a MODEL node writes a number or string when it holds one value per row, else an array of the row's values (a classifier's `probability` output: the probabilities by class index). */
         ModelOutput: {
             name: string;
             /**
@@ -2270,6 +2271,7 @@ export interface components {
             value?: string | number | boolean;
             /** @description The rank of a reason code (1: the first). */
             rank?: number;
+            tensor?: components["schemas"]["ModelTensor"];
         };
         /** @description One immutable version of a model, with the fields read from its file. */
         ModelVersion: {
@@ -2277,13 +2279,16 @@ export interface components {
             /** @description 1 for the first upload under the name, then 2, 3, …; numbers of deleted versions are not reused. */
             version: number;
             /** @enum {string} */
-            format: "PMML";
+            format: "PMML" | "ONNX";
             /**
-             * @description The PMML model element: RegressionModel, TreeModel, Scorecard or MiningModel.
+             * @description The PMML model element (RegressionModel, TreeModel, Scorecard or MiningModel), or `ONNX`.
              * @example TreeModel
              */
             modelType: string;
-            /** @enum {string} */
+            /**
+             * @description For ONNX: `classification` when the model outputs a label (int64 or string, one per row) and probabilities (floats, several per row), as the ai.onnx.ml classifiers do; else `regression`.
+             * @enum {string}
+             */
             functionName: "regression" | "classification";
             /** @description The predicted field, when the MiningSchema names one. */
             target?: string;
@@ -2358,6 +2363,12 @@ export interface components {
             scenarios: components["schemas"]["ScenarioListItem"][];
             /** @description The next page's `cursor`; null on the last page. */
             nextCursor: string | null;
+        };
+        /** @description An ONNX model's input or output: the tensor's element type and shape, the batch dimension first (a name for a symbolic dimension, e.g. `N`). Absent for PMML. */
+        ModelTensor: {
+            /** @enum {string} */
+            elementType: "float32" | "float64" | "int64" | "string";
+            shape: (number | string)[];
         };
     };
     responses: {
@@ -6457,7 +6468,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description The PMML file.
+                     * @description The PMML or ONNX file.
                      */
                     file: string;
                 };
@@ -6703,7 +6714,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The PMML file. */
+            /** @description The model file. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6719,6 +6730,8 @@ export interface operations {
                      *     </PMML>
                      */
                     "application/xml": string;
+                    /** @example (the .onnx file's bytes, as uploaded) */
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -366,7 +366,8 @@ export interface OperationContracts {
     body: undefined;
     uploads: never;
     replies:
-      | { status: 200; contentType: 'application/xml'; body: operations['downloadModelVersion']['responses'][200]['content']['application/xml'] | AsyncIterable<operations['downloadModelVersion']['responses'][200]['content']['application/xml']> };
+      | { status: 200; contentType: 'application/xml'; body: operations['downloadModelVersion']['responses'][200]['content']['application/xml'] | AsyncIterable<operations['downloadModelVersion']['responses'][200]['content']['application/xml']> }
+      | { status: 200; contentType: 'application/octet-stream'; body: Uint8Array };
   };
   listBatches: {
     params: Record<string, never>;

@@ -31,10 +31,14 @@
  * profiling one of them; the goals of the parts left out are not printed. BENCH_NODE_ARGS (space-separated,
  * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the API and worker processes. BENCH_PHASES=1
  * runs them at LOG_LEVEL=debug and prints where the measured batch's time went (their 'batch submitted'
- * and 'batch chunk done' lines).
+ * and 'batch chunk done' lines). BENCH_MODEL=onnx measures, in place of the reference credit scenario, a scenario
+ * whose MODEL node scores the ONNX model of 100 gradient-boosted trees (test/models/fixtures/onnx/gbm-100.onnx,
+ * stored in the bench user's registry as an upload would store it): START → SCRIPT (the four features from the
+ * credit inputs) → MODEL → END (issue 31: a batch of 10,000, every element recorded, ≥ 10,000 elements/s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -45,6 +49,8 @@ import { UserStore } from '../../src/auth/user-store.js';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { PrometheusMetrics } from '../../src/metrics/prometheus-metrics.js';
+import { normalizeScenarioDocument, onnxDocument, type ScenarioDocument } from '../../src/engine/index.js';
+import { ChildProcessOnnxInspector } from '../../src/models/onnx-inspector.js';
 import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
 import { RunStatisticsRecorder } from '../../src/statistics/run-statistics-recorder.js';
 import { StatisticsStore } from '../../src/statistics/statistics-store.js';
@@ -89,6 +95,39 @@ const PHASES = process.env.BENCH_PHASES === '1';
 /** The debug lines of the batch path (BENCH_PHASES=1), as the service processes log them. */
 const phaseLines: Array<Record<string, unknown>> = [];
 const PARTS = new Set((process.env.BENCH_ONLY ?? 'sync,batch,results,async').split(',').map((part) => part.trim()));
+const ONNX_MODEL = process.env.BENCH_MODEL === 'onnx';
+
+/**
+ * BENCH_MODEL=onnx: the 100-tree ONNX model stored for the owner (as an upload stores it: the file, and the document
+ * read by the inspector), and the scenario scoring it from the credit inputs.
+ */
+async function onnxScenario(db: Knex, ownerId: number): Promise<ScenarioDocument> {
+  const path = fileURLToPath(new URL('../../test/models/fixtures/onnx/gbm-100.onnx', import.meta.url));
+  const bytes = readFileSync(path);
+  const answer = await new ChildProcessOnnxInspector(20_000).inspect(path);
+  if (!('ok' in answer)) throw new Error(answer.refused.message);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const document = onnxDocument(answer.ok, sha256);
+  const [modelId] = await db('models').insert({ owner_id: ownerId, name: 'gbm', next_version: 2 });
+  await db('model_versions').insert({
+    model_id: modelId, version_number: 1, format: 'ONNX', model_type: 'ONNX', function_name: document.functionName, file_name: 'gbm-100.onnx',
+    size_bytes: bytes.length, sha256, file: bytes, document: JSON.stringify(document),
+  });
+  // every field of the credit inputs (the batch sends them all), four of them used
+  const numeric = ['age', 'income', 'debt', 'employmentYears', 'creditHistoryYears', 'latePayments', 'loanAmount', 'loanTermMonths', 'dependents'];
+  const inputs = [...numeric.map((name) => [name, 'DOUBLE']), ['housing', 'STRING'], ['region', 'STRING'], ['hasCollateral', 'BOOLEAN']]
+    .map(([name, type]) => ({ name, type: { type }, required: false }));
+  const nodes = [{ id: 'start', type: 'START' }, { id: 'features', type: 'SCRIPT' }, { id: 'gbm', type: 'MODEL' }, { id: 'end', type: 'END' }];
+  return normalizeScenarioDocument({
+    content: { nodes, edges: nodes.slice(1).map((n, k) => ({ from: nodes[k].id, to: n.id })) },
+    nodeProperties: {
+      start: { content: { inputs } },
+      features: { content: { language: 'javascript', code: 'X = [age, income * 20, income > 0 ? Math.min(1, debt / income) : 1, employmentYears * 12];', outputs: ['X'] } },
+      gbm: { content: { model: 'gbm', version: 1, outputs: { limit: 'limit' } } },
+      end: { content: { outputs: ['limit'] } },
+    },
+  });
+}
 
 const children: ChildProcess[] = [];
 // However this process ends (an error, a closed stdout pipe), it takes its service processes with it.
@@ -353,7 +392,7 @@ async function main(): Promise<void> {
   const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0 });
   const created = await users.ensureUser(`bench-${randomUUID().slice(0, 8)}`, false);
   const user = { ...created, scoreToken: (await users.issueScoreToken(created.id)) as string };
-  const doc = referenceScenario();
+  const doc = ONNX_MODEL ? await onnxScenario(db, user.id) : referenceScenario();
   const [scenarioId] = await db('scenarios').insert({ owner_id: user.id, name: SCENARIO, next_version: 2 });
   await db('scenario_versions').insert({ scenario_id: scenarioId, status: 'DEPLOYED', version_number: 1, content: doc.content, node_properties: JSON.stringify(doc.nodeProperties) });
   const [unrecordedId] = await db('scenarios').insert({ owner_id: user.id, name: UNRECORDED_SCENARIO, next_version: 2 });
@@ -633,6 +672,7 @@ async function main(): Promise<void> {
     await db('scenarios').where({ owner_id: user.id }).del().catch(() => undefined);
     await db('run_results').where({ user_id: user.id }).del().catch(() => undefined);
     await db('batches').where({ user_id: user.id }).del().catch(() => undefined);
+    await db('models').where({ owner_id: user.id }).del().catch(() => undefined);
     let cursor = '0';
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${PREFIX}*`, 'COUNT', 1000);

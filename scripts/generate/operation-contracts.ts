@@ -96,6 +96,8 @@ function replyBodyType(operationId: string, status: string, mediaType: string, d
       return `AsyncIterable<ReadonlyArray<${value}>>`;
     case 'text':
       return `${value} | AsyncIterable<${value}>`;
+    case 'binary':
+      return 'Uint8Array';
     case undefined:
       throw new Error(`${operationId} answers ${status} as ${mediaType}, which src/http/reply-encodings.ts does not know how to send: add it there and to src/http/send-reply.ts`);
   }

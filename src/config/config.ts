@@ -185,6 +185,8 @@ export interface RecordsConfig {
 export interface ModelsConfig {
   /** Largest model file accepted (413 above). */
   maxBytes: number;
+  /** Longest an ONNX file may take to load when it is checked at upload (in a child process; 400 past it). Default 20 s. */
+  onnxLoadMs?: number;
 }
 
 export interface EngineConfig {
@@ -196,6 +198,8 @@ export interface EngineConfig {
   isolatesPerHost: number;
   /** A host whose resident memory passes this many MB is replaced once idle (0: never). */
   hostMemoryMb: number;
+  /** ONNX sessions each host keeps open: at most this many MB of model files, least recently used closed first. */
+  onnxSessionsMb: number;
   /** Host deaths while one tenant's code ran, within quarantineMinutes, that put the tenant in quarantine (0: never). */
   quarantineAfterCrashes: number;
   /** How far back host deaths count, and how long a quarantine lasts. */
@@ -312,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     models: {
       maxBytes: readInt(env, 'MODEL_MAX_BYTES', 8 * 1_048_576),
+      onnxLoadMs: readInt(env, 'MODEL_ONNX_LOAD_MS', 20_000),
     },
   };
   assertUsable(config);
@@ -324,6 +329,7 @@ function readEngineConfig(env: NodeJS.ProcessEnv): EngineConfig {
     hostsPerTenant: readOptionalInt(env, 'ENGINE_HOSTS_PER_TENANT'),
     isolatesPerHost: readInt(env, 'ENGINE_ISOLATES_PER_HOST', 32),
     hostMemoryMb: readInt(env, 'ENGINE_HOST_MEMORY_MB', 2048),
+    onnxSessionsMb: readInt(env, 'ONNX_SESSIONS_MB', 256),
     quarantineAfterCrashes: readInt(env, 'ENGINE_QUARANTINE_AFTER_CRASHES', 2),
     quarantineWindowMs: readInt(env, 'ENGINE_QUARANTINE_MINUTES', 10) * 60_000,
     hostNice: readInt(env, 'ENGINE_HOST_NICE', 10),
@@ -373,6 +379,7 @@ function assertUsable(config: AppConfig): void {
   if (config.engine.hostsPerTenant !== undefined && config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerHost < 1) problems.push('ENGINE_ISOLATES_PER_HOST must be at least 1');
   if (config.engine.hostMemoryMb < 0) problems.push('ENGINE_HOST_MEMORY_MB must be 0 or more');
+  if (config.engine.onnxSessionsMb < 1) problems.push('ONNX_SESSIONS_MB must be at least 1');
   if (config.engine.quarantineAfterCrashes < 0) problems.push('ENGINE_QUARANTINE_AFTER_CRASHES must be 0 or more');
   if (config.engine.quarantineWindowMs < 60_000) problems.push('ENGINE_QUARANTINE_MINUTES must be at least 1');
   if (config.engine.hostNice > 19) problems.push('ENGINE_HOST_NICE must be between 0 and 19');

@@ -12,7 +12,7 @@ export class CompiledScenario {
   readonly program: PoolProgram;
 
   constructor(readonly cacheKey: string, readonly plan: ScenarioPlan, programId: number) {
-    this.program = { id: programId, source: plan.source };
+    this.program = { id: programId, source: plan.source, ...(plan.onnxModels ? { onnxModels: plan.onnxModels } : {}) };
   }
 
   get inputs(): VariableInfo[] {

@@ -7,6 +7,7 @@ export type {
 } from './types.js';
 export { NODE_TYPES, modelReferenceKey } from './types.js';
 export type { ModelDocument, ModelInputField, ModelOutputField } from './models/model-document.js';
+export { onnxDocument, type OnnxDescription } from './models/onnx-document.js';
 export { readPmml, ModelFileError } from './models/pmml-reader.js';
 export { DEFAULT_XML_LIMITS, type XmlLimits } from './models/xml-parser.js';
 export type { EnginePorts, LookupPort, LookupRequest, LookupResult, ScenarioPort, HttpPort, HttpRequest, HttpResponse, PortCallSite, PortHooks } from './ports.js';

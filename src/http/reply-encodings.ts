@@ -6,6 +6,7 @@
  * - `json`, `yaml`: the body is one value, serialised whole.
  * - `ndjson`: the body is an async iterable of pages of lines (each line one value), streamed.
  * - `text`: the body is a string, or an async iterable of strings streamed as they come.
+ * - `binary`: the body is bytes (a Uint8Array), sent whole.
  */
 const REPLY_ENCODINGS = {
   'application/json': 'json',
@@ -14,6 +15,8 @@ const REPLY_ENCODINGS = {
   'text/csv': 'text',
   // a model's file, sent as it was uploaded (PMML)
   'application/xml': 'text',
+  // a model's file, sent as it was uploaded (ONNX)
+  'application/octet-stream': 'binary',
 } as const;
 
 type ReplyMediaType = keyof typeof REPLY_ENCODINGS;

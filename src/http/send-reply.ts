@@ -44,6 +44,9 @@ export async function sendReply(response: Response, reply: WireReply, logger: Lo
     case 'text':
       await streamResponse(response, `${mediaType}; charset=utf-8`, textPieces(reply.body), logger);
       return;
+    case 'binary':
+      response.type(mediaType).send(Buffer.from(reply.body as Uint8Array));
+      return;
     case undefined:
       throw new Error(`a reply of media type ${mediaType}: src/http/reply-encodings.ts does not know how to send it`);
   }

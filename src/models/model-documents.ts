@@ -33,9 +33,18 @@ function modelReferences(document: ScenarioDocument): Pick<ModelNodeSettings, 'm
   return references;
 }
 
+/** Characters of ONNX files (base64) the resolver keeps with their documents: 128 Mi, at most 500 documents. */
+const MAX_CACHED_CHARS = 128 * 1_048_576;
+
 export class ModelResolver implements ModelDocuments {
-  /** Versions are immutable: a parsed document is good for as long as it is kept. */
-  private readonly documents = new LRUCache<number, ModelDocument>({ max: 500 });
+  /**
+   * Versions are immutable: a parsed document is good for as long as it is kept. An ONNX model's document carries
+   * its file (base64; the compiled program takes it to the engine hosts), so the cache is bounded by size too.
+   */
+  private readonly documents = new LRUCache<number, ModelDocument>({
+    max: 500, maxSize: MAX_CACHED_CHARS,
+    sizeCalculation: (model) => 1 + (model.model.kind === 'onnx' ? (model.model.file?.length ?? 0) : 0),
+  });
 
   constructor(private readonly store: ModelStore) {}
 
@@ -52,6 +61,7 @@ export class ModelResolver implements ModelDocuments {
       let model = this.documents.get(version.id);
       if (!model) {
         model = await this.store.documentOf(version.id);
+        if (model.model.kind === 'onnx') model = { ...model, model: { ...model.model, file: (await this.store.fileOf(version.id)).toString('base64') } };
         this.documents.set(version.id, model);
       }
       models[key] = model;

@@ -28,7 +28,7 @@ export function createModelHandlers(services: ModelHandlerDeps): Pick<OperationH
 
     async uploadModelVersion({ user, params, body }) {
       // A text field named `file` passes the spec's validation: the upload must be a file.
-      if (!body.file) throw new BadRequestError('No file uploaded: send the PMML as the multipart file part "file".', 'VALIDATION_FAILED', [{ path: 'body.file', message: 'a file is required' }]);
+      if (!body.file) throw new BadRequestError('No file uploaded: send the model as the multipart file part "file".', 'VALIDATION_FAILED', [{ path: 'body.file', message: 'a file is required' }]);
       return { status: 201, body: await models.upload(user.id, params.name, body.file) };
     },
 
@@ -37,7 +37,9 @@ export function createModelHandlers(services: ModelHandlerDeps): Pick<OperationH
     },
 
     async downloadModelVersion({ user, params }) {
-      return { status: 200, contentType: 'application/xml', body: await models.file(user.id, params.name, versionOf(params.version)) };
+      const { format, bytes } = await models.file(user.id, params.name, versionOf(params.version));
+      if (format === 'ONNX') return { status: 200, contentType: 'application/octet-stream', body: bytes };
+      return { status: 200, contentType: 'application/xml', body: bytes.toString('utf8') };
     },
 
     async deleteModelVersion({ user, params }) {

@@ -1,35 +1,42 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { ModelFileError, readPmml, type ModelDocument } from '../engine/index.js';
+import { ModelFileError, onnxDocument, readPmml, type ModelDocument } from '../engine/index.js';
 import type { ModelsConfig } from '../config/config.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnprocessableError } from '../errors/unprocessable-error.js';
-import type { ModelStore, ModelVersionRecord } from './model-store-type.js';
+import type { ModelFormat, ModelStore, ModelVersionRecord } from './model-store-type.js';
 import type { ModelUsage } from './model-usage.js';
+import { ChildProcessOnnxInspector, type OnnxInspector } from './onnx-inspector.js';
 
 export interface ModelVersionView {
-  name: string; version: number; format: 'PMML'; modelType: string; functionName: 'regression' | 'classification'; target?: string;
+  name: string; version: number; format: ModelFormat; modelType: string; functionName: 'regression' | 'classification'; target?: string;
   fileName: string; sizeBytes: number; sha256: string; createdAt: string;
   inputs: ModelDocument['inputs']; outputs: ModelDocument['outputs'];
 }
 interface ModelVersionSummaryView { version: number; modelType: string; functionName: 'regression' | 'classification'; fileName: string; sizeBytes: number; createdAt: string }
 export interface ModelSummaryView { name: string; latestVersion: number; versions: ModelVersionSummaryView[] }
 
-const EXTENSIONS = /\.(pmml|xml)$/i;
+const PMML_EXTENSIONS = /\.(pmml|xml)$/i;
+const ONNX_EXTENSION = /\.onnx$/i;
 
 /** The model registry's rules: per-owner models, immutable versions, files checked in full before anything is stored. */
 export class ModelService {
-  constructor(private readonly store: ModelStore, private readonly usage: ModelUsage, private readonly config: ModelsConfig) {}
+  private readonly onnx: OnnxInspector;
+
+  constructor(private readonly store: ModelStore, private readonly usage: ModelUsage, private readonly config: ModelsConfig, onnx?: OnnxInspector) {
+    this.onnx = onnx ?? new ChildProcessOnnxInspector(config.onnxLoadMs ?? 20_000);
+  }
 
   async upload(ownerId: number, name: string, file: { path: string; originalName: string; size: number }): Promise<ModelVersionView> {
     if (file.size > this.config.maxBytes) {
       throw new PayloadTooLargeError(`The model file is ${file.size} bytes; at most ${this.config.maxBytes} (MODEL_MAX_BYTES) are accepted.`);
     }
-    if (!EXTENSIONS.test(file.originalName)) {
-      throw new BadRequestError(`"${file.originalName}" is not a PMML file: send a .pmml or .xml file.`, 'MODEL_INVALID', [{ path: 'body.file', message: 'the file name must end in .pmml or .xml' }]);
+    if (ONNX_EXTENSION.test(file.originalName)) return this.uploadOnnx(ownerId, name, file);
+    if (!PMML_EXTENSIONS.test(file.originalName)) {
+      throw new BadRequestError(`"${file.originalName}" is not a model file: send a PMML (.pmml or .xml) or ONNX (.onnx) file.`, 'MODEL_INVALID', [{ path: 'body.file', message: 'the file name must end in .pmml, .xml or .onnx' }]);
     }
     const bytes = await readFile(file.path);
     let text: string;
@@ -41,7 +48,30 @@ export class ModelService {
     const document = readModel(text);
     const record = await this.store.insertVersion(ownerId, name, {
       format: 'PMML', modelType: document.modelType, functionName: document.functionName, fileName: file.originalName, sizeBytes: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'), file: text, document,
+      sha256: createHash('sha256').update(bytes).digest('hex'), file: bytes, document,
+    });
+    return versionView(record, document);
+  }
+
+  /**
+   * An ONNX file is loaded by ONNX Runtime before anything is stored, in a child process (OnnxInspector): a file the
+   * runtime cannot load (truncated, not ONNX, a crash or hang of the addon) is 400, one it loads but cannot run (an
+   * operator or opset it does not have) or whose tensors a MODEL node cannot map is 422.
+   */
+  private async uploadOnnx(ownerId: number, name: string, file: { path: string; originalName: string; size: number }): Promise<ModelVersionView> {
+    const answer = await this.onnx.inspect(file.path);
+    if ('refused' in answer) {
+      const { kind, message, path } = answer.refused;
+      const details = [{ path, message }];
+      if (kind === 'unsupported') throw new UnprocessableError(`The model uses something this service does not run: ${message}`, 'MODEL_NOT_SUPPORTED', details);
+      throw new BadRequestError(`The model file is not a valid ONNX model: ${message}`, 'MODEL_INVALID', details);
+    }
+    const bytes = await readFile(file.path);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const document = onnxDocument(answer.ok, sha256);
+    const record = await this.store.insertVersion(ownerId, name, {
+      format: 'ONNX', modelType: document.modelType, functionName: document.functionName, fileName: file.originalName, sizeBytes: bytes.length,
+      sha256, file: bytes, document,
     });
     return versionView(record, document);
   }
@@ -61,8 +91,10 @@ export class ModelService {
     return versionView(record, await this.store.documentOf(record.id));
   }
 
-  async file(ownerId: number, name: string, version: number | 'latest'): Promise<string> {
-    return this.store.fileOf((await this.require(ownerId, name, version)).id);
+  /** The file as uploaded, with its format (PMML is sent as XML text, ONNX as bytes). */
+  async file(ownerId: number, name: string, version: number | 'latest'): Promise<{ format: ModelFormat; bytes: Buffer }> {
+    const record = await this.require(ownerId, name, version);
+    return { format: record.format, bytes: await this.store.fileOf(record.id) };
   }
 
   async delete(ownerId: number, name: string, version: number | 'latest'): Promise<void> {

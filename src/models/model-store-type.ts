@@ -1,11 +1,14 @@
 import type { ModelDocument } from '../engine/index.js';
 
-/** One version of a model, as stored: the file as uploaded and what the PMML reader made of it. */
+/** A model file's format. */
+export type ModelFormat = 'PMML' | 'ONNX';
+
+/** One version of a model, as stored: the file as uploaded and what was read of it (the PMML reader's model, or an ONNX file's tensors). */
 export interface ModelVersionRecord {
   id: number;
   name: string;
   version: number;
-  format: 'PMML';
+  format: ModelFormat;
   modelType: string;
   functionName: 'regression' | 'classification';
   fileName: string;
@@ -15,7 +18,7 @@ export interface ModelVersionRecord {
 }
 
 export interface NewModelVersion {
-  format: 'PMML'; modelType: string; functionName: string; fileName: string; sizeBytes: number; sha256: string; file: string; document: ModelDocument;
+  format: ModelFormat; modelType: string; functionName: string; fileName: string; sizeBytes: number; sha256: string; file: Uint8Array; document: ModelDocument;
 }
 
 /**
@@ -30,7 +33,8 @@ export interface ModelStore {
   listVersions(ownerId: number, name?: string): Promise<ModelVersionRecord[]>;
   /** A version by number, or the newest when `version` is 'latest'. */
   findVersion(ownerId: number, name: string, version: number | 'latest'): Promise<ModelVersionRecord | undefined>;
-  fileOf(versionId: number): Promise<string>;
+  /** The file's bytes, as uploaded. */
+  fileOf(versionId: number): Promise<Buffer>;
   documentOf(versionId: number): Promise<ModelDocument>;
   deleteVersion(versionId: number): Promise<void>;
 }

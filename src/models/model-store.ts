@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ModelDocument } from '../engine/index.js';
-import type { ModelStore, ModelVersionRecord, NewModelVersion } from './model-store-type.js';
+import type { ModelFormat, ModelStore, ModelVersionRecord, NewModelVersion } from './model-store-type.js';
 
 interface VersionRow {
   id: number; name: string; version_number: number; format: string; model_type: string; function_name: string;
@@ -11,7 +11,7 @@ const COLUMNS = ['v.id', 'm.name', 'v.version_number', 'v.format', 'v.model_type
 
 function toRecord(row: VersionRow): ModelVersionRecord {
   return {
-    id: row.id, name: row.name, version: row.version_number, format: row.format as 'PMML', modelType: row.model_type,
+    id: row.id, name: row.name, version: row.version_number, format: row.format as ModelFormat, modelType: row.model_type,
     functionName: row.function_name as ModelVersionRecord['functionName'], fileName: row.file_name, sizeBytes: row.size_bytes, sha256: row.sha256,
     createdAt: new Date(row.created_at),
   };
@@ -29,7 +29,7 @@ export class MySqlModelStore implements ModelStore {
       const model = (await trx('models').where({ owner_id: ownerId, name }).forUpdate().first('id', 'next_version')) as { id: number; next_version: number };
       const [id] = await trx('model_versions').insert({
         model_id: model.id, version_number: model.next_version, format: version.format, model_type: version.modelType, function_name: version.functionName,
-        file_name: version.fileName, size_bytes: version.sizeBytes, sha256: version.sha256, file: version.file, document: JSON.stringify(version.document),
+        file_name: version.fileName, size_bytes: version.sizeBytes, sha256: version.sha256, file: Buffer.from(version.file), document: JSON.stringify(version.document),
       });
       await trx('models').where({ id: model.id }).update({ next_version: model.next_version + 1 });
       const row = (await this.versions(trx).where('v.id', id).first(COLUMNS)) as VersionRow;
@@ -53,8 +53,8 @@ export class MySqlModelStore implements ModelStore {
     return row ? toRecord(row) : undefined;
   }
 
-  async fileOf(versionId: number): Promise<string> {
-    const row = (await this.db('model_versions').where({ id: versionId }).first('file')) as { file: string };
+  async fileOf(versionId: number): Promise<Buffer> {
+    const row = (await this.db('model_versions').where({ id: versionId }).first('file')) as { file: Buffer };
     return row.file;
   }
 

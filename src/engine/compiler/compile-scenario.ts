@@ -15,6 +15,8 @@ export interface NodePlan {
 export interface ScenarioPlan {
   /** evaluates in the sandbox to `function (rt) → { nodes, validators }` (the runtime's view of the program) */
   source: string;
+  /** The ONNX files its MODEL nodes call, as [sha256, base64]: the hosts get them beside the source. */
+  onnxModels?: [string, string][];
   startIndex: number;
   nodes: NodePlan[];
   inputs: VariableInfo[];
@@ -36,9 +38,11 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
   const defs = definedVariables(shape, parsed.settings, diagnostics);
   const scopes = variableScopes(shape, defs);
   const index = new Map(shape.order.map((id, i) => [id, i]));
-  const { nodePlans, nodeSources, validatorSources } = compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, checkSyntax });
+  const { nodePlans, nodeSources, validatorSources, onnxModels } = compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, checkSyntax });
   if (diagnostics.length > 0 || !shape.start) return { plan: null, diagnostics };
-  return { plan: { source: programSource(nodeSources, validatorSources), startIndex: index.get(shape.start.id)!, nodes: nodePlans, inputs }, diagnostics };
+  const plan: ScenarioPlan = { source: programSource(nodeSources, validatorSources), startIndex: index.get(shape.start.id)!, nodes: nodePlans, inputs };
+  if (onnxModels.size > 0) plan.onnxModels = [...onnxModels];
+  return { plan, diagnostics };
 }
 
 /** Pass: the document's shape problems (JSON, schemas), each against its node where the path names one. */
@@ -87,11 +91,12 @@ interface NodesInput {
 }
 
 /** Pass: each node reachable from START, in program order: its plan, its checks and its entry in the program. */
-function compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, checkSyntax }: NodesInput): { nodePlans: NodePlan[]; nodeSources: string[]; validatorSources: string[] } {
+function compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, checkSyntax }: NodesInput): { nodePlans: NodePlan[]; nodeSources: string[]; validatorSources: string[]; onnxModels: Map<string, string> } {
   const allVariables = new Set<string>([...defs.values()].flatMap((d) => d ?? []));
   const nodePlans: NodePlan[] = [];
   const nodeSources: string[] = [];
   const validatorSources: string[] = [];
+  const onnxModels = new Map<string, string>();
   for (const id of shape.order) {
     const node = shape.nodes.get(id)!;
     const settings = parsed.settings.get(id);
@@ -103,8 +108,8 @@ function compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, ch
     nodePlans.push(plan);
     if (settings === undefined && node.type !== 'END') continue;
     const ctx = new NodeContext(node, vars, open, allVariables, diagnostics, checkSyntax);
-    const fields = NODE_COMPILERS[node.type]({ ctx, settings, shape, index, doc, validators: validatorSources });
+    const fields = NODE_COMPILERS[node.type]({ ctx, settings, shape, index, doc, validators: validatorSources, onnxModels });
     nodeSources.push(nodeSource(plan, String(index.get(shape.next.get(id) ?? '') ?? -1), fields));
   }
-  return { nodePlans, nodeSources, validatorSources };
+  return { nodePlans, nodeSources, validatorSources, onnxModels };
 }

@@ -1,5 +1,6 @@
 import { modelFunction } from '../models/model-codegen.js';
-import type { ModelDocument } from '../models/model-document.js';
+import type { ModelBody, ModelDocument, OnnxModel } from '../models/model-document.js';
+import { onnxFunction } from '../models/onnx-codegen.js';
 import { modelReferenceKey, type ModelNodeSettings } from '../types.js';
 import type { NodeContext } from './node-context.js';
 
@@ -10,7 +11,7 @@ const q = JSON.stringify;
  * no I/O); every input and output it maps must be the model's; each model input reads a variable that
  * some upstream node defines. Generates the model's sandbox function (src/engine/models/model-codegen.ts).
  */
-export function compileModelNode(ctx: NodeContext, s: ModelNodeSettings, models: Record<string, ModelDocument>): { source: string; reads: string[] } {
+export function compileModelNode(ctx: NodeContext, s: ModelNodeSettings, models: Record<string, ModelDocument>): { source: string; reads: string[]; onnx?: OnnxModel } {
   const id = ctx.node.id;
   const base = `nodeProperties.${id}.content`;
   const model = models[modelReferenceKey(s)];
@@ -45,5 +46,14 @@ export function compileModelNode(ctx: NodeContext, s: ModelNodeSettings, models:
     variables.add(variable);
   }
   if (ctx.diagnostics.some((d) => d.nodeId === id)) return { source: 'null', reads: [...variables] };
-  return { source: modelFunction(model, { reads, outputs: Object.keys(s.outputs), nodeId: id }), reads: [...variables] };
+  const options = { reads, outputs: Object.keys(s.outputs), nodeId: id };
+  if (model.model.kind === 'onnx') {
+    const onnx = model.model;
+    if (onnx.file === undefined) {
+      ctx.diagnostics.push({ code: 'MODEL_NOT_FOUND', message: `Model node "${id}" uses ONNX model "${s.model}", whose file was not resolved`, nodeId: id, path: `${base}.model` });
+      return { source: 'null', reads: [...variables] };
+    }
+    return { source: onnxFunction({ ...model, model: onnx }, options), reads: [...variables], onnx };
+  }
+  return { source: modelFunction({ ...model, model: model.model as ModelBody }, options), reads: [...variables] };
 }

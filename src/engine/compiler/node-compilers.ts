@@ -18,6 +18,8 @@ export interface NodeFields {
   f?: string;
   /** END: the outputs it returns. */
   outputs?: string;
+  /** The runtime's kind when it is not the node type's: an ONNX MODEL node (ONNX_MODEL_KIND). */
+  k?: string;
 }
 
 export interface NodeCompileInput {
@@ -29,7 +31,12 @@ export interface NodeCompileInput {
   doc: ScenarioDocument;
   /** START: its input validators' sources go here. */
   validators: string[];
+  /** MODEL: the ONNX files the program calls go here, base64 by sha256. */
+  onnxModels: Map<string, string>;
 }
+
+/** An ONNX MODEL node, for the runtime (bootstrap-source.ts, step's case 10): its runs are stopped at the node and scored together. */
+const ONNX_MODEL_KIND = 10;
 
 const TEMPLATE_VAR = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const q = JSON.stringify;
@@ -94,7 +101,12 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
     };
   },
   SCENARIO_CALL: ({ ctx, settings }) => generated(compileCall(ctx, settings as ScenarioCallNodeSettings)),
-  MODEL: ({ ctx, settings, doc }) => generated(compileModelNode(ctx, settings as ModelNodeSettings, doc.models ?? {})),
+  MODEL: ({ ctx, settings, doc, onnxModels }) => {
+    const compiled = compileModelNode(ctx, settings as ModelNodeSettings, doc.models ?? {});
+    if (compiled.onnx?.file === undefined) return generated(compiled);
+    onnxModels.set(compiled.onnx.sha256, compiled.onnx.file);
+    return { ...generated(compiled), k: String(ONNX_MODEL_KIND) };
+  },
   HTTP_CALL: ({ ctx, settings }) => {
     const id = ctx.node.id;
     const s = settings as HttpCallNodeSettings;

@@ -10,7 +10,7 @@ const q = JSON.stringify;
 
 /** One node's entry in the program's `nodes` array: `next` is the index of the node after it (-1: none). */
 export function nodeSource(plan: NodePlan, next: string, fields: NodeFields): string {
-  return `{ id: ${q(plan.id)}, name: ${q(plan.name)}, type: ${q(plan.type)}, k: ${KIND[plan.type]}, m: ${MERGE_INDEX[plan.mergeType]}, ` +
+  return `{ id: ${q(plan.id)}, name: ${q(plan.name)}, type: ${q(plan.type)}, k: ${fields.k ?? KIND[plan.type]}, m: ${MERGE_INDEX[plan.mergeType]}, ` +
     `defs: ${q(plan.defs)}, prefix: ${q(plan.prefix)}, reads: ${fields.reads ?? '[]'}, next: ${next}, t: ${fields.t ?? -1}, f: ${fields.f ?? -1}, ` +
     `outputs: ${fields.outputs ?? 'null'}, exec: ${fields.exec ?? 'null'} }`;
 }

@@ -1,5 +1,5 @@
 import type {
-  FieldValue, MiningModel, MiningSegment, ModelBody, ModelDocument, ModelInputField, ModelOutputField, Predicate, RegressionModel, ScorecardModel, TreeModel, TreeNode,
+  FieldValue, MiningModel, MiningSegment, ModelBody, ModelInputField, ModelOutputField, Predicate, PmmlModelDocument, RegressionModel, ScorecardModel, TreeModel, TreeNode,
 } from './model-document.js';
 import { modelCategories } from './model-categories.js';
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
@@ -61,7 +61,7 @@ class Emitter {
  * `(function () { …; return function ($$vars) → [output values in the order of options.outputs] })()`.
  * `rt.err` (the sandbox runtime's error) reports an invalid input under returnInvalid.
  */
-export function modelFunction(doc: ModelDocument, options: ModelFunctionOptions): string {
+export function modelFunction(doc: PmmlModelDocument, options: ModelFunctionOptions): string {
   const categories = modelCategories(doc.model, doc.targetCategories);
   const e = new Emitter(categories);
   doc.inputs.forEach((input) => e.slot(input.name));

@@ -8,8 +8,13 @@ export type FieldValue = string | number | boolean;
 export type ModelDataType = 'string' | 'integer' | 'float' | 'double' | 'boolean';
 export type OpType = 'continuous' | 'categorical' | 'ordinal';
 
+/** An ONNX graph input or output: its element type and shape (a name for a symbolic dimension, the batch first). */
+export interface TensorInfo { elementType: 'float32' | 'float64' | 'int64' | 'string'; shape: (number | string)[] }
+
 export interface ModelInputField {
   name: string;
+  /** an ONNX model's input: the tensor it feeds (absent for PMML) */
+  tensor?: TensorInfo;
   dataType: ModelDataType;
   optype: OpType;
   /** valid values of a categorical field (from DataDictionary Value elements); absent: any value */
@@ -25,6 +30,8 @@ export interface ModelInputField {
 
 export interface ModelOutputField {
   name: string;
+  /** an ONNX model's output: the tensor it reads (absent for PMML) */
+  tensor?: TensorInfo;
   feature: 'predictedValue' | 'probability' | 'reasonCode' | 'transformedValue';
   /** the category of a probability */
   value?: FieldValue;
@@ -99,8 +106,23 @@ export interface MiningModel {
 
 export type ModelBody = RegressionModel | TreeModel | ScorecardModel | MiningModel;
 
+/**
+ * An ONNX model: run by ONNX Runtime in the engine host, outside the sandbox (src/engine/pool/onnx-sessions.mjs).
+ * The registry stores it without the file; whoever embeds it in a document for compiling adds `file` (base64), which
+ * the compiled program carries to the hosts beside its source.
+ */
+export interface OnnxModel {
+  kind: 'onnx';
+  /** SHA-256 of the file, hex: the hosts' key for its session */
+  sha256: string;
+  /** the file, base64: present in a document resolved for compiling */
+  file?: string;
+}
+
 export interface ModelDocument {
-  /** the PMML model element, e.g. TreeModel */
+  /** absent: PMML (documents stored before ONNX) */
+  format?: 'PMML' | 'ONNX';
+  /** the PMML model element, e.g. TreeModel; `ONNX` for an ONNX model */
   modelType: string;
   functionName: 'regression' | 'classification';
   /** the predicted field of the MiningSchema, when it names one */
@@ -109,7 +131,7 @@ export interface ModelDocument {
   targetCategories?: FieldValue[];
   inputs: ModelInputField[];
   outputs: ModelOutputField[];
-  model: ModelBody;
+  model: ModelBody | OnnxModel;
   /** TransformationDictionary and the model's LocalTransformations, in evaluation order (dependencies first) */
   derived?: DerivedField[];
   /** the model's Targets (rescaling, default values, prior probabilities) */
@@ -150,3 +172,6 @@ export interface TargetSpec {
   defaultValue?: number;
   priors?: { value: FieldValue; probability: number }[];
 }
+
+/** A PMML model's document: what the code generator (model-codegen.ts) compiles. */
+export type PmmlModelDocument = ModelDocument & { model: ModelBody };

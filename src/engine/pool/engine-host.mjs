@@ -16,8 +16,9 @@
  * limit that disposes its isolate — never touches another tenant's isolate or work.
  *
  * Messages in (IPC):
- *   {t:'init', bootstrapSource, memoryMb, maxIsolates, windowMs, sliceMs, stuckGraceMs, retireRssMb, startedFile}  (first, once)
- *   {t:'run', seq, owner, sources:[[programId, source]], pids:number[], items:string[], budgets:number[]}
+ *   {t:'init', bootstrapSource, memoryMb, maxIsolates, windowMs, sliceMs, stuckGraceMs, retireRssMb, startedFile, onnxSessionsMb}  (first, once)
+ *   {t:'run', seq, owner, sources:[[programId, source, onnxModels?]], pids:number[], items:string[], budgets:number[]}
+ *     onnxModels: [[sha256, base64]], the ONNX files the program's MODEL nodes call (kept while a program uses them)
  *   {t:'forget', pids:number[]}
  * Messages out (IPC):
  *   {t:'ready'}   the host has started (a host that dies before saying so is started again only after a pause)
@@ -35,6 +36,7 @@
 import { openSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { OnnxSessions } from './onnx-sessions.mjs';
 
 /** @type {typeof import('isolated-vm')} */
 /** @type {typeof import('isolated-vm')} */
@@ -42,8 +44,8 @@ const ivm = createRequire(import.meta.url)('isolated-vm');
 
 /**
  * @typedef {'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR'} LimitCode
- * @typedef {{ t: 'init', bootstrapSource: string, memoryMb: number, maxIsolates: number, windowMs: number, sliceMs: number, stuckGraceMs: number, retireRssMb: number, startedFile: string }} InitMessage
- * @typedef {{ t: 'run', seq: number, owner: number, sources: [number, string][], pids: number[], items: string[], budgets: number[] }} RunMessage
+ * @typedef {{ t: 'init', bootstrapSource: string, memoryMb: number, maxIsolates: number, windowMs: number, sliceMs: number, stuckGraceMs: number, retireRssMb: number, startedFile: string, onnxSessionsMb?: number }} InitMessage
+ * @typedef {{ t: 'run', seq: number, owner: number, sources: ([number, string] | [number, string, [string, string][]])[], pids: number[], items: string[], budgets: number[] }} RunMessage
  * @typedef {{ t: 'forget', pids: number[] }} ForgetMessage
  * @typedef {{ idx: number[], text: string, crossMs: number }} CrossingOutput
  * @typedef {{ i: number, code: LimitCode, message: string, node: number }} ItemFailure
@@ -75,6 +77,14 @@ const watch = new Float64Array(watchBuffer);
 const ITEMS_DONE = -2;
 const progressCopy = new ivm.ExternalCopy(progressBuffer);
 const clock = new ivm.Callback(() => Math.round(performance.now() * 1000));
+/**
+ * The ONNX port of the sandboxes: MODEL nodes of ONNX models call it synchronously, inside their crossing (so the
+ * run's time limit and the watchdog cover the model call). Sessions are this process's, per model file (by sha256).
+ */
+let onnx = new OnnxSessions(256 * 1_048_576);
+const onnxPort = new ivm.Callback((/** @type {string} */ key, /** @type {string} */ json) => onnx.runJson(String(key), String(json)));
+/** The ONNX files each program holds (released when the program is forgotten). @type {Map<number, string[]>} */
+const programModels = new Map();
 
 /**
  * A crossing that overruns its time-out (a sandbox that cannot be interrupted, e.g. collecting garbage at its
@@ -116,7 +126,7 @@ function createTenant() {
     const context = isolate.createContextSync();
     const bootstrap = context.evalSync(bootstrapSource, { reference: true });
     /** @type {AnyReference} */
-    const rt = bootstrap.applySync(undefined, [clock, progressCopy.copyInto(), windowMs], { result: { reference: true }, timeout: 10_000 });
+    const rt = bootstrap.applySync(undefined, [clock, progressCopy.copyInto(), windowMs, onnxPort], { result: { reference: true }, timeout: 10_000 });
     bootstrap.release();
     return {
       isolate, context, rt,
@@ -223,7 +233,18 @@ function run(msg) {
   startedBytes.writeDoubleLE(seq, 0);
   writeSync(startedFd, startedBytes, 0, 8, 0);
   const messageStarted = performance.now();
-  for (const [pid, source] of msg.sources) sources.set(pid, source);
+  for (const [pid, source, models] of msg.sources) {
+    sources.set(pid, source);
+    if (models && !programModels.has(pid)) {
+      for (const [key, base64] of models) {
+        onnx.add(key, base64);
+        // open the session now, outside any crossing: loading the addon and the model is not the run's time
+        // (a session closed later to stay within the bound is reopened inside the run that needs it)
+        try { onnx.session(key); } catch { /* the run that calls it fails with MODEL_RUN_FAILED, naming the error */ }
+      }
+      programModels.set(pid, models.map(([key]) => key));
+    }
+  }
   let queue = items.map((_, i) => i);
   // after a crossing failed without naming its culprit, the rest go one item per crossing
   let oneByOne = false;
@@ -327,6 +348,8 @@ function run(msg) {
 function forget(pids) {
   for (const pid of pids) {
     sources.delete(pid);
+    for (const key of programModels.get(pid) ?? []) onnx.release(key);
+    programModels.delete(pid);
     for (const sandbox of tenants.values()) {
       if (!sandbox.programs.delete(pid) || sandbox.isolate.isDisposed) continue;
       try {
@@ -351,6 +374,7 @@ function handle(msg) {
     forget(msg.pids);
   } else if (msg.t === 'init') {
     ({ bootstrapSource, memoryMb, maxIsolates, windowMs, retireRssMb, sliceMs } = msg);
+    if (msg.onnxSessionsMb) onnx = new OnnxSessions(msg.onnxSessionsMb * 1_048_576);
     startedFd = openSync(msg.startedFile, 'r+');
     startWatchdog(msg.stuckGraceMs);
     send({ t: 'ready' });

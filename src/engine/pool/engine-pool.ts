@@ -21,6 +21,8 @@ export interface EnginePoolSettings {
   memoryMb: number;
   /** A host whose resident memory passes this (MB) is replaced once it is idle (0: never). */
   hostMemoryMb: number;
+  /** ONNX sessions a host keeps open: at most this many MB of model files (least recently used closed first). */
+  onnxSessionsMb: number;
   /** Most items per message to a host. */
   maxBatch: number;
   /** A crossing starts new items only during its first windowMs, so batched items keep (almost) their whole limit. */
@@ -46,6 +48,7 @@ export interface EnginePoolSettings {
 export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPerTenant' | 'memoryMb'> = {
   isolatesPerHost: 32,
   hostMemoryMb: 2048,
+  onnxSessionsMb: 256,
   maxBatch: 128,
   windowMs: 10,
   sliceMs: 50,
@@ -55,8 +58,11 @@ export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPer
   hostNice: 10,
 };
 
-/** A compiled program as the hosts know it: its id and the source that instantiates it. */
-export interface PoolProgram { readonly id: number; readonly source: string }
+/**
+ * A compiled program as the hosts know it: its id, the source that instantiates it, and the ONNX files its MODEL
+ * nodes call ([sha256, base64]; sent to a host with the source, dropped with it).
+ */
+export interface PoolProgram { readonly id: number; readonly source: string; readonly onnxModels?: [string, string][] }
 
 type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR' | 'ENGINE_CRASHED';
 
@@ -273,6 +279,7 @@ export class EnginePool {
     this.send(slot, {
       t: 'init', bootstrapSource: BOOTSTRAP_SOURCE, memoryMb: this.settings.memoryMb, maxIsolates: Math.max(1, this.settings.isolatesPerHost),
       windowMs: this.settings.windowMs, sliceMs: this.settings.sliceMs, stuckGraceMs: this.settings.stuckGraceMs, retireRssMb: this.settings.hostMemoryMb, startedFile,
+      onnxSessionsMb: this.settings.onnxSessionsMb,
     });
     return slot;
   }
@@ -393,7 +400,7 @@ export class EnginePool {
 
   private dispatch(slot: Slot, owner: number, lane: RunLane, items: Pending[]): void {
     const seq = ++this.seq;
-    const sources: [number, string][] = [];
+    const sources: ([number, string] | [number, string, [string, string][]])[] = [];
     const pids: number[] = new Array(items.length);
     const texts: string[] = new Array(items.length);
     const budgets: number[] = new Array(items.length);
@@ -404,7 +411,7 @@ export class EnginePool {
       budgets[k] = budgetMs;
       if (program && !slot.sent.has(program.id)) {
         slot.sent.add(program.id);
-        sources.push([program.id, program.source]);
+        sources.push(program.onnxModels ? [program.id, program.source, program.onnxModels] : [program.id, program.source]);
       }
     }
     if (slot.flights.length === 0) {

@@ -10,13 +10,16 @@
  * - scenario functions are always called with `this` undefined (strict mode), never as methods;
  * - Math.random is a PRNG seeded by the host for every run.
  *
- * Evaluates to `function (clock, progressBuffer, windowMs) → rt`, where `clock` is a host callback in
+ * Evaluates to `function (clock, progressBuffer, windowMs, onnxPort) → rt`, where `clock` is a host callback in
  * microseconds (trace durations only), `progressBuffer` a SharedArrayBuffer the worker reads after a
- * crossing was cut short (which item and which node were running) and `windowMs` how long one crossing
- * keeps starting new items.
+ * crossing was cut short (which item and which node were running), `windowMs` how long one crossing
+ * keeps starting new items, and `onnxPort` the host's synchronous callback that runs an ONNX model
+ * (`(sha256, json) → json`, src/engine/pool/onnx-sessions.mjs; absent where nothing runs, as in the
+ * program checker). Only the runtime calls it (scoreModels, for runs stopped at an ONNX MODEL node); neither
+ * scenario code nor generated node code can reach it.
  */
 export const BOOTSTRAP_SOURCE = String.raw`
-(function (clock, progressBuffer, windowMs) {
+(function (clock, progressBuffer, windowMs, onnxPort) {
   "use strict";
   const RealFunction = Function;
   const RealDate = Date;
@@ -120,12 +123,14 @@ export const BOOTSTRAP_SOURCE = String.raw`
 
   /**
    * One step of a run: executes synchronous nodes from 'at' until an END node (s: "end"), a node that needs the
-   * host (s: "pause", with the request it needs), invalid inputs (s: "invalid") or an error (s: "error").
+   * host (s: "pause", with the request it needs), invalid inputs (s: "invalid") or an error (s: "error"); or an
+   * ONNX MODEL node (s: "model": its row's tensor values, the run's state kept in the sandbox), which the crossing
+   * scores together with the other runs that reached one (see batch) and resumes with "carried" (the trace so far).
    */
-  function step(program, v, at, resume, trace, seed, skip) {
+  function step(program, v, at, resume, trace, seed, skip, carried) {
     const nodes = program.nodes;
     rngState = seed | 0;
-    const tr = trace ? [] : null;
+    const tr = carried ? carried : trace ? [] : null;
     let i = at;
     let node = nodes[i];
     try {
@@ -164,6 +169,10 @@ export const BOOTSTRAP_SOURCE = String.raw`
             const request = exec(v);
             return { s: "pause", node: i, request: request, state: v, trace: tr, seed: rngState };
           }
+          case 10: {
+            const feeds = exec.prep(v);
+            return { s: "model", node: i, model: exec, feeds: feeds, v: v, trace: tr, seed: rngState, read: entryTrace ? entryTrace.read : null, micros: tr ? clock() - t0 : 0 };
+          }
           default: {
             const info = entryTrace ? {} : null;
             const values = exec(v, info);
@@ -198,6 +207,65 @@ export const BOOTSTRAP_SOURCE = String.raw`
     } catch (e) { return { ok: false, value: false, description: describe(e) }; }
   }
 
+  // --- ONNX models, run by the host (outside the isolate) inside this crossing: the run's time limit covers them.
+  // The runs of a crossing that reached an ONNX MODEL node (step answered s: "model") are scored together, one
+  // call per model and output list, their rows stacked along the batch dimension; then each resumes at its node.
+  function scoreModels(pending, items, spent) {
+    const groups = new Map();
+    for (const p of pending) {
+      const id = p.res.model.single ? "#" + p.k : p.res.model.key + "\u0000" + p.res.model.fetch.join("\u0000");
+      let group = groups.get(id);
+      if (!group) groups.set(id, (group = []));
+      group.push(p);
+    }
+    const next = [];
+    for (const group of groups.values()) {
+      const model = group[0].res.model;
+      const n = group.length;
+      const feeds = [];
+      for (let j = 0; j < group[0].res.feeds.length; j++) {
+        const column = [];
+        for (const p of group) { const f = p.res.feeds[j]; for (let x = 0; x < f.length; x++) column.push(f[x]); }
+        feeds.push(column);
+      }
+      progress[0] = items[group[0].k][0];
+      progress[1] = group[0].res.node;
+      const t0 = realNow();
+      const c0 = clock();
+      let answer;
+      try {
+        answer = typeof onnxPort === "function" ? parse(onnxPort(model.key, stringify({ rows: n, feeds: feeds, fetch: model.fetch }))) : { error: "no ONNX runtime here" };
+      } catch (e) { answer = { error: describe(e) }; }
+      const share = (realNow() - t0) / n;
+      const microsShare = (clock() - c0) / n;
+      for (let r = 0; r < n; r++) {
+        const p = group[r];
+        const res = p.res;
+        const item = items[p.k];
+        spent[p.k] += share;
+        progress[0] = item[0];
+        const t1 = realNow();
+        let output;
+        if (answer.error !== undefined) {
+          const node = item[1] === 1 ? null : programs.get(item[2]).nodes[res.node];
+          output = { s: "error", node: res.node, code: "MODEL_RUN_FAILED", message: "node '" + (node ? node.id : "?") + "': ONNX Runtime failed: " + answer.error, trace: res.trace };
+        } else {
+          const values = [];
+          for (let f = 0; f < answer.ok.length; f++) {
+            const all = answer.ok[f];
+            const size = all.length / n;
+            values.push(size === 1 ? all[r] : all.slice(r * size, (r + 1) * size));
+          }
+          output = step(programs.get(item[2]), res.v, res.node, { values: values, read: res.read, micros: Math.round(res.micros + microsShare) }, item[3][3], res.seed, null, res.trace);
+        }
+        spent[p.k] += realNow() - t1;
+        if (output.s === "model") next.push({ k: p.k, res: output });
+        else p.done(output);
+      }
+    }
+    return next;
+  }
+
   // --- programs of this tenant (compiled scenario versions), by host program id
   const programs = new Map();
   function define(id, program) { programs.set(id, program); }
@@ -220,28 +288,48 @@ export const BOOTSTRAP_SOURCE = String.raw`
    * try/catch. Items start only within the first windowMs of the crossing, so every item that starts has (nearly)
    * its whole time limit; the rest are handed back. Answers "<items done>\n[[outputs…],[milliseconds…]]".
    */
+  function textOf(output) {
+    try {
+      return largerThan(output, MAX_OUTPUT_CHARS)
+        ? stringify({ s: "error", node: progress[1], code: "RESULT_TOO_LARGE", message: "the run's values take more than " + MAX_OUTPUT_CHARS + " characters of JSON", trace: null })
+        : stringify(output);
+    } catch (e) { return stringify({ s: "error", node: progress[1], code: "RESULT_NOT_SERIALIZABLE", message: describe(e), trace: null }); }
+  }
+
   function batch(json) {
     const items = parse(json);
     outputs.length = 0;
     millis.length = 0;
     const started = realNow();
+    // outputs are handed back in item order, a finished prefix at a time (collected() salvages it after a time-out):
+    // an item waiting for its ONNX model holds back the items after it until the crossing has scored the model
+    const texts = [];
+    const spent = [];
+    let pending = [];
+    const flush = () => { while (outputs.length < texts.length && texts[outputs.length] !== undefined) { millis.push(spent[outputs.length]); outputs.push(texts[outputs.length]); } };
+    const finisher = (k) => (output) => { texts[k] = textOf(output); };
     for (let k = 0; k < items.length; k++) {
       const t0 = realNow();
       if (k > 0 && t0 - started > windowMs) break;
       const item = items[k];
       progress[0] = item[0];
       progress[1] = -1;
-      let text;
-      try {
-        const output = runItem(item);
-        text = largerThan(output, MAX_OUTPUT_CHARS)
-          ? stringify({ s: "error", node: progress[1], code: "RESULT_TOO_LARGE", message: "the run's values take more than " + MAX_OUTPUT_CHARS + " characters of JSON", trace: null })
-          : stringify(output);
-      }
-      catch (e) { text = stringify({ s: "error", node: progress[1], code: "RESULT_NOT_SERIALIZABLE", message: describe(e), trace: null }); }
-      outputs.push(text);
-      millis.push(realNow() - t0);
+      texts.push(undefined);
+      spent.push(0);
+      let output;
+      try { output = runItem(item); }
+      catch (e) { output = { s: "error", node: progress[1], code: "RESULT_NOT_SERIALIZABLE", message: describe(e), trace: null }; }
+      if (output && output.s === "model") pending.push({ k: k, res: output, done: finisher(k) });
+      else texts[k] = textOf(output);
+      spent[k] += realNow() - t0;
+      if (pending.length === 0) flush();
     }
+    while (pending.length > 0) {
+      const next = scoreModels(pending, items, spent);
+      for (const p of next) p.done = finisher(p.k);
+      pending = next;
+    }
+    flush();
     progress[0] = ITEMS_DONE;
     return collected();
   }

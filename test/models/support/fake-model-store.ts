@@ -1,7 +1,7 @@
 import type { ModelDocument } from '../../../src/engine/index.js';
 import type { ModelStore, ModelVersionRecord, NewModelVersion } from '../../../src/models/model-store-type.js';
 
-interface StoredVersion { ownerId: number; record: ModelVersionRecord; file: string; document: ModelDocument }
+interface StoredVersion { ownerId: number; record: ModelVersionRecord; file: Buffer; document: ModelDocument }
 
 /** ModelStore in memory, for fast service tests; held to the same contract as MySqlModelStore (model-store-contract.ts). */
 export class FakeModelStore implements ModelStore {
@@ -18,7 +18,7 @@ export class FakeModelStore implements ModelStore {
       functionName: version.functionName as ModelVersionRecord['functionName'], fileName: version.fileName, sizeBytes: version.sizeBytes,
       sha256: version.sha256, createdAt: new Date(),
     };
-    this.versions.push({ ownerId, record, file: version.file, document: structuredClone(version.document) });
+    this.versions.push({ ownerId, record, file: Buffer.from(version.file), document: structuredClone(version.document) });
     return { ...record };
   }
 
@@ -34,8 +34,8 @@ export class FakeModelStore implements ModelStore {
     return found;
   }
 
-  async fileOf(versionId: number): Promise<string> {
-    return this.byId(versionId).file;
+  async fileOf(versionId: number): Promise<Buffer> {
+    return Buffer.from(this.byId(versionId).file);
   }
 
   async documentOf(versionId: number): Promise<ModelDocument> {

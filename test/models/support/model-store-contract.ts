@@ -12,7 +12,7 @@ const document: ModelDocument = {
   model: { kind: 'regression', functionName: 'regression', normalizationMethod: 'none', tables: [{ intercept: 1, numeric: [{ field: 'x', exponent: 1, coefficient: 2 }], categorical: [] }] },
 };
 const version = (fileName: string): NewModelVersion => ({
-  format: 'PMML', modelType: 'RegressionModel', functionName: 'regression', fileName, sizeBytes: 7, sha256: 'a'.repeat(64), file: `<PMML name="${fileName}"/>`, document,
+  format: 'PMML', modelType: 'RegressionModel', functionName: 'regression', fileName, sizeBytes: 7, sha256: 'a'.repeat(64), file: Buffer.from(`<PMML name="${fileName}"/>`), document,
 });
 
 export function modelStoreContract(label: string, setUp: () => StoreUnderTest): void {
@@ -50,8 +50,17 @@ export function modelStoreContract(label: string, setUp: () => StoreUnderTest): 
       expect((await store.findVersion(owner, 'm', 1))?.fileName).toBe('one.pmml');
       expect(await store.findVersion(owner, 'm', 3)).toBeUndefined();
       expect(await store.findVersion(owner, 'nope', 'latest')).toBeUndefined();
-      expect(await store.fileOf(two.id)).toBe('<PMML name="two.pmml"/>');
+      expect((await store.fileOf(two.id)).toString('utf8')).toBe('<PMML name="two.pmml"/>');
       expect(await store.documentOf(two.id)).toEqual(document);
+    });
+
+    it('keeps a binary file (ONNX) byte for byte', async () => {
+      const { store, newOwner } = setUp();
+      const owner = await newOwner();
+      const bytes = Buffer.from(Array.from({ length: 256 }, (_, k) => k));
+      const stored = await store.insertVersion(owner, 'net', { ...version('net.onnx'), format: 'ONNX', file: bytes, sizeBytes: bytes.length });
+      expect(stored.format).toBe('ONNX');
+      expect(Buffer.compare(await store.fileOf(stored.id), bytes)).toBe(0);
     });
   });
 }
