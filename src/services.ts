@@ -33,6 +33,8 @@ import { ModelService } from './models/model-service.js';
 import { MySqlModelStore } from './models/model-store.js';
 import { MySqlScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
+import { createShadows, type Shadows } from './shadows/shadows-module.js';
+import type { DeployListener } from './scenarios/deploy-listener.js';
 import { YamlBodyParser } from './http/yaml-body-parser.js';
 import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
 
@@ -74,6 +76,9 @@ export interface Services {
   statistics: Statistics;
   // ── replay ──
   replay: Replay;
+  // ── live tests ──
+  /** Shadows: versions run beside the live one on live traffic (docs/live-tests.md). */
+  shadows: Shadows;
   /** YAML request bodies are parsed on a thread of their own (started by the first one), never on the event loop. */
   yamlParser: YamlBodyParser;
   // ── models ──
@@ -135,7 +140,10 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── scenarios ──
   const replayStore = new MySqlReplayStore(db);
-  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments);
+  // Deploys end the shadows of the champion they replace; the shadows feature, built after scenarios, listens.
+  let shadowsOfDeploys: DeployListener | undefined;
+  const deployListener: DeployListener = { deployed: (scenario, label) => shadowsOfDeploys?.deployed(scenario, label) ?? Promise.resolve() };
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments, deployListener);
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
@@ -144,8 +152,13 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason),
     settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
   });
+  // ── live tests: before execution, whose live runs run their shadows ──
+  const shadows = createShadows({
+    config: config.shadows, engineHosts: config.engine.hosts, logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000,
+  });
+  shadowsOfDeploys = shadows.service;
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
+  const execution = createExecution({ runShadows: shadows.live,  config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),
@@ -160,7 +173,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   execution.sweeper.addSource(replay.stalledWork);
   // ── HTTP: YAML bodies ──
   const yamlParser = new YamlBodyParser({ deadlineMs: config.limits.yamlParseMs, maxAliasCount: YAML_MAX_ALIAS_COUNT, maxHeapMb: YAML_PARSE_HEAP_MB });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, yamlParser, models, modelDocuments };
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, shadows, yamlParser, models, modelDocuments };
 }
 
 /** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */
@@ -174,6 +187,8 @@ export async function closeServices(services: Services): Promise<void> {
   await services.execution.close();
   // ── decision records: after execution, whose last runs it stores ──
   await services.records.close();
+  // ── shadow runs still buffered ──
+  await services.shadows.close();
   // ── engine ──
   await services.engine.dispose();
   // ── run statistics: what was counted since the last write ──

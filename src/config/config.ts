@@ -116,6 +116,8 @@ export interface AppConfig {
   statistics: StatisticsConfig;
   records: RecordsConfig;
   replay: ReplayConfig;
+  /** Shadows: versions run beside the live one on live traffic (src/shadows/, docs/live-tests.md). */
+  shadows: ShadowsConfig;
   /** The model registry (src/models/, docs/models.md). */
   models: ModelsConfig;
 }
@@ -158,6 +160,19 @@ export interface ReplayConfig {
   maxActivePerOwner: number;
   /** Replays one worker process runs at once, each of another owner (an owner's replays run one at a time). */
   perWorker: number;
+}
+
+/** Shadows (docs/live-tests.md): their budget of engine time, and how many a scenario may have. */
+export interface ShadowsConfig {
+  /**
+   * SHADOW_ENGINE_SHARE: the most of this process's engine time (ENGINE_HOSTS × wall time) shadow runs
+   * may take, 0–1; past it sampled shadow runs are skipped and counted.
+   */
+  engineShare: number;
+  /** SHADOW_MAX_IN_FLIGHT: shadow runs waiting or running at once in this process; past it they are skipped and counted. */
+  maxInFlight: number;
+  /** SHADOW_MAX_PER_SCENARIO: shadows a scenario may have that have not ENDED. */
+  maxPerScenario: number;
 }
 
 /** The spec's ceiling on a replay's `limit`, whatever REPLAY_MAX_RECORDS says. */
@@ -223,6 +238,14 @@ function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got "${raw}"`);
   return value;
 }
 
@@ -325,6 +348,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxActivePerOwner: readInt(env, 'REPLAY_MAX_ACTIVE_PER_OWNER', 2),
       perWorker: readInt(env, 'REPLAY_PER_WORKER', 4),
     },
+    shadows: {
+      engineShare: readNumber(env, 'SHADOW_ENGINE_SHARE', 0.25),
+      maxInFlight: readInt(env, 'SHADOW_MAX_IN_FLIGHT', 256),
+      maxPerScenario: readInt(env, 'SHADOW_MAX_PER_SCENARIO', 5),
+    },
     models: {
       maxBytes: readInt(env, 'MODEL_MAX_BYTES', 8 * 1_048_576),
     },
@@ -385,6 +413,9 @@ function assertUsable(config: AppConfig): void {
   if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');
   if (config.replay.maxActivePerOwner < 1) problems.push('REPLAY_MAX_ACTIVE_PER_OWNER must be at least 1');
   if (config.replay.perWorker < 1) problems.push('REPLAY_PER_WORKER must be at least 1');
+  if (!(config.shadows.engineShare >= 0 && config.shadows.engineShare <= 1)) problems.push('SHADOW_ENGINE_SHARE must be between 0 and 1');
+  if (config.shadows.maxInFlight < 1) problems.push('SHADOW_MAX_IN_FLIGHT must be at least 1');
+  if (config.shadows.maxPerScenario < 1) problems.push('SHADOW_MAX_PER_SCENARIO must be at least 1');
   if (config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
   if (config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerHost < 1) problems.push('ENGINE_ISOLATES_PER_HOST must be at least 1');

@@ -27,6 +27,7 @@ import * as userCallbackSecrets from './migrations/20261128002800_user_callback_
 import * as finishedRunInputs from './migrations/20261128002900_finished_run_inputs.js';
 import * as runResultsRetention from './migrations/20261128003000_run_results_retention.js';
 import * as callbackSecretOverlap from './migrations/20261128003100_callback_secret_overlap.js';
+import * as shadows from './migrations/20261129003200_shadows.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -66,6 +67,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261128002900_finished_run_inputs', finishedRunInputs],
   ['20261128003000_run_results_retention', runResultsRetention],
   ['20261128003100_callback_secret_overlap', callbackSecretOverlap],
+  ['20261129003200_shadows', shadows],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

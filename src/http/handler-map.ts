@@ -5,6 +5,7 @@ import { createModelHandlers } from '../models/model-routes.js';
 import { createRecordsHandlers } from '../records/records-routes.js';
 import { createReplayHandlers } from '../replay/replay-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
+import { createShadowHandlers } from '../shadows/shadow-routes.js';
 import type { Services } from '../services.js';
 import { createStatisticsHandlers } from '../statistics/statistics-routes.js';
 import type { OperationHandlers } from './operation-handler.js';
@@ -20,5 +21,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createRecordsHandlers(services),
     ...createReplayHandlers(services),
     ...createModelHandlers(services),
+    ...createShadowHandlers(services),
   };
 }

@@ -8,5 +8,7 @@ export class NoopMetrics implements Metrics {
   workRecovered(): void {}
   statisticsDropped(): void {}
   engineEvent(): void {}
+  shadowRunFinished(): void {}
+  shadowRunSkipped(): void {}
   setScrapeProbes(): void {}
 }
