@@ -21,10 +21,13 @@ export class ShadowRunWriter {
   private skipped = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  /** Closed with its process: shadow runs still ending (the engine is disposed after) are not written. */
+  private closed = false;
 
   constructor(private readonly store: MySqlShadowStore, private readonly options: ShadowRunWriterOptions, private readonly logger: Logger) {}
 
   add(run: ShadowRun): void {
+    if (this.closed) return;
     if (this.buffer.length >= this.options.maxBuffered) {
       this.options.onDropped(1);
       return;
@@ -34,6 +37,7 @@ export class ShadowRunWriter {
   }
 
   skip(shadowId: string): void {
+    if (this.closed) return;
     this.skipped.set(shadowId, (this.skipped.get(shadowId) ?? 0) + 1);
     this.schedule();
   }
@@ -45,13 +49,14 @@ export class ShadowRunWriter {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.flush();
   }
 
   private schedule(): void {
-    if (this.timer) return;
+    if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.flush().catch(() => undefined);
