@@ -154,7 +154,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── live tests: before execution, whose live runs run their shadows ──
   const shadows = createShadows({
-    config: config.shadows, engineHosts: config.engine.hosts, logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000,
+    config: config.shadows, engineHosts: config.engine.hosts, logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000, runTimeoutMs: config.limits.runTimeoutMs,
   });
   shadowsOfDeploys = shadows.service;
   // ── execution ──

@@ -28,6 +28,8 @@ export interface LiveShadowsOptions {
   /** How long a scenario's list of RUNNING shadows is used as read (then read again in the background). */
   freshMs: number;
   maxStaleMs: number;
+  /** A shadow run's time limit (LIMIT_RUN_TIMEOUT_MS), as every run's. */
+  runTimeoutMs: number;
   random?: () => number;
 }
 
@@ -38,7 +40,7 @@ export interface LiveShadowsOptions {
  * shadow beside the same champion version is sampled at its rate; the champion then runs with
  * ChampionCapture as its port hooks, and once it has ended (its caller's answer on its way: the shadows
  * start on a later turn of the event loop, setImmediate) each sampled shadow takes a place in the budget
- * or is skipped and counted, runs in the engine pool's background lane under the owner's fairness rules,
+ * (charged the sandbox time the engine measured for it) or is skipped and counted, runs in the engine pool's background lane under the owner's fairness rules,
  * with HTTP_CALL nodes answered from the champion's captures, and its outcome goes to the writer beside
  * the champion's. Nothing of a shadow ever reaches the champion's caller: every failure is an outcome.
  */
@@ -54,7 +56,7 @@ export class LiveShadows implements RunShadows {
     private readonly writer: ShadowRunWriter,
     private readonly metrics: ShadowMetrics,
     private readonly logger: Logger,
-    options: LiveShadowsOptions,
+    private readonly options: LiveShadowsOptions,
     private readonly models: ModelDocuments = NO_MODELS,
   ) {
     this.random = options.random ?? Math.random;
@@ -75,6 +77,12 @@ export class LiveShadows implements RunShadows {
       // A shadow runs beside the champion it was attached to only (a deploy ends it: docs/live-tests.md).
       if (shadow.championVersionId !== deployed.versionId) continue;
       if (!(this.random() < shadow.sampleRate)) continue;
+      // A spent budget skips at once: the champion then runs exactly as it would without shadows.
+      const refused = this.budget.refusal();
+      if (refused) {
+        this.skipped(shadow, refused);
+        continue;
+      }
       (picked ??= []).push(shadow);
     }
     return picked && new ShadowedRun(this, picked);
@@ -92,8 +100,7 @@ export class LiveShadows implements RunShadows {
     for (const shadow of shadows) {
       const refused = this.budget.tryStart();
       if (refused) {
-        this.metrics.shadowRunSkipped(refused);
-        this.writer.skip(shadow.id);
+        this.skipped(shadow, refused);
         continue;
       }
       champion ??= stored({ result: run.result, error: run.error && run.maskError(run.error) }, shadow.outputs);
@@ -101,17 +108,24 @@ export class LiveShadows implements RunShadows {
     }
   }
 
+  private skipped(shadow: LiveShadow, reason: SkipReason): void {
+    this.metrics.shadowRunSkipped(reason);
+    this.writer.skip(shadow.id);
+  }
+
   private async runOne(shadow: LiveShadow, run: ChampionRun, capture: ChampionCapture, champion: SideOutcome): Promise<void> {
     const started = performance.now();
     const calls = new RecordedCalls(capture.captures);
+    // The engine adds the sandbox time of each crossing here (the run's and its called scenarios'): the budget's charge.
+    const engineTime = { usedMs: 0, limitMs: this.options.runTimeoutMs };
     let outcome: SideOutcome;
     try {
       const compiled = await this.compile(shadow);
-      outcome = { result: (await this.engine.run(compiled, run.inputs, { ownerId: run.ownerId, lane: 'background', portHooks: calls })).result, error: null };
+      outcome = { result: (await this.engine.run(compiled, run.inputs, { ownerId: run.ownerId, lane: 'background', portHooks: calls, budget: engineTime })).result, error: null };
     } catch (error) {
       outcome = { result: null, error: run.maskError(toRunError(error)) };
     } finally {
-      this.budget.finish(performance.now() - started);
+      this.budget.finish(engineTime.usedMs);
     }
     this.metrics.shadowRunFinished(outcome.error ? 'failed' : 'succeeded');
     this.writer.add({

@@ -15,10 +15,10 @@ export interface ShadowBudgetOptions {
 /**
  * The shadow runs' share of engine time in one process, as a token bucket: it fills at `share ×
  * engineHosts` milliseconds of engine time per millisecond, holds at most one second's worth, and each
- * shadow run takes the time it held its place in the engine (from dispatch to its end, its wait for a
- * host included: a busy engine makes shadow runs dearer, so they give way first). An empty bucket, or
- * `maxInFlight` shadow runs already waiting or running, skips the run (counted): shadow work is never
- * queued without bound.
+ * shadow run takes the sandbox time the engine measured for it (its crossings', the scenarios it calls
+ * included; a looping run its whole time limit). An empty bucket, or `maxInFlight` shadow runs already
+ * waiting or running, skips the run (counted): shadow work is never queued without bound. A run is
+ * charged when it ends, so a burst may pass the share by at most `maxInFlight` runs' time.
  */
 export class ShadowBudget {
   private readonly ratePerMs: number;
@@ -47,10 +47,15 @@ export class ShadowBudget {
     return null;
   }
 
-  /** Whether a shadow run would find budget now (it is not taken). */
+  /** Why a shadow run would be skipped now, or null when it would find its place (nothing is taken). */
+  refusal(): SkipReason | null {
+    if (this.inFlight >= this.options.maxInFlight) return 'in_flight';
+    return Math.min(this.capacity, this.tokens + (this.now() - this.filledAt) * this.ratePerMs) > 0 ? null : 'budget';
+  }
+
+  /** Whether a shadow run would find its place now. */
   available(): boolean {
-    const tokens = Math.min(this.capacity, this.tokens + (this.now() - this.filledAt) * this.ratePerMs);
-    return tokens > 0 && this.inFlight < this.options.maxInFlight;
+    return this.refusal() === null;
   }
 
   /** A shadow run that took its place ended after `engineMs`. */

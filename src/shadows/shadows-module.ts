@@ -38,6 +38,8 @@ export interface ShadowsDependencies {
   engine: ScenarioEngine;
   metrics: ShadowMetrics & { recordsDropped(count: number, reason: string): void };
   modelDocuments?: ModelDocuments;
+  /** A run's time limit (LIMIT_RUN_TIMEOUT_MS). */
+  runTimeoutMs: number;
   /** How long a scenario's RUNNING shadows are used from the cache past their freshness (1 s). */
   maxStaleMs: number;
 }
@@ -48,7 +50,7 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
   const budget = new ShadowBudget({ share: deps.config.engineShare, engineHosts: deps.engineHosts, maxInFlight: deps.config.maxInFlight });
   const writer = new ShadowRunWriter(store, { flushMs: FLUSH_MS, maxBuffered: MAX_BUFFERED, onDropped: (count) => deps.metrics.recordsDropped(count, 'shadow_buffer_full') }, logger);
   const models = deps.modelDocuments ?? NO_MODELS;
-  const live = new LiveShadows(store, deps.engine, budget, writer, deps.metrics, logger, { freshMs: 1000, maxStaleMs: deps.maxStaleMs }, models);
+  const live = new LiveShadows(store, deps.engine, budget, writer, deps.metrics, logger, { freshMs: 1000, maxStaleMs: deps.maxStaleMs, runTimeoutMs: deps.runTimeoutMs }, models);
   const service = new ShadowService(deps.scenarios, store, new ShadowReports(store, SETTLED_MS), live, deps.engine, deps.config.maxPerScenario, models);
   return { service, live, budget, writer, close: () => writer.close() };
 }
