@@ -209,3 +209,26 @@ describe('who may', () => {
     expect(await waitFor(async () => (await storedShadowRuns(t, attached.shadowId)) === 0 ? true : undefined)).toBe(true);
   });
 });
+
+describe('a shadow whose every run loops to its time limit', () => {
+  it('holds up neither its owner\u2019s sync scores nor another tenant\u2019s (the engine pool\u2019s fairness rules hold)', async () => {
+    const scenarioId = await newScenario('loop-shadowed', scriptScenario('out = a + 1;'));
+    await putDevelop(t, scenarioId, scriptScenario('while (true) {} out = a;'));
+    const attached = await attachShadow(t, alice, scenarioId, { version: 'develop', outputs: ['out'] });
+    await deployScenario(t.services.db, bob.id, 'bob-steady', scriptScenario('out = a * 10;'));
+    // Six live runs: six shadow runs of 1,000 ms each wait or run in the background lane now.
+    for (let a = 0; a < 6; a += 1) expect((await score('loop-shadowed', { a })).status).toBe(200);
+    for (let a = 0; a < 5; a += 1) {
+      for (const [user, name, out] of [[alice, 'loop-shadowed', a + 1], [bob, 'bob-steady', a * 10]] as const) {
+        const begun = Date.now();
+        const scored = await request(t.app).post(`/api/scenario/code/remote/score?name=${name}`).set('Score-Token', user.scoreToken).send({ a });
+        expect([scored.status, scored.body.result]).toEqual([200, { out }]);
+        expect(Date.now() - begun).toBeLessThan(500);
+      }
+    }
+    const shadow = await shadowWithRuns(t, alice, scenarioId, attached.body.shadowId, 6);
+    expect(shadow.report.failures.onlyNew).toBe(shadow.report.replayed);
+    expect(shadow.report.failures.newErrorCodes.TIME_LIMIT_EXCEEDED).toBe(shadow.report.replayed);
+    await waitFor(async () => (t.services.shadows.budget.available() ? true : undefined), 20_000, 100);
+  }, 60_000);
+});
