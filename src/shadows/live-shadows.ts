@@ -83,7 +83,8 @@ export class LiveShadows implements RunShadows {
         this.skipped(shadow, refused);
         continue;
       }
-      (picked ??= []).push(shadow);
+      picked ??= [];
+      picked.push(shadow);
     }
     return picked && new ShadowedRun(this, picked);
   }
