@@ -440,4 +440,40 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['startShadow']['responses'][200]['content']['application/json'] };
   };
+  createSplit: {
+    params: NonNullable<operations['createSplit']['parameters']['path']>;
+    query: NonNullable<operations['createSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['createSplit']['requestBody']>['content']['application/json'];
+    uploads: never;
+    replies:
+      | { status: 201; contentType?: 'application/json'; body: operations['createSplit']['responses'][201]['content']['application/json'] };
+  };
+  getSplit: {
+    params: NonNullable<operations['getSplit']['parameters']['path']>;
+    query: NonNullable<operations['getSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getSplit']['responses'][200]['content']['application/json'] };
+  };
+  promoteSplit: {
+    params: NonNullable<operations['promoteSplit']['parameters']['path']>;
+    query: NonNullable<operations['promoteSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['promoteSplit']['requestBody']>['content']['application/json'];
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['promoteSplit']['responses'][200]['content']['application/json'] };
+  };
+  endSplit: {
+    params: NonNullable<operations['endSplit']['parameters']['path']>;
+    query: NonNullable<operations['endSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['endSplit']['responses'][200]['content']['application/json'] };
+  };
 }

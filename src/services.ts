@@ -140,7 +140,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── scenarios ──
   const replayStore = new MySqlReplayStore(db);
-  // Deploys end the shadows of the champion they replace; the shadows feature, built after scenarios, listens.
+  // Deploys end the shadows and split of the champion they replace; the shadows feature, built after scenarios, listens.
   let shadowsOfDeploys: DeployListener | undefined;
   const deployListener: DeployListener = { deployed: (scenario, label) => shadowsOfDeploys?.deployed(scenario, label) ?? Promise.resolve() };
   const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments, deployListener);
@@ -156,9 +156,9 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const shadows = createShadows({
     config: config.shadows, engineHosts: config.engine.hosts, logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000, runTimeoutMs: config.limits.runTimeoutMs,
   });
-  shadowsOfDeploys = shadows.service;
+  shadowsOfDeploys = shadows.deployListener;
   // ── execution ──
-  const execution = createExecution({ runShadows: shadows.live,  config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
+  const execution = createExecution({ runShadows: shadows.live, runSplits: shadows.splitsLive, config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners(metrics, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),

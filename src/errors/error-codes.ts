@@ -70,6 +70,10 @@ export const ERROR_CODES = [
   'SHADOW_NOT_FOUND',
   'SHADOW_LIMIT_REACHED',
   'SHADOW_ENDED',
+  // live tests (splits)
+  'SPLIT_NOT_FOUND',
+  'SPLIT_EXISTS',
+  'SPLIT_ENDED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

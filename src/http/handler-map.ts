@@ -6,6 +6,7 @@ import { createRecordsHandlers } from '../records/records-routes.js';
 import { createReplayHandlers } from '../replay/replay-routes.js';
 import { createScenarioHandlers } from '../scenarios/scenario-routes.js';
 import { createShadowHandlers } from '../shadows/shadow-routes.js';
+import { createSplitHandlers } from '../shadows/split-routes.js';
 import type { Services } from '../services.js';
 import { createStatisticsHandlers } from '../statistics/statistics-routes.js';
 import type { OperationHandlers } from './operation-handler.js';
@@ -22,5 +23,6 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createReplayHandlers(services),
     ...createModelHandlers(services),
     ...createShadowHandlers(services),
+    ...createSplitHandlers(services),
   };
 }

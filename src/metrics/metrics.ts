@@ -38,6 +38,8 @@ export interface Metrics extends RunListener {
   shadowRunFinished(outcome: 'succeeded' | 'failed'): void;
   /** A sampled shadow run was not run: its process's shadow budget was spent (`budget`) or SHADOW_MAX_IN_FLIGHT runs were in flight (`in_flight`). */
   shadowRunSkipped(reason: 'budget' | 'in_flight'): void;
+  /** A live run given to an arm of a champion/challenger split ended (docs/live-tests.md). */
+  splitRunFinished(arm: 'champion' | 'challenger', outcome: 'succeeded' | 'failed'): void;
   /** Where the scrape-time gauges read from (set once the stores exist). */
   setScrapeProbes(probes: ScrapeProbes): void;
 }

@@ -10,5 +10,6 @@ export class NoopMetrics implements Metrics {
   engineEvent(): void {}
   shadowRunFinished(): void {}
   shadowRunSkipped(): void {}
+  splitRunFinished(): void {}
   setScrapeProbes(): void {}
 }

@@ -43,6 +43,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly quarantines: Counter;
   private readonly shadowRuns: Counter<'outcome'>;
   private readonly shadowSkips: Counter<'reason'>;
+  private readonly splitRuns: Counter<'arm' | 'outcome'>;
   private probes?: {
     batchElementsPending: ScrapeProbe; jobQueueDepth: ScrapeProbe;
     engineQueuedItems: ScrapeProbes['engineQueuedItems']; engineQuarantinedTenants: ScrapeProbes['engineQuarantinedTenants'];
@@ -148,6 +149,10 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       name: 'scoring_shadow_skips_total', help: 'Sampled shadow runs not run, by reason: budget (SHADOW_ENGINE_SHARE of engine time spent), in_flight (SHADOW_MAX_IN_FLIGHT reached).', labelNames: ['reason'], registers,
     });
     for (const reason of ['budget', 'in_flight']) this.shadowSkips.inc({ reason }, 0);
+    this.splitRuns = new Counter({
+      name: 'scoring_split_runs_total', help: 'Live runs of champion/challenger splits (docs/live-tests.md), by arm (champion, challenger) and how they ended (succeeded, failed).', labelNames: ['arm', 'outcome'], registers,
+    });
+    for (const arm of ['champion', 'challenger']) for (const outcome of ['succeeded', 'failed']) this.splitRuns.inc({ arm, outcome }, 0);
   }
 
   runFinished(run: FinishedRun): void {
@@ -192,6 +197,10 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   shadowRunSkipped(reason: 'budget' | 'in_flight'): void {
     this.shadowSkips.inc({ reason });
+  }
+
+  splitRunFinished(arm: 'champion' | 'challenger', outcome: 'succeeded' | 'failed'): void {
+    this.splitRuns.inc({ arm, outcome });
   }
 
   setScrapeProbes(probes: ScrapeProbes): void {

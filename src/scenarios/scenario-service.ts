@@ -216,6 +216,25 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     return label;
   }
 
+  /**
+   * Deploys `document` (a challenger of a champion/challenger split, as the split ran it) as the next
+   * numbered version, `sourceVersion` naming where it came from in the version history. It compiled
+   * when the split started and ran on live traffic since: not validated again. Deploy listeners are told.
+   */
+  async deployDocument(scenario: { id: number; ownerId: number; name: string }, document: ScenarioDocument, sourceVersion: string, description: string): Promise<string> {
+    const version = { content: document.content, nodeProperties: JSON.stringify(document.nodeProperties), description };
+    const { label, name } = await this.write(async (trx) => {
+      const locked = await this.store.lockById(trx, scenario.id);
+      if (!locked) throw scenarioNotFound(`Scenario ${scenario.id} no longer exists.`);
+      const created = await this.store.insertDeployedVersion(trx, locked, version, sourceVersion);
+      const current = (await this.store.findById(scenario.id, trx)) as ScenarioRecord;
+      return { label: String(created.versionNumber), name: current.name };
+    });
+    this.deployed.invalidate(scenario.ownerId, name);
+    await this.deployListener.deployed(scenario, label);
+    return label;
+  }
+
   /** Whether the latest deployed version has the development version's content (false when either is missing). */
   async deployedMatchesDevelop(actor: ScenarioActor, id: string): Promise<boolean> {
     const scenario = await this.accessible(actor, id);
