@@ -66,7 +66,10 @@ export class SplitReports {
       const runs = await this.store.runsAfter(split.id, entry.cursor, PAGE, this.settledMs);
       for (const run of runs) {
         let arm = entry.arms.get(run.arm);
-        if (!arm) entry.arms.set(run.arm, (arm = { runs: 0, failed: 0, decisions: new Map(), latencies: [], latencySum: 0 }));
+        if (!arm) {
+          arm = { runs: 0, failed: 0, decisions: new Map(), latencies: [], latencySum: 0 };
+          entry.arms.set(run.arm, arm);
+        }
         arm.runs++;
         const ms = run.durationMicros / 1000;
         arm.latencies.push(ms);
