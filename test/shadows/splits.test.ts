@@ -189,6 +189,26 @@ describe('promote and end', () => {
   });
 });
 
+describe('a split beside a shadow', () => {
+  it('runs the shadow beside the champion arm’s runs only', async () => {
+    const scenarioId = await newScenario('split-shadowed');
+    const shadow = await request(t.app).post(`/api/scenario/${scenarioId}/shadows`).set(bearer(alice)).send({ version: '1', outputs: ['out'] });
+    expect(shadow.status).toBe(201);
+    const { body: split } = await createSplit(alice, scenarioId, { challengers: [{ version: 'develop', percent: 50 }], stickyBy: 'a', decisionOutput: 'out' });
+    let championRuns = 0;
+    for (let a = 100; a < 140; a += 1) if ((await score('split-shadowed', { a })).body.version === '1') championRuns += 1;
+    expect(championRuns).toBeGreaterThan(0);
+    expect(championRuns).toBeLessThan(40);
+    await splitWithRuns(scenarioId, split.splitId, 40);
+    const stored = await waitFor(async () => {
+      await t.services.shadows.writer.flush();
+      const [{ n }] = await t.services.db('shadow_runs').where({ shadow_id: shadow.body.shadowId }).count({ n: '*' });
+      return Number(n) >= championRuns ? Number(n) : undefined;
+    }, 10_000, 100);
+    expect(stored).toBe(championRuns);
+  });
+});
+
 describe('who may', () => {
   it('owners and admins: another user\u2019s scenario is 403, another scenario\u2019s split 404, no bearer 401', async () => {
     const scenarioId = await newScenario('guarded');
