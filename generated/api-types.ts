@@ -798,6 +798,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario/{id}/shadows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the shadows of a scenario
+         * @description The scenario's shadows, newest first (at most 100), without their reports. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        get: operations["listShadows"];
+        put?: never;
+        /**
+         * Attach a shadow version
+         * @description Runs a version of the scenario (its development version or a deployed one) as a shadow of the deployed (champion) version: every live run (sync, async, batch element) picked at `sampleRate` also runs the shadow on the same inputs, in the engine pool's background lane, after the champion's answer; HTTP_CALL nodes get the champion run's own answers (no call is made again). The shadow's outcome is recorded beside the champion's under its run id and folded into the report; a shadow's failure never reaches the caller. The shadow starts RUNNING. 404 SCENARIO_NOT_DEPLOYED when the scenario has no live version; 409 SHADOW_LIMIT_REACHED when it has SHADOW_MAX_PER_SCENARIO (5) shadows not ENDED. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        post: operations["attachShadow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/shadows/{shadowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a shadow and its report
+         * @description The shadow and its comparison report over the shadow runs recorded so far. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        get: operations["getShadow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/shadows/{shadowId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a shadow
+         * @description Live runs no longer run the shadow (within about a second in other processes); its report stays. Stopping a STOPPED or ENDED shadow answers it as it is. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        post: operations["stopShadow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/shadows/{shadowId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a stopped shadow again
+         * @description A STOPPED shadow RUNNING again; its report goes on from where it was. Starting a RUNNING shadow answers it as it is; an ENDED one is 409 SHADOW_ENDED. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        post: operations["startShadow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/splits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Split live traffic between the champion and challengers
+         * @description Starts a champion/challenger split: each live run (sync, async, batch element) of the deployed (champion) version is given to one arm, by percentage: by the hash of one input variable (`stickyBy`: one customer always gets the same arm) or at random per run. The answer’s `version` says which arm decided. One RUNNING split per scenario (409 SPLIT_EXISTS); a deploy ends it (its report frozen). 404 VERSION_NOT_FOUND for an unknown challenger, 422 COMPILE_ERROR for one that does not compile. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        post: operations["createSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/splits/{splitId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a split and its report per arm
+         * @description The split and its report per arm: runs, failures, decision rates with 95 % Wilson intervals, latency. The report folds only runs stored since it was last read. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        get: operations["getSplit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/splits/{splitId}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote a challenger to champion
+         * @description Deploys the challenger’s version, exactly as the split runs it, as the next deployed version (`sourceVersion` in the version history says which); the split ends (`promotedVersion`, `endedBy`, `endedAt`) and its report is frozen. 409 SPLIT_ENDED for a split that ended; 404 VERSION_NOT_FOUND for a version that is not one of its challengers. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        post: operations["promoteSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario/{id}/splits/{splitId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a split
+         * @description Every live run goes to the champion again (within about a second in other processes); the report is frozen. Ending an ENDED split answers it as it is. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        post: operations["endSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -806,7 +970,7 @@ export interface components {
          * @description Stable machine-readable error code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "BODY_TOO_COMPLEX" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH" | "REPLAY_ALREADY_ENDED" | "MODEL_NOT_FOUND" | "MODEL_INVALID" | "MODEL_NOT_SUPPORTED" | "MODEL_IN_USE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_BODY" | "PAYLOAD_TOO_LARGE" | "NESTING_TOO_DEEP" | "BODY_TOO_COMPLEX" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "JOB_STORE_UNAVAILABLE" | "UNAUTHENTICATED" | "INVALID_SCORE_TOKEN" | "FORBIDDEN" | "CONTEXT_MISMATCH" | "SCENARIO_NOT_FOUND" | "SCENARIO_NOT_DEPLOYED" | "NAME_TAKEN" | "INVALID_SCENARIO" | "COMPILE_ERROR" | "VALIDATION_ERRORS" | "TEST_CASE_NOT_FOUND" | "TOO_MANY_TEST_CASES" | "INVALID_CSV" | "NO_DEVELOP_VERSION" | "INVALID_INPUT" | "RUN_FAILED" | "REQUEST_ID_TAKEN" | "RESULT_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_TOO_LARGE" | "CALLBACK_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "COLLECTION_NOT_FOUND" | "INVALID_COLLECTION_NAME" | "INVALID_INDEXES" | "COLUMNS_MISMATCH" | "UNIQUE_VIOLATION" | "LOAD_CONFLICT" | "RECORD_NOT_FOUND" | "VERSION_NOT_FOUND" | "REPLAY_NOT_FOUND" | "REPLAY_NOT_FINISHED" | "REPLAY_LIMIT_REACHED" | "REPLAY_CONTENT_MISMATCH" | "REPLAY_ALREADY_ENDED" | "MODEL_NOT_FOUND" | "MODEL_INVALID" | "MODEL_NOT_SUPPORTED" | "MODEL_IN_USE" | "SHADOW_NOT_FOUND" | "SHADOW_LIMIT_REACHED" | "SHADOW_ENDED" | "SPLIT_NOT_FOUND" | "SPLIT_EXISTS" | "SPLIT_ENDED";
         /** @description One problem: where (field path, node, row, variable) and what. */
         ErrorDetail: {
             /** @description Where: `body.scenarioName`, `scenarios[0].nodeProperties.score.content.bins[2]`, `line 14`, … */
@@ -2369,6 +2533,162 @@ export interface components {
             /** @enum {string} */
             elementType: "float32" | "float64" | "int64" | "string";
             shape: (number | string)[];
+        };
+        /** @description A version to run as a shadow of the live version. */
+        ShadowRequest: {
+            /** @description `develop` (copied when attached: later edits do not change the shadow) or the number of a deployed version, as a string. 404 VERSION_NOT_FOUND when the scenario has no such version; 422 COMPILE_ERROR when it does not compile. */
+            version: string;
+            /** @description Share of live runs (sync, async, batch elements) that also run the shadow, each picked at random: 0 to 1; 1 when absent. */
+            sampleRate?: number;
+            /** @description Output variables the report compares (1 to 20), as a replay does. */
+            outputs: string[];
+        };
+        /** @description A shadow without its report. */
+        ShadowSummary: {
+            /** @description The shadow id (a UUID). */
+            shadowId: string;
+            scenarioId: string;
+            /** @description The shadow version: `develop` (as it was when attached: it is copied) or a deployed version number. */
+            version: string;
+            /** @description The deployed (live) version the shadow runs beside. Deploying another version ends the shadow (state ENDED). */
+            championVersion: string;
+            /** @description Share of live runs the shadow also runs, each picked at random. */
+            sampleRate: number;
+            /** @description The outputs its report compares. */
+            outputs: string[];
+            /**
+             * @description RUNNING: sampled live runs also run the shadow; STOPPED (stopShadow): none do until startShadow; ENDED: another version was deployed as champion, the shadow runs no more and its report is frozen.
+             * @enum {string}
+             */
+            state: "RUNNING" | "STOPPED" | "ENDED";
+            /** @description Why the shadow ENDED (the deploy that replaced its champion); null otherwise. */
+            endedReason: string | null;
+            /** @description Sampled runs not run because the shadow budget (SHADOW_ENGINE_SHARE, SHADOW_MAX_IN_FLIGHT) was spent, as counted by the processes so far (written about every second). */
+            skipped: number;
+            /** @description Who attached it. */
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last stopped; null while it runs.
+             */
+            stoppedAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+        };
+        /** @description A shadow and its comparison report so far. */
+        Shadow: {
+            /** @description The shadow id (a UUID). */
+            shadowId: string;
+            scenarioId: string;
+            /** @description The shadow version: `develop` (as it was when attached: it is copied) or a deployed version number. */
+            version: string;
+            /** @description The deployed (live) version the shadow runs beside. Deploying another version ends the shadow (state ENDED). */
+            championVersion: string;
+            /** @description Share of live runs the shadow also runs, each picked at random. */
+            sampleRate: number;
+            /** @description The outputs its report compares. */
+            outputs: string[];
+            /**
+             * @description RUNNING: sampled live runs also run the shadow; STOPPED (stopShadow): none do until startShadow; ENDED: another version was deployed as champion, the shadow runs no more and its report is frozen.
+             * @enum {string}
+             */
+            state: "RUNNING" | "STOPPED" | "ENDED";
+            /** @description Why the shadow ENDED (the deploy that replaced its champion); null otherwise. */
+            endedReason: string | null;
+            /** @description Sampled runs not run because the shadow budget (SHADOW_ENGINE_SHARE, SHADOW_MAX_IN_FLIGHT) was spent, as counted by the processes so far (written about every second). */
+            skipped: number;
+            /** @description Who attached it. */
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last stopped; null while it runs.
+             */
+            stoppedAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            /** @description The champion (old) against the shadow (new) on the same inputs, over the shadow runs recorded so far (written about every second; read incrementally). `sample` and `failures.runs` show no inputs (`{}`): the champion run’s decision record has them, under the run id (`recordId`). */
+            report: components["schemas"]["ReplayReport"];
+        };
+        ShadowList: {
+            /** @description The scenario’s shadows, newest first (at most 100). */
+            shadows: components["schemas"]["ShadowSummary"][];
+        };
+        /** @description Challengers and their shares of live traffic; the champion (the deployed version) takes the rest. */
+        SplitRequest: {
+            /** @description 1 to 5 challengers, each a different version. */
+            challengers: {
+                /** @description `develop` (copied when the split starts) or a deployed version number. */
+                version: string;
+                /** @description Share of live runs, in percent. The challengers’ shares add up to less than 100 (400 otherwise). */
+                percent: number;
+            }[];
+            /** @description An input variable: runs with the same value (hashed, SHA-1) always go to the same arm; a run without it goes to the champion. Absent: each run is assigned at random. */
+            stickyBy?: string;
+            /** @description The output whose values the report counts per arm (decision rates). */
+            decisionOutput: string;
+        };
+        PromoteRequest: {
+            /** @description The challenger to promote (its version label in the split). */
+            version: string;
+        };
+        SplitArm: {
+            version: string;
+            champion: boolean;
+            percent: number;
+        };
+        /** @description One value of the decision output on one arm: its share of the arm’s succeeded runs with its 95 % Wilson score interval. */
+        SplitDecisionRate: {
+            /** @description The value as JSON text for non-strings; `null` when missing. */
+            value: string;
+            count: number;
+            rate: number;
+            low: number;
+            high: number;
+        };
+        SplitArmReport: {
+            version: string;
+            champion: boolean;
+            runs: number;
+            failed: number;
+            decisions: components["schemas"]["SplitDecisionRate"][];
+            /** @description Engine run time of the arm’s runs (mean, p50, p95); null before its first run. */
+            latencyMs: null | {
+                mean: number;
+                p50: number;
+                p95: number;
+            };
+        };
+        SplitReport: {
+            runs: number;
+            arms: components["schemas"]["SplitArmReport"][];
+        };
+        /** @description A champion/challenger split and its report per arm. */
+        Split: {
+            splitId: string;
+            scenarioId: string;
+            championVersion: string;
+            arms: components["schemas"]["SplitArm"][];
+            stickyBy: string | null;
+            decisionOutput: string;
+            /**
+             * @description RUNNING: live runs are split; ENDED (endSplit, promoteSplit or a deploy): every run goes to the champion, the report is frozen.
+             * @enum {string}
+             */
+            state: "RUNNING" | "ENDED";
+            endedReason: string | null;
+            /** @description The deployed version promoteSplit created. */
+            promotedVersion: string | null;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            endedBy: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            report: components["schemas"]["SplitReport"];
         };
     };
     responses: {
@@ -6927,6 +7247,1070 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listShadows: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shadows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shadows": [
+                     *         {
+                     *           "shadowId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61",
+                     *           "scenarioId": "1",
+                     *           "version": "develop",
+                     *           "championVersion": "1",
+                     *           "sampleRate": 1,
+                     *           "outputs": [
+                     *             "decision"
+                     *           ],
+                     *           "state": "RUNNING",
+                     *           "endedReason": null,
+                     *           "skipped": 0,
+                     *           "createdBy": "demo",
+                     *           "createdAt": "2026-11-27T03:56:35.549Z",
+                     *           "stoppedAt": null,
+                     *           "endedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShadowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    attachShadow: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "develop",
+                 *       "sampleRate": 1,
+                 *       "outputs": [
+                 *         "decision"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ShadowRequest"];
+            };
+        };
+        responses: {
+            /** @description The shadow, RUNNING. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shadowId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61",
+                     *       "scenarioId": "1",
+                     *       "version": "develop",
+                     *       "championVersion": "1",
+                     *       "sampleRate": 1,
+                     *       "outputs": [
+                     *         "decision"
+                     *       ],
+                     *       "state": "RUNNING",
+                     *       "endedReason": null,
+                     *       "skipped": 0,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "stoppedAt": null,
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "replayed": 0,
+                     *         "compared": 0,
+                     *         "changed": 0,
+                     *         "outputs": [
+                     *           {
+                     *             "name": "decision",
+                     *             "compared": 0,
+                     *             "changed": 0,
+                     *             "transitions": [],
+                     *             "otherTransitions": {
+                     *               "pairs": 0,
+                     *               "records": 0
+                     *             },
+                     *             "differences": null
+                     *           }
+                     *         ],
+                     *         "failures": {
+                     *           "onlyOld": 0,
+                     *           "onlyNew": 0,
+                     *           "both": 0,
+                     *           "newErrorCodes": {},
+                     *           "runs": [],
+                     *           "truncated": false
+                     *         },
+                     *         "unrecorded": {
+                     *           "records": 0,
+                     *           "calls": []
+                     *         },
+                     *         "httpCalls": {
+                     *           "served": 0,
+                     *           "requestDiffers": 0
+                     *         },
+                     *         "maskedInputs": {
+                     *           "records": 0,
+                     *           "variables": {}
+                     *         },
+                     *         "sample": [],
+                     *         "notes": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getShadow: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+                /**
+                 * @description The shadow id (`shadowId` of attachShadow). One this scenario does not have is 404 SHADOW_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61
+                 */
+                shadowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shadow. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shadowId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61",
+                     *       "scenarioId": "1",
+                     *       "version": "develop",
+                     *       "championVersion": "1",
+                     *       "sampleRate": 1,
+                     *       "outputs": [
+                     *         "decision"
+                     *       ],
+                     *       "state": "RUNNING",
+                     *       "endedReason": null,
+                     *       "skipped": 0,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "stoppedAt": null,
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "replayed": 2,
+                     *         "compared": 2,
+                     *         "changed": 1,
+                     *         "outputs": [
+                     *           {
+                     *             "name": "decision",
+                     *             "compared": 2,
+                     *             "changed": 1,
+                     *             "transitions": [
+                     *               {
+                     *                 "from": "APPROVE",
+                     *                 "to": "REVIEW",
+                     *                 "count": 1
+                     *               },
+                     *               {
+                     *                 "from": "DECLINE",
+                     *                 "to": "DECLINE",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "otherTransitions": {
+                     *               "pairs": 0,
+                     *               "records": 0
+                     *             },
+                     *             "differences": null
+                     *           }
+                     *         ],
+                     *         "failures": {
+                     *           "onlyOld": 0,
+                     *           "onlyNew": 0,
+                     *           "both": 0,
+                     *           "newErrorCodes": {},
+                     *           "runs": [],
+                     *           "truncated": false
+                     *         },
+                     *         "unrecorded": {
+                     *           "records": 0,
+                     *           "calls": []
+                     *         },
+                     *         "httpCalls": {
+                     *           "served": 0,
+                     *           "requestDiffers": 0
+                     *         },
+                     *         "maskedInputs": {
+                     *           "records": 0,
+                     *           "variables": {}
+                     *         },
+                     *         "sample": [],
+                     *         "notes": [
+                     *           "Old values are what the champion answered, by version: 1 (2)."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    stopShadow: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+                /**
+                 * @description The shadow id (`shadowId` of attachShadow). One this scenario does not have is 404 SHADOW_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61
+                 */
+                shadowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shadow. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shadowId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61",
+                     *       "scenarioId": "1",
+                     *       "version": "develop",
+                     *       "championVersion": "1",
+                     *       "sampleRate": 1,
+                     *       "outputs": [
+                     *         "decision"
+                     *       ],
+                     *       "state": "STOPPED",
+                     *       "endedReason": null,
+                     *       "skipped": 0,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "stoppedAt": "2026-11-27T04:56:35.549Z",
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "replayed": 2,
+                     *         "compared": 2,
+                     *         "changed": 1,
+                     *         "outputs": [
+                     *           {
+                     *             "name": "decision",
+                     *             "compared": 2,
+                     *             "changed": 1,
+                     *             "transitions": [
+                     *               {
+                     *                 "from": "APPROVE",
+                     *                 "to": "REVIEW",
+                     *                 "count": 1
+                     *               },
+                     *               {
+                     *                 "from": "DECLINE",
+                     *                 "to": "DECLINE",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "otherTransitions": {
+                     *               "pairs": 0,
+                     *               "records": 0
+                     *             },
+                     *             "differences": null
+                     *           }
+                     *         ],
+                     *         "failures": {
+                     *           "onlyOld": 0,
+                     *           "onlyNew": 0,
+                     *           "both": 0,
+                     *           "newErrorCodes": {},
+                     *           "runs": [],
+                     *           "truncated": false
+                     *         },
+                     *         "unrecorded": {
+                     *           "records": 0,
+                     *           "calls": []
+                     *         },
+                     *         "httpCalls": {
+                     *           "served": 0,
+                     *           "requestDiffers": 0
+                     *         },
+                     *         "maskedInputs": {
+                     *           "records": 0,
+                     *           "variables": {}
+                     *         },
+                     *         "sample": [],
+                     *         "notes": [
+                     *           "Old values are what the champion answered, by version: 1 (2)."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startShadow: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+                /**
+                 * @description The shadow id (`shadowId` of attachShadow). One this scenario does not have is 404 SHADOW_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61
+                 */
+                shadowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shadow, RUNNING. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shadowId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f61",
+                     *       "scenarioId": "1",
+                     *       "version": "develop",
+                     *       "championVersion": "1",
+                     *       "sampleRate": 1,
+                     *       "outputs": [
+                     *         "decision"
+                     *       ],
+                     *       "state": "RUNNING",
+                     *       "endedReason": null,
+                     *       "skipped": 0,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "stoppedAt": null,
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "replayed": 2,
+                     *         "compared": 2,
+                     *         "changed": 1,
+                     *         "outputs": [
+                     *           {
+                     *             "name": "decision",
+                     *             "compared": 2,
+                     *             "changed": 1,
+                     *             "transitions": [
+                     *               {
+                     *                 "from": "APPROVE",
+                     *                 "to": "REVIEW",
+                     *                 "count": 1
+                     *               },
+                     *               {
+                     *                 "from": "DECLINE",
+                     *                 "to": "DECLINE",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "otherTransitions": {
+                     *               "pairs": 0,
+                     *               "records": 0
+                     *             },
+                     *             "differences": null
+                     *           }
+                     *         ],
+                     *         "failures": {
+                     *           "onlyOld": 0,
+                     *           "onlyNew": 0,
+                     *           "both": 0,
+                     *           "newErrorCodes": {},
+                     *           "runs": [],
+                     *           "truncated": false
+                     *         },
+                     *         "unrecorded": {
+                     *           "records": 0,
+                     *           "calls": []
+                     *         },
+                     *         "httpCalls": {
+                     *           "served": 0,
+                     *           "requestDiffers": 0
+                     *         },
+                     *         "maskedInputs": {
+                     *           "records": 0,
+                     *           "variables": {}
+                     *         },
+                     *         "sample": [],
+                     *         "notes": [
+                     *           "Old values are what the champion answered, by version: 1 (2)."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSplit: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "challengers": [
+                 *         {
+                 *           "version": "develop",
+                 *           "percent": 10
+                 *         }
+                 *       ],
+                 *       "stickyBy": "customerId",
+                 *       "decisionOutput": "decision"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SplitRequest"];
+            };
+        };
+        responses: {
+            /** @description The split, RUNNING. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "splitId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62",
+                     *       "scenarioId": "1",
+                     *       "championVersion": "1",
+                     *       "arms": [
+                     *         {
+                     *           "version": "1",
+                     *           "champion": true,
+                     *           "percent": 90
+                     *         },
+                     *         {
+                     *           "version": "develop",
+                     *           "champion": false,
+                     *           "percent": 10
+                     *         }
+                     *       ],
+                     *       "stickyBy": "customerId",
+                     *       "decisionOutput": "decision",
+                     *       "state": "RUNNING",
+                     *       "endedReason": null,
+                     *       "promotedVersion": null,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "endedBy": null,
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "runs": 3,
+                     *         "arms": [
+                     *           {
+                     *             "version": "1",
+                     *             "champion": true,
+                     *             "runs": 2,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "APPROVE",
+                     *                 "count": 2,
+                     *                 "rate": 1,
+                     *                 "low": 0.342,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.2,
+                     *               "p50": 1.1,
+                     *               "p95": 1.3
+                     *             }
+                     *           },
+                     *           {
+                     *             "version": "develop",
+                     *             "champion": false,
+                     *             "runs": 1,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "REVIEW",
+                     *                 "count": 1,
+                     *                 "rate": 1,
+                     *                 "low": 0.207,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.4,
+                     *               "p50": 1.4,
+                     *               "p95": 1.4
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Split"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSplit: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+                /**
+                 * @description The split id (`splitId` of createSplit). One this scenario does not have is 404 SPLIT_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62
+                 */
+                splitId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The split. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "splitId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62",
+                     *       "scenarioId": "1",
+                     *       "championVersion": "1",
+                     *       "arms": [
+                     *         {
+                     *           "version": "1",
+                     *           "champion": true,
+                     *           "percent": 90
+                     *         },
+                     *         {
+                     *           "version": "develop",
+                     *           "champion": false,
+                     *           "percent": 10
+                     *         }
+                     *       ],
+                     *       "stickyBy": "customerId",
+                     *       "decisionOutput": "decision",
+                     *       "state": "RUNNING",
+                     *       "endedReason": null,
+                     *       "promotedVersion": null,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "endedBy": null,
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "runs": 3,
+                     *         "arms": [
+                     *           {
+                     *             "version": "1",
+                     *             "champion": true,
+                     *             "runs": 2,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "APPROVE",
+                     *                 "count": 2,
+                     *                 "rate": 1,
+                     *                 "low": 0.342,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.2,
+                     *               "p50": 1.1,
+                     *               "p95": 1.3
+                     *             }
+                     *           },
+                     *           {
+                     *             "version": "develop",
+                     *             "champion": false,
+                     *             "runs": 1,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "REVIEW",
+                     *                 "count": 1,
+                     *                 "rate": 1,
+                     *                 "low": 0.207,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.4,
+                     *               "p50": 1.4,
+                     *               "p95": 1.4
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Split"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    promoteSplit: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+                /**
+                 * @description The split id (`splitId` of createSplit). One this scenario does not have is 404 SPLIT_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62
+                 */
+                splitId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "develop"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PromoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The split, ENDED. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "splitId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62",
+                     *       "scenarioId": "1",
+                     *       "championVersion": "1",
+                     *       "arms": [
+                     *         {
+                     *           "version": "1",
+                     *           "champion": true,
+                     *           "percent": 90
+                     *         },
+                     *         {
+                     *           "version": "develop",
+                     *           "champion": false,
+                     *           "percent": 10
+                     *         }
+                     *       ],
+                     *       "stickyBy": "customerId",
+                     *       "decisionOutput": "decision",
+                     *       "state": "RUNNING",
+                     *       "endedReason": null,
+                     *       "promotedVersion": null,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "endedBy": null,
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "runs": 3,
+                     *         "arms": [
+                     *           {
+                     *             "version": "1",
+                     *             "champion": true,
+                     *             "runs": 2,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "APPROVE",
+                     *                 "count": 2,
+                     *                 "rate": 1,
+                     *                 "low": 0.342,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.2,
+                     *               "p50": 1.1,
+                     *               "p95": 1.3
+                     *             }
+                     *           },
+                     *           {
+                     *             "version": "develop",
+                     *             "champion": false,
+                     *             "runs": 1,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "REVIEW",
+                     *                 "count": 1,
+                     *                 "rate": 1,
+                     *                 "low": 0.207,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.4,
+                     *               "p50": 1.4,
+                     *               "p95": 1.4
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Split"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endSplit: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+                /**
+                 * @description The split id (`splitId` of createSplit). One this scenario does not have is 404 SPLIT_NOT_FOUND.
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62
+                 */
+                splitId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The split, ENDED. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "splitId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62",
+                     *       "scenarioId": "1",
+                     *       "championVersion": "1",
+                     *       "arms": [
+                     *         {
+                     *           "version": "1",
+                     *           "champion": true,
+                     *           "percent": 90
+                     *         },
+                     *         {
+                     *           "version": "develop",
+                     *           "champion": false,
+                     *           "percent": 10
+                     *         }
+                     *       ],
+                     *       "stickyBy": "customerId",
+                     *       "decisionOutput": "decision",
+                     *       "state": "RUNNING",
+                     *       "endedReason": null,
+                     *       "promotedVersion": null,
+                     *       "createdBy": "demo",
+                     *       "createdAt": "2026-11-27T03:56:35.549Z",
+                     *       "endedBy": null,
+                     *       "endedAt": null,
+                     *       "report": {
+                     *         "runs": 3,
+                     *         "arms": [
+                     *           {
+                     *             "version": "1",
+                     *             "champion": true,
+                     *             "runs": 2,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "APPROVE",
+                     *                 "count": 2,
+                     *                 "rate": 1,
+                     *                 "low": 0.342,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.2,
+                     *               "p50": 1.1,
+                     *               "p95": 1.3
+                     *             }
+                     *           },
+                     *           {
+                     *             "version": "develop",
+                     *             "champion": false,
+                     *             "runs": 1,
+                     *             "failed": 0,
+                     *             "decisions": [
+                     *               {
+                     *                 "value": "REVIEW",
+                     *                 "count": 1,
+                     *                 "rate": 1,
+                     *                 "low": 0.207,
+                     *                 "high": 1
+                     *               }
+                     *             ],
+                     *             "latencyMs": {
+                     *               "mean": 1.4,
+                     *               "p50": 1.4,
+                     *               "p95": 1.4
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Split"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -396,4 +396,85 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['listScenarios']['responses'][200]['content']['application/json'] };
   };
+  listShadows: {
+    params: NonNullable<operations['listShadows']['parameters']['path']>;
+    query: NonNullable<operations['listShadows']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listShadows']['responses'][200]['content']['application/json'] };
+  };
+  attachShadow: {
+    params: NonNullable<operations['attachShadow']['parameters']['path']>;
+    query: NonNullable<operations['attachShadow']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['attachShadow']['requestBody']>['content']['application/json'];
+    uploads: never;
+    replies:
+      | { status: 201; contentType?: 'application/json'; body: operations['attachShadow']['responses'][201]['content']['application/json'] };
+  };
+  getShadow: {
+    params: NonNullable<operations['getShadow']['parameters']['path']>;
+    query: NonNullable<operations['getShadow']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getShadow']['responses'][200]['content']['application/json'] };
+  };
+  stopShadow: {
+    params: NonNullable<operations['stopShadow']['parameters']['path']>;
+    query: NonNullable<operations['stopShadow']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['stopShadow']['responses'][200]['content']['application/json'] };
+  };
+  startShadow: {
+    params: NonNullable<operations['startShadow']['parameters']['path']>;
+    query: NonNullable<operations['startShadow']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['startShadow']['responses'][200]['content']['application/json'] };
+  };
+  createSplit: {
+    params: NonNullable<operations['createSplit']['parameters']['path']>;
+    query: NonNullable<operations['createSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['createSplit']['requestBody']>['content']['application/json'];
+    uploads: never;
+    replies:
+      | { status: 201; contentType?: 'application/json'; body: operations['createSplit']['responses'][201]['content']['application/json'] };
+  };
+  getSplit: {
+    params: NonNullable<operations['getSplit']['parameters']['path']>;
+    query: NonNullable<operations['getSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['getSplit']['responses'][200]['content']['application/json'] };
+  };
+  promoteSplit: {
+    params: NonNullable<operations['promoteSplit']['parameters']['path']>;
+    query: NonNullable<operations['promoteSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['promoteSplit']['requestBody']>['content']['application/json'];
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['promoteSplit']['responses'][200]['content']['application/json'] };
+  };
+  endSplit: {
+    params: NonNullable<operations['endSplit']['parameters']['path']>;
+    query: NonNullable<operations['endSplit']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['endSplit']['responses'][200]['content']['application/json'] };
+  };
 }

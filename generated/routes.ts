@@ -56,6 +56,15 @@ export const routes = [
   { operationId: 'listBatches', method: 'get', path: '/api/batch', expressPath: '/api/batch', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'cancelReplay', method: 'post', path: '/api/scenario/{id}/replays/{replayId}/cancel', expressPath: '/api/scenario/:id/replays/:replayId/cancel', security: ['bearerAuth'] },
   { operationId: 'listScenarios', method: 'get', path: '/api/scenario', expressPath: '/api/scenario', security: ['bearerAuth'] },
+  { operationId: 'listShadows', method: 'get', path: '/api/scenario/{id}/shadows', expressPath: '/api/scenario/:id/shadows', security: ['bearerAuth'] },
+  { operationId: 'attachShadow', method: 'post', path: '/api/scenario/{id}/shadows', expressPath: '/api/scenario/:id/shadows', security: ['bearerAuth'] },
+  { operationId: 'getShadow', method: 'get', path: '/api/scenario/{id}/shadows/{shadowId}', expressPath: '/api/scenario/:id/shadows/:shadowId', security: ['bearerAuth'] },
+  { operationId: 'stopShadow', method: 'post', path: '/api/scenario/{id}/shadows/{shadowId}/stop', expressPath: '/api/scenario/:id/shadows/:shadowId/stop', security: ['bearerAuth'] },
+  { operationId: 'startShadow', method: 'post', path: '/api/scenario/{id}/shadows/{shadowId}/start', expressPath: '/api/scenario/:id/shadows/:shadowId/start', security: ['bearerAuth'] },
+  { operationId: 'createSplit', method: 'post', path: '/api/scenario/{id}/splits', expressPath: '/api/scenario/:id/splits', security: ['bearerAuth'] },
+  { operationId: 'getSplit', method: 'get', path: '/api/scenario/{id}/splits/{splitId}', expressPath: '/api/scenario/:id/splits/:splitId', security: ['bearerAuth'] },
+  { operationId: 'promoteSplit', method: 'post', path: '/api/scenario/{id}/splits/{splitId}/promote', expressPath: '/api/scenario/:id/splits/:splitId/promote', security: ['bearerAuth'] },
+  { operationId: 'endSplit', method: 'post', path: '/api/scenario/{id}/splits/{splitId}/end', expressPath: '/api/scenario/:id/splits/:splitId/end', security: ['bearerAuth'] },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Every operation of the spec; `OperationHandlers` (src/http/operation-handler.ts) needs a handler for each. */

@@ -9,6 +9,8 @@ import { createReplayHandlers } from './replay/replay-routes.js';
 import { scenarioActors } from './scenarios/scenario-access.js';
 import { createScenarioHandlers } from './scenarios/scenario-routes.js';
 import type { Services } from './services.js';
+import { createShadowHandlers } from './shadows/shadow-routes.js';
+import { createSplitHandlers } from './shadows/split-routes.js';
 import { createStatisticsHandlers } from './statistics/statistics-routes.js';
 
 /**
@@ -27,6 +29,8 @@ export function createHandlerMap(services: Services): OperationHandlers {
     ...createRecordsHandlers({ records: services.records.service, actorOf }),
     ...createReplayHandlers({ replays: services.replay.service, actorOf }),
     ...createModelHandlers({ models: services.models }),
+    ...createShadowHandlers({ shadows: services.shadows.service, actorOf }),
+    ...createSplitHandlers({ splits: services.shadows.splits, actorOf }),
   };
 }
 

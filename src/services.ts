@@ -30,8 +30,11 @@ import { ModelService } from './models/model-service.js';
 import { MySqlModelStore } from './models/model-store.js';
 import { MySqlScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
+import { createShadows, type Shadows } from './shadows/shadows-module.js';
+import type { DeployListener } from './scenarios/deploy-listener.js';
 import { YamlBodyParser } from './http/yaml-body-parser.js';
 import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
+import { defaultEngineHosts } from './engine/pool/pool-size.js';
 
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
@@ -71,6 +74,9 @@ export interface Services {
   statistics: Statistics;
   // ── replay ──
   replay: Replay;
+  // ── live tests ──
+  /** Shadows: versions run beside the live one on live traffic (docs/live-tests.md). */
+  shadows: Shadows;
   /** YAML request bodies are parsed on a thread of their own (started by the first one), never on the event loop. */
   yamlParser: YamlBodyParser;
   // ── models ──
@@ -133,7 +139,10 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── scenarios ──
   const replayStore = new MySqlReplayStore(db, userStore);
-  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments);
+  // Deploys end the shadows and split of the champion they replace; the shadows feature, built after scenarios, listens.
+  let shadowsOfDeploys: DeployListener | undefined;
+  const deployListener: DeployListener = { deployed: (scenario, label) => shadowsOfDeploys?.deployed(scenario, label) ?? Promise.resolve() };
+  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments, deployListener);
   // ── run statistics ──
   const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
   statistics.recorder.start();
@@ -142,8 +151,13 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason),
     settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
   });
+  // ── live tests: before execution, whose live runs run their shadows ──
+  const shadows = createShadows({
+    config: config.shadows, engineHosts: config.engine.hosts ?? defaultEngineHosts(), logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000, runTimeoutMs: config.limits.runTimeoutMs,
+  });
+  shadowsOfDeploys = shadows.deployListener;
   // ── execution ──
-  const execution = createExecution({ config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners({ runFinished: (run) => metrics.runFinished(run) }, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
+  const execution = createExecution({ runShadows: shadows.live, runSplits: shadows.splitsLive, config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners({ runFinished: (run) => metrics.runFinished(run) }, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),
@@ -158,7 +172,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   execution.sweeper.addSource(replay.stalledWork);
   // ── HTTP: YAML bodies ──
   const yamlParser = new YamlBodyParser({ deadlineMs: config.limits.yamlParseMs, maxAliasCount: YAML_MAX_ALIAS_COUNT, maxHeapMb: YAML_PARSE_HEAP_MB });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, yamlParser, models, modelDocuments };
+  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, shadows, yamlParser, models, modelDocuments };
 }
 
 /** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */
@@ -172,6 +186,8 @@ export async function closeServices(services: Services): Promise<void> {
   await services.execution.close();
   // ── decision records: after execution, whose last runs it stores ──
   await services.records.close();
+  // ── shadow runs still buffered ──
+  await services.shadows.close();
   // ── engine ──
   await services.engine.dispose();
   // ── run statistics: what was counted since the last write ──

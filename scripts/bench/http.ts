@@ -27,8 +27,11 @@
  *      database (submit to finished_at); job-store keys counted before and after.
  * Processes: one API process (RUN_WORKER=false) and BENCH_WORKERS worker processes (default 1,
  * `src/worker.ts`). The machine must be otherwise idle for the figures to mean anything.
- * BENCH_ONLY (comma-separated: sync, batch, results, async; default all) runs some parts only, for
- * profiling one of them; the goals of the parts left out are not printed. BENCH_NODE_ARGS (space-separated,
+ * BENCH_ONLY (comma-separated: sync, batch, results, async, shadow; default all but shadow) runs some parts
+ * only, for profiling one of them; `shadow` (never run by default) measures sync scoring with one shadow at 100 %
+ * sampling against the same scenario without one, BENCH_SHADOW_PAIRS pairs (default 10) of
+ * BENCH_SHADOW_SECONDS (default 3) alternating (docs/live-tests.md); with SHADOW_ENGINE_SHARE=0 in the
+ * environment (handed to the API process) every shadow run is skipped: the budget-exhausted figure; the goals of the parts left out are not printed. BENCH_NODE_ARGS (space-separated,
  * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the API and worker processes. BENCH_PHASES=1
  * runs them at LOG_LEVEL=debug and prints where the measured batch's time went (their 'batch submitted'
  * and 'batch chunk done' lines). BENCH_MODEL=onnx measures, in place of the reference credit scenario, a scenario
@@ -56,6 +59,7 @@ import { RunStatisticsRecorder } from '../../src/statistics/run-statistics-recor
 import { StatisticsStore } from '../../src/statistics/statistics-store.js';
 import { databaseServerPids, processCpuMs, threadCpuMs, totalCpuMs } from './proc-cpu.js';
 import { referenceScenario, sampleInputs } from './reference-scenario.js';
+import { contentHash } from '../../src/scenarios/version-content.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_bench';
@@ -66,6 +70,9 @@ const BARE_PORT = API_PORT + 1;
 const METRICS_API_PORT = API_PORT + 2;
 const METRICS_PORT = API_PORT + 3;
 const ONLY_SYNC = process.env.BENCH_ONLY === 'sync';
+const ONLY_SHADOW = process.env.BENCH_ONLY === 'shadow';
+const SHADOW_PAIRS = Number(process.env.BENCH_SHADOW_PAIRS ?? 10);
+const SHADOW_SECONDS = Number(process.env.BENCH_SHADOW_SECONDS ?? 3);
 /** Runs of sync scoring with metrics on, and as many with them off, for the ratio. */
 const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 3);
 const SYNC_SECONDS = Number(process.env.BENCH_SYNC_SECONDS ?? 10);
@@ -89,6 +96,8 @@ const RECORDING_NULL = process.env.BENCH_RECORDING_NULL === '1';
 const SCENARIO = 'credit';
 /** The same document as SCENARIO, with recording off: the other half of each pair, with no settings cache to wait out between the two. */
 const UNRECORDED_SCENARIO = 'credit-unrecorded';
+/** The same document again, recording off, with one shadow (the same document) at 100 % sampling: BENCH_ONLY=shadow. */
+const SHADOWED_SCENARIO = 'credit-shadowed';
 /** Every this many async submissions, one is polled closely for its client-observed latency. */
 const SAMPLE_EVERY = 10;
 const PHASES = process.env.BENCH_PHASES === '1';
@@ -210,7 +219,8 @@ function send(method: string, path: string, headers: Record<string, string>, bod
 const json = (answer: Answer): any => (answer.text ? JSON.parse(answer.text) : null);
 
 async function waitUntilUp(port: number): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
+  // Up to 60 s: on a machine other sessions load (load average 20 on 2 cores), an API took more than 20 s to start.
+  for (let i = 0; i < 600; i += 1) {
     const up = await new Promise<boolean>((resolve) => {
       const req = http.get({ host: '127.0.0.1', port, path: '/health/live' }, (res) => { res.resume(); resolve(true); });
       req.on('error', () => resolve(false));
@@ -507,7 +517,40 @@ async function main(): Promise<void> {
       const perRun = listenerCost();
       report(`run listeners in-process, per run (best of 5 passes): Prometheus metrics ${fixed(perRun.metricsNs, 0)} ns, run statistics ${fixed(perRun.statisticsNs, 0)} ns (a sync score costs about ${fixed(1e9 / Math.max(sync.rps, 1) / 1000, 0)} µs of the process)`);
     }
-    if (ONLY_SYNC) {
+    if (PARTS.has('shadow')) {
+      // 1c. One shadow at 100 % sampling: pairs of the unrecorded scenario and a copy of it with a shadow, alternating.
+      const [shadowedId] = await db('scenarios').insert({ owner_id: user.id, name: SHADOWED_SCENARIO, next_version: 2 });
+      const [versionId] = await db('scenario_versions').insert({ scenario_id: shadowedId, status: 'DEPLOYED', version_number: 1, content: doc.content, node_properties: JSON.stringify(doc.nodeProperties) });
+      await setRecording(db, Number(shadowedId), false);
+      const shadowId = randomUUID();
+      await db('shadows').insert({
+        id: shadowId, scenario_id: shadowedId, owner_id: user.id, created_by: 'bench', shadow_version: '1', shadow_version_id: versionId,
+        shadow_hash: contentHash(doc.content, JSON.stringify(doc.nodeProperties)), shadow_document: JSON.stringify(doc),
+        champion_version: '1', champion_version_id: versionId, sample_rate: 1, outputs: JSON.stringify(['decision']), state: 'RUNNING',
+      });
+      const scenarioOf = { without: UNRECORDED_SCENARIO, with: SHADOWED_SCENARIO } as const;
+      for (const side of ['without', 'with'] as const) await cannon(API_PORT, user.scoreToken, body, api.pid, { scenario: scenarioOf[side], seconds: SHADOW_SECONDS });
+      const runs: Record<'without' | 'with', CannonResult[]> = { without: [], with: [] };
+      for (let pair = 0; pair < SHADOW_PAIRS; pair += 1) {
+        for (const side of pair % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const)) {
+          runs[side].push(await cannon(API_PORT, user.scoreToken, body, api.pid, { scenario: scenarioOf[side], seconds: SHADOW_SECONDS }));
+        }
+      }
+      await sleep(1500);
+      const [{ stored }] = await db('shadow_runs').where({ shadow_id: shadowId }).count({ stored: '*' });
+      const { skipped } = (await db('shadows').where({ id: shadowId }).first('skipped')) as { skipped: number };
+      const answered = runs.with.reduce((sum, run) => sum + run.ok, 0) + 0;
+      const middle = (values: number[]) => percentile(values, 50);
+      const rpsRatio = middle(runs.with.map((run, pair) => run.rps / runs.without[pair].rps));
+      const p99Ratio = middle(runs.with.map((run, pair) => run.p99 / Math.max(runs.without[pair].p99, 1)));
+      const share = process.env.SHADOW_ENGINE_SHARE ?? 'default (0.25)';
+      report(`sync score with one shadow at 100 % (SHADOW_ENGINE_SHARE ${share}; ${SHADOW_PAIRS} pairs of ${SHADOW_SECONDS} s): with ${runs.with.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.with.map((run) => fixed(run.p99, 0)).join(', ')} ms); without ${runs.without.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.without.map((run) => fixed(run.p99, 0)).join(', ')} ms)`);
+      report(`  shadow runs stored ${Number(stored)}, skipped ${Number(skipped)} (budget or in flight), for the ${answered} shadowed answers autocannon counted (warm-up not included)`);
+      const exhausted = process.env.SHADOW_ENGINE_SHARE === '0';
+      goal(`sync score with a shadow at 100 % ≥ ${exhausted ? 95 : 85} % of without (median of pairs)`, `${fixed(100 * rpsRatio)} %`, rpsRatio >= (exhausted ? 0.95 : 0.85) && runs.with.every((run) => run.non2xx === 0));
+      if (!exhausted) goal('sync score p99 with a shadow ≤ 1.2× without (median of pairs)', `${fixed(p99Ratio, 2)}×`, p99Ratio <= 1.2);
+    }
+    if (ONLY_SYNC || ONLY_SHADOW) {
       api.kill('SIGTERM');
       printGoals();
       return;

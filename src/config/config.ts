@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { readBoolean, readInt, readList, readOptionalInt } from './env-values.js';
+import { readBoolean, readInt, readList, readNumber, readOptionalInt } from './env-values.js';
 
 /**
  * Configuration from environment variables. Every variable has a documented default per
@@ -115,6 +115,8 @@ export interface AppConfig {
   statistics: StatisticsConfig;
   records: RecordsConfig;
   replay: ReplayConfig;
+  /** Shadows: versions run beside the live one on live traffic (src/shadows/, docs/live-tests.md). */
+  shadows: ShadowsConfig;
   /** The model registry (src/models/, docs/models.md). */
   models: ModelsConfig;
 }
@@ -157,6 +159,19 @@ export interface ReplayConfig {
   maxActivePerOwner: number;
   /** Replays one worker process runs at once, each of another owner (an owner's replays run one at a time). */
   perWorker: number;
+}
+
+/** Shadows (docs/live-tests.md): their budget of engine time, and how many a scenario may have. */
+export interface ShadowsConfig {
+  /**
+   * SHADOW_ENGINE_SHARE: the most of this process's engine time (ENGINE_HOSTS × wall time) shadow runs
+   * may take, 0–1; past it sampled shadow runs are skipped and counted.
+   */
+  engineShare: number;
+  /** SHADOW_MAX_IN_FLIGHT: shadow runs waiting or running at once in this process; past it they are skipped and counted. */
+  maxInFlight: number;
+  /** SHADOW_MAX_PER_SCENARIO: shadows a scenario may have that have not ENDED. */
+  maxPerScenario: number;
 }
 
 /** The spec's ceiling on a replay's `limit`, whatever REPLAY_MAX_RECORDS says. */
@@ -314,6 +329,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxActivePerOwner: readInt(env, 'REPLAY_MAX_ACTIVE_PER_OWNER', 2),
       perWorker: readInt(env, 'REPLAY_PER_WORKER', 4),
     },
+    shadows: {
+      engineShare: readNumber(env, 'SHADOW_ENGINE_SHARE', 0.25),
+      maxInFlight: readInt(env, 'SHADOW_MAX_IN_FLIGHT', 256),
+      maxPerScenario: readInt(env, 'SHADOW_MAX_PER_SCENARIO', 5),
+    },
     models: {
       maxBytes: readInt(env, 'MODEL_MAX_BYTES', 8 * 1_048_576),
       onnxLoadMs: readInt(env, 'MODEL_ONNX_LOAD_MS', 20_000),
@@ -375,6 +395,9 @@ function assertUsable(config: AppConfig): void {
   if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');
   if (config.replay.maxActivePerOwner < 1) problems.push('REPLAY_MAX_ACTIVE_PER_OWNER must be at least 1');
   if (config.replay.perWorker < 1) problems.push('REPLAY_PER_WORKER must be at least 1');
+  if (!(config.shadows.engineShare >= 0 && config.shadows.engineShare <= 1)) problems.push('SHADOW_ENGINE_SHARE must be between 0 and 1');
+  if (config.shadows.maxInFlight < 1) problems.push('SHADOW_MAX_IN_FLIGHT must be at least 1');
+  if (config.shadows.maxPerScenario < 1) problems.push('SHADOW_MAX_PER_SCENARIO must be at least 1');
   if (config.engine.hosts !== undefined && config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
   if (config.engine.hostsPerTenant !== undefined && config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerHost < 1) problems.push('ENGINE_ISOLATES_PER_HOST must be at least 1');

@@ -19,6 +19,15 @@ export function readOptionalInt(env: NodeJS.ProcessEnv, name: string): number | 
   return raw === undefined || raw === '' ? undefined : readInt(env, name, 0);
 }
 
+/** A finite number. */
+export function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got "${raw}"`);
+  return value;
+}
+
 /** `true` or `false`. */
 export function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];

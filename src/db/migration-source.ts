@@ -28,6 +28,8 @@ import * as finishedRunInputs from './migrations/20261128002900_finished_run_inp
 import * as runResultsRetention from './migrations/20261128003000_run_results_retention.js';
 import * as callbackSecretOverlap from './migrations/20261128003100_callback_secret_overlap.js';
 import * as modelFilesBinary from './migrations/20261128003200_model_files_binary.js';
+import * as shadows from './migrations/20261129003200_shadows.js';
+import * as splits from './migrations/20261129003300_splits.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -68,6 +70,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261128003000_run_results_retention', runResultsRetention],
   ['20261128003100_callback_secret_overlap', callbackSecretOverlap],
   ['20261128003200_model_files_binary', modelFilesBinary],
+  ['20261129003200_shadows', shadows],
+  ['20261129003300_splits', splits],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

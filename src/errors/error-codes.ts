@@ -66,6 +66,14 @@ export const ERROR_CODES = [
   'MODEL_INVALID',
   'MODEL_NOT_SUPPORTED',
   'MODEL_IN_USE',
+  // live tests (shadows)
+  'SHADOW_NOT_FOUND',
+  'SHADOW_LIMIT_REACHED',
+  'SHADOW_ENDED',
+  // live tests (splits)
+  'SPLIT_NOT_FOUND',
+  'SPLIT_EXISTS',
+  'SPLIT_ENDED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -21,6 +21,8 @@ import { NO_RUN_LISTENER, type RunListener } from './run-listener.js';
 import { MySqlRunResultStore, type RunResultStore } from './run-result-store.js';
 import { RunRetentionSweeper } from './run-retention-sweeper.js';
 import { ScenarioRunner } from './scenario-runner.js';
+import type { RunShadows } from './run-shadows.js';
+import type { RunSplits } from './run-splits.js';
 import { StalledWorkSweeper } from './stalled-work-sweeper.js';
 
 /** What `services.execution` holds: the API-side services, the worker (started only by processes that process jobs) and the queue. */
@@ -63,6 +65,10 @@ export interface ExecutionDependencies {
   storedRunRecords?: StoredRunRecords;
   /** Masks pii input values in the errors of async runs and batch elements before they are stored (services.records). */
   runErrorMasking?: RunErrorMasking;
+  /** The shadows of live versions (the live tests feature, services.shadows); without it none run. */
+  runShadows?: RunShadows;
+  /** The champion/challenger splits of live versions (services.shadows.splitsLive); without it the champion runs every time. */
+  runSplits?: RunSplits;
   settings?: ExecutionSettings;
 }
 
@@ -86,7 +92,7 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const store = new MySqlRunResultStore(db, deps.storedRunRecords);
   const batchStore = new MySqlBatchStore(db, deps.storedRunRecords);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking);
+  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking, deps.runShadows, deps.runSplits);
   const slots = createCallbackSlots({
     jobsUrl: config.jobsUrl,
     keyPrefix: settings.keyPrefix,

@@ -43,10 +43,14 @@ export class ExecutionService {
    * and inserted in bulk later. `requestId` is the HTTP request's id (X-Request-Id).
    */
   async score(caller: ScoringUser, name: string, inputs: Record<string, unknown>, requestId: string): Promise<ScoreResult> {
-    const deployed = await this.runner.requireDeployed(caller.id, name);
+    const champion = await this.runner.requireDeployed(caller.id, name);
     const runId = timeOrderedId();
     const beginTime = new Date().toISOString();
-    const result = await this.runner.run(deployed, inputs, caller.id, 'sync', { id: runId, mode: 'SYNC', requesterId: caller.id, requestId });
+    const record = { id: runId, mode: 'SYNC' as const, requesterId: caller.id, requestId };
+    // A split may give the run to a challenger: the version that decided is the answer's `version`.
+    const arm = this.runner.assignArm(champion, inputs, record);
+    const deployed = arm?.deployed ?? champion;
+    const result = await this.runner.run(deployed, inputs, caller.id, 'sync', record, arm);
     return { runId, name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
   }
 

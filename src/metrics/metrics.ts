@@ -36,6 +36,12 @@ export interface Metrics {
   statisticsDropped(count: number): void;
   /** An engine host died or was replaced, or a tenant was quarantined (src/engine/pool/engine-pool.ts). */
   engineEvent(event: EngineEvent): void;
+  /** A shadow run ended (docs/live-tests.md): `failed` when the shadow's run failed (the champion's outcome does not count). */
+  shadowRunFinished(outcome: 'succeeded' | 'failed'): void;
+  /** A sampled shadow run was not run: its process's shadow budget was spent (`budget`) or SHADOW_MAX_IN_FLIGHT runs were in flight (`in_flight`). */
+  shadowRunSkipped(reason: 'budget' | 'in_flight'): void;
+  /** A live run given to an arm of a champion/challenger split ended (docs/live-tests.md). */
+  splitRunFinished(arm: 'champion' | 'challenger', outcome: 'succeeded' | 'failed'): void;
   /** Where the scrape-time gauges read from (set once the stores exist). */
   setScrapeProbes(probes: ScrapeProbes): void;
 }

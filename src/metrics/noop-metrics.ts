@@ -8,5 +8,8 @@ export class NoopMetrics implements Metrics {
   workRecovered(): void {}
   statisticsDropped(): void {}
   engineEvent(): void {}
+  shadowRunFinished(): void {}
+  shadowRunSkipped(): void {}
+  splitRunFinished(): void {}
   setScrapeProbes(): void {}
 }

@@ -41,6 +41,9 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly hostReplacements: Counter<'reason'>;
   private readonly crashedRuns: Counter<'outcome'>;
   private readonly quarantines: Counter;
+  private readonly shadowRuns: Counter<'outcome'>;
+  private readonly shadowSkips: Counter<'reason'>;
+  private readonly splitRuns: Counter<'arm' | 'outcome'>;
   private probes?: {
     batchElementsPending: ScrapeProbe; jobQueueDepth: ScrapeProbe;
     engineQueuedItems: ScrapeProbes['engineQueuedItems']; engineQuarantinedTenants: ScrapeProbes['engineQuarantinedTenants'];
@@ -140,6 +143,16 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       name: 'scoring_engine_crash_items_total', help: 'Sandbox work items in an engine host when it died, by outcome: failed (ENGINE_CRASHED, the message that was running, or a second death), requeued (run again on another host).', labelNames: ['outcome'], registers,
     });
     this.quarantines = new Counter({ name: 'scoring_engine_quarantines_total', help: 'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).', registers });
+    this.shadowRuns = new Counter({ name: 'scoring_shadow_runs_total', help: 'Shadow runs beside live runs (docs/live-tests.md), by how the shadow ended: succeeded, failed.', labelNames: ['outcome'], registers });
+    for (const outcome of ['succeeded', 'failed']) this.shadowRuns.inc({ outcome }, 0);
+    this.shadowSkips = new Counter({
+      name: 'scoring_shadow_skips_total', help: 'Sampled shadow runs not run, by reason: budget (SHADOW_ENGINE_SHARE of engine time spent), in_flight (SHADOW_MAX_IN_FLIGHT reached).', labelNames: ['reason'], registers,
+    });
+    for (const reason of ['budget', 'in_flight']) this.shadowSkips.inc({ reason }, 0);
+    this.splitRuns = new Counter({
+      name: 'scoring_split_runs_total', help: 'Live runs of champion/challenger splits (docs/live-tests.md), by arm (champion, challenger) and how they ended (succeeded, failed).', labelNames: ['arm', 'outcome'], registers,
+    });
+    for (const arm of ['champion', 'challenger']) for (const outcome of ['succeeded', 'failed']) this.splitRuns.inc({ arm, outcome }, 0);
   }
 
   runFinished(run: MeasuredRun): void {
@@ -176,6 +189,18 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     } else {
       this.quarantines.inc();
     }
+  }
+
+  shadowRunFinished(outcome: 'succeeded' | 'failed'): void {
+    this.shadowRuns.inc({ outcome });
+  }
+
+  shadowRunSkipped(reason: 'budget' | 'in_flight'): void {
+    this.shadowSkips.inc({ reason });
+  }
+
+  splitRunFinished(arm: 'champion' | 'challenger', outcome: 'succeeded' | 'failed'): void {
+    this.splitRuns.inc({ arm, outcome });
   }
 
   setScrapeProbes(probes: ScrapeProbes): void {

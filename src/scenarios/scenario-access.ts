@@ -14,7 +14,7 @@ export interface ScenarioActor {
 }
 
 /** A scenario an actor may act on. */
-interface AccessibleScenario {
+export interface AccessibleScenario {
   id: number;
   ownerId: number;
   name: string;

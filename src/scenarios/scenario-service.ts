@@ -21,6 +21,7 @@ import type { ScenarioAccess, ScenarioActor } from './scenario-access.js';
 import type { ScenarioStore } from './scenario-store-type.js';
 import { decodeScenarioCursor, encodeScenarioCursor } from './scenario-cursor.js';
 import type { ScenarioVersions, VersionSnapshot } from './scenario-versions.js';
+import { NO_DEPLOY_LISTENER, type DeployListener } from './deploy-listener.js';
 import { assertTestCaseCount } from './test-case-cap.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
 import { contentCacheKey, contentHash } from './version-content.js';
@@ -60,6 +61,8 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     private readonly replays: ReplayReferences = NO_REPLAYS,
     /** Resolves the models of MODEL nodes before anything is compiled (the engine does no I/O). */
     private readonly models: ModelDocuments = NO_MODELS,
+    /** Told of every deploy once it is committed (live tests end the shadows of the replaced champion). */
+    private readonly deployListener: DeployListener = NO_DEPLOY_LISTENER,
   ) {}
 
   /**
@@ -100,6 +103,12 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
 
   async snapshot(scenarioId: number, label: string): Promise<VersionSnapshot | undefined> {
     const version = label === DEVELOP_LABEL ? await this.store.findDevelopVersion(scenarioId) : await this.store.findDeployedVersion(scenarioId, Number(label));
+    if (!version) return undefined;
+    return { versionId: version.id, label: labelOf(version), contentHash: contentHash(version.content, version.nodeProperties), document: documentOf(version) };
+  }
+
+  async latestDeployed(scenarioId: number): Promise<VersionSnapshot | undefined> {
+    const version = await this.store.findLatestDeployed(scenarioId);
     if (!version) return undefined;
     return { versionId: version.id, label: labelOf(version), contentHash: contentHash(version.content, version.nodeProperties), document: documentOf(version) };
   }
@@ -196,6 +205,26 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
       return { label: String(created.versionNumber), name: current.name };
     });
     this.deployed.invalidate(scenario.ownerId, name);
+    await this.deployListener.deployed(scenario, label);
+    return label;
+  }
+
+  /**
+   * Deploys `document` (a challenger of a champion/challenger split, as the split ran it) as the next
+   * numbered version, `sourceVersion` naming where it came from in the version history. It compiled
+   * when the split started and ran on live traffic since: not validated again. Deploy listeners are told.
+   */
+  async deployDocument(scenario: { id: number; ownerId: number; name: string }, document: ScenarioDocument, sourceVersion: string, description: string): Promise<string> {
+    const version = { content: document.content, nodeProperties: JSON.stringify(document.nodeProperties), description };
+    const { label, name } = await this.write(async (trx) => {
+      const locked = await this.store.lockById(trx, scenario.id);
+      if (!locked) throw scenarioNotFound(`Scenario ${scenario.id} no longer exists.`);
+      const created = await this.store.insertDeployedVersion(trx, locked, version, sourceVersion);
+      const current = (await this.store.findById(scenario.id, trx)) as ScenarioRecord;
+      return { label: String(created.versionNumber), name: current.name };
+    });
+    this.deployed.invalidate(scenario.ownerId, name);
+    await this.deployListener.deployed(scenario, label);
     return label;
   }
 

@@ -17,4 +17,6 @@ export interface VersionSnapshot {
 export interface ScenarioVersions {
   /** The scenario's version labelled `label` (`develop`, `1`, `2`, …); undefined when it has none. */
   snapshot(scenarioId: number, label: string): Promise<VersionSnapshot | undefined>;
+  /** The latest deployed version (the live one); undefined when the scenario was never deployed. */
+  latestDeployed(scenarioId: number): Promise<VersionSnapshot | undefined>;
 }

@@ -236,6 +236,8 @@ describe('every operation executed with its pre-filled values', () => {
   const RUNTIME_IDS: Record<string, string> = {
     getBatchStatus: 'BATCH_NOT_FOUND', getBatchResults: 'BATCH_NOT_FOUND', getDecisionRecord: 'RECORD_NOT_FOUND',
     getReplay: 'REPLAY_NOT_FOUND', cancelReplay: 'REPLAY_NOT_FOUND',
+    getShadow: 'SHADOW_NOT_FOUND', stopShadow: 'SHADOW_NOT_FOUND', startShadow: 'SHADOW_NOT_FOUND',
+    getSplit: 'SPLIT_NOT_FOUND', promoteSplit: 'SPLIT_NOT_FOUND', endSplit: 'SPLIT_NOT_FOUND',
   };
   /** Operations that take a file: Swagger UI cannot pre-fill one (the user picks it); the setup uploads one for each. */
   const FILE_UPLOADS = ['loadCollectionData', 'createInputVariablesFromCsv', 'uploadModelVersion'];

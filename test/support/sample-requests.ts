@@ -11,6 +11,8 @@ const SAMPLE_PATH_VALUES: Record<string, string> = {
   collection_name: 'customers',
   recordId: '00000000-0000-4000-8000-000000000001',
   replayId: '00000000-0000-4000-8000-000000000000',
+  shadowId: '00000000-0000-4000-8000-000000000001',
+  splitId: '00000000-0000-4000-8000-000000000002',
   version: '1',
 };
 
