@@ -153,7 +153,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── live tests: before execution, whose live runs run their shadows ──
   const shadows = createShadows({
-    config: config.shadows, engineHosts: config.engine.hosts ?? defaultEngineHosts(), logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000, runTimeoutMs: config.limits.runTimeoutMs,
+    config: config.shadows, scenarioLocks: scenarioStore, engineHosts: config.engine.hosts ?? defaultEngineHosts(), logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000, runTimeoutMs: config.limits.runTimeoutMs,
   });
   shadowsOfDeploys = shadows.deployListener;
   // ── execution ──

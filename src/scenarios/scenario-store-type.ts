@@ -62,3 +62,6 @@ export interface ScenarioStore {
   replaceTestCases(trx: StoreTransaction, scenarioId: number, testCases: NewTestCase[]): Promise<void>;
   updateTestCase(trx: StoreTransaction, id: number, testCase: NewTestCase): Promise<void>;
 }
+
+/** The lock of a scenario's row, for features that serialise their own writes per scenario (shadows, splits). */
+export type ScenarioLocks = Pick<ScenarioStore, 'lockById'>;

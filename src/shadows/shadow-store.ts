@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { LiveShadow, NewShadow, ShadowRecord, ShadowRun, ShadowState, StoredShadowRun } from './shadow.js';
+import { storeTransactionOf } from '../db/store-transaction.js';
+import type { ScenarioLocks } from '../scenarios/scenario-store-type.js';
 
 /** Shadows listed per scenario, newest first. */
 const LIST_LIMIT = 100;
@@ -17,13 +19,14 @@ const COLUMNS = ['id', 'scenario_id', 'owner_id', 'created_by', 'shadow_version'
 
 /** The shadows and shadow_runs tables (migration 20261129003200_shadows). */
 export class MySqlShadowStore {
-  constructor(private readonly db: Knex) {}
+  /** `scenarioLocks`: the scenarios feature's row lock (the scenarios table is theirs). */
+  constructor(private readonly db: Knex, private readonly scenarioLocks: ScenarioLocks) {}
 
   /** Inserts the shadow unless the scenario has `maxActive` shadows not ENDED: then answers how many it has (nothing stored). */
   async insertWithinLimit(shadow: NewShadow, maxActive: number): Promise<number | null> {
     return this.db.transaction(async (trx) => {
       // The scenario's row is the lock that serialises attaches of one scenario.
-      await trx('scenarios').where({ id: shadow.scenarioId }).forUpdate().first('id');
+      await this.scenarioLocks.lockById(storeTransactionOf(trx), shadow.scenarioId);
       const [{ active }] = await trx('shadows').where({ scenario_id: shadow.scenarioId }).whereNot({ state: 'ENDED' }).count({ active: '*' });
       if (Number(active) >= maxActive) return Number(active);
       await trx('shadows').insert({

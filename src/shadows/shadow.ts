@@ -46,7 +46,7 @@ export interface SideOutcome {
 }
 
 /** The shadow's HTTP calls, served from the champion's captures. */
-export interface ShadowCalls {
+interface ShadowCalls {
   unrecorded: PortCallSite[];
   served: number;
   requestDiffers: number;

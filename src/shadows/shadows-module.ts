@@ -5,6 +5,7 @@ import type { ScenarioEngine } from '../engine/index.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
 import type { ScenarioAccess } from '../scenarios/scenario-access.js';
+import type { ScenarioLocks } from '../scenarios/scenario-store-type.js';
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import { LiveShadows, type ShadowMetrics } from './live-shadows.js';
 import { ShadowBudget } from './shadow-budget.js';
@@ -47,6 +48,8 @@ export interface ShadowsDependencies {
   logger: Logger;
   db: Knex;
   scenarios: ScenarioAccess & ScenarioVersions & ChallengerDeploys;
+  /** The scenario row lock that serialises attaching shadows and starting splits. */
+  scenarioLocks: ScenarioLocks;
   engine: ScenarioEngine;
   metrics: ShadowMetrics & SplitMetrics & { recordsDropped(count: number, reason: string): void };
   modelDocuments?: ModelDocuments;
@@ -58,13 +61,13 @@ export interface ShadowsDependencies {
 
 export function createShadows(deps: ShadowsDependencies): Shadows {
   const logger = deps.logger.child({ component: 'shadows' });
-  const store = new MySqlShadowStore(deps.db);
+  const store = new MySqlShadowStore(deps.db, deps.scenarioLocks);
   const budget = new ShadowBudget({ share: deps.config.engineShare, engineHosts: deps.engineHosts, maxInFlight: deps.config.maxInFlight });
   const writer = new ShadowRunWriter(store, { flushMs: FLUSH_MS, maxBuffered: MAX_BUFFERED, onDropped: (count) => deps.metrics.recordsDropped(count, 'shadow_buffer_full') }, logger);
   const models = deps.modelDocuments ?? NO_MODELS;
   const live = new LiveShadows(store, deps.engine, budget, writer, deps.metrics, logger, { freshMs: 1000, maxStaleMs: deps.maxStaleMs, runTimeoutMs: deps.runTimeoutMs }, models);
   const service = new ShadowService(deps.scenarios, store, new ShadowReports(store, SETTLED_MS), live, deps.engine, deps.config.maxPerScenario, models);
-  const splitStore = new MySqlSplitStore(deps.db);
+  const splitStore = new MySqlSplitStore(deps.db, deps.scenarioLocks);
   const splitWriter = new SplitRunWriter(splitStore, { flushMs: FLUSH_MS, maxBuffered: MAX_BUFFERED, onDropped: (count) => deps.metrics.recordsDropped(count, 'split_buffer_full') }, logger);
   const splitsLive = new LiveSplits(splitStore, splitWriter, deps.metrics, logger, { freshMs: 1000, maxStaleMs: deps.maxStaleMs }, models);
   const splits = new SplitService(deps.scenarios, deps.scenarios, splitStore, new SplitReports(splitStore, SETTLED_MS), splitsLive, deps.engine, models);

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { LiveSplit, NewSplit, SplitRecord, SplitRun, SplitState, StoredSplitRun } from './split.js';
+import { storeTransactionOf } from '../db/store-transaction.js';
+import type { ScenarioLocks } from '../scenarios/scenario-store-type.js';
 
 /** Split runs written per statement. */
 const INSERT_CHUNK = 500;
@@ -15,13 +17,14 @@ const COLUMNS = ['id', 'scenario_id', 'owner_id', 'created_by', 'champion_versio
 
 /** The splits and split_runs tables (migration 20261129003300_splits). */
 export class MySqlSplitStore {
-  constructor(private readonly db: Knex) {}
+  /** `scenarioLocks`: the scenarios feature's row lock (the scenarios table is theirs). */
+  constructor(private readonly db: Knex, private readonly scenarioLocks: ScenarioLocks) {}
 
   /** Inserts the split unless the scenario has a RUNNING one: then answers its id (nothing stored). */
   async insertUnlessRunning(split: NewSplit): Promise<string | null> {
     return this.db.transaction(async (trx) => {
       // The scenario's row is the lock that serialises starts of one scenario's splits.
-      await trx('scenarios').where({ id: split.scenarioId }).forUpdate().first('id');
+      await this.scenarioLocks.lockById(storeTransactionOf(trx), split.scenarioId);
       const running = await trx('splits').where({ scenario_id: split.scenarioId, state: 'RUNNING' }).first('id');
       if (running) return running.id as string;
       await trx('splits').insert({

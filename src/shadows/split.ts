@@ -5,7 +5,7 @@ import type { ScenarioDocument } from '../engine/index.js';
 export type SplitState = 'RUNNING' | 'ENDED';
 
 /** A challenger as the split runs it: its version as it was when the split started. */
-export interface SplitChallenger {
+interface SplitChallenger {
   version: string;
   versionId: number;
   contentHash: string;

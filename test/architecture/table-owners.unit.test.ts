@@ -28,6 +28,10 @@ const OWNERS: Record<string, string> = {
   model_versions: 'models',
   run_statistics_seconds: 'statistics',
   run_statistics_latency: 'statistics',
+  shadows: 'shadows',
+  shadow_runs: 'shadows',
+  splits: 'shadows',
+  split_runs: 'shadows',
 };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
