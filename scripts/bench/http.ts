@@ -355,7 +355,7 @@ function asyncTimeline(rows: StoredRun[], submittedAt: Map<string, number>, wall
     values.push(new Date(row.finished_at).getTime() - submitted);
     windows.set(window, values);
   }
-  return [...windows.entries()].sort(([a], [b]) => a - b).map(([, values]) => fixed(percentile(values, 99), 0)).join(', ') + ' ms';
+  return `${[...windows.entries()].sort(([a], [b]) => a - b).map(([, values]) => fixed(percentile(values, 99), 0)).join(', ')} ms`;
 }
 
 interface Goal { name: string; measured: string; met: boolean }

@@ -13,6 +13,7 @@
 export type SqlValue = string | number | boolean | Date | Buffer | null | undefined;
 
 /** A string holding none of these can go between single quotes as it is; one that does goes as hex. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and Ctrl-Z are exactly what MySQL's quoting must escape.
 const NEEDS_ESCAPING = /['\\\0\n\r\x1a]/;
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 

@@ -27,11 +27,11 @@ export function explainValidatorErrors(items: ValidatorErrorItem[]): ValidatorEr
     const typeErrors = items.filter((item) => item.path === alternative.path && keywordOf(item) === 'type');
     if (items.some((item) => isUnder(item.path, at))) {
       dropped.add(alternative);
-      typeErrors.forEach((item) => dropped.add(item));
+      typeErrors.forEach((item) => { dropped.add(item); });
     } else if (typeErrors.length > 0) {
       const types = [...new Set(typeErrors.map((item) => item.message?.replace(/^must be /, '') ?? ''))];
       dropped.add(alternative);
-      typeErrors.slice(1).forEach((item) => dropped.add(item));
+      typeErrors.slice(1).forEach((item) => { dropped.add(item); });
       merged.set(typeErrors[0], { ...typeErrors[0], message: `must be ${types.join(' or ')}` });
     }
   }

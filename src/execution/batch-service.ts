@@ -101,7 +101,7 @@ export class BatchService {
   private async earlierSubmission(caller: ScoringUser, idempotency: BatchIdempotency): Promise<string | undefined> {
     const earlier = await this.store.findByIdempotencyKey(caller.id, idempotency.key);
     if (!earlier) return undefined;
-    if (earlier.bodyHash && earlier.bodyHash.equals(idempotency.bodyHash)) return earlier.id;
+    if (earlier.bodyHash?.equals(idempotency.bodyHash)) return earlier.id;
     throw new ConflictError(`Idempotency-Key "${idempotency.key}" was sent before with another body (batch ${earlier.id}); send that body again, or use a new key.`, 'IDEMPOTENCY_KEY_REUSED', [{ path: 'header.Idempotency-Key', message: 'already used with another body' }]);
   }
 

@@ -8,7 +8,7 @@ import { streamResponse } from './stream-response.js';
 async function* ndjsonPieces(pages: AsyncIterable<readonly unknown[]>): AsyncGenerator<string> {
   for await (const page of pages) {
     let text = '';
-    for (const line of page) text += JSON.stringify(line) + '\n';
+    for (const line of page) text += `${JSON.stringify(line)}\n`;
     yield text;
   }
 }

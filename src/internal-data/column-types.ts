@@ -124,6 +124,7 @@ export function sqlTypesFor(columns: Array<{ type: CollectionColumnType; maxLeng
       case 'DOUBLE': return 'DOUBLE';
       case 'BOOLEAN': return 'BOOLEAN';
       case 'STRING': return STRING_TIERS[tierIndex[index] < 0 ? STRING_TIERS.length - 1 : tierIndex[index]].sqlType;
+      default: throw new Error(`unknown column type ${String(column.type)}`);
     }
   });
 }

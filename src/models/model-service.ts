@@ -147,7 +147,10 @@ function summaries(records: ModelVersionRecord[]): ModelSummaryView[] {
   const byName = new Map<string, ModelSummaryView>();
   for (const r of records) {
     let summary = byName.get(r.name);
-    if (!summary) byName.set(r.name, (summary = { name: r.name, latestVersion: r.version, versions: [] }));
+    if (!summary) {
+      summary = { name: r.name, latestVersion: r.version, versions: [] };
+      byName.set(r.name, summary);
+    }
     summary.versions.push({ version: r.version, modelType: r.modelType, functionName: r.functionName, fileName: r.fileName, sizeBytes: r.sizeBytes, createdAt: r.createdAt.toISOString() });
   }
   return [...byName.values()];

@@ -59,7 +59,7 @@ export class OutboundHttpClient implements HttpPort {
   async request(req: OutboundRequest): Promise<OutboundResponse> {
     await this.policy.check(req.url);
     try {
-      let response;
+      let response: Awaited<ReturnType<OutboundHttpClient['send']>>;
       try {
         response = await this.send(req);
       } catch (error) {

@@ -37,7 +37,7 @@ export class TargetPolicy {
       else if (ipaddr.isValid(entry)) this.privateCidrs.push([ipaddr.parse(entry), ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128]);
       else this.privateHosts.add(entry.toLowerCase());
     }
-    this.protocols = new Set((options.protocols ?? ['http', 'https']).map((p) => p.replace(/:$/, '') + ':'));
+    this.protocols = new Set((options.protocols ?? ['http', 'https']).map((p) => `${p.replace(/:$/, '')}:`));
     this.resolve = options.resolve ?? (async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address));
   }
 

@@ -163,7 +163,7 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
         const outcomes = page.records.map((record) => window.run(() => this.runCandidate(compiled, replay.ownerId, record, page.captures)));
         folded = folded.then(async () => {
           const settled = await Promise.all(outcomes);
-          page.records.forEach((record, k) => report.add(record, settled[k]));
+          page.records.forEach((record, k) => { report.add(record, settled[k]); });
           if (!(await this.store.progress(replay.id, report.replayed, report.failed))) cancelled = true;
         });
         folded.catch((error: unknown) => {

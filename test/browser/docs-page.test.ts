@@ -81,6 +81,7 @@ describe('a new install', () => {
       // Also when no answer came: the page then shows why (e.g. a required field left empty).
       await shot(operationId);
     }
+    // biome-ignore lint/performance/useDomNodeTextContent: the status as the page renders it, through Playwright's locator
     return Number((await status.innerText()).trim());
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { ScenarioEngine, ScenarioRunError, type CompiledScenario, type RunLane } from '../../src/engine/index.js';
+import { ScenarioEngine, type ScenarioRunError, type CompiledScenario, type RunLane } from '../../src/engine/index.js';
 import { chain, fakePorts, input, script } from './support/scenario-builder.js';
 
 // Two workers, one of which a single tenant may hold: the service's layout on a 2-core machine.

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { InputValidationError, ScenarioEngine, ScenarioRunError } from '../../src/engine/index.js';
+import { InputValidationError, ScenarioEngine, type ScenarioRunError } from '../../src/engine/index.js';
 import { chain, fakePorts, input, scenario, script } from './support/scenario-builder.js';
 
 const engine = new ScenarioEngine({ ports: fakePorts() });

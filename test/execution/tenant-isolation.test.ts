@@ -124,7 +124,7 @@ describe("one tenant's failing runs", () => {
     const [loopResponses, liveResponse, bobResponses] = await Promise.all([Promise.all(loops), live, Promise.all(bobs)]);
     for (const response of loopResponses) expect(response.body.details[0]).toMatchObject({ code: 'TIME_LIMIT_EXCEEDED', nodeId: 'calc' });
     expect(liveResponse.status).toBe(200);
-    bobResponses.forEach((response, n) => expect(response.body.result).toEqual({ out: n * 2 }));
+    bobResponses.forEach((response, n) => { expect(response.body.result).toEqual({ out: n * 2 }); });
     // Alice holds one worker for 4 × 300 ms; Bob and the health check are served before her second loop ends.
     expect(order.slice(0, 10).filter((who) => who !== 'alice')).toHaveLength(9);
   });
@@ -138,7 +138,7 @@ describe("one tenant's failing runs", () => {
     const [hogResponse, steadyResponses] = await Promise.all([hog, steady]);
     expect(hogResponse.status).toBe(422);
     expect(hogResponse.body.details[0].code).toMatch(/MEMORY_LIMIT_EXCEEDED|TIME_LIMIT_EXCEEDED/);
-    steadyResponses.forEach((response, n) => expect(response.body.result).toEqual({ out: n + 1 }));
+    steadyResponses.forEach((response, n) => { expect(response.body.result).toEqual({ out: n + 1 }); });
     expect(order).toEqual(['bob', 'alice']);
     expect((await score(bob, 'steady', { n: 41 })).body.result).toEqual({ out: 42 });
     // Alice's next run gets a fresh sandbox.

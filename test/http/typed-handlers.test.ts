@@ -43,7 +43,9 @@ function parameterNamed(spec: Json, path: string, method: string, name: string):
 const MUTATIONS: Mutation[] = [
   {
     module: 'batch', change: 'BatchStatus.total becomes a string',
-    apply: (spec) => void (schemas(spec).BatchStatus.properties.total = { type: 'string' }),
+    apply: (spec) => {
+      schemas(spec).BatchStatus.properties.total = { type: 'string' };
+    },
     file: 'src/execution/batch-routes.ts', inside: 'getBatchStatus',
   },
   {
@@ -58,17 +60,23 @@ const MUTATIONS: Mutation[] = [
   },
   {
     module: 'internal-data', change: 'the query parameter limit of getCollectionRows becomes a string',
-    apply: (spec) => void (parameterNamed(spec, '/api/internaldata/collections/{collection_name}', 'get', 'limit').schema = { type: 'string' }),
+    apply: (spec) => {
+      parameterNamed(spec, '/api/internaldata/collections/{collection_name}', 'get', 'limit').schema = { type: 'string' };
+    },
     file: 'src/internal-data/internal-data-routes.ts', inside: 'getCollectionRows',
   },
   {
     module: 'execution', change: 'ScoreResult.version becomes an integer',
-    apply: (spec) => void (schemas(spec).ScoreResult.properties.version = { type: 'integer' }),
+    apply: (spec) => {
+      schemas(spec).ScoreResult.properties.version = { type: 'integer' };
+    },
     file: 'src/execution/execution-routes.ts', inside: 'scoreScenario',
   },
   {
     module: 'execution', change: 'the header X-SCE-CallbackRetryCount becomes a string',
-    apply: (spec) => void (parameterNamed(spec, '/api/scenario/code/scoreasync/{name}', 'post', 'X-SCE-CallbackRetryCount').schema = { type: 'string' }),
+    apply: (spec) => {
+      parameterNamed(spec, '/api/scenario/code/scoreasync/{name}', 'post', 'X-SCE-CallbackRetryCount').schema = { type: 'string' };
+    },
     file: 'src/execution/execution-routes.ts', inside: 'scoreAsync',
   },
   {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { InternalDataService } from '../../src/internal-data/internal-data-service.js';
 import type { TestApp, TestUser } from '../support/test-app.js';
 import { allRows, collectionTables, getRows, uniqueName, upload } from './support/collections.js';
-import { createLoadTestApp, LOAD_PATHS, RecordingStore } from './support/load-paths.js';
+import { createLoadTestApp, LOAD_PATHS, type RecordingStore } from './support/load-paths.js';
 
 let dir: string;
 beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'hostile-csv-')); });

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { createDatabase } from '../../src/db/database.js';
 import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
+import type { RecordPosition } from '../../src/records/decision-record-store-type.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
@@ -150,7 +151,7 @@ describe('MySqlDecisionRecordStore', () => {
     await store.insertMany(records);
     await store.insertMany([record(newScenarioId())]);
     const seen: string[] = [];
-    let after;
+    let after: RecordPosition | undefined;
     for (let pages = 0; pages < 10; pages += 1) {
       const page = await store.list(scenarioId, {}, after, 3);
       seen.push(...page.records.map((r) => r.requestId));
@@ -167,7 +168,7 @@ describe('MySqlDecisionRecordStore', () => {
     const records = [30_000, 10_000, 10_000, 10_000, 10_000, 10_000].map((size, index) => record(scenarioId, { beganAt: at(index), requestId: `r${index}`, result: { blob: 'x'.repeat(size) } }));
     await store.insertMany(records);
     const pages: string[][] = [];
-    let after;
+    let after: RecordPosition | undefined;
     for (let k = 0; k < 10; k += 1) {
       const page = await small.list(scenarioId, {}, after, 100);
       pages.push(page.records.map((r) => r.requestId));
@@ -186,7 +187,7 @@ describe('MySqlDecisionRecordStore', () => {
     // Five stored pages of one record of 10,000 bytes each.
     for (let index = 0; index < 5; index += 1) await store.insertMany([record(scenarioId, { beganAt: at(index), requestId: `h${index}`, result: { blob: 'x'.repeat(10_000) } })]);
     const pages: string[][] = [];
-    let after;
+    let after: RecordPosition | undefined;
     for (let k = 0; k < 10; k += 1) {
       const page = await small.list(scenarioId, { outputs: { blob: 'nope' } }, after, 100);
       pages.push(page.records.map((r) => r.requestId));
@@ -213,7 +214,7 @@ describe('MySqlDecisionRecordStore', () => {
     db.on('query-response', measure);
     try {
       let seen = 0;
-      let after;
+      let after: RecordPosition | undefined;
       for (let k = 0; k < 20; k += 1) {
         const page = await store.list(scenarioId, {}, after, 500);
         seen += page.records.length;

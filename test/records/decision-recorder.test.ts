@@ -29,7 +29,8 @@ afterAll(async () => {
 
 let nextScenario = 3_500_000_000 + Math.floor(Math.random() * 1_000_000) * 10;
 function records(count: number, overrides: Partial<DecisionRecord> = {}): DecisionRecord[] {
-  const scenarioId = (nextScenario += 1);
+  nextScenario += 1;
+  const scenarioId = nextScenario;
   return Array.from({ length: count }, (_, k) => aRecord(scenarioId, { requestId: `r${k}`, inputs: { k }, result: { k }, beganAt: new Date(), ...overrides }));
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../src/db/database.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
-import type { RecordFilter } from '../../src/records/decision-record-store-type.js';
+import type { RecordFilter, RecordPosition } from '../../src/records/decision-record-store-type.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
 
@@ -41,7 +41,7 @@ afterAll(async () => {
 
 /** The plans of the queries `list` sends for the page after `pages` pages of 100. */
 async function planOfDeepPage(filter: RecordFilter, pages: number): Promise<Array<{ type: string; key: string }>> {
-  let after;
+  let after: RecordPosition | undefined;
   for (let k = 0; k < pages; k += 1) after = (await store.list(scenarioId, filter, after, 100)).next ?? undefined;
   const sent: Array<{ sql: string; bindings: unknown[] }> = [];
   const listen = (query: { sql: string; bindings: unknown[] }) => sent.push(query);
@@ -69,12 +69,12 @@ describe('list, deep in a scenario\'s records', () => {
     const plans = await planOfDeepPage(filter, 12);
     expect(plans.length).toBeGreaterThan(0);
     // Each step: the next pages' sizes by the index, then the pages that fit by their primary key.
-    plans.forEach((plan, k) => expect(plan).toMatchObject({ type: 'range', key: k % 2 === 0 ? index : 'PRIMARY' }));
+    plans.forEach((plan, k) => { expect(plan).toMatchObject({ type: 'range', key: k % 2 === 0 ? index : 'PRIMARY' }); });
   });
 
   it('pages through all 3,000 without gaps or repeats', async () => {
     const seen = new Set<string>();
-    let after;
+    let after: RecordPosition | undefined;
     for (let k = 0; k < 40; k += 1) {
       const page = await store.list(scenarioId, {}, after, 100);
       for (const record of page.records) seen.add(record.id);

@@ -42,7 +42,7 @@ export function decisionTableFunction(
 ): string {
   const outputs = settings.outputs.map((o) => o.name);
   const lines: string[] = [];
-  columns.forEach((c, k) => lines.push(`const c${k} = ${c.read};`));
+  columns.forEach((c, k) => { lines.push(`const c${k} = ${c.read};`); });
   const condition = (rule: number): string => {
     const parts = cells[rule].map((cell, k) => (cell.kind === 'any' ? null : cellToJs(cell, `c${k}`))).filter(Boolean);
     return parts.length ? parts.join(' && ') : 'true';
@@ -51,15 +51,16 @@ export function decisionTableFunction(
   const policy: HitPolicy = settings.hitPolicy;
   const nulls = `[${outputs.map(() => 'null').join(', ')}]`;
   if (policy === 'FIRST') {
-    settings.rules.forEach((_, r) => lines.push(`if (${condition(r)}) { if (info) info.m = [${r}]; return [${values(r).join(', ')}]; }`));
+    settings.rules.forEach((_, r) => { lines.push(`if (${condition(r)}) { if (info) info.m = [${r}]; return [${values(r).join(', ')}]; }`); });
     lines.push(`if (info) info.m = []; return ${nulls};`);
   } else if (policy === 'UNIQUE') {
     lines.push('let hit = -1;');
-    settings.rules.forEach((_, r) =>
-      lines.push(`if (${condition(r)}) { if (hit >= 0) throw rt.err("UNIQUE_HIT_VIOLATION", ${q(`decision table '${nodeId}' has more than one matching rule (hit policy UNIQUE): rules `)} + hit + " and " + ${r}); hit = ${r}; }`));
+    settings.rules.forEach((_, r) => {
+      lines.push(`if (${condition(r)}) { if (hit >= 0) throw rt.err("UNIQUE_HIT_VIOLATION", ${q(`decision table '${nodeId}' has more than one matching rule (hit policy UNIQUE): rules `)} + hit + " and " + ${r}); hit = ${r}; }`);
+    });
     lines.push('if (info) info.m = hit >= 0 ? [hit] : [];');
     lines.push('switch (hit) {');
-    settings.rules.forEach((_, r) => lines.push(`case ${r}: return [${values(r).join(', ')}];`));
+    settings.rules.forEach((_, r) => { lines.push(`case ${r}: return [${values(r).join(', ')}];`); });
     lines.push(`default: return ${nulls};`, '}');
   } else {
     lines.push('const m = [];', `const ${outputs.map((_, k) => `o${k} = []`).join(', ')};`);
@@ -98,7 +99,7 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
       return `(${parts.join(' || ')})`;
     });
     lines.push(`let p${k};`, `{ const x = v[${q(c.variable)}];`);
-    c.bins.forEach((bin, b) => lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p${k} = ${q(bin.points)};`));
+    c.bins.forEach((bin, b) => { lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p${k} = ${q(bin.points)};`); });
     lines.push(`else p${k} = ${q(c.elsePoints)};`);
     lines.push(`s += p${k}; if (p${k} < ${q(best[k])}) L[${k}] = ${q(best[k])} - p${k}; }`);
   });

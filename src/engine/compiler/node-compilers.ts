@@ -59,7 +59,7 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
   },
   END: ({ ctx, settings }) => {
     const s = (settings ?? {}) as EndNodeSettings;
-    s.outputs?.forEach((name, k) => ctx.reference(name, `nodeProperties.${ctx.node.id}.content.outputs[${k}]`));
+    s.outputs?.forEach((name, k) => { ctx.reference(name, `nodeProperties.${ctx.node.id}.content.outputs[${k}]`); });
     return { outputs: q(s.outputs ?? null) };
   },
   SCRIPT: ({ ctx, settings }) => {
@@ -88,7 +88,7 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
   SCORECARD: ({ ctx, settings }) => {
     const id = ctx.node.id;
     const s = settings as ScorecardNodeSettings;
-    s.characteristics.forEach((c, k) => ctx.reference(c.variable, `nodeProperties.${id}.content.characteristics[${k}].variable`));
+    s.characteristics.forEach((c, k) => { ctx.reference(c.variable, `nodeProperties.${id}.content.characteristics[${k}].variable`); });
     ctx.diagnostics.push(...checkScorecardBins(id, s), ...checkScorecardOutputs(id, s));
     return { exec: scorecardFunction(s), reads: q([...new Set(s.characteristics.map((c) => c.variable))]) };
   },
@@ -111,7 +111,7 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
     const id = ctx.node.id;
     const s = settings as HttpCallNodeSettings;
     const names = [...templateVariables([s.url, s.headers ?? {}, s.bodyExpression ? null : s.body ?? null])];
-    names.forEach((name) => ctx.reference(name, `nodeProperties.${id}.content`));
+    names.forEach((name) => { ctx.reference(name, `nodeProperties.${id}.content`); });
     const body = s.bodyExpression ? ctx.code(s.bodyExpression, `nodeProperties.${id}.content.bodyExpression`, 'expression') : null;
     const bodyFn = body ? expressionFunction(s.bodyExpression!, body) : 'null';
     return {
@@ -128,8 +128,8 @@ function generated(compiled: { source: string; reads: string[] }): NodeFields {
 
 function templateVariables(value: unknown, into = new Set<string>()): Set<string> {
   if (typeof value === 'string') for (const m of value.matchAll(TEMPLATE_VAR)) into.add(m[1]);
-  else if (Array.isArray(value)) value.forEach((v) => templateVariables(v, into));
-  else if (value && typeof value === 'object') Object.values(value).forEach((v) => templateVariables(v, into));
+  else if (Array.isArray(value)) value.forEach((v) => { templateVariables(v, into); });
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => { templateVariables(v, into); });
   return into;
 }
 
@@ -145,7 +145,7 @@ function compileTable(ctx: NodeContext, s: DecisionTableNodeSettings): { source:
       return { read: `v[${q(column.name)}]` };
     }
     const bound = ctx.code(column.expression, `${base}.inputs[${k}].expression`, 'expression');
-    bound.forEach((b) => reads.add(b));
+    bound.forEach((b) => { reads.add(b); });
     preamble.push(`const E${k} = ${expressionFunction(column.expression, bound)};`);
     return { read: `E${k}(v)` };
   });
@@ -190,7 +190,7 @@ function compileTable(ctx: NodeContext, s: DecisionTableNodeSettings): { source:
       return 'null';
     }
     const bound = ctx.code(value.expr, `${path}.expr`, 'expression');
-    bound.forEach((b) => reads.add(b));
+    bound.forEach((b) => { reads.add(b); });
     preamble.push(`const O${r}_${k} = ${expressionFunction(value.expr, bound)};`);
     return `O${r}_${k}(v)`;
   }));
@@ -224,7 +224,7 @@ function compileCall(ctx: NodeContext, s: ScenarioCallNodeSettings): { source: s
     const parts: string[] = [];
     Object.entries(s.inputs).forEach(([callee, expression], k) => {
       const bound = ctx.code(expression, `${base}.inputs.${callee}`, 'expression');
-      bound.forEach((b) => reads.add(b));
+      bound.forEach((b) => { reads.add(b); });
       preamble.push(`const I${k} = ${expressionFunction(expression, bound)};`);
       parts.push(`${q(callee)}: I${k}($$vars)`);
     });

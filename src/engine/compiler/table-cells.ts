@@ -115,7 +115,7 @@ function parseList(text: string): Literal[] {
 }
 
 function checkType(test: CellTest, type: TableColumnType): void {
-  if (test.kind === 'all') { test.tests.forEach((t) => checkType(t, type)); return; }
+  if (test.kind === 'all') { test.tests.forEach((t) => { checkType(t, type); }); return; }
   const wanted = type === 'NUMBER' ? 'number' : type === 'STRING' ? 'string' : type === 'BOOLEAN' ? 'boolean' : null;
   if ((test.kind === 'cmp' || test.kind === 'range') && wanted && wanted !== 'number') {
     throw new CellSyntaxError(`comparisons and ranges need a NUMBER column, this one is ${type}`);

@@ -64,11 +64,11 @@ export function variableScopes(shape: GraphShape, defs: Map<string, string[] | n
     let open = false;
     for (const p of preds) {
       const s = scope.get(p)!;
-      s.vars.forEach((v) => vars.add(v));
+      s.vars.forEach((v) => { vars.add(v); });
       open ||= s.open;
       const d = defs.get(p);
       if (d === null) open = true;
-      else d?.forEach((v) => vars.add(v));
+      else d?.forEach((v) => { vars.add(v); });
     }
     scope.set(id, { vars, open });
   }

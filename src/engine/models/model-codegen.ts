@@ -42,7 +42,10 @@ class Emitter {
   /** The index of a field in X (inputs first, then what a model chain outputs). */
   slot(field: string): number {
     let slot = this.slots.get(field);
-    if (slot === undefined) this.slots.set(field, (slot = this.slots.size));
+    if (slot === undefined) {
+      slot = this.slots.size;
+      this.slots.set(field, slot);
+    }
     return slot;
   }
   get slotCount(): number { return this.slots.size; }
@@ -64,7 +67,7 @@ class Emitter {
 export function modelFunction(doc: PmmlModelDocument, options: ModelFunctionOptions): string {
   const categories = modelCategories(doc.model, doc.targetCategories);
   const e = new Emitter(categories);
-  doc.inputs.forEach((input) => e.slot(input.name));
+  doc.inputs.forEach((input) => { e.slot(input.name); });
   const derived = derivedStatements(e, options.nodeId, doc.derived ?? [], [doc.model, doc.outputExpressions ?? []]);
   const inner = body(e, doc.model, options.nodeId);
   const main = doc.targets ? targetsFunction(e, doc.targets, inner, doc.functionName) : inner;
@@ -231,7 +234,7 @@ function regression(e: Emitter, m: RegressionModel): string {
     const ys = index.map((_, j) => `y${j}`);
     if (m.normalizationMethod === 'softmax') {
       lines.push(`const mx = Math.max(${ys.join(', ')});`);
-      index.forEach((_, j) => lines.push(`const e${j} = Math.exp(y${j} - mx);`));
+      index.forEach((_, j) => { lines.push(`const e${j} = Math.exp(y${j} - mx);`); });
       lines.push(`const t = ${index.map((_, j) => `e${j}`).join(' + ')};`);
       lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = e${j} / t;`));
     } else if (m.normalizationMethod === 'simplemax') {
@@ -240,7 +243,7 @@ function regression(e: Emitter, m: RegressionModel): string {
     } else {
       // logit and none: the last category gets what the others leave (PMML 4.4, RegressionModel).
       const f = (j: number) => (m.normalizationMethod === 'logit' ? `1 / (1 + Math.exp(-y${j}))` : `y${j}`);
-      index.slice(0, last).forEach((_, j) => lines.push(`const p${j} = ${f(j)};`));
+      index.slice(0, last).forEach((_, j) => { lines.push(`const p${j} = ${f(j)};`); });
       lines.push(`const p${last} = 1 - (${n > 1 ? index.slice(0, last).map((_, j) => `p${j}`).join(' + ') : '0'});`);
       lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = p${j};`));
     }
@@ -333,7 +336,7 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
   const lines: string[] = [];
   switch (m.multipleModelMethod) {
     case 'selectFirst':
-      segs.forEach((s) => lines.push(`if (${s.predicate} === true) return ${s.fn}(X);`));
+      segs.forEach((s) => { lines.push(`if (${s.predicate} === true) return ${s.fn}(X);`); });
       lines.push('return null;');
       break;
     case 'modelChain':

@@ -50,7 +50,7 @@ export function checkInputs(declared: VariableInfo[], inputs: Record<string, unk
   }
   const { checks, names } = checksOf(declared);
   for (const name in inputs) {
-    if (Object.prototype.hasOwnProperty.call(inputs, name) && !names.has(name)) violations.push({ variable: name, message: 'is not an input of this scenario' });
+    if (Object.hasOwn(inputs, name) && !names.has(name)) violations.push({ variable: name, message: 'is not an input of this scenario' });
   }
   for (const check of checks) {
     const value = inputs[check.name];
@@ -89,7 +89,7 @@ function isPlainObject(value: unknown): boolean {
 function describeValue(value: unknown): string {
   if (Array.isArray(value) || value === null || typeof value === 'object') return describeType(value);
   const text = JSON.stringify(value);
-  return `${typeof value} ${text && text.length > 40 ? text.slice(0, 40) + '…' : text}`;
+  return `${typeof value} ${text && text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
 }
 
 /** The value's type only (a pii input's value is not shown). */

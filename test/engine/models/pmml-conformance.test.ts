@@ -29,7 +29,7 @@ function modelScenario(model: ModelDocument, outputs: string[]) {
   return { ...doc, models: { 'm@1': model } };
 }
 
-export function disagreement(actual: unknown, expected: unknown): string | null {
+function disagreement(actual: unknown, expected: unknown): string | null {
   if (typeof expected === 'number') {
     if (typeof actual !== 'number') return `expected ${expected}, got ${String(actual)}`;
     const scale = Math.max(Math.abs(expected), Math.abs(actual));

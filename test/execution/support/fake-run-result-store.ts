@@ -93,7 +93,7 @@ export class FakeRunResultStore implements RunResultStore {
 
   async claimCallback(cutoff: Date, id: string): Promise<boolean> {
     const run = this.runs.get(id);
-    if (!run || run.callbackState !== 'PENDING' || run.queuedAt >= cutoff) return false;
+    if (run?.callbackState !== 'PENDING' || run.queuedAt >= cutoff) return false;
     run.queuedAt = new Date();
     return true;
   }

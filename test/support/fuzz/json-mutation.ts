@@ -29,7 +29,7 @@ function pathsOf(value: unknown, limit = 4000): Path[] {
   const walk = (node: unknown, path: Path) => {
     if (paths.length >= limit) return;
     paths.push(path);
-    if (Array.isArray(node)) node.forEach((item, index) => walk(item, [...path, index]));
+    if (Array.isArray(node)) node.forEach((item, index) => { walk(item, [...path, index]); });
     else if (node && typeof node === 'object') for (const [key, item] of Object.entries(node)) walk(item, [...path, key]);
   };
   walk(value, []);
