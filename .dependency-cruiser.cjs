@@ -5,15 +5,18 @@
  */
 const FEATURES = '(scenarios|internal-data|execution|records|replay|statistics|models|auth|metrics|outbound)';
 /** Node's modules that reach outside the process: files, sockets, processes, threads. */
-const NODE_IO = '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|tls|child_process|cluster|worker_threads|readline|repl|inspector)$';
+const NODE_IO =
+  '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|tls|child_process|cluster|worker_threads|readline|repl|inspector)$';
 /** Packages that talk to a database, a job store, the network or serve HTTP. */
-const IO_PACKAGES = '(^|node_modules/)(knex|mysql2|mariadb|pg|mongodb|ioredis|agenda|@agendajs/.+|express|axios|multer|passport|passport-jwt|jwks-rsa|swagger-ui-express|prom-client|pino)(/|$)';
+const IO_PACKAGES =
+  '(^|node_modules/)(knex|mysql2|mariadb|pg|mongodb|ioredis|agenda|@agendajs/.+|express|axios|multer|passport|passport-jwt|jwks-rsa|swagger-ui-express|prom-client|pino)(/|$)';
 
 module.exports = {
   forbidden: [
     {
       name: 'engine-is-pure',
-      comment: 'The engine reaches the outside world only through src/engine/ports.ts: it imports nothing of the service (no db, no feature, no http, no generated/).',
+      comment:
+        'The engine reaches the outside world only through src/engine/ports.ts: it imports nothing of the service (no db, no feature, no http, no generated/).',
       severity: 'error',
       from: { path: '^src/engine/' },
       to: { path: '^(src/(?!engine/)|generated/)' },
@@ -23,7 +26,10 @@ module.exports = {
       comment: 'No database, job store, HTTP client or server in the engine.',
       severity: 'error',
       from: { path: '^src/engine/' },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: IO_PACKAGES },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        path: IO_PACKAGES,
+      },
     },
     {
       name: 'engine-no-node-io',
@@ -50,7 +56,8 @@ module.exports = {
     },
     {
       name: 'routes-use-the-handler-contract-only',
-      comment: 'A feature\'s routes import from src/http/ only the handler contract (types) and the date-time parameter rule.',
+      comment:
+        "A feature's routes import from src/http/ only the handler contract (types) and the date-time parameter rule.",
       severity: 'error',
       from: { path: `^src/${FEATURES}/.+-routes\\.ts$` },
       to: { path: '^src/http/', pathNot: '^src/http/(operation-handler|date-time-parameter)\\.ts$' },
@@ -73,7 +80,8 @@ module.exports = {
     },
     {
       name: 'plumbing-knows-no-feature',
-      comment: 'errors, config, db, ids and net are shared plumbing: they import no feature, no engine, no http, and not the composition root.',
+      comment:
+        'errors, config, db, ids and net are shared plumbing: they import no feature, no engine, no http, and not the composition root.',
       severity: 'error',
       from: { path: '^src/(errors|config|db|ids|net)/' },
       to: { path: `^src/(${FEATURES.slice(1, -1)}|engine|http|services\\.ts|app\\.ts)` },
@@ -94,49 +102,55 @@ module.exports = {
     },
     {
       name: 'replay-reads-recorded-runs-only',
-      comment: 'Replay reads the decision records through their narrow read model (src/records/recorded-runs.ts) and their types.',
+      comment:
+        'Replay reads the decision records through their narrow read model (src/records/recorded-runs.ts) and their types.',
       severity: 'error',
       from: { path: '^src/replay/' },
       to: { path: '^src/records/', pathNot: '^src/records/(recorded-runs|decision-record)\\.ts$' },
     },
     {
       name: 'nothing-imports-the-composition-root',
-      comment: 'services.ts, handler-map.ts, app.ts, main.ts and worker.ts wire the folders together; no folder imports them (a routes file takes its own deps).',
+      comment:
+        'services.ts, handler-map.ts, app.ts, main.ts and worker.ts wire the folders together; no folder imports them (a routes file takes its own deps).',
       severity: 'error',
       from: { path: '^src/.+/' },
       to: { path: '^src/(services|handler-map|app|main|worker)\\.ts$' },
     },
     {
       name: 'only-the-composition-root-builds-handlers',
-      comment: 'The handler map, and so every feature\'s routes, is assembled by src/services.ts / src/app.ts / src/main.ts level only.',
+      comment:
+        "The handler map, and so every feature's routes, is assembled by src/services.ts / src/app.ts / src/main.ts level only.",
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(handler-map|services|app|main)\\.ts$' },
       to: { path: `^src/${FEATURES}/.+-routes\\.ts$` },
     },
     {
       name: 'generated-operations-through-the-handler-contract',
-      comment: 'generated/operations.ts reaches the code through src/http/operation-handler.ts (OperationRequest, OperationReply).',
+      comment:
+        'generated/operations.ts reaches the code through src/http/operation-handler.ts (OperationRequest, OperationReply).',
       severity: 'error',
       from: { pathNot: '^src/http/operation-handler\\.ts$' },
       to: { path: '^generated/operations\\.ts$' },
     },
     {
       name: 'generated-routes-at-the-edge',
-      comment: 'The route table (generated/routes.ts) is read by the HTTP edge and by authentication (an operation\'s security) only.',
+      comment:
+        "The route table (generated/routes.ts) is read by the HTTP edge and by authentication (an operation's security) only.",
       severity: 'error',
       from: { pathNot: '^src/(http/|auth/|app\\.ts$)' },
       to: { path: '^generated/routes\\.ts$' },
     },
     {
       name: 'generated-types-are-types',
-      comment: 'generated/api-types.ts holds the spec\'s schemas as types: imported type-only (DTOs), never by the engine.',
+      comment:
+        "generated/api-types.ts holds the spec's schemas as types: imported type-only (DTOs), never by the engine.",
       severity: 'error',
       from: {},
       to: { path: '^generated/api-types\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-folder-cycles',
-      comment: 'No cycle between folders: each folder\'s imports point one way.',
+      comment: "No cycle between folders: each folder's imports point one way.",
       severity: 'error',
       scope: 'folder',
       from: { path: '^src/' },
@@ -146,7 +160,7 @@ module.exports = {
       name: 'no-cycles',
       comment:
         'No cycle between modules at run time. Cycles made only of type-only imports (a store and its interface, ' +
-        'the engine\'s types and ports) load in any order and are left to the folder rule above (ADR 0015).',
+        "the engine's types and ports) load in any order and are left to the folder rule above (ADR 0015).",
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true, dependencyTypesNot: ['type-only'], viaOnly: { dependencyTypesNot: ['type-only'] } },
@@ -164,7 +178,11 @@ module.exports = {
     exclude: { path: '^src/db/migrations/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.mjs', '.js', '.json'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -54,7 +54,10 @@ process.env.DATABASE_URL ??= 'mysql://root@127.0.0.1:3306/scoring_fuzz';
 
 async function freshDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
-  if (!/fuzz|test/.test(name)) throw new Error(`the fuzz run drops its database first; ${name} does not look like a scratch database (its name must contain "fuzz" or "test")`);
+  if (!/fuzz|test/.test(name))
+    throw new Error(
+      `the fuzz run drops its database first; ${name} does not look like a scratch database (its name must contain "fuzz" or "test")`,
+    );
   const server = new URL(url);
   server.pathname = '/';
   const admin = createDatabase(server.toString(), { min: 0, max: 1 });
@@ -66,7 +69,17 @@ async function freshDatabase(url: string): Promise<void> {
   await db.destroy();
 }
 
-interface Observation { index: number; request: FuzzRequest; status: number; code?: string; requestId?: string; durationMs: number; blockMs: number; busyMs: number; findings: Finding[] }
+interface Observation {
+  index: number;
+  request: FuzzRequest;
+  status: number;
+  code?: string;
+  requestId?: string;
+  durationMs: number;
+  blockMs: number;
+  busyMs: number;
+  findings: Finding[];
+}
 
 /** The goal for the longest event-loop hold while any one request is answered. */
 const BLOCK_GOAL_MS = 100;
@@ -81,7 +94,8 @@ function errorCodeOf(body: Buffer): string | undefined {
 
 /** Findings of one kind and cause group together, whatever ids and numbers they mention. */
 function groupKey(observation: Observation, finding: Finding): string {
-  const what = (finding.cause ?? finding.message).split('\n')[0]
+  const what = (finding.cause ?? finding.message)
+    .split('\n')[0]
     .replace(/"requestId":"[^"]*"/g, '')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
     .replace(/\d+/g, 'N')
@@ -90,7 +104,9 @@ function groupKey(observation: Observation, finding: Finding): string {
 }
 
 function printHistogram(title: string, byStatus: Map<number, number>): void {
-  const cells = [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status === 0 ? 'none' : status}×${count}`);
+  const cells = [...byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status === 0 ? 'none' : status}×${count}`);
   const sum = [...byStatus.values()].reduce((a, b) => a + b, 0);
   console.log(`${title.padEnd(32)} ${String(sum).padStart(6)}  ${cells.join('  ')}`);
 }
@@ -115,7 +131,9 @@ async function main(): Promise<void> {
     return chunk[index % CHUNK];
   };
 
-  console.log(`fuzzing ${session.baseUrl} with ${total} requests, seed ${seed}${options.operation ? `, only ${options.operation}` : ''}, ${concurrency} at a time`);
+  console.log(
+    `fuzzing ${session.baseUrl} with ${total} requests, seed ${seed}${options.operation ? `, only ${options.operation}` : ''}, ${concurrency} at a time`,
+  );
   const observations: Observation[] = [];
   let next = from;
   const end = from + total;
@@ -126,9 +144,23 @@ async function main(): Promise<void> {
       const request = requestAt(index);
       const { response, findings } = await session.run(request);
       const code = response.status >= 400 ? errorCodeOf(response.body) : undefined;
-      const requestId = typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : undefined;
-      observations.push({ index, request, status: response.error ? 0 : response.status, code, requestId, durationMs: response.durationMs, blockMs: 0, busyMs: 0, findings });
-      if (observations.length % 1000 === 0) console.error(`… ${observations.length} requests, ${observations.filter((o) => o.findings.length > 0).length} with findings, ${Math.round((Date.now() - started) / 1000)} s`);
+      const requestId =
+        typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : undefined;
+      observations.push({
+        index,
+        request,
+        status: response.error ? 0 : response.status,
+        code,
+        requestId,
+        durationMs: response.durationMs,
+        blockMs: 0,
+        busyMs: 0,
+        findings,
+      });
+      if (observations.length % 1000 === 0)
+        console.error(
+          `… ${observations.length} requests, ${observations.filter((o) => o.findings.length > 0).length} with findings, ${Math.round((Date.now() - started) / 1000)} s`,
+        );
     }
   };
   let eventLoop: Awaited<ReturnType<typeof session.eventLoop>>;
@@ -156,7 +188,8 @@ async function main(): Promise<void> {
     byOperation.set(request.operationId, histogram);
     overall.set(status, (overall.get(status) ?? 0) + 1);
   }
-  for (const [operationId, histogram] of [...byOperation.entries()].sort(([a], [b]) => a.localeCompare(b))) printHistogram(operationId, histogram);
+  for (const [operationId, histogram] of [...byOperation.entries()].sort(([a], [b]) => a.localeCompare(b)))
+    printHistogram(operationId, histogram);
   printHistogram('overall', overall);
 
   if (options.codes) {
@@ -170,7 +203,12 @@ async function main(): Promise<void> {
       codes.set(request.operationId, counts);
     }
     for (const [operationId, counts] of [...codes.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      console.log(`${operationId.padEnd(32)} ${[...counts.entries()].sort(([, a], [, b]) => b - a).map(([key, count]) => `${key}×${count}`).join('  ')}`);
+      console.log(
+        `${operationId.padEnd(32)} ${[...counts.entries()]
+          .sort(([, a], [, b]) => b - a)
+          .map(([key, count]) => `${key}×${count}`)
+          .join('  ')}`,
+      );
     }
   }
 
@@ -188,41 +226,74 @@ async function main(): Promise<void> {
     seenStatus.add(key);
   }
   const longestOf = (values: number[]) => (values.length === 0 ? 0 : Math.max(...values));
-  const p99Of = (values: number[]) => { const sorted = [...values].sort((a, b) => a - b); return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]; };
+  const p99Of = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+  };
   const line = (label: string, seen: Observation[]) => {
     const warm = seen.filter((o) => !cold.has(o));
     const coldOnes = seen.filter((o) => cold.has(o));
     const longestWarm = longestOf(warm.map((o) => o.busyMs));
-    return `${label.padEnd(32)} own work: warm longest ${longestWarm.toFixed(1).padStart(6)} p99 ${p99Of(warm.map((o) => o.busyMs)).toFixed(1).padStart(6)}, cold longest ${longestOf(coldOnes.map((o) => o.busyMs)).toFixed(1).padStart(6)}   wall: warm longest ${longestOf(warm.map((o) => o.blockMs)).toFixed(1).padStart(7)}${longestWarm >= BLOCK_GOAL_MS ? '  ← over the goal' : ''}`;
+    return `${label.padEnd(32)} own work: warm longest ${longestWarm.toFixed(1).padStart(6)} p99 ${p99Of(
+      warm.map((o) => o.busyMs),
+    )
+      .toFixed(1)
+      .padStart(6)}, cold longest ${longestOf(coldOnes.map((o) => o.busyMs))
+      .toFixed(1)
+      .padStart(6)}   wall: warm longest ${longestOf(warm.map((o) => o.blockMs))
+      .toFixed(1)
+      .padStart(7)}${longestWarm >= BLOCK_GOAL_MS ? '  ← over the goal' : ''}`;
   };
   // Two figures per hold: wall time (how late the loop answered) and the loop's own work in it (its thread's time on
   // a core). On a machine whose cores are busy with other work the OS stretches the first; the second is the
   // service's code. The goal is judged on the loop's own work; both are printed.
-  console.log(`\nlongest hold of the service's event loop per operation while one of its requests was answered (ms; goal < ${BLOCK_GOAL_MS} of the loop's own work on warm requests; cold: the first request of each operation and status, when validators compile${concurrency > 1 ? `; upper bound: holds are charged to all ${concurrency} requests in flight` : ''})`);
+  console.log(
+    `\nlongest hold of the service's event loop per operation while one of its requests was answered (ms; goal < ${BLOCK_GOAL_MS} of the loop's own work on warm requests; cold: the first request of each operation and status, when validators compile${concurrency > 1 ? `; upper bound: holds are charged to all ${concurrency} requests in flight` : ''})`,
+  );
   const perOperation = new Map<string, Observation[]>();
-  for (const observation of observations) perOperation.set(observation.request.operationId, [...(perOperation.get(observation.request.operationId) ?? []), observation]);
-  for (const [operationId, seen] of [...perOperation.entries()].sort(([a], [b]) => a.localeCompare(b))) console.log(line(operationId, seen));
+  for (const observation of observations)
+    perOperation.set(observation.request.operationId, [
+      ...(perOperation.get(observation.request.operationId) ?? []),
+      observation,
+    ]);
+  for (const [operationId, seen] of [...perOperation.entries()].sort(([a], [b]) => a.localeCompare(b)))
+    console.log(line(operationId, seen));
   const warmLongest = longestOf(observations.filter((o) => !cold.has(o)).map((o) => o.busyMs));
   const coldLongest = longestOf([...cold].map((o) => o.busyMs));
   const { byWall, byBusy } = eventLoop.longestHolds;
-  const describeHold = (hold: LoopHold) => `  own work ${(hold.busyMs ?? NaN).toFixed(1).padStart(6)} ms, wall ${hold.wallMs.toFixed(1).padStart(7)} ms (waiting for a core ${(hold.waitMs ?? NaN).toFixed(1)} ms) at ${new Date(hold.at).toISOString().slice(11, 23)}, in flight: ${hold.inFlight.join(' | ').slice(0, 240) || 'no request (a job or timer)'}`;
+  const describeHold = (hold: LoopHold) =>
+    `  own work ${(hold.busyMs ?? NaN).toFixed(1).padStart(6)} ms, wall ${hold.wallMs.toFixed(1).padStart(7)} ms (waiting for a core ${(hold.waitMs ?? NaN).toFixed(1)} ms) at ${new Date(hold.at).toISOString().slice(11, 23)}, in flight: ${hold.inFlight.join(' | ').slice(0, 240) || 'no request (a job or timer)'}`;
   const longestBusy = byBusy[0]?.busyMs ?? 0;
-  console.log(`\nlongest holds of the service's event loop over the whole run (requests, jobs, timers): own work ${longestBusy.toFixed(1)} ms, wall ${(byWall[0]?.wallMs ?? 0).toFixed(1)} ms${longestBusy >= BLOCK_GOAL_MS ? '  ← over the goal' : ''}`);
-  console.log('by the loop\'s own work:');
+  console.log(
+    `\nlongest holds of the service's event loop over the whole run (requests, jobs, timers): own work ${longestBusy.toFixed(1)} ms, wall ${(byWall[0]?.wallMs ?? 0).toFixed(1)} ms${longestBusy >= BLOCK_GOAL_MS ? '  ← over the goal' : ''}`,
+  );
+  console.log("by the loop's own work:");
   for (const hold of byBusy.slice(0, 5)) console.log(describeHold(hold));
   console.log('by wall time:');
   for (const hold of byWall.slice(0, 5)) console.log(describeHold(hold));
-  console.log(`(the fuzzer generated its requests in its own process, at most ${longestGenerationMs.toFixed(1)} ms per chunk of ${CHUNK}: not charged to the service)`);
-  console.log(`load average now ${loadavg().map((load) => load.toFixed(2)).join(', ')} (1, 5, 15 min) on this machine's cores: wall times stretch with it`);
-  console.log('longest holds by request (the loop\'s own work)');
+  console.log(
+    `(the fuzzer generated its requests in its own process, at most ${longestGenerationMs.toFixed(1)} ms per chunk of ${CHUNK}: not charged to the service)`,
+  );
+  console.log(
+    `load average now ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(', ')} (1, 5, 15 min) on this machine's cores: wall times stretch with it`,
+  );
+  console.log("longest holds by request (the loop's own work)");
   for (const observation of [...observations].sort((a, b) => b.busyMs - a.busyMs).slice(0, 8)) {
     const { index, request, status, blockMs, busyMs } = observation;
-    console.log(`  ${busyMs.toFixed(1)} ms (wall ${blockMs.toFixed(1)} ms)${cold.has(observation) ? ' cold' : ''}  #${index} ${request.operationId} → ${status === 0 ? 'no response' : status} [${request.variants.join(', ') || 'well-formed'}]  (npm run fuzz -- --seed ${seed} --from ${index} --requests 1 --concurrency 1${options.operation ? ` --operation ${options.operation}` : ''})`);
+    console.log(
+      `  ${busyMs.toFixed(1)} ms (wall ${blockMs.toFixed(1)} ms)${cold.has(observation) ? ' cold' : ''}  #${index} ${request.operationId} → ${status === 0 ? 'no response' : status} [${request.variants.join(', ') || 'well-formed'}]  (npm run fuzz -- --seed ${seed} --from ${index} --requests 1 --concurrency 1${options.operation ? ` --operation ${options.operation}` : ''})`,
+    );
   }
 
   console.log('\nslowest requests');
-  for (const { index, request, status, durationMs } of [...observations].sort((a, b) => b.durationMs - a.durationMs).slice(0, 5)) {
-    console.log(`  ${durationMs} ms  #${index} ${request.operationId} → ${status === 0 ? 'no response' : status} [${request.variants.join(', ') || 'well-formed'}]`);
+  for (const { index, request, status, durationMs } of [...observations]
+    .sort((a, b) => b.durationMs - a.durationMs)
+    .slice(0, 5)) {
+    console.log(
+      `  ${durationMs} ms  #${index} ${request.operationId} → ${status === 0 ? 'no response' : status} [${request.variants.join(', ') || 'well-formed'}]`,
+    );
   }
   if (backgroundErrors.length > 0) {
     console.log(`\n${backgroundErrors.length} errors logged outside requests (jobs), first: ${backgroundErrors[0]}`);
@@ -236,14 +307,23 @@ async function main(): Promise<void> {
     }
   }
   const fiveXx = observations.filter(({ status }) => status >= 500).length;
-  console.log(`\nevent loop (goal < ${BLOCK_GOAL_MS} ms of its own work): requests warm ${warmLongest.toFixed(1)} ms, cold ${coldLongest.toFixed(1)} ms; whole run ${longestBusy.toFixed(1)} ms (wall ${(byWall[0]?.wallMs ?? 0).toFixed(1)} ms)`);
-  console.log(`\n${observations.length} requests in ${Math.round((Date.now() - started) / 1000)} s (seed ${seed}): ${fiveXx} × 5xx, ${observations.filter((o) => o.findings.length > 0).length} with findings in ${groups.size} groups`);
+  console.log(
+    `\nevent loop (goal < ${BLOCK_GOAL_MS} ms of its own work): requests warm ${warmLongest.toFixed(1)} ms, cold ${coldLongest.toFixed(1)} ms; whole run ${longestBusy.toFixed(1)} ms (wall ${(byWall[0]?.wallMs ?? 0).toFixed(1)} ms)`,
+  );
+  console.log(
+    `\n${observations.length} requests in ${Math.round((Date.now() - started) / 1000)} s (seed ${seed}): ${fiveXx} × 5xx, ${observations.filter((o) => o.findings.length > 0).length} with findings in ${groups.size} groups`,
+  );
   for (const [key, group] of [...groups.entries()].sort(([, a], [, b]) => b.length - a.length)) {
     console.log(`\n${group.length} × ${key}`);
-    for (const { observation: { index, request }, finding } of group.slice(0, examplesShown)) {
+    for (const {
+      observation: { index, request },
+      finding,
+    } of group.slice(0, examplesShown)) {
       console.log(`  ${finding.message.split('\n')[0].slice(0, 300)}`);
       if (finding.cause) console.log(`  cause: ${finding.cause.replace(/\n/g, '\n    ')}`);
-      console.log(`  replay: npm run fuzz -- --seed ${seed} --from ${index} --requests 1${options.operation ? ` --operation ${options.operation}` : ''}`);
+      console.log(
+        `  replay: npm run fuzz -- --seed ${seed} --from ${index} --requests 1${options.operation ? ` --operation ${options.operation}` : ''}`,
+      );
       console.log(describeRequest(request, session.baseUrl).replace(/^/gm, '  '));
     }
   }

@@ -59,7 +59,9 @@ async function main(): Promise<void> {
     }
   }
   if (drifted.length > 0) {
-    console.error(`generated/ is out of date with spec/openapi.json (${drifted.join(', ')}): run \`npm run generate\` and commit the result.`);
+    console.error(
+      `generated/ is out of date with spec/openapi.json (${drifted.join(', ')}): run \`npm run generate\` and commit the result.`,
+    );
     process.exit(1);
   }
   if (check) console.log('generated/ matches spec/openapi.json');

@@ -19,7 +19,8 @@ import { redactedUrl } from '../src/config/redacted-url.js';
 import { createDatabase } from '../src/db/database.js';
 import { isDatabaseUnavailable } from '../src/db/mysql-errors.js';
 
-const USAGE = 'usage: npm run --silent token -- <username> [--admin] [--rotate] [--callback-secret | --rotate-callback-secret]\n       npm run --silent token -- <username> --disable | --enable\n(username: letters, digits, . _ @ -)';
+const USAGE =
+  'usage: npm run --silent token -- <username> [--admin] [--rotate] [--callback-secret | --rotate-callback-secret]\n       npm run --silent token -- <username> --disable | --enable\n(username: letters, digits, . _ @ -)';
 const FLAGS = ['--admin', '--rotate', '--disable', '--enable', '--callback-secret', '--rotate-callback-secret'];
 
 const args = process.argv.slice(2);
@@ -27,14 +28,24 @@ const username = args.find((arg) => !arg.startsWith('--'));
 const unknown = args.filter((arg) => arg.startsWith('--') && !FLAGS.includes(arg));
 const has = (flag: string) => args.includes(flag);
 const switching = has('--disable') || has('--enable');
-if (!username || !UserService.isValidUsername(username) || unknown.length > 0 || (has('--disable') && has('--enable')) || (switching && (has('--admin') || has('--rotate') || has('--callback-secret') || has('--rotate-callback-secret')))) {
+if (
+  !username ||
+  !UserService.isValidUsername(username) ||
+  unknown.length > 0 ||
+  (has('--disable') && has('--enable')) ||
+  (switching && (has('--admin') || has('--rotate') || has('--callback-secret') || has('--rotate-callback-secret')))
+) {
   console.error(unknown.length > 0 ? `token: unknown option ${unknown.join(', ')}\n${USAGE}` : USAGE);
   process.exit(2);
 }
 const config = loadConfig();
 // quiet: knex would print a failed connection with its stack on stdout, where callers read the JSON line.
 const db = createDatabase(config.databaseUrl, { min: 0, max: 1 }, true);
-const users = new UserService(new UserStore(db), { scoreTokenCacheMs: 0, callbackSecretsKey: config.callbackSecretsKey, callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds });
+const users = new UserService(new UserStore(db), {
+  scoreTokenCacheMs: 0,
+  callbackSecretsKey: config.callbackSecretsKey,
+  callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds,
+});
 try {
   if (switching) {
     const user = await users.findByUsername(username);
@@ -45,17 +56,30 @@ try {
   } else {
     const user = await users.ensureUser(username, has('--admin'));
     const scoreToken = await users.issueScoreToken(user.id, { rotate: has('--rotate') });
-    if (!scoreToken) console.error(`token: ${user.username} already has a score token; it was shown once, when it was issued. Add --rotate to replace it with a new one.`);
-    if (!user.enabled) console.error(`token: ${user.username} is disabled; its credentials do not work until --enable.`);
+    if (!scoreToken)
+      console.error(
+        `token: ${user.username} already has a score token; it was shown once, when it was issued. Add --rotate to replace it with a new one.`,
+      );
+    if (!user.enabled)
+      console.error(`token: ${user.username} is disabled; its credentials do not work until --enable.`);
     const wantsCallbackSecret = has('--callback-secret') || has('--rotate-callback-secret');
-    const callbackSecret = wantsCallbackSecret ? await users.issueCallbackSecret(user.id, { rotate: has('--rotate-callback-secret') }) : undefined;
-    if (wantsCallbackSecret && !callbackSecret) console.error(`token: ${user.username} already has a callback secret; it was shown once, when it was issued. Use --rotate-callback-secret to replace it (callbacks are then signed with the new one, and with the old one for CALLBACK_SECRET_OVERLAP_SECONDS).`);
+    const callbackSecret = wantsCallbackSecret
+      ? await users.issueCallbackSecret(user.id, { rotate: has('--rotate-callback-secret') })
+      : undefined;
+    if (wantsCallbackSecret && !callbackSecret)
+      console.error(
+        `token: ${user.username} already has a callback secret; it was shown once, when it was issued. Use --rotate-callback-secret to replace it (callbacks are then signed with the new one, and with the old one for CALLBACK_SECRET_OVERLAP_SECONDS).`,
+      );
     const accessToken = issueAccessToken(config.jwt, user.username, user.isAdmin);
-    process.stdout.write(`${JSON.stringify({ userId: user.id, username: user.username, accessToken, ...(scoreToken ? { scoreToken } : {}), ...(callbackSecret ? { callbackSecret } : {}) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ userId: user.id, username: user.username, accessToken, ...(scoreToken ? { scoreToken } : {}), ...(callbackSecret ? { callbackSecret } : {}) })}\n`,
+    );
   }
 } catch (error) {
   const unreachable = isDatabaseUnavailable(error) || (error as { code?: string }).code === 'ER_BAD_DB_ERROR';
-  console.error(`token: ${(error as Error).message}${unreachable ? ` (DATABASE_URL ${redactedUrl(config.databaseUrl)}: start MySQL with \`make services\` and create the schema with \`make migrate\`, or set DATABASE_URL)` : ''}`);
+  console.error(
+    `token: ${(error as Error).message}${unreachable ? ` (DATABASE_URL ${redactedUrl(config.databaseUrl)}: start MySQL with \`make services\` and create the schema with \`make migrate\`, or set DATABASE_URL)` : ''}`,
+  );
   process.exitCode = 1;
 } finally {
   await db.destroy();

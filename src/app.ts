@@ -62,7 +62,8 @@ export function createApp(deps: AppDependencies): ServiceApp {
   const { config } = deps;
   const spec = loadSpec();
   // What each operation takes and answers (headers, bodies, uploads, media types), as the spec says.
-  const shapeOf = (route: { operationId: string }) => operationShape(spec as unknown as OpenApiDocument, route.operationId);
+  const shapeOf = (route: { operationId: string }) =>
+    operationShape(spec as unknown as OpenApiDocument, route.operationId);
   const app = express();
   // Before any route: the one matching rule shared with the validator, authentication and the fast lane.
   applyRouteMatching(app);
@@ -90,7 +91,12 @@ export function createApp(deps: AppDependencies): ServiceApp {
     if (!shape.takesBody) continue;
     const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
     if (shape.requiresBody) app[route.method](route.expressPath, requiredBody(shape.bodyMediaTypes));
-    app[route.method](route.expressPath, jsonBody(limit), yamlBody(limit, config.limits.bodyDepth, deps.yamlParser), bodyDepthLimit(config.limits.bodyDepth));
+    app[route.method](
+      route.expressPath,
+      jsonBody(limit),
+      yamlBody(limit, config.limits.bodyDepth, deps.yamlParser),
+      bodyDepthLimit(config.limits.bodyDepth),
+    );
   }
   app.use(removeUploadsWhenDone);
   const storage = multer.diskStorage({ destination: tmpdir() });
@@ -98,8 +104,12 @@ export function createApp(deps: AppDependencies): ServiceApp {
     if (!shapeOf(route).takesMultipart) continue;
     // Collections take large CSV files, models files up to MODEL_MAX_BYTES (multer stops reading past it:
     // 413, nothing stored); every other upload (a list of variables) is as small as a body.
-    const fileSize = route.operationId === 'loadCollectionData' ? config.limits.uploadBytes
-      : route.operationId === 'uploadModelVersion' ? config.models.maxBytes : config.limits.bodyBytes;
+    const fileSize =
+      route.operationId === 'loadCollectionData'
+        ? config.limits.uploadBytes
+        : route.operationId === 'uploadModelVersion'
+          ? config.models.maxBytes
+          : config.limits.bodyBytes;
     app[route.method](route.expressPath, multipartBody({ storage, limits: { fileSize, files: 1, fields: 10 } }));
   }
   app.use(contextQuery(spec as never));
@@ -128,11 +138,16 @@ export function createApp(deps: AppDependencies): ServiceApp {
 
   // VALIDATE_RESPONSES: every operation's response checks, compiled here (about 0.3 s) so that no
   // operation's first answer compiles them on the event loop. A break becomes a logged 500.
-  const responseChecks = config.validateResponses ? compileResponseChecks(spec as unknown as OpenApiDocument) : undefined;
+  const responseChecks = config.validateResponses
+    ? compileResponseChecks(spec as unknown as OpenApiDocument)
+    : undefined;
   for (const route of routes) {
     const check = responseChecks?.get(route.operationId);
     const handlers = [requireAuthentication(route), expressHandler(deps.handlers[route.operationId], shapeOf(route))];
-    app[route.method](route.expressPath, ...(check ? [checkResponses(route.operationId, check), ...handlers] : handlers));
+    app[route.method](
+      route.expressPath,
+      ...(check ? [checkResponses(route.operationId, check), ...handlers] : handlers),
+    );
   }
 
   app.use(unknownRouteHandler);
@@ -146,8 +161,18 @@ export function createApp(deps: AppDependencies): ServiceApp {
     const handle = deps.fastLane?.[route.operationId];
     return handle ? [{ route, handle }] : [];
   });
-  const warmUp = () => warmUpValidator(app, specValidator, routes.map((route) => ({ method: route.method, path: route.path, bodyMediaTypes: shapeOf(route).bodyMediaTypes })));
-  if (laneOperations.length === 0) return Object.assign((request: IncomingMessage, response: ServerResponse) => app(request, response), { warmUp });
+  const warmUp = () =>
+    warmUpValidator(
+      app,
+      specValidator,
+      routes.map((route) => ({
+        method: route.method,
+        path: route.path,
+        bodyMediaTypes: shapeOf(route).bodyMediaTypes,
+      })),
+    );
+  if (laneOperations.length === 0)
+    return Object.assign((request: IncomingMessage, response: ServerResponse) => app(request, response), { warmUp });
   const fastLane = createFastLane({
     spec: spec as unknown as OpenApiDocument,
     operations: laneOperations,

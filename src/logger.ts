@@ -16,14 +16,23 @@ const LOG_FLUSH_MS = 1000;
  * `logger.flush()` after them. Logged errors never carry a statement (safeError). Tests may pass another
  * `destination` to read the lines.
  */
-export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 4096 })): Logger {
-  const logger = pino({
-    level,
-    base: { service: 'scenario-scoring' },
-    redact: { paths: ['*.authorization', '*.scoreToken', '*.key', '*["score-token"]', 'req.headers.authorization'], censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    serializers: { err: safeError },
-  }, destination);
+export function createLogger(
+  level: string,
+  destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+): Logger {
+  const logger = pino(
+    {
+      level,
+      base: { service: 'scenario-scoring' },
+      redact: {
+        paths: ['*.authorization', '*.scoreToken', '*.key', '*["score-token"]', 'req.headers.authorization'],
+        censor: '[redacted]',
+      },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { err: safeError },
+    },
+    destination,
+  );
   if (level !== 'silent') {
     const timer = setInterval(() => {
       try {
@@ -33,7 +42,9 @@ export function createLogger(level: string, destination: pino.DestinationStream 
       }
     }, LOG_FLUSH_MS);
     timer.unref();
-    (destination as unknown as { on?: (event: string, listener: () => void) => void }).on?.('close', () => clearInterval(timer));
+    (destination as unknown as { on?: (event: string, listener: () => void) => void }).on?.('close', () =>
+      clearInterval(timer),
+    );
   }
   return logger;
 }
@@ -46,7 +57,8 @@ export function createLogger(level: string, destination: pino.DestinationStream 
  */
 function safeError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
-  if (typeof error !== 'object' || error === null || typeof serialized !== 'object' || serialized === null) return serialized;
+  if (typeof error !== 'object' || error === null || typeof serialized !== 'object' || serialized === null)
+    return serialized;
   for (const field of STATEMENT_FIELDS) delete serialized[field];
   const reason = safeErrorReason(error);
   if (serialized.message !== reason) {

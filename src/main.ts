@@ -25,7 +25,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   logUnhandledRejections(logger);
   const services = await createServices(config, logger);
-  await services.internalData.removeOrphanTables().catch((error: unknown) => logger.error({ err: error }, 'could not look for tables left by interrupted loads'));
+  await services.internalData
+    .removeOrphanTables()
+    .catch((error: unknown) => logger.error({ err: error }, 'could not look for tables left by interrupted loads'));
   const app = createApp({
     config,
     logger,
@@ -45,12 +47,17 @@ async function main(): Promise<void> {
   const closeHttp = gracefulClose(server);
   await listen(server, config.port, { host: config.host, variable: 'PORT' });
   server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
-  logger.info({ host: config.host ?? 'every address', port: config.port, environment: config.environment }, 'listening');
+  logger.info(
+    { host: config.host ?? 'every address', port: config.port, environment: config.environment },
+    'listening',
+  );
   // Start-up lines are written at once (an operator or a supervisor waits for them), not with the next 4 KiB.
   logger.flush();
   services.engine.warmUp();
   // Metrics on a listener of their own (METRICS_HOST:METRICS_PORT), never on the API's port.
-  const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.port, 'METRICS_PORT', logger);
+  const metricsServer =
+    services.metricsExposition &&
+    (await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.port, 'METRICS_PORT', logger));
   // The API runs an in-process execution worker unless RUN_WORKER=false (then run `npm run worker` processes).
   if (services.execution.settings.workerInApiProcess) await startWorkerRole(services);
 
@@ -60,7 +67,9 @@ async function main(): Promise<void> {
     forceExitMs: FORCE_EXIT_MS,
     stop: async () => {
       // Stop taking jobs at once (running ones finish or hand the rest back) while in-flight requests finish.
-      const jobsStopped = services.execution.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the execution worker failed'));
+      const jobsStopped = services.execution
+        .close()
+        .catch((error: unknown) => logger.error({ err: error }, 'stopping the execution worker failed'));
       metricsServer?.close();
       const report = await closeHttp({ idleCloseMs: IDLE_CLOSE_MS, timeoutMs: HTTP_DRAIN_TIMEOUT_MS });
       logger.info(report, 'HTTP connections closed');

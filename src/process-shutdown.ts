@@ -29,7 +29,8 @@ export function stopOnSignals(logger: Logger, shutdown: Shutdown): void {
       process.exit(1);
     }, shutdown.forceExitMs);
     force.unref();
-    shutdown.stop()
+    shutdown
+      .stop()
       .then(() => flushLogs(logger))
       .then(() => process.exit(0))
       .catch(async (error: unknown) => {

@@ -110,10 +110,18 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const db = createDatabase(config.databaseUrl);
   const { metrics, exposition: metricsExposition } = createMetrics(config.metrics, logger);
   // Hot-path caches are served stale while they refresh; a refresh that fails (MySQL down) is logged at most every 10 s.
-  const onRefreshError = throttledWarning(logger, 'a cached answer could not be read again (MySQL); serving the one in hand within its bound', 10_000);
+  const onRefreshError = throttledWarning(
+    logger,
+    'a cached answer could not be read again (MySQL); serving the one in hand within its bound',
+    10_000,
+  );
   const userStore = new UserStore(db);
   const users = new UserService(userStore, {
-    scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000, scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000, onRefreshError, callbackSecretsKey: config.callbackSecretsKey, callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds,
+    scoreTokenCacheMs: config.scoreTokenCacheSeconds * 1000,
+    scoreTokenStaleMs: config.scoreTokenStaleSeconds * 1000,
+    onRefreshError,
+    callbackSecretsKey: config.callbackSecretsKey,
+    callbackSecretOverlapSeconds: config.callbackSecretOverlapSeconds,
   });
   // ── internal data ──
   const internalDataStore = new InternalDataStore(db, userStore);
@@ -124,13 +132,20 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const modelDocuments = new ModelResolver(modelStore);
   const models = new ModelService(modelStore, new DeployedModelReferences(db), config.models);
   const scenarioStore = new MySqlScenarioStore(db, userStore);
-  const deployedScenarios = new DeployedScenarioResolver(scenarioStore, modelDocuments, { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError });
+  const deployedScenarios = new DeployedScenarioResolver(scenarioStore, modelDocuments, {
+    maxStaleMs: config.scenarioCacheStaleSeconds * 1000,
+    onRefreshError,
+  });
   // ── outbound HTTP ──
   const outbound = createOutbound(config);
   // ── engine ──
   const engine = new ScenarioEngine({
     ports: { lookups: collectionLookups, scenarios: deployedScenarios, http: outbound.client },
-    limits: { timeoutMs: config.limits.runTimeoutMs, memoryMb: config.limits.scriptMemoryMb, testCasesBudgetMs: config.limits.testCasesBudgetMs },
+    limits: {
+      timeoutMs: config.limits.runTimeoutMs,
+      memoryMb: config.limits.scriptMemoryMb,
+      testCasesBudgetMs: config.limits.testCasesBudgetMs,
+    },
     pool: config.engine,
     onEvent: (event) => {
       metrics.engineEvent(event);
@@ -141,23 +156,68 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const replayStore = new MySqlReplayStore(db, userStore);
   // Deploys end the shadows and split of the champion they replace; the shadows feature, built after scenarios, listens.
   let shadowsOfDeploys: DeployListener | undefined;
-  const deployListener: DeployListener = { deployed: (scenario, label) => shadowsOfDeploys?.deployed(scenario, label) ?? Promise.resolve() };
-  const scenarios = new ScenarioService(scenarioStore, engine, deployedScenarios, new ReplayReferenceCheck(replayStore), modelDocuments, deployListener);
+  const deployListener: DeployListener = {
+    deployed: (scenario, label) => shadowsOfDeploys?.deployed(scenario, label) ?? Promise.resolve(),
+  };
+  const scenarios = new ScenarioService(
+    scenarioStore,
+    engine,
+    deployedScenarios,
+    new ReplayReferenceCheck(replayStore),
+    modelDocuments,
+    deployListener,
+  );
   // ── run statistics ──
-  const statistics = createStatistics({ config: config.statistics, logger, db, scenarios, onDropped: (runs) => metrics.statisticsDropped(runs) });
+  const statistics = createStatistics({
+    config: config.statistics,
+    logger,
+    db,
+    scenarios,
+    onDropped: (runs) => metrics.statisticsDropped(runs),
+  });
   statistics.recorder.start();
   // ── decision records ──
   const records = createRecords({
-    config: config.records, logger, db, databaseUrl: config.databaseUrl, scenarios, onDropped: (count, reason) => metrics.recordsDropped(count, reason),
+    config: config.records,
+    logger,
+    db,
+    databaseUrl: config.databaseUrl,
+    scenarios,
+    onDropped: (count, reason) => metrics.recordsDropped(count, reason),
     settingsCache: { maxStaleMs: config.scenarioCacheStaleSeconds * 1000, onRefreshError },
   });
   // ── live tests: before execution, whose live runs run their shadows ──
   const shadows = createShadows({
-    config: config.shadows, scenarioLocks: scenarioStore, engineHosts: config.engine.hosts ?? defaultEngineHosts(), logger, db, scenarios, engine, metrics, modelDocuments, maxStaleMs: config.scenarioCacheStaleSeconds * 1000, runTimeoutMs: config.limits.runTimeoutMs,
+    config: config.shadows,
+    scenarioLocks: scenarioStore,
+    engineHosts: config.engine.hosts ?? defaultEngineHosts(),
+    logger,
+    db,
+    scenarios,
+    engine,
+    metrics,
+    modelDocuments,
+    maxStaleMs: config.scenarioCacheStaleSeconds * 1000,
+    runTimeoutMs: config.limits.runTimeoutMs,
   });
   shadowsOfDeploys = shadows.deployListener;
   // ── execution ──
-  const execution = createExecution({ runShadows: shadows.live, runSplits: shadows.splitsLive, config, logger, db, deployedScenarios, engine, outbound, callbackSecrets: users, metrics, runListener: runListeners({ runFinished: (run) => metrics.runFinished(run) }, statistics.recorder), runRecorder: records.runRecorder, storedRunRecords: records.storedRunRecords, runErrorMasking: records.errorMasking });
+  const execution = createExecution({
+    runShadows: shadows.live,
+    runSplits: shadows.splitsLive,
+    config,
+    logger,
+    db,
+    deployedScenarios,
+    engine,
+    outbound,
+    callbackSecrets: users,
+    metrics,
+    runListener: runListeners({ runFinished: (run) => metrics.runFinished(run) }, statistics.recorder),
+    runRecorder: records.runRecorder,
+    storedRunRecords: records.storedRunRecords,
+    runErrorMasking: records.errorMasking,
+  });
   // ── metrics ──
   metrics.setScrapeProbes({
     batchElementsPending: () => execution.batchStore.pendingElements(),
@@ -167,12 +227,44 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   });
   // ── replay ──
   const replay = createReplay({
-    config: config.replay, logger, store: replayStore, records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }), scenarios, engine, queue: execution.queue, modelDocuments,
+    config: config.replay,
+    logger,
+    store: replayStore,
+    records: new MySqlDecisionRecordStore(db, { pageMaxChars: config.records.pageMaxChars }),
+    scenarios,
+    engine,
+    queue: execution.queue,
+    modelDocuments,
   });
   execution.sweeper.addSource(replay.stalledWork);
   // ── HTTP: YAML bodies ──
-  const yamlParser = new YamlBodyParser({ deadlineMs: config.limits.yamlParseMs, maxAliasCount: YAML_MAX_ALIAS_COUNT, maxHeapMb: YAML_PARSE_HEAP_MB });
-  return { config, logger, db, users, deployedScenarios, internalData, collectionLookups, outbound, engine, scenarios, records, execution, metrics, metricsExposition, statistics, replay, shadows, yamlParser, models, modelDocuments };
+  const yamlParser = new YamlBodyParser({
+    deadlineMs: config.limits.yamlParseMs,
+    maxAliasCount: YAML_MAX_ALIAS_COUNT,
+    maxHeapMb: YAML_PARSE_HEAP_MB,
+  });
+  return {
+    config,
+    logger,
+    db,
+    users,
+    deployedScenarios,
+    internalData,
+    collectionLookups,
+    outbound,
+    engine,
+    scenarios,
+    records,
+    execution,
+    metrics,
+    metricsExposition,
+    statistics,
+    replay,
+    shadows,
+    yamlParser,
+    models,
+    modelDocuments,
+  };
 }
 
 /** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */

@@ -4,7 +4,6 @@ import { createDatabase } from './db/database.js';
 import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
 import { pingJobStore } from './execution/job-store.js';
 
-
 /**
  * Checks that MySQL answers with a migrated database and that the job store answers; returns one actionable
  * line per failure (the service prints it and exits instead of starting half-connected: on an unmigrated
@@ -18,13 +17,18 @@ export async function checkDependencies(config: AppConfig): Promise<string[]> {
   try {
     await db.raw('SELECT 1');
     const problem = migrationProblem(await pendingMigrations(db));
-    if (problem) problems.push(`The database ${name} at ${where} is ${problem} (make run does it), or set DATABASE_URL.`);
+    if (problem)
+      problems.push(`The database ${name} at ${where} is ${problem} (make run does it), or set DATABASE_URL.`);
   } catch (error) {
     // MySQL answered, and said the database is missing: not an outage, and starting MySQL would not help.
     if ((error as { code?: string }).code === 'ER_BAD_DB_ERROR') {
-      problems.push(`MySQL at ${where} answers, but the database ${name} does not exist: create and migrate it with npm run migrate (make run does both), or set DATABASE_URL.`);
+      problems.push(
+        `MySQL at ${where} answers, but the database ${name} does not exist: create and migrate it with npm run migrate (make run does both), or set DATABASE_URL.`,
+      );
     } else {
-      problems.push(`MySQL at ${where} is unreachable (${(error as Error).message}); start it (make services) or set DATABASE_URL.`);
+      problems.push(
+        `MySQL at ${where} is unreachable (${(error as Error).message}); start it (make services) or set DATABASE_URL.`,
+      );
     }
   } finally {
     await db.destroy();
@@ -32,7 +36,9 @@ export async function checkDependencies(config: AppConfig): Promise<string[]> {
   try {
     await pingJobStore(config.jobsUrl);
   } catch (error) {
-    problems.push(`Job store at ${redactedUrl(config.jobsUrl)} is unreachable (${(error as Error).message}); start it (make services) or set JOBS_URL.`);
+    problems.push(
+      `Job store at ${redactedUrl(config.jobsUrl)} is unreachable (${(error as Error).message}); start it (make services) or set JOBS_URL.`,
+    );
   }
   return problems;
 }

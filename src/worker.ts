@@ -17,7 +17,15 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   logUnhandledRejections(logger);
   const services = await createServices(config, logger);
-  const metricsServer = services.metricsExposition && await startMetricsServer(services.metricsExposition, config.metrics, config.metrics.workerPort, 'WORKER_METRICS_PORT', logger);
+  const metricsServer =
+    services.metricsExposition &&
+    (await startMetricsServer(
+      services.metricsExposition,
+      config.metrics,
+      config.metrics.workerPort,
+      'WORKER_METRICS_PORT',
+      logger,
+    ));
   services.engine.warmUp();
   await startWorkerRole(services);
   logger.info({ pid: process.pid, environment: config.environment }, 'worker ready');

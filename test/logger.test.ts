@@ -5,8 +5,16 @@ import { reapOnExit } from './support/child-reaper.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Runs test/support/log-child.ts in `mode`; resolves with its stdout once `until` holds or it exits. */
-function logChild(mode: 'stay' | 'exit' | 'throw', until: (stdout: string) => boolean, timeoutMs: number): Promise<{ stdout: string; ms: number; exited: boolean }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/log-child.ts', mode], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
+function logChild(
+  mode: 'stay' | 'exit' | 'throw',
+  until: (stdout: string) => boolean,
+  timeoutMs: number,
+): Promise<{ stdout: string; ms: number; exited: boolean }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/log-child.ts', mode], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   reapOnExit(child);
   let stdout = '';
   let started = 0;
@@ -21,7 +29,9 @@ function logChild(mode: 'stay' | 'exit' | 'throw', until: (stdout: string) => bo
       stdout += data.toString('utf8');
       if (until(stdout)) finish(false);
     });
-    child.once('spawn', () => { started = performance.now(); });
+    child.once('spawn', () => {
+      started = performance.now();
+    });
     child.once('exit', () => setTimeout(() => finish(true), 50));
   });
 }
@@ -34,9 +44,13 @@ describe('logger', () => {
     expect(stdout).toContain('"msg":"one short line"');
   }, 20_000);
 
-  it.each(['exit', 'throw'] as const)('writes what it holds when the process ends at once (%s)', async (mode) => {
-    const { stdout, exited } = await logChild(mode, () => false, 15_000);
-    expect(exited).toBe(true);
-    expect(stdout).toContain(`"mode":"${mode}"`);
-  }, 20_000);
+  it.each(['exit', 'throw'] as const)(
+    'writes what it holds when the process ends at once (%s)',
+    async (mode) => {
+      const { stdout, exited } = await logChild(mode, () => false, 15_000);
+      expect(exited).toBe(true);
+      expect(stdout).toContain(`"mode":"${mode}"`);
+    },
+    20_000,
+  );
 });

@@ -23,31 +23,45 @@ const FUNCTION = `(function (json) {
 })`;
 
 type Call = (json: string) => Promise<string>;
-interface Design { name: string; call: Call; close(): Promise<void> }
+interface Design {
+  name: string;
+  call: Call;
+  close(): Promise<void>;
+}
 
 function sameThread(): Design {
   const isolate = new ivm.Isolate({ memoryLimit: 64 });
-  const fn = isolate.createContextSync().evalSync(FUNCTION, { reference: true }) as IsolatedVm.Reference<(json: string) => string>;
+  const fn = isolate.createContextSync().evalSync(FUNCTION, { reference: true }) as IsolatedVm.Reference<
+    (json: string) => string
+  >;
   return {
     name: 'A. applySync on the caller',
     call: async (json) => fn.applySync(undefined, [json], { timeout: 2000 }) as string,
-    close: async () => { if (!isolate.isDisposed) isolate.dispose(); },
+    close: async () => {
+      if (!isolate.isDisposed) isolate.dispose();
+    },
   };
 }
 
 function asyncApply(): Design {
   let isolate = new ivm.Isolate({ memoryLimit: 64 });
-  let fn = isolate.createContextSync().evalSync(FUNCTION, { reference: true }) as IsolatedVm.Reference<(json: string) => string>;
+  let fn = isolate.createContextSync().evalSync(FUNCTION, { reference: true }) as IsolatedVm.Reference<
+    (json: string) => string
+  >;
   return {
     name: "B. isolated-vm's async apply",
     call: async (json) => {
       if (isolate.isDisposed) {
         isolate = new ivm.Isolate({ memoryLimit: 64 });
-        fn = isolate.createContextSync().evalSync(FUNCTION, { reference: true }) as IsolatedVm.Reference<(json: string) => string>;
+        fn = isolate.createContextSync().evalSync(FUNCTION, { reference: true }) as IsolatedVm.Reference<
+          (json: string) => string
+        >;
       }
       return (await fn.apply(undefined, [json], { timeout: 2000 })) as string;
     },
-    close: async () => { if (!isolate.isDisposed) isolate.dispose(); },
+    close: async () => {
+      if (!isolate.isDisposed) isolate.dispose();
+    },
   };
 }
 
@@ -71,22 +85,31 @@ function workerThread(): Design {
   worker.on('message', (answer) => waiting.shift()!(answer));
   return {
     name: 'C. worker thread + postMessage',
-    call: (json) => new Promise((resolve, reject) => {
-      waiting.push((answer) => (answer.error !== undefined ? reject(new Error(answer.error)) : resolve(answer.ok!)));
-      worker.postMessage(json);
-    }),
-    close: async () => { await worker.terminate(); },
+    call: (json) =>
+      new Promise((resolve, reject) => {
+        waiting.push((answer) => (answer.error !== undefined ? reject(new Error(answer.error)) : resolve(answer.ok!)));
+        worker.postMessage(json);
+      }),
+    close: async () => {
+      await worker.terminate();
+    },
   };
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-const batchOf = (size: number, offset: number) => JSON.stringify(Array.from({ length: size }, (_, k) => ({ a: (offset + k) % 20 })));
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
+const batchOf = (size: number, offset: number) =>
+  JSON.stringify(Array.from({ length: size }, (_, k) => ({ a: (offset + k) % 20 })));
 
 /** The longest gap between 1 ms timer ticks on the caller while `work` runs. */
 async function longestStall(work: () => Promise<unknown>): Promise<number> {
   let longest = 0;
   let last = performance.now();
-  const timer = setInterval(() => { const now = performance.now(); longest = Math.max(longest, now - last); last = now; }, 1);
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
   await new Promise((resolve) => setTimeout(resolve, 20));
   last = performance.now();
   const started = performance.now();
@@ -113,13 +136,21 @@ async function measure(design: Design): Promise<void> {
     const started = performance.now();
     const stop = started + SECONDS * 1000;
     // 4 crossings in flight, as a pool keeps its workers busy
-    await Promise.all(Array.from({ length: 4 }, async () => { while (performance.now() < stop) await design.call(texts[calls++ % 100]); }));
-    rates.push(`batch ${size}: ${Math.round((calls * size) / ((performance.now() - started) / 1000)).toLocaleString('en-US')}/s`);
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (performance.now() < stop) await design.call(texts[calls++ % 100]);
+      }),
+    );
+    rates.push(
+      `batch ${size}: ${Math.round((calls * size) / ((performance.now() - started) / 1000)).toLocaleString('en-US')}/s`,
+    );
   }
   const loopStall = await longestStall(() => design.call(JSON.stringify([{ spin: 300, a: 1 }])));
   const memoryStall = await longestStall(() => design.call(JSON.stringify([{ hog: true, a: 1 }])));
-  console.log(`${design.name.padEnd(32)} one at a time p50 ${(percentile(latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(latencies, 99) * 1000).toFixed(1)} µs; ${rates.join(', ')}; ` +
-    `caller's longest stall: ${loopStall.toFixed(0)} ms during a 300 ms loop, ${memoryStall.toFixed(0)} ms during a memory-limit failure`);
+  console.log(
+    `${design.name.padEnd(32)} one at a time p50 ${(percentile(latencies, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(latencies, 99) * 1000).toFixed(1)} µs; ${rates.join(', ')}; ` +
+      `caller's longest stall: ${loopStall.toFixed(0)} ms during a 300 ms loop, ${memoryStall.toFixed(0)} ms during a memory-limit failure`,
+  );
 }
 
 for (const make of [sameThread, asyncApply, workerThread]) {

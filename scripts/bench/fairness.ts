@@ -46,8 +46,10 @@ process.on('exit', () => {
 });
 // One agent per party, so Bob's stalled connections never hold a socket Alice or the probe need.
 const agents = {
-  alice: new http.Agent({ keepAlive: true, maxSockets: 64 }), bob: new http.Agent({ keepAlive: true, maxSockets: ATTACK_CONNECTIONS + 1 }),
-  dave: new http.Agent({ keepAlive: true, maxSockets: ATTACK_CONNECTIONS }), probe: new http.Agent({ keepAlive: true, maxSockets: 1 }),
+  alice: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  bob: new http.Agent({ keepAlive: true, maxSockets: ATTACK_CONNECTIONS + 1 }),
+  dave: new http.Agent({ keepAlive: true, maxSockets: ATTACK_CONNECTIONS }),
+  probe: new http.Agent({ keepAlive: true, maxSockets: 1 }),
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -58,16 +60,36 @@ const percentile = (values: number[], p: number) => {
 };
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
-const describeEnded = (outcome: { ended: number; statuses: Map<number, number> }) => `${outcome.ended} (${[...outcome.statuses].map(([s, n]) => `${n}× ${s}`).join(', ')})`;
+const describeEnded = (outcome: { ended: number; statuses: Map<number, number> }) =>
+  `${outcome.ended} (${[...outcome.statuses].map(([s, n]) => `${n}× ${s}`).join(', ')})`;
 
-function send(agent: http.Agent, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; text: string }> {
+function send(
+  agent: http.Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: API_PORT, method, path, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: API_PORT,
+        method,
+        path,
+        agent,
+        headers: {
+          ...headers,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     if (payload) req.write(payload);
     req.end();
@@ -76,12 +98,28 @@ function send(agent: http.Agent, method: string, path: string, headers: Record<s
 
 function oneScript(code: string): ScenarioDocument {
   return normalizeScenarioDocument({
-    content: { nodes: [{ id: 'start', type: 'START' }, { id: 'attack', type: 'SCRIPT' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'attack' }, { from: 'attack', to: 'end' }] },
-    nodeProperties: { start: { id: 'start', type: 'START', content: { inputs: [] } }, attack: { id: 'attack', type: 'SCRIPT', content: { language: 'javascript', code, outputs: ['out'] } } },
+    content: {
+      nodes: [
+        { id: 'start', type: 'START' },
+        { id: 'attack', type: 'SCRIPT' },
+        { id: 'end', type: 'END' },
+      ],
+      edges: [
+        { from: 'start', to: 'attack' },
+        { from: 'attack', to: 'end' },
+      ],
+    },
+    nodeProperties: {
+      start: { id: 'start', type: 'START', content: { inputs: [] } },
+      attack: { id: 'attack', type: 'SCRIPT', content: { language: 'javascript', code, outputs: ['out'] } },
+    },
   });
 }
 
-interface Load { latencies: number[]; errors: number }
+interface Load {
+  latencies: number[];
+  errors: number;
+}
 
 /** Alice's scores at RATE per second for SECONDS, each timed from when it was due. */
 async function aliceLoad(token: string, body: object): Promise<Load> {
@@ -97,25 +135,42 @@ async function aliceLoad(token: string, body: object): Promise<Load> {
     while (sent < due) {
       const dueAt = started + (sent * 1000) / RATE;
       sent += 1;
-      pending.push(send(agents.alice, 'POST', '/api/scenario/code/remote/score?name=credit', { 'score-token': token }, body)
-        .then((res) => { if (res.status === 200) { latencies.push(performance.now() - dueAt); if (process.env.BENCH_TIMELINE) timeline.push([dueAt - started, performance.now() - dueAt]); } else errors += 1; })
-        .catch(() => { errors += 1; }));
+      pending.push(
+        send(agents.alice, 'POST', '/api/scenario/code/remote/score?name=credit', { 'score-token': token }, body)
+          .then((res) => {
+            if (res.status === 200) {
+              latencies.push(performance.now() - dueAt);
+              if (process.env.BENCH_TIMELINE) timeline.push([dueAt - started, performance.now() - dueAt]);
+            } else errors += 1;
+          })
+          .catch(() => {
+            errors += 1;
+          }),
+      );
     }
     await sleep(1);
   }
   await Promise.all(pending);
   if (process.env.BENCH_TIMELINE) {
     const buckets = new Map<number, number>();
-    for (const [at, lat] of timeline) buckets.set(Math.floor(at / 250), Math.max(buckets.get(Math.floor(at / 250)) ?? 0, lat));
+    for (const [at, lat] of timeline)
+      buckets.set(Math.floor(at / 250), Math.max(buckets.get(Math.floor(at / 250)) ?? 0, lat));
     console.log('timeline (max per 250 ms):', [...buckets.values()].map((v) => v.toFixed(0)).join(' '));
   }
   return { latencies, errors };
 }
 
 /** One attacker's request, sent over and over on `connections` connections until `stop` resolves. */
-async function attack(agent: http.Agent, connections: number, request: () => [string, string, Record<string, string>, unknown], stop: Promise<unknown>): Promise<{ ended: number; statuses: Map<number, number> }> {
+async function attack(
+  agent: http.Agent,
+  connections: number,
+  request: () => [string, string, Record<string, string>, unknown],
+  stop: Promise<unknown>,
+): Promise<{ ended: number; statuses: Map<number, number> }> {
   let stopped = false;
-  void stop.then(() => { stopped = true; });
+  void stop.then(() => {
+    stopped = true;
+  });
   const statuses = new Map<number, number>();
   let ended = 0;
   const connection = async () => {
@@ -131,23 +186,56 @@ async function attack(agent: http.Agent, connections: number, request: () => [st
 }
 
 /** Sync scores of `name` with `token` over ATTACK_CONNECTIONS connections. */
-const scoring = (agent: http.Agent, token: string, name: string, stop: Promise<unknown>, connections = ATTACK_CONNECTIONS) =>
-  attack(agent, connections, () => ['POST', `/api/scenario/code/remote/score?name=${name}`, { 'score-token': token }, {}], stop);
+const scoring = (
+  agent: http.Agent,
+  token: string,
+  name: string,
+  stop: Promise<unknown>,
+  connections = ATTACK_CONNECTIONS,
+) =>
+  attack(
+    agent,
+    connections,
+    () => ['POST', `/api/scenario/code/remote/score?name=${name}`, { 'score-token': token }, {}],
+    stop,
+  );
 
 /** 16-element batches of `name`, one after another (the next once the last has finished), until `stop` resolves. */
-async function batches(agent: http.Agent, token: string, name: string, stop: Promise<unknown>): Promise<{ ended: number; statuses: Map<number, number> }> {
+async function batches(
+  agent: http.Agent,
+  token: string,
+  name: string,
+  stop: Promise<unknown>,
+): Promise<{ ended: number; statuses: Map<number, number> }> {
   let stopped = false;
-  void stop.then(() => { stopped = true; });
+  void stop.then(() => {
+    stopped = true;
+  });
   const statuses = new Map<number, number>();
   let ended = 0;
   while (!stopped) {
-    const submitted = await send(agent, 'POST', '/api/batch/score', { 'score-token': token }, { scenarioName: name, parameters: Array.from({ length: 16 }, () => ({})) }).catch(() => ({ status: 0, text: '' }));
+    const submitted = await send(
+      agent,
+      'POST',
+      '/api/batch/score',
+      { 'score-token': token },
+      { scenarioName: name, parameters: Array.from({ length: 16 }, () => ({})) },
+    ).catch(() => ({ status: 0, text: '' }));
     statuses.set(submitted.status, (statuses.get(submitted.status) ?? 0) + 1);
-    if (submitted.status !== 202) { await sleep(100); continue; }
+    if (submitted.status !== 202) {
+      await sleep(100);
+      continue;
+    }
     const id = (JSON.parse(submitted.text) as { batchTaskId: string }).batchTaskId;
     while (!stopped) {
-      const status = await send(agent, 'GET', `/api/batch/${id}`, { 'score-token': token }).catch(() => ({ status: 0, text: '{}' }));
-      if ((JSON.parse(status.text) as { state?: string }).state === 'FINISHED') { ended += 16; break; }
+      const status = await send(agent, 'GET', `/api/batch/${id}`, { 'score-token': token }).catch(() => ({
+        status: 0,
+        text: '{}',
+      }));
+      if ((JSON.parse(status.text) as { state?: string }).state === 'FINISHED') {
+        ended += 16;
+        break;
+      }
       await sleep(200);
     }
   }
@@ -157,7 +245,9 @@ async function batches(agent: http.Agent, token: string, name: string, stop: Pro
 /** /health/live every 50 ms until `stop` resolves. */
 async function probeHealth(stop: Promise<unknown>): Promise<number[]> {
   let stopped = false;
-  void stop.then(() => { stopped = true; });
+  void stop.then(() => {
+    stopped = true;
+  });
   const latencies: number[] = [];
   while (!stopped) {
     const t0 = performance.now();
@@ -170,10 +260,20 @@ async function probeHealth(stop: Promise<unknown>): Promise<number[]> {
 
 async function timeOne(token: string, name: string): Promise<{ ms: number; code: string }> {
   const t0 = performance.now();
-  const res = await send(agents.bob, 'POST', `/api/scenario/code/remote/score?name=${name}`, { 'score-token': token }, {});
+  const res = await send(
+    agents.bob,
+    'POST',
+    `/api/scenario/code/remote/score?name=${name}`,
+    { 'score-token': token },
+    {},
+  );
   const took = performance.now() - t0;
   let code = String(res.status);
-  try { code = (JSON.parse(res.text) as { details?: { code: string }[] }).details?.[0]?.code ?? code; } catch { /* not JSON */ }
+  try {
+    code = (JSON.parse(res.text) as { details?: { code: string }[] }).details?.[0]?.code ?? code;
+  } catch {
+    /* not JSON */
+  }
   return { ms: took, code };
 }
 
@@ -190,9 +290,20 @@ async function main(): Promise<void> {
   const bob = await withToken('fair-bob');
   const dave = await withToken('fair-dave');
   const mallory = await withToken('fair-mallory');
-  const deploy = async (ownerId: number, name: string, doc: ScenarioDocument, status: 'DEPLOYED' | 'DEVELOP' = 'DEPLOYED') => {
+  const deploy = async (
+    ownerId: number,
+    name: string,
+    doc: ScenarioDocument,
+    status: 'DEPLOYED' | 'DEVELOP' = 'DEPLOYED',
+  ) => {
     const [id] = await db('scenarios').insert({ owner_id: ownerId, name, next_version: 2 });
-    await db('scenario_versions').insert({ scenario_id: id, status, version_number: status === 'DEPLOYED' ? 1 : null, content: doc.content, node_properties: JSON.stringify(doc.nodeProperties) });
+    await db('scenario_versions').insert({
+      scenario_id: id,
+      status,
+      version_number: status === 'DEPLOYED' ? 1 : null,
+      content: doc.content,
+      node_properties: JSON.stringify(doc.nodeProperties),
+    });
     return id as number;
   };
   const spin = oneScript('while (true) {} out = 1;');
@@ -200,46 +311,111 @@ async function main(): Promise<void> {
   await deploy(bob.id, 'spin', spin);
   await deploy(dave.id, 'spin', spin);
   await deploy(bob.id, 'hog', oneScript('const keep = []; while (true) keep.push(new Array(1e5).fill(1)); out = 1;'));
-  await deploy(mallory.id, 'grow', oneScript('const m = new Map(); for (let i = 0; i < 3e6; i++) m.set(i, i); out = m.size;'));
+  await deploy(
+    mallory.id,
+    'grow',
+    oneScript('const m = new Map(); for (let i = 0; i < 3e6; i++) m.set(i, i); out = m.size;'),
+  );
   const looped = await deploy(bob.id, 'looping-tests', spin, 'DEVELOP');
-  await db('scenario_test_cases').insert(Array.from({ length: 5 }, (_, k) => ({ scenario_id: looped, name: `loops ${k}`, variables: '[]', expression: 'out === 1', position: k })));
+  await db('scenario_test_cases').insert(
+    Array.from({ length: 5 }, (_, k) => ({
+      scenario_id: looped,
+      name: `loops ${k}`,
+      variables: '[]',
+      expression: 'out === 1',
+      position: k,
+    })),
+  );
   const bobBearer = issueAccessToken(loadConfig({ ...process.env, APP_ENV: 'local' }).jwt, bob.username, false);
   const body = sampleInputs(1)[0];
 
   try {
-    const api = spawn(process.execPath, [...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []), '--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_OPTIONS: '', APP_ENV: 'local', LOG_LEVEL: 'warn', DATABASE_URL, JOBS_URL, JOBS_KEY_PREFIX: `scoring:bench:fair:${randomUUID().slice(0, 8)}:`, PORT: String(API_PORT), },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const api = spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []),
+        '--import',
+        'tsx',
+        'src/main.ts',
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '',
+          APP_ENV: 'local',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL,
+          JOBS_URL,
+          JOBS_KEY_PREFIX: `scoring:bench:fair:${randomUUID().slice(0, 8)}:`,
+          PORT: String(API_PORT),
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     children.push(api);
     for (let i = 0; i < 200; i += 1) {
-      if (await send(agents.probe, 'GET', '/health/live').then(() => true, () => false)) break;
+      if (
+        await send(agents.probe, 'GET', '/health/live').then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       await sleep(100);
     }
-    const check = await send(agents.alice, 'POST', '/api/scenario/code/remote/score?name=credit', { 'score-token': alice.scoreToken }, body);
+    const check = await send(
+      agents.alice,
+      'POST',
+      '/api/scenario/code/remote/score?name=credit',
+      { 'score-token': alice.scoreToken },
+      body,
+    );
     if (check.status !== 200) throw new Error(`Alice's score answered ${check.status}: ${check.text}`);
     // warm up both tenants' sandboxes
     await aliceLoad(alice.scoreToken, body).then(() => undefined);
     await timeOne(bob.scoreToken, 'spin');
 
-    console.log(`Alice: sync scores of the reference credit decision at ${RATE}/s for ${SECONDS} s; Bob: ${ATTACK_CONNECTIONS} connections; run limit ${LIMIT_MS} ms.\n`);
+    console.log(
+      `Alice: sync scores of the reference credit decision at ${RATE}/s for ${SECONDS} s; Bob: ${ATTACK_CONNECTIONS} connections; run limit ${LIMIT_MS} ms.\n`,
+    );
     const idle = await aliceLoad(alice.scoreToken, body);
     const idleP99 = percentile(idle.latencies, 99);
-    console.log(`idle:              Alice p50 ${ms(percentile(idle.latencies, 50))}, p99 ${ms(idleP99)} (${idle.latencies.length} scores, ${idle.errors} errors)`);
+    console.log(
+      `idle:              Alice p50 ${ms(percentile(idle.latencies, 50))}, p99 ${ms(idleP99)} (${idle.latencies.length} scores, ${idle.errors} errors)`,
+    );
     const threshold = 3 * idleP99 + 50;
 
     const attacks: [string, (stop: Promise<unknown>) => Promise<string>][] = [
       ['Bob loops', async (stop) => describeEnded(await scoring(agents.bob, bob.scoreToken, 'spin', stop))],
       ['Bob hogs memory', async (stop) => describeEnded(await scoring(agents.bob, bob.scoreToken, 'hog', stop))],
-      ['Bob and Dave loop', async (stop) => {
-        const [batch, bobs, daves] = await Promise.all([
-          batches(agents.bob, bob.scoreToken, 'spin', stop), scoring(agents.bob, bob.scoreToken, 'spin', stop), scoring(agents.dave, dave.scoreToken, 'spin', stop),
-        ]);
-        return `batch elements ${describeEnded(batch)}, Bob's scores ${describeEnded(bobs)}, Dave's ${describeEnded(daves)}`;
-      }],
-      ['Bob validates loops', async (stop) => describeEnded(await attack(agents.bob, ATTACK_CONNECTIONS, () => ['POST', `/api/scenario/validate/${looped}`, { authorization: `Bearer ${bobBearer}` }, undefined], stop))],
-      ['Mallory crashes', async (stop) => describeEnded(await scoring(agents.dave, mallory.scoreToken, 'grow', stop, 2))],
+      [
+        'Bob and Dave loop',
+        async (stop) => {
+          const [batch, bobs, daves] = await Promise.all([
+            batches(agents.bob, bob.scoreToken, 'spin', stop),
+            scoring(agents.bob, bob.scoreToken, 'spin', stop),
+            scoring(agents.dave, dave.scoreToken, 'spin', stop),
+          ]);
+          return `batch elements ${describeEnded(batch)}, Bob's scores ${describeEnded(bobs)}, Dave's ${describeEnded(daves)}`;
+        },
+      ],
+      [
+        'Bob validates loops',
+        async (stop) =>
+          describeEnded(
+            await attack(
+              agents.bob,
+              ATTACK_CONNECTIONS,
+              () => ['POST', `/api/scenario/validate/${looped}`, { authorization: `Bearer ${bobBearer}` }, undefined],
+              stop,
+            ),
+          ),
+      ],
+      [
+        'Mallory crashes',
+        async (stop) => describeEnded(await scoring(agents.dave, mallory.scoreToken, 'grow', stop, 2)),
+      ],
     ];
     const results: [string, boolean][] = [];
     for (const [label, run] of attacks) {
@@ -247,9 +423,14 @@ async function main(): Promise<void> {
       const [loaded, attacker, health] = await Promise.all([load, run(load), probeHealth(load)]);
       const p99 = percentile(loaded.latencies, 99);
       const healthMax = Math.max(...health);
-      console.log(`${`${label}:`.padEnd(22)} Alice p50 ${ms(percentile(loaded.latencies, 50))}, p99 ${ms(p99)} (${loaded.latencies.length} scores, ${loaded.errors} errors); ` +
-        `/health/live p99 ${ms(percentile(health, 99))}, max ${ms(healthMax)}; attacker's requests ended: ${attacker}`);
-      results.push([`${label}: Alice's p99 ${ms(p99)} ≤ 3 × idle p99 + 50 ms = ${ms(threshold)}, ${loaded.errors} errors`, p99 <= threshold && loaded.errors === 0]);
+      console.log(
+        `${`${label}:`.padEnd(22)} Alice p50 ${ms(percentile(loaded.latencies, 50))}, p99 ${ms(p99)} (${loaded.latencies.length} scores, ${loaded.errors} errors); ` +
+          `/health/live p99 ${ms(percentile(health, 99))}, max ${ms(healthMax)}; attacker's requests ended: ${attacker}`,
+      );
+      results.push([
+        `${label}: Alice's p99 ${ms(p99)} ≤ 3 × idle p99 + 50 ms = ${ms(threshold)}, ${loaded.errors} errors`,
+        p99 <= threshold && loaded.errors === 0,
+      ]);
       results.push([`${label}: /health/live max ${ms(healthMax)} < 100 ms`, healthMax < 100]);
       // the attack's runs still queued or running end before the next measurement
       await sleep(LIMIT_MS * 2 + 500);
@@ -258,9 +439,17 @@ async function main(): Promise<void> {
     await sleep(500);
     const spin = await timeOne(bob.scoreToken, 'spin');
     const hog = await timeOne(bob.scoreToken, 'hog');
-    console.log(`\none time-limit failure:   ${ms(spin.ms)} (${spin.code}); one memory-limit failure: ${ms(hog.ms)} (${hog.code}), Bob alone on one connection`);
-    results.push([`time-limit failure ends in ${ms(spin.ms)} ≤ limit + 100 ms = ${LIMIT_MS + 100} ms`, spin.ms <= LIMIT_MS + 100 && spin.code === 'TIME_LIMIT_EXCEEDED']);
-    results.push([`memory-limit failure ends in ${ms(hog.ms)} ≤ limit + 100 ms = ${LIMIT_MS + 100} ms`, hog.ms <= LIMIT_MS + 100 && /LIMIT_EXCEEDED/.test(hog.code)]);
+    console.log(
+      `\none time-limit failure:   ${ms(spin.ms)} (${spin.code}); one memory-limit failure: ${ms(hog.ms)} (${hog.code}), Bob alone on one connection`,
+    );
+    results.push([
+      `time-limit failure ends in ${ms(spin.ms)} ≤ limit + 100 ms = ${LIMIT_MS + 100} ms`,
+      spin.ms <= LIMIT_MS + 100 && spin.code === 'TIME_LIMIT_EXCEEDED',
+    ]);
+    results.push([
+      `memory-limit failure ends in ${ms(hog.ms)} ≤ limit + 100 ms = ${LIMIT_MS + 100} ms`,
+      hog.ms <= LIMIT_MS + 100 && /LIMIT_EXCEEDED/.test(hog.code),
+    ]);
 
     console.log('\nGoals:');
     for (const [line, met] of results) console.log(`  ${line.padEnd(80)} ${verdict(met)}`);
@@ -269,11 +458,16 @@ async function main(): Promise<void> {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await sleep(500);
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await db('scenarios').whereIn('owner_id', [alice.id, bob.id, dave.id, mallory.id]).del().catch(() => undefined);
+    await db('scenarios')
+      .whereIn('owner_id', [alice.id, bob.id, dave.id, mallory.id])
+      .del()
+      .catch(() => undefined);
     await db.destroy();
     for (const agent of Object.values(agents)) agent.destroy();
   }
-  console.log(`\nrun: npm run bench:fairness   (BENCH_FAIRNESS_SECONDS=${SECONDS} BENCH_FAIRNESS_RATE=${RATE}; the service's ENGINE_HOSTS, ENGINE_HOSTS_PER_TENANT, LIMIT_RUN_TIMEOUT_MS apply)`);
+  console.log(
+    `\nrun: npm run bench:fairness   (BENCH_FAIRNESS_SECONDS=${SECONDS} BENCH_FAIRNESS_RATE=${RATE}; the service's ENGINE_HOSTS, ENGINE_HOSTS_PER_TENANT, LIMIT_RUN_TIMEOUT_MS apply)`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -66,8 +66,12 @@ async function serve(): Promise<void> {
   const store = new InternalDataStore(services.db, new UserStore(services.db));
   services.internalData = new InternalDataService(store, services.collectionLookups, logger, tuning);
   const app = createApp({
-    config, logger, users: services.users, handlers: createHandlerMap(services),
-    health: healthChecks(services), yamlParser: services.yamlParser,
+    config,
+    logger,
+    users: services.users,
+    handlers: createHandlerMap(services),
+    health: healthChecks(services),
+    yamlParser: services.yamlParser,
   });
   // The measuring parent holds the IPC channel: when it ends, however it ends, so does this service.
   process.on('disconnect', () => process.exit(0));
@@ -84,22 +88,35 @@ const CITIES = ['Berlin', 'Paris', 'Madrid', 'Roma', 'Lisboa', 'Wien', 'Praha', 
 /** 8 columns: id, age (int), score, balance (double), name, city, segment (string, some quoted), active (boolean). */
 async function generateCsv(path: string, rows: number): Promise<void> {
   const out = createWriteStream(path);
-  const write = (text: string) => new Promise<void>((resolve) => { if (out.write(text)) resolve(); else out.once('drain', resolve); });
+  const write = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (out.write(text)) resolve();
+      else out.once('drain', resolve);
+    });
   await write('id,age,score,balance,name,city,segment,active\n');
   let buffer = '';
   let seed = 42;
-  const random = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
   for (let id = 1; id <= rows; id += 1) {
     const segment = SEGMENTS[id % SEGMENTS.length];
     buffer += `${id},${18 + Math.floor(random() * 70)},${(random() * 1000).toFixed(3)},${(random() * 1e6 - 2e5).toFixed(2)},customer_${id.toString(36)},${CITIES[id % CITIES.length]},${segment.includes(',') ? `"${segment}"` : segment},${random() < 0.5}\n`;
-    if (buffer.length > 1 << 20) { await write(buffer); buffer = ''; }
+    if (buffer.length > 1 << 20) {
+      await write(buffer);
+      buffer = '';
+    }
   }
   await write(buffer);
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
 }
 
 function startService(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', ...args], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', ...args], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve({ child, port: message.port }));
     child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
@@ -114,8 +131,19 @@ function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 const rate = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 
-async function uploadOnce(csvPath: string, rows: number, tuning: { rowsPerInsert: number; parallelism: number }, collection: string, token: string, indexes?: string) {
-  const { child, port } = await startService([`--rows-per-insert=${tuning.rowsPerInsert}`, `--parallelism=${tuning.parallelism}`, ...(insertPath ? ['--insert'] : [])]);
+async function uploadOnce(
+  csvPath: string,
+  rows: number,
+  tuning: { rowsPerInsert: number; parallelism: number },
+  collection: string,
+  token: string,
+  indexes?: string,
+) {
+  const { child, port } = await startService([
+    `--rows-per-insert=${tuning.rowsPerInsert}`,
+    `--parallelism=${tuning.parallelism}`,
+    ...(insertPath ? ['--insert'] : []),
+  ]);
   try {
     const pid = child.pid as number;
     const idleRss = procStatus(pid, 'VmRSS');
@@ -128,7 +156,8 @@ async function uploadOnce(csvPath: string, rows: number, tuning: { rowsPerInsert
     const response = await fetch(url, { method: 'POST', body: form, headers: { Authorization: `Bearer ${token}` } });
     const body = (await response.json()) as { rowsLoaded?: number; message?: string };
     const ms = performance.now() - started;
-    if (response.status !== 201 || body.rowsLoaded !== rows) throw new Error(`upload answered ${response.status}: ${JSON.stringify(body)}`);
+    if (response.status !== 201 || body.rowsLoaded !== rows)
+      throw new Error(`upload answered ${response.status}: ${JSON.stringify(body)}`);
     return { ms, rate: rate(rows, ms), peakRss: procStatus(pid, 'VmHWM'), idleRss };
   } finally {
     child.kill('SIGKILL');
@@ -136,12 +165,19 @@ async function uploadOnce(csvPath: string, rows: number, tuning: { rowsPerInsert
 }
 
 async function loadDataInfile(csvPath: string, rows: number): Promise<number> {
-  const connection = await mysql.createConnection({ uri: BENCH_DATABASE_URL, infileStreamFactory: () => createReadStream(csvPath) } as mysql.ConnectionOptions);
+  const connection = await mysql.createConnection({
+    uri: BENCH_DATABASE_URL,
+    infileStreamFactory: () => createReadStream(csvPath),
+  } as mysql.ConnectionOptions);
   try {
     await connection.query('DROP TABLE IF EXISTS bench_load_data');
-    await connection.query('CREATE TABLE bench_load_data (id BIGINT, age BIGINT, score DOUBLE, balance DOUBLE, name VARCHAR(255), city VARCHAR(255), segment VARCHAR(255), active VARCHAR(5)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin');
+    await connection.query(
+      'CREATE TABLE bench_load_data (id BIGINT, age BIGINT, score DOUBLE, balance DOUBLE, name VARCHAR(255), city VARCHAR(255), segment VARCHAR(255), active VARCHAR(5)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin',
+    );
     const started = performance.now();
-    const [result] = await connection.query(`LOAD DATA LOCAL INFILE 'bench.csv' INTO TABLE bench_load_data FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' LINES TERMINATED BY '\\n' IGNORE 1 LINES`);
+    const [result] = await connection.query(
+      `LOAD DATA LOCAL INFILE 'bench.csv' INTO TABLE bench_load_data FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' LINES TERMINATED BY '\\n' IGNORE 1 LINES`,
+    );
     const ms = performance.now() - started;
     const affected = (result as { affectedRows: number }).affectedRows;
     if (affected !== rows) throw new Error(`LOAD DATA loaded ${affected} rows`);
@@ -162,18 +198,54 @@ async function measureLookups(ownerId: number, collection: string, rows: number,
   const ports: EnginePorts = {
     lookups: port,
     scenarios: { resolveDeployed: async () => null },
-    http: { request: async () => { throw new Error('no http in this benchmark'); } },
+    http: {
+      request: async () => {
+        throw new Error('no http in this benchmark');
+      },
+    },
   };
   const engine = new ScenarioEngine({ ports });
   const document = normalizeScenarioDocument({
     content: {
-      nodes: [{ id: 'start', type: 'START' }, { id: 'find', type: 'DATA_LOOKUP' }, { id: 'score', type: 'SCRIPT' }, { id: 'end', type: 'END' }],
-      edges: [{ from: 'start', to: 'find' }, { from: 'find', to: 'score' }, { from: 'score', to: 'end' }],
+      nodes: [
+        { id: 'start', type: 'START' },
+        { id: 'find', type: 'DATA_LOOKUP' },
+        { id: 'score', type: 'SCRIPT' },
+        { id: 'end', type: 'END' },
+      ],
+      edges: [
+        { from: 'start', to: 'find' },
+        { from: 'find', to: 'score' },
+        { from: 'score', to: 'end' },
+      ],
     },
     nodeProperties: {
-      start: { id: 'start', type: 'START', content: { inputs: [{ name: 'customerId', type: { type: 'INTEGER' }, required: true }] } },
-      find: { id: 'find', type: 'DATA_LOOKUP', content: { collection, keyColumn: 'id', joinVariable: 'customerId', mode: 'ONE', output: 'customer', columns: ['age', 'balance', 'segment', 'active'] } },
-      score: { id: 'score', type: 'SCRIPT', content: { language: 'javascript', code: 'approved = customer !== null && customer.active && customer.balance > 0;', outputs: ['approved'] } },
+      start: {
+        id: 'start',
+        type: 'START',
+        content: { inputs: [{ name: 'customerId', type: { type: 'INTEGER' }, required: true }] },
+      },
+      find: {
+        id: 'find',
+        type: 'DATA_LOOKUP',
+        content: {
+          collection,
+          keyColumn: 'id',
+          joinVariable: 'customerId',
+          mode: 'ONE',
+          output: 'customer',
+          columns: ['age', 'balance', 'segment', 'active'],
+        },
+      },
+      score: {
+        id: 'score',
+        type: 'SCRIPT',
+        content: {
+          language: 'javascript',
+          code: 'approved = customer !== null && customer.active && customer.balance > 0;',
+          outputs: ['approved'],
+        },
+      },
       end: { id: 'end', type: 'END', content: {} },
     },
   });
@@ -193,16 +265,46 @@ async function measureLookups(ownerId: number, collection: string, rows: number,
       latencies.sort((a, b) => a - b);
       return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
     };
-    const portOnly = await timeIt((key) => port.lookup({ ownerId, collection, keyColumn: 'id', key, columns: ['age', 'balance', 'segment', 'active'], mode: 'ONE' }));
+    const portOnly = await timeIt((key) =>
+      port.lookup({
+        ownerId,
+        collection,
+        keyColumn: 'id',
+        key,
+        columns: ['age', 'balance', 'segment', 'active'],
+        mode: 'ONE',
+      }),
+    );
     const scenarioRun = await timeIt((key) => engine.run(compiled, { customerId: key }, { ownerId }));
-    const noLookup = engine.compile('bench-no-lookup', normalizeScenarioDocument({
-      content: { nodes: [{ id: 'start', type: 'START' }, { id: 'score', type: 'SCRIPT' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'score' }, { from: 'score', to: 'end' }] },
-      nodeProperties: {
-        start: { id: 'start', type: 'START', content: { inputs: [{ name: 'customerId', type: { type: 'INTEGER' }, required: true }] } },
-        score: { id: 'score', type: 'SCRIPT', content: { language: 'javascript', code: 'approved = customerId > 0;', outputs: ['approved'] } },
-        end: { id: 'end', type: 'END', content: {} },
-      },
-    }));
+    const noLookup = engine.compile(
+      'bench-no-lookup',
+      normalizeScenarioDocument({
+        content: {
+          nodes: [
+            { id: 'start', type: 'START' },
+            { id: 'score', type: 'SCRIPT' },
+            { id: 'end', type: 'END' },
+          ],
+          edges: [
+            { from: 'start', to: 'score' },
+            { from: 'score', to: 'end' },
+          ],
+        },
+        nodeProperties: {
+          start: {
+            id: 'start',
+            type: 'START',
+            content: { inputs: [{ name: 'customerId', type: { type: 'INTEGER' }, required: true }] },
+          },
+          score: {
+            id: 'score',
+            type: 'SCRIPT',
+            content: { language: 'javascript', code: 'approved = customerId > 0;', outputs: ['approved'] },
+          },
+          end: { id: 'end', type: 'END', content: {} },
+        },
+      }),
+    );
     const baseline = await timeIt((key) => engine.run(noLookup, { customerId: key }, { ownerId }));
     return { portOnly, scenarioRun, baseline };
   } finally {
@@ -218,9 +320,14 @@ async function main(): Promise<void> {
   benchEnvironment();
   const rows = flag('rows', 1_000_000);
   const lookups = flag('lookups', 20_000);
-  const tuning = { rowsPerInsert: flag('rows-per-insert', DEFAULT_INSERT_TUNING.rowsPerInsert), parallelism: flag('parallelism', DEFAULT_INSERT_TUNING.parallelism) };
+  const tuning = {
+    rowsPerInsert: flag('rows-per-insert', DEFAULT_INSERT_TUNING.rowsPerInsert),
+    parallelism: flag('parallelism', DEFAULT_INSERT_TUNING.parallelism),
+  };
   const sweep = process.argv.includes('--sweep');
-  const path = insertPath ? `${tuning.rowsPerInsert} rows/INSERT × ${tuning.parallelism}` : 'LOAD DATA LOCAL INFILE path';
+  const path = insertPath
+    ? `${tuning.rowsPerInsert} rows/INSERT × ${tuning.parallelism}`
+    : 'LOAD DATA LOCAL INFILE path';
 
   await ensureDatabaseExists(BENCH_DATABASE_URL);
   const db = createDatabase(BENCH_DATABASE_URL, { min: 0, max: 2 });
@@ -228,19 +335,29 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const user = await new UserService(new UserStore(db), { scoreTokenCacheMs: 0 }).ensureUser('bench-load', false);
   const token = issueAccessToken(config.jwt, user.username, false);
-  const internalData = new InternalDataService(new InternalDataStore(db, new UserStore(db)), { invalidate: () => undefined }, createLogger('silent'));
-  const dropIfThere = async (name: string) => { await internalData.delete(user.id, name).catch(() => undefined); };
+  const internalData = new InternalDataService(
+    new InternalDataStore(db, new UserStore(db)),
+    { invalidate: () => undefined },
+    createLogger('silent'),
+  );
+  const dropIfThere = async (name: string) => {
+    await internalData.delete(user.id, name).catch(() => undefined);
+  };
 
   const dir = await mkdtemp(join(tmpdir(), 'bench-load-'));
   const csvPath = join(dir, 'bench.csv');
   try {
     let started = performance.now();
     await generateCsv(csvPath, rows);
-    console.log(`generated ${rows.toLocaleString('en')} rows × 8 columns, ${mb(statSync(csvPath).size)}, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `generated ${rows.toLocaleString('en')} rows × 8 columns, ${mb(statSync(csvPath).size)}, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const infileMs = await loadDataInfile(csvPath, rows);
     const infileRate = rate(rows, infileMs);
-    console.log(`LOAD DATA LOCAL INFILE (unindexed table): ${(infileMs / 1000).toFixed(2)} s, ${infileRate.toLocaleString('en')} rows/s`);
+    console.log(
+      `LOAD DATA LOCAL INFILE (unindexed table): ${(infileMs / 1000).toFixed(2)} s, ${infileRate.toLocaleString('en')} rows/s`,
+    );
 
     const combos = sweep
       ? [500, 2000, 5000].flatMap((rowsPerInsert) => [1, 2, 3].map((parallelism) => ({ rowsPerInsert, parallelism })))
@@ -248,7 +365,9 @@ async function main(): Promise<void> {
     for (const combo of combos) {
       await dropIfThere('bench_plain');
       const result = await uploadOnce(csvPath, rows, combo, 'bench_plain', token);
-      console.log(`upload, no index, ${sweep || insertPath ? `${combo.rowsPerInsert} rows/INSERT × ${combo.parallelism}` : path}: ${(result.ms / 1000).toFixed(2)} s, ${result.rate.toLocaleString('en')} rows/s = ${((result.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(result.peakRss)} (idle ${mb(result.idleRss)})`);
+      console.log(
+        `upload, no index, ${sweep || insertPath ? `${combo.rowsPerInsert} rows/INSERT × ${combo.parallelism}` : path}: ${(result.ms / 1000).toFixed(2)} s, ${result.rate.toLocaleString('en')} rows/s = ${((result.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(result.peakRss)} (idle ${mb(result.idleRss)})`,
+      );
     }
     await dropIfThere('bench_plain');
     if (sweep) return;
@@ -256,13 +375,21 @@ async function main(): Promise<void> {
     await dropIfThere('bench_keyed');
     started = performance.now();
     const keyed = await uploadOnce(csvPath, rows, tuning, 'bench_keyed', token, 'id,true');
-    console.log(`upload, UNIQUE index on id (${path}): ${(keyed.ms / 1000).toFixed(2)} s, ${keyed.rate.toLocaleString('en')} rows/s = ${((keyed.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(keyed.peakRss)}`);
+    console.log(
+      `upload, UNIQUE index on id (${path}): ${(keyed.ms / 1000).toFixed(2)} s, ${keyed.rate.toLocaleString('en')} rows/s = ${((keyed.rate / infileRate) * 100).toFixed(0)}% of LOAD DATA; service peak RSS ${mb(keyed.peakRss)}`,
+    );
 
     const latency = await measureLookups(user.id, 'bench_keyed', rows, lookups);
     const fmt = (value: number) => `${(value * 1000).toFixed(0)} µs`;
-    console.log(`keyed lookup, port only (${lookups.toLocaleString('en')} sequential): p50 ${fmt(latency.portOnly.p50)}, p99 ${fmt(latency.portOnly.p99)}`);
-    console.log(`scenario with a DATA_LOOKUP node, whole run: p50 ${fmt(latency.scenarioRun.p50)}, p99 ${fmt(latency.scenarioRun.p99)}`);
-    console.log(`same scenario without the lookup (baseline): p50 ${fmt(latency.baseline.p50)}, p99 ${fmt(latency.baseline.p99)}`);
+    console.log(
+      `keyed lookup, port only (${lookups.toLocaleString('en')} sequential): p50 ${fmt(latency.portOnly.p50)}, p99 ${fmt(latency.portOnly.p99)}`,
+    );
+    console.log(
+      `scenario with a DATA_LOOKUP node, whole run: p50 ${fmt(latency.scenarioRun.p50)}, p99 ${fmt(latency.scenarioRun.p99)}`,
+    );
+    console.log(
+      `same scenario without the lookup (baseline): p50 ${fmt(latency.baseline.p50)}, p99 ${fmt(latency.baseline.p99)}`,
+    );
     await dropIfThere('bench_keyed');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -276,8 +403,11 @@ if (process.argv.includes('--serve')) {
     process.exit(1);
   });
 } else {
-  main().then(() => process.exit(0), (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -14,7 +14,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import {
-  ScenarioEngine, normalizeScenarioDocument, onnxDocument, readPmml, type EnginePorts, type ModelDocument, type ScenarioDocument,
+  ScenarioEngine,
+  normalizeScenarioDocument,
+  onnxDocument,
+  readPmml,
+  type EnginePorts,
+  type ModelDocument,
+  type ScenarioDocument,
 } from '../../src/engine/index.js';
 import { ChildProcessOnnxInspector } from '../../src/models/onnx-inspector.js';
 
@@ -25,22 +31,36 @@ const FIXTURES = new URL('../../test/models/fixtures/', import.meta.url);
 const noPorts: EnginePorts = {
   lookups: { lookup: async () => null, describe: async () => null },
   scenarios: { resolveDeployed: async () => null },
-  http: { request: async () => { throw new Error('no http'); } },
+  http: {
+    request: async () => {
+      throw new Error('no http');
+    },
+  },
 };
 
 /** START (one MAP input) → SCRIPT (spreads it) → [MODEL] → END. */
 function scenario(model: ModelDocument, withModel: boolean): ScenarioDocument {
   const fields = model.inputs.map((i) => i.name);
   const nodes = [
-    { id: 'start', type: 'START' }, { id: 'spread', type: 'SCRIPT' },
-    ...(withModel ? [{ id: 'model', type: 'MODEL' }] : []), { id: 'end', type: 'END' },
+    { id: 'start', type: 'START' },
+    { id: 'spread', type: 'SCRIPT' },
+    ...(withModel ? [{ id: 'model', type: 'MODEL' }] : []),
+    { id: 'end', type: 'END' },
   ];
   const outputs = Object.fromEntries(model.outputs.map((o, k) => [o.name, `out${k}`]));
   const document = normalizeScenarioDocument({
     content: { nodes, edges: nodes.slice(1).map((n, k) => ({ from: nodes[k].id, to: n.id })) },
     nodeProperties: {
       start: { content: { inputs: [{ name: 'row', type: { type: 'MAP' }, required: true }] } },
-      spread: { content: { language: 'javascript', code: fields.map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`).join('\n'), outputs: fields } },
+      spread: {
+        content: {
+          language: 'javascript',
+          code: fields
+            .map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`)
+            .join('\n'),
+          outputs: fields,
+        },
+      },
       ...(withModel ? { model: { content: { model: 'm', outputs } } } : {}),
       end: { content: {} },
     },
@@ -48,13 +68,21 @@ function scenario(model: ModelDocument, withModel: boolean): ScenarioDocument {
   return { ...document, models: { 'm@latest': model } };
 }
 
-async function throughput(engine: ScenarioEngine, key: string, doc: ScenarioDocument, rows: Record<string, unknown>[], concurrency = CONCURRENCY): Promise<number> {
+async function throughput(
+  engine: ScenarioEngine,
+  key: string,
+  doc: ScenarioDocument,
+  rows: Record<string, unknown>[],
+  concurrency = CONCURRENCY,
+): Promise<number> {
   const compiled = engine.compile(key, doc);
   await engine.run(compiled, { row: rows[0] }, { ownerId: 1 });
   let n = 0;
   const started = performance.now();
   const end = started + SECONDS * 1000;
-  const lane = async () => { while (performance.now() < end) await engine.run(compiled, { row: rows[n++ % rows.length] }, { ownerId: 1 }); };
+  const lane = async () => {
+    while (performance.now() < end) await engine.run(compiled, { row: rows[n++ % rows.length] }, { ownerId: 1 });
+  };
   await Promise.all(Array.from({ length: concurrency }, lane));
   return n / ((performance.now() - started) / 1000);
 }
@@ -70,16 +98,33 @@ async function callRate(call: (k: number) => unknown): Promise<number> {
   return n / ((performance.now() - started) / 1000);
 }
 
-interface Tree { feature: number[]; threshold: number[]; left: number[]; right: number[]; value: number[] }
+interface Tree {
+  feature: number[];
+  threshold: number[];
+  left: number[];
+  right: number[];
+  value: number[];
+}
 
 /** START (row: MAP) → SCRIPT (X, the features as an array) → MODEL (the ONNX model's input X) → END. */
 function onnxScenario(model: ModelDocument): ScenarioDocument {
-  const nodes = [{ id: 'start', type: 'START' }, { id: 'build', type: 'SCRIPT' }, { id: 'model', type: 'MODEL' }, { id: 'end', type: 'END' }];
+  const nodes = [
+    { id: 'start', type: 'START' },
+    { id: 'build', type: 'SCRIPT' },
+    { id: 'model', type: 'MODEL' },
+    { id: 'end', type: 'END' },
+  ];
   const document = normalizeScenarioDocument({
     content: { nodes, edges: nodes.slice(1).map((n, k) => ({ from: nodes[k].id, to: n.id })) },
     nodeProperties: {
       start: { content: { inputs: [{ name: 'row', type: { type: 'MAP' }, required: true }] } },
-      build: { content: { language: 'javascript', code: 'X = [row.age, row.income, row.debt_ratio, row.months_employed];', outputs: ['X'] } },
+      build: {
+        content: {
+          language: 'javascript',
+          code: 'X = [row.age, row.income, row.debt_ratio, row.months_employed];',
+          outputs: ['X'],
+        },
+      },
       model: { content: { model: 'm', outputs: { limit: 'limit' } } },
       end: { content: {} },
     },
@@ -90,17 +135,25 @@ function onnxScenario(model: ModelDocument): ScenarioDocument {
 /** The same 100 trees four ways (see the header); answers the markdown lines. */
 async function gradientBoosting(engine: ScenarioEngine): Promise<string[]> {
   const dir = new URL('../../test/models/fixtures/onnx/', import.meta.url);
-  const { rows } = JSON.parse(readFileSync(new URL('gbm-100.expected.json', dir), 'utf8')) as { rows: { inputs: Record<string, number> }[] };
+  const { rows } = JSON.parse(readFileSync(new URL('gbm-100.expected.json', dir), 'utf8')) as {
+    rows: { inputs: Record<string, number> }[];
+  };
   const inputs = rows.map((r) => r.inputs);
   const features = inputs.map((r) => [r.age, r.income, r.debt_ratio, r.months_employed]);
-  const out: string[] = ['| the 100 trees (depth 3) as | evaluations/s, one at a time | evaluations/s, 256 in flight |', '|---|---|---|'];
+  const out: string[] = [
+    '| the 100 trees (depth 3) as | evaluations/s, one at a time | evaluations/s, 256 in flight |',
+    '|---|---|---|',
+  ];
   const line = (what: string, one: number, many: number | null) => {
     out.push(`| ${what} | ${one.toFixed(0)} | ${many === null ? '–' : many.toFixed(0)} |`);
     console.error(out[out.length - 1]);
   };
 
   // 1. A hand-written function: each tree an array walk, leaves summed as float32 the way the model stores them.
-  const { trees, base } = JSON.parse(readFileSync(new URL('gbm-100.trees.json', dir), 'utf8')) as { trees: Tree[]; base: number };
+  const { trees, base } = JSON.parse(readFileSync(new URL('gbm-100.trees.json', dir), 'utf8')) as {
+    trees: Tree[];
+    base: number;
+  };
   const f32 = Math.fround;
   const score = (x: number[]) => {
     let total = 0;
@@ -112,53 +165,111 @@ async function gradientBoosting(engine: ScenarioEngine): Promise<string[]> {
     return f32(total + base);
   };
   let sink = 0;
-  line('a hand-written JavaScript function (this process)', await callRate((k) => { sink += score(features[k % features.length]); }), null);
+  line(
+    'a hand-written JavaScript function (this process)',
+    await callRate((k) => {
+      sink += score(features[k % features.length]);
+    }),
+    null,
+  );
 
   // 2. onnxruntime-node, one row per call: the public API (a promise per call), and the synchronous binding.
   const require = createRequire(import.meta.url);
   const ort = require('onnxruntime-node') as typeof import('onnxruntime-node');
   const bytes = readFileSync(new URL('gbm-100.onnx', dir));
-  const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const session = await ort.InferenceSession.create(bytes, {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+  });
   const tensors = features.map((x) => new ort.Tensor('float32', Float32Array.from(x), [1, 4]));
-  line('onnxruntime-node, InferenceSession.run, one row per call', await callRate(async (k) => { await session.run({ X: tensors[k % tensors.length] }); }), null);
-  const { binding, initOrt } = require('onnxruntime-node/dist/binding') as { binding: { InferenceSession: new () => { loadModel(...args: unknown[]): void; run(...args: unknown[]): unknown } }; initOrt(): void };
+  line(
+    'onnxruntime-node, InferenceSession.run, one row per call',
+    await callRate(async (k) => {
+      await session.run({ X: tensors[k % tensors.length] });
+    }),
+    null,
+  );
+  const { binding, initOrt } = require('onnxruntime-node/dist/binding') as {
+    binding: { InferenceSession: new () => { loadModel(...args: unknown[]): void; run(...args: unknown[]): unknown } };
+    initOrt(): void;
+  };
   initOrt();
   const raw = new binding.InferenceSession();
-  raw.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1 });
-  line('onnxruntime-node, synchronous binding (as the engine hosts call it), one row per call', await callRate((k) => raw.run({ X: tensors[k % tensors.length] }, { limit: null }, {})), null);
+  raw.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+  });
+  line(
+    'onnxruntime-node, synchronous binding (as the engine hosts call it), one row per call',
+    await callRate((k) => raw.run({ X: tensors[k % tensors.length] }, { limit: null }, {})),
+    null,
+  );
   const batch = new ort.Tensor('float32', Float32Array.from(features.flat()), [features.length, 4]);
-  const perRow = await callRate(async () => { await session.run({ X: batch }); });
-  line(`onnxruntime-node, InferenceSession.run, ${features.length} rows per call (rows/s)`, perRow * features.length, null);
+  const perRow = await callRate(async () => {
+    await session.run({ X: batch });
+  });
+  line(
+    `onnxruntime-node, InferenceSession.run, ${features.length} rows per call (rows/s)`,
+    perRow * features.length,
+    null,
+  );
 
   // 3. The PMML and the ONNX model through a MODEL node.
   const pmml = readPmml(readFileSync(new URL('gbm-100.pmml', dir), 'utf8'));
-  line('PMML through a MODEL node (runs/s)', await throughput(engine, 'gbm-pmml-1', scenario(pmml, true), inputs, 1), await throughput(engine, 'gbm-pmml', scenario(pmml, true), inputs));
+  line(
+    'PMML through a MODEL node (runs/s)',
+    await throughput(engine, 'gbm-pmml-1', scenario(pmml, true), inputs, 1),
+    await throughput(engine, 'gbm-pmml', scenario(pmml, true), inputs),
+  );
   const answer = await new ChildProcessOnnxInspector(20_000).inspect(fileURLToPath(new URL('gbm-100.onnx', dir)));
   if (!('ok' in answer)) throw new Error(answer.refused.message);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const onnx: ModelDocument = { ...onnxDocument(answer.ok, sha256), model: { kind: 'onnx', sha256, file: bytes.toString('base64') } };
+  const onnx: ModelDocument = {
+    ...onnxDocument(answer.ok, sha256),
+    model: { kind: 'onnx', sha256, file: bytes.toString('base64') },
+  };
   const doc = onnxScenario(onnx);
-  line('ONNX through a MODEL node (runs/s)', await throughput(engine, 'gbm-onnx-1', doc, inputs, 1), await throughput(engine, 'gbm-onnx', doc, inputs));
+  line(
+    'ONNX through a MODEL node (runs/s)',
+    await throughput(engine, 'gbm-onnx-1', doc, inputs, 1),
+    await throughput(engine, 'gbm-onnx', doc, inputs),
+  );
 
   // 4. A batch of 10,000 runs of the ONNX scenario, submitted at once (the bulk lane, as a batch's elements are).
   const compiled = engine.compile('gbm-onnx', doc);
   const started = performance.now();
-  const results = await Promise.all(Array.from({ length: 10_000 }, (_, k) => engine.run(compiled, { row: inputs[k % inputs.length] }, { ownerId: 1, lane: 'bulk' })));
+  const results = await Promise.all(
+    Array.from({ length: 10_000 }, (_, k) =>
+      engine.run(compiled, { row: inputs[k % inputs.length] }, { ownerId: 1, lane: 'bulk' }),
+    ),
+  );
   const ms = performance.now() - started;
-  out.push('', `A batch of 10,000 runs of the ONNX scenario submitted at once to the engine (bulk lane, no HTTP, no records): ${ms.toFixed(0)} ms = ${(10_000_000 / ms).toFixed(0)} runs/s; ${results.filter((r) => typeof r.result.limit === 'number').length} scored.`);
+  out.push(
+    '',
+    `A batch of 10,000 runs of the ONNX scenario submitted at once to the engine (bulk lane, no HTTP, no records): ${ms.toFixed(0)} ms = ${(10_000_000 / ms).toFixed(0)} runs/s; ${results.filter((r) => typeof r.result.limit === 'number').length} scored.`,
+  );
   console.error(out[out.length - 1]);
   if (sink === 42) console.error('');
   return out;
 }
 
 const engine = new ScenarioEngine({ ports: noPorts });
-const lines: string[] = ['| model | file KB | read ms | compile ms | runs/s without the node | runs/s with it | ratio |', '|---|---|---|---|---|---|---|'];
+const lines: string[] = [
+  '| model | file KB | read ms | compile ms | runs/s without the node | runs/s with it | ratio |',
+  '|---|---|---|---|---|---|---|',
+];
 const ONLY_GBM = process.env.BENCH_ONLY === 'gbm';
 try {
-  for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.pmml') && !ONLY_GBM).sort()) {
+  for (const file of readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.pmml') && !ONLY_GBM)
+    .sort()) {
     const text = readFileSync(new URL(file, FIXTURES), 'utf8');
     const name = file.replace('.pmml', '');
-    const { rows } = JSON.parse(readFileSync(new URL(`${name}.expected.json`, FIXTURES), 'utf8')) as { rows: { inputs: Record<string, unknown> }[] };
+    const { rows } = JSON.parse(readFileSync(new URL(`${name}.expected.json`, FIXTURES), 'utf8')) as {
+      rows: { inputs: Record<string, unknown> }[];
+    };
     let t0 = performance.now();
     const model = readPmml(text);
     const readMs = performance.now() - t0;
@@ -168,7 +279,9 @@ try {
     const inputs = rows.map((r) => r.inputs);
     const without = await throughput(engine, `without-${name}`, scenario(model, false), inputs);
     const withModel = await throughput(engine, `with-${name}`, scenario(model, true), inputs);
-    lines.push(`| ${name} | ${(text.length / 1024).toFixed(0)} | ${readMs.toFixed(1)} | ${compileMs.toFixed(1)} | ${without.toFixed(0)} | ${withModel.toFixed(0)} | ${(withModel / without).toFixed(2)} |`);
+    lines.push(
+      `| ${name} | ${(text.length / 1024).toFixed(0)} | ${readMs.toFixed(1)} | ${compileMs.toFixed(1)} | ${without.toFixed(0)} | ${withModel.toFixed(0)} | ${(withModel / without).toFixed(2)} |`,
+    );
     console.error(lines[lines.length - 1]);
   }
   lines.push('', ...(await gradientBoosting(engine)));

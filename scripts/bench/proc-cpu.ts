@@ -39,8 +39,16 @@ export function totalCpuMs(pids: Array<number | undefined>): number {
 /** The database server's processes on this machine (mariadbd, mysqld); none where /proc cannot be read. */
 export function databaseServerPids(): number[] {
   try {
-    return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number)
-      .filter((pid) => { try { return /^(mariadbd|mysqld)$/.test(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()); } catch { return false; } });
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          return /^(mariadbd|mysqld)$/.test(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+        } catch {
+          return false;
+        }
+      });
   } catch {
     return [];
   }

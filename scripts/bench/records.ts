@@ -29,7 +29,8 @@ const COUNT = Number(process.env.BENCH_RECORDS ?? 40_000);
 /** A scenario id no real scenario has: this benchmark's records are found and deleted by it. */
 const SCENARIO_ID = 4_000_000_000 + Math.floor(Math.random() * 1_000_000);
 
-const fixed = (n: number, digits = 1) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fixed = (n: number, digits = 1) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const cpuMicros = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return used.user + used.system;
@@ -47,15 +48,47 @@ async function main(): Promise<void> {
   await migrateToLatest(db);
   const logger = pino({ level: 'warn' });
   const doc = referenceScenario();
-  const deployed: DeployedScenario = { scenarioId: SCENARIO_ID, ownerId: 1, ownerName: 'bench', name: 'credit', versionId: 1, version: '1', cacheKey: `bench-records:${SCENARIO_ID}`, document: doc };
+  const deployed: DeployedScenario = {
+    scenarioId: SCENARIO_ID,
+    ownerId: 1,
+    ownerName: 'bench',
+    name: 'credit',
+    versionId: 1,
+    version: '1',
+    cacheKey: `bench-records:${SCENARIO_ID}`,
+    document: doc,
+  };
   const inputs = sampleInputs(1000) as unknown as Array<Record<string, unknown>>;
   // A result the size of the reference decision's (its END node returns every variable).
-  const results = inputs.map((input) => ({ ...input, decision: 'APPROVE', tier: 'A', limitFactor: 1, score: 612, reasonCodes: ['DEBT'], dti: 0.31, riskBand: 'LOW' }));
+  const results = inputs.map((input) => ({
+    ...input,
+    decision: 'APPROVE',
+    tier: 'A',
+    limitFactor: 1,
+    score: 612,
+    reasonCodes: ['DEBT'],
+    dti: 0.31,
+    riskBand: 'LOW',
+  }));
   try {
     // 1. The hot path, records queued on a recorder that only inserts once told to (flush).
-    const queued = new DecisionRecorder(new MySqlDecisionRecordStore(db), { batchSize: 1000, flushIntervalMs: 3_600_000, maxBuffered: COUNT * 2 }, logger);
-    const runRecorder = new ScenarioRunRecorder(new RecordingSettingsService(new RecordingSettingsStore(db)), new InputMasker('bench-secret'), queued);
-    const run = (k: number) => ({ id: timeOrderedId(), mode: 'SYNC' as const, requesterId: 1, requestId: timeOrderedId(), index: k });
+    const queued = new DecisionRecorder(
+      new MySqlDecisionRecordStore(db),
+      { batchSize: 1000, flushIntervalMs: 3_600_000, maxBuffered: COUNT * 2 },
+      logger,
+    );
+    const runRecorder = new ScenarioRunRecorder(
+      new RecordingSettingsService(new RecordingSettingsStore(db)),
+      new InputMasker('bench-secret'),
+      queued,
+    );
+    const run = (k: number) => ({
+      id: timeOrderedId(),
+      mode: 'SYNC' as const,
+      requesterId: 1,
+      requestId: timeOrderedId(),
+      index: k,
+    });
     await runRecorder.start(deployed, inputs[0], run(0)); // reads (and caches) the settings
     const emptyStart = process.cpuUsage();
     for (let k = 0; k < COUNT; k += 1) {
@@ -67,22 +100,54 @@ async function main(): Promise<void> {
     const hotStart = process.cpuUsage();
     for (let k = 0; k < COUNT; k += 1) {
       const recording = runRecorder.start(deployed, inputs[k % inputs.length], run(k)) as RunRecording;
-      recording.finish({ result: results[k % results.length], error: null, beganAt: new Date(), endedAt: new Date(), durationMicros: 120 });
+      recording.finish({
+        result: results[k % results.length],
+        error: null,
+        beganAt: new Date(),
+        endedAt: new Date(),
+        durationMicros: 120,
+      });
     }
     const hot = cpuMicros(hotStart) / COUNT - empty;
     await queued.close();
-    console.log(`hot path (settings, sampling, capture, masking, queue): ${fixed(hot, 2)} µs CPU per run (the loop's own ${fixed(empty, 2)} µs taken off)`);
+    console.log(
+      `hot path (settings, sampling, capture, masking, queue): ${fixed(hot, 2)} µs CPU per run (the loop's own ${fixed(empty, 2)} µs taken off)`,
+    );
 
     // 2. Writing, both ways, through the recorder as the service configures it.
     const bulk = new MariaDbBulkInserter(DATABASE_URL, 2);
-    const ways: Array<[string, DecisionRecordStoreOptions]> = [["MariaDB's bulk protocol", { bulk }], ['multi-row INSERTs', {}]];
+    const ways: Array<[string, DecisionRecordStoreOptions]> = [
+      ["MariaDB's bulk protocol", { bulk }],
+      ['multi-row INSERTs', {}],
+    ];
     const figures: Record<string, { client: number; server: number }> = {};
     for (const [way, options] of ways) {
-      const recorder = new DecisionRecorder(new MySqlDecisionRecordStore(db, options), { batchSize: 1000, flushIntervalMs: 50, maxBuffered: COUNT * 2 }, logger);
+      const recorder = new DecisionRecorder(
+        new MySqlDecisionRecordStore(db, options),
+        { batchSize: 1000, flushIntervalMs: 50, maxBuffered: COUNT * 2 },
+        logger,
+      );
       const records = Array.from({ length: COUNT }, (_, k) => ({
-        id: timeOrderedId(), ownerId: 1, scenarioId: SCENARIO_ID, scenarioName: 'credit', version: '1', versionId: 1, mode: 'SYNC' as const, requesterId: 1,
-        requestId: timeOrderedId(), batchId: null, state: 'SUCCEEDED' as const, inputs: inputs[k % inputs.length], maskedInputs: [], result: results[k % results.length],
-        error: null, beganAt: new Date(), endedAt: new Date(), durationMicros: 120, trace: null, captures: [],
+        id: timeOrderedId(),
+        ownerId: 1,
+        scenarioId: SCENARIO_ID,
+        scenarioName: 'credit',
+        version: '1',
+        versionId: 1,
+        mode: 'SYNC' as const,
+        requesterId: 1,
+        requestId: timeOrderedId(),
+        batchId: null,
+        state: 'SUCCEEDED' as const,
+        inputs: inputs[k % inputs.length],
+        maskedInputs: [],
+        result: results[k % results.length],
+        error: null,
+        beganAt: new Date(),
+        endedAt: new Date(),
+        durationMicros: 120,
+        trace: null,
+        captures: [],
       }));
       const started = performance.now();
       const cpu = process.cpuUsage();
@@ -95,16 +160,23 @@ async function main(): Promise<void> {
       const wall = ((performance.now() - started) * 1000) / COUNT;
       const server = ((databaseCpuMs() - databaseBefore) * 1000) / COUNT;
       figures[way] = { client, server };
-      console.log(`${way.padEnd(24)} ${fixed(client)} µs CPU here per record (${fixed(main)} µs on the main thread), ${Number.isNaN(server) ? 'database CPU not readable' : `${fixed(server)} µs database server CPU`}, ${fixed(wall)} µs wall per record (${fixed(1e6 / wall, 0)} records/s)`);
+      console.log(
+        `${way.padEnd(24)} ${fixed(client)} µs CPU here per record (${fixed(main)} µs on the main thread), ${Number.isNaN(server) ? 'database CPU not readable' : `${fixed(server)} µs database server CPU`}, ${fixed(wall)} µs wall per record (${fixed(1e6 / wall, 0)} records/s)`,
+      );
     }
     await bulk.close();
-    const share = (way: string, base: string, side: 'client' | 'server') => `${fixed((100 * figures[way][side]) / figures[base][side])} %`;
-    console.log(`the bulk protocol costs ${share("MariaDB's bulk protocol", 'multi-row INSERTs', 'server')} of the INSERTs' database CPU per record, ${share("MariaDB's bulk protocol", 'multi-row INSERTs', 'client')} of their CPU here`);
+    const share = (way: string, base: string, side: 'client' | 'server') =>
+      `${fixed((100 * figures[way][side]) / figures[base][side])} %`;
+    console.log(
+      `the bulk protocol costs ${share("MariaDB's bulk protocol", 'multi-row INSERTs', 'server')} of the INSERTs' database CPU per record, ${share("MariaDB's bulk protocol", 'multi-row INSERTs', 'client')} of their CPU here`,
+    );
   } finally {
     await db('decision_record_pages').where('scenario_id', SCENARIO_ID).delete();
     await db.destroy();
   }
-  console.log(`\nrun: npm run bench:records   (BENCH_RECORDS=${COUNT}; a machine loaded by others disturbs these figures less than req/s, but it does)`);
+  console.log(
+    `\nrun: npm run bench:records   (BENCH_RECORDS=${COUNT}; a machine loaded by others disturbs these figures less than req/s, but it does)`,
+  );
 }
 
 main().catch((error: unknown) => {

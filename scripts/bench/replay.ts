@@ -34,14 +34,41 @@ const JOBS_URL = process.env.BENCH_JOBS_URL ?? 'redis://127.0.0.1:6379/2';
 /** Points added to the candidate's base score. */
 const CANDIDATE_SHIFT = 20;
 
-const fixed = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fixed = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function deploy(services: Services, ownerId: number, name: string, variant: number, develop?: number): Promise<number> {
+async function deploy(
+  services: Services,
+  ownerId: number,
+  name: string,
+  variant: number,
+  develop?: number,
+): Promise<number> {
   const [id] = await services.db('scenarios').insert({ owner_id: ownerId, name, next_version: 2 });
-  const version = (doc: ReturnType<typeof referenceScenario>) => ({ content: doc.content, node_properties: JSON.stringify(doc.nodeProperties) });
-  await services.db('scenario_versions').insert({ scenario_id: id, status: 'DEPLOYED', version_number: 1, source_version: 'develop', ...version(referenceScenario(variant)) });
-  if (develop !== undefined) await services.db('scenario_versions').insert({ scenario_id: id, status: 'DEVELOP', version_number: null, source_version: 'develop', ...version(referenceScenario(develop)) });
+  const version = (doc: ReturnType<typeof referenceScenario>) => ({
+    content: doc.content,
+    node_properties: JSON.stringify(doc.nodeProperties),
+  });
+  await services
+    .db('scenario_versions')
+    .insert({
+      scenario_id: id,
+      status: 'DEPLOYED',
+      version_number: 1,
+      source_version: 'develop',
+      ...version(referenceScenario(variant)),
+    });
+  if (develop !== undefined)
+    await services
+      .db('scenario_versions')
+      .insert({
+        scenario_id: id,
+        status: 'DEVELOP',
+        version_number: null,
+        source_version: 'develop',
+        ...version(referenceScenario(develop)),
+      });
   return Number(id);
 }
 
@@ -55,16 +82,39 @@ async function seedRecords(services: Services, owner: { id: number }, scenarioId
   const started = Date.now() - 60_000 - RECORDS;
   const slice = 5000;
   for (let from = 0; from < RECORDS; from += slice) {
-    const records = await mapWithConcurrency(inputs.slice(from, from + slice), 256, async ({ input, k }): Promise<DecisionRecord> => {
-      const id = randomUUID();
-      const at = new Date(started + k);
-      const outcome = await services.engine.run(compiled, input as unknown as Record<string, unknown>, { ownerId: owner.id });
-      return {
-        id, ownerId: owner.id, scenarioId, scenarioName: 'credit', version: '1', versionId: deployed.versionId, mode: 'BATCH', requesterId: owner.id,
-        requestId: id, batchId: null, state: 'SUCCEEDED', inputs: input as unknown as Record<string, unknown>, maskedInputs: [], result: outcome.result, error: null,
-        beganAt: at, endedAt: at, durationMicros: 50, trace: null, captures: [],
-      };
-    });
+    const records = await mapWithConcurrency(
+      inputs.slice(from, from + slice),
+      256,
+      async ({ input, k }): Promise<DecisionRecord> => {
+        const id = randomUUID();
+        const at = new Date(started + k);
+        const outcome = await services.engine.run(compiled, input as unknown as Record<string, unknown>, {
+          ownerId: owner.id,
+        });
+        return {
+          id,
+          ownerId: owner.id,
+          scenarioId,
+          scenarioName: 'credit',
+          version: '1',
+          versionId: deployed.versionId,
+          mode: 'BATCH',
+          requesterId: owner.id,
+          requestId: id,
+          batchId: null,
+          state: 'SUCCEEDED',
+          inputs: input as unknown as Record<string, unknown>,
+          maskedInputs: [],
+          result: outcome.result,
+          error: null,
+          beganAt: at,
+          endedAt: at,
+          durationMicros: 50,
+          trace: null,
+          captures: [],
+        };
+      },
+    );
     await store.insertMany(records);
   }
 }
@@ -83,10 +133,17 @@ async function runBatch(services: Services, ownerId: number, count: number): Pro
   }
 }
 
-async function runReplay(services: Services, owner: { id: number; username: string }, scenarioId: number, limit: number) {
+async function runReplay(
+  services: Services,
+  owner: { id: number; username: string },
+  scenarioId: number,
+  limit: number,
+) {
   const started = performance.now();
   const { replayId } = await services.replay.service.start({ owner, isAdmin: false }, owner.id, String(scenarioId), {
-    candidateVersion: 'develop', outputs: ['decision', 'tier', 'score'], limit,
+    candidateVersion: 'develop',
+    outputs: ['decision', 'tier', 'score'],
+    limit,
   });
   for (;;) {
     const replay = await services.replay.service.get({ owner, isAdmin: false }, String(scenarioId), replayId);
@@ -100,8 +157,13 @@ async function runReplay(services: Services, owner: { id: number; username: stri
 
 async function main(): Promise<void> {
   Object.assign(process.env, {
-    APP_ENV: 'local', DATABASE_URL, JOBS_URL, JOBS_KEY_PREFIX: `scoring:bench-replay:${randomUUID().slice(0, 8)}:`, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    LIMIT_BATCH_ELEMENTS: String(Math.max(BATCH_ELEMENTS, 100_000)), REPLAY_MAX_RECORDS: String(Math.min(Math.max(RECORDS, 1000), 100_000)),
+    APP_ENV: 'local',
+    DATABASE_URL,
+    JOBS_URL,
+    JOBS_KEY_PREFIX: `scoring:bench-replay:${randomUUID().slice(0, 8)}:`,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    LIMIT_BATCH_ELEMENTS: String(Math.max(BATCH_ELEMENTS, 100_000)),
+    REPLAY_MAX_RECORDS: String(Math.min(Math.max(RECORDS, 1000), 100_000)),
   });
   await ensureDatabaseExists(DATABASE_URL);
   const config = loadConfig();
@@ -113,7 +175,9 @@ async function main(): Promise<void> {
   const scenarioId = await deploy(services, owner.id, 'credit', 0, CANDIDATE_SHIFT);
   const batchScenarioId = await deploy(services, owner.id, 'credit-batch', 0);
   // The baseline batch runs as the execution-core benchmark measured it: without recording.
-  await services.db('recording_settings').insert({ scenario_id: batchScenarioId, enabled: false, retention_days: 1, sync_sample_rate: 0, trace: false });
+  await services
+    .db('recording_settings')
+    .insert({ scenario_id: batchScenarioId, enabled: false, retention_days: 1, sync_sample_rate: 0, trace: false });
   try {
     const seeding = performance.now();
     await seedRecords(services, owner, scenarioId);
@@ -123,7 +187,9 @@ async function main(): Promise<void> {
     await runBatch(services, owner.id, 200); // warm-up: compilation, connections
     const batchMs = await runBatch(services, owner.id, BATCH_ELEMENTS);
     const batchRate = (BATCH_ELEMENTS * 1000) / batchMs;
-    console.log(`batch of ${fixed(BATCH_ELEMENTS)}: submit to last result ${fixed(batchMs)} ms = ${fixed(batchRate)} elements/s`);
+    console.log(
+      `batch of ${fixed(BATCH_ELEMENTS)}: submit to last result ${fixed(batchMs)} ms = ${fixed(batchRate)} elements/s`,
+    );
 
     await runReplay(services, owner, scenarioId, 1000); // warm-up
     const rssBefore = process.memoryUsage().rss;
@@ -132,20 +198,49 @@ async function main(): Promise<void> {
     const report = replay.report!;
     const replayRate = (report.replayed * 1000) / ms;
     const jobMs = Date.parse(replay.finishedAt!) - Date.parse(replay.startedAt!);
-    console.log(`replay of ${fixed(report.replayed)} records: start to FINISHED ${fixed(ms)} ms = ${fixed(replayRate)} records/s (the job itself ${fixed(jobMs)} ms = ${fixed((report.replayed * 1000) / jobMs)} records/s)`);
-    console.log(`  changed ${fixed(report.changed)}, failed ${fixed(replay.failed)}; RSS ${fixed(rssBefore / 2 ** 20)} MB before, ${fixed(rssAfter / 2 ** 20)} MB after`);
+    console.log(
+      `replay of ${fixed(report.replayed)} records: start to FINISHED ${fixed(ms)} ms = ${fixed(replayRate)} records/s (the job itself ${fixed(jobMs)} ms = ${fixed((report.replayed * 1000) / jobMs)} records/s)`,
+    );
+    console.log(
+      `  changed ${fixed(report.changed)}, failed ${fixed(replay.failed)}; RSS ${fixed(rssBefore / 2 ** 20)} MB before, ${fixed(rssAfter / 2 ** 20)} MB after`,
+    );
     const decision = report.outputs[0];
-    console.log(`  decision: ${decision.transitions.map((pair) => `${String(pair.from)}→${String(pair.to)} ${fixed(pair.count)}`).join(', ')}`);
+    console.log(
+      `  decision: ${decision.transitions.map((pair) => `${String(pair.from)}→${String(pair.to)} ${fixed(pair.count)}`).join(', ')}`,
+    );
     const score = report.outputs[2].differences;
-    if (score) console.log(`  score difference: mean ${fixed(score.mean, 1)}, p5 ${score.p5}, p50 ${score.p50}, p95 ${score.p95}`);
+    if (score)
+      console.log(
+        `  score difference: mean ${fixed(score.mean, 1)}, p5 ${score.p5}, p50 ${score.p50}, p95 ${score.p95}`,
+      );
     const ratio = replayRate / batchRate;
-    console.log(`\nreplay ÷ batch rate: ${fixed(ratio, 2)}×   goal: replay ≥ batch rate — ${ratio >= 1 ? 'met' : 'NOT met'}`);
-    console.log(`run: npm run bench:replay   (BENCH_REPLAY_RECORDS=${RECORDS} BENCH_BATCH_ELEMENTS=${BATCH_ELEMENTS}; figures need an otherwise idle machine)`);
+    console.log(
+      `\nreplay ÷ batch rate: ${fixed(ratio, 2)}×   goal: replay ≥ batch rate — ${ratio >= 1 ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `run: npm run bench:replay   (BENCH_REPLAY_RECORDS=${RECORDS} BENCH_BATCH_ELEMENTS=${BATCH_ELEMENTS}; figures need an otherwise idle machine)`,
+    );
   } finally {
-    await services.db('replays').whereIn('scenario_id', [scenarioId, batchScenarioId]).delete().catch(() => undefined);
-    await services.db('decision_record_pages').whereIn('scenario_id', [scenarioId, batchScenarioId]).delete().catch(() => undefined);
-    await services.db('batches').where({ user_id: owner.id }).delete().catch(() => undefined);
-    await services.db('scenarios').whereIn('id', [scenarioId, batchScenarioId]).delete().catch(() => undefined);
+    await services
+      .db('replays')
+      .whereIn('scenario_id', [scenarioId, batchScenarioId])
+      .delete()
+      .catch(() => undefined);
+    await services
+      .db('decision_record_pages')
+      .whereIn('scenario_id', [scenarioId, batchScenarioId])
+      .delete()
+      .catch(() => undefined);
+    await services
+      .db('batches')
+      .where({ user_id: owner.id })
+      .delete()
+      .catch(() => undefined);
+    await services
+      .db('scenarios')
+      .whereIn('id', [scenarioId, batchScenarioId])
+      .delete()
+      .catch(() => undefined);
     await closeServices(services);
   }
 }

@@ -7,7 +7,17 @@
  */
 import { isFileSchema } from '../../src/http/operation-shape.js';
 import { replyEncoding } from '../../src/http/reply-encodings.js';
-import { operationsOf, resolve, type Schema, type Spec, type SpecHeader, type SpecOperation, type SpecMediaType, type SpecParameter, type SpecResponse } from './spec-document.js';
+import {
+  operationsOf,
+  resolve,
+  type Schema,
+  type Spec,
+  type SpecHeader,
+  type SpecOperation,
+  type SpecMediaType,
+  type SpecParameter,
+  type SpecResponse,
+} from './spec-document.js';
 
 /** Response headers every response carries, set by the service itself (src/http/request-context.ts, the fast lane), not by handlers. */
 const SET_ON_EVERY_RESPONSE = new Set(['x-request-id']);
@@ -24,7 +34,9 @@ function objectType(fields: Array<{ name: string; required: boolean; type: strin
 }
 
 function parametersIn(spec: Spec, operation: SpecOperation, location: SpecParameter['in']): SpecParameter[] {
-  return (operation.parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter)).filter((parameter) => parameter.in === location);
+  return (operation.parameters ?? [])
+    .map((parameter) => resolve<SpecParameter>(spec, parameter))
+    .filter((parameter) => parameter.in === location);
 }
 
 function parametersType(spec: Spec, operation: SpecOperation, location: 'path' | 'query'): string {
@@ -35,11 +47,13 @@ function parametersType(spec: Spec, operation: SpecOperation, location: 'path' |
 /** Header parameters by lower-case name (how Node hands them over), each typed as the spec's schema says. */
 function headersType(spec: Spec, operation: SpecOperation): string {
   const source = `NonNullable<operations[${quote(operation.operationId)}]['parameters']['header']>`;
-  return objectType(parametersIn(spec, operation, 'header').map((parameter) => ({
-    name: parameter.name.toLowerCase(),
-    required: parameter.required === true,
-    type: `${source}[${quote(parameter.name)}]`,
-  })));
+  return objectType(
+    parametersIn(spec, operation, 'header').map((parameter) => ({
+      name: parameter.name.toLowerCase(),
+      required: parameter.required === true,
+      type: `${source}[${quote(parameter.name)}]`,
+    })),
+  );
 }
 
 function requestBodyOf(spec: Spec, operation: SpecOperation) {
@@ -57,7 +71,7 @@ function bodyType(spec: Spec, operation: SpecOperation): string {
 /** Properties of a multipart body that are files (as src/http/operation-shape.ts finds them at run time). */
 function uploadsType(spec: Spec, operation: SpecOperation): string {
   const schema = requestBodyOf(spec, operation)?.content['multipart/form-data']?.schema;
-  const properties = schema ? resolve<Schema>(spec, schema).properties ?? {} : {};
+  const properties = schema ? (resolve<Schema>(spec, schema).properties ?? {}) : {};
   const files = Object.entries(properties)
     .filter(([, property]) => isFileSchema(resolve<Schema>(spec, property)))
     .map(([name]) => quote(name));
@@ -72,7 +86,9 @@ function replyHeadersType(spec: Spec, operationId: string, status: string, respo
       required: resolve<SpecHeader>(spec, header).required === true,
       type: `operations[${quote(operationId)}]['responses'][${status}]['headers'][${quote(name)}]`,
     }));
-  return fields.length === 0 ? '' : `; headers${fields.some((field) => field.required) ? '' : '?'}: ${objectType(fields)}`;
+  return fields.length === 0
+    ? ''
+    : `; headers${fields.some((field) => field.required) ? '' : '?'}: ${objectType(fields)}`;
 }
 
 /** The type of a component schema, or of an array of one: what `x-parsed-schema` may say. */
@@ -80,14 +96,17 @@ function parsedType(operationId: string, schema: SpecMediaType['x-parsed-schema'
   if (!schema) return undefined;
   const named = (ref: string | undefined) => {
     const name = ref?.match(/^#\/components\/schemas\/([^/]+)$/)?.[1];
-    if (!name) throw new Error(`${operationId}: x-parsed-schema must be a $ref to a component schema, or an array of one`);
+    if (!name)
+      throw new Error(`${operationId}: x-parsed-schema must be a $ref to a component schema, or an array of one`);
     return `components['schemas'][${quote(name)}]`;
   };
   return schema.type === 'array' ? `Array<${named(schema.items?.$ref)}>` : named(schema.$ref);
 }
 
 function replyBodyType(operationId: string, status: string, mediaType: string, declared: SpecMediaType): string {
-  const value = parsedType(operationId, declared['x-parsed-schema']) ?? `operations[${quote(operationId)}]['responses'][${status}]['content'][${quote(mediaType)}]`;
+  const value =
+    parsedType(operationId, declared['x-parsed-schema']) ??
+    `operations[${quote(operationId)}]['responses'][${status}]['content'][${quote(mediaType)}]`;
   switch (replyEncoding(mediaType)) {
     case 'json':
     case 'yaml':
@@ -99,7 +118,9 @@ function replyBodyType(operationId: string, status: string, mediaType: string, d
     case 'binary':
       return 'Uint8Array';
     case undefined:
-      throw new Error(`${operationId} answers ${status} as ${mediaType}, which src/http/reply-encodings.ts does not know how to send: add it there and to src/http/send-reply.ts`);
+      throw new Error(
+        `${operationId} answers ${status} as ${mediaType}, which src/http/reply-encodings.ts does not know how to send: add it there and to src/http/send-reply.ts`,
+      );
   }
 }
 
@@ -114,7 +135,8 @@ function repliesType(spec: Spec, operation: SpecOperation): string {
       const mediaTypes = Object.keys(response.content ?? {});
       if (mediaTypes.length === 0) return [`{ status: ${status}${headers} }`];
       return mediaTypes.map((mediaType) => {
-        const contentType = mediaType === 'application/json' ? `contentType?: ${quote(mediaType)}` : `contentType: ${quote(mediaType)}`;
+        const contentType =
+          mediaType === 'application/json' ? `contentType?: ${quote(mediaType)}` : `contentType: ${quote(mediaType)}`;
         return `{ status: ${status}; ${contentType}; body: ${replyBodyType(operationId, status, mediaType, response.content?.[mediaType] ?? {})}${headers} }`;
       });
     });
@@ -123,14 +145,16 @@ function repliesType(spec: Spec, operation: SpecOperation): string {
 }
 
 export function renderOperationContracts(spec: Spec, header: string): string {
-  const entries = operationsOf(spec).map(({ operation }) => `  ${operation.operationId}: {
+  const entries = operationsOf(spec).map(
+    ({ operation }) => `  ${operation.operationId}: {
     params: ${parametersType(spec, operation, 'path')};
     query: ${parametersType(spec, operation, 'query')};
     headers: ${headersType(spec, operation)};
     body: ${bodyType(spec, operation)};
     uploads: ${uploadsType(spec, operation)};
     replies:${repliesType(spec, operation)};
-  };`);
+  };`,
+  );
   return `${header}import type { components, operations } from './api-types.js';
 
 /**

@@ -4,7 +4,14 @@ export const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'option
 export type Method = (typeof METHODS)[number];
 
 export type Ref = { $ref: string };
-export type Schema = { $ref?: string; type?: string | string[]; format?: string; contentMediaType?: string; properties?: Record<string, Schema>; enum?: string[] };
+export type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  contentMediaType?: string;
+  properties?: Record<string, Schema>;
+  enum?: string[];
+};
 
 export interface SpecParameter {
   name: string;
@@ -49,13 +56,17 @@ export function operationsOf(spec: Spec): Array<{ path: string; method: Method; 
     METHODS.flatMap((method) => {
       const operation = item[method];
       return operation ? [{ path, method, operation }] : [];
-    }));
+    }),
+  );
 }
 
 /** `value` itself, or what its local `$ref` (`#/components/…`) points at. */
 export function resolve<T>(spec: Spec, value: T | Ref): T {
   if (value && typeof value === 'object' && '$ref' in value && typeof value.$ref === 'string') {
-    const target = value.$ref.replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], spec);
+    const target = value.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], spec);
     if (target === undefined) throw new Error(`unresolved $ref ${value.$ref}`);
     return resolve(spec, target as T | Ref);
   }

@@ -41,7 +41,10 @@ function isPresent<T>(value: T | undefined): value is T {
 
 /** Whether `who` names `user`: every name given (id, username) must be the user's. */
 function names(who: NamedUser, user: { id: number; username: string }): boolean {
-  return (who.id === undefined || who.id === String(user.id)) && (who.username === undefined || who.username === user.username);
+  return (
+    (who.id === undefined || who.id === String(user.id)) &&
+    (who.username === undefined || who.username === user.username)
+  );
 }
 
 /**
@@ -52,10 +55,17 @@ function names(who: NamedUser, user: { id: number; username: string }): boolean 
  * `owner`) defaults to the token's user; another user only for admins (403 FORBIDDEN), and every
  * place that names an owner must name the same one (400). Users are named by id or username.
  */
-export async function resolveOwner(user: AuthenticatedUser, given: AccessControlContext | undefined, users: UserLookup): Promise<ResourceOwner> {
+export async function resolveOwner(
+  user: AuthenticatedUser,
+  given: AccessControlContext | undefined,
+  users: UserLookup,
+): Promise<ResourceOwner> {
   const context = given ?? {};
   const base = 'query.context';
-  const requesters = [named(context.actors?.requester, `${base}.actors.requester`), namedLegacy(context.requester, `${base}.requester`)].filter(isPresent);
+  const requesters = [
+    named(context.actors?.requester, `${base}.actors.requester`),
+    namedLegacy(context.requester, `${base}.requester`),
+  ].filter(isPresent);
   const owners = [
     named(context.actors?.resourceOwner, `${base}.actors.resourceOwner`),
     named(context.resourceOwnerOrRequester, `${base}.resourceOwnerOrRequester`),
@@ -64,16 +74,28 @@ export async function resolveOwner(user: AuthenticatedUser, given: AccessControl
 
   const unnamed = [...requesters, ...owners].filter((who) => who.id === undefined && who.username === undefined);
   if (unnamed.length > 0) {
-    throw new BadRequestError(`The context names a user without an id or a username (${unnamed[0].path}).`, 'VALIDATION_FAILED', unnamed.map((who) => ({ path: who.path, message: 'must name the user by `id` or `username`' })));
+    throw new BadRequestError(
+      `The context names a user without an id or a username (${unnamed[0].path}).`,
+      'VALIDATION_FAILED',
+      unnamed.map((who) => ({ path: who.path, message: 'must name the user by `id` or `username`' })),
+    );
   }
   const impostors = requesters.filter((who) => !names(who, user));
   if (impostors.length > 0) {
-    throw new ForbiddenError('The context names a requester other than the authenticated user.', 'CONTEXT_MISMATCH', impostors.map((who) => ({ path: who.path, message: `must be the token's user "${user.username}"` })));
+    throw new ForbiddenError(
+      'The context names a requester other than the authenticated user.',
+      'CONTEXT_MISMATCH',
+      impostors.map((who) => ({ path: who.path, message: `must be the token's user "${user.username}"` })),
+    );
   }
   const others = owners.filter((who) => !names(who, user));
   if (others.length === 0) return { id: user.id, username: user.username };
   if (!user.isAdmin) {
-    throw new ForbiddenError("Only admins may act on another user's scenarios.", 'FORBIDDEN', others.map((who) => ({ path: who.path, message: 'must be the requester unless the requester is an admin' })));
+    throw new ForbiddenError(
+      "Only admins may act on another user's scenarios.",
+      'FORBIDDEN',
+      others.map((who) => ({ path: who.path, message: 'must be the requester unless the requester is an admin' })),
+    );
   }
   if (others.length < owners.length) throw conflictingOwners(owners);
   const found = await Promise.all(others.map((who) => findNamed(who, users)));
@@ -84,14 +106,28 @@ export async function resolveOwner(user: AuthenticatedUser, given: AccessControl
 
 async function findNamed(who: NamedUser, users: UserLookup): Promise<ResourceOwner> {
   const recordId = who.id === undefined ? undefined : parseRecordId(who.id);
-  const found = who.username !== undefined ? await users.findByUsername(who.username) : recordId === undefined ? undefined : await users.findById(recordId);
+  const found =
+    who.username !== undefined
+      ? await users.findByUsername(who.username)
+      : recordId === undefined
+        ? undefined
+        : await users.findById(recordId);
   if (!found || !names(who, found)) {
-    throw new NotFoundError('The owner named in the context does not exist.', 'SCENARIO_NOT_FOUND', [{ path: who.path, message: 'no such user' }]);
+    throw new NotFoundError('The owner named in the context does not exist.', 'SCENARIO_NOT_FOUND', [
+      { path: who.path, message: 'no such user' },
+    ]);
   }
   return { id: found.id, username: found.username };
 }
 
 function conflictingOwners(owners: NamedUser[]): BadRequestError {
-  const details: ErrorDetail[] = owners.map((who) => ({ path: who.path, message: `names ${who.username !== undefined ? `"${who.username}"` : `user id ${who.id}`}` }));
-  return new BadRequestError('The context names different resource owners; name one (actors.resourceOwner and resourceOwnerOrRequester must agree).', 'VALIDATION_FAILED', details);
+  const details: ErrorDetail[] = owners.map((who) => ({
+    path: who.path,
+    message: `names ${who.username !== undefined ? `"${who.username}"` : `user id ${who.id}`}`,
+  }));
+  return new BadRequestError(
+    'The context names different resource owners; name one (actors.resourceOwner and resourceOwnerOrRequester must agree).',
+    'VALIDATION_FAILED',
+    details,
+  );
 }

@@ -41,9 +41,18 @@ function scoreTokenFrom(headers: IncomingHttpHeaders, url: string, route: RouteD
  * (Express, below, and the fast lane). 401 UNAUTHENTICATED without a token, INVALID_SCORE_TOKEN with
  * one that is unknown, rotated out or of a disabled user.
  */
-export async function authenticateScoreToken(users: UserService, headers: IncomingHttpHeaders, url: string, route: RouteDefinition): Promise<AuthenticatedUser> {
+export async function authenticateScoreToken(
+  users: UserService,
+  headers: IncomingHttpHeaders,
+  url: string,
+  route: RouteDefinition,
+): Promise<AuthenticatedUser> {
   const token = scoreTokenFrom(headers, url, route);
-  if (!token) throw new UnauthorizedError('A score token is required: send it in the Score-Token header or the `key` query parameter.', 'UNAUTHENTICATED');
+  if (!token)
+    throw new UnauthorizedError(
+      'A score token is required: send it in the Score-Token header or the `key` query parameter.',
+      'UNAUTHENTICATED',
+    );
   const user = await users.authenticateScoreToken(token);
   if (!user) throw new UnauthorizedError('The score token is not valid.', 'INVALID_SCORE_TOKEN');
   return user;
@@ -53,23 +62,31 @@ export async function authenticateScoreToken(users: UserService, headers: Incomi
 function authenticateRoute(route: RouteDefinition, users: UserService, authenticator: Authenticator): RequestHandler {
   if (route.security.includes('bearerAuth')) {
     return (request, response, next) => {
-      authenticator.authenticate('jwt', { session: false }, (error: unknown, user: AuthenticatedUser | false, info?: Partial<RefusalInfo>) => {
-        if (error) {
-          next(error);
-          return;
-        }
-        if (!user) {
-          // Our own refusals say why; signature and expiry failures stay generic.
-          next(new UnauthorizedError(typeof info?.reason === 'string'
-            ? `The bearer access token is refused: ${info.reason}.`
-            : 'A valid bearer access token is required (Authorization: Bearer <JWT>); it is missing, malformed, expired or not signed by a trusted key.'));
-          return;
-        }
-        request.user = user;
-        request.authMethod = 'bearer';
-        request.authenticatedOperation = route.operationId;
-        next();
-      })(request, response, next);
+      authenticator.authenticate(
+        'jwt',
+        { session: false },
+        (error: unknown, user: AuthenticatedUser | false, info?: Partial<RefusalInfo>) => {
+          if (error) {
+            next(error);
+            return;
+          }
+          if (!user) {
+            // Our own refusals say why; signature and expiry failures stay generic.
+            next(
+              new UnauthorizedError(
+                typeof info?.reason === 'string'
+                  ? `The bearer access token is refused: ${info.reason}.`
+                  : 'A valid bearer access token is required (Authorization: Bearer <JWT>); it is missing, malformed, expired or not signed by a trusted key.',
+              ),
+            );
+            return;
+          }
+          request.user = user;
+          request.authMethod = 'bearer';
+          request.authenticatedOperation = route.operationId;
+          next();
+        },
+      )(request, response, next);
     };
   }
   return (request, _response, next) => {

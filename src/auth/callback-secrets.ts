@@ -40,14 +40,20 @@ export class CallbackSecretBox {
 
   /** The secret, or an error when it was sealed under another key or for another user. */
   open(userId: number, sealed: Buffer): string {
-    if (sealed.length < 1 + IV_BYTES + TAG_BYTES || sealed[0] !== SEALED_VERSION) throw new Error('the stored callback secret is not in a known format');
+    if (sealed.length < 1 + IV_BYTES + TAG_BYTES || sealed[0] !== SEALED_VERSION)
+      throw new Error('the stored callback secret is not in a known format');
     const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(1, 1 + IV_BYTES));
     decipher.setAAD(associatedData(userId));
     decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(sealed.subarray(1 + IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(sealed.subarray(1 + IV_BYTES, sealed.length - TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
-      throw new Error('the stored callback secret cannot be opened with CALLBACK_SECRETS_KEY (sealed under another key?)');
+      throw new Error(
+        'the stored callback secret cannot be opened with CALLBACK_SECRETS_KEY (sealed under another key?)',
+      );
     }
   }
 }

@@ -24,13 +24,22 @@ const IAT_CLOCK_SKEW_SECONDS = 60;
  * present, must not lie more than IAT_CLOCK_SKEW_SECONDS in the future: a token "issued" later than now was
  * minted with a wrong clock or made to stretch `exp − iat` past the lifetime check.
  */
-function lifetimeProblem(payload: JwtPayload, maxLifetimeSeconds: number, nowSeconds = Date.now() / 1000): string | undefined {
+function lifetimeProblem(
+  payload: JwtPayload,
+  maxLifetimeSeconds: number,
+  nowSeconds = Date.now() / 1000,
+): string | undefined {
   const { exp, iat } = payload;
-  if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'it has no `exp` (expiry) claim; access tokens must expire';
-  if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return 'its `iat` (issued at) claim is not a number of seconds';
-  if (typeof iat === 'number' && iat - nowSeconds > IAT_CLOCK_SKEW_SECONDS) return `it was issued in the future (\`iat\` more than ${IAT_CLOCK_SKEW_SECONDS} s after this server's clock)`;
-  if (exp - nowSeconds > maxLifetimeSeconds) return `it expires more than ${maxLifetimeSeconds} s (JWT_MAX_LIFETIME_SECONDS) from now`;
-  if (typeof iat === 'number' && exp - iat > maxLifetimeSeconds) return `its lifetime (exp − iat) is longer than ${maxLifetimeSeconds} s (JWT_MAX_LIFETIME_SECONDS)`;
+  if (typeof exp !== 'number' || !Number.isFinite(exp))
+    return 'it has no `exp` (expiry) claim; access tokens must expire';
+  if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat)))
+    return 'its `iat` (issued at) claim is not a number of seconds';
+  if (typeof iat === 'number' && iat - nowSeconds > IAT_CLOCK_SKEW_SECONDS)
+    return `it was issued in the future (\`iat\` more than ${IAT_CLOCK_SKEW_SECONDS} s after this server's clock)`;
+  if (exp - nowSeconds > maxLifetimeSeconds)
+    return `it expires more than ${maxLifetimeSeconds} s (JWT_MAX_LIFETIME_SECONDS) from now`;
+  if (typeof iat === 'number' && exp - iat > maxLifetimeSeconds)
+    return `its lifetime (exp − iat) is longer than ${maxLifetimeSeconds} s (JWT_MAX_LIFETIME_SECONDS)`;
   return undefined;
 }
 
@@ -45,7 +54,10 @@ type KeyProvider = (request: unknown, rawJwt: string, done: (error: unknown, key
 function jwksKeyProvider(jwksUri: string): KeyProvider {
   let provider: Promise<KeyProvider> | undefined;
   return (request, rawJwt, done) => {
-    provider ??= import('jwks-rsa').then((jwks) => jwks.passportJwtSecret({ jwksUri, cache: true, rateLimit: true, jwksRequestsPerMinute: 10 }) as KeyProvider);
+    provider ??= import('jwks-rsa').then(
+      (jwks) =>
+        jwks.passportJwtSecret({ jwksUri, cache: true, rateLimit: true, jwksRequestsPerMinute: 10 }) as KeyProvider,
+    );
     provider.then((provide) => provide(request, rawJwt, done), done);
   };
 }
@@ -74,20 +86,29 @@ export function createJwtStrategy(config: JwtConfig, users: UserService): JwtStr
     ...(config.audience ? { audience: config.audience } : {}),
   } as StrategyOptionsWithoutRequest;
   const localTokens = !config.jwksUri && !config.publicKey;
-  return new JwtStrategy(options, (payload: JwtPayload, done: (error: unknown, user?: AuthenticatedUser | false, info?: RefusalInfo) => void) => {
-    const lifetime = lifetimeProblem(payload, config.maxLifetimeSeconds);
-    if (lifetime) {
-      done(null, false, { reason: lifetime });
-      return;
-    }
-    const username = usernameFrom(payload, config);
-    if (!username) {
-      done(null, false, { reason: `its \`${config.usernameClaim}\` claim is not a username (letters, digits, . _ @ -; no whitespace)` });
-      return;
-    }
-    const tokenSaysAdmin = isAdminFrom(payload, config);
-    (localTokens ? users.userForLocalToken(username, tokenSaysAdmin) : users.ensureUser(username, tokenSaysAdmin))
-      .then((user) => (user.enabled ? done(null, { id: user.id, username: user.username, isAdmin: user.isAdmin }) : done(null, false, { reason: 'its user is disabled' })))
-      .catch((error: unknown) => done(error));
-  });
+  return new JwtStrategy(
+    options,
+    (payload: JwtPayload, done: (error: unknown, user?: AuthenticatedUser | false, info?: RefusalInfo) => void) => {
+      const lifetime = lifetimeProblem(payload, config.maxLifetimeSeconds);
+      if (lifetime) {
+        done(null, false, { reason: lifetime });
+        return;
+      }
+      const username = usernameFrom(payload, config);
+      if (!username) {
+        done(null, false, {
+          reason: `its \`${config.usernameClaim}\` claim is not a username (letters, digits, . _ @ -; no whitespace)`,
+        });
+        return;
+      }
+      const tokenSaysAdmin = isAdminFrom(payload, config);
+      (localTokens ? users.userForLocalToken(username, tokenSaysAdmin) : users.ensureUser(username, tokenSaysAdmin))
+        .then((user) =>
+          user.enabled
+            ? done(null, { id: user.id, username: user.username, isAdmin: user.isAdmin })
+            : done(null, false, { reason: 'its user is disabled' }),
+        )
+        .catch((error: unknown) => done(error));
+    },
+  );
 }

@@ -10,11 +10,22 @@ import { UnauthorizedError } from '../errors/unauthorized-error.js';
  */
 export function requireAuthentication(route: RouteDefinition): RequestHandler {
   return (request, _response, next) => {
-    if (route.security.length === 0 || (request.user !== undefined && request.authenticatedOperation === route.operationId)) {
+    if (
+      route.security.length === 0 ||
+      (request.user !== undefined && request.authenticatedOperation === route.operationId)
+    ) {
       next();
       return;
     }
-    request.log.error({ operationId: route.operationId, path: request.path, authenticatedOperation: request.authenticatedOperation }, 'request reached a handler without authentication for its operation');
-    next(new UnauthorizedError(`This operation needs ${route.security.includes('bearerAuth') ? 'a bearer access token' : 'a score token'}.`, 'UNAUTHENTICATED'));
+    request.log.error(
+      { operationId: route.operationId, path: request.path, authenticatedOperation: request.authenticatedOperation },
+      'request reached a handler without authentication for its operation',
+    );
+    next(
+      new UnauthorizedError(
+        `This operation needs ${route.security.includes('bearerAuth') ? 'a bearer access token' : 'a score token'}.`,
+        'UNAUTHENTICATED',
+      ),
+    );
   };
 }

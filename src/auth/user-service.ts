@@ -42,14 +42,22 @@ export class UserService {
 
   private readonly secretOverlapSeconds: number;
 
-  constructor(private readonly store: UserStore, options: UserServiceOptions) {
+  constructor(
+    private readonly store: UserStore,
+    options: UserServiceOptions,
+  ) {
     this.secretOverlapSeconds = options.callbackSecretOverlapSeconds ?? 0;
-    this.secretBox = options.callbackSecretsKey === undefined ? undefined : new CallbackSecretBox(options.callbackSecretsKey);
-    this.byTokenHash = options.scoreTokenCacheMs > 0
-      ? new StaleWhileRevalidateCache((hash) => this.tokenEntry(Buffer.from(hash, 'hex')), {
-        max: 10_000, freshMs: options.scoreTokenCacheMs, maxStaleMs: options.scoreTokenStaleMs ?? 60_000, onRefreshError: options.onRefreshError,
-      })
-      : undefined;
+    this.secretBox =
+      options.callbackSecretsKey === undefined ? undefined : new CallbackSecretBox(options.callbackSecretsKey);
+    this.byTokenHash =
+      options.scoreTokenCacheMs > 0
+        ? new StaleWhileRevalidateCache((hash) => this.tokenEntry(Buffer.from(hash, 'hex')), {
+            max: 10_000,
+            freshMs: options.scoreTokenCacheMs,
+            maxStaleMs: options.scoreTokenStaleMs ?? 60_000,
+            onRefreshError: options.onRefreshError,
+          })
+        : undefined;
   }
 
   static isValidUsername(username: string): boolean {
@@ -106,7 +114,12 @@ export class UserService {
    */
   async issueCallbackSecret(userId: number, options: { rotate?: boolean } = {}): Promise<string | undefined> {
     const secret = generateCallbackSecret();
-    const stored = await this.store.setCallbackSecret(userId, this.box().seal(userId, secret), options.rotate === true, this.secretOverlapSeconds);
+    const stored = await this.store.setCallbackSecret(
+      userId,
+      this.box().seal(userId, secret),
+      options.rotate === true,
+      this.secretOverlapSeconds,
+    );
     return stored ? secret : undefined;
   }
 
@@ -135,7 +148,8 @@ export class UserService {
   }
 
   private box(): CallbackSecretBox {
-    if (!this.secretBox) throw new Error('callback secrets need CALLBACK_SECRETS_KEY (UserServiceOptions.callbackSecretsKey)');
+    if (!this.secretBox)
+      throw new Error('callback secrets need CALLBACK_SECRETS_KEY (UserServiceOptions.callbackSecretsKey)');
     return this.secretBox;
   }
 

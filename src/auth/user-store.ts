@@ -47,7 +47,9 @@ export class UserStore implements OwnerNames, OwnerLocks {
 
   async usernamesOf(ids: readonly number[], trx?: StoreTransaction): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const rows = (await (trx ? knexOf(trx) : this.db)('users').whereIn('id', [...new Set(ids)]).select('id', 'username')) as Array<{ id: number; username: string }>;
+    const rows = (await (trx ? knexOf(trx) : this.db)('users')
+      .whereIn('id', [...new Set(ids)])
+      .select('id', 'username')) as Array<{ id: number; username: string }>;
     return new Map(rows.map((row) => [row.id, row.username]));
   }
 
@@ -66,16 +68,15 @@ export class UserStore implements OwnerNames, OwnerLocks {
   }
 
   async findByScoreTokenHash(hash: Buffer): Promise<UserRecord | undefined> {
-    const row = await this.db<UserRow>('users').where('score_token_hash', hash as unknown as string).first();
+    const row = await this.db<UserRow>('users')
+      .where('score_token_hash', hash as unknown as string)
+      .first();
     return row ? toUser(row) : undefined;
   }
 
   /** Inserts the user, without a score token, unless the username exists (a concurrent first request may have won). */
   async insertIfMissing(user: { username: string; isAdmin: boolean }): Promise<void> {
-    await this.db('users')
-      .insert({ username: user.username, is_admin: user.isAdmin })
-      .onConflict('username')
-      .ignore();
+    await this.db('users').insert({ username: user.username, is_admin: user.isAdmin }).onConflict('username').ignore();
   }
 
   async setAdmin(id: number, isAdmin: boolean): Promise<void> {
@@ -107,20 +108,28 @@ export class UserStore implements OwnerNames, OwnerLocks {
     const keep = replace && overlapSeconds > 0;
     // MySQL assigns left to right, each assignment seeing the ones before it: the previous columns read the
     // secret being replaced, so they come before callback_secret_sealed (knex keeps the object's order).
-    return (await query.update({
-      callback_secret_previous_sealed: keep ? this.db.raw('callback_secret_sealed') : null,
-      callback_secret_previous_until: keep ? this.db.raw('IF(callback_secret_sealed IS NULL, NULL, NOW(3) + INTERVAL ? SECOND)', [overlapSeconds]) : null,
-      callback_secret_sealed: sealed,
-      callback_secret_issued_at: this.db.fn.now(),
-    })) === 1;
+    return (
+      (await query.update({
+        callback_secret_previous_sealed: keep ? this.db.raw('callback_secret_sealed') : null,
+        callback_secret_previous_until: keep
+          ? this.db.raw('IF(callback_secret_sealed IS NULL, NULL, NOW(3) + INTERVAL ? SECOND)', [overlapSeconds])
+          : null,
+        callback_secret_sealed: sealed,
+        callback_secret_issued_at: this.db.fn.now(),
+      })) === 1
+    );
   }
 
   /** The user's sealed callback secret, if one was issued, and the one it replaced while its overlap lasts (database clock). */
   async sealedCallbackSecrets(id: number): Promise<{ current: Buffer; previous?: Buffer } | undefined> {
-    const row = await this.db('users').where({ id }).first(
-      'callback_secret_sealed',
-      this.db.raw('IF(callback_secret_previous_until > NOW(3), callback_secret_previous_sealed, NULL) AS previous_sealed'),
-    ) as { callback_secret_sealed: Buffer | null; previous_sealed: Buffer | null } | undefined;
+    const row = (await this.db('users')
+      .where({ id })
+      .first(
+        'callback_secret_sealed',
+        this.db.raw(
+          'IF(callback_secret_previous_until > NOW(3), callback_secret_previous_sealed, NULL) AS previous_sealed',
+        ),
+      )) as { callback_secret_sealed: Buffer | null; previous_sealed: Buffer | null } | undefined;
     if (!row?.callback_secret_sealed) return undefined;
     return { current: row.callback_secret_sealed, ...(row.previous_sealed ? { previous: row.previous_sealed } : {}) };
   }

@@ -374,12 +374,19 @@ function assertUsable(config: AppConfig): void {
   const problems: string[] = [];
   if (!config.databaseUrl) problems.push('DATABASE_URL is required');
   if (!config.jobsUrl) problems.push('JOBS_URL is required');
-  else if (!/^(mongodb(\+srv)?|rediss?|postgres(ql)?):\/\//.test(config.jobsUrl)) problems.push('JOBS_URL must start with mongodb://, redis:// or postgres://');
-  if (config.databaseUrl && !/^mysql:\/\//.test(config.databaseUrl)) problems.push('DATABASE_URL must start with mysql://');
+  else if (!/^(mongodb(\+srv)?|rediss?|postgres(ql)?):\/\//.test(config.jobsUrl))
+    problems.push('JOBS_URL must start with mongodb://, redis:// or postgres://');
+  if (config.databaseUrl && !/^mysql:\/\//.test(config.databaseUrl))
+    problems.push('DATABASE_URL must start with mysql://');
   const { jwt } = config;
-  if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri) problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
+  if (!jwt.secret && !jwt.publicKey && !jwt.jwksUri)
+    problems.push('one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI is required');
   if (jwt.maxLifetimeSeconds < 1) problems.push('JWT_MAX_LIFETIME_SECONDS must be at least 1');
-  if ((config.environment === 'production' || config.environment === 'staging') && config.callbackLegacySignature && !config.callbackSigningSecret) {
+  if (
+    (config.environment === 'production' || config.environment === 'staging') &&
+    config.callbackLegacySignature &&
+    !config.callbackSigningSecret
+  ) {
     problems.push('CALLBACK_SIGNING_SECRET is required while CALLBACK_LEGACY_SIGNATURE is true');
   }
   if ((config.environment === 'production' || config.environment === 'staging') && !config.callbackSecretsKey) {
@@ -391,15 +398,18 @@ function assertUsable(config: AppConfig): void {
   if (config.records.batchSize < 1) problems.push('RECORDS_BATCH_SIZE must be at least 1');
   if (config.records.pageMaxChars < 1) problems.push('RECORDS_PAGE_MAX_CHARS must be at least 1');
   if (config.records.retentionSweepMs < 1000) problems.push('RECORDS_RETENTION_SWEEP_SECONDS must be at least 1');
-  if (config.replay.maxRecords < 1 || config.replay.maxRecords > REPLAY_HARD_MAX_RECORDS) problems.push(`REPLAY_MAX_RECORDS must be between 1 and ${REPLAY_HARD_MAX_RECORDS}`);
+  if (config.replay.maxRecords < 1 || config.replay.maxRecords > REPLAY_HARD_MAX_RECORDS)
+    problems.push(`REPLAY_MAX_RECORDS must be between 1 and ${REPLAY_HARD_MAX_RECORDS}`);
   if (config.replay.concurrency < 1) problems.push('REPLAY_CONCURRENCY must be at least 1');
   if (config.replay.maxActivePerOwner < 1) problems.push('REPLAY_MAX_ACTIVE_PER_OWNER must be at least 1');
   if (config.replay.perWorker < 1) problems.push('REPLAY_PER_WORKER must be at least 1');
-  if (!(config.shadows.engineShare >= 0 && config.shadows.engineShare <= 1)) problems.push('SHADOW_ENGINE_SHARE must be between 0 and 1');
+  if (!(config.shadows.engineShare >= 0 && config.shadows.engineShare <= 1))
+    problems.push('SHADOW_ENGINE_SHARE must be between 0 and 1');
   if (config.shadows.maxInFlight < 1) problems.push('SHADOW_MAX_IN_FLIGHT must be at least 1');
   if (config.shadows.maxPerScenario < 1) problems.push('SHADOW_MAX_PER_SCENARIO must be at least 1');
   if (config.engine.hosts !== undefined && config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
-  if (config.engine.hostsPerTenant !== undefined && config.engine.hostsPerTenant < 1) problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
+  if (config.engine.hostsPerTenant !== undefined && config.engine.hostsPerTenant < 1)
+    problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');
   if (config.engine.isolatesPerHost < 1) problems.push('ENGINE_ISOLATES_PER_HOST must be at least 1');
   if (config.engine.hostMemoryMb < 0) problems.push('ENGINE_HOST_MEMORY_MB must be 0 or more');
   if (config.engine.onnxSessionsMb < 1) problems.push('ONNX_SESSIONS_MB must be at least 1');
@@ -407,14 +417,18 @@ function assertUsable(config: AppConfig): void {
   if (config.engine.quarantineWindowMs < 60_000) problems.push('ENGINE_QUARANTINE_MINUTES must be at least 1');
   if (config.engine.hostNice > 19) problems.push('ENGINE_HOST_NICE must be between 0 and 19');
   // Past a few hundred levels the YAML parser and JSON.stringify run out of stack: the limit must stay well below.
-  if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH) problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
+  if (config.limits.bodyDepth < 1 || config.limits.bodyDepth > MAX_BODY_DEPTH)
+    problems.push(`LIMIT_BODY_DEPTH must be between 1 and ${MAX_BODY_DEPTH}`);
   if (config.limits.callbackSlotsPerTenant < 1) problems.push('CALLBACK_SLOTS_PER_TENANT must be at least 1');
-  if (config.callbackSecretOverlapSeconds < 0 || config.callbackSecretOverlapSeconds > 2_592_000) problems.push('CALLBACK_SECRET_OVERLAP_SECONDS must be between 0 and 2592000 (30 days)');
+  if (config.callbackSecretOverlapSeconds < 0 || config.callbackSecretOverlapSeconds > 2_592_000)
+    problems.push('CALLBACK_SECRET_OVERLAP_SECONDS must be between 0 and 2592000 (30 days)');
   if (config.limits.callbackRetryFloorSeconds < 1) problems.push('CALLBACK_RETRY_FLOOR_SECONDS must be at least 1');
   if (config.limits.yamlParseMs < 100) problems.push('LIMIT_YAML_PARSE_MS must be at least 100');
   if (config.limits.headerBytes < 1024) problems.push('LIMIT_HEADER_BYTES must be at least 1024');
   if (config.metrics.enabled && !isLoopback(config.metrics.host) && !config.metrics.token) {
-    problems.push('METRICS_TOKEN is required when METRICS_HOST is not a loopback address (the metrics name every tenant\'s scenarios)');
+    problems.push(
+      "METRICS_TOKEN is required when METRICS_HOST is not a loopback address (the metrics name every tenant's scenarios)",
+    );
   }
   if (config.statistics.flushMs < 100) problems.push('STATISTICS_FLUSH_MS must be at least 100');
   if (config.statistics.retentionDays < 1) problems.push('STATISTICS_RETENTION_DAYS must be at least 1');

@@ -9,7 +9,8 @@ export function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be ${min === 0 ? 'a non-negative integer' : `an integer ≥ ${min}`}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be ${min === 0 ? 'a non-negative integer' : `an integer ≥ ${min}`}, got "${raw}"`);
   return value;
 }
 
@@ -39,5 +40,8 @@ export function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: bool
 
 /** Comma-separated items, trimmed, empty ones dropped. */
 export function readList(env: NodeJS.ProcessEnv, name: string): string[] {
-  return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  return (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }

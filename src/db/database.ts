@@ -28,9 +28,19 @@ export function knexConfig(databaseUrl: string, pool = { min: 0, max: 20 }, quie
  * megabytes each, cost more CPU than building them.) With no values the scan never replaces anything,
  * so nothing else changes. `this.config` is the connection's configuration.
  */
-function formatQuery(this: { config: { stringifyObjects?: boolean } }, sql: string, values: unknown, timezone: string): string {
+function formatQuery(
+  this: { config: { stringifyObjects?: boolean } },
+  sql: string,
+  values: unknown,
+  timezone: string,
+): string {
   if (values === undefined || values === null || (Array.isArray(values) && values.length === 0)) return sql;
-  return format(sql, values as Parameters<typeof format>[1], this.config.stringifyObjects ?? false, timezone as Parameters<typeof format>[3]);
+  return format(
+    sql,
+    values as Parameters<typeof format>[1],
+    this.config.stringifyObjects ?? false,
+    timezone as Parameters<typeof format>[3],
+  );
 }
 
 export function createDatabase(databaseUrl: string, pool?: { min: number; max: number }, quiet = false): Knex {
@@ -58,9 +68,17 @@ export async function migrateToLatest(db: Knex): Promise<void> {
 /** Whether MySQL answers a `SELECT 1` within `timeoutMs` (a query that fails or is late: no). */
 export async function databaseAnswers(db: Knex, timeoutMs = 2000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
   try {
-    return await Promise.race([db.raw('SELECT 1').then(() => true, () => false), late]);
+    return await Promise.race([
+      db.raw('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

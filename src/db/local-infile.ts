@@ -16,7 +16,8 @@ import { ER_CLIENT_LOCAL_FILES_DISABLED, ER_NOT_ALLOWED_COMMAND, mysqlErrno } fr
  * With LOCAL the server does not stop at a bad row: a duplicate key is skipped and a value that does
  * not convert is changed, each with a warning; callers check `affectedRows` and `warnings`.
  */
-export const LOAD_DATA_FORMAT = 'CHARACTER SET utf8mb4 FIELDS TERMINATED BY 0x09 ESCAPED BY 0x5c LINES TERMINATED BY 0x0a';
+export const LOAD_DATA_FORMAT =
+  'CHARACTER SET utf8mb4 FIELDS TERMINATED BY 0x09 ESCAPED BY 0x5c LINES TERMINATED BY 0x0a';
 // (Hex literals: the same bytes whatever the session's sql_mode says about backslashes in quotes.)
 
 const NEEDS_ESCAPE = /[\\\t\n\r\0]/;
@@ -42,7 +43,10 @@ export interface LocalLoadResult {
 
 /** The parts of a raw mysql2 connection (callback API) a load uses. */
 interface RawConnection {
-  query(options: { sql: string; infileStreamFactory?: () => Readable }, callback: (error: Error | null, result: unknown) => void): void;
+  query(
+    options: { sql: string; infileStreamFactory?: () => Readable },
+    callback: (error: Error | null, result: unknown) => void,
+  ): void;
   destroy(): void;
 }
 interface PoolClient {
@@ -50,8 +54,13 @@ interface PoolClient {
   releaseConnection(connection: RawConnection): Promise<unknown>;
 }
 
-function rawQuery(connection: RawConnection, options: { sql: string; infileStreamFactory?: () => Readable }): Promise<unknown> {
-  return new Promise((resolve, reject) => connection.query(options, (error, result) => (error ? reject(error) : resolve(result))));
+function rawQuery(
+  connection: RawConnection,
+  options: { sql: string; infileStreamFactory?: () => Readable },
+): Promise<unknown> {
+  return new Promise((resolve, reject) =>
+    connection.query(options, (error, result) => (error ? reject(error) : resolve(result))),
+  );
 }
 
 /**
@@ -59,17 +68,27 @@ function rawQuery(connection: RawConnection, options: { sql: string; infileStrea
  * with `file()` as the file: whatever name the server asks for, it gets that stream; no path of
  * the server's or the client's file system is ever read. An error of the stream fails the statement.
  */
-export async function loadLocalInfile(db: Knex, sql: string, file: () => Readable, warningsShown = 3): Promise<LocalLoadResult> {
+export async function loadLocalInfile(
+  db: Knex,
+  sql: string,
+  file: () => Readable,
+  warningsShown = 3,
+): Promise<LocalLoadResult> {
   const client = db.client as unknown as PoolClient;
   let connection: RawConnection | undefined;
   let failed = true;
   try {
     connection = await client.acquireConnection();
-    const result = (await rawQuery(connection, { sql, infileStreamFactory: file })) as { affectedRows: number; warningStatus?: number };
+    const result = (await rawQuery(connection, { sql, infileStreamFactory: file })) as {
+      affectedRows: number;
+      warningStatus?: number;
+    };
     const warnings = Number(result.warningStatus ?? 0);
     let shown: LoadWarning[] = [];
     if (warnings > 0) {
-      const rows = (await rawQuery(connection, { sql: `SHOW WARNINGS LIMIT ${Math.max(1, Math.floor(warningsShown))}` })) as Array<{ Code: number; Message: string }>;
+      const rows = (await rawQuery(connection, {
+        sql: `SHOW WARNINGS LIMIT ${Math.max(1, Math.floor(warningsShown))}`,
+      })) as Array<{ Code: number; Message: string }>;
       shown = rows.map((row) => ({ code: Number(row.Code), message: row.Message }));
     }
     failed = false;

@@ -34,7 +34,10 @@ export class MariaDbBulkInserter implements BulkInserter {
   private supported: boolean;
   private closed = false;
 
-  constructor(private readonly databaseUrl: string, private readonly connections: number) {
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly connections: number,
+  ) {
     this.supported = new URL(databaseUrl).search === '';
   }
 

@@ -8,7 +8,9 @@ export const ER_NOT_ALLOWED_COMMAND = 1148;
 export const ER_CLIENT_LOCAL_FILES_DISABLED = 3948;
 
 export function mysqlErrno(error: unknown): number | undefined {
-  return typeof error === 'object' && error !== null && typeof (error as { errno?: unknown }).errno === 'number' ? (error as { errno: number }).errno : undefined;
+  return typeof error === 'object' && error !== null && typeof (error as { errno?: unknown }).errno === 'number'
+    ? (error as { errno: number }).errno
+    : undefined;
 }
 
 /** A unique index refused the write (a name, request id or key already taken). */

@@ -9,7 +9,9 @@ import { StaticMigrationSource } from './migration-source.js';
 export async function pendingMigrations(db: Knex): Promise<string[]> {
   const known = await new StaticMigrationSource().getMigrations();
   if (!(await db.schema.hasTable('knex_migrations'))) return known;
-  const applied = new Set((await db('knex_migrations').select('name') as Array<{ name: string }>).map((row) => row.name));
+  const applied = new Set(
+    ((await db('knex_migrations').select('name')) as Array<{ name: string }>).map((row) => row.name),
+  );
   return known.filter((name) => !applied.has(name));
 }
 

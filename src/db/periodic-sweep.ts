@@ -8,14 +8,22 @@ import type { Logger } from 'pino';
 class PeriodicSweep {
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly sweep: () => Promise<unknown>, private readonly everyMs: number, private readonly onError: (error: unknown) => void) {}
+  constructor(
+    private readonly sweep: () => Promise<unknown>,
+    private readonly everyMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
 
   start(): void {
     let sweeping = false;
     const tick = (): void => {
       if (sweeping) return;
       sweeping = true;
-      this.sweep().catch(this.onError).finally(() => { sweeping = false; });
+      this.sweep()
+        .catch(this.onError)
+        .finally(() => {
+          sweeping = false;
+        });
     };
     this.timer = setInterval(tick, this.everyMs);
     this.timer.unref();
@@ -55,10 +63,18 @@ export abstract class BatchedSweeper {
   protected readonly batchSize: number;
   private readonly pauseMs: number;
 
-  constructor(options: BatchedSweepOptions, what: string, protected readonly logger: Logger) {
+  constructor(
+    options: BatchedSweepOptions,
+    what: string,
+    protected readonly logger: Logger,
+  ) {
     this.batchSize = options.batchSize ?? 5000;
     this.pauseMs = options.pauseMs ?? 100;
-    this.periodic = new PeriodicSweep(() => this.sweepOnce(), options.everyMs, (error) => this.logger.error({ err: error }, `${what} retention sweep failed`));
+    this.periodic = new PeriodicSweep(
+      () => this.sweepOnce(),
+      options.everyMs,
+      (error) => this.logger.error({ err: error }, `${what} retention sweep failed`),
+    );
   }
 
   start(): void {

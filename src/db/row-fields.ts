@@ -3,7 +3,9 @@
  * fields (reads) and back (writes). Conversions (dates, JSON, booleans) stay in each store's mapper.
  */
 
-type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
 
 /** The columns of a row under their camelCase names, with their types. */
 export type CamelCased<T> = { [K in keyof T & string as CamelCase<K>]: T[K] };
@@ -23,13 +25,16 @@ function renamed(name: string, names: Map<string, string>, rename: (name: string
 /** The given columns of a row, under their camelCase names (`created_at` → `createdAt`). */
 export function camelCased<T, K extends keyof T & string>(row: T, columns: readonly K[]): CamelCased<Pick<T, K>> {
   const fields: Record<string, unknown> = {};
-  for (const column of columns) fields[renamed(column, camelNames, (name) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()))] = row[column];
+  for (const column of columns)
+    fields[renamed(column, camelNames, (name) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()))] =
+      row[column];
   return fields as CamelCased<Pick<T, K>>;
 }
 
 /** The given fields of a record, under their snake_case column names (`userId` → `user_id`). */
 export function snakeCased<T, K extends keyof T & string>(record: T, fields: readonly K[]): Record<string, unknown> {
   const columns: Record<string, unknown> = {};
-  for (const field of fields) columns[renamed(field, snakeNames, (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))] = record[field];
+  for (const field of fields)
+    columns[renamed(field, snakeNames, (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))] = record[field];
   return columns;
 }

@@ -20,7 +20,8 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 /** The SQL literal of one value (null and undefined are NULL). */
 export function sqlLiteral(value: SqlValue): string {
   if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return NEEDS_ESCAPING.test(value) ? hexLiteral(Buffer.from(value, 'utf8')) : `'${value}'`;
+  if (typeof value === 'string')
+    return NEEDS_ESCAPING.test(value) ? hexLiteral(Buffer.from(value, 'utf8')) : `'${value}'`;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`Cannot write ${value} to MySQL`);
     return String(value);
@@ -34,12 +35,19 @@ export function sqlLiteral(value: SqlValue): string {
  * `INSERT INTO table (columns) VALUES (…), (…) [suffix]`. Table and column names are the caller's
  * constants (checked to be plain identifiers); `suffix` (e.g. an ON DUPLICATE KEY clause) too.
  */
-export function insertStatement(table: string, columns: readonly string[], rows: ReadonlyArray<readonly SqlValue[]>, suffix = ''): string {
-  for (const name of [table, ...columns]) if (!IDENTIFIER.test(name)) throw new Error(`Not a plain SQL identifier: ${name}`);
+export function insertStatement(
+  table: string,
+  columns: readonly string[],
+  rows: ReadonlyArray<readonly SqlValue[]>,
+  suffix = '',
+): string {
+  for (const name of [table, ...columns])
+    if (!IDENTIFIER.test(name)) throw new Error(`Not a plain SQL identifier: ${name}`);
   const values = new Array<string>(rows.length);
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
-    if (row.length !== columns.length) throw new Error(`Row ${r} has ${row.length} values for ${columns.length} columns`);
+    if (row.length !== columns.length)
+      throw new Error(`Row ${r} has ${row.length} values for ${columns.length} columns`);
     let text = '(';
     for (let c = 0; c < row.length; c++) text += (c === 0 ? '' : ',') + sqlLiteral(row[c]);
     values[r] = `${text})`;

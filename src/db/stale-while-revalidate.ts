@@ -38,7 +38,10 @@ export class StaleWhileRevalidateCache<K extends {}, V extends {}> {
   private readonly inFlight = new Map<K, Promise<V | undefined>>();
   private readonly now: () => number;
 
-  constructor(private readonly load: (key: K) => Promise<V | undefined>, private readonly options: StaleWhileRevalidateOptions) {
+  constructor(
+    private readonly load: (key: K) => Promise<V | undefined>,
+    private readonly options: StaleWhileRevalidateOptions,
+  ) {
     this.entries = new LRUCache({ max: options.max });
     this.now = options.now ?? Date.now;
   }
@@ -59,10 +62,14 @@ export class StaleWhileRevalidateCache<K extends {}, V extends {}> {
     if (age >= this.options.freshMs + this.options.maxStaleMs) return undefined;
     if (!entry.refreshing && this.now() >= entry.refreshAfter) {
       entry.refreshing = true;
-      this.loadShared(key).catch((error: unknown) => {
-        entry.refreshAfter = this.now() + this.options.freshMs;
-        this.options.onRefreshError?.(error);
-      }).finally(() => { entry.refreshing = false; });
+      this.loadShared(key)
+        .catch((error: unknown) => {
+          entry.refreshAfter = this.now() + this.options.freshMs;
+          this.options.onRefreshError?.(error);
+        })
+        .finally(() => {
+          entry.refreshing = false;
+        });
     }
     return entry.value;
   }
@@ -80,16 +87,18 @@ export class StaleWhileRevalidateCache<K extends {}, V extends {}> {
   private loadShared(key: K): Promise<V | undefined> {
     const running = this.inFlight.get(key);
     if (running) return running;
-    const loading: Promise<V | undefined> = this.load(key).then((value) => {
-      // A delete since this load began: its answer may predate the change, so it is not kept.
-      if (this.inFlight.get(key) === loading) {
-        if (value === undefined) this.entries.delete(key);
-        else this.entries.set(key, { value, loadedAt: this.now(), refreshing: false, refreshAfter: 0 });
-      }
-      return value;
-    }).finally(() => {
-      if (this.inFlight.get(key) === loading) this.inFlight.delete(key);
-    });
+    const loading: Promise<V | undefined> = this.load(key)
+      .then((value) => {
+        // A delete since this load began: its answer may predate the change, so it is not kept.
+        if (this.inFlight.get(key) === loading) {
+          if (value === undefined) this.entries.delete(key);
+          else this.entries.set(key, { value, loadedAt: this.now(), refreshing: false, refreshAfter: 0 });
+        }
+        return value;
+      })
+      .finally(() => {
+        if (this.inFlight.get(key) === loading) this.inFlight.delete(key);
+      });
     this.inFlight.set(key, loading);
     return loading;
   }

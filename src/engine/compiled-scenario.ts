@@ -11,7 +11,11 @@ export class CompiledScenario {
   /** @internal what the engine workers know of this compilation */
   readonly program: PoolProgram;
 
-  constructor(readonly cacheKey: string, readonly plan: ScenarioPlan, programId: number) {
+  constructor(
+    readonly cacheKey: string,
+    readonly plan: ScenarioPlan,
+    programId: number,
+  ) {
     this.program = { id: programId, source: plan.source, ...(plan.onnxModels ? { onnxModels: plan.onnxModels } : {}) };
   }
 

@@ -3,18 +3,40 @@ import type { ModelDocument } from './models/model-document.js';
 import type { PortHooks } from './ports.js';
 
 export type NodeType =
-  | 'START' | 'END' | 'SCRIPT' | 'DECISION' | 'DECISION_TABLE' | 'SCORECARD'
-  | 'DATA_LOOKUP' | 'SCENARIO_CALL' | 'HTTP_CALL' | 'MODEL';
+  | 'START'
+  | 'END'
+  | 'SCRIPT'
+  | 'DECISION'
+  | 'DECISION_TABLE'
+  | 'SCORECARD'
+  | 'DATA_LOOKUP'
+  | 'SCENARIO_CALL'
+  | 'HTTP_CALL'
+  | 'MODEL';
 
 export const NODE_TYPES: readonly NodeType[] = [
-  'START', 'END', 'SCRIPT', 'DECISION', 'DECISION_TABLE', 'SCORECARD', 'DATA_LOOKUP', 'SCENARIO_CALL', 'HTTP_CALL', 'MODEL',
+  'START',
+  'END',
+  'SCRIPT',
+  'DECISION',
+  'DECISION_TABLE',
+  'SCORECARD',
+  'DATA_LOOKUP',
+  'SCENARIO_CALL',
+  'HTTP_CALL',
+  'MODEL',
 ];
 
 export type MergeType = 'OVERWRITE_ALL' | 'OVERWRITE_NULL' | 'OVERWRITE_NONE' | 'OVERWRITE_ERROR';
 
-export interface NodeProperties { id: string; type: NodeType; content: string }
+export interface NodeProperties {
+  id: string;
+  type: NodeType;
+  content: string;
+}
 export interface ScenarioDocument {
-  content: string; nodeProperties: Record<string, NodeProperties>;
+  content: string;
+  nodeProperties: Record<string, NodeProperties>;
   /**
    * The models its MODEL nodes name, by `modelReferenceKey` ("name@3", "name@latest"): the engine does no
    * I/O, so whoever compiles a document that has MODEL nodes resolves them first (the service: src/models/).
@@ -23,66 +45,143 @@ export interface ScenarioDocument {
   models?: Record<string, ModelDocument>;
 }
 
-export interface GraphNode { id: string; type: NodeType; name?: string; mergeType?: MergeType; prefix?: string }
-export interface GraphEdge { from: string; to: string; when?: boolean }
-export interface ScenarioGraph { nodes: GraphNode[]; edges: GraphEdge[] }
+export interface GraphNode {
+  id: string;
+  type: NodeType;
+  name?: string;
+  mergeType?: MergeType;
+  prefix?: string;
+}
+export interface GraphEdge {
+  from: string;
+  to: string;
+  when?: boolean;
+}
+export interface ScenarioGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
 
 export type VariableType =
-  | { type: 'STRING' } | { type: 'DOUBLE' } | { type: 'INTEGER' } | { type: 'BOOLEAN' }
+  | { type: 'STRING' }
+  | { type: 'DOUBLE' }
+  | { type: 'INTEGER' }
+  | { type: 'BOOLEAN' }
   | { type: 'DICTIONARY'; name: string; options: string[] }
-  | { type: 'MAP' } | { type: 'VECTOR' };
+  | { type: 'MAP' }
+  | { type: 'VECTOR' };
 
-export interface VariableInfo { name: string; type: VariableType; required: boolean; description?: string; tags?: string[] }
+export interface VariableInfo {
+  name: string;
+  type: VariableType;
+  required: boolean;
+  description?: string;
+  tags?: string[];
+}
 
-export interface InputValidator { variable: string; expression: string; message: string }
-export interface StartNodeSettings { inputs: VariableInfo[]; validators?: InputValidator[] }
-export interface EndNodeSettings { outputs?: string[] }
-export interface ScriptNodeSettings { language: 'javascript'; code: string; outputs: string[] }
-export interface DecisionNodeSettings { language: 'javascript'; condition: string }
+export interface InputValidator {
+  variable: string;
+  expression: string;
+  message: string;
+}
+export interface StartNodeSettings {
+  inputs: VariableInfo[];
+  validators?: InputValidator[];
+}
+export interface EndNodeSettings {
+  outputs?: string[];
+}
+export interface ScriptNodeSettings {
+  language: 'javascript';
+  code: string;
+  outputs: string[];
+}
+export interface DecisionNodeSettings {
+  language: 'javascript';
+  condition: string;
+}
 
 export type HitPolicy = 'FIRST' | 'UNIQUE' | 'COLLECT' | 'RULE_ORDER';
 /** How a decision table's input column compares its cells (not a collection's column type: internal data's CollectionColumnType). */
 export type TableColumnType = 'ANY' | 'NUMBER' | 'STRING' | 'BOOLEAN';
-interface TableInputColumn { name: string; expression?: string; type?: TableColumnType }
-interface TableOutputColumn { name: string }
+interface TableInputColumn {
+  name: string;
+  expression?: string;
+  type?: TableColumnType;
+}
+interface TableOutputColumn {
+  name: string;
+}
 export type CellCondition = string | number | boolean | null | Record<string, unknown>;
-interface TableRule { description?: string; when?: Record<string, CellCondition>; then?: Record<string, unknown> }
+interface TableRule {
+  description?: string;
+  when?: Record<string, CellCondition>;
+  then?: Record<string, unknown>;
+}
 export interface DecisionTableNodeSettings {
-  hitPolicy: HitPolicy; inputs: TableInputColumn[]; outputs: TableOutputColumn[]; rules: TableRule[];
+  hitPolicy: HitPolicy;
+  inputs: TableInputColumn[];
+  outputs: TableOutputColumn[];
+  rules: TableRule[];
 }
 
 export interface ScorecardBin {
-  min?: number; max?: number; minInclusive?: boolean; maxInclusive?: boolean;
-  values?: (string | number | boolean)[]; points: number; label?: string;
+  min?: number;
+  max?: number;
+  minInclusive?: boolean;
+  maxInclusive?: boolean;
+  values?: (string | number | boolean)[];
+  points: number;
+  label?: string;
 }
 export interface ScorecardCharacteristic {
-  name: string; variable: string; reasonCode?: string; bins: ScorecardBin[]; elsePoints: number;
+  name: string;
+  variable: string;
+  reasonCode?: string;
+  bins: ScorecardBin[];
+  elsePoints: number;
   /** variable that receives the points this characteristic gave */
   pointsVariable?: string;
 }
 export interface ScorecardNodeSettings {
-  baseScore: number; scoreVariable?: string; reasonCodesVariable?: string; maxReasonCodes?: number;
+  baseScore: number;
+  scoreVariable?: string;
+  reasonCodesVariable?: string;
+  maxReasonCodes?: number;
   /** variable that receives, per characteristic, `{name, reasonCode, points, pointsLost}` */
   breakdownVariable?: string;
   characteristics: ScorecardCharacteristic[];
 }
 
 export interface DataLookupNodeSettings {
-  collection: string; keyColumn: string; joinVariable: string; columns?: string[]; mode: 'ONE' | 'ALL'; output: string;
+  collection: string;
+  keyColumn: string;
+  joinVariable: string;
+  columns?: string[];
+  mode: 'ONE' | 'ALL';
+  output: string;
 }
 
 export interface ScenarioCallNodeSettings {
-  scenario?: string; scenarioVariable?: string;
-  inputs?: Record<string, string>; inputVariable?: string;
-  outputs?: string[]; outputVariable?: string;
+  scenario?: string;
+  scenarioVariable?: string;
+  inputs?: Record<string, string>;
+  inputVariable?: string;
+  outputs?: string[];
+  outputVariable?: string;
 }
 
 export interface HttpCallNodeSettings {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
-  url: string; headers?: Record<string, string>;
-  body?: unknown; bodyExpression?: string;
-  timeoutMs?: number; retries?: number;
-  output: string; catchErrors?: boolean; errorOutput?: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  bodyExpression?: string;
+  timeoutMs?: number;
+  retries?: number;
+  output: string;
+  catchErrors?: boolean;
+  errorOutput?: string;
 }
 
 export interface ModelNodeSettings {
@@ -100,17 +199,35 @@ export function modelReferenceKey(settings: Pick<ModelNodeSettings, 'model' | 'v
   return `${settings.model}@${settings.version ?? 'latest'}`;
 }
 
-export interface Diagnostic { code: string; message: string; nodeId?: string; path?: string; line?: number; column?: number }
-export interface DocumentProblem { path: string; message: string }
+export interface Diagnostic {
+  code: string;
+  message: string;
+  nodeId?: string;
+  path?: string;
+  line?: number;
+  column?: number;
+}
+export interface DocumentProblem {
+  path: string;
+  message: string;
+}
 
 export interface TraceEntry {
-  nodeId: string; name: string; type: NodeType;
-  read: Record<string, unknown>; wrote: Record<string, unknown>;
-  branch?: boolean; matchedRules?: number[]; durationMicros: number;
+  nodeId: string;
+  name: string;
+  type: NodeType;
+  read: Record<string, unknown>;
+  wrote: Record<string, unknown>;
+  branch?: boolean;
+  matchedRules?: number[];
+  durationMicros: number;
 }
 
 /** Run time spent against a limit (milliseconds of sandbox time; waiting for lookups, HTTP or a worker is not counted). */
-export interface RunBudget { usedMs: number; limitMs: number }
+export interface RunBudget {
+  usedMs: number;
+  limitMs: number;
+}
 
 export interface RunContext {
   /** The tenant: whose scenario runs, whose collections and scenarios it reaches, whose sandbox it runs in. */
@@ -139,15 +256,30 @@ export interface RunContext {
  */
 export type RunLane = 'live' | 'validation' | 'bulk' | 'background';
 /** What a run that ended answers: its outputs, and its trace when asked for (a stored run's outcome is execution's RunOutcome). */
-export interface RunResult { result: Record<string, unknown>; trace?: TraceEntry[] }
+export interface RunResult {
+  result: Record<string, unknown>;
+  trace?: TraceEntry[];
+}
 
 export interface TestCaseSpec {
-  id?: number; name?: string; variables: Record<string, unknown>;
-  expression: { code: string; language: 'javascript' }; ignore?: boolean;
+  id?: number;
+  name?: string;
+  variables: Record<string, unknown>;
+  expression: { code: string; language: 'javascript' };
+  ignore?: boolean;
 }
 export interface TestCaseReport {
-  id: number | null; name: string | null; passed: boolean; skipped: boolean;
-  actual: Record<string, unknown> | null; reason?: string;
+  id: number | null;
+  name: string | null;
+  passed: boolean;
+  skipped: boolean;
+  actual: Record<string, unknown> | null;
+  reason?: string;
 }
 
-export interface EngineLimits { timeoutMs: number; memoryMb: number; maxCallDepth: number; testCasesBudgetMs: number }
+export interface EngineLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  maxCallDepth: number;
+  testCasesBudgetMs: number;
+}

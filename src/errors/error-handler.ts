@@ -53,11 +53,18 @@ function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
     return { status: 400, code: 'MALFORMED_BODY', message: `The request body is not valid JSON: ${error.message}` };
   }
   // multer: sizes and counts of files and parts are 413 (as express-openapi-validator answers them).
-  if (error.type === 'entity.too.large' || (typeof error.code === 'string' && /^LIMIT_(?:(?:FILE|PART)_(?:SIZE|COUNT)|FIELD_VALUE)$/.test(error.code))) {
+  if (
+    error.type === 'entity.too.large' ||
+    (typeof error.code === 'string' && /^LIMIT_(?:(?:FILE|PART)_(?:SIZE|COUNT)|FIELD_VALUE)$/.test(error.code))
+  ) {
     return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than this server accepts.' };
   }
   if (typeof error.code === 'string' && error.code.startsWith('LIMIT_')) {
-    return { status: 400, code: 'VALIDATION_FAILED', message: `Upload rejected: ${error.message}${error.field ? ` (field "${error.field}")` : ''}` };
+    return {
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: `Upload rejected: ${error.message}${error.field ? ` (field "${error.field}")` : ''}`,
+    };
   }
   const status = error.status ?? error.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
@@ -65,9 +72,10 @@ function fromForeignError(error: ForeignHttpError): ErrorBody | undefined {
     path: describeValidatorPath(item.path),
     message: item.message ?? 'invalid',
   }));
-  const summary = details.length > 0
-    ? details.map((detail) => (detail.path ? `${detail.path} ${detail.message}` : detail.message)).join('; ')
-    : error.message;
+  const summary =
+    details.length > 0
+      ? details.map((detail) => (detail.path ? `${detail.path} ${detail.message}` : detail.message)).join('; ')
+      : error.message;
   return {
     status,
     code: VALIDATOR_CODES[status] ?? 'VALIDATION_FAILED',
@@ -93,7 +101,13 @@ export function toErrorBody(error: unknown, translators: readonly ErrorTranslato
     if (body) return body;
   }
   const foreign = error instanceof Error ? fromForeignError(error as ForeignHttpError) : undefined;
-  return foreign ?? { status: 500, code: 'INTERNAL_ERROR', message: 'The server failed to handle this request; it has been logged.' };
+  return (
+    foreign ?? {
+      status: 500,
+      code: 'INTERNAL_ERROR',
+      message: 'The server failed to handle this request; it has been logged.',
+    }
+  );
 }
 
 /**
@@ -121,12 +135,17 @@ function routingError(error: unknown, request: ValidatedRequest): unknown {
   if (status === 404) return new NotFoundError(`No route ${route}.`, 'ROUTE_NOT_FOUND');
   if (status === 405) {
     const allow = headers?.Allow ?? '';
-    return new MethodNotAllowedError(`${request.method} is not allowed on ${request.path}${allow ? `; it takes ${allow}` : ''}.`, allow);
+    return new MethodNotAllowedError(
+      `${request.method} is not allowed on ${request.path}${allow ? `; it takes ${allow}` : ''}.`,
+      allow,
+    );
   }
   if (status === 415) {
     const takes = Object.keys(request.openapi?.schema?.requestBody?.content ?? {});
     const sent = request.headers['content-type'];
-    return new UnsupportedMediaTypeError(`${route} takes ${takes.length > 0 ? takes.join(', ') : 'another media type'}; the request's Content-Type is ${sent ? `"${sent}"` : 'missing'}.`);
+    return new UnsupportedMediaTypeError(
+      `${route} takes ${takes.length > 0 ? takes.join(', ') : 'another media type'}; the request's Content-Type is ${sent ? `"${sent}"` : 'missing'}.`,
+    );
   }
   return error;
 }
@@ -146,7 +165,8 @@ export function createErrorHandler(translators: readonly ErrorTranslator[] = [])
     const body = toErrorBody(error, translators);
     body.requestId = requestIdOf(request);
     // A 503 is a dependency's outage, logged once by whoever saw it go: one line per refusal, no stack.
-    if (body.status === 503) request.log?.warn({ code: body.code, status: body.status }, 'request refused: dependency unavailable');
+    if (body.status === 503)
+      request.log?.warn({ code: body.code, status: body.status }, 'request refused: dependency unavailable');
     else if (body.status >= 500) request.log?.error({ err: error }, 'request failed');
     else request.log?.info({ code: body.code, status: body.status }, 'request rejected');
     if (body.details === undefined) delete body.details;

@@ -4,7 +4,10 @@ import { AppError } from './app-error.js';
 export class MethodNotAllowedError extends AppError {
   readonly status = 405;
 
-  constructor(message: string, readonly allow: string) {
+  constructor(
+    message: string,
+    readonly allow: string,
+  ) {
     super('METHOD_NOT_ALLOWED', message);
   }
 }

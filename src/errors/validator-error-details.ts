@@ -5,7 +5,8 @@ export interface ValidatorErrorItem {
   errorCode?: string;
 }
 
-const keywordOf = (item: ValidatorErrorItem): string | undefined => item.errorCode?.replace(/\.openapi\.validation$/, '');
+const keywordOf = (item: ValidatorErrorItem): string | undefined =>
+  item.errorCode?.replace(/\.openapi\.validation$/, '');
 const isUnder = (path: string | undefined, parent: string): boolean => !!path && path.startsWith(`${parent}/`);
 
 /**
@@ -27,11 +28,15 @@ export function explainValidatorErrors(items: ValidatorErrorItem[]): ValidatorEr
     const typeErrors = items.filter((item) => item.path === alternative.path && keywordOf(item) === 'type');
     if (items.some((item) => isUnder(item.path, at))) {
       dropped.add(alternative);
-      typeErrors.forEach((item) => { dropped.add(item); });
+      typeErrors.forEach((item) => {
+        dropped.add(item);
+      });
     } else if (typeErrors.length > 0) {
       const types = [...new Set(typeErrors.map((item) => item.message?.replace(/^must be /, '') ?? ''))];
       dropped.add(alternative);
-      typeErrors.slice(1).forEach((item) => { dropped.add(item); });
+      typeErrors.slice(1).forEach((item) => {
+        dropped.add(item);
+      });
       merged.set(typeErrors[0], { ...typeErrors[0], message: `must be ${types.join(' or ')}` });
     }
   }

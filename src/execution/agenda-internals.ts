@@ -32,7 +32,7 @@ export function isProcessingJobs(agenda: Agenda): boolean {
 /** How many jobs of `name` this process holds locked now; undefined when it does not process jobs. */
 export function lockedJobCount(agenda: Agenda, name: string): number | undefined {
   const processor = processorOf(agenda);
-  return processor ? processor.jobStatus[name]?.locked ?? 0 : undefined;
+  return processor ? (processor.jobStatus[name]?.locked ?? 0) : undefined;
 }
 
 /**

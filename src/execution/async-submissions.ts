@@ -26,9 +26,17 @@ const GROUP_INTERVAL_MS = 20;
 export class AsyncSubmissions {
   private readonly groups: GroupCommit<NewAsyncRun, void>;
 
-  constructor(private readonly store: RunResultStore, private readonly queue: ExecutionQueue) {
+  constructor(
+    private readonly store: RunResultStore,
+    private readonly queue: ExecutionQueue,
+  ) {
     // Up to 4 groups in flight: a slow insert or job save (a loaded database) delays a group, not the ones behind it.
-    this.groups = new GroupCommit({ maxItems: MAX_GROUP, concurrency: 4, minIntervalMs: GROUP_INTERVAL_MS, commit: (runs) => this.commit(runs) });
+    this.groups = new GroupCommit({
+      maxItems: MAX_GROUP,
+      concurrency: 4,
+      minIntervalMs: GROUP_INTERVAL_MS,
+      commit: (runs) => this.commit(runs),
+    });
   }
 
   submit(run: NewAsyncRun): Promise<void> {
@@ -54,5 +62,9 @@ export class AsyncSubmissions {
 }
 
 function requestIdTaken(requestId: string): ConflictError {
-  return new ConflictError(`Request id "${requestId}" was already used; choose another X-SCE-RequestId.`, 'REQUEST_ID_TAKEN', [{ path: 'header.X-SCE-RequestId', message: 'already used by this user' }]);
+  return new ConflictError(
+    `Request id "${requestId}" was already used; choose another X-SCE-RequestId.`,
+    'REQUEST_ID_TAKEN',
+    [{ path: 'header.X-SCE-RequestId', message: 'already used by this user' }],
+  );
 }

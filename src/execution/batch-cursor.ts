@@ -1,7 +1,10 @@
 import { cursorNotIssued } from '../errors/cursor-not-issued.js';
 
 /** Where a page of listBatches ended: the last listed batch's creation time (milliseconds) and id. */
-export interface BatchPosition { createdAt: Date; id: string }
+export interface BatchPosition {
+  createdAt: Date;
+  id: string;
+}
 
 /**
  * The opaque `cursor` of listBatches, base64url-encoded with a version prefix so the format can change.

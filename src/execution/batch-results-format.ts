@@ -12,7 +12,13 @@ const CSV_COLUMNS = ['index', 'resultId', 'state', 'result', 'error'];
 export async function* batchResultsCsv(pages: AsyncIterable<BatchElementResult[]>): AsyncGenerator<string> {
   yield `${Papa.unparse([CSV_COLUMNS], { newline: '\r\n' })}\r\n`;
   for await (const page of pages) {
-    const rows = page.map((line) => [line.index, line.resultId, line.state, line.result ? JSON.stringify(line.result) : '', line.error ? JSON.stringify(line.error) : '']);
+    const rows = page.map((line) => [
+      line.index,
+      line.resultId,
+      line.state,
+      line.result ? JSON.stringify(line.result) : '',
+      line.error ? JSON.stringify(line.error) : '',
+    ]);
     yield `${Papa.unparse(rows, { newline: '\r\n' })}\r\n`;
   }
 }

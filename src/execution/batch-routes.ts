@@ -30,9 +30,11 @@ export function createBatchHandlers({ batches }: BatchHandlerDeps): Pick<Operati
 
     async getBatchResults({ user, params, accepts }) {
       const outcome = await batches.results(user, params.batchTaskId);
-      if (!outcome.finished) return { status: 202, headers: { 'Retry-After': RETRY_AFTER_SECONDS }, body: outcome.status };
+      if (!outcome.finished)
+        return { status: 202, headers: { 'Retry-After': RETRY_AFTER_SECONDS }, body: outcome.status };
       // CSV when the client asks for text/csv (and prefers it to NDJSON); NDJSON otherwise.
-      if (accepts(['application/x-ndjson', 'text/csv']) === 'text/csv') return { status: 200, contentType: 'text/csv', body: batchResultsCsv(outcome.pages) };
+      if (accepts(['application/x-ndjson', 'text/csv']) === 'text/csv')
+        return { status: 200, contentType: 'text/csv', body: batchResultsCsv(outcome.pages) };
       return { status: 200, contentType: 'application/x-ndjson', body: outcome.pages };
     },
   };

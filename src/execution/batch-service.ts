@@ -14,7 +14,6 @@ import type { ScenarioRunner } from './scenario-runner.js';
 import { PhaseTimes } from './phase-times.js';
 import type { ScoringUser } from './scoring-user.js';
 
-
 export interface BatchStatus {
   batchTaskId: string;
   scenarioName: string;
@@ -28,7 +27,9 @@ export interface BatchStatus {
 }
 
 /** A finished batch's results as pages of lines in element order, or its status while unfinished. */
-export type BatchResults = { finished: true; pages: AsyncIterable<BatchElementResult[]> } | { finished: false; status: BatchStatus };
+export type BatchResults =
+  | { finished: true; pages: AsyncIterable<BatchElementResult[]> }
+  | { finished: false; status: BatchStatus };
 
 /** One batch of listBatches (schema BatchSummary). */
 export interface BatchSummary {
@@ -60,12 +61,22 @@ export class BatchService {
    * instead (nothing new is queued) when the body is the same, and 409 IDEMPOTENCY_KEY_REUSED when it
    * is not; two such submissions at once store one batch (the key is unique per user).
    */
-  async submit(caller: ScoringUser, scenarioName: string, parameters: Record<string, unknown>[], idempotencyKey?: string): Promise<string> {
+  async submit(
+    caller: ScoringUser,
+    scenarioName: string,
+    parameters: Record<string, unknown>[],
+    idempotencyKey?: string,
+  ): Promise<string> {
     const max = this.config.limits.batchMaxElements;
     if (parameters.length > max) {
-      throw new PayloadTooLargeError(`A batch may hold at most ${max} elements; this one has ${parameters.length}. Split it.`, 'BATCH_TOO_LARGE', [{ path: 'body.parameters', message: `at most ${max} elements` }]);
+      throw new PayloadTooLargeError(
+        `A batch may hold at most ${max} elements; this one has ${parameters.length}. Split it.`,
+        'BATCH_TOO_LARGE',
+        [{ path: 'body.parameters', message: `at most ${max} elements` }],
+      );
     }
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: bodyHash(scenarioName, parameters) };
+    const idempotency =
+      idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: bodyHash(scenarioName, parameters) };
     if (idempotency) {
       // A repeat answers the first batch even if its scenario was undeployed since: it was accepted then.
       const earlier = await this.earlierSubmission(caller, idempotency);
@@ -77,10 +88,18 @@ export class BatchService {
     const batchId = timeOrderedId();
     const chunkSize = Math.max(this.config.batchChunkSize, 1);
     try {
-      await this.store.insertBatch({ id: batchId, userId: caller.id, scenarioName, chunkSize, inputs: parameters, idempotency });
+      await this.store.insertBatch({
+        id: batchId,
+        userId: caller.id,
+        scenarioName,
+        chunkSize,
+        inputs: parameters,
+        idempotency,
+      });
     } catch (error) {
       // The same key submitted at once by another request, which stored its batch first.
-      const earlier = idempotency && isDuplicateKey(error) ? await this.earlierSubmission(caller, idempotency) : undefined;
+      const earlier =
+        idempotency && isDuplicateKey(error) ? await this.earlierSubmission(caller, idempotency) : undefined;
       if (earlier) return earlier;
       throw error;
     }
@@ -102,22 +121,34 @@ export class BatchService {
     const earlier = await this.store.findByIdempotencyKey(caller.id, idempotency.key);
     if (!earlier) return undefined;
     if (earlier.bodyHash?.equals(idempotency.bodyHash)) return earlier.id;
-    throw new ConflictError(`Idempotency-Key "${idempotency.key}" was sent before with another body (batch ${earlier.id}); send that body again, or use a new key.`, 'IDEMPOTENCY_KEY_REUSED', [{ path: 'header.Idempotency-Key', message: 'already used with another body' }]);
+    throw new ConflictError(
+      `Idempotency-Key "${idempotency.key}" was sent before with another body (batch ${earlier.id}); send that body again, or use a new key.`,
+      'IDEMPOTENCY_KEY_REUSED',
+      [{ path: 'header.Idempotency-Key', message: 'already used with another body' }],
+    );
   }
 
   /** A page of the user's batches, newest first, and the cursor of the next page (null on the last). */
-  async list(caller: ScoringUser, limit: number, cursor?: string): Promise<{ batches: BatchSummary[]; nextCursor: string | null }> {
+  async list(
+    caller: ScoringUser,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ batches: BatchSummary[]; nextCursor: string | null }> {
     const before = cursor === undefined ? undefined : decodeBatchCursor(cursor);
     // One more than asked tells whether a next page exists, so the last page carries no cursor.
     const rows = await this.store.listBatches(caller.id, limit + 1, before);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { batches: page.map(toSummary), nextCursor: rows.length > limit && last ? encodeBatchCursor({ createdAt: last.createdAt, id: last.id }) : null };
+    return {
+      batches: page.map(toSummary),
+      nextCursor: rows.length > limit && last ? encodeBatchCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    };
   }
 
   async status(caller: ScoringUser, batchId: string): Promise<BatchStatus> {
     const found = await this.store.batchProgress(batchId);
-    if (!found || found.batch.userId !== caller.id) throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
+    if (!found || found.batch.userId !== caller.id)
+      throw new NotFoundError(`No batch "${batchId}".`, 'BATCH_NOT_FOUND');
     const { batch, progress } = found;
     const finished = batch.finishedAt !== null;
     const completed = progress.succeeded + progress.failed;

@@ -1,5 +1,14 @@
 import type { HeldRecord } from '../records/run-recorder.js';
-import type { BatchElementResult, BatchListing, BatchProgress, BatchRecord, ChunkPart, ChunkRange, ElementOutcome, NewBatch } from './batch-store.js';
+import type {
+  BatchElementResult,
+  BatchListing,
+  BatchProgress,
+  BatchRecord,
+  ChunkPart,
+  ChunkRange,
+  ElementOutcome,
+  NewBatch,
+} from './batch-store.js';
 
 /**
  * What execution stores of a batch: the batch, its inputs in parts (one or a few per chunk), and each

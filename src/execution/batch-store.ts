@@ -31,7 +31,10 @@ export interface NewBatch {
   idempotency?: BatchIdempotency;
 }
 
-export interface BatchIdempotency { key: string; bodyHash: Buffer }
+export interface BatchIdempotency {
+  key: string;
+  bodyHash: Buffer;
+}
 
 /** A batch as listBatches shows it (its progress counts are getBatchStatus's). */
 export interface BatchListing extends BatchRecord {
@@ -127,7 +130,10 @@ const MAX_PART_BYTES = 4 * 1024 * 1024;
  */
 export class MySqlBatchStore implements BatchStore {
   /** `records`: the records feature's writer of stored runs' records, in the transaction of their results. */
-  constructor(private readonly db: Knex, private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS,
+  ) {}
 
   /**
    * The batch and its inputs, in one transaction. Throws a duplicate-key error (isDuplicateKey) when the
@@ -137,8 +143,13 @@ export class MySqlBatchStore implements BatchStore {
     const parts = inputParts(batch);
     await this.db.transaction(async (trx) => {
       await trx('batches').insert({
-        id: batch.id, user_id: batch.userId, scenario_name: batch.scenarioName, total: batch.inputs.length, chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize),
-        idempotency_key: batch.idempotency?.key ?? null, body_hash: batch.idempotency?.bodyHash ?? null,
+        id: batch.id,
+        user_id: batch.userId,
+        scenario_name: batch.scenarioName,
+        total: batch.inputs.length,
+        chunk_count: Math.ceil(batch.inputs.length / batch.chunkSize),
+        idempotency_key: batch.idempotency?.key ?? null,
+        body_hash: batch.idempotency?.bodyHash ?? null,
       });
       let statement: InputPart[] = [];
       let bytes = 0;
@@ -158,13 +169,19 @@ export class MySqlBatchStore implements BatchStore {
   /** Undoes insertBatch (its chunks and results go with it) when its jobs could not be saved. */
   /** Up to `limit` batches that finished before `cutoff`, oldest first. */
   async finishedBefore(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.db('batches').where('finished_at', '<', cutoff).orderBy('finished_at').limit(limit).select('id')) as Array<{ id: string }>;
+    const rows = (await this.db('batches')
+      .where('finished_at', '<', cutoff)
+      .orderBy('finished_at')
+      .limit(limit)
+      .select('id')) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 
   /** Deletes up to `limit` of a batch's element rows (with their callback attempts); answers how many. */
   async deleteElements(batchId: string, limit: number): Promise<number> {
-    const [result] = (await this.db.raw('DELETE FROM run_results WHERE batch_id = ? LIMIT ?', [batchId, limit])) as [{ affectedRows: number }];
+    const [result] = (await this.db.raw('DELETE FROM run_results WHERE batch_id = ? LIMIT ?', [batchId, limit])) as [
+      { affectedRows: number },
+    ];
     return result.affectedRows;
   }
 
@@ -173,8 +190,13 @@ export class MySqlBatchStore implements BatchStore {
   }
 
   /** The user's batch submitted with this idempotency key, with the hash of the body it came with. */
-  async findByIdempotencyKey(userId: number, key: string): Promise<{ id: string; bodyHash: Buffer | null } | undefined> {
-    const row = (await this.db('batches').where({ user_id: userId, idempotency_key: key }).first('id', 'body_hash')) as { id: string; body_hash: Buffer | null } | undefined;
+  async findByIdempotencyKey(
+    userId: number,
+    key: string,
+  ): Promise<{ id: string; bodyHash: Buffer | null } | undefined> {
+    const row = (await this.db('batches').where({ user_id: userId, idempotency_key: key }).first('id', 'body_hash')) as
+      | { id: string; body_hash: Buffer | null }
+      | undefined;
     return row ? { id: row.id, bodyHash: row.body_hash } : undefined;
   }
 
@@ -186,13 +208,36 @@ export class MySqlBatchStore implements BatchStore {
   async listBatches(userId: number, limit: number, before?: { createdAt: Date; id: string }): Promise<BatchListing[]> {
     const query = this.db('batches as b').where('b.user_id', userId);
     if (before) {
-      query.andWhere((older) => older.where('b.created_at', '<', before.createdAt)
-        .orWhere((same) => same.where('b.created_at', '=', before.createdAt).andWhere('b.id', '<', before.id)));
+      query.andWhere((older) =>
+        older
+          .where('b.created_at', '<', before.createdAt)
+          .orWhere((same) => same.where('b.created_at', '=', before.createdAt).andWhere('b.id', '<', before.id)),
+      );
     }
-    const rows = (await query.orderBy([{ column: 'b.created_at', order: 'desc' }, { column: 'b.id', order: 'desc' }]).limit(limit)
-      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'b.idempotency_key',
-        this.db.raw('EXISTS (SELECT 1 FROM batch_chunks c WHERE c.batch_id = b.id AND c.started_at IS NOT NULL) AS started'))) as Array<BatchRow & { idempotency_key: string | null; started: number | string }>;
-    return rows.map((row) => ({ ...toBatch(row), started: Number(row.started) === 1, idempotencyKey: row.idempotency_key }));
+    const rows = (await query
+      .orderBy([
+        { column: 'b.created_at', order: 'desc' },
+        { column: 'b.id', order: 'desc' },
+      ])
+      .limit(limit)
+      .select(
+        'b.id',
+        'b.user_id',
+        'b.scenario_name',
+        'b.total',
+        'b.chunk_count',
+        'b.created_at',
+        'b.finished_at',
+        'b.idempotency_key',
+        this.db.raw(
+          'EXISTS (SELECT 1 FROM batch_chunks c WHERE c.batch_id = b.id AND c.started_at IS NOT NULL) AS started',
+        ),
+      )) as Array<BatchRow & { idempotency_key: string | null; started: number | string }>;
+    return rows.map((row) => ({
+      ...toBatch(row),
+      started: Number(row.started) === 1,
+      idempotencyKey: row.idempotency_key,
+    }));
   }
 
   async findBatch(id: string): Promise<BatchRecord | undefined> {
@@ -207,24 +252,65 @@ export class MySqlBatchStore implements BatchStore {
   async chunkWork(range: ChunkRange): Promise<{ batch: BatchRecord; parts: ChunkPart[] } | undefined> {
     const rows = (await this.db('batches as b')
       .leftJoin('batch_chunks as c', (join) => {
-        join.on('c.batch_id', '=', 'b.id').andOn('c.from_index', '>=', this.db.raw('?', [range.from])).andOn('c.from_index', '<', this.db.raw('?', [range.to])).andOnNull('c.finished_at');
+        join
+          .on('c.batch_id', '=', 'b.id')
+          .andOn('c.from_index', '>=', this.db.raw('?', [range.from]))
+          .andOn('c.from_index', '<', this.db.raw('?', [range.to]))
+          .andOnNull('c.finished_at');
       })
-      .where('b.id', range.batchId).orderBy('c.from_index')
-      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at', 'c.from_index', 'c.to_index', 'c.inputs', 'c.started_at', 'c.attempts')) as Array<BatchRow & { from_index: number | null; to_index: number; inputs: string; started_at: Date | null; attempts: number }>;
+      .where('b.id', range.batchId)
+      .orderBy('c.from_index')
+      .select(
+        'b.id',
+        'b.user_id',
+        'b.scenario_name',
+        'b.total',
+        'b.chunk_count',
+        'b.created_at',
+        'b.finished_at',
+        'c.from_index',
+        'c.to_index',
+        'c.inputs',
+        'c.started_at',
+        'c.attempts',
+      )) as Array<
+      BatchRow & {
+        from_index: number | null;
+        to_index: number;
+        inputs: string;
+        started_at: Date | null;
+        attempts: number;
+      }
+    >;
     if (rows.length === 0) return undefined;
-    const parts = rows.filter((row) => row.from_index !== null)
-      .map((row) => ({ from: row.from_index as number, to: row.to_index, inputs: JSON.parse(row.inputs) as Record<string, unknown>[], started: row.started_at !== null, attempts: Number(row.attempts ?? 0) }));
+    const parts = rows
+      .filter((row) => row.from_index !== null)
+      .map((row) => ({
+        from: row.from_index as number,
+        to: row.to_index,
+        inputs: JSON.parse(row.inputs) as Record<string, unknown>[],
+        started: row.started_at !== null,
+        attempts: Number(row.attempts ?? 0),
+      }));
     return { batch: toBatch(rows[0]), parts };
   }
 
   /** Marks the unfinished parts of the range started (the first time) and counts this start of each. */
   async markStarted(range: ChunkRange): Promise<void> {
-    await this.inRange(range).whereNull('finished_at').update({ started_at: this.db.raw('COALESCE(??, NOW(3))', ['started_at']), attempts: this.db.raw('?? + 1', ['attempts']) });
+    await this.inRange(range)
+      .whereNull('finished_at')
+      .update({
+        started_at: this.db.raw('COALESCE(??, NOW(3))', ['started_at']),
+        attempts: this.db.raw('?? + 1', ['attempts']),
+      });
   }
 
   /** Indexes in [from, to) whose result is already stored (a chunk resumed after its worker died or stopped). */
   async storedIndexes(range: ChunkRange): Promise<Set<number>> {
-    const rows = (await this.db('run_results').where('batch_id', range.batchId).andWhere('element_index', '>=', range.from).andWhere('element_index', '<', range.to)
+    const rows = (await this.db('run_results')
+      .where('batch_id', range.batchId)
+      .andWhere('element_index', '>=', range.from)
+      .andWhere('element_index', '<', range.to)
       .select('element_index')) as Array<{ element_index: number }>;
     return new Set(rows.map((row) => row.element_index));
   }
@@ -244,23 +330,44 @@ export class MySqlBatchStore implements BatchStore {
     if (results.length === 0) return;
     const finished = results.map(({ index, outcome, resultId }) => {
       const id = resultId ?? timeOrderedId();
-      return { run: { id, userId: batch.userId, requestId: id, scenarioName: batch.scenarioName, batchId: batch.id, elementIndex: index }, outcome };
+      return {
+        run: {
+          id,
+          userId: batch.userId,
+          requestId: id,
+          scenarioName: batch.scenarioName,
+          batchId: batch.id,
+          elementIndex: index,
+        },
+        outcome,
+      };
     });
-    const { failure, afterCommit } = await retryOnDeadlock(() => this.db.transaction(async (trx) => {
-      const written = await writeFinishedRuns(trx, finished, 'ON DUPLICATE KEY UPDATE `id` = `id`');
-      const ids = finished.filter((_, k) => written[k] === null).map(({ run }) => run.id);
-      const records = held.length === 0 || ids.length === 0 ? [] : await this.storedByThisCall(trx, ids, held);
-      return { failure: written.find((error) => error !== null), afterCommit: await this.records.write(trx, records) };
-    }));
+    const { failure, afterCommit } = await retryOnDeadlock(() =>
+      this.db.transaction(async (trx) => {
+        const written = await writeFinishedRuns(trx, finished, 'ON DUPLICATE KEY UPDATE `id` = `id`');
+        const ids = finished.filter((_, k) => written[k] === null).map(({ run }) => run.id);
+        const records = held.length === 0 || ids.length === 0 ? [] : await this.storedByThisCall(trx, ids, held);
+        return {
+          failure: written.find((error) => error !== null),
+          afterCommit: await this.records.write(trx, records),
+        };
+      }),
+    );
     this.records.recordAfterCommit(afterCommit);
     if (failure) throw failure;
   }
 
   /** The held records whose rows this transaction stored: rows with their result ids (a row stored before keeps another id). */
-  private async storedByThisCall(trx: Knex.Transaction, ids: string[], held: readonly HeldRecord[]): Promise<HeldRecord[]> {
+  private async storedByThisCall(
+    trx: Knex.Transaction,
+    ids: string[],
+    held: readonly HeldRecord[],
+  ): Promise<HeldRecord[]> {
     const stored = new Set<string>();
     for (let k = 0; k < ids.length; k += 1000) {
-      const rows = (await trx('run_results').whereIn('id', ids.slice(k, k + 1000)).select('id')) as Array<{ id: string }>;
+      const rows = (await trx('run_results')
+        .whereIn('id', ids.slice(k, k + 1000))
+        .select('id')) as Array<{ id: string }>;
       for (const row of rows) stored.add(row.id);
     }
     return held.filter((record) => stored.delete(record.id));
@@ -273,17 +380,24 @@ export class MySqlBatchStore implements BatchStore {
    * their own inserts; counts only grow (an element is stored once), so the larger count stands.
    */
   async markPartFinished(batchId: string, part: { from: number; to: number }): Promise<void> {
-    const counts = (await this.db('run_results').where('batch_id', batchId).andWhere('element_index', '>=', part.from).andWhere('element_index', '<', part.to)
-      .groupBy('state').select('state').count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
+    const counts = (await this.db('run_results')
+      .where('batch_id', batchId)
+      .andWhere('element_index', '>=', part.from)
+      .andWhere('element_index', '<', part.to)
+      .groupBy('state')
+      .select('state')
+      .count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
     const count = (state: string) => Number(counts.find((row) => row.state === state)?.n ?? 0);
-    await this.db('batch_chunks').where({ batch_id: batchId, from_index: part.from }).update({
-      finished_at: this.db.fn.now(3),
-      // Every element of the part is stored: its inputs (which may hold personal data) are read no more
-      // (chunkWork reads unfinished parts only), so they are not kept.
-      inputs: '[]',
-      succeeded: this.db.raw('GREATEST(??, ?)', ['succeeded', count('SUCCEEDED')]),
-      failed: this.db.raw('GREATEST(??, ?)', ['failed', count('FAILED')]),
-    });
+    await this.db('batch_chunks')
+      .where({ batch_id: batchId, from_index: part.from })
+      .update({
+        finished_at: this.db.fn.now(3),
+        // Every element of the part is stored: its inputs (which may hold personal data) are read no more
+        // (chunkWork reads unfinished parts only), so they are not kept.
+        inputs: '[]',
+        succeeded: this.db.raw('GREATEST(??, ?)', ['succeeded', count('SUCCEEDED')]),
+        failed: this.db.raw('GREATEST(??, ?)', ['failed', count('FAILED')]),
+      });
   }
 
   /**
@@ -291,8 +405,12 @@ export class MySqlBatchStore implements BatchStore {
    * Every chunk job calls it after its own parts: the last one to finish sees no unfinished part.
    */
   async finishIfComplete(batchId: string): Promise<boolean> {
-    const updated = await this.db('batches').where({ id: batchId }).whereNull('finished_at')
-      .whereNotExists((query) => query.select(this.db.raw('1')).from('batch_chunks').where('batch_id', batchId).whereNull('finished_at'))
+    const updated = await this.db('batches')
+      .where({ id: batchId })
+      .whereNull('finished_at')
+      .whereNotExists((query) =>
+        query.select(this.db.raw('1')).from('batch_chunks').where('batch_id', batchId).whereNull('finished_at'),
+      )
       .update({ finished_at: this.db.fn.now(3) });
     return updated > 0;
   }
@@ -303,9 +421,24 @@ export class MySqlBatchStore implements BatchStore {
    * (a part never started has none), so a status costs about the same however many elements finished.
    */
   async batchProgress(batchId: string): Promise<{ batch: BatchRecord; progress: BatchProgress } | undefined> {
-    const rows = (await this.db('batches as b').leftJoin('batch_chunks as c', 'c.batch_id', 'b.id').where('b.id', batchId).orderBy('c.from_index')
-      .select('b.id', 'b.user_id', 'b.scenario_name', 'b.total', 'b.chunk_count', 'b.created_at', 'b.finished_at',
-        'c.from_index', 'c.to_index', { part_started_at: 'c.started_at', part_finished_at: 'c.finished_at' }, 'c.succeeded', 'c.failed')) as Array<BatchRow & PartProgressRow>;
+    const rows = (await this.db('batches as b')
+      .leftJoin('batch_chunks as c', 'c.batch_id', 'b.id')
+      .where('b.id', batchId)
+      .orderBy('c.from_index')
+      .select(
+        'b.id',
+        'b.user_id',
+        'b.scenario_name',
+        'b.total',
+        'b.chunk_count',
+        'b.created_at',
+        'b.finished_at',
+        'c.from_index',
+        'c.to_index',
+        { part_started_at: 'c.started_at', part_finished_at: 'c.finished_at' },
+        'c.succeeded',
+        'c.failed',
+      )) as Array<BatchRow & PartProgressRow>;
     if (rows.length === 0) return undefined;
     const progress: BatchProgress = { succeeded: 0, failed: 0, started: false };
     const running: Array<[number, number]> = [];
@@ -322,11 +455,15 @@ export class MySqlBatchStore implements BatchStore {
       }
     }
     if (running.length > 0) {
-      const counts = (await this.db('run_results').where('batch_id', batchId)
+      const counts = (await this.db('run_results')
+        .where('batch_id', batchId)
         .andWhere((ranges) => {
-          for (const [from, to] of running) ranges.orWhere((range) => range.where('element_index', '>=', from).andWhere('element_index', '<', to));
+          for (const [from, to] of running)
+            ranges.orWhere((range) => range.where('element_index', '>=', from).andWhere('element_index', '<', to));
         })
-        .groupBy('state').select('state').count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
+        .groupBy('state')
+        .select('state')
+        .count({ n: '*' })) as unknown as Array<{ state: string; n: number | string }>;
       for (const { state, n } of counts) {
         if (state === 'SUCCEEDED') progress.succeeded += Number(n);
         else if (state === 'FAILED') progress.failed += Number(n);
@@ -342,14 +479,23 @@ export class MySqlBatchStore implements BatchStore {
    */
   async pendingElements(): Promise<number> {
     const [submitted, stored] = await Promise.all([
-      this.db('batches').whereNull('finished_at').sum({ n: 'total' }).first() as Promise<{ n: string | number | null } | undefined>,
-      this.db('run_results as r').join('batches as b', 'b.id', 'r.batch_id').whereNull('b.finished_at').count({ n: '*' }).first() as Promise<{ n: string | number } | undefined>,
+      this.db('batches').whereNull('finished_at').sum({ n: 'total' }).first() as Promise<
+        { n: string | number | null } | undefined
+      >,
+      this.db('run_results as r')
+        .join('batches as b', 'b.id', 'r.batch_id')
+        .whereNull('b.finished_at')
+        .count({ n: '*' })
+        .first() as Promise<{ n: string | number } | undefined>,
     ]);
     return Number(submitted?.n ?? 0) - Number(stored?.n ?? 0);
   }
 
   async resultIds(batchId: string): Promise<string[]> {
-    const rows = (await this.db('run_results').where('batch_id', batchId).orderBy('element_index').select('id')) as Array<{ id: string }>;
+    const rows = (await this.db('run_results')
+      .where('batch_id', batchId)
+      .orderBy('element_index')
+      .select('id')) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 
@@ -360,10 +506,28 @@ export class MySqlBatchStore implements BatchStore {
   async *results(batchId: string, pageSize: number): AsyncGenerator<BatchElementResult[]> {
     let after = -1;
     for (;;) {
-      const rows = (await this.db('run_results').where('batch_id', batchId).andWhere('element_index', '>', after).orderBy('element_index').limit(pageSize)
-        .select('id', 'element_index', 'state', 'result', 'error_code', 'error_message', 'error_details')) as ResultRow[];
+      const rows = (await this.db('run_results')
+        .where('batch_id', batchId)
+        .andWhere('element_index', '>', after)
+        .orderBy('element_index')
+        .limit(pageSize)
+        .select(
+          'id',
+          'element_index',
+          'state',
+          'result',
+          'error_code',
+          'error_message',
+          'error_details',
+        )) as ResultRow[];
       if (rows.length === 0) return;
-      yield rows.map((row) => ({ index: row.element_index, resultId: row.id, state: row.state, result: row.state === 'SUCCEEDED' ? parseObject(row.result) : null, error: storedError(row) }));
+      yield rows.map((row) => ({
+        index: row.element_index,
+        resultId: row.id,
+        state: row.state,
+        result: row.state === 'SUCCEEDED' ? parseObject(row.result) : null,
+        error: storedError(row),
+      }));
       if (rows.length < pageSize) return;
       after = rows[rows.length - 1].element_index;
     }
@@ -374,25 +538,42 @@ export class MySqlBatchStore implements BatchStore {
    * sweeper's candidates, kept only when no pending chunk job covers them.
    */
   async stalledChunks(cutoff: Date, limit: number): Promise<ChunkRange[]> {
-    const rows = (await this.db('batch_chunks').whereNull('finished_at').andWhere('queued_at', '<', cutoff).limit(limit)
-      .select('batch_id', 'from_index', 'to_index')) as Array<{ batch_id: string; from_index: number; to_index: number }>;
+    const rows = (await this.db('batch_chunks')
+      .whereNull('finished_at')
+      .andWhere('queued_at', '<', cutoff)
+      .limit(limit)
+      .select('batch_id', 'from_index', 'to_index')) as Array<{
+      batch_id: string;
+      from_index: number;
+      to_index: number;
+    }>;
     return rows.map((row) => ({ batchId: row.batch_id, from: row.from_index, to: row.to_index }));
   }
 
   /** Claims a stalled part for re-queuing (moves its queued_at); false when another sweeper was first or it finished meanwhile. */
   async claimStalled(cutoff: Date, chunk: ChunkRange): Promise<boolean> {
-    const claimed = await this.db('batch_chunks').where({ batch_id: chunk.batchId, from_index: chunk.from }).whereNull('finished_at').andWhere('queued_at', '<', cutoff)
+    const claimed = await this.db('batch_chunks')
+      .where({ batch_id: chunk.batchId, from_index: chunk.from })
+      .whereNull('finished_at')
+      .andWhere('queued_at', '<', cutoff)
       .update({ queued_at: this.db.fn.now(3) });
     return claimed > 0;
   }
 
   private inRange(range: ChunkRange): Knex.QueryBuilder {
-    return this.db('batch_chunks').where('batch_id', range.batchId).andWhere('from_index', '>=', range.from).andWhere('from_index', '<', range.to);
+    return this.db('batch_chunks')
+      .where('batch_id', range.batchId)
+      .andWhere('from_index', '>=', range.from)
+      .andWhere('from_index', '<', range.to);
   }
 }
 
 /** Elements [from, to) of a batch and their inputs as one JSON array. */
-export interface InputPart { from: number; to: number; inputs: Buffer }
+export interface InputPart {
+  from: number;
+  to: number;
+  inputs: Buffer;
+}
 
 /**
  * The batch's inputs in parts: one per chunk of `chunkSize` elements, a chunk split further where its
@@ -433,7 +614,11 @@ function splitChunk(inputs: Record<string, unknown>[], chunkStart: number, chunk
 }
 
 function insertParts(batchId: string, parts: InputPart[]): string {
-  return insertStatement('batch_chunks', ['batch_id', 'from_index', 'to_index', 'inputs'], parts.map((part) => [batchId, part.from, part.to, part.inputs]));
+  return insertStatement(
+    'batch_chunks',
+    ['batch_id', 'from_index', 'to_index', 'inputs'],
+    parts.map((part) => [batchId, part.from, part.to, part.inputs]),
+  );
 }
 
 function toBatch(row: BatchRow): BatchRecord {

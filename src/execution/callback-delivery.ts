@@ -35,7 +35,11 @@ export interface CallbackSettings {
  * called again at once (a delay of 0 was allowed, and ten retries of a slow receiver multiplied the load it
  * put on the delivery slots), and a long outage is met with fewer and fewer attempts.
  */
-export function retryDelaySeconds(requested: number, failed: number, settings: Pick<CallbackSettings, 'retryFloorSeconds' | 'retryMaxDelaySeconds'>): number {
+export function retryDelaySeconds(
+  requested: number,
+  failed: number,
+  settings: Pick<CallbackSettings, 'retryFloorSeconds' | 'retryMaxDelaySeconds'>,
+): number {
   const base = Math.max(settings.retryFloorSeconds, requested);
   return Math.min(settings.retryMaxDelaySeconds, base * 2 ** Math.max(0, failed - 1));
 }
@@ -81,7 +85,12 @@ export class CallbackDelivery {
     try {
       const body = JSON.stringify(storedScoreResult(run) satisfies ScoreResult);
       const timestamp = Math.floor(Date.now() / 1000);
-      const signatures = await this.signatures(run.userId, { timestamp, url: callback.url, requestId: run.requestId, body });
+      const signatures = await this.signatures(run.userId, {
+        timestamp,
+        url: callback.url,
+        requestId: run.requestId,
+        body,
+      });
       if (typeof signatures === 'string') {
         failure = signatures;
       } else {
@@ -125,14 +134,19 @@ export class CallbackDelivery {
   }
 
   /** The signature headers of one attempt, or why it cannot be signed. */
-  private async signatures(userId: number, callback: { timestamp: number; url: string; requestId: string; body: string }): Promise<Record<string, string> | string> {
+  private async signatures(
+    userId: number,
+    callback: { timestamp: number; url: string; requestId: string; body: string },
+  ): Promise<Record<string, string> | string> {
     const headers: Record<string, string> = {};
     // During a rotation's overlap two signatures, the new secret's first: a receiver accepts the one it can check.
     const secrets = await this.secrets.callbackSecretsOf(userId);
-    if (secrets.length > 0) headers['x-sce-signature-v2'] = secrets.map((secret) => signCallbackV2(secret, callback)).join(',');
-    if (this.settings.legacySigningSecret !== undefined) headers['x-sce-signature'] = signCallback(this.settings.legacySigningSecret, callback.timestamp, callback.body);
+    if (secrets.length > 0)
+      headers['x-sce-signature-v2'] = secrets.map((secret) => signCallbackV2(secret, callback)).join(',');
+    if (this.settings.legacySigningSecret !== undefined)
+      headers['x-sce-signature'] = signCallback(this.settings.legacySigningSecret, callback.timestamp, callback.body);
     if (Object.keys(headers).length === 0) {
-      return 'not sent: the run\'s user has no callback secret and CALLBACK_LEGACY_SIGNATURE is off (issue one: npm run token -- <user> --callback-secret)';
+      return "not sent: the run's user has no callback secret and CALLBACK_LEGACY_SIGNATURE is off (issue one: npm run token -- <user> --callback-secret)";
     }
     return headers;
   }

@@ -52,7 +52,12 @@ export function signCallback(secret: string, timestamp: number, body: string): s
 }
 
 /** The receiver's side of the legacy signature (also used by tests): constant-time comparison. */
-export function verifyCallbackSignature(secret: string, timestamp: string | number, body: string, signature: string): boolean {
+export function verifyCallbackSignature(
+  secret: string,
+  timestamp: string | number,
+  body: string,
+  signature: string,
+): boolean {
   return sameText(signCallback(secret, Number(timestamp), body), signature);
 }
 

@@ -71,8 +71,19 @@ export class RedisCallbackSlots implements CallbackSlots {
   private readonly client: Redis;
   private readonly fallback: ProcessCallbackSlots;
 
-  constructor(redisUrl: string, private readonly keyPrefix: string, private readonly perTenant: number, private readonly leaseMs: number, private readonly logger: Logger) {
-    this.client = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1, retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000) });
+  constructor(
+    redisUrl: string,
+    private readonly keyPrefix: string,
+    private readonly perTenant: number,
+    private readonly leaseMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.client = new Redis(redisUrl, {
+      lazyConnect: true,
+      connectTimeout: 2000,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+    });
     // Reported through the failed commands below; an unheard 'error' event would end the process.
     this.client.on('error', () => undefined);
     this.fallback = new ProcessCallbackSlots(perTenant);
@@ -85,7 +96,10 @@ export class RedisCallbackSlots implements CallbackSlots {
     try {
       taken = await this.client.eval(TAKE_SLOT, 1, key, this.perTenant, this.leaseMs, lease);
     } catch (error) {
-      this.logger.warn({ err: error, tenant }, 'callback slots: Redis did not answer; this attempt counts against this process\'s own slots');
+      this.logger.warn(
+        { err: error, tenant },
+        "callback slots: Redis did not answer; this attempt counts against this process's own slots",
+      );
       return this.fallback.tryTake(tenant);
     }
     if (Number(taken) !== 1) return undefined;
@@ -95,7 +109,14 @@ export class RedisCallbackSlots implements CallbackSlots {
         if (released) return;
         released = true;
         // A release that fails leaves the lease to expire (leaseMs).
-        await this.client.zrem(key, lease).catch((error: unknown) => this.logger.warn({ err: error, tenant }, 'callback slots: a slot could not be released; it expires by itself'));
+        await this.client
+          .zrem(key, lease)
+          .catch((error: unknown) =>
+            this.logger.warn(
+              { err: error, tenant },
+              'callback slots: a slot could not be released; it expires by itself',
+            ),
+          );
       },
     };
   }
@@ -109,7 +130,20 @@ export class RedisCallbackSlots implements CallbackSlots {
  * The deployment's slots: in the job store's Redis when JOBS_URL is Redis (shared by every process), else per
  * process (MongoDB and Postgres job stores; docs/adr/0012-callback-slots-in-redis.md).
  */
-export function createCallbackSlots(options: { jobsUrl: string; keyPrefix: string; perTenant: number; leaseMs: number; logger: Logger }): CallbackSlots {
-  if (jobStoreKind(options.jobsUrl) === 'redis') return new RedisCallbackSlots(options.jobsUrl, options.keyPrefix, options.perTenant, options.leaseMs, options.logger);
+export function createCallbackSlots(options: {
+  jobsUrl: string;
+  keyPrefix: string;
+  perTenant: number;
+  leaseMs: number;
+  logger: Logger;
+}): CallbackSlots {
+  if (jobStoreKind(options.jobsUrl) === 'redis')
+    return new RedisCallbackSlots(
+      options.jobsUrl,
+      options.keyPrefix,
+      options.perTenant,
+      options.leaseMs,
+      options.logger,
+    );
   return new ProcessCallbackSlots(options.perTenant);
 }

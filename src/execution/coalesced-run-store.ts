@@ -3,7 +3,11 @@ import type { RunOutcome } from './run-outcome.js';
 import { FINISHED_BEFORE, type RunIdentity, type RunRecord, type RunResultStore } from './run-result-store.js';
 import type { HeldRecord } from '../records/run-recorder.js';
 
-interface FinishedRun { run: RunIdentity; outcome: RunOutcome; records: HeldRecord[] }
+interface FinishedRun {
+  run: RunIdentity;
+  outcome: RunOutcome;
+  records: HeldRecord[];
+}
 
 /**
  * The worker's reads and writes of async runs, coalesced across the run jobs it holds at once:
@@ -19,8 +23,15 @@ export class CoalescedRunStore {
     this.claims = new GroupCommit({ maxItems: 64, concurrency: 2, commit: (groups) => this.claimAll(groups) });
     // A run whose outcome could not be stored fails alone: the others of its group are stored.
     this.finishes = new GroupCommit({
-      maxItems: 500, concurrency: 2,
-      commit: async (finished) => (await this.store.finishRuns(finished, finished.flatMap((run) => run.records))).map((answer) => (answer === FINISHED_BEFORE ? false : answer ?? true)),
+      maxItems: 500,
+      concurrency: 2,
+      commit: async (finished) =>
+        (
+          await this.store.finishRuns(
+            finished,
+            finished.flatMap((run) => run.records),
+          )
+        ).map((answer) => (answer === FINISHED_BEFORE ? false : (answer ?? true))),
     });
   }
 

@@ -92,7 +92,15 @@ export function createExecution(deps: ExecutionDependencies): Execution {
   const store = new MySqlRunResultStore(db, deps.storedRunRecords);
   const batchStore = new MySqlBatchStore(db, deps.storedRunRecords);
   const queue = new ExecutionQueue(config.jobsUrl, settings, logger.child({ component: 'execution-queue' }));
-  const runner = new ScenarioRunner(engine, deps.deployedScenarios, deps.runListener ?? NO_RUN_LISTENER, deps.runRecorder, deps.runErrorMasking, deps.runShadows, deps.runSplits);
+  const runner = new ScenarioRunner(
+    engine,
+    deps.deployedScenarios,
+    deps.runListener ?? NO_RUN_LISTENER,
+    deps.runRecorder,
+    deps.runErrorMasking,
+    deps.runShadows,
+    deps.runSplits,
+  );
   const slots = createCallbackSlots({
     jobsUrl: config.jobsUrl,
     keyPrefix: settings.keyPrefix,
@@ -100,20 +108,64 @@ export function createExecution(deps: ExecutionDependencies): Execution {
     leaseMs: callbackSlotLeaseMs(config.limits.callbackTimeoutMs),
     logger: logger.child({ component: 'callback-slots' }),
   });
-  const callbacks = new CallbackDelivery(store, queue, deps.outbound.client, deps.callbackSecrets, {
-    legacySigningSecret: config.callbackLegacySignature ? config.callbackSigningSecret : undefined,
-    timeoutMs: config.limits.callbackTimeoutMs,
-    retryFloorSeconds: config.limits.callbackRetryFloorSeconds,
-    retryMaxDelaySeconds: config.limits.callbackMaxDelaySeconds,
-    slotWaitSeconds: CALLBACK_SLOT_WAIT_SECONDS,
-  }, logger.child({ component: 'callbacks' }), deps.metrics ?? new NoopMetrics(), slots);
-  const worker = new ExecutionWorker(runner, store, batchStore, queue, callbacks, settings, logger.child({ component: 'execution-worker' }));
-  const service = new ExecutionService(config, runner, store, new AsyncSubmissions(store, queue), deps.outbound.policy, deps.callbackSecrets);
+  const callbacks = new CallbackDelivery(
+    store,
+    queue,
+    deps.outbound.client,
+    deps.callbackSecrets,
+    {
+      legacySigningSecret: config.callbackLegacySignature ? config.callbackSigningSecret : undefined,
+      timeoutMs: config.limits.callbackTimeoutMs,
+      retryFloorSeconds: config.limits.callbackRetryFloorSeconds,
+      retryMaxDelaySeconds: config.limits.callbackMaxDelaySeconds,
+      slotWaitSeconds: CALLBACK_SLOT_WAIT_SECONDS,
+    },
+    logger.child({ component: 'callbacks' }),
+    deps.metrics ?? new NoopMetrics(),
+    slots,
+  );
+  const worker = new ExecutionWorker(
+    runner,
+    store,
+    batchStore,
+    queue,
+    callbacks,
+    settings,
+    logger.child({ component: 'execution-worker' }),
+  );
+  const service = new ExecutionService(
+    config,
+    runner,
+    store,
+    new AsyncSubmissions(store, queue),
+    deps.outbound.policy,
+    deps.callbackSecrets,
+  );
   const batches = new BatchService(config, runner, batchStore, queue, logger.child({ component: 'batches' }));
-  const sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs }, logger.child({ component: 'stalled-work-sweeper' }), deps.metrics ?? new NoopMetrics());
-  const retention = new RunRetentionSweeper(store, batchStore, { retentionDays: settings.resultRetentionDays, everyMs: RETENTION_SWEEP_MS }, logger.child({ component: 'run-retention' }));
+  const sweeper = new StalledWorkSweeper(
+    store,
+    batchStore,
+    queue,
+    { stalledAfterMs: settings.stalledAfterMs, sweepEveryMs: settings.sweepEveryMs },
+    logger.child({ component: 'stalled-work-sweeper' }),
+    deps.metrics ?? new NoopMetrics(),
+  );
+  const retention = new RunRetentionSweeper(
+    store,
+    batchStore,
+    { retentionDays: settings.resultRetentionDays, everyMs: RETENTION_SWEEP_MS },
+    logger.child({ component: 'run-retention' }),
+  );
   return {
-    service, batches, worker, queue, settings, store, batchStore, sweeper, retention,
+    service,
+    batches,
+    worker,
+    queue,
+    settings,
+    store,
+    batchStore,
+    sweeper,
+    retention,
     async startWorker() {
       await worker.start();
       sweeper.start();

@@ -21,18 +21,35 @@ const OUTAGE_RETRY_MAX_MS = 10_000;
  * to run again, and the work was accepted. Any other failure is final (it is logged).
  */
 const retryWhileUnavailable: BackoffStrategy = ({ attempt, error }) => {
-  if (!(error instanceof JobStoreUnavailableError) && !(error instanceof PortUnavailableError) && !isDatabaseUnavailable(error)) return null;
+  if (
+    !(error instanceof JobStoreUnavailableError) &&
+    !(error instanceof PortUnavailableError) &&
+    !isDatabaseUnavailable(error)
+  )
+    return null;
   return Math.min(500 * 2 ** Math.min(Math.max(attempt - 1, 0), 10), OUTAGE_RETRY_MAX_MS);
 };
 
 /** One job per group of async runs submitted together (see AsyncSubmissions). */
-export interface RunJobData { resultIds: string[] }
+export interface RunJobData {
+  resultIds: string[];
+}
 /** Elements with element_index in [from, to) of one batch. */
-export interface ChunkJobData { batchId: string; from: number; to: number }
-export interface CallbackJobData { resultId: string; attempt: number }
+export interface ChunkJobData {
+  batchId: string;
+  from: number;
+  to: number;
+}
+export interface CallbackJobData {
+  resultId: string;
+  attempt: number;
+}
 
 /** A job still to run (due, scheduled, running, or waiting for a retry after an outage): its name and data. */
-export interface PendingJob { name: string; data: unknown }
+export interface PendingJob {
+  name: string;
+  data: unknown;
+}
 
 /**
  * A job kind another feature runs on the execution worker (replays, src/replay/), through this
@@ -84,7 +101,11 @@ export class ExecutionQueue {
   /** Job kinds of other features, defined with execution's own when this process starts processing. */
   private readonly otherKinds: ResumableJobKind<never>[] = [];
 
-  constructor(private readonly jobsUrl: string, private readonly settings: ExecutionSettings, private readonly logger: Logger) {}
+  constructor(
+    private readonly jobsUrl: string,
+    private readonly settings: ExecutionSettings,
+    private readonly logger: Logger,
+  ) {}
 
   /**
    * One job for a group of async runs (AsyncSubmissions groups the runs submitted together): few,
@@ -101,7 +122,8 @@ export class ExecutionQueue {
   async enqueueChunks(batchId: string, total: number, chunkSize: number): Promise<void> {
     await this.save(async (agenda) => {
       const pending: Promise<unknown>[] = [];
-      for (let from = 0; from < total; from += chunkSize) pending.push(agenda.now<ChunkJobData>(CHUNK_JOB, { batchId, from, to: Math.min(from + chunkSize, total) }));
+      for (let from = 0; from < total; from += chunkSize)
+        pending.push(agenda.now<ChunkJobData>(CHUNK_JOB, { batchId, from, to: Math.min(from + chunkSize, total) }));
       await Promise.all(pending);
     });
   }
@@ -130,7 +152,11 @@ export class ExecutionQueue {
   async scheduleCallback(resultId: string, attempt: number, delaySeconds: number): Promise<void> {
     await this.save(async (agenda) => {
       if (delaySeconds <= 0) await agenda.now<CallbackJobData>(CALLBACK_JOB, { resultId, attempt });
-      else await agenda.schedule<CallbackJobData>(new Date(Date.now() + delaySeconds * 1000), CALLBACK_JOB, { resultId, attempt });
+      else
+        await agenda.schedule<CallbackJobData>(new Date(Date.now() + delaySeconds * 1000), CALLBACK_JOB, {
+          resultId,
+          attempt,
+        });
     });
   }
 
@@ -142,21 +168,42 @@ export class ExecutionQueue {
     const onFailure = (name: string) => (error: Error, job: Job) => {
       const retryInMs = backoff({ attempt: job.attrs.failCount ?? 1, error, jobName: name, jobData: job.attrs.data });
       if (retryInMs !== null) {
-        this.logger.warn({ reason: safeErrorReason(error), job: name, data: job.attrs.data, retryInMs }, 'job failed because a dependency is unavailable; it is tried again');
+        this.logger.warn(
+          { reason: safeErrorReason(error), job: name, data: job.attrs.data, retryInMs },
+          'job failed because a dependency is unavailable; it is tried again',
+        );
         return;
       }
       // Removed already, as its handler failed (finishing): what it left unfinished in MySQL is the
       // stalled-work sweeper's (it finds work no pending job covers).
       this.logger.error({ err: error, job: name, data: job.attrs.data }, 'job failed');
     };
-    agenda.define<RunJobData>(RUN_JOB, (job) => this.track(this.finishing(agenda, job, () => handlers.run(job.attrs.data, () => this.keepAlive(job)))), {
-      concurrency: this.settings.runConcurrency, lockLimit: this.settings.runConcurrency, lockLifetime, backoff,
+    agenda.define<RunJobData>(
+      RUN_JOB,
+      (job) => this.track(this.finishing(agenda, job, () => handlers.run(job.attrs.data, () => this.keepAlive(job)))),
+      {
+        concurrency: this.settings.runConcurrency,
+        lockLimit: this.settings.runConcurrency,
+        lockLifetime,
+        backoff,
+      },
+    );
+    this.defineResumable<ChunkJobData>(agenda, {
+      name: CHUNK_JOB,
+      concurrency: this.settings.chunkConcurrency,
+      run: (data, keepAlive, stopping) => handlers.chunk(data, keepAlive, stopping),
     });
-    this.defineResumable<ChunkJobData>(agenda, { name: CHUNK_JOB, concurrency: this.settings.chunkConcurrency, run: (data, keepAlive, stopping) => handlers.chunk(data, keepAlive, stopping) });
     for (const kind of this.otherKinds) this.defineResumable(agenda, kind);
-    agenda.define<CallbackJobData>(CALLBACK_JOB, (job) => this.track(this.finishing(agenda, job, () => handlers.callback(job.attrs.data))), {
-      concurrency: this.settings.callbackConcurrency, lockLimit: this.settings.callbackConcurrency, lockLifetime, backoff,
-    });
+    agenda.define<CallbackJobData>(
+      CALLBACK_JOB,
+      (job) => this.track(this.finishing(agenda, job, () => handlers.callback(job.attrs.data))),
+      {
+        concurrency: this.settings.callbackConcurrency,
+        lockLimit: this.settings.callbackConcurrency,
+        lockLifetime,
+        backoff,
+      },
+    );
     for (const name of this.jobNames()) {
       agenda.on(`fail:${name}`, onFailure(name));
       refillOnCompletion(agenda, name);
@@ -169,7 +216,14 @@ export class ExecutionQueue {
     }
     this.processing = true;
     await agenda.start();
-    this.logger.info({ keyPrefix: this.settings.keyPrefix, runConcurrency: this.settings.runConcurrency, chunkConcurrency: this.settings.chunkConcurrency }, 'execution worker started');
+    this.logger.info(
+      {
+        keyPrefix: this.settings.keyPrefix,
+        runConcurrency: this.settings.runConcurrency,
+        chunkConcurrency: this.settings.chunkConcurrency,
+      },
+      'execution worker started',
+    );
   }
 
   /**
@@ -181,19 +235,34 @@ export class ExecutionQueue {
    */
   private defineResumable<T>(agenda: Agenda, kind: ResumableJobKind<T>): void {
     const lockLifetime = this.settings.lockLifetimeMs;
-    agenda.define<T>(kind.name, (job) => this.track(this.finishing(agenda, job, async () => {
-      const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
-      let done: boolean | number;
-      try {
-        done = await kind.run(job.attrs.data, () => this.keepAlive(job), () => this.stopping);
-      } finally {
-        clearInterval(renew);
-      }
-      if (done === false) await agenda.now<T>(kind.name, job.attrs.data);
-      else if (typeof done === 'number') await agenda.schedule<T>(new Date(Date.now() + done), kind.name, job.attrs.data);
-    })), {
-      concurrency: kind.concurrency, lockLimit: kind.concurrency, lockLifetime, backoff: retryWhileUnavailable,
-    });
+    agenda.define<T>(
+      kind.name,
+      (job) =>
+        this.track(
+          this.finishing(agenda, job, async () => {
+            const renew = setInterval(() => void this.keepAlive(job), Math.max(50, Math.floor(lockLifetime / 3)));
+            let done: boolean | number;
+            try {
+              done = await kind.run(
+                job.attrs.data,
+                () => this.keepAlive(job),
+                () => this.stopping,
+              );
+            } finally {
+              clearInterval(renew);
+            }
+            if (done === false) await agenda.now<T>(kind.name, job.attrs.data);
+            else if (typeof done === 'number')
+              await agenda.schedule<T>(new Date(Date.now() + done), kind.name, job.attrs.data);
+          }),
+        ),
+      {
+        concurrency: kind.concurrency,
+        lockLimit: kind.concurrency,
+        lockLifetime,
+        backoff: retryWhileUnavailable,
+      },
+    );
   }
 
   /**
@@ -210,7 +279,13 @@ export class ExecutionQueue {
     try {
       await work();
     } catch (error) {
-      const retried = retryWhileUnavailable({ attempt: (job.attrs.failCount ?? 0) + 1, error: error as Error, jobName: job.attrs.name, jobData: job.attrs.data }) !== null;
+      const retried =
+        retryWhileUnavailable({
+          attempt: (job.attrs.failCount ?? 0) + 1,
+          error: error as Error,
+          jobName: job.attrs.name,
+          jobData: job.attrs.data,
+        }) !== null;
       if (!retried) await this.remove(agenda, job);
       throw error;
     }
@@ -249,9 +324,16 @@ export class ExecutionQueue {
       await agenda.drain({ timeout: 1, closeConnection: false });
       const deadline = Date.now() + DRAIN_TIMEOUT_MS;
       while (this.inFlight.size > 0 && Date.now() < deadline) {
-        await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, deadline - Date.now()).unref())]);
+        await Promise.race([
+          Promise.allSettled([...this.inFlight]),
+          new Promise((resolve) => setTimeout(resolve, deadline - Date.now()).unref()),
+        ]);
       }
-      if (this.inFlight.size > 0) this.logger.warn({ running: this.inFlight.size }, 'jobs still running after the drain time-out; their locks expire and another worker takes them');
+      if (this.inFlight.size > 0)
+        this.logger.warn(
+          { running: this.inFlight.size },
+          'jobs still running after the drain time-out; their locks expire and another worker takes them',
+        );
     } else if (this.channel) {
       await this.channel.catch(() => undefined);
     }
@@ -274,7 +356,10 @@ export class ExecutionQueue {
     try {
       await job.touch();
     } catch (error) {
-      this.logger.warn({ err: error, job: job.attrs.name }, 'could not renew a job lock (job store unavailable); the job goes on');
+      this.logger.warn(
+        { err: error, job: job.attrs.name },
+        'could not renew a job lock (job store unavailable); the job goes on',
+      );
     }
   }
 
@@ -338,7 +423,9 @@ export class ExecutionQueue {
       await work(agenda);
     } catch (error) {
       if (error instanceof JobStoreUnavailableError) throw error;
-      throw new JobStoreUnavailableError(`The job store did not save the job: ${(error as Error).message}`, { cause: error });
+      throw new JobStoreUnavailableError(`The job store did not save the job: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -355,7 +442,10 @@ export class ExecutionQueue {
     const store = await openJobStore(this.jobsUrl, this.settings.keyPrefix, {
       onLost: (reason) => {
         this.storeLost = true;
-        this.logger.error({ reason }, 'job store connection lost: async and batch submissions answer 503 until it returns; running jobs go on');
+        this.logger.error(
+          { reason },
+          'job store connection lost: async and batch submissions answer 503 until it returns; running jobs go on',
+        );
       },
       onRestored: () => {
         this.storeLost = false;

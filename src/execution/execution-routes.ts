@@ -17,7 +17,9 @@ export interface ExecutionHandlerDeps {
  * ExecutionService. The same handlers serve both entry points: the fast lane and the Express adapter
  * each build the typed request and send the reply.
  */
-export function createExecutionHandlers({ execution }: ExecutionHandlerDeps): Pick<OperationHandlers, ExecutionOperation> {
+export function createExecutionHandlers({
+  execution,
+}: ExecutionHandlerDeps): Pick<OperationHandlers, ExecutionOperation> {
   return {
     async scoreScenario({ user, requestId, query, body }) {
       const result = await execution.score(user, query.name, body, requestId);
@@ -37,7 +39,11 @@ export function createExecutionHandlers({ execution }: ExecutionHandlerDeps): Pi
     async getAsyncScoreResult({ user, params, headers }) {
       const outcome = await execution.asyncResult(user, params.name, headers['x-sce-requestid']);
       if (outcome.finished) return { status: 200, body: outcome.result };
-      return { status: 202, headers: { 'Retry-After': RETRY_AFTER_SECONDS }, body: { requestId: outcome.requestId, state: outcome.state } };
+      return {
+        status: 202,
+        headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+        body: { requestId: outcome.requestId, state: outcome.state },
+      };
     },
   };
 }

@@ -12,7 +12,6 @@ import { storedScoreResult } from './score-results.js';
 import type { CallbackSecrets } from './callback-delivery.js';
 import type { ScoringUser } from './scoring-user.js';
 
-
 export interface AsyncRequest {
   requestId?: string;
   callbackUrl?: string;
@@ -20,7 +19,9 @@ export interface AsyncRequest {
   callbackRetryDelaySeconds?: number;
 }
 
-export type AsyncResult = { finished: true; result: ScoreResult } | { finished: false; requestId: string; state: 'QUEUED' | 'RUNNING' };
+export type AsyncResult =
+  | { finished: true; result: ScoreResult }
+  | { finished: false; requestId: string; state: 'QUEUED' | 'RUNNING' };
 
 /** Spec defaults of X-SCE-CallbackRetryCount / X-SCE-CallbackRetryDelay. */
 const DEFAULT_RETRY_COUNT = 3;
@@ -42,7 +43,12 @@ export class ExecutionService {
    * run's decision record (when its scenario records sync runs and this one is sampled), is queued
    * and inserted in bulk later. `requestId` is the HTTP request's id (X-Request-Id).
    */
-  async score(caller: ScoringUser, name: string, inputs: Record<string, unknown>, requestId: string): Promise<ScoreResult> {
+  async score(
+    caller: ScoringUser,
+    name: string,
+    inputs: Record<string, unknown>,
+    requestId: string,
+  ): Promise<ScoreResult> {
     const champion = await this.runner.requireDeployed(caller.id, name);
     const runId = timeOrderedId();
     const beginTime = new Date().toISOString();
@@ -51,15 +57,37 @@ export class ExecutionService {
     const arm = this.runner.assignArm(champion, inputs, record);
     const deployed = arm?.deployed ?? champion;
     const result = await this.runner.run(deployed, inputs, caller.id, 'sync', record, arm);
-    return { runId, name, scenarioName: name, version: deployed.version, state: 'SUCCEEDED', beginTime, endTime: new Date().toISOString(), result, error: null };
+    return {
+      runId,
+      name,
+      scenarioName: name,
+      version: deployed.version,
+      state: 'SUCCEEDED',
+      beginTime,
+      endTime: new Date().toISOString(),
+      result,
+      error: null,
+    };
   }
 
   /** Stores the run QUEUED with a job carrying its id (grouped with concurrent submissions: AsyncSubmissions). Returns the request id. */
-  async submitAsync(caller: ScoringUser, name: string, inputs: Record<string, unknown>, request: AsyncRequest): Promise<string> {
+  async submitAsync(
+    caller: ScoringUser,
+    name: string,
+    inputs: Record<string, unknown>,
+    request: AsyncRequest,
+  ): Promise<string> {
     await this.runner.requireDeployed(caller.id, name);
     const callback = request.callbackUrl ? await this.checkCallback(caller, request) : null;
     const requestId = request.requestId ?? timeOrderedId();
-    await this.submissions.submit({ id: timeOrderedId(), userId: caller.id, requestId, scenarioName: name, input: inputs, callback });
+    await this.submissions.submit({
+      id: timeOrderedId(),
+      userId: caller.id,
+      requestId,
+      scenarioName: name,
+      input: inputs,
+      callback,
+    });
     return requestId;
   }
 
@@ -72,32 +100,51 @@ export class ExecutionService {
     return { finished: true, result: storedScoreResult(run) };
   }
 
-  private async checkCallback(caller: ScoringUser, request: AsyncRequest): Promise<{ url: string; retryCount: number; retryDelaySeconds: number }> {
+  private async checkCallback(
+    caller: ScoringUser,
+    request: AsyncRequest,
+  ): Promise<{ url: string; retryCount: number; retryDelaySeconds: number }> {
     const { limits } = this.config;
     const retryCount = request.callbackRetryCount ?? Math.min(DEFAULT_RETRY_COUNT, limits.callbackMaxRetries);
-    const retryDelaySeconds = request.callbackRetryDelaySeconds ?? Math.min(DEFAULT_RETRY_DELAY_SECONDS, limits.callbackMaxDelaySeconds);
+    const retryDelaySeconds =
+      request.callbackRetryDelaySeconds ?? Math.min(DEFAULT_RETRY_DELAY_SECONDS, limits.callbackMaxDelaySeconds);
     // The spec bounds these headers (0–10, 0–3600); the configured limits may be tighter.
     if (retryCount > limits.callbackMaxRetries) {
-      throw new BadRequestError(`X-SCE-CallbackRetryCount may be at most ${limits.callbackMaxRetries}.`, 'VALIDATION_FAILED', [{ path: 'header.X-SCE-CallbackRetryCount', message: `must be ≤ ${limits.callbackMaxRetries}` }]);
+      throw new BadRequestError(
+        `X-SCE-CallbackRetryCount may be at most ${limits.callbackMaxRetries}.`,
+        'VALIDATION_FAILED',
+        [{ path: 'header.X-SCE-CallbackRetryCount', message: `must be ≤ ${limits.callbackMaxRetries}` }],
+      );
     }
     if (retryDelaySeconds > limits.callbackMaxDelaySeconds) {
-      throw new BadRequestError(`X-SCE-CallbackRetryDelay may be at most ${limits.callbackMaxDelaySeconds} seconds.`, 'VALIDATION_FAILED', [{ path: 'header.X-SCE-CallbackRetryDelay', message: `must be ≤ ${limits.callbackMaxDelaySeconds}` }]);
+      throw new BadRequestError(
+        `X-SCE-CallbackRetryDelay may be at most ${limits.callbackMaxDelaySeconds} seconds.`,
+        'VALIDATION_FAILED',
+        [{ path: 'header.X-SCE-CallbackRetryDelay', message: `must be ≤ ${limits.callbackMaxDelaySeconds}` }],
+      );
     }
     const url = request.callbackUrl as string;
     // After the transition a callback is signed with the owner's own secret only: without one it could not be verified.
-    if (!this.config.callbackLegacySignature && (await this.callbackSecrets.callbackSecretsOf(caller.id)).length === 0) {
-      const message = 'callbacks are signed with your own callback secret, and you have none yet: ask the operator to issue one (npm run token -- <user> --callback-secret)';
-      throw new BadRequestError(`The callback URL is refused: ${message}.`, 'CALLBACK_REFUSED', [{ path: 'header.X-SCE-CallbackUrl', message }]);
+    if (
+      !this.config.callbackLegacySignature &&
+      (await this.callbackSecrets.callbackSecretsOf(caller.id)).length === 0
+    ) {
+      const message =
+        'callbacks are signed with your own callback secret, and you have none yet: ask the operator to issue one (npm run token -- <user> --callback-secret)';
+      throw new BadRequestError(`The callback URL is refused: ${message}.`, 'CALLBACK_REFUSED', [
+        { path: 'header.X-SCE-CallbackUrl', message },
+      ]);
     }
     try {
       await this.callbackPolicy.check(url);
     } catch (error) {
       if (error instanceof TargetRefusedError) {
-        throw new BadRequestError(`The callback URL is refused: ${error.message}`, 'CALLBACK_REFUSED', [{ path: 'header.X-SCE-CallbackUrl', message: error.message }]);
+        throw new BadRequestError(`The callback URL is refused: ${error.message}`, 'CALLBACK_REFUSED', [
+          { path: 'header.X-SCE-CallbackUrl', message: error.message },
+        ]);
       }
       throw error;
     }
     return { url, retryCount, retryDelaySeconds };
   }
 }
-

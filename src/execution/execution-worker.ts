@@ -59,7 +59,12 @@ export class ExecutionWorker implements JobHandlers {
     const callbacks: string[] = [];
     for (const run of runs) {
       // A re-run job (its worker died) whose run finished but whose first callback attempt never happened.
-      if (isFinished(run.state) && run.callback?.state === 'PENDING' && (await this.store.callbackAttempts(run.id)).length === 0) callbacks.push(run.id);
+      if (
+        isFinished(run.state) &&
+        run.callback?.state === 'PENDING' &&
+        (await this.store.callbackAttempts(run.id)).length === 0
+      )
+        callbacks.push(run.id);
     }
     await mapWithConcurrency(pending, this.settings.elementConcurrency, async (run) => {
       // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
@@ -67,20 +72,33 @@ export class ExecutionWorker implements JobHandlers {
       // Its decision record is held and written in the transaction that stores its outcome: stored
       // exactly when the outcome is, once (RunResultStore.finishRuns).
       const held: HeldRecord[] = [];
-      const record: RunToRecord = { id: run.id, mode: 'ASYNC', requesterId: run.userId, requestId: run.requestId, hold: (made) => held.push(made) };
+      const record: RunToRecord = {
+        id: run.id,
+        mode: 'ASYNC',
+        requesterId: run.userId,
+        requestId: run.requestId,
+        hold: (made) => held.push(made),
+      };
       const deployed = await this.runner.resolveForStoredRun(run.userId, run.scenarioName);
       // A run started more often than RUN_MAX_ATTEMPTS never finished (its worker died with it, or its
       // job failed for good, each time): it ends FAILED rather than being tried for ever, recorded as
       // any failed run.
       if (run.attempts > this.settings.maxRunAttempts) {
-        this.logger.warn({ resultId: run.id, attempts: run.attempts }, 'async run abandoned: started too often without finishing');
+        this.logger.warn(
+          { resultId: run.id, attempts: run.attempts },
+          'async run abandoned: started too often without finishing',
+        );
         const outcome = abandoned(run, this.settings.maxRunAttempts);
         await this.runner.recordUnrun(deployed, run.input ?? {}, record, outcome);
         const stored = await this.runStore.finish(run, outcome, held);
         if (stored && run.callback?.state === 'PENDING') callbacks.push(run.id);
         return;
       }
-      const stored = await this.runStore.finish(run, await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record), held);
+      const stored = await this.runStore.finish(
+        run,
+        await this.runner.runToOutcome(deployed, run.input ?? {}, run.userId, 'async', record),
+        held,
+      );
       // A run another worker finished first (it ran it at once): that worker sends its callback.
       if (stored && run.callback?.state === 'PENDING') callbacks.push(run.id);
     });
@@ -94,7 +112,11 @@ export class ExecutionWorker implements JobHandlers {
    * the chunk finished, and the batch when no chunk is left. A chunk run before (its worker died or
    * stopped) skips the elements already stored.
    */
-  async chunk(range: ChunkJobData, keepAlive: () => Promise<void>, stopping: () => boolean = () => false): Promise<boolean> {
+  async chunk(
+    range: ChunkJobData,
+    keepAlive: () => Promise<void>,
+    stopping: () => boolean = () => false,
+  ): Promise<boolean> {
     if (stopping()) return false;
     const stopRenewal = this.renewLock(keepAlive, 'chunk');
     try {
@@ -119,19 +141,36 @@ export class ExecutionWorker implements JobHandlers {
       const deployed = await this.runner.resolveForStoredRun(batch.userId, batch.scenarioName);
       phases.lap('load');
       for (const part of parts) {
-        const elements = part.inputs.map((input, offset) => ({ index: part.from + offset, input })).filter((element) => !stored.has(element.index));
+        const elements = part.inputs
+          .map((input, offset) => ({ index: part.from + offset, input }))
+          .filter((element) => !stored.has(element.index));
         elementCount += elements.length;
         // Started more often than RUN_MAX_ATTEMPTS without finishing (its worker died with it, or its job
         // failed for good, each time): its elements left end FAILED, RUN_ABANDONED, without running.
         if (part.attempts + 1 > this.settings.maxRunAttempts) {
-          this.logger.warn({ batchId: batch.id, from: part.from, to: part.to, attempts: part.attempts + 1, elements: elements.length }, 'batch part abandoned: started too often without finishing');
+          this.logger.warn(
+            { batchId: batch.id, from: part.from, to: part.to, attempts: part.attempts + 1, elements: elements.length },
+            'batch part abandoned: started too often without finishing',
+          );
           await started;
           const held: HeldRecord[] = [];
           const outcomes: ElementOutcome[] = [];
           for (const element of elements) {
             const resultId = timeOrderedId();
             const outcome = abandonedOutcome(part.attempts, this.settings.maxRunAttempts, null);
-            await this.runner.recordUnrun(deployed, element.input, { id: resultId, mode: 'BATCH', requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold: (made) => held.push(made) }, outcome);
+            await this.runner.recordUnrun(
+              deployed,
+              element.input,
+              {
+                id: resultId,
+                mode: 'BATCH',
+                requesterId: batch.userId,
+                requestId: resultId,
+                batchId: batch.id,
+                hold: (made) => held.push(made),
+              },
+              outcome,
+            );
             outcomes.push({ index: element.index, resultId, outcome });
           }
           await this.batches.insertResults(batch, outcomes, held);
@@ -146,12 +185,28 @@ export class ExecutionWorker implements JobHandlers {
           const held: HeldRecord[] = [];
           const hold = (made: HeldRecord) => held.push(made);
           // A stopping worker takes no new element: the ones running finish and are stored.
-          const results = await mapWithConcurrency(elements.slice(start, start + FLUSH_EVERY), this.settings.elementConcurrency, async (element): Promise<ElementOutcome> => {
-            // The result id is chosen first, so the element's decision record carries it too.
-            const resultId = timeOrderedId();
-            const record: RunToRecord = { id: resultId, mode: 'BATCH', requesterId: batch.userId, requestId: resultId, batchId: batch.id, hold };
-            return { index: element.index, resultId, outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record) };
-          }, stopping);
+          const results = await mapWithConcurrency(
+            elements.slice(start, start + FLUSH_EVERY),
+            this.settings.elementConcurrency,
+            async (element): Promise<ElementOutcome> => {
+              // The result id is chosen first, so the element's decision record carries it too.
+              const resultId = timeOrderedId();
+              const record: RunToRecord = {
+                id: resultId,
+                mode: 'BATCH',
+                requesterId: batch.userId,
+                requestId: resultId,
+                batchId: batch.id,
+                hold,
+              };
+              return {
+                index: element.index,
+                resultId,
+                outcome: await this.runner.runToOutcome(deployed, element.input, batch.userId, 'batch', record),
+              };
+            },
+            stopping,
+          );
           phases.lap('run');
           await flushing;
           phases.lap('storeWait');
@@ -171,7 +226,10 @@ export class ExecutionWorker implements JobHandlers {
     }
     const finished = await this.batches.finishIfComplete(batch.id);
     phases.lap('finish');
-    this.logger.debug({ batchId: batch.id, from: range.from, to: range.to, elements: elementCount, ...phases.fields() }, 'batch chunk done');
+    this.logger.debug(
+      { batchId: batch.id, from: range.from, to: range.to, elements: elementCount, ...phases.fields() },
+      'batch chunk done',
+    );
     if (finished) this.logger.info({ batchId: batch.id, total: batch.total }, 'batch finished');
     return true;
   }
@@ -182,12 +240,15 @@ export class ExecutionWorker implements JobHandlers {
    * run it again. Answers the function that stops the renewal.
    */
   private renewLock(keepAlive: () => Promise<void>, name: string): () => void {
-    const timer = setInterval(() => {
-      keepAlive().catch((error: unknown) => {
-        this.logger.warn({ err: error, job: name }, 'could not renew a job lock');
-        clearInterval(timer);
-      });
-    }, Math.max(this.settings.lockLifetimeMs / 4, 10));
+    const timer = setInterval(
+      () => {
+        keepAlive().catch((error: unknown) => {
+          this.logger.warn({ err: error, job: name }, 'could not renew a job lock');
+          clearInterval(timer);
+        });
+      },
+      Math.max(this.settings.lockLifetimeMs / 4, 10),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -206,7 +267,14 @@ function abandoned(run: RunRecord, maxAttempts: number): RunOutcome {
 function abandonedOutcome(starts: number, maxAttempts: number, beganAt: Date | null): RunOutcome {
   const now = new Date();
   return {
-    state: 'FAILED', result: null, version: null, beganAt: beganAt ?? now, endedAt: now,
-    error: { code: 'RUN_ABANDONED', message: `The run was started ${starts} times and never finished (its worker stopped with it, or its job failed, each time); it is not tried again (RUN_MAX_ATTEMPTS is ${maxAttempts}).` },
+    state: 'FAILED',
+    result: null,
+    version: null,
+    beganAt: beganAt ?? now,
+    endedAt: now,
+    error: {
+      code: 'RUN_ABANDONED',
+      message: `The run was started ${starts} times and never finished (its worker stopped with it, or its job failed, each time); it is not tried again (RUN_MAX_ATTEMPTS is ${maxAttempts}).`,
+    },
   };
 }

@@ -7,7 +7,10 @@ import type { RunOutcome } from './run-outcome.js';
 import { finishedRunValues, insertFinishedRuns, type FinishedRunIdentity } from './run-columns.js';
 import { databaseErrorReason, replacementOutcome } from './stored-outcome.js';
 
-export interface FinishedRun { run: FinishedRunIdentity; outcome: RunOutcome }
+export interface FinishedRun {
+  run: FinishedRunIdentity;
+  outcome: RunOutcome;
+}
 
 /**
  * Most SQL text one statement of finished runs carries (as values' sizes estimate it): outcomes go as
@@ -30,13 +33,24 @@ const STATEMENT_MAX_BYTES = 8 * 1024 * 1024;
  * `db` may be a transaction (the runs' decision records are written in it too): a refused statement
  * is undone alone by MySQL, so the fallbacks work the same inside one.
  */
-export async function writeFinishedRuns(db: Knex, finished: readonly FinishedRun[], onDuplicate: string): Promise<Array<Error | null>> {
+export async function writeFinishedRuns(
+  db: Knex,
+  finished: readonly FinishedRun[],
+  onDuplicate: string,
+): Promise<Array<Error | null>> {
   const answers = new Array<Error | null>(finished.length).fill(null);
   const order = finished.map((_, index) => index).sort((a, b) => compareIds(finished[a].run.id, finished[b].run.id));
-  const rows = order.map((index) => ({ index, values: finishedRunValues(finished[index].run, finished[index].outcome) }));
+  const rows = order.map((index) => ({
+    index,
+    values: finishedRunValues(finished[index].run, finished[index].outcome),
+  }));
   for (const statement of groupsWithin(rows, (row) => estimatedBytes(row.values), STATEMENT_MAX_BYTES)) {
     try {
-      await write(db, statement.map((row) => row.values), onDuplicate);
+      await write(
+        db,
+        statement.map((row) => row.values),
+        onDuplicate,
+      );
       continue;
     } catch (error) {
       if (!isRowFault(error)) throw error;
@@ -65,14 +79,21 @@ async function write(db: Knex, rows: SqlValue[][], onDuplicate: string): Promise
 }
 
 /** Stores RESULT_NOT_STORED for a run whose row was refused; answers null, or the error when that row is refused too. */
-async function writeReplacement(db: Knex, { run, outcome }: FinishedRun, refusal: unknown, onDuplicate: string): Promise<Error | null> {
+async function writeReplacement(
+  db: Knex,
+  { run, outcome }: FinishedRun,
+  refusal: unknown,
+  onDuplicate: string,
+): Promise<Error | null> {
   const reason = databaseErrorReason(refusal);
   try {
     await write(db, [finishedRunValues(run, replacementOutcome(outcome, reason))], onDuplicate);
     return null;
   } catch (error) {
     if (!isRowFault(error)) throw error;
-    return new Error(`The outcome of run ${run.id} could not be stored (${reason}), nor its replacement (${databaseErrorReason(error)})`);
+    return new Error(
+      `The outcome of run ${run.id} could not be stored (${reason}), nor its replacement (${databaseErrorReason(error)})`,
+    );
   }
 }
 

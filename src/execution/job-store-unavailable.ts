@@ -8,5 +8,8 @@ import { JobStoreUnavailableError } from './job-store-unavailable-error.js';
  */
 export function jobStoreUnavailable(cause: unknown): unknown {
   if (!(cause instanceof JobStoreUnavailableError)) return cause;
-  return new ServiceUnavailableError(`The job store is unavailable (${cause.message}); nothing was stored, so the same request can be sent again later.`, 'JOB_STORE_UNAVAILABLE');
+  return new ServiceUnavailableError(
+    `The job store is unavailable (${cause.message}); nothing was stored, so the same request can be sent again later.`,
+    'JOB_STORE_UNAVAILABLE',
+  );
 }

@@ -71,7 +71,10 @@ async function openRedisJobStore(jobsUrl: string, keyPrefix: string, events: Job
   } catch (error) {
     client.disconnect();
     // ioredis reports "Connection is closed."; the socket's own error says why (ECONNREFUSED, a time-out).
-    throw new JobStoreUnavailableError(`Redis at ${redisAddress(jobsUrl)} is unreachable: ${(lastError ?? (error as Error)).message}`, { cause: error });
+    throw new JobStoreUnavailableError(
+      `Redis at ${redisAddress(jobsUrl)} is unreachable: ${(lastError ?? (error as Error)).message}`,
+      { cause: error },
+    );
   }
   client.on('close', () => {
     if (lost || closing) return;
@@ -93,7 +96,10 @@ async function openRedisJobStore(jobsUrl: string, keyPrefix: string, events: Job
   return {
     backend,
     notifications,
-    unavailableReason: () => (client.status === 'ready' ? undefined : `Redis at ${redisAddress(jobsUrl)} is ${client.status}${lastError ? ` (${lastError.message})` : ''}`),
+    unavailableReason: () =>
+      client.status === 'ready'
+        ? undefined
+        : `Redis at ${redisAddress(jobsUrl)} is ${client.status}${lastError ? ` (${lastError.message})` : ''}`,
     async close() {
       closing = true;
       await notifications.disconnect();
@@ -113,7 +119,11 @@ function redisAddress(jobsUrl: string): string {
  * the process). Outages of these stores are not probed ahead: an enqueue fails with the driver's
  * own error (and answers 503).
  */
-async function openOtherJobStore(kind: 'postgres' | 'mongodb', jobsUrl: string, events: JobStoreEvents): Promise<JobStore> {
+async function openOtherJobStore(
+  kind: 'postgres' | 'mongodb',
+  jobsUrl: string,
+  events: JobStoreEvents,
+): Promise<JobStore> {
   let backend: AgendaBackend;
   if (kind === 'postgres') {
     const { PostgresBackend } = await import('@agendajs/postgres-backend');
@@ -188,7 +198,12 @@ export async function pingJobStore(jobsUrl: string, timeoutMs = 2000): Promise<v
   switch (jobStoreKind(jobsUrl)) {
     case 'redis': {
       const { Redis } = await import('ioredis');
-      const client = new Redis(jobsUrl, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const client = new Redis(jobsUrl, {
+        lazyConnect: true,
+        connectTimeout: timeoutMs,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
       client.on('error', () => undefined);
       try {
         await client.connect();

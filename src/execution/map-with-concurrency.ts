@@ -5,7 +5,12 @@ const YIELD_EVERY_MS = 20;
  * Maps with at most `concurrency` calls in flight, keeping the input order. When `stop()` turns
  * true no further item is started, and the answer holds the results of the items started (a prefix).
  */
-export async function mapWithConcurrency<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>, stop: () => boolean = () => false): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(
+  items: T[],
+  concurrency: number,
+  fn: (item: T) => Promise<R>,
+  stop: () => boolean = () => false,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let lastYield = performance.now();

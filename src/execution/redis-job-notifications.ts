@@ -25,7 +25,11 @@ export class RedisJobNotifications extends BaseNotificationChannel {
   private subscribing?: Promise<void>;
 
   /** `client` publishes (it is the job store's own connection); a duplicate of it subscribes. */
-  constructor(private readonly client: Redis, channelName: string, private readonly onError: (error: Error) => void) {
+  constructor(
+    private readonly client: Redis,
+    channelName: string,
+    private readonly onError: (error: Error) => void,
+  ) {
     super({ channelName, reconnect: { enabled: false } });
   }
 
@@ -80,7 +84,8 @@ export class RedisJobNotifications extends BaseNotificationChannel {
 
   /** Subscribing twice to one channel is harmless in Redis, so a reconnection may overlap a connect(). */
   private listen(subscriber: Redis): Promise<void> {
-    this.subscribing ??= subscriber.subscribe(this.config.channelName)
+    this.subscribing ??= subscriber
+      .subscribe(this.config.channelName)
       .then(() => {
         if (this.subscriber === subscriber) this.setState('connected');
       })
@@ -93,7 +98,8 @@ export class RedisJobNotifications extends BaseNotificationChannel {
 
 function parseNotification(message: string): JobNotification {
   const wire = JSON.parse(message) as WireNotification;
-  if (typeof wire.jobName !== 'string' || typeof wire.jobId !== 'string') throw new Error('jobName and jobId are required');
+  if (typeof wire.jobName !== 'string' || typeof wire.jobId !== 'string')
+    throw new Error('jobName and jobId are required');
   return {
     jobId: toJobId(wire.jobId),
     jobName: wire.jobName,

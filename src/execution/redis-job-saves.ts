@@ -30,16 +30,24 @@ interface RepositoryInternals {
 export function pipelineNewJobSaves(repository: JobRepository): void {
   const internals = repository as unknown as RepositoryInternals;
   const backendSave = internals.saveJob.bind(repository);
-  internals.saveJob = async <DATA = unknown>(job: JobParameters<DATA>, options?: { lastModifiedBy?: string }): Promise<JobParameters<DATA>> => {
+  internals.saveJob = async <DATA = unknown>(
+    job: JobParameters<DATA>,
+    options?: { lastModifiedBy?: string },
+  ): Promise<JobParameters<DATA>> => {
     const { _id, unique, uniqueOpts: _uniqueOpts, ...props } = job;
     if (_id !== undefined || unique || props.type === 'single') return backendSave(job, options);
     const id = randomUUID();
     const jobKey = internals.key(`job:${id}`);
-    const pipeline: ChainableCommander = internals.redis.pipeline()
+    const pipeline: ChainableCommander = internals.redis
+      .pipeline()
       .hset(jobKey, internals.jobToHash(props, id, options?.lastModifiedBy))
       .sadd(internals.key('jobs:all'), id)
       .sadd(internals.key(`jobs:by_name:${props.name}`), id)
-      .zadd(internals.key('jobs:by_next_run_at'), internals.getJobScore(props.nextRunAt ?? null, props.priority ?? 0), id)
+      .zadd(
+        internals.key('jobs:by_next_run_at'),
+        internals.getJobScore(props.nextRunAt ?? null, props.priority ?? 0),
+        id,
+      )
       .hgetall(jobKey);
     const replies = (await pipeline.exec()) ?? [];
     for (const [error] of replies) if (error) throw error;

@@ -3,12 +3,28 @@ import type { RunError, RunOutcome } from './run-outcome.js';
 import { storedOutcomeTexts } from './stored-outcome.js';
 
 /** What identifies a finished run's row. */
-export interface FinishedRunIdentity { id: string; userId: number; requestId: string; scenarioName: string; batchId: string | null; elementIndex: number | null }
+export interface FinishedRunIdentity {
+  id: string;
+  userId: number;
+  requestId: string;
+  scenarioName: string;
+  batchId: string | null;
+  elementIndex: number | null;
+}
 
 /** The run_results columns that hold a finished run's outcome, and back: shared by the run and batch stores. */
 
 /** The run_results columns of a finished run's outcome, in the order finishedRunValues answers them (after RUN_IDENTITY_COLUMNS). */
-export const OUTCOME_COLUMNS = ['state', 'result', 'error_code', 'error_message', 'error_details', 'version', 'started_at', 'finished_at'] as const;
+export const OUTCOME_COLUMNS = [
+  'state',
+  'result',
+  'error_code',
+  'error_message',
+  'error_details',
+  'version',
+  'started_at',
+  'finished_at',
+] as const;
 
 /** The run_results columns that identify a stored run, in the order finishedRunValues answers them. */
 const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'batch_id', 'element_index'] as const;
@@ -20,9 +36,20 @@ const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'b
 export function finishedRunValues(run: FinishedRunIdentity, outcome: RunOutcome): SqlValue[] {
   const texts = storedOutcomeTexts(outcome);
   return [
-    run.id, run.userId, run.requestId, run.scenarioName, run.batchId, run.elementIndex,
-    texts.state, texts.result, texts.errorCode, texts.errorMessage, texts.errorDetails,
-    outcome.version, outcome.beganAt, outcome.endedAt,
+    run.id,
+    run.userId,
+    run.requestId,
+    run.scenarioName,
+    run.batchId,
+    run.elementIndex,
+    texts.state,
+    texts.result,
+    texts.errorCode,
+    texts.errorMessage,
+    texts.errorDetails,
+    outcome.version,
+    outcome.beganAt,
+    outcome.endedAt,
   ];
 }
 
@@ -32,7 +59,12 @@ export function insertFinishedRuns(rows: SqlValue[][], onDuplicate: string): str
 }
 
 /** The stored RunError of a failed row: code and message in columns, the rest (node, violations) as JSON. */
-export function storedError(row: { state: string; error_code: string | null; error_message: string | null; error_details: string | null }): RunError | null {
+export function storedError(row: {
+  state: string;
+  error_code: string | null;
+  error_message: string | null;
+  error_details: string | null;
+}): RunError | null {
   if (row.state !== 'FAILED') return null;
   const details = row.error_details ? (JSON.parse(row.error_details) as Record<string, unknown>) : {};
   return { ...details, code: row.error_code ?? 'INTERNAL_ERROR', message: row.error_message ?? '' };

@@ -30,7 +30,14 @@ export interface ScoreResult {
 
 /** A finished run as stored: either a result or an error. */
 export type RunOutcome =
-  | { state: 'SUCCEEDED'; result: Record<string, unknown>; error: null; version: string | null; beganAt: Date; endedAt: Date }
+  | {
+      state: 'SUCCEEDED';
+      result: Record<string, unknown>;
+      error: null;
+      version: string | null;
+      beganAt: Date;
+      endedAt: Date;
+    }
   | { state: 'FAILED'; result: null; error: RunError; version: string | null; beganAt: Date; endedAt: Date };
 
 /** The RunError code of whatever a run threw (what toRunError's `code` would be), without building the error. */
@@ -48,11 +55,20 @@ export function toRunError(error: unknown): RunError {
     return { code: 'INVALID_INPUT', message: error.message, violations: error.violations };
   }
   if (error instanceof ScenarioRunError) {
-    return { code: error.code, message: error.message, nodeId: error.nodeId, nodeName: error.nodeName, nodeType: error.nodeType };
+    return {
+      code: error.code,
+      message: error.message,
+      nodeId: error.nodeId,
+      nodeName: error.nodeName,
+      nodeType: error.nodeType,
+    };
   }
   if (error instanceof ScenarioCompileError) {
     return { code: 'COMPILE_ERROR', message: error.message, diagnostics: error.diagnostics };
   }
   if (error instanceof AppError) return { code: error.code, message: error.message };
-  return { code: 'INTERNAL_ERROR', message: `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}` };
+  return {
+    code: 'INTERNAL_ERROR',
+    message: `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+  };
 }

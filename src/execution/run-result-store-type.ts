@@ -38,14 +38,22 @@ export interface RunResultStore {
    * is finished already keeps its first outcome and gets no record. Answers, per run, null when this call
    * stored it, FINISHED_BEFORE when it was finished before, or the error of the one run that could not be.
    */
-  finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>, held?: readonly HeldRecord[]): Promise<Array<Error | null | typeof FINISHED_BEFORE>>;
+  finishRuns(
+    finished: Array<{ run: RunIdentity; outcome: RunOutcome }>,
+    held?: readonly HeldRecord[],
+  ): Promise<Array<Error | null | typeof FINISHED_BEFORE>>;
   /**
    * Deletes up to `limit` finished async runs (not batch elements) that finished before `cutoff`, oldest
    * first, with their callback attempts; a run whose callback is still PENDING stays. Answers how many.
    */
   deleteFinishedBefore(cutoff: Date, limit: number): Promise<number>;
   /** Adds an attempt to deliver the run's callback (`error` kept to 1,000 characters). */
-  recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void>;
+  recordCallbackAttempt(
+    resultId: string,
+    attempt: number,
+    httpStatus: number | null,
+    error: string | null,
+  ): Promise<void>;
   setCallbackState(resultId: string, state: CallbackState): Promise<void>;
   /** The run's callback attempts in the order they were recorded. */
   callbackAttempts(resultId: string): Promise<CallbackAttemptRecord[]>;

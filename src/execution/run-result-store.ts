@@ -88,7 +88,6 @@ interface RunRow {
 
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED'];
 
-
 /** A finished run's row exists already (QUEUED or RUNNING, or stored by an earlier try): its outcome replaces what it holds. */
 /**
  * A finished async run's outcome replaces its row's outcome columns, and its input goes: nothing reads the input
@@ -103,7 +102,10 @@ const ON_DUPLICATE_STORE_OUTCOME = `ON DUPLICATE KEY UPDATE ${OUTCOME_COLUMNS.ma
  */
 export class MySqlRunResultStore implements RunResultStore {
   /** `records`: the records feature's writer of stored runs' records, in the transaction of their outcomes. */
-  constructor(private readonly db: Knex, private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly records: StoredRunRecords = NO_STORED_RUN_RECORDS,
+  ) {}
 
   /** Inserts a QUEUED async run; throws a duplicate-key error when the user already used the request id. */
   async insertAsyncRun(run: NewAsyncRun): Promise<void> {
@@ -143,7 +145,9 @@ export class MySqlRunResultStore implements RunResultStore {
   }
 
   async findByRequestId(userId: number, requestId: string): Promise<RunRecord | undefined> {
-    const row = (await this.db('run_results').where({ user_id: userId, request_id: requestId }).first()) as RunRow | undefined;
+    const row = (await this.db('run_results').where({ user_id: userId, request_id: requestId }).first()) as
+      | RunRow
+      | undefined;
     return row ? toRun(row) : undefined;
   }
 
@@ -157,13 +161,24 @@ export class MySqlRunResultStore implements RunResultStore {
    * the sweeper's candidates, kept only when no pending job covers them. On the (state, queued_at) index.
    */
   async stalledRuns(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.db('run_results').whereIn('state', ['QUEUED', 'RUNNING']).andWhere('queued_at', '<', cutoff).whereNull('batch_id').limit(limit).select('id')) as Array<{ id: string }>;
+    const rows = (await this.db('run_results')
+      .whereIn('state', ['QUEUED', 'RUNNING'])
+      .andWhere('queued_at', '<', cutoff)
+      .whereNull('batch_id')
+      .limit(limit)
+      .select('id')) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 
   /** Claims a stalled run for re-queuing (moves its queued_at); false when another sweeper was first or it finished meanwhile. */
   async claimStalled(cutoff: Date, id: string): Promise<boolean> {
-    return (await this.db('run_results').where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
+    return (
+      (await this.db('run_results')
+        .where({ id })
+        .whereIn('state', ['QUEUED', 'RUNNING'])
+        .andWhere('queued_at', '<', cutoff)
+        .update({ queued_at: this.db.fn.now(3) })) > 0
+    );
   }
 
   /**
@@ -172,15 +187,27 @@ export class MySqlRunResultStore implements RunResultStore {
    * the (callback_state, queued_at) index.
    */
   async pendingCallbacks(cutoff: Date, limit: number): Promise<Array<{ id: string; attempts: number }>> {
-    const rows = (await this.db('run_results as r').where('r.callback_state', 'PENDING').andWhere('r.queued_at', '<', cutoff)
-      .whereIn('r.state', ['SUCCEEDED', 'FAILED']).andWhere('r.finished_at', '<', cutoff).limit(limit)
-      .select('r.id', this.db.raw('(SELECT COUNT(*) FROM callback_attempts a WHERE a.result_id = r.id) AS attempts'))) as Array<{ id: string; attempts: number | string }>;
+    const rows = (await this.db('run_results as r')
+      .where('r.callback_state', 'PENDING')
+      .andWhere('r.queued_at', '<', cutoff)
+      .whereIn('r.state', ['SUCCEEDED', 'FAILED'])
+      .andWhere('r.finished_at', '<', cutoff)
+      .limit(limit)
+      .select(
+        'r.id',
+        this.db.raw('(SELECT COUNT(*) FROM callback_attempts a WHERE a.result_id = r.id) AS attempts'),
+      )) as Array<{ id: string; attempts: number | string }>;
     return rows.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
   }
 
   /** Claims a pending callback for re-queuing (moves its run's queued_at); false when another sweeper was first or it ended meanwhile. */
   async claimCallback(cutoff: Date, id: string): Promise<boolean> {
-    return (await this.db('run_results').where({ id, callback_state: 'PENDING' }).andWhere('queued_at', '<', cutoff).update({ queued_at: this.db.fn.now(3) })) > 0;
+    return (
+      (await this.db('run_results')
+        .where({ id, callback_state: 'PENDING' })
+        .andWhere('queued_at', '<', cutoff)
+        .update({ queued_at: this.db.fn.now(3) })) > 0
+    );
   }
 
   /** Undoes insertAsyncRuns when their job could not be saved. */
@@ -201,10 +228,12 @@ export class MySqlRunResultStore implements RunResultStore {
   async markRunning(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const sorted = [...ids].sort();
-    await retryOnDeadlock(() => this.db.raw(
-      `UPDATE run_results FORCE INDEX (PRIMARY) SET started_at = IF(state = 'QUEUED', NOW(3), started_at), state = 'RUNNING', attempts = attempts + 1 WHERE id IN (${sorted.map(() => '?').join(', ')}) AND state IN ('QUEUED', 'RUNNING')`,
-      sorted,
-    ));
+    await retryOnDeadlock(() =>
+      this.db.raw(
+        `UPDATE run_results FORCE INDEX (PRIMARY) SET started_at = IF(state = 'QUEUED', NOW(3), started_at), state = 'RUNNING', attempts = attempts + 1 WHERE id IN (${sorted.map(() => '?').join(', ')}) AND state IN ('QUEUED', 'RUNNING')`,
+        sorted,
+      ),
+    );
   }
 
   /**
@@ -217,20 +246,36 @@ export class MySqlRunResultStore implements RunResultStore {
    * schedule), or the error of the one run that could not be stored (writeFinishedRuns: a bad row never
    * takes the others with it). An outage fails the whole call, outcomes and records alike: the job runs again.
    */
-  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>, held: readonly HeldRecord[] = []): Promise<Array<Error | null | typeof FINISHED_BEFORE>> {
+  async finishRuns(
+    finished: Array<{ run: RunIdentity; outcome: RunOutcome }>,
+    held: readonly HeldRecord[] = [],
+  ): Promise<Array<Error | null | typeof FINISHED_BEFORE>> {
     if (finished.length === 0) return [];
-    const { answers, afterCommit } = await retryOnDeadlock(() => this.db.transaction(async (trx) => {
-      const ids = [...new Set(finished.map(({ run }) => run.id))].sort();
-      const [rows] = (await trx.raw(`SELECT id, state FROM run_results FORCE INDEX (PRIMARY) WHERE id IN (${ids.map(() => '?').join(', ')}) FOR UPDATE`, ids)) as [Array<{ id: string; state: RunState }>];
-      const done = new Set(rows.filter((row) => isFinished(row.state)).map((row) => row.id));
-      // A run given twice (two jobs of this worker holding it) is stored and recorded once.
-      const toStore = finished.filter(({ run }, k) => !done.has(run.id) && finished.findIndex((other) => other.run.id === run.id) === k);
-      const written = await writeFinishedRuns(trx, toStore, ON_DUPLICATE_STORE_OUTCOME);
-      const stored = new Set(toStore.filter((_, k) => written[k] === null).map(({ run }) => run.id));
-      const errors = new Map(toStore.map(({ run }, k) => [run.id, written[k]]));
-      const left = await this.records.write(trx, held.filter((record) => stored.delete(record.id)));
-      return { answers: finished.map(({ run }) => (done.has(run.id) ? FINISHED_BEFORE : errors.get(run.id) ?? null)), afterCommit: left };
-    }));
+    const { answers, afterCommit } = await retryOnDeadlock(() =>
+      this.db.transaction(async (trx) => {
+        const ids = [...new Set(finished.map(({ run }) => run.id))].sort();
+        const [rows] = (await trx.raw(
+          `SELECT id, state FROM run_results FORCE INDEX (PRIMARY) WHERE id IN (${ids.map(() => '?').join(', ')}) FOR UPDATE`,
+          ids,
+        )) as [Array<{ id: string; state: RunState }>];
+        const done = new Set(rows.filter((row) => isFinished(row.state)).map((row) => row.id));
+        // A run given twice (two jobs of this worker holding it) is stored and recorded once.
+        const toStore = finished.filter(
+          ({ run }, k) => !done.has(run.id) && finished.findIndex((other) => other.run.id === run.id) === k,
+        );
+        const written = await writeFinishedRuns(trx, toStore, ON_DUPLICATE_STORE_OUTCOME);
+        const stored = new Set(toStore.filter((_, k) => written[k] === null).map(({ run }) => run.id));
+        const errors = new Map(toStore.map(({ run }, k) => [run.id, written[k]]));
+        const left = await this.records.write(
+          trx,
+          held.filter((record) => stored.delete(record.id)),
+        );
+        return {
+          answers: finished.map(({ run }) => (done.has(run.id) ? FINISHED_BEFORE : (errors.get(run.id) ?? null))),
+          afterCommit: left,
+        };
+      }),
+    );
     this.records.recordAfterCommit(afterCommit);
     return answers;
   }
@@ -248,8 +293,18 @@ export class MySqlRunResultStore implements RunResultStore {
     return result.affectedRows;
   }
 
-  async recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void> {
-    await this.db('callback_attempts').insert({ result_id: resultId, attempt, http_status: httpStatus, error: error ? error.slice(0, 1000) : null });
+  async recordCallbackAttempt(
+    resultId: string,
+    attempt: number,
+    httpStatus: number | null,
+    error: string | null,
+  ): Promise<void> {
+    await this.db('callback_attempts').insert({
+      result_id: resultId,
+      attempt,
+      http_status: httpStatus,
+      error: error ? error.slice(0, 1000) : null,
+    });
   }
 
   async setCallbackState(resultId: string, state: CallbackState): Promise<void> {
@@ -257,7 +312,14 @@ export class MySqlRunResultStore implements RunResultStore {
   }
 
   async callbackAttempts(resultId: string): Promise<CallbackAttemptRecord[]> {
-    const rows = (await this.db('callback_attempts').where({ result_id: resultId }).orderBy('id').select('attempt', 'http_status', 'error')) as Array<{ attempt: number; http_status: number | null; error: string | null }>;
+    const rows = (await this.db('callback_attempts')
+      .where({ result_id: resultId })
+      .orderBy('id')
+      .select('attempt', 'http_status', 'error')) as Array<{
+      attempt: number;
+      http_status: number | null;
+      error: string | null;
+    }>;
     return rows.map((row) => ({ attempt: row.attempt, httpStatus: row.http_status, error: row.error }));
   }
 }
@@ -286,8 +348,20 @@ function asyncRunRow(run: NewAsyncRun): Record<string, unknown> {
   };
 }
 
-function identityOf(row: Pick<RunRow, 'id' | 'user_id' | 'request_id' | 'scenario_name'> & { batch_id?: string | null; element_index?: number | null }): RunIdentity {
-  return { id: row.id, userId: row.user_id, requestId: row.request_id, scenarioName: row.scenario_name, batchId: row.batch_id ?? null, elementIndex: row.element_index ?? null };
+function identityOf(
+  row: Pick<RunRow, 'id' | 'user_id' | 'request_id' | 'scenario_name'> & {
+    batch_id?: string | null;
+    element_index?: number | null;
+  },
+): RunIdentity {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    requestId: row.request_id,
+    scenarioName: row.scenario_name,
+    batchId: row.batch_id ?? null,
+    elementIndex: row.element_index ?? null,
+  };
 }
 
 function toRun(row: RunRow): RunRecord {
@@ -298,7 +372,15 @@ function toRun(row: RunRow): RunRecord {
     result: row.state === 'SUCCEEDED' ? parseObject(row.result) : null,
     error: storedError(row),
     version: row.version,
-    callback: row.callback_url === null ? null : { url: row.callback_url, retryCount: row.callback_retry_count, retryDelaySeconds: row.callback_retry_delay, state: row.callback_state },
+    callback:
+      row.callback_url === null
+        ? null
+        : {
+            url: row.callback_url,
+            retryCount: row.callback_retry_count,
+            retryDelaySeconds: row.callback_retry_delay,
+            state: row.callback_state,
+          },
     createdAt: new Date(row.created_at),
     startedAt: row.started_at ? new Date(row.started_at) : null,
     finishedAt: row.finished_at ? new Date(row.finished_at) : null,

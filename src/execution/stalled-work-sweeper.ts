@@ -1,6 +1,15 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
-import { CALLBACK_JOB, CHUNK_JOB, RUN_JOB, type CallbackJobData, type ChunkJobData, type ExecutionQueue, type PendingJob, type RunJobData } from './execution-queue.js';
+import {
+  CALLBACK_JOB,
+  CHUNK_JOB,
+  RUN_JOB,
+  type CallbackJobData,
+  type ChunkJobData,
+  type ExecutionQueue,
+  type PendingJob,
+  type RunJobData,
+} from './execution-queue.js';
 import type { BatchStore, ChunkRange } from './batch-store.js';
 import type { RunResultStore } from './run-result-store.js';
 
@@ -66,7 +75,9 @@ export class StalledWorkSweeper {
       sweeping = true;
       this.sweepOnce()
         .catch((error: unknown) => this.logger.error({ err: error }, 'stalled-work sweep failed'))
-        .finally(() => { sweeping = false; });
+        .finally(() => {
+          sweeping = false;
+        });
     };
     sweep();
     this.timer = setInterval(sweep, this.settings.sweepEveryMs);
@@ -94,14 +105,16 @@ export class StalledWorkSweeper {
       chunks: await this.requeueChunks(cutoff, pending),
       callbacks: await this.requeueCallbacks(cutoff, pending),
     };
-    for (const source of this.sources) counts[source.name] = await source.requeueStalled(cutoff, BATCH_OF_WORK, pending);
+    for (const source of this.sources)
+      counts[source.name] = await source.requeueStalled(cutoff, BATCH_OF_WORK, pending);
     // The first sweep of a worker, and every LEFTOVER_CHECK_EVERY-th, lists the store even without candidates.
     if (this.sweeps % LEFTOVER_CHECK_EVERY === 0) await list();
     this.sweeps += 1;
     const removed = listing ? (await listing).removed : 0;
     if (removed > 0) this.logger.info({ removed }, 'removed finished jobs left in the job store');
     for (const [kind, count] of Object.entries(counts)) this.metrics.workRecovered(kind, count);
-    if (Object.values(counts).some((count) => count > 0)) this.logger.warn(counts, 'queued work again that had no job (recovered)');
+    if (Object.values(counts).some((count) => count > 0))
+      this.logger.warn(counts, 'queued work again that had no job (recovered)');
     return counts;
   }
 
@@ -109,12 +122,14 @@ export class StalledWorkSweeper {
     const candidates = await this.runs.stalledRuns(cutoff, BATCH_OF_WORK);
     if (candidates.length === 0) return 0;
     const covered = new Set<string>();
-    for (const job of await pending()) if (job.name === RUN_JOB) for (const id of (job.data as RunJobData).resultIds ?? []) covered.add(id);
+    for (const job of await pending())
+      if (job.name === RUN_JOB) for (const id of (job.data as RunJobData).resultIds ?? []) covered.add(id);
     const claimed: string[] = [];
     for (const id of candidates) {
       if (!covered.has(id) && (await this.runs.claimStalled(cutoff, id))) claimed.push(id);
     }
-    for (let start = 0; start < claimed.length; start += RUNS_PER_JOB) await this.queue.enqueueRuns(claimed.slice(start, start + RUNS_PER_JOB));
+    for (let start = 0; start < claimed.length; start += RUNS_PER_JOB)
+      await this.queue.enqueueRuns(claimed.slice(start, start + RUNS_PER_JOB));
     return claimed.length;
   }
 
@@ -123,7 +138,8 @@ export class StalledWorkSweeper {
     if (candidates.length === 0) return 0;
     const jobs = (await pending()).filter((job) => job.name === CHUNK_JOB).map((job) => job.data as ChunkJobData);
     // A chunk job covers the parts whose first element lies in its range (BatchStore.chunkWork).
-    const covered = (part: ChunkRange) => jobs.some((job) => job.batchId === part.batchId && job.from <= part.from && part.from < job.to);
+    const covered = (part: ChunkRange) =>
+      jobs.some((job) => job.batchId === part.batchId && job.from <= part.from && part.from < job.to);
     let queued = 0;
     for (const part of candidates) {
       if (covered(part) || !(await this.batches.claimStalled(cutoff, part))) continue;
@@ -136,7 +152,9 @@ export class StalledWorkSweeper {
   private async requeueCallbacks(cutoff: Date, pending: PendingJobs): Promise<number> {
     const candidates = await this.runs.pendingCallbacks(cutoff, BATCH_OF_WORK);
     if (candidates.length === 0) return 0;
-    const covered = new Set((await pending()).filter((job) => job.name === CALLBACK_JOB).map((job) => (job.data as CallbackJobData).resultId));
+    const covered = new Set(
+      (await pending()).filter((job) => job.name === CALLBACK_JOB).map((job) => (job.data as CallbackJobData).resultId),
+    );
     let queued = 0;
     for (const { id, attempts } of candidates) {
       if (covered.has(id) || !(await this.runs.claimCallback(cutoff, id))) continue;

@@ -42,15 +42,25 @@ export function storedOutcomeTexts(outcome: RunOutcome): StoredOutcomeTexts {
   if (outcome.state === 'SUCCEEDED') {
     const result = JSON.stringify(outcome.result);
     const bytes = Buffer.byteLength(result, 'utf8');
-    if (bytes <= RESULT_MAX_BYTES) return { state: 'SUCCEEDED', result, errorCode: null, errorMessage: null, errorDetails: null };
-    return storedErrorTexts({ code: 'RESULT_TOO_LARGE', message: `The run's result takes ${bytes} bytes of JSON; a stored run keeps at most ${RESULT_MAX_BYTES}.` });
+    if (bytes <= RESULT_MAX_BYTES)
+      return { state: 'SUCCEEDED', result, errorCode: null, errorMessage: null, errorDetails: null };
+    return storedErrorTexts({
+      code: 'RESULT_TOO_LARGE',
+      message: `The run's result takes ${bytes} bytes of JSON; a stored run keeps at most ${RESULT_MAX_BYTES}.`,
+    });
   }
   return storedErrorTexts(outcome.error);
 }
 
 function storedErrorTexts(error: RunError): StoredOutcomeTexts {
   const { code, message, ...details } = error;
-  return { state: 'FAILED', result: null, errorCode: cutBytes(String(code), 64, ''), errorMessage: cutWithMarker(String(message ?? ''), ERROR_MESSAGE_MAX_BYTES), errorDetails: boundedDetails(details) };
+  return {
+    state: 'FAILED',
+    result: null,
+    errorCode: cutBytes(String(code), 64, ''),
+    errorMessage: cutWithMarker(String(message ?? ''), ERROR_MESSAGE_MAX_BYTES),
+    errorDetails: boundedDetails(details),
+  };
 }
 
 /**
@@ -62,7 +72,13 @@ export function replacementOutcome(outcome: RunOutcome, reason: string): RunOutc
   return {
     state: 'FAILED',
     result: null,
-    error: { code: RESULT_NOT_STORED, message: cutWithMarker(`The run ended ${outcome.state} but its outcome could not be stored (${reason}).`, ERROR_MESSAGE_MAX_BYTES) },
+    error: {
+      code: RESULT_NOT_STORED,
+      message: cutWithMarker(
+        `The run ended ${outcome.state} but its outcome could not be stored (${reason}).`,
+        ERROR_MESSAGE_MAX_BYTES,
+      ),
+    },
     version: null,
     beganAt: outcome.beganAt,
     endedAt: outcome.endedAt,
@@ -140,6 +156,7 @@ function boundStrings(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object' || depth > 16) return depth > 16 ? null : value;
   if (Array.isArray(value)) return value.map((item) => boundStrings(item, depth + 1));
   const bounded: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) bounded[cutWithMarker(key, DETAIL_STRING_MAX_BYTES)] = boundStrings(item, depth + 1);
+  for (const [key, item] of Object.entries(value as Record<string, unknown>))
+    bounded[cutWithMarker(key, DETAIL_STRING_MAX_BYTES)] = boundStrings(item, depth + 1);
   return bounded;
 }

@@ -21,9 +21,17 @@ export function apiDocsRouter(spec: Record<string, unknown>): Router {
     response.json(spec);
   });
   router.use('/docs', swaggerUi.serve);
-  router.get('/docs', swaggerUi.setup(undefined, {
-    customSiteTitle: 'Scenario Scoring Service API',
-    swaggerOptions: { url: '/openapi.json', persistAuthorization: true, tryItOutEnabled: true, displayOperationId: true },
-  }));
+  router.get(
+    '/docs',
+    swaggerUi.setup(undefined, {
+      customSiteTitle: 'Scenario Scoring Service API',
+      swaggerOptions: {
+        url: '/openapi.json',
+        persistAuthorization: true,
+        tryItOutEnabled: true,
+        displayOperationId: true,
+      },
+    }),
+  );
   return router;
 }

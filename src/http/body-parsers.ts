@@ -73,9 +73,10 @@ export function yamlBody(limitBytes: number, maxDepth: number, parser: YamlBodyP
  */
 function notACollection(value: unknown): BadRequestError {
   const kind = value === null ? 'empty (null)' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
-  const hint = typeof value === 'string' && /:\s/.test(value)
-    ? ' (a client that JSON-encodes every body sends YAML text so: send the text itself as application/yaml, or the document as application/json)'
-    : '';
+  const hint =
+    typeof value === 'string' && /:\s/.test(value)
+      ? ' (a client that JSON-encodes every body sends YAML text so: send the text itself as application/yaml, or the document as application/json)'
+      : '';
   const problem = { path: 'body', message: `must be a mapping or a list; it is ${kind}${hint}` };
   return new BadRequestError(`The YAML body ${problem.message}.`, 'VALIDATION_FAILED', [problem]);
 }
@@ -107,6 +108,10 @@ export function requiredBody(mediaTypes: string[]): RequestHandler {
   return (request, _response, next) => {
     // Worded as the fast lane's check words it (operation-validator.ts).
     const problem = { path: 'body', message: `is required (${mediaTypes.join(', ')})` };
-    next(carriesBody(request.headers) ? undefined : new BadRequestError(`${problem.path} ${problem.message}`, 'VALIDATION_FAILED', [problem]));
+    next(
+      carriesBody(request.headers)
+        ? undefined
+        : new BadRequestError(`${problem.path} ${problem.message}`, 'VALIDATION_FAILED', [problem]),
+    );
   };
 }

@@ -27,7 +27,9 @@ import { BadRequestError } from '../errors/bad-request-error.js';
  */
 export function contextQuery(spec: { paths: Record<string, Record<string, unknown>> }): RequestHandler {
   const matchRoute = createRouteMatcher(routes);
-  const takesContext = new Set<string>(routes.filter((route) => declaresContext(spec.paths[route.path]?.[route.method])).map((route) => route.operationId));
+  const takesContext = new Set<string>(
+    routes.filter((route) => declaresContext(spec.paths[route.path]?.[route.method])).map((route) => route.operationId),
+  );
   return (request, _response, next) => {
     const route = matchRoute(request.method, request.path);
     if (!route || !takesContext.has(route.operationId)) {
@@ -38,7 +40,10 @@ export function contextQuery(spec: { paths: Record<string, Record<string, unknow
     const fieldNames = Object.keys(query).filter((name) => name.startsWith(`${PARAMETER}[`));
     for (const name of fieldNames) delete query[name];
     const context = fieldNames.length > 0 ? fromFields(request, query[PARAMETER]) : fromPlainValue(query[PARAMETER]);
-    query[PARAMETER] = withoutStringifiedObjects(context, (request.user as { isAdmin?: boolean } | undefined)?.isAdmin === true);
+    query[PARAMETER] = withoutStringifiedObjects(
+      context,
+      (request.user as { isAdmin?: boolean } | undefined)?.isAdmin === true,
+    );
     // Express 5 computes `req.query` on each read; an own property is what the validator and the handler then see.
     Object.defineProperty(request, 'query', { value: query, writable: true, configurable: true, enumerable: true });
     next();
@@ -49,8 +54,11 @@ const PARAMETER = 'context';
 const CONTEXT_REF = '#/components/parameters/Context';
 
 function declaresContext(operation: unknown): boolean {
-  const parameters = (operation as { parameters?: Array<{ $ref?: string; name?: string; in?: string }> } | undefined)?.parameters ?? [];
-  return parameters.some((parameter) => parameter.$ref === CONTEXT_REF || (parameter.name === PARAMETER && parameter.in === 'query'));
+  const parameters =
+    (operation as { parameters?: Array<{ $ref?: string; name?: string; in?: string }> } | undefined)?.parameters ?? [];
+  return parameters.some(
+    (parameter) => parameter.$ref === CONTEXT_REF || (parameter.name === PARAMETER && parameter.in === 'query'),
+  );
 }
 
 /** What `String(object)` writes: the object's content is not in it. */
@@ -72,7 +80,8 @@ function lostObject(isAdmin: boolean, path: string): undefined {
   if (!isAdmin) return undefined;
   throw new BadRequestError(
     'The context arrived as "[object Object]": the client wrote an object with String(), so whom it names is lost. Send the context as JSON (`context=%7B…%7D`) or as deepObject fields; the scenario management guide shows the one line each generated client needs.',
-    'VALIDATION_FAILED', [{ path, message: 'is "[object Object]": send it as JSON or as deepObject fields' }],
+    'VALIDATION_FAILED',
+    [{ path, message: 'is "[object Object]": send it as JSON or as deepObject fields' }],
   );
 }
 
@@ -86,14 +95,25 @@ function fromPlainValue(value: unknown): unknown {
 /** `context[a][b]=…` fields (read from the raw query string, so nesting and encoding are exact). */
 function fromFields(request: Request, plainValue: unknown): unknown {
   if (plainValue !== undefined) {
-    throw new BadRequestError('Send `context` once: either as deepObject fields (`context[actors][requester][username]=…`) or as JSON (`context=%7B…%7D`), not both.', 'VALIDATION_FAILED', [
-      { path: 'query.context', message: 'is given both as JSON and as deepObject fields' },
-    ]);
+    throw new BadRequestError(
+      'Send `context` once: either as deepObject fields (`context[actors][requester][username]=…`) or as JSON (`context=%7B…%7D`), not both.',
+      'VALIDATION_FAILED',
+      [{ path: 'query.context', message: 'is given both as JSON and as deepObject fields' }],
+    );
   }
   const url = request.originalUrl;
   const queryString = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-  const fields = queryString.split('&').filter((pair) => decodedName(pair).startsWith(`${PARAMETER}[`)).join('&');
-  const parsed = parseNested(fields, { depth: 10, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false, allowDots: false })[PARAMETER];
+  const fields = queryString
+    .split('&')
+    .filter((pair) => decodedName(pair).startsWith(`${PARAMETER}[`))
+    .join('&');
+  const parsed = parseNested(fields, {
+    depth: 10,
+    arrayLimit: 100,
+    parameterLimit: 1000,
+    allowPrototypes: false,
+    allowDots: false,
+  })[PARAMETER];
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return parsed;
   const context: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
   for (const [key, value] of Object.entries(context)) {
@@ -111,7 +131,9 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
   if (!text.trimStart().startsWith('{')) return undefined;
   try {
     const value = JSON.parse(text) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -13,9 +13,11 @@ const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 function dateTimeParameter(text: string, path: string): Date {
   const ms = Date.parse(text);
   if (!(ms >= EARLIEST_MS && ms <= LATEST_MS)) {
-    throw new BadRequestError(`${path} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z (UTC): ${text} does not.`, 'VALIDATION_FAILED', [
-      { path, message: 'must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z (UTC)' },
-    ]);
+    throw new BadRequestError(
+      `${path} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z (UTC): ${text} does not.`,
+      'VALIDATION_FAILED',
+      [{ path, message: 'must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z (UTC)' }],
+    );
   }
   return new Date(ms);
 }

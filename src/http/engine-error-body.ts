@@ -15,18 +15,38 @@ import type { ErrorBody } from '../errors/error-handler.js';
 export function engineErrorBody(error: unknown): ErrorBody | undefined {
   if (error instanceof PortUnavailableError) return databaseUnavailableBody();
   if (error instanceof InputValidationError) {
-    const details: ErrorDetail[] = error.violations.map((violation) => ({ path: violation.variable, variable: violation.variable, message: violation.message }));
+    const details: ErrorDetail[] = error.violations.map((violation) => ({
+      path: violation.variable,
+      variable: violation.variable,
+      message: violation.message,
+    }));
     return { status: 400, code: 'INVALID_INPUT', message: error.message, details };
   }
   if (error instanceof ScenarioCompileError) {
-    const details: ErrorDetail[] = error.diagnostics.map((diagnostic) => ({ ...diagnostic, path: diagnostic.path ?? (diagnostic.nodeId ? `nodes.${diagnostic.nodeId}` : undefined) }));
+    const details: ErrorDetail[] = error.diagnostics.map((diagnostic) => ({
+      ...diagnostic,
+      path: diagnostic.path ?? (diagnostic.nodeId ? `nodes.${diagnostic.nodeId}` : undefined),
+    }));
     return { status: 422, code: 'COMPILE_ERROR', message: error.message, details };
   }
   if (error instanceof ScenarioRunError) {
-    const where = error.nodeId ? ` at node "${error.nodeName ?? error.nodeId}" (${error.nodeId}, ${error.nodeType})` : '';
-    const detail: ErrorDetail = { code: error.code, message: error.message, nodeId: error.nodeId ?? undefined, nodeName: error.nodeName ?? undefined, nodeType: error.nodeType ?? undefined };
+    const where = error.nodeId
+      ? ` at node "${error.nodeName ?? error.nodeId}" (${error.nodeId}, ${error.nodeType})`
+      : '';
+    const detail: ErrorDetail = {
+      code: error.code,
+      message: error.message,
+      nodeId: error.nodeId ?? undefined,
+      nodeName: error.nodeName ?? undefined,
+      nodeType: error.nodeType ?? undefined,
+    };
     if (error.nodeId) detail.path = `nodes.${error.nodeId}`;
-    return { status: 422, code: 'RUN_FAILED', message: `The scenario failed${where}: ${error.message}`, details: [detail] };
+    return {
+      status: 422,
+      code: 'RUN_FAILED',
+      message: `The scenario failed${where}: ${error.message}`,
+      details: [detail],
+    };
   }
   return undefined;
 }

@@ -41,7 +41,7 @@ export function expressHandler(handler: AnyOperationHandler, shape: OperationSha
       params: request.params,
       query: request.query,
       headers: declaredHeaders(request, shape.headerNames),
-      body: shape.uploadFields.length > 0 ? withUploads(request, shape.uploadFields) : request.body as unknown,
+      body: shape.uploadFields.length > 0 ? withUploads(request, shape.uploadFields) : (request.body as unknown),
       accepts: (mediaTypes: string[]) => request.accepts(mediaTypes),
     };
     // The spec's validator has checked (and coerced) every part: the handler's types hold from here on.

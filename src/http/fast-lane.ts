@@ -64,13 +64,22 @@ interface LaneOperation extends FastLaneOperation {
 }
 
 /** What one request's log line reports. */
-interface RequestLog { requestId: string; started: bigint; user?: string; route: RouteDefinition }
+interface RequestLog {
+  requestId: string;
+  started: bigint;
+  user?: string;
+  route: RouteDefinition;
+}
 
 function compileOperation(options: FastLaneOptions, operation: FastLaneOperation): LaneOperation {
   const { route } = operation;
-  if (!route.security.some((scheme) => scheme === 'scoreTokenQuery' || scheme === 'scoreTokenHeader')) throw new Error(`the fast lane serves score-token operations, not ${route.operationId}`);
+  if (!route.security.some((scheme) => scheme === 'scoreTokenQuery' || scheme === 'scoreTokenHeader'))
+    throw new Error(`the fast lane serves score-token operations, not ${route.operationId}`);
   const shape = operationShape(options.spec, route.operationId);
-  if (shape.replyMediaTypes.some((mediaType) => mediaType !== 'application/json')) throw new Error(`the fast lane answers JSON only, and ${route.operationId} answers ${shape.replyMediaTypes.join(', ')}`);
+  if (shape.replyMediaTypes.some((mediaType) => mediaType !== 'application/json'))
+    throw new Error(
+      `the fast lane answers JSON only, and ${route.operationId} answers ${shape.replyMediaTypes.join(', ')}`,
+    );
   return {
     ...operation,
     headerNames: shape.headerNames,
@@ -93,11 +102,19 @@ function decodeParams(raw: Record<string, string>): Record<string, string> | und
 
 export function createFastLane(options: FastLaneOptions): FastLane {
   const { logger } = options;
-  const operations = new Map(options.operations.map((operation) => [operation.route, compileOperation(options, operation)]));
+  const operations = new Map(
+    options.operations.map((operation) => [operation.route, compileOperation(options, operation)]),
+  );
   // The same matching rule as Express (src/http/route-matching.ts): what the lane declines, Express serves or answers 404.
   const matchOperation = createOperationMatcher(options.operations.map((operation) => operation.route));
 
-  async function serve(request: IncomingMessage, operation: LaneOperation, params: Record<string, string>, log: RequestLog, queryString: string): Promise<WireReply> {
+  async function serve(
+    request: IncomingMessage,
+    operation: LaneOperation,
+    params: Record<string, string>,
+    log: RequestLog,
+    queryString: string,
+  ): Promise<WireReply> {
     const user = await authenticateScoreToken(options.users, request.headers, request.url ?? '', operation.route);
     log.user = user.username;
     const query = parseQuery(queryString) as Record<string, unknown>;
@@ -118,14 +135,32 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     }
     const problems = operation.check({ query, params, headers, body, isJson });
     if (problems.length > 0) {
-      throw new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems);
+      throw new BadRequestError(
+        problems.map((problem) => `${problem.path} ${problem.message}`).join('; '),
+        'VALIDATION_FAILED',
+        problems,
+      );
     }
     // Validated above: the handler's types hold from here on. Its operation answers JSON only: nothing to negotiate.
-    const typed = { user, requestId: log.requestId, params, query, headers, body, accepts: (mediaTypes: string[]) => mediaTypes[0] ?? false };
+    const typed = {
+      user,
+      requestId: log.requestId,
+      params,
+      query,
+      headers,
+      body,
+      accepts: (mediaTypes: string[]) => mediaTypes[0] ?? false,
+    };
     return operation.handle(typed as never);
   }
 
-  function reply(response: ServerResponse, operation: LaneOperation, log: RequestLog, outcome: WireReply, error?: unknown): void {
+  function reply(
+    response: ServerResponse,
+    operation: LaneOperation,
+    log: RequestLog,
+    outcome: WireReply,
+    error?: unknown,
+  ): void {
     const { requestId, user, route } = log;
     let { status, body } = outcome;
     const problem = operation.checkResponse?.(status, body);
@@ -134,12 +169,37 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       body = { status: 500, code: 'INTERNAL_ERROR', message: problem, requestId };
     }
     const text = JSON.stringify(body);
-    response.writeHead(status, { ...replyHeaders(outcome), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
+    response.writeHead(status, {
+      ...replyHeaders(outcome),
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(text),
+      'X-Request-Id': requestId,
+    });
     response.end(text);
     const durationMs = Number(process.hrtime.bigint() - log.started) / 1e6;
-    if (status === 503) logger.warn({ requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request refused: dependency unavailable');
-    else if (status >= 500) logger.error({ requestId, err: error ?? problem, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request failed');
-    else logger.info({ requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user }, 'request');
+    if (status === 503)
+      logger.warn(
+        { requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user },
+        'request refused: dependency unavailable',
+      );
+    else if (status >= 500)
+      logger.error(
+        {
+          requestId,
+          err: error ?? problem,
+          method: route.method.toUpperCase(),
+          path: route.path,
+          status,
+          durationMs,
+          user,
+        },
+        'request failed',
+      );
+    else
+      logger.info(
+        { requestId, method: route.method.toUpperCase(), path: route.path, status, durationMs, user },
+        'request',
+      );
   }
 
   return (request, response) => {
@@ -152,7 +212,11 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (!operation || !params) return false;
     const served = operation;
     const incoming = request.headers['x-request-id'];
-    const log: RequestLog = { requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId(), started: process.hrtime.bigint(), route: served.route };
+    const log: RequestLog = {
+      requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId(),
+      started: process.hrtime.bigint(),
+      route: served.route,
+    };
     serve(request, served, params, log, mark < 0 ? '' : url.slice(mark + 1)).then(
       (outcome) => reply(response, served, log, outcome),
       (error: unknown) => {
@@ -203,7 +267,9 @@ function readJsonBody(request: IncomingMessage, limitBytes: number, isJson: bool
       try {
         resolve(JSON.parse(text) as unknown);
       } catch (error) {
-        reject(new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, 'MALFORMED_BODY'));
+        reject(
+          new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, 'MALFORMED_BODY'),
+        );
       }
     });
   });

@@ -38,7 +38,9 @@ function numericParameters(spec: SpecDocument): Map<string, NumericParameter[]> 
     for (const operation of Object.values(item)) {
       if (!operation.operationId) continue;
       const parameters = (operation.parameters ?? [])
-        .map((parameter) => (parameter.$ref ? spec.components?.parameters?.[parameter.$ref.split('/').pop() as string] : parameter))
+        .map((parameter) =>
+          parameter.$ref ? spec.components?.parameters?.[parameter.$ref.split('/').pop() as string] : parameter,
+        )
         .filter((parameter): parameter is SpecParameter => Boolean(parameter) && isNumeric(parameter as SpecParameter))
         .filter((parameter) => parameter.in === 'path' || parameter.in === 'query' || parameter.in === 'header')
         .map((parameter) => ({ name: parameter.name, location: parameter.in as NumericParameter['location'] }));
@@ -57,21 +59,32 @@ const isInfinite = (value: unknown): boolean => {
 export function refuseInfiniteNumbers(spec: SpecDocument): RequestHandler {
   const byOperation = numericParameters(spec);
   return (request, _response, next) => {
-    const openapi = (request as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
+    const openapi = (
+      request as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }
+    ).openapi;
     const parameters = byOperation.get(openapi?.schema?.operationId ?? '');
     if (!parameters) {
       next();
       return;
     }
     const problems = parameters.flatMap(({ name, location }) => {
-      const value = location === 'path' ? openapi?.pathParams?.[name]
-        : location === 'query' ? (request.query as Record<string, unknown>)[name]
-          : request.headers[name.toLowerCase()];
+      const value =
+        location === 'path'
+          ? openapi?.pathParams?.[name]
+          : location === 'query'
+            ? (request.query as Record<string, unknown>)[name]
+            : request.headers[name.toLowerCase()];
       const where = location === 'path' ? 'params' : location === 'query' ? 'query' : 'headers';
       return isInfinite(value) ? [{ path: `${where}.${name}`, message: 'must be a finite number' }] : [];
     });
     if (problems.length > 0) {
-      next(new BadRequestError(problems.map((problem) => `${problem.path} ${problem.message}`).join('; '), 'VALIDATION_FAILED', problems));
+      next(
+        new BadRequestError(
+          problems.map((problem) => `${problem.path} ${problem.message}`).join('; '),
+          'VALIDATION_FAILED',
+          problems,
+        ),
+      );
       return;
     }
     next();

@@ -12,7 +12,9 @@ const GUIDES_PATH = '/docs/guides';
 /** The guides by name, read once: `docs/*.md` and the README. Nothing else of the checkout is reachable. */
 export function loadGuides(): Map<string, string> {
   const guides = new Map<string, string>([['readme', readFileSync(README, 'utf8')]]);
-  for (const file of readdirSync(DOCS_DIR).filter((name) => name.endsWith('.md')).sort()) {
+  for (const file of readdirSync(DOCS_DIR)
+    .filter((name) => name.endsWith('.md'))
+    .sort()) {
     guides.set(file.slice(0, -'.md'.length), readFileSync(new URL(file, DOCS_DIR), 'utf8'));
   }
   return guides;
@@ -25,7 +27,9 @@ export function loadGuides(): Map<string, string> {
  */
 export function guidesRouter(guides: Map<string, string>): Router {
   const router = express.Router(ROUTE_MATCHING);
-  const index = ['# Guides', '', ...[...guides.keys()].map((name) => `- [${name}](${GUIDES_PATH}/${name})`), ''].join('\n');
+  const index = ['# Guides', '', ...[...guides.keys()].map((name) => `- [${name}](${GUIDES_PATH}/${name})`), ''].join(
+    '\n',
+  );
   const markdown = 'text/markdown; charset=utf-8';
   router.get(GUIDES_PATH, (_request, response) => {
     response.type(markdown).send(index);
@@ -33,7 +37,8 @@ export function guidesRouter(guides: Map<string, string>): Router {
   router.get(`${GUIDES_PATH}/:name`, (request, response, next) => {
     const text = guides.get(request.params.name.replace(/\.md$/, ''));
     // Answered here: nothing under /docs/guides falls through to the interactive view's static files.
-    if (text === undefined) next(new NotFoundError(`No guide ${request.params.name}; ${GUIDES_PATH} lists them.`, 'ROUTE_NOT_FOUND'));
+    if (text === undefined)
+      next(new NotFoundError(`No guide ${request.params.name}; ${GUIDES_PATH} lists them.`, 'ROUTE_NOT_FOUND'));
     else response.type(markdown).send(text);
   });
   return router;

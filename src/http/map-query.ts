@@ -54,7 +54,13 @@ export function mapQuery(spec: { paths: Record<string, Record<string, unknown>> 
 function stringMapParameters(operation: unknown): string[] {
   const parameters = (operation as { parameters?: ParameterObject[] } | undefined)?.parameters ?? [];
   return parameters
-    .filter((parameter) => parameter.in === 'query' && parameter.style === 'deepObject' && parameter.schema?.type === 'object' && parameter.schema.additionalProperties?.type === 'string')
+    .filter(
+      (parameter) =>
+        parameter.in === 'query' &&
+        parameter.style === 'deepObject' &&
+        parameter.schema?.type === 'object' &&
+        parameter.schema.additionalProperties?.type === 'string',
+    )
     .map((parameter) => parameter.name as string);
 }
 
@@ -67,10 +73,14 @@ function mapOf(name: string, pairs: string[]): Record<string, string> {
     if (!field.startsWith(`${name}[`)) continue;
     const key = /^[^[\]]*\[([^[\]]*)\]$/.exec(field)?.[1];
     if (key === undefined) {
-      throw new BadRequestError(`Query field "${field}" is not of the form ${name}[key]=value.`, 'VALIDATION_FAILED', [{ path: `query.${name}`, message: `"${field}" is not of the form ${name}[key]` }]);
+      throw new BadRequestError(`Query field "${field}" is not of the form ${name}[key]=value.`, 'VALIDATION_FAILED', [
+        { path: `query.${name}`, message: `"${field}" is not of the form ${name}[key]` },
+      ]);
     }
     if (Object.hasOwn(map, key)) {
-      throw new BadRequestError(`Query field ${name}[${key}] is given more than once.`, 'VALIDATION_FAILED', [{ path: `query.${name}[${key}]`, message: 'is given more than once' }]);
+      throw new BadRequestError(`Query field ${name}[${key}] is given more than once.`, 'VALIDATION_FAILED', [
+        { path: `query.${name}[${key}]`, message: 'is given more than once' },
+      ]);
     }
     map[key] = separator === -1 ? '' : formDecode(pair.slice(separator + 1));
   }

@@ -13,7 +13,8 @@ class UploadStorageError extends Error {
 /** `storage`, with its failures told apart from those of the form itself. */
 function markingFailures(storage: StorageEngine): StorageEngine {
   return {
-    _handleFile: (request, file, callback) => storage._handleFile(request, file, (error, info) => callback(error ? new UploadStorageError(error) : null, info)),
+    _handleFile: (request, file, callback) =>
+      storage._handleFile(request, file, (error, info) => callback(error ? new UploadStorageError(error) : null, info)),
     _removeFile: (request, file, callback) => storage._removeFile(request, file, callback),
   };
 }

@@ -8,7 +8,9 @@ import { pathBeyondDepth } from '../engine/index.js';
  */
 
 export function nestingTooDeep(path: string, maxDepth: number, what = 'The request body'): BadRequestError {
-  return new BadRequestError(`${what} is nested deeper than ${maxDepth} levels at ${path}.`, 'NESTING_TOO_DEEP', [{ path, message: `nested deeper than ${maxDepth} levels` }]);
+  return new BadRequestError(`${what} is nested deeper than ${maxDepth} levels at ${path}.`, 'NESTING_TOO_DEEP', [
+    { path, message: `nested deeper than ${maxDepth} levels` },
+  ]);
 }
 
 /** Throws 400 NESTING_TOO_DEEP naming where `value` nests deeper than `maxDepth` levels. */

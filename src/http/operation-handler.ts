@@ -23,11 +23,15 @@ export interface UploadedFile {
 }
 
 /** The multipart body with its file fields as uploads (a text field sent under a file's name is left out). */
-type WithUploads<Body, Files extends string> = [Files] extends [never] ? Body : Omit<Body, Files> & { [F in Files]?: UploadedFile };
+type WithUploads<Body, Files extends string> = [Files] extends [never]
+  ? Body
+  : Omit<Body, Files> & { [F in Files]?: UploadedFile };
 
 /** The media types operation K answers in (its success replies' `contentType`s). */
 type ReplyMediaTypeOf<K extends OperationId> = Contract<K>['replies'] extends infer Reply
-  ? Reply extends { contentType?: infer MediaType extends string } ? MediaType : never
+  ? Reply extends { contentType?: infer MediaType extends string }
+    ? MediaType
+    : never
   : never;
 
 /** What a handler of operation K is given: validated by the spec before it runs. */
@@ -70,6 +74,7 @@ export type AnyOperationHandler = (request: never) => Promise<WireReply>;
 /** A reply's headers as sent: declared values written as text, absent ones left out. */
 export function replyHeaders(reply: WireReply): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(reply.headers ?? {})) if (value !== undefined) headers[name] = String(value);
+  for (const [name, value] of Object.entries(reply.headers ?? {}))
+    if (value !== undefined) headers[name] = String(value);
   return headers;
 }

@@ -31,15 +31,21 @@ export function isFileSchema(schema: PropertySchema): boolean {
 export function operationShape(spec: OpenApiDocument, operationId: string): OperationShape {
   const operation = findOperation(spec, operationId);
   const multipart = operation.requestBody?.content['multipart/form-data'];
-  const properties = multipart ? resolve(spec, multipart.schema as ObjectSchema | { $ref: string }).properties ?? {} : {};
-  const successes = Object.entries(operation.responses).filter(([status]) => status.startsWith('2')).map(([, response]) => resolve(spec, response));
+  const properties = multipart
+    ? (resolve(spec, multipart.schema as ObjectSchema | { $ref: string }).properties ?? {})
+    : {};
+  const successes = Object.entries(operation.responses)
+    .filter(([status]) => status.startsWith('2'))
+    .map(([, response]) => resolve(spec, response));
   return {
     headerNames: declaredHeaders(spec, operationId),
     takesBody: operation.requestBody !== undefined,
     requiresBody: operation.requestBody?.required === true,
     bodyMediaTypes: Object.keys(operation.requestBody?.content ?? {}),
     takesMultipart: multipart !== undefined,
-    uploadFields: Object.entries(properties).filter(([, schema]) => isFileSchema(resolve(spec, schema))).map(([name]) => name),
+    uploadFields: Object.entries(properties)
+      .filter(([, schema]) => isFileSchema(resolve(spec, schema)))
+      .map(([name]) => name),
     replyMediaTypes: [...new Set(successes.flatMap((response) => Object.keys(response.content ?? {})))],
     variesOnAccept: successes.some((response) => Object.keys(response.content ?? {}).length > 1),
   };

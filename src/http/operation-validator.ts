@@ -30,7 +30,12 @@ export interface SpecOperation {
 
 export interface OpenApiDocument {
   paths: Record<string, Record<string, SpecOperation>>;
-  components: { schemas: Record<string, unknown>; parameters?: Record<string, SpecParameter>; responses?: Record<string, { content?: Record<string, { schema: unknown }> }>; securitySchemes?: Record<string, { in?: string; name?: string }> };
+  components: {
+    schemas: Record<string, unknown>;
+    parameters?: Record<string, SpecParameter>;
+    responses?: Record<string, { content?: Record<string, { schema: unknown }> }>;
+    securitySchemes?: Record<string, { in?: string; name?: string }>;
+  };
 }
 
 export function findOperation(spec: OpenApiDocument, operationId: string): SpecOperation {
@@ -72,8 +77,10 @@ function details(errors: ErrorObject[] | null | undefined, location: string): Er
   return (errors ?? []).map((error) => {
     let path = location + error.instancePath.replace(/\//g, '.');
     if (error.keyword === 'required') path += `.${(error.params as { missingProperty: string }).missingProperty}`;
-    if (error.keyword === 'additionalProperties') path += `.${(error.params as { additionalProperty: string }).additionalProperty}`;
-    const message = error.keyword === 'additionalProperties' ? 'is not an allowed parameter' : (error.message ?? 'is invalid');
+    if (error.keyword === 'additionalProperties')
+      path += `.${(error.params as { additionalProperty: string }).additionalProperty}`;
+    const message =
+      error.keyword === 'additionalProperties' ? 'is not an allowed parameter' : (error.message ?? 'is invalid');
     return { path, message };
   });
 }
@@ -97,7 +104,10 @@ export interface RequestToCheck {
 function parametersSchema(parameters: SpecParameter[], extra: Array<[string, unknown]> = [], closed = false): object {
   return {
     type: 'object',
-    properties: Object.fromEntries([...parameters.map((parameter) => [parameter.name, anchored(parameter.schema)]), ...extra]),
+    properties: Object.fromEntries([
+      ...parameters.map((parameter) => [parameter.name, anchored(parameter.schema)]),
+      ...extra,
+    ]),
     required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
     additionalProperties: !closed,
   };
@@ -108,7 +118,10 @@ function parametersSchema(parameters: SpecParameter[], extra: Array<[string, unk
  * `operationId`; the result lists every problem ([] when valid), with the paths
  * express-openapi-validator reports (`query.name`, `params.name`, `headers.x-sce-requestid`, `body.a`).
  */
-export function compileRequestCheck(spec: OpenApiDocument, operationId: string): (request: RequestToCheck) => ErrorDetail[] {
+export function compileRequestCheck(
+  spec: OpenApiDocument,
+  operationId: string,
+): (request: RequestToCheck) => ErrorDetail[] {
   const operation = findOperation(spec, operationId);
   const ajv = createAjv(spec);
   // Header values arrive as text: integers are coerced, as the Express lane's validator does.
@@ -117,16 +130,29 @@ export function compileRequestCheck(spec: OpenApiDocument, operationId: string):
   const unsupported = parameters.find((parameter) => parameter.in === 'cookie');
   if (unsupported) throw new Error(`${operationId}: cookie parameters are not supported here`);
   // API-key schemes sent as query parameters (the score token's `key`) are allowed too.
-  const securityQuery = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))
+  const securityQuery = (operation.security ?? [])
+    .flatMap((requirement) => Object.keys(requirement))
     .map((name) => spec.components.securitySchemes?.[name])
-    .filter((scheme): scheme is { in: string; name: string } => scheme?.in === 'query' && typeof scheme.name === 'string')
+    .filter(
+      (scheme): scheme is { in: string; name: string } => scheme?.in === 'query' && typeof scheme.name === 'string',
+    )
     .map((scheme) => scheme.name);
   const inLocation = (location: SpecParameter['in']) => parameters.filter((parameter) => parameter.in === location);
-  const validateQuery = ajv.compile(parametersSchema(inLocation('query'), securityQuery.map((name) => [name, { type: 'string' }]), true));
+  const validateQuery = ajv.compile(
+    parametersSchema(
+      inLocation('query'),
+      securityQuery.map((name) => [name, { type: 'string' }]),
+      true,
+    ),
+  );
   const validateParams = ajv.compile(parametersSchema(inLocation('path')));
-  const validateHeaders = coercing.compile(parametersSchema(inLocation('header').map((parameter) => ({ ...parameter, name: parameter.name.toLowerCase() }))));
+  const validateHeaders = coercing.compile(
+    parametersSchema(inLocation('header').map((parameter) => ({ ...parameter, name: parameter.name.toLowerCase() }))),
+  );
   const jsonBody = operation.requestBody?.content['application/json'];
-  const validateBody: ValidateFunction | undefined = jsonBody ? ajv.compile(anchored(jsonBody.schema) as object) : undefined;
+  const validateBody: ValidateFunction | undefined = jsonBody
+    ? ajv.compile(anchored(jsonBody.schema) as object)
+    : undefined;
   const bodyRequired = operation.requestBody?.required === true;
 
   return ({ query, params, headers, body, isJson }) => {
@@ -136,7 +162,8 @@ export function compileRequestCheck(spec: OpenApiDocument, operationId: string):
     if (!validateHeaders(headers)) problems.push(...details(validateHeaders.errors, 'headers'));
     if (validateBody) {
       if (body !== undefined && !isJson) problems.push({ path: 'body', message: 'must be sent as application/json' });
-      else if (body === undefined && bodyRequired) problems.push({ path: 'body', message: 'is required (application/json)' });
+      else if (body === undefined && bodyRequired)
+        problems.push({ path: 'body', message: 'is required (application/json)' });
       else if (body !== undefined && !validateBody(body)) problems.push(...details(validateBody.errors, 'body'));
     }
     return problems;
@@ -145,8 +172,10 @@ export function compileRequestCheck(spec: OpenApiDocument, operationId: string):
 
 /** The header parameters `operationId` declares, by lower-case name: what both lanes hand to the check and to the handler. */
 export function declaredHeaders(spec: OpenApiDocument, operationId: string): string[] {
-  return (findOperation(spec, operationId).parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter))
-    .filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());
+  return (findOperation(spec, operationId).parameters ?? [])
+    .map((parameter) => resolve<SpecParameter>(spec, parameter))
+    .filter((parameter) => parameter.in === 'header')
+    .map((parameter) => parameter.name.toLowerCase());
 }
 
 /** A response's status and JSON body checked against an operation's declared responses: what is wrong, or undefined. */
@@ -160,13 +189,19 @@ export function compileResponseChecks(spec: OpenApiDocument): Map<string, Respon
   const ajv = createAjv(spec);
   const checks = new Map<string, ResponseCheck>();
   for (const item of Object.values(spec.paths)) {
-    for (const operation of Object.values(item)) if (operation?.operationId) checks.set(operation.operationId, compileResponseCheck(spec, operation.operationId, ajv));
+    for (const operation of Object.values(item))
+      if (operation?.operationId)
+        checks.set(operation.operationId, compileResponseCheck(spec, operation.operationId, ajv));
   }
   return checks;
 }
 
 /** Compiles a check of responses (VALIDATE_RESPONSES) of `operationId` against the spec; it returns what is wrong, or undefined. */
-function compileResponseCheck(spec: OpenApiDocument, operationId: string, ajv: Ajv2020 = createAjv(spec)): ResponseCheck {
+function compileResponseCheck(
+  spec: OpenApiDocument,
+  operationId: string,
+  ajv: Ajv2020 = createAjv(spec),
+): ResponseCheck {
   const operation = findOperation(spec, operationId);
   const byStatus = new Map<string, ValidateFunction>();
   for (const [status, declared] of Object.entries(operation.responses)) {

@@ -22,11 +22,14 @@ export function formDecode(text: string): string {
  * carry deepObject brackets). Reading it gives the same values as reading the original.
  */
 export function canonicalQueryString(query: string): string {
-  return query.split('&').map((pair) => {
-    const separator = pair.indexOf('=');
-    if (separator === -1) return pair;
-    return `${pair.slice(0, separator + 1)}${encodeURIComponent(formDecode(pair.slice(separator + 1)))}`;
-  }).join('&');
+  return query
+    .split('&')
+    .map((pair) => {
+      const separator = pair.indexOf('=');
+      if (separator === -1) return pair;
+      return `${pair.slice(0, separator + 1)}${encodeURIComponent(formDecode(pair.slice(separator + 1)))}`;
+    })
+    .join('&');
 }
 
 /**

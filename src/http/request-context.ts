@@ -34,7 +34,11 @@ export function requestContext(logger: Logger): RequestHandler {
     const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId();
     request.id = id;
     let child: Logger | undefined;
-    Object.defineProperty(request, 'log', { configurable: true, enumerable: false, get: () => (child ??= logger.child({ requestId: id })) });
+    Object.defineProperty(request, 'log', {
+      configurable: true,
+      enumerable: false,
+      get: () => (child ??= logger.child({ requestId: id })),
+    });
     response.setHeader('X-Request-Id', id);
     if (!logger.isLevelEnabled('info')) {
       next();
@@ -44,7 +48,17 @@ export function requestContext(logger: Logger): RequestHandler {
     response.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // Only the path: query strings may carry a score token (`key`), which is never logged.
-      logger.info({ requestId: id, method: request.method, path: request.path, status: response.statusCode, durationMs, user: request.user?.username }, 'request');
+      logger.info(
+        {
+          requestId: id,
+          method: request.method,
+          path: request.path,
+          status: response.statusCode,
+          durationMs,
+          user: request.user?.username,
+        },
+        'request',
+      );
     });
     next();
   };

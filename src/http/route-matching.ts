@@ -34,10 +34,16 @@ export interface OperationMatch {
  * table (Express registers them in this order) whose method and path match; HEAD is served by GET
  * routes. `pathname` is the raw path without the query string.
  */
-export function createOperationMatcher(table: readonly RouteDefinition[]): (method: string, pathname: string) => OperationMatch | undefined {
+export function createOperationMatcher(
+  table: readonly RouteDefinition[],
+): (method: string, pathname: string) => OperationMatch | undefined {
   const compiled = table.map((route) => ({
     method: route.method.toUpperCase(),
-    matches: match(route.expressPath, { sensitive: ROUTE_MATCHING.caseSensitive, trailing: !ROUTE_MATCHING.strict, decode: false }),
+    matches: match(route.expressPath, {
+      sensitive: ROUTE_MATCHING.caseSensitive,
+      trailing: !ROUTE_MATCHING.strict,
+      decode: false,
+    }),
     route,
   }));
   return (method, pathname) => {

@@ -39,7 +39,12 @@ export async function sendReply(response: Response, reply: WireReply, logger: Lo
       response.type(mediaType).send(toYaml(reply.body, { lineWidth: 0 }));
       return;
     case 'ndjson':
-      await streamResponse(response, `${mediaType}; charset=utf-8`, ndjsonPieces(reply.body as AsyncIterable<readonly unknown[]>), logger);
+      await streamResponse(
+        response,
+        `${mediaType}; charset=utf-8`,
+        ndjsonPieces(reply.body as AsyncIterable<readonly unknown[]>),
+        logger,
+      );
       return;
     case 'text':
       await streamResponse(response, `${mediaType}; charset=utf-8`, textPieces(reply.body), logger);

@@ -15,9 +15,16 @@ export interface HttpServerOptions {
 
 /** What a request Node's HTTP parser refused gets: the API's error, never Node's bare status line. */
 function clientErrorOf(error: NodeJS.ErrnoException, maxHeaderBytes: number): Error {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return new HeadersTooLargeError(`The request line and headers are larger than the ${maxHeaderBytes} bytes this server accepts.`);
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeoutError('The request headers did not arrive in time.');
-  return new BadRequestError(`The request is not well-formed HTTP (${error.code ?? 'parse error'}).`, 'MALFORMED_REQUEST');
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return new HeadersTooLargeError(
+      `The request line and headers are larger than the ${maxHeaderBytes} bytes this server accepts.`,
+    );
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new RequestTimeoutError('The request headers did not arrive in time.');
+  return new BadRequestError(
+    `The request is not well-formed HTTP (${error.code ?? 'parse error'}).`,
+    'MALFORMED_REQUEST',
+  );
 }
 
 /**
@@ -35,7 +42,8 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
     // Every further chunk the client sends fails the parser again: the connection was answered and is lingering.
     if (answered.has(socket)) return;
     // Nothing can be answered on a connection the client reset, or once a response has started on it.
-    const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    const started =
+      (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (error.code === 'ECONNRESET' || !socket.writable || started) {
       socket.destroy();
       return;
@@ -43,9 +51,14 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
     const body = toApiErrorBody(clientErrorOf(error, options.maxHeaderBytes));
     body.requestId = timeOrderedId();
     delete body.details;
-    options.logger.info({ requestId: body.requestId, status: body.status, code: body.code, parserError: error.code }, 'request refused by the HTTP parser');
+    options.logger.info(
+      { requestId: body.requestId, status: body.status, code: body.code, parserError: error.code },
+      'request refused by the HTTP parser',
+    );
     const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${body.status} ${STATUS_CODES[body.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nX-Request-Id: ${body.requestId}\r\nConnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nX-Request-Id: ${body.requestId}\r\nConnection: close\r\n\r\n${text}`,
+    );
     answered.add(socket);
     lingerThenClose(socket);
   });

@@ -7,7 +7,12 @@ import type { Logger } from 'pino';
  * the client goes away. A failure after the headers went out cannot become an error response: the
  * connection is closed before the end, so the client sees a cut stream, and the failure is logged.
  */
-export async function streamResponse(response: Response, contentType: string, pieces: AsyncIterable<string>, logger: Logger): Promise<void> {
+export async function streamResponse(
+  response: Response,
+  contentType: string,
+  pieces: AsyncIterable<string>,
+  logger: Logger,
+): Promise<void> {
   response.setHeader('Content-Type', contentType);
   let closed = false;
   response.on('close', () => {

@@ -17,9 +17,14 @@ export function validatorContentType(header: string): string {
     const equals = parameter.indexOf('=');
     if (equals < 0) continue;
     const name = parameter.slice(0, equals).trim().toLowerCase();
-    const value = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
-    if (name === 'charset' && !kept.some((entry) => entry.startsWith('charset='))) kept.push(`charset=${value.toLowerCase()}`);
-    else if (name === 'boundary' && !kept.some((entry) => entry.startsWith('boundary='))) kept.push(`boundary=${value}`);
+    const value = parameter
+      .slice(equals + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
+    if (name === 'charset' && !kept.some((entry) => entry.startsWith('charset=')))
+      kept.push(`charset=${value.toLowerCase()}`);
+    else if (name === 'boundary' && !kept.some((entry) => entry.startsWith('boundary=')))
+      kept.push(`boundary=${value}`);
   }
   return kept.join('; ');
 }

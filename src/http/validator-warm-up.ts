@@ -16,11 +16,20 @@ export interface WarmUpOperation {
  * validator's own middlewares only: no authentication, no handler, nothing stored. What they answer (most are
  * 400: they carry nothing) is ignored. Answers how many requests it sent.
  */
-export async function warmUpValidator(app: Express, validator: RequestHandler[], operations: readonly WarmUpOperation[]): Promise<number> {
+export async function warmUpValidator(
+  app: Express,
+  validator: RequestHandler[],
+  operations: readonly WarmUpOperation[],
+): Promise<number> {
   let sent = 0;
   for (const operation of operations) {
     const url = operation.path.replace(/\{[^}]+\}/g, '1');
-    const contentTypes = [undefined, ...operation.bodyMediaTypes.flatMap((type) => (type.startsWith('multipart/') ? [type] : [type, `${type}; charset=utf-8`]))];
+    const contentTypes = [
+      undefined,
+      ...operation.bodyMediaTypes.flatMap((type) =>
+        type.startsWith('multipart/') ? [type] : [type, `${type}; charset=utf-8`],
+      ),
+    ];
     for (const contentType of contentTypes) {
       await throughValidator(app, validator, operation.method.toUpperCase(), url, contentType);
       sent += 1;
@@ -32,10 +41,26 @@ export async function warmUpValidator(app: Express, validator: RequestHandler[],
 }
 
 /** Runs a bodiless request through the validator's middlewares until one ends it (an error) or all passed. */
-async function throughValidator(app: Express, validator: RequestHandler[], method: string, url: string, contentType: string | undefined): Promise<void> {
+async function throughValidator(
+  app: Express,
+  validator: RequestHandler[],
+  method: string,
+  url: string,
+  contentType: string | undefined,
+): Promise<void> {
   const request = Object.create(app.request) as Request;
   const response = Object.create(app.response) as Response;
-  Object.assign(request, { app, res: response, method, url, originalUrl: url, baseUrl: '', params: {}, body: undefined, headers: contentType ? { 'content-type': contentType } : {} });
+  Object.assign(request, {
+    app,
+    res: response,
+    method,
+    url,
+    originalUrl: url,
+    baseUrl: '',
+    params: {},
+    body: undefined,
+    headers: contentType ? { 'content-type': contentType } : {},
+  });
   Object.defineProperty(request, 'query', { value: {}, writable: true, configurable: true, enumerable: true });
   Object.assign(response, { app, req: request });
   for (const middleware of validator) {

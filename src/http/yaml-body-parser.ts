@@ -85,7 +85,10 @@ export class YamlBodyParser {
       if (this.worker !== worker || current?.job.id !== answer.id) return;
       const { job } = current;
       if (answer.started) {
-        current.timer = setTimeout(() => this.abandon(job, `took longer than LIMIT_YAML_PARSE_MS (${this.settings.deadlineMs} ms) to parse`), this.settings.deadlineMs);
+        current.timer = setTimeout(
+          () => this.abandon(job, `took longer than LIMIT_YAML_PARSE_MS (${this.settings.deadlineMs} ms) to parse`),
+          this.settings.deadlineMs,
+        );
         return;
       }
       clearTimeout(current.timer);

@@ -72,7 +72,10 @@ export function yamlNestingBeyond(text: string, threshold: number): YamlPosition
     if (end < 0) end = length;
     let at = position;
     // A document marker ends any scalar, and a node starts after it.
-    if ((text.startsWith('---', at) || text.startsWith('...', at)) && (at + 3 >= end || isBlank(text.charCodeAt(at + 3)) || text.charCodeAt(at + 3) === CR)) {
+    if (
+      (text.startsWith('---', at) || text.startsWith('...', at)) &&
+      (at + 3 >= end || isBlank(text.charCodeAt(at + 3)) || text.charCodeAt(at + 3) === CR)
+    ) {
       quote = 0;
       blockScalarParent = undefined;
       nodeOpen = true;
@@ -111,7 +114,8 @@ export function yamlNestingBeyond(text: string, threshold: number): YamlPosition
       if (quote !== 0) {
         if (code === 92 /* \ */ && quote === 34) at += 1;
         else if (code === quote) {
-          if (quote === 39 && text.charCodeAt(at + 1) === 39) at += 1; // '' inside '…'
+          if (quote === 39 && text.charCodeAt(at + 1) === 39)
+            at += 1; // '' inside '…'
           else {
             quote = 0;
             nodeStart = false;
@@ -130,7 +134,7 @@ export function yamlNestingBeyond(text: string, threshold: number): YamlPosition
         } else if (code === 93 /* ] */ || code === 125 /* } */) {
           flow -= 1;
           flowNodeStart = false;
-        } else if (code === 44 /* , */ || ((code === 63 /* ? */ || code === 58 /* : */) && beforeBlank)) {
+        } else if (code === 44 /* , */ || ((code === 63 /* ? */ || code === 58) /* : */ && beforeBlank)) {
           flowNodeStart = true;
         } else if ((code === 34 || code === 39) && flowNodeStart) {
           // In a flow collection a quote where a node starts always opens a quoted scalar.
@@ -143,14 +147,14 @@ export function yamlNestingBeyond(text: string, threshold: number): YamlPosition
         // Where a node surely starts: after an entry or a key on this line, or at the line's start when the line
         // before left a node open. (Elsewhere at a line's start, a quote or `|` may continue a plain scalar.)
         const surelyNode = openedAt >= 0 || nodeOpen;
-        if ((code === 45 /* - */ || code === 63 /* ? */ || code === 58 /* : */) && beforeBlank) {
+        if ((code === 45 /* - */ || code === 63 /* ? */ || code === 58) /* : */ && beforeBlank) {
           open(at - position, false); // a (compact) entry: its collection's entries start at this column
           openedAt = at - position;
         } else if ((code === 34 || code === 39) && surelyNode) {
           quote = code;
           nodeStart = false;
           plainStart = at - position;
-        } else if ((code === 124 /* | */ || code === 62 /* > */) && surelyNode) {
+        } else if ((code === 124 /* | */ || code === 62) /* > */ && surelyNode) {
           // A block scalar: the rest of the line is its header; its text is skipped (see above).
           blockScalarParent = openedAt >= 0 ? openedAt : lineIndent - 1;
           nodeStart = false;

@@ -88,6 +88,10 @@ parentPort.on('message', ({ id, text, maxAliasCount }) => {
     parentPort.postMessage({ id, ...answer });
   } catch (error) {
     // A value the structured clone cannot copy (none that YAML's core schema makes, but a tag could)
-    parentPort.postMessage({ id, ok: false, message: `the YAML value cannot be used: ${error instanceof Error ? error.message : String(error)}` });
+    parentPort.postMessage({
+      id,
+      ok: false,
+      message: `the YAML value cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
 });

@@ -23,7 +23,10 @@ interface LookupTarget {
 export class CollectionLookupPort implements LookupPort {
   private readonly cache: LRUCache<string, LookupTarget | 'none'>;
 
-  constructor(private readonly store: InternalDataStore, ttlMs = 1000) {
+  constructor(
+    private readonly store: InternalDataStore,
+    ttlMs = 1000,
+  ) {
     this.cache = new LRUCache({ max: 10_000, ttl: Math.max(ttlMs, 1) });
   }
 
@@ -31,7 +34,10 @@ export class CollectionLookupPort implements LookupPort {
     this.cache.delete(`${ownerId}\u0000${collection}`);
   }
 
-  async describe(request: { ownerId: number; collection: string }): Promise<{ columns: string[]; indexedColumns: string[] } | null> {
+  async describe(request: {
+    ownerId: number;
+    collection: string;
+  }): Promise<{ columns: string[]; indexedColumns: string[] } | null> {
     const target = await this.target(request.ownerId, request.collection);
     return target ? { columns: [...target.columnNames], indexedColumns: [...target.indexedColumns] } : null;
   }
@@ -41,7 +47,12 @@ export class CollectionLookupPort implements LookupPort {
       return await this.lookupRows(request);
     } catch (error) {
       // MySQL being down is not the scenario's failure: the run is abandoned (503 / retried), not failed.
-      if (isDatabaseUnavailable(error)) throw new PortUnavailableError('database', `The database is unavailable for a lookup in "${request.collection}".`, { cause: error });
+      if (isDatabaseUnavailable(error))
+        throw new PortUnavailableError(
+          'database',
+          `The database is unavailable for a lookup in "${request.collection}".`,
+          { cause: error },
+        );
       throw error;
     }
   }
@@ -55,7 +66,9 @@ export class CollectionLookupPort implements LookupPort {
     const key = toColumnValue(request.key, keyColumn.type);
     // A key the column cannot hold matches nothing (MySQL would turn 'abc' into 0 for a number column).
     if (key === undefined) return request.mode === 'ONE' ? null : [];
-    const [rows] = (await this.store.db.raw(statement.sql, [typeof key === 'bigint' ? key.toString() : key])) as unknown as [Record<string, unknown>[], unknown];
+    const [rows] = (await this.store.db.raw(statement.sql, [
+      typeof key === 'bigint' ? key.toString() : key,
+    ])) as unknown as [Record<string, unknown>[], unknown];
     for (const row of rows) {
       for (const column of statement.booleans) if (row[column] !== null) row[column] = Boolean(row[column]);
     }
@@ -69,9 +82,17 @@ export class CollectionLookupPort implements LookupPort {
     let statement = target.statements.get(id);
     if (statement) return statement;
     const unknown = selected.filter((column) => !target.columns.has(column));
-    if (unknown.length > 0) throw new Error(`Collection has no column${unknown.length > 1 ? 's' : ''} ${unknown.map((column) => `"${column}"`).join(', ')}.`);
+    if (unknown.length > 0)
+      throw new Error(
+        `Collection has no column${unknown.length > 1 ? 's' : ''} ${unknown.map((column) => `"${column}"`).join(', ')}.`,
+      );
     // Identifiers are quoted once here; the key stays a `?` placeholder bound on each lookup.
-    const sql = this.store.db.raw(`SELECT ${selected.map(() => '??').join(', ')} FROM ?? WHERE ?? = \\? ORDER BY ??${request.mode === 'ONE' ? ' LIMIT 1' : ''}`, [...selected, target.table, request.keyColumn, ROW_ID_COLUMN]).toQuery();
+    const sql = this.store.db
+      .raw(
+        `SELECT ${selected.map(() => '??').join(', ')} FROM ?? WHERE ?? = \\? ORDER BY ??${request.mode === 'ONE' ? ' LIMIT 1' : ''}`,
+        [...selected, target.table, request.keyColumn, ROW_ID_COLUMN],
+      )
+      .toQuery();
     statement = { sql, booleans: selected.filter((column) => target.columns.get(column)?.type === 'BOOLEAN') };
     if (target.statements.size < 256) target.statements.set(id, statement);
     return statement;

@@ -6,7 +6,11 @@ import { fromSqlRow, toColumnValue, type ColumnSpec, type CollectionColumnType }
 import type { CollectionReads } from './internal-data-store-type.js';
 import type { CollectionRecord, IndexRecord } from './internal-data-store.js';
 
-export interface ColumnInfo { name: string; type: CollectionColumnType; nullable: boolean }
+export interface ColumnInfo {
+  name: string;
+  type: CollectionColumnType;
+  nullable: boolean;
+}
 export type IndexInfo = IndexRecord;
 
 export interface CollectionInfo {
@@ -37,12 +41,16 @@ const DEFAULT_PAGE = 100;
 const MAX_PAGE = 10_000;
 
 function pageBoundError(parameter: 'limit' | 'offset', expected: string): BadRequestError {
-  return new BadRequestError(`query.${parameter} must be ${expected}.`, 'VALIDATION_FAILED', [{ path: `query.${parameter}`, message: `must be ${expected}` }]);
+  return new BadRequestError(`query.${parameter} must be ${expected}.`, 'VALIDATION_FAILED', [
+    { path: `query.${parameter}`, message: `must be ${expected}` },
+  ]);
 }
 
 /** 404 COLLECTION_NOT_FOUND: the owner has no collection of that name. */
 export function collectionNotFound(collection: string): NotFoundError {
-  return new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [{ path: 'collection_name', message: 'no such collection' }]);
+  return new NotFoundError(`No collection named "${collection}".`, 'COLLECTION_NOT_FOUND', [
+    { path: 'collection_name', message: 'no such collection' },
+  ]);
 }
 
 /**
@@ -107,21 +115,28 @@ export class CollectionReader {
     const limit = request.limit ?? DEFAULT_PAGE;
     const offset = request.offset ?? 0;
     // The spec bounds both; checked again here because they are written into the statement.
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw pageBoundError('limit', `an integer from 1 to ${MAX_PAGE}`);
-    if (!Number.isSafeInteger(offset) || offset < 0) throw pageBoundError('offset', `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE)
+      throw pageBoundError('limit', `an integer from 1 to ${MAX_PAGE}`);
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw pageBoundError('offset', `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
     const record = await this.get(ownerId, collection);
     const filters = this.filtersOf(record, request.filter ?? {});
     const names = record.columns.map((column) => column.name);
-    const [total, rows] = await readTable(collection, () => Promise.all([
-      filters.length > 0 ? this.reads.count(record.table, filters) : Promise.resolve(record.rowCount),
-      this.reads.page(record.table, names, filters, limit, offset),
-    ]));
+    const [total, rows] = await readTable(collection, () =>
+      Promise.all([
+        filters.length > 0 ? this.reads.count(record.table, filters) : Promise.resolve(record.rowCount),
+        this.reads.page(record.table, names, filters, limit, offset),
+      ]),
+    );
     const booleans = record.columns.filter((column) => column.type === 'BOOLEAN').map((column) => column.name);
     return { collection: record.name, limit, offset, total, rows: rows.map((row) => fromSqlRow(row, booleans)) };
   }
 
   /** `filter[column]=value`: the column by name (ignoring case), the value converted to its type; an empty value matches NULL. */
-  private filtersOf(record: CollectionRecord, filter: Record<string, string>): Array<{ column: string; value: unknown }> {
+  private filtersOf(
+    record: CollectionRecord,
+    filter: Record<string, string>,
+  ): Array<{ column: string; value: unknown }> {
     const problems: Array<{ path: string; message: string }> = [];
     const filters: Array<{ column: string; value: unknown }> = [];
     for (const [name, raw] of Object.entries(filter)) {
@@ -137,12 +152,20 @@ export class CollectionReader {
       }
       const value = toColumnValue(raw, column.type);
       if (value === undefined) {
-        problems.push({ path, message: `"${raw.slice(0, 80)}" is not a valid ${column.type} for column "${column.name}"` });
+        problems.push({
+          path,
+          message: `"${raw.slice(0, 80)}" is not a valid ${column.type} for column "${column.name}"`,
+        });
         continue;
       }
       filters.push({ column: column.name, value });
     }
-    if (problems.length > 0) throw new BadRequestError(`Invalid filter: ${problems.map((problem) => problem.message).join('; ')}.`, 'VALIDATION_FAILED', problems);
+    if (problems.length > 0)
+      throw new BadRequestError(
+        `Invalid filter: ${problems.map((problem) => problem.message).join('; ')}.`,
+        'VALIDATION_FAILED',
+        problems,
+      );
     return filters;
   }
 }

@@ -35,27 +35,51 @@ export function assertHeader(header: string[]): void {
   const problems: Array<{ path: string; message: string; column: number }> = [];
   const seen = new Map<string, number>();
   if (header.length > MAX_COLUMNS) {
-    throw new BadRequestError(`The header has ${header.length} columns; a collection holds at most ${MAX_COLUMNS}.`, 'INVALID_CSV', [{ path: 'line 1', message: `at most ${MAX_COLUMNS} columns` }]);
+    throw new BadRequestError(
+      `The header has ${header.length} columns; a collection holds at most ${MAX_COLUMNS}.`,
+      'INVALID_CSV',
+      [{ path: 'line 1', message: `at most ${MAX_COLUMNS} columns` }],
+    );
   }
   header.forEach((name, index) => {
     const position = index + 1;
     if (name === '') {
-      problems.push({ path: `line 1, column ${position}`, message: `column ${position} has an empty name`, column: position });
+      problems.push({
+        path: `line 1, column ${position}`,
+        message: `column ${position} has an empty name`,
+        column: position,
+      });
     } else if (!COLUMN_NAME.test(name)) {
-      problems.push({ path: `line 1, column ${position}`, message: `invalid column name "${name.slice(0, 80)}": use a letter or underscore, then letters, digits or underscores, at most 64 characters`, column: position });
+      problems.push({
+        path: `line 1, column ${position}`,
+        message: `invalid column name "${name.slice(0, 80)}": use a letter or underscore, then letters, digits or underscores, at most 64 characters`,
+        column: position,
+      });
     } else if (name.toLowerCase() === ROW_ID_COLUMN) {
-      problems.push({ path: `line 1, column ${position}`, message: `column name "${name}" is reserved`, column: position });
+      problems.push({
+        path: `line 1, column ${position}`,
+        message: `column name "${name}" is reserved`,
+        column: position,
+      });
     } else {
       const first = seen.get(name.toLowerCase());
       if (first !== undefined) {
-        problems.push({ path: `line 1, column ${position}`, message: `duplicate column name "${name}" (same as column ${first}, "${header[first - 1]}"; names ignore case)`, column: position });
+        problems.push({
+          path: `line 1, column ${position}`,
+          message: `duplicate column name "${name}" (same as column ${first}, "${header[first - 1]}"; names ignore case)`,
+          column: position,
+        });
       } else {
         seen.set(name.toLowerCase(), position);
       }
     }
   });
   if (problems.length > 0) {
-    throw new BadRequestError(`Invalid CSV header: ${problems.map((problem) => problem.message).join('; ')}.`, 'INVALID_CSV', problems);
+    throw new BadRequestError(
+      `Invalid CSV header: ${problems.map((problem) => problem.message).join('; ')}.`,
+      'INVALID_CSV',
+      problems,
+    );
   }
 }
 
@@ -82,7 +106,10 @@ export function parseIndexes(raw: string | undefined, columns: readonly string[]
     const path = `indexes[${index}]`;
     const parts = text.split(',').map((part) => part.trim());
     if (parts.length !== 2 || parts[0] === '' || !/^(true|false)$/i.test(parts[1])) {
-      problems.push({ path, message: `malformed entry "${text.slice(0, 80)}": expected "column,true" (unique) or "column,false" (plain)` });
+      problems.push({
+        path,
+        message: `malformed entry "${text.slice(0, 80)}": expected "column,true" (unique) or "column,false" (plain)`,
+      });
       return;
     }
     const column = byLowerName.get(parts[0].toLowerCase());
@@ -100,7 +127,11 @@ export function parseIndexes(raw: string | undefined, columns: readonly string[]
     requests.push({ column, unique });
   });
   if (problems.length > 0) {
-    throw new BadRequestError(`Invalid indexes: ${problems.map((problem) => problem.message).join('; ')}.`, 'INVALID_INDEXES', problems);
+    throw new BadRequestError(
+      `Invalid indexes: ${problems.map((problem) => problem.message).join('; ')}.`,
+      'INVALID_INDEXES',
+      problems,
+    );
   }
   return requests;
 }

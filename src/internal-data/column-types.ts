@@ -33,7 +33,12 @@ export const IS_BOOLEAN = 4;
 export const IS_STRING = 8;
 
 /** How messages name each value class. */
-export const CLASS_NAMES: Record<number, string> = { [IS_INTEGER]: 'an integer', [IS_DOUBLE]: 'a decimal number', [IS_BOOLEAN]: 'a boolean', [IS_STRING]: 'text' };
+export const CLASS_NAMES: Record<number, string> = {
+  [IS_INTEGER]: 'an integer',
+  [IS_DOUBLE]: 'a decimal number',
+  [IS_BOOLEAN]: 'a boolean',
+  [IS_STRING]: 'text',
+};
 
 /** Up to 18 digits without a leading zero, optionally signed: an INTEGER, decided without regular expressions (the common case of every pass). */
 function isShortInteger(text: string): boolean {
@@ -86,10 +91,14 @@ export function typeOfClasses(classes: number): CollectionColumnType {
 /** Which value classes a column of this type (and SQL type) accepts. */
 export function acceptedClasses(type: CollectionColumnType): number {
   switch (type) {
-    case 'INTEGER': return IS_INTEGER;
-    case 'DOUBLE': return IS_INTEGER | IS_DOUBLE;
-    case 'BOOLEAN': return IS_BOOLEAN;
-    case 'STRING': return IS_INTEGER | IS_DOUBLE | IS_BOOLEAN | IS_STRING;
+    case 'INTEGER':
+      return IS_INTEGER;
+    case 'DOUBLE':
+      return IS_INTEGER | IS_DOUBLE;
+    case 'BOOLEAN':
+      return IS_BOOLEAN;
+    case 'STRING':
+      return IS_INTEGER | IS_DOUBLE | IS_BOOLEAN | IS_STRING;
   }
 }
 
@@ -108,7 +117,9 @@ export function isIndexable(column: ColumnSpec): boolean {
  * when the VARCHARs together would break MySQL's row-size limit, the widest become TEXT.
  */
 export function sqlTypesFor(columns: Array<{ type: CollectionColumnType; maxLength: number }>): string[] {
-  const tierIndex = columns.map((column) => (column.type === 'STRING' ? STRING_TIERS.findIndex((tier) => column.maxLength <= tier.maxChars) : -1));
+  const tierIndex = columns.map((column) =>
+    column.type === 'STRING' ? STRING_TIERS.findIndex((tier) => column.maxLength <= tier.maxChars) : -1,
+  );
   const rowBytes = () => tierIndex.reduce((sum, tier) => sum + (tier >= 0 ? STRING_TIERS[tier].rowBytes : 8), 0);
   while (rowBytes() > ROW_BYTES_LIMIT) {
     let widest = -1;
@@ -120,11 +131,16 @@ export function sqlTypesFor(columns: Array<{ type: CollectionColumnType; maxLeng
   }
   return columns.map((column, index) => {
     switch (column.type) {
-      case 'INTEGER': return 'BIGINT';
-      case 'DOUBLE': return 'DOUBLE';
-      case 'BOOLEAN': return 'BOOLEAN';
-      case 'STRING': return STRING_TIERS[tierIndex[index] < 0 ? STRING_TIERS.length - 1 : tierIndex[index]].sqlType;
-      default: throw new Error(`unknown column type ${String(column.type)}`);
+      case 'INTEGER':
+        return 'BIGINT';
+      case 'DOUBLE':
+        return 'DOUBLE';
+      case 'BOOLEAN':
+        return 'BOOLEAN';
+      case 'STRING':
+        return STRING_TIERS[tierIndex[index] < 0 ? STRING_TIERS.length - 1 : tierIndex[index]].sqlType;
+      default:
+        throw new Error(`unknown column type ${String(column.type)}`);
     }
   });
 }
@@ -133,7 +149,10 @@ export function sqlTypesFor(columns: Array<{ type: CollectionColumnType; maxLeng
  * A query value (a filter, a lookup key) converted to a column's type; `undefined` when it cannot
  * be one (so it matches nothing rather than letting MySQL coerce `'abc'` to 0).
  */
-export function toColumnValue(value: unknown, type: CollectionColumnType): string | number | boolean | bigint | undefined {
+export function toColumnValue(
+  value: unknown,
+  type: CollectionColumnType,
+): string | number | boolean | bigint | undefined {
   if (value === null || value === undefined) return undefined;
   switch (type) {
     case 'INTEGER': {
@@ -157,7 +176,11 @@ export function toColumnValue(value: unknown, type: CollectionColumnType): strin
       return undefined;
     }
     case 'STRING':
-      return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : undefined;
+      return typeof value === 'string'
+        ? value
+        : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
+          ? String(value)
+          : undefined;
   }
 }
 

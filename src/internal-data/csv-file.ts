@@ -43,10 +43,17 @@ function detectDialect(head: string): { dialect: CsvDialect; headerComplete: boo
     if (char === '"') inQuotes = !inQuotes;
     else if (inQuotes) continue;
     else if (char === ',' || char === ';' || char === '\t') counts[char] += 1;
-    else if (char === '\n') { newline = '\n'; break; }
-    else if (char === '\r') { newline = head[index + 1] === '\n' ? '\r\n' : '\r'; break; }
+    else if (char === '\n') {
+      newline = '\n';
+      break;
+    } else if (char === '\r') {
+      newline = head[index + 1] === '\n' ? '\r\n' : '\r';
+      break;
+    }
   }
-  const delimiter = (counts[';'] > counts[','] && counts[';'] >= counts['\t'] ? ';' : counts['\t'] > counts[','] ? '\t' : ',') as CsvDialect['delimiter'];
+  const delimiter = (
+    counts[';'] > counts[','] && counts[';'] >= counts['\t'] ? ';' : counts['\t'] > counts[','] ? '\t' : ','
+  ) as CsvDialect['delimiter'];
   return { dialect: { delimiter, newline: newline ?? '\n' }, headerComplete: newline !== undefined };
 }
 
@@ -58,7 +65,11 @@ function detectDialect(head: string): { dialect: CsvDialect; headerComplete: boo
  * physical lines is still one line.
  */
 export class CsvFile {
-  private constructor(readonly path: string, readonly dialect: CsvDialect, private readonly chunkBytes: number) {}
+  private constructor(
+    readonly path: string,
+    readonly dialect: CsvDialect,
+    private readonly chunkBytes: number,
+  ) {}
 
   /** Reads the start of the file to learn its dialect; an empty file is 400 INVALID_CSV. */
   static async open(path: string, chunkBytes = DEFAULT_CHUNK_BYTES): Promise<CsvFile> {
@@ -67,17 +78,28 @@ export class CsvFile {
     try {
       const buffer = Buffer.alloc(SNIFF_BYTES);
       const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-      head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+      head = buffer
+        .subarray(0, bytesRead)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
     } finally {
       await handle.close();
     }
-    if (head.trim() === '') throw new BadRequestError('The file is empty: a CSV file needs a header row.', 'INVALID_CSV', [{ path: 'line 1', message: 'no header row' }]);
+    if (head.trim() === '')
+      throw new BadRequestError('The file is empty: a CSV file needs a header row.', 'INVALID_CSV', [
+        { path: 'line 1', message: 'no header row' },
+      ]);
     return new CsvFile(path, detectDialect(head).dialect, chunkBytes);
   }
 
   /** Every record of the file (header first), in batches; blank lines come as `['']`. */
   async *batches(): AsyncGenerator<CsvBatch> {
-    const parser = new Papa.Parser({ delimiter: this.dialect.delimiter, newline: this.dialect.newline, quoteChar: '"', escapeChar: '"' });
+    const parser = new Papa.Parser({
+      delimiter: this.dialect.delimiter,
+      newline: this.dialect.newline,
+      quoteChar: '"',
+      escapeChar: '"',
+    });
     const stream = createReadStream(this.path, { encoding: 'utf8', highWaterMark: this.chunkBytes });
     let pending = '';
     let line = 1;
@@ -94,7 +116,11 @@ export class CsvFile {
         pending = text.substring(result.meta.cursor);
         if (pending.length > MAX_RECORD_CHARS) {
           const at = line + result.data.length;
-          throw new BadRequestError(`The CSV has a record longer than ${MAX_RECORD_CHARS} characters at line ${at} (an unterminated quote?).`, 'INVALID_CSV', [{ path: `line ${at}`, line: at, message: `longer than ${MAX_RECORD_CHARS} characters` }]);
+          throw new BadRequestError(
+            `The CSV has a record longer than ${MAX_RECORD_CHARS} characters at line ${at} (an unterminated quote?).`,
+            'INVALID_CSV',
+            [{ path: `line ${at}`, line: at, message: `longer than ${MAX_RECORD_CHARS} characters` }],
+          );
         }
         if (result.data.length > 0) {
           yield { records: result.data, firstLine: line };
@@ -105,7 +131,12 @@ export class CsvFile {
         const result = parser.parse(pending, 0, false) as Papa.ParseResult<string[]>;
         this.assertParsed(result, line, true);
         // A final newline leaves one empty record behind: not a line of data.
-        const records = result.data.length > 0 && result.data[result.data.length - 1].length === 1 && result.data[result.data.length - 1][0] === '' ? result.data.slice(0, -1) : result.data;
+        const records =
+          result.data.length > 0 &&
+          result.data[result.data.length - 1].length === 1 &&
+          result.data[result.data.length - 1][0] === ''
+            ? result.data.slice(0, -1)
+            : result.data;
         if (records.length > 0) yield { records, firstLine: line };
       }
     } finally {
@@ -122,6 +153,10 @@ export class CsvFile {
       const line = firstLine + (error.row ?? 0);
       return { path: `line ${line}`, line, message: `${error.message} (${error.code})` };
     });
-    throw new BadRequestError(`The CSV is malformed at line ${details[0].line}: ${errors[0].message}.`, 'INVALID_CSV', details);
+    throw new BadRequestError(
+      `The CSV is malformed at line ${details[0].line}: ${errors[0].message}.`,
+      'INVALID_CSV',
+      details,
+    );
   }
 }

@@ -15,7 +15,12 @@ export interface InsertTuning {
   localInfile: boolean;
 }
 
-export const DEFAULT_INSERT_TUNING: InsertTuning = { rowsPerInsert: 2000, maxStatementBytes: 4 << 20, parallelism: 2, localInfile: true };
+export const DEFAULT_INSERT_TUNING: InsertTuning = {
+  rowsPerInsert: 2000,
+  maxStatementBytes: 4 << 20,
+  parallelism: 2,
+  localInfile: true,
+};
 
 /** Sends one statement's rows, numbered from `firstRowId` (the store's `insertRows`). */
 export type RowSender = (firstRowId: number, rows: CellValue[][]) => Promise<void>;
@@ -27,7 +32,12 @@ export type RowSender = (firstRowId: number, rows: CellValue[][]) => Promise<voi
  * statements in flight while the next one is being gathered. The first failure (of the rows or of a
  * statement) stops the pass (statements in flight are awaited) and is thrown. Answers the rows sent.
  */
-export async function insertRows(rows: AsyncIterable<CellValue[][]>, firstRowId: number, send: RowSender, tuning: InsertTuning): Promise<number> {
+export async function insertRows(
+  rows: AsyncIterable<CellValue[][]>,
+  firstRowId: number,
+  send: RowSender,
+  tuning: InsertTuning,
+): Promise<number> {
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
   let nextRowId = firstRowId;
@@ -39,7 +49,9 @@ export async function insertRows(rows: AsyncIterable<CellValue[][]>, firstRowId:
     if (failure) throw failure.error;
     const batch = statement;
     const sent: Promise<void> = send(nextRowId, batch)
-      .catch((error: unknown) => { failure ??= { error }; })
+      .catch((error: unknown) => {
+        failure ??= { error };
+      })
       .finally(() => inFlight.delete(sent));
     inFlight.add(sent);
     nextRowId += batch.length;

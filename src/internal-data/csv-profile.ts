@@ -1,6 +1,14 @@
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { assertHeader } from './collection-rules.js';
-import { classify, IS_BOOLEAN, IS_DOUBLE, IS_INTEGER, IS_STRING, typeOfClasses, type CollectionColumnType } from './column-types.js';
+import {
+  classify,
+  IS_BOOLEAN,
+  IS_DOUBLE,
+  IS_INTEGER,
+  IS_STRING,
+  typeOfClasses,
+  type CollectionColumnType,
+} from './column-types.js';
 import { isBlankRecord, type CsvFile } from './csv-file.js';
 import { rowWidthMessage } from './row-encoder.js';
 
@@ -37,12 +45,21 @@ class Profiler {
     if (!this.header) {
       this.header = record.map((name) => name.trim());
       assertHeader(this.header);
-      this.columns = this.header.map((name) => ({ name, classes: 0, firstLineOfClass: new Map(), nullable: false, maxLength: 0, maxLengthLine: 0, type: 'STRING' }));
+      this.columns = this.header.map((name) => ({
+        name,
+        classes: 0,
+        firstLineOfClass: new Map(),
+        nullable: false,
+        maxLength: 0,
+        maxLengthLine: 0,
+        type: 'STRING',
+      }));
       return;
     }
     const width = this.columns.length;
     if (record.length !== width) {
-      if (this.problems.length < MAX_REPORTED_PROBLEMS) this.problems.push({ path: `line ${line}`, line, message: rowWidthMessage(line, record.length, width) });
+      if (this.problems.length < MAX_REPORTED_PROBLEMS)
+        this.problems.push({ path: `line ${line}`, line, message: rowWidthMessage(line, record.length, width) });
       return;
     }
     this.rows += 1;
@@ -82,12 +99,24 @@ export async function profileCsv(csv: CsvFile): Promise<CsvProfile> {
     }
   }
   const { header, columns, rows, problems } = profiler;
-  if (!header) throw new BadRequestError('The file is empty: a CSV file needs a header row.', 'INVALID_CSV', [{ path: 'line 1', message: 'no header row' }]);
+  if (!header)
+    throw new BadRequestError('The file is empty: a CSV file needs a header row.', 'INVALID_CSV', [
+      { path: 'line 1', message: 'no header row' },
+    ]);
   if (problems.length > 0) {
-    throw new BadRequestError(`The CSV has rows of the wrong length: ${problems.slice(0, 3).map((problem) => problem.message).join('; ')}${problems.length > 3 ? '; …' : ''}.`, 'INVALID_CSV', problems);
+    throw new BadRequestError(
+      `The CSV has rows of the wrong length: ${problems
+        .slice(0, 3)
+        .map((problem) => problem.message)
+        .join('; ')}${problems.length > 3 ? '; …' : ''}.`,
+      'INVALID_CSV',
+      problems,
+    );
   }
   if (rows === 0) {
-    throw new BadRequestError('The file has a header row but no data rows: nothing to load.', 'INVALID_CSV', [{ path: 'line 2', message: 'no data rows' }]);
+    throw new BadRequestError('The file has a header row but no data rows: nothing to load.', 'INVALID_CSV', [
+      { path: 'line 2', message: 'no data rows' },
+    ]);
   }
   for (const column of columns) column.type = typeOfClasses(column.classes);
   return { header, columns, rows };

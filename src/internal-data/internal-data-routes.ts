@@ -3,7 +3,12 @@ import type { OperationHandlers } from '../http/operation-handler.js';
 import type { InternalDataService } from './internal-data-service.js';
 
 export type InternalDataOperation =
-  | 'listCollections' | 'getCollectionRows' | 'getCollectionColumns' | 'getCollectionIndexes' | 'deleteCollection' | 'loadCollectionData';
+  | 'listCollections'
+  | 'getCollectionRows'
+  | 'getCollectionColumns'
+  | 'getCollectionIndexes'
+  | 'deleteCollection'
+  | 'loadCollectionData';
 
 /** What the internal-data handlers need. */
 export interface InternalDataHandlerDeps {
@@ -14,7 +19,9 @@ export interface InternalDataHandlerDeps {
  * HTTP in/out of the collections; the rules live in InternalDataService. Collections belong to the
  * token's user: each user has their own namespace.
  */
-export function createInternalDataHandlers(services: InternalDataHandlerDeps): Pick<OperationHandlers, InternalDataOperation> {
+export function createInternalDataHandlers(
+  services: InternalDataHandlerDeps,
+): Pick<OperationHandlers, InternalDataOperation> {
   const { internalData } = services;
   return {
     async listCollections({ user }) {
@@ -41,8 +48,19 @@ export function createInternalDataHandlers(services: InternalDataHandlerDeps): P
 
     async loadCollectionData({ user, params, query, body }) {
       // A text field named `file` passes the spec's validation: the upload must be a file.
-      if (!body.file) throw new BadRequestError('No file uploaded: send the CSV as the multipart file part "file".', 'VALIDATION_FAILED', [{ path: 'body.file', message: 'a file is required' }]);
-      const report = await internalData.load({ ownerId: user.id, collection: params.collection_name, fileName: query.fileName, indexes: query.indexes, path: body.file.path });
+      if (!body.file)
+        throw new BadRequestError(
+          'No file uploaded: send the CSV as the multipart file part "file".',
+          'VALIDATION_FAILED',
+          [{ path: 'body.file', message: 'a file is required' }],
+        );
+      const report = await internalData.load({
+        ownerId: user.id,
+        collection: params.collection_name,
+        fileName: query.fileName,
+        indexes: query.indexes,
+        path: body.file.path,
+      });
       return { status: report.created ? 201 : 200, body: report };
     },
   };

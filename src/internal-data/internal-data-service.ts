@@ -2,18 +2,40 @@ import type { Logger } from 'pino';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { assertCollectionName, indexName, parseIndexes, tableName, type IndexRequest } from './collection-rules.js';
-import { acceptedClasses, CLASS_NAMES, isIndexable, sqlTypesFor, stringCapacity, type ColumnSpec } from './column-types.js';
+import {
+  acceptedClasses,
+  CLASS_NAMES,
+  isIndexable,
+  sqlTypesFor,
+  stringCapacity,
+  type ColumnSpec,
+} from './column-types.js';
 import { CsvFile } from './csv-file.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { insertRows, DEFAULT_INSERT_TUNING, type InsertTuning } from './csv-inserter.js';
 import { profileCsv, VALUE_CLASSES, type CsvProfile } from './csv-profile.js';
 import { encodedRows } from './row-encoder.js';
 import { localInfileRefused } from '../db/local-infile.js';
-import { ER_DUP_ENTRY, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_NO_SUCH_TABLE, mysqlErrno } from '../db/mysql-errors.js';
+import {
+  ER_DUP_ENTRY,
+  ER_LOCK_DEADLOCK,
+  ER_LOCK_WAIT_TIMEOUT,
+  ER_NO_SUCH_TABLE,
+  mysqlErrno,
+} from '../db/mysql-errors.js';
 import type { StoreTransaction } from '../db/store-transaction.js';
 import type { CollectionStore } from './internal-data-store-type.js';
 import type { CollectionRecord } from './internal-data-store.js';
-import { CollectionReader, collectionNotFound, toColumnInfo, type CollectionInfo, type CollectionPage, type ColumnInfo, type IndexInfo, type PageRequest } from './collection-reader.js';
+import {
+  CollectionReader,
+  collectionNotFound,
+  toColumnInfo,
+  type CollectionInfo,
+  type CollectionPage,
+  type ColumnInfo,
+  type IndexInfo,
+  type PageRequest,
+} from './collection-reader.js';
 
 export type { CollectionInfo, CollectionPage, ColumnInfo, IndexInfo, PageRequest } from './collection-reader.js';
 
@@ -45,12 +67,18 @@ export interface CollectionChangeListener {
 function uniqueViolation(index: string, value: string, collection: string): ConflictError {
   const shown = value.slice(0, 200);
   const message = `Unique index "${index}" of collection "${collection}" would hold the value "${shown}" twice; nothing was loaded.`;
-  return new ConflictError(message, 'UNIQUE_VIOLATION', [{ path: `index ${index}`, message: `duplicate value "${shown}"`, index, value: shown }]);
+  return new ConflictError(message, 'UNIQUE_VIOLATION', [
+    { path: `index ${index}`, message: `duplicate value "${shown}"`, index, value: shown },
+  ]);
 }
 
 /** 409 LOAD_CONFLICT: another request holds the collection (a lock wait timed out, a deadlock, a name taken and dropped while racing). */
 function loadConflict(collection: string, reason: string): ConflictError {
-  return new ConflictError(`Collection "${collection}" is being changed by another request (${reason}); nothing was loaded. Retry when that load is done.`, 'LOAD_CONFLICT', [{ path: 'collection_name', message: reason }]);
+  return new ConflictError(
+    `Collection "${collection}" is being changed by another request (${reason}); nothing was loaded. Retry when that load is done.`,
+    'LOAD_CONFLICT',
+    [{ path: 'collection_name', message: reason }],
+  );
 }
 
 /** Raised inside a create when another request committed the same name first: the load becomes an append. */
@@ -137,7 +165,10 @@ export class InternalDataService {
     const started = performance.now();
     const csv = await CsvFile.open(request.path);
     const profile = await profileCsv(csv);
-    this.logger.debug({ collection: request.collection, rows: profile.rows, ms: Math.round(performance.now() - started) }, 'first pass done');
+    this.logger.debug(
+      { collection: request.collection, rows: profile.rows, ms: Math.round(performance.now() - started) },
+      'first pass done',
+    );
     try {
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const existing = await this.store.find(request.ownerId, request.collection);
@@ -176,27 +207,70 @@ export class InternalDataService {
    * difference between rows sent, rows written and the first pass's count, or any warning, is an
    * error (the caller then drops what was loaded).
    */
-  private async loadRows(csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, expectedRows: number): Promise<number> {
+  private async loadRows(
+    csv: CsvFile,
+    table: string,
+    columns: ColumnSpec[],
+    firstRowId: number,
+    expectedRows: number,
+  ): Promise<number> {
     const started = performance.now();
-    const result = await this.store.loadLocal(table, columns.map((column) => column.name), firstRowId, encodedRows(csv, columns));
+    const result = await this.store.loadLocal(
+      table,
+      columns.map((column) => column.name),
+      firstRowId,
+      encodedRows(csv, columns),
+    );
     const sent = result.rowsSent;
-    this.logger.debug({ table, rows: sent, ms: Math.round(performance.now() - started) }, 'LOAD DATA LOCAL INFILE done');
+    this.logger.debug(
+      { table, rows: sent, ms: Math.round(performance.now() - started) },
+      'LOAD DATA LOCAL INFILE done',
+    );
     if (sent !== expectedRows || result.affectedRows !== sent || result.warnings !== 0) {
-      this.logger.error({ table, expectedRows, sent, affectedRows: result.affectedRows, warnings: result.warnings, warningText: result.warningText }, 'LOAD DATA did not load every row unchanged');
-      throw new Error(`LOAD DATA wrote ${result.affectedRows} of ${sent} rows (${expectedRows} in the first pass) with ${result.warnings} warnings${result.warningText.length > 0 ? `: ${result.warningText.join('; ')}` : ''}`);
+      this.logger.error(
+        {
+          table,
+          expectedRows,
+          sent,
+          affectedRows: result.affectedRows,
+          warnings: result.warnings,
+          warningText: result.warningText,
+        },
+        'LOAD DATA did not load every row unchanged',
+      );
+      throw new Error(
+        `LOAD DATA wrote ${result.affectedRows} of ${sent} rows (${expectedRows} in the first pass) with ${result.warnings} warnings${result.warningText.length > 0 ? `: ${result.warningText.join('; ')}` : ''}`,
+      );
     }
     return sent;
   }
 
   /** The fallback: the rows as multi-row INSERTs with bound values, inside `trx` (appends) or on their own. */
-  private insertRows(trx: StoreTransaction | undefined, csv: CsvFile, table: string, columns: ColumnSpec[], firstRowId: number, tuning: InsertTuning): Promise<number> {
+  private insertRows(
+    trx: StoreTransaction | undefined,
+    csv: CsvFile,
+    table: string,
+    columns: ColumnSpec[],
+    firstRowId: number,
+    tuning: InsertTuning,
+  ): Promise<number> {
     const names = columns.map((column) => column.name);
-    return insertRows(encodedRows(csv, columns), firstRowId, (first, rows) => this.store.insertRows(trx, table, names, first, rows), tuning);
+    return insertRows(
+      encodedRows(csv, columns),
+      firstRowId,
+      (first, rows) => this.store.insertRows(trx, table, names, first, rows),
+      tuning,
+    );
   }
 
   private async create(request: LoadRequest, csv: CsvFile, profile: CsvProfile): Promise<LoadReport> {
     const sqlTypes = sqlTypesFor(profile.columns);
-    const columns: ColumnSpec[] = profile.columns.map((column, index) => ({ name: column.name, type: column.type, nullable: column.nullable, sqlType: sqlTypes[index] }));
+    const columns: ColumnSpec[] = profile.columns.map((column, index) => ({
+      name: column.name,
+      type: column.type,
+      nullable: column.nullable,
+      sqlType: sqlTypes[index],
+    }));
     const wanted = this.indexRequests(request.indexes, columns);
     const fast = await this.fastPath();
     const trx = await this.store.begin();
@@ -204,7 +278,11 @@ export class InternalDataService {
     try {
       let id: number;
       try {
-        id = await this.store.insertEntry(trx, { ownerId: request.ownerId, name: request.collection, fileName: request.fileName });
+        id = await this.store.insertEntry(trx, {
+          ownerId: request.ownerId,
+          name: request.collection,
+          fileName: request.fileName,
+        });
       } catch (error) {
         if (mysqlErrno(error) === ER_DUP_ENTRY) throw new NameRaced();
         throw error;
@@ -220,19 +298,36 @@ export class InternalDataService {
         });
         // After the rows (faster, one pass over the table): LOAD DATA would skip a duplicate
         // silently, ADD UNIQUE INDEX fails on it with ER_DUP_ENTRY naming the index and value.
-        if (rows !== undefined) await this.store.addIndexes(table, wanted.map((index) => ({ name: indexName(index), columns: [index.column], unique: index.unique })));
+        if (rows !== undefined)
+          await this.store.addIndexes(
+            table,
+            wanted.map((index) => ({ name: indexName(index), columns: [index.column], unique: index.unique })),
+          );
       }
       if (rows === undefined) {
         // Before the rows, so a duplicate is caught by the insert that brings it.
-        for (const index of wanted) await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
+        for (const index of wanted)
+          await this.store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
         rows = await this.insertRows(undefined, csv, table, columns, 1, this.tuning);
       }
       await this.store.updateEntry(trx, id, { columns, rowCount: rows, fileName: request.fileName });
       await this.store.commit(trx);
-      return { collection: request.collection, created: true, rowsLoaded: rows, rowCount: rows, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(table) };
+      return {
+        collection: request.collection,
+        created: true,
+        rowsLoaded: rows,
+        rowCount: rows,
+        columns: columns.map(toColumnInfo),
+        indexes: await this.store.indexes(table),
+      };
     } catch (error) {
       await this.store.rollback(trx).catch(() => undefined);
-      if (table) await this.store.dropTable(table).catch((dropError: unknown) => this.logger.error({ err: dropError, table }, 'could not drop the table of a failed load'));
+      if (table)
+        await this.store
+          .dropTable(table)
+          .catch((dropError: unknown) =>
+            this.logger.error({ err: dropError, table }, 'could not drop the table of a failed load'),
+          );
       throw this.loadError(error, request.collection);
     }
   }
@@ -247,7 +342,12 @@ export class InternalDataService {
     let record: CollectionRecord | undefined;
     let staging: string | undefined;
     const dropStaging = async () => {
-      if (staging) await this.store.dropTable(staging).catch((dropError: unknown) => this.logger.error({ err: dropError, table: staging }, 'could not drop the staging table of a load'));
+      if (staging)
+        await this.store
+          .dropTable(staging)
+          .catch((dropError: unknown) =>
+            this.logger.error({ err: dropError, table: staging }, 'could not drop the staging table of a load'),
+          );
     };
     try {
       record = await this.store.findForUpdate(trx, request.ownerId, request.collection);
@@ -265,23 +365,43 @@ export class InternalDataService {
       }
       const firstRowId = (await this.store.maxRowId(trx, record.table)) + 1;
       let rows: number | undefined;
-      if (fast) rows = await this.appendThroughStaging(trx, record, fileColumns, firstRowId, csv, profile, (name) => { staging = name; });
+      if (fast)
+        rows = await this.appendThroughStaging(trx, record, fileColumns, firstRowId, csv, profile, (name) => {
+          staging = name;
+        });
       if (rows === undefined) {
-        rows = await this.insertRows(trx, csv, record.table, fileColumns, firstRowId, { ...this.tuning, parallelism: 1 });
+        rows = await this.insertRows(trx, csv, record.table, fileColumns, firstRowId, {
+          ...this.tuning,
+          parallelism: 1,
+        });
       }
       const nullable = new Map(profile.columns.map((column, index) => [fileColumns[index].name, column.nullable]));
-      const columns = record.columns.map((column) => ({ ...column, nullable: column.nullable || (nullable.get(column.name) ?? false) }));
+      const columns = record.columns.map((column) => ({
+        ...column,
+        nullable: column.nullable || (nullable.get(column.name) ?? false),
+      }));
       const rowCount = record.rowCount + rows;
       await this.store.updateEntry(trx, record.id, { columns, rowCount, fileName: request.fileName });
       await this.store.commit(trx);
       // After the commit: the transaction read the staging table, so its metadata lock is released only now.
       await dropStaging();
-      return { collection: request.collection, created: false, rowsLoaded: rows, rowCount, columns: columns.map(toColumnInfo), indexes: await this.store.indexes(record.table) };
+      return {
+        collection: request.collection,
+        created: false,
+        rowsLoaded: rows,
+        rowCount,
+        columns: columns.map(toColumnInfo),
+        indexes: await this.store.indexes(record.table),
+      };
     } catch (error) {
       await this.store.rollback(trx).catch(() => undefined);
       await dropStaging();
       for (const name of added) {
-        await this.store.dropIndex((record as CollectionRecord).table, name).catch((dropError: unknown) => this.logger.error({ err: dropError, name }, 'could not drop an index added by a failed load'));
+        await this.store
+          .dropIndex((record as CollectionRecord).table, name)
+          .catch((dropError: unknown) =>
+            this.logger.error({ err: dropError, name }, 'could not drop an index added by a failed load'),
+          );
       }
       if (error instanceof NameRaced) throw error;
       throw this.loadError(error, request.collection);
@@ -297,7 +417,15 @@ export class InternalDataService {
    * refused LOAD DATA LOCAL before reading anything (the caller inserts instead). The staging
    * table's name goes to `created` as soon as it exists; the caller drops it after its transaction.
    */
-  private async appendThroughStaging(trx: StoreTransaction, record: CollectionRecord, fileColumns: ColumnSpec[], firstRowId: number, csv: CsvFile, profile: CsvProfile, created: (table: string) => void): Promise<number | undefined> {
+  private async appendThroughStaging(
+    trx: StoreTransaction,
+    record: CollectionRecord,
+    fileColumns: ColumnSpec[],
+    firstRowId: number,
+    csv: CsvFile,
+    profile: CsvProfile,
+    created: (table: string) => void,
+  ): Promise<number | undefined> {
     const staging = this.store.stagingTableName(record.id);
     await this.store.createTable(staging, record.columns);
     created(staging);
@@ -315,7 +443,12 @@ export class InternalDataService {
       const value = await this.store.firstSharedValue(staging, record.table, index.columns);
       if (value !== undefined) throw uniqueViolation(index.name, value, record.name);
     }
-    const moved = await this.store.insertFromStaging(trx, record.table, staging, record.columns.map((column) => column.name));
+    const moved = await this.store.insertFromStaging(
+      trx,
+      record.table,
+      staging,
+      record.columns.map((column) => column.name),
+    );
     if (moved !== rows) throw new Error(`copying ${rows} staged rows into ${record.table} inserted ${moved}`);
     return rows;
   }
@@ -325,13 +458,26 @@ export class InternalDataService {
     const byLowerName = new Map(record.columns.map((column) => [column.name.toLowerCase(), column]));
     const inFile = new Set(profile.header.map((name) => name.toLowerCase()));
     const extra = profile.header.filter((name) => !byLowerName.has(name.toLowerCase()));
-    const missing = record.columns.filter((column) => !inFile.has(column.name.toLowerCase())).map((column) => column.name);
+    const missing = record.columns
+      .filter((column) => !inFile.has(column.name.toLowerCase()))
+      .map((column) => column.name);
     if (extra.length > 0 || missing.length > 0) {
-      const parts = [missing.length > 0 ? `missing column${missing.length > 1 ? 's' : ''} ${missing.map((name) => `"${name}"`).join(', ')}` : '', extra.length > 0 ? `unknown column${extra.length > 1 ? 's' : ''} ${extra.map((name) => `"${name}"`).join(', ')}` : ''].filter(Boolean);
-      throw new BadRequestError(`The file's header does not match collection "${record.name}": ${parts.join('; ')}.`, 'COLUMNS_MISMATCH', [
-        ...missing.map((name) => ({ path: 'line 1', message: `missing column "${name}"` })),
-        ...extra.map((name) => ({ path: 'line 1', message: `unknown column "${name}"` })),
-      ]);
+      const parts = [
+        missing.length > 0
+          ? `missing column${missing.length > 1 ? 's' : ''} ${missing.map((name) => `"${name}"`).join(', ')}`
+          : '',
+        extra.length > 0
+          ? `unknown column${extra.length > 1 ? 's' : ''} ${extra.map((name) => `"${name}"`).join(', ')}`
+          : '',
+      ].filter(Boolean);
+      throw new BadRequestError(
+        `The file's header does not match collection "${record.name}": ${parts.join('; ')}.`,
+        'COLUMNS_MISMATCH',
+        [
+          ...missing.map((name) => ({ path: 'line 1', message: `missing column "${name}"` })),
+          ...extra.map((name) => ({ path: 'line 1', message: `unknown column "${name}"` })),
+        ],
+      );
     }
     return profile.header.map((name) => byLowerName.get(name.toLowerCase()) as ColumnSpec);
   }
@@ -346,26 +492,47 @@ export class InternalDataService {
       for (const kind of VALUE_CLASSES) {
         const line = found.firstLineOfClass.get(kind);
         if (line !== undefined && !(accepted & kind) && (!worst || line < worst.line)) {
-          worst = { line, message: `line ${line}: column "${target.name}" is ${target.type} but the value is ${CLASS_NAMES[kind]}` };
+          worst = {
+            line,
+            message: `line ${line}: column "${target.name}" is ${target.type} but the value is ${CLASS_NAMES[kind]}`,
+          };
         }
       }
       if (!worst && target.type === 'STRING' && found.maxLength > stringCapacity(target.sqlType)) {
-        worst = { line: found.maxLengthLine, message: `line ${found.maxLengthLine}: column "${target.name}" holds at most ${stringCapacity(target.sqlType)} characters but the value has ${found.maxLength}` };
+        worst = {
+          line: found.maxLengthLine,
+          message: `line ${found.maxLengthLine}: column "${target.name}" holds at most ${stringCapacity(target.sqlType)} characters but the value has ${found.maxLength}`,
+        };
       }
       if (worst) problems.push({ path: `line ${worst.line}`, ...worst });
     });
     if (problems.length > 0) {
       problems.sort((a, b) => a.line - b.line);
-      throw new BadRequestError(`Values do not fit the collection's column types (appends never change types): ${problems.map((problem) => problem.message).join('; ')}.`, 'INVALID_CSV', problems);
+      throw new BadRequestError(
+        `Values do not fit the collection's column types (appends never change types): ${problems.map((problem) => problem.message).join('; ')}.`,
+        'INVALID_CSV',
+        problems,
+      );
     }
   }
 
   private indexRequests(raw: string | undefined, columns: ColumnSpec[]): IndexRequest[] {
-    const requests = parseIndexes(raw, columns.map((column) => column.name));
-    const unindexable = requests.filter((request) => !isIndexable(columns.find((column) => column.name === request.column) as ColumnSpec));
+    const requests = parseIndexes(
+      raw,
+      columns.map((column) => column.name),
+    );
+    const unindexable = requests.filter(
+      (request) => !isIndexable(columns.find((column) => column.name === request.column) as ColumnSpec),
+    );
     if (unindexable.length > 0) {
-      throw new BadRequestError(`Invalid indexes: ${unindexable.map((request) => `column "${request.column}" holds long text and cannot be indexed`).join('; ')}.`, 'INVALID_INDEXES',
-        unindexable.map((request) => ({ path: 'query.indexes', message: `column "${request.column}" holds text longer than 768 characters` })));
+      throw new BadRequestError(
+        `Invalid indexes: ${unindexable.map((request) => `column "${request.column}" holds long text and cannot be indexed`).join('; ')}.`,
+        'INVALID_INDEXES',
+        unindexable.map((request) => ({
+          path: 'query.indexes',
+          message: `column "${request.column}" holds text longer than 768 characters`,
+        })),
+      );
     }
     return requests;
   }
@@ -379,7 +546,8 @@ export class InternalDataService {
       return uniqueViolation(match?.[2] ?? '?', match?.[1] ?? '?', collection);
     }
     if (errno === ER_LOCK_WAIT_TIMEOUT) return loadConflict(collection, 'waiting for its lock timed out');
-    if (errno === ER_LOCK_DEADLOCK) return loadConflict(collection, 'the database broke a deadlock with another request');
+    if (errno === ER_LOCK_DEADLOCK)
+      return loadConflict(collection, 'the database broke a deadlock with another request');
     // A delete of the same collection dropped its table while this load ran (found by npm run fuzz).
     if (errno === ER_NO_SUCH_TABLE) return loadConflict(collection, 'another request deleted the collection meanwhile');
     return error;

@@ -4,7 +4,10 @@ import type { CollectionRecord, IndexRecord, LocalLoadResult } from './internal-
 import type { CellValue } from './row-encoder.js';
 
 /** A filter of a page or count: equality with a value already converted to the column's type, or IS NULL for null. */
-export interface ColumnFilter { column: string; value: unknown }
+export interface ColumnFilter {
+  column: string;
+  value: unknown;
+}
 
 /**
  * The read side of internal data: the registry and a collection table's rows and indexes. Implemented by
@@ -22,12 +25,22 @@ export interface CollectionReads {
   /** The table's indexes, the primary key excepted, by name, columns in index order. */
   indexes(table: string): Promise<IndexRecord[]>;
   /** Rows in load order: the `select` columns of those matching every filter, `limit` after `offset` (non-negative safe integers, else RangeError). */
-  page(table: string, select: readonly string[], filters: readonly ColumnFilter[], limit: number, offset: number): Promise<Record<string, unknown>[]>;
+  page(
+    table: string,
+    select: readonly string[],
+    filters: readonly ColumnFilter[],
+    limit: number,
+    offset: number,
+  ): Promise<Record<string, unknown>[]>;
   count(table: string, filters: readonly ColumnFilter[]): Promise<number>;
 }
 
 /** A registry change of a load: the columns the table holds now, its rows, the file they came from. */
-export interface EntryChange { columns: ColumnSpec[]; rowCount: number; fileName: string }
+export interface EntryChange {
+  columns: ColumnSpec[];
+  rowCount: number;
+  fileName: string;
+}
 
 /**
  * The write side of internal data, as the service's loads and deletes use it. Registry writes take a transaction
@@ -55,7 +68,10 @@ interface CollectionWrites {
   addIndex(table: string, index: { name: string; column: string; unique: boolean }): Promise<void>;
   dropIndex(table: string, name: string): Promise<void>;
   /** Several indexes, all or none (a duplicate fails as addIndex does). */
-  addIndexes(table: string, indexes: ReadonlyArray<{ name: string; columns: readonly string[]; unique: boolean }>): Promise<void>;
+  addIndexes(
+    table: string,
+    indexes: ReadonlyArray<{ name: string; columns: readonly string[]; unique: boolean }>,
+  ): Promise<void>;
   /** Collection and staging tables older than `olderThanSeconds` that no entry owns (left by a load that died). */
   orphanTables(olderThanSeconds: number): Promise<string[]>;
   /** The highest `_row_id` of the table as `trx` sees it (0 when empty). */
@@ -64,13 +80,29 @@ interface CollectionWrites {
    * Inserts encoded rows numbered from `firstRowId`, inside `trx` or on their own; a value a unique index holds
    * already fails with ER_DUP_ENTRY naming the value and the index, and inserts none of the rows.
    */
-  insertRows(trx: StoreTransaction | undefined, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void>;
+  insertRows(
+    trx: StoreTransaction | undefined,
+    table: string,
+    columns: readonly string[],
+    firstRowId: number,
+    rows: readonly CellValue[][],
+  ): Promise<void>;
   /** Whether `LOAD DATA LOCAL INFILE` is available (the fast path). */
   localInfileEnabled(): Promise<boolean>;
-  loadLocal(table: string, columns: readonly string[], firstRowId: number, rows: AsyncIterable<CellValue[][]>): Promise<LocalLoadResult>;
+  loadLocal(
+    table: string,
+    columns: readonly string[],
+    firstRowId: number,
+    rows: AsyncIterable<CellValue[][]>,
+  ): Promise<LocalLoadResult>;
   stagingTableName(collectionId: number): string;
   firstSharedValue(staging: string, target: string, columns: readonly string[]): Promise<string | undefined>;
-  insertFromStaging(trx: StoreTransaction, target: string, staging: string, columns: readonly string[]): Promise<number>;
+  insertFromStaging(
+    trx: StoreTransaction,
+    target: string,
+    staging: string,
+    columns: readonly string[],
+  ): Promise<number>;
 }
 
 /** Everything internal data stores: what InternalDataService takes. */

@@ -72,10 +72,15 @@ export interface LocalLoadResult {
  * Its read side is the CollectionReads contract, its writes CollectionWrites (internal-data-store-type.ts).
  */
 export class InternalDataStore implements CollectionStore {
-  constructor(readonly db: Knex, private readonly owners: OwnerNames) {}
+  constructor(
+    readonly db: Knex,
+    private readonly owners: OwnerNames,
+  ) {}
 
   async begin(options: { readCommitted?: boolean } = {}): Promise<StoreTransaction> {
-    return storeTransactionOf(await this.db.transaction(options.readCommitted ? { isolationLevel: 'read committed' } : undefined));
+    return storeTransactionOf(
+      await this.db.transaction(options.readCommitted ? { isolationLevel: 'read committed' } : undefined),
+    );
   }
 
   async commit(trx: StoreTransaction): Promise<void> {
@@ -87,13 +92,24 @@ export class InternalDataStore implements CollectionStore {
   }
 
   private registry(db: Knex | Knex.Transaction = this.db) {
-    return db('internal_collections as c')
-      .select('c.id', 'c.owner_id', 'c.name', 'c.columns', 'c.row_count', 'c.file_name', 'c.created_at', 'c.updated_at');
+    return db('internal_collections as c').select(
+      'c.id',
+      'c.owner_id',
+      'c.name',
+      'c.columns',
+      'c.row_count',
+      'c.file_name',
+      'c.created_at',
+      'c.updated_at',
+    );
   }
 
   /** The rows as records with their owners' usernames (auth's OwnerNames); a row whose owner is no user is left out. */
   private async withOwners(rows: RegistryRow[], trx?: Knex.Transaction): Promise<CollectionRecord[]> {
-    const names = await this.owners.usernamesOf(rows.map((row) => row.owner_id), trx && storeTransactionOf(trx));
+    const names = await this.owners.usernamesOf(
+      rows.map((row) => row.owner_id),
+      trx && storeTransactionOf(trx),
+    );
     return rows.flatMap((row) => {
       const owner = names.get(row.owner_id);
       return owner === undefined ? [] : [toRecord(row, owner)];
@@ -106,13 +122,18 @@ export class InternalDataStore implements CollectionStore {
   }
 
   async find(ownerId: number, name: string): Promise<CollectionRecord | undefined> {
-    const row = (await this.registry().where({ 'c.owner_id': ownerId, 'c.name': name }).first()) as RegistryRow | undefined;
+    const row = (await this.registry().where({ 'c.owner_id': ownerId, 'c.name': name }).first()) as
+      | RegistryRow
+      | undefined;
     return row ? (await this.withOwners([row]))[0] : undefined;
   }
 
   /** The entry, locked against other loads and deletes until `trx` ends. */
   async findForUpdate(trx: StoreTransaction, ownerId: number, name: string): Promise<CollectionRecord | undefined> {
-    const row = (await this.registry(knexOf(trx)).where({ 'c.owner_id': ownerId, 'c.name': name }).forUpdate().first()) as RegistryRow | undefined;
+    const row = (await this.registry(knexOf(trx))
+      .where({ 'c.owner_id': ownerId, 'c.name': name })
+      .forUpdate()
+      .first()) as RegistryRow | undefined;
     return row ? (await this.withOwners([row], knexOf(trx)))[0] : undefined;
   }
 
@@ -120,13 +141,29 @@ export class InternalDataStore implements CollectionStore {
    * Reserves the name inside `trx`: the id (and so the table name) is known at once, while other
    * requests see nothing until `trx` commits; a concurrent load of the same name waits on the key.
    */
-  async insertEntry(trx: StoreTransaction, entry: { ownerId: number; name: string; fileName: string }): Promise<number> {
-    const [id] = await knexOf(trx)('internal_collections').insert({ owner_id: entry.ownerId, name: entry.name, columns: '[]', row_count: 0, file_name: entry.fileName });
+  async insertEntry(
+    trx: StoreTransaction,
+    entry: { ownerId: number; name: string; fileName: string },
+  ): Promise<number> {
+    const [id] = await knexOf(trx)('internal_collections').insert({
+      owner_id: entry.ownerId,
+      name: entry.name,
+      columns: '[]',
+      row_count: 0,
+      file_name: entry.fileName,
+    });
     return Number(id);
   }
 
   async updateEntry(trx: StoreTransaction, id: number, change: EntryChange): Promise<void> {
-    await knexOf(trx)('internal_collections').where({ id }).update({ columns: JSON.stringify(change.columns), row_count: change.rowCount, file_name: change.fileName, updated_at: this.db.fn.now(3) });
+    await knexOf(trx)('internal_collections')
+      .where({ id })
+      .update({
+        columns: JSON.stringify(change.columns),
+        row_count: change.rowCount,
+        file_name: change.fileName,
+        updated_at: this.db.fn.now(3),
+      });
   }
 
   async deleteEntry(trx: StoreTransaction, id: number): Promise<void> {
@@ -148,7 +185,11 @@ export class InternalDataStore implements CollectionStore {
 
   /** DDL (auto-commits). A UNIQUE index on duplicated data fails with ER_DUP_ENTRY and changes nothing. */
   async addIndex(table: string, index: { name: string; column: string; unique: boolean }): Promise<void> {
-    await this.db.raw(`ALTER TABLE ?? ADD ${index.unique ? 'UNIQUE ' : ''}INDEX ?? (??)`, [table, index.name, index.column]);
+    await this.db.raw(`ALTER TABLE ?? ADD ${index.unique ? 'UNIQUE ' : ''}INDEX ?? (??)`, [
+      table,
+      index.name,
+      index.column,
+    ]);
   }
 
   async dropIndex(table: string, name: string): Promise<void> {
@@ -156,10 +197,18 @@ export class InternalDataStore implements CollectionStore {
   }
 
   /** DDL (auto-commits): several indexes in one statement (the table is read once). A duplicate fails with ER_DUP_ENTRY naming the index, and adds none. */
-  async addIndexes(table: string, indexes: ReadonlyArray<{ name: string; columns: readonly string[]; unique: boolean }>): Promise<void> {
+  async addIndexes(
+    table: string,
+    indexes: ReadonlyArray<{ name: string; columns: readonly string[]; unique: boolean }>,
+  ): Promise<void> {
     if (indexes.length === 0) return;
-    const clauses = indexes.map((index) => `ADD ${index.unique ? 'UNIQUE ' : ''}INDEX ?? (${index.columns.map(() => '??').join(', ')})`).join(', ');
-    await this.db.raw(`ALTER TABLE ?? ${clauses}`, [table, ...indexes.flatMap((index) => [index.name, ...index.columns])]);
+    const clauses = indexes
+      .map((index) => `ADD ${index.unique ? 'UNIQUE ' : ''}INDEX ?? (${index.columns.map(() => '??').join(', ')})`)
+      .join(', ');
+    await this.db.raw(`ALTER TABLE ?? ${clauses}`, [
+      table,
+      ...indexes.flatMap((index) => [index.name, ...index.columns]),
+    ]);
   }
 
   /**
@@ -195,12 +244,27 @@ export class InternalDataStore implements CollectionStore {
    * not stop at a bad row: a duplicate key or a value that does not convert is skipped or changed
    * with a warning, so callers compare `rowsSent`, `affectedRows` and `warnings`.
    */
-  async loadLocal(table: string, columns: readonly string[], firstRowId: number, rows: AsyncIterable<CellValue[][]>): Promise<LocalLoadResult> {
-    const sql = this.db.raw(`LOAD DATA LOCAL INFILE 'collection-rows.tsv' INTO TABLE ?? ${LOAD_DATA_FORMAT} (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')})`, [table, ROW_ID_COLUMN, ...columns]).toQuery();
+  async loadLocal(
+    table: string,
+    columns: readonly string[],
+    firstRowId: number,
+    rows: AsyncIterable<CellValue[][]>,
+  ): Promise<LocalLoadResult> {
+    const sql = this.db
+      .raw(
+        `LOAD DATA LOCAL INFILE 'collection-rows.tsv' INTO TABLE ?? ${LOAD_DATA_FORMAT} (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')})`,
+        [table, ROW_ID_COLUMN, ...columns],
+      )
+      .toQuery();
     const source = loadDataSource(rows, firstRowId);
     try {
       const result = await loadLocalInfile(this.db, sql, () => source.readable);
-      return { rowsSent: source.rows(), affectedRows: result.affectedRows, warnings: result.warnings, warningText: result.shown.map((warning) => warning.message) };
+      return {
+        rowsSent: source.rows(),
+        affectedRows: result.affectedRows,
+        warnings: result.warnings,
+        warningText: result.shown.map((warning) => warning.message),
+      };
     } finally {
       source.readable.destroy();
     }
@@ -212,7 +276,10 @@ export class InternalDataStore implements CollectionStore {
    */
   async firstSharedValue(staging: string, target: string, columns: readonly string[]): Promise<string | undefined> {
     const on = columns.map(() => 't.?? = s.??').join(' AND ');
-    const shown = columns.length === 1 ? 'CAST(s.?? AS CHAR)' : `CONCAT_WS('-', ${columns.map(() => 'CAST(s.?? AS CHAR)').join(', ')})`;
+    const shown =
+      columns.length === 1
+        ? 'CAST(s.?? AS CHAR)'
+        : `CONCAT_WS('-', ${columns.map(() => 'CAST(s.?? AS CHAR)').join(', ')})`;
     const [rows] = (await this.db.raw(
       `SELECT ${shown} AS value FROM ?? AS s WHERE EXISTS (SELECT 1 FROM ?? AS t WHERE ${on}) ORDER BY s.?? LIMIT 1`,
       [...columns, staging, target, ...columns.flatMap((column) => [column, column]), ROW_ID_COLUMN],
@@ -223,10 +290,21 @@ export class InternalDataStore implements CollectionStore {
   }
 
   /** Moves an append's rows from its staging table into the collection table, in load order, inside `trx`; answers the rows inserted. */
-  async insertFromStaging(trx: StoreTransaction, target: string, staging: string, columns: readonly string[]): Promise<number> {
+  async insertFromStaging(
+    trx: StoreTransaction,
+    target: string,
+    staging: string,
+    columns: readonly string[],
+  ): Promise<number> {
     const names = [ROW_ID_COLUMN, ...columns];
     const list = names.map(() => '??').join(', ');
-    const [result] = (await knexOf(trx).raw(`INSERT INTO ?? (${list}) SELECT ${list} FROM ?? ORDER BY ??`, [target, ...names, ...names, staging, ROW_ID_COLUMN])) as [{ affectedRows: number }, unknown];
+    const [result] = (await knexOf(trx).raw(`INSERT INTO ?? (${list}) SELECT ${list} FROM ?? ORDER BY ??`, [
+      target,
+      ...names,
+      ...names,
+      staging,
+      ROW_ID_COLUMN,
+    ])) as [{ affectedRows: number }, unknown];
     return Number(result.affectedRows);
   }
 
@@ -245,13 +323,23 @@ export class InternalDataStore implements CollectionStore {
       index.seq.push(Number(row.Seq_in_index));
     }
     return [...byName.values()]
-      .map(({ name, columns, unique, seq }) => ({ name, unique, columns: columns.map((column, i) => [seq[i], column] as const).sort((a, b) => a[0] - b[0]).map(([, column]) => column) }))
+      .map(({ name, columns, unique, seq }) => ({
+        name,
+        unique,
+        columns: columns
+          .map((column, i) => [seq[i], column] as const)
+          .sort((a, b) => a[0] - b[0])
+          .map(([, column]) => column),
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** The highest `_row_id` (0 for an empty table): appended rows continue from here. */
   async maxRowId(trx: StoreTransaction, table: string): Promise<number> {
-    const [rows] = (await knexOf(trx).raw('SELECT COALESCE(MAX(??), 0) AS max_id FROM ??', [ROW_ID_COLUMN, table])) as [Array<{ max_id: number | string }>, unknown];
+    const [rows] = (await knexOf(trx).raw('SELECT COALESCE(MAX(??), 0) AS max_id FROM ??', [ROW_ID_COLUMN, table])) as [
+      Array<{ max_id: number | string }>,
+      unknown,
+    ];
     return Number(rows[0].max_id);
   }
 
@@ -260,7 +348,13 @@ export class InternalDataStore implements CollectionStore {
    * `firstRowId`, inside `trx` (appends) or on its own. Every value is a bound parameter: the
    * statement's text holds only quoted identifiers and placeholders.
    */
-  async insertRows(trx: StoreTransaction | undefined, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
+  async insertRows(
+    trx: StoreTransaction | undefined,
+    table: string,
+    columns: readonly string[],
+    firstRowId: number,
+    rows: readonly CellValue[][],
+  ): Promise<void> {
     if (rows.length === 0) return;
     const placeholders = `(${new Array(columns.length + 1).fill('?').join(', ')})`;
     const bindings: Array<string | number | null> = [table, ROW_ID_COLUMN, ...columns];
@@ -268,7 +362,10 @@ export class InternalDataStore implements CollectionStore {
       bindings.push(firstRowId + index);
       for (const cell of row) bindings.push(cell);
     });
-    await (trx ? knexOf(trx) : this.db).raw(`INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES ${new Array(rows.length).fill(placeholders).join(', ')}`, bindings);
+    await (trx ? knexOf(trx) : this.db).raw(
+      `INSERT INTO ?? (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')}) VALUES ${new Array(rows.length).fill(placeholders).join(', ')}`,
+      bindings,
+    );
   }
 
   /**
@@ -281,17 +378,36 @@ export class InternalDataStore implements CollectionStore {
   }
 
   /** A page of rows in load order; `limit` and `offset` must be non-negative safe integers (they become SQL text). */
-  async page(table: string, select: readonly string[], filters: ReadonlyArray<{ column: string; value: unknown }>, limit: number, offset: number): Promise<Record<string, unknown>[]> {
+  async page(
+    table: string,
+    select: readonly string[],
+    filters: ReadonlyArray<{ column: string; value: unknown }>,
+    limit: number,
+    offset: number,
+  ): Promise<Record<string, unknown>[]> {
     // Knex writes LIMIT and OFFSET into the statement: 1e21 would print as `1e+21`, a syntax error.
-    if (!Number.isSafeInteger(limit) || limit < 0 || !Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`page bounds must be non-negative safe integers, not limit ${limit}, offset ${offset}`);
-    let query = this.db(table).select(...select).orderBy(ROW_ID_COLUMN).limit(limit).offset(offset);
-    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, this.filterValue(filter.value));
+    if (!Number.isSafeInteger(limit) || limit < 0 || !Number.isSafeInteger(offset) || offset < 0)
+      throw new RangeError(`page bounds must be non-negative safe integers, not limit ${limit}, offset ${offset}`);
+    let query = this.db(table)
+      .select(...select)
+      .orderBy(ROW_ID_COLUMN)
+      .limit(limit)
+      .offset(offset);
+    for (const filter of filters)
+      query =
+        filter.value === null
+          ? query.whereNull(filter.column)
+          : query.where(filter.column, this.filterValue(filter.value));
     return (await query) as Record<string, unknown>[];
   }
 
   async count(table: string, filters: ReadonlyArray<{ column: string; value: unknown }>): Promise<number> {
     let query = this.db(table).count({ n: '*' });
-    for (const filter of filters) query = filter.value === null ? query.whereNull(filter.column) : query.where(filter.column, this.filterValue(filter.value));
+    for (const filter of filters)
+      query =
+        filter.value === null
+          ? query.whereNull(filter.column)
+          : query.where(filter.column, this.filterValue(filter.value));
     const [row] = (await query) as Array<{ n: number | string }>;
     return Number(row.n);
   }

@@ -29,8 +29,12 @@ export function loadDataSource(batches: AsyncIterable<CellValue[][]>, firstRowId
         rowId += 1;
       }
       const bytes = Buffer.from(text, 'utf8');
-      for (let offset = 0; offset < bytes.length; offset += MAX_OUT_BYTES) yield bytes.subarray(offset, offset + MAX_OUT_BYTES);
+      for (let offset = 0; offset < bytes.length; offset += MAX_OUT_BYTES)
+        yield bytes.subarray(offset, offset + MAX_OUT_BYTES);
     }
   }
-  return { readable: Readable.from(produce(), { objectMode: false, highWaterMark: MAX_OUT_BYTES }), rows: () => rowId - firstRowId };
+  return {
+    readable: Readable.from(produce(), { objectMode: false, highWaterMark: MAX_OUT_BYTES }),
+    rows: () => rowId - firstRowId,
+  };
 }

@@ -18,7 +18,9 @@ export function rowWidthMessage(line: number, fields: number, width: number): st
 
 /** 400 INVALID_CSV for one row; `column` counts from 1, in file order. */
 function invalidRow(message: string, line: number, column?: number): BadRequestError {
-  return new BadRequestError(`The CSV cannot be loaded: ${message}.`, 'INVALID_CSV', [{ path: `line ${line}`, line, message, ...(column ? { column } : {}) }]);
+  return new BadRequestError(`The CSV cannot be loaded: ${message}.`, 'INVALID_CSV', [
+    { path: `line ${line}`, line, message, ...(column ? { column } : {}) },
+  ]);
 }
 
 /**
@@ -68,11 +70,19 @@ export class RowEncoder {
       default: {
         const capacity = this.capacities[index];
         if (text.length <= capacity) return text;
-        throw invalidRow(`line ${line}: column "${this.columns[index].name}" holds at most ${capacity} characters but the value has ${text.length}`, line, index + 1);
+        throw invalidRow(
+          `line ${line}: column "${this.columns[index].name}" holds at most ${capacity} characters but the value has ${text.length}`,
+          line,
+          index + 1,
+        );
       }
     }
     const { name, type } = this.columns[index];
-    throw invalidRow(`line ${line}: column "${name}" is ${type} but the value is ${CLASS_NAMES[classify(text)]}`, line, index + 1);
+    throw invalidRow(
+      `line ${line}: column "${name}" is ${type} but the value is ${CLASS_NAMES[classify(text)]}`,
+      line,
+      index + 1,
+    );
   }
 }
 

@@ -13,7 +13,11 @@ export class DurationHistogram {
   private readonly counts: Record<MeasuredMode, number[]>;
   private readonly sums: Record<MeasuredMode, number> = { sync: 0, async: 0, batch: 0 };
 
-  constructor(private readonly name: string, private readonly help: string, private readonly bounds: readonly number[]) {
+  constructor(
+    private readonly name: string,
+    private readonly help: string,
+    private readonly bounds: readonly number[],
+  ) {
     const empty = () => new Array<number>(bounds.length + 1).fill(0);
     this.counts = { sync: empty(), async: empty(), batch: empty() };
   }
@@ -35,7 +39,10 @@ export class DurationHistogram {
         const le = bucket < this.bounds.length ? String(this.bounds[bucket]) : '+Inf';
         lines.push(`${this.name}_bucket{le="${le}",mode="${mode}"} ${cumulative}`);
       });
-      lines.push(`${this.name}_sum{mode="${mode}"} ${this.sums[mode]}`, `${this.name}_count{mode="${mode}"} ${cumulative}`);
+      lines.push(
+        `${this.name}_sum{mode="${mode}"} ${this.sums[mode]}`,
+        `${this.name}_count{mode="${mode}"} ${cumulative}`,
+      );
     }
     return `${lines.join('\n')}\n`;
   }

@@ -31,7 +31,14 @@ function sendError(response: http.ServerResponse, error: unknown, headers: Recor
   const body = toErrorBody(error, [databaseOutageBody]);
   body.requestId = timeOrderedId();
   if (body.details === undefined) delete body.details;
-  response.writeHead(body.status, { 'content-type': 'application/json', 'x-request-id': body.requestId, ...errorHeaders(body, error), ...headers }).end(JSON.stringify(body));
+  response
+    .writeHead(body.status, {
+      'content-type': 'application/json',
+      'x-request-id': body.requestId,
+      ...errorHeaders(body, error),
+      ...headers,
+    })
+    .end(JSON.stringify(body));
 }
 
 /**
@@ -40,11 +47,18 @@ function sendError(response: http.ServerResponse, error: unknown, headers: Recor
  * WORKER_METRICS_PORT), bound to METRICS_HOST (loopback by default), because its labels name
  * every tenant's scenarios. With METRICS_TOKEN set a scrape needs that bearer token (401 otherwise).
  */
-export function createMetricsServer(exposition: MetricsExposition, options: MetricsServerOptions, logger: Logger): http.Server {
+export function createMetricsServer(
+  exposition: MetricsExposition,
+  options: MetricsServerOptions,
+  logger: Logger,
+): http.Server {
   return http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0];
     if (path !== '/metrics') {
-      sendError(response, new NotFoundError(`No route ${request.method} ${path}; metrics are at GET /metrics.`, 'ROUTE_NOT_FOUND'));
+      sendError(
+        response,
+        new NotFoundError(`No route ${request.method} ${path}; metrics are at GET /metrics.`, 'ROUTE_NOT_FOUND'),
+      );
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -52,7 +66,9 @@ export function createMetricsServer(exposition: MetricsExposition, options: Metr
       return;
     }
     if (options.token !== undefined && !bearerMatches(request.headers.authorization, options.token)) {
-      sendError(response, new UnauthorizedError('Scraping the metrics needs the bearer token of METRICS_TOKEN.'), { 'www-authenticate': 'Bearer' });
+      sendError(response, new UnauthorizedError('Scraping the metrics needs the bearer token of METRICS_TOKEN.'), {
+        'www-authenticate': 'Bearer',
+      });
       return;
     }
     exposition.render().then(
@@ -72,7 +88,13 @@ export function createMetricsServer(exposition: MetricsExposition, options: Metr
  * Serves the metrics of this process on `port` at METRICS_HOST (the API: METRICS_PORT; a worker
  * process: WORKER_METRICS_PORT). Rejects with one actionable line when the port cannot be taken.
  */
-export async function startMetricsServer(exposition: MetricsExposition, config: MetricsConfig, port: number, variable: string, logger: Logger): Promise<http.Server> {
+export async function startMetricsServer(
+  exposition: MetricsExposition,
+  config: MetricsConfig,
+  port: number,
+  variable: string,
+  logger: Logger,
+): Promise<http.Server> {
   const server = createMetricsServer(exposition, { token: config.token }, logger);
   await listen(server, port, { host: config.host, variable });
   server.on('error', (error) => logger.error({ err: error }, 'metrics server error'));

@@ -9,9 +9,15 @@ import { RunCounters } from './run-counters.js';
 import { ScrapeProbe } from './scrape-probe.js';
 
 /** Run durations: a run takes from tens of microseconds to the run time limit (1 s by default). */
-const DURATION_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const DURATION_BUCKETS_SECONDS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
 
-const SANDBOX_LIMITS: Record<string, 'time' | 'memory' | 'crash' | undefined> = { TIME_LIMIT_EXCEEDED: 'time', MEMORY_LIMIT_EXCEEDED: 'memory', ENGINE_CRASHED: 'crash' };
+const SANDBOX_LIMITS: Record<string, 'time' | 'memory' | 'crash' | undefined> = {
+  TIME_LIMIT_EXCEEDED: 'time',
+  MEMORY_LIMIT_EXCEEDED: 'memory',
+  ENGINE_CRASHED: 'crash',
+};
 
 export interface PrometheusMetricsOptions {
   /** Longest a scrape waits for a gauge read from MySQL or the job store. */
@@ -45,11 +51,16 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly shadowSkips: Counter<'reason'>;
   private readonly splitRuns: Counter<'arm' | 'outcome'>;
   private probes?: {
-    batchElementsPending: ScrapeProbe; jobQueueDepth: ScrapeProbe;
-    engineQueuedItems: ScrapeProbes['engineQueuedItems']; engineQuarantinedTenants: ScrapeProbes['engineQuarantinedTenants'];
+    batchElementsPending: ScrapeProbe;
+    jobQueueDepth: ScrapeProbe;
+    engineQueuedItems: ScrapeProbes['engineQueuedItems'];
+    engineQuarantinedTenants: ScrapeProbes['engineQuarantinedTenants'];
   };
 
-  constructor(private readonly options: PrometheusMetricsOptions, private readonly logger: Logger) {
+  constructor(
+    private readonly options: PrometheusMetricsOptions,
+    private readonly logger: Logger,
+  ) {
     const registers = [this.registry];
     registerProcessMetrics(this.registry);
     const runs = new RunCounters(options.maxScenarioSeries);
@@ -124,7 +135,8 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       registers,
       collect() {
         const queued = probes()?.engineQueuedItems();
-        for (const lane of ['live', 'validation', 'bulk', 'background'] as const) this.set({ lane }, queued ? queued[lane] : Number.NaN);
+        for (const lane of ['live', 'validation', 'bulk', 'background'] as const)
+          this.set({ lane }, queued ? queued[lane] : Number.NaN);
       },
     });
     new Gauge({
@@ -135,24 +147,50 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
         this.set(probes()?.engineQuarantinedTenants() ?? Number.NaN);
       },
     });
-    this.hostDeaths = new Counter({ name: 'scoring_engine_host_deaths_total', help: 'Engine host processes of this process that died (aborted, killed, or killed by their watchdog for a crossing that overran).', registers });
+    this.hostDeaths = new Counter({
+      name: 'scoring_engine_host_deaths_total',
+      help: 'Engine host processes of this process that died (aborted, killed, or killed by their watchdog for a crossing that overran).',
+      registers,
+    });
     this.hostReplacements = new Counter({
-      name: 'scoring_engine_host_replacements_total', help: 'Engine hosts replaced while alive, by reason: memory (resident memory past ENGINE_HOST_MEMORY_MB), unresponsive.', labelNames: ['reason'], registers,
+      name: 'scoring_engine_host_replacements_total',
+      help: 'Engine hosts replaced while alive, by reason: memory (resident memory past ENGINE_HOST_MEMORY_MB), unresponsive.',
+      labelNames: ['reason'],
+      registers,
     });
     this.crashedRuns = new Counter({
-      name: 'scoring_engine_crash_items_total', help: 'Sandbox work items in an engine host when it died, by outcome: failed (ENGINE_CRASHED, the message that was running, or a second death), requeued (run again on another host).', labelNames: ['outcome'], registers,
+      name: 'scoring_engine_crash_items_total',
+      help: 'Sandbox work items in an engine host when it died, by outcome: failed (ENGINE_CRASHED, the message that was running, or a second death), requeued (run again on another host).',
+      labelNames: ['outcome'],
+      registers,
     });
-    this.quarantines = new Counter({ name: 'scoring_engine_quarantines_total', help: 'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).', registers });
-    this.shadowRuns = new Counter({ name: 'scoring_shadow_runs_total', help: 'Shadow runs beside live runs (docs/live-tests.md), by how the shadow ended: succeeded, failed.', labelNames: ['outcome'], registers });
+    this.quarantines = new Counter({
+      name: 'scoring_engine_quarantines_total',
+      help: 'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).',
+      registers,
+    });
+    this.shadowRuns = new Counter({
+      name: 'scoring_shadow_runs_total',
+      help: 'Shadow runs beside live runs (docs/live-tests.md), by how the shadow ended: succeeded, failed.',
+      labelNames: ['outcome'],
+      registers,
+    });
     for (const outcome of ['succeeded', 'failed']) this.shadowRuns.inc({ outcome }, 0);
     this.shadowSkips = new Counter({
-      name: 'scoring_shadow_skips_total', help: 'Sampled shadow runs not run, by reason: budget (SHADOW_ENGINE_SHARE of engine time spent), in_flight (SHADOW_MAX_IN_FLIGHT reached).', labelNames: ['reason'], registers,
+      name: 'scoring_shadow_skips_total',
+      help: 'Sampled shadow runs not run, by reason: budget (SHADOW_ENGINE_SHARE of engine time spent), in_flight (SHADOW_MAX_IN_FLIGHT reached).',
+      labelNames: ['reason'],
+      registers,
     });
     for (const reason of ['budget', 'in_flight']) this.shadowSkips.inc({ reason }, 0);
     this.splitRuns = new Counter({
-      name: 'scoring_split_runs_total', help: 'Live runs of champion/challenger splits (docs/live-tests.md), by arm (champion, challenger) and how they ended (succeeded, failed).', labelNames: ['arm', 'outcome'], registers,
+      name: 'scoring_split_runs_total',
+      help: 'Live runs of champion/challenger splits (docs/live-tests.md), by arm (champion, challenger) and how they ended (succeeded, failed).',
+      labelNames: ['arm', 'outcome'],
+      registers,
     });
-    for (const arm of ['champion', 'challenger']) for (const outcome of ['succeeded', 'failed']) this.splitRuns.inc({ arm, outcome }, 0);
+    for (const arm of ['champion', 'challenger'])
+      for (const outcome of ['succeeded', 'failed']) this.splitRuns.inc({ arm, outcome }, 0);
   }
 
   runFinished(run: MeasuredRun): void {
@@ -204,9 +242,10 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   }
 
   setScrapeProbes(probes: ScrapeProbes): void {
-    const probe = (name: string, read: () => Promise<number>) => new ScrapeProbe(read, this.options.probeTimeoutMs, (error) => {
-      this.logger.debug({ err: error, gauge: name }, 'a metrics gauge could not be read');
-    });
+    const probe = (name: string, read: () => Promise<number>) =>
+      new ScrapeProbe(read, this.options.probeTimeoutMs, (error) => {
+        this.logger.debug({ err: error, gauge: name }, 'a metrics gauge could not be read');
+      });
     this.probes = {
       batchElementsPending: probe('scoring_batch_elements_pending', () => probes.batchElementsPending()),
       jobQueueDepth: probe('scoring_job_queue_depth', () => probes.jobQueueDepth()),

@@ -52,7 +52,10 @@ function outcomeIndex(errorCode: string | null): number {
  * its version's next runs look for a series again.
  */
 export class RunCounters {
-  private readonly byVersion = new PerVersion<MeasuredRun['scenario'], ScenarioSeries>((scenario) => this.byLabelsOf(scenario.ownerName, scenario.name, scenario.version), (series) => series.evicted);
+  private readonly byVersion = new PerVersion<MeasuredRun['scenario'], ScenarioSeries>(
+    (scenario) => this.byLabelsOf(scenario.ownerName, scenario.name, scenario.version),
+    (series) => series.evicted,
+  );
   private readonly byLabels = new Map<string, ScenarioSeries>();
   /** Each owner's series, oldest first. */
   private readonly byOwner = new Map<string, ScenarioSeries[]>();
@@ -74,7 +77,17 @@ export class RunCounters {
       for (let mode = 0; mode < MODES.length; mode += 1) {
         for (let outcome = 0; outcome < OUTCOMES.length; outcome += 1) {
           const value = series.counts[mode * OUTCOMES.length + outcome];
-          if (value > 0) yield { labels: { owner: series.owner, scenario: series.scenario, version: series.version, mode: MODES[mode], outcome: OUTCOMES[outcome] }, value };
+          if (value > 0)
+            yield {
+              labels: {
+                owner: series.owner,
+                scenario: series.scenario,
+                version: series.version,
+                mode: MODES[mode],
+                outcome: OUTCOMES[outcome],
+              },
+              value,
+            };
         }
       }
     }
@@ -114,5 +127,11 @@ function seriesKey(owner: string, scenario: string, version: string): string {
 }
 
 function newSeries(owner: string, scenario: string, version: string): ScenarioSeries {
-  return { owner, scenario, version, counts: new Array<number>(MODES.length * OUTCOMES.length).fill(0), evicted: false };
+  return {
+    owner,
+    scenario,
+    version,
+    counts: new Array<number>(MODES.length * OUTCOMES.length).fill(0),
+    evicted: false,
+  };
 }

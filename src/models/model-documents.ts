@@ -1,9 +1,17 @@
 import { LRUCache } from 'lru-cache';
-import { modelReferenceKey, type ModelDocument, type ModelNodeSettings, type ScenarioDocument } from '../engine/index.js';
+import {
+  modelReferenceKey,
+  type ModelDocument,
+  type ModelNodeSettings,
+  type ScenarioDocument,
+} from '../engine/index.js';
 import type { ModelStore } from './model-store-type.js';
 
 /** A document ready for the engine: its MODEL nodes' models resolved, and the cache key that names them. */
-export interface ResolvedDocument { document: ScenarioDocument; cacheKey: string }
+export interface ResolvedDocument {
+  document: ScenarioDocument;
+  cacheKey: string;
+}
 
 /**
  * What every feature that compiles a scenario needs of the model registry (the engine does no I/O):
@@ -23,7 +31,10 @@ function modelReferences(document: ScenarioDocument): Pick<ModelNodeSettings, 'm
     if (entry?.type !== 'MODEL') continue;
     try {
       const settings = JSON.parse(entry.content) as Partial<ModelNodeSettings>;
-      if (typeof settings.model === 'string' && (settings.version === undefined || settings.version === 'latest' || Number.isInteger(settings.version))) {
+      if (
+        typeof settings.model === 'string' &&
+        (settings.version === undefined || settings.version === 'latest' || Number.isInteger(settings.version))
+      ) {
         references.push({ model: settings.model, version: settings.version });
       }
     } catch {
@@ -42,7 +53,8 @@ export class ModelResolver implements ModelDocuments {
    * its file (base64; the compiled program takes it to the engine hosts), so the cache is bounded by size too.
    */
   private readonly documents = new LRUCache<number, ModelDocument>({
-    max: 500, maxSize: MAX_CACHED_CHARS,
+    max: 500,
+    maxSize: MAX_CACHED_CHARS,
     sizeCalculation: (model) => 1 + (model.model.kind === 'onnx' ? (model.model.file?.length ?? 0) : 0),
   });
 
@@ -61,7 +73,11 @@ export class ModelResolver implements ModelDocuments {
       let model = this.documents.get(version.id);
       if (!model) {
         model = await this.store.documentOf(version.id);
-        if (model.model.kind === 'onnx') model = { ...model, model: { ...model.model, file: (await this.store.fileOf(version.id)).toString('base64') } };
+        if (model.model.kind === 'onnx')
+          model = {
+            ...model,
+            model: { ...model.model, file: (await this.store.fileOf(version.id)).toString('base64') },
+          };
         this.documents.set(version.id, model);
       }
       models[key] = model;

@@ -2,7 +2,13 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import type { ModelService } from './model-service.js';
 
-export type ModelOperation = 'listModels' | 'getModel' | 'uploadModelVersion' | 'getModelVersion' | 'downloadModelVersion' | 'deleteModelVersion';
+export type ModelOperation =
+  | 'listModels'
+  | 'getModel'
+  | 'uploadModelVersion'
+  | 'getModelVersion'
+  | 'downloadModelVersion'
+  | 'deleteModelVersion';
 
 /** `latest` or a number (the spec's pattern has checked it). */
 function versionOf(raw: string): number | 'latest' {
@@ -28,7 +34,12 @@ export function createModelHandlers(services: ModelHandlerDeps): Pick<OperationH
 
     async uploadModelVersion({ user, params, body }) {
       // A text field named `file` passes the spec's validation: the upload must be a file.
-      if (!body.file) throw new BadRequestError('No file uploaded: send the model as the multipart file part "file".', 'VALIDATION_FAILED', [{ path: 'body.file', message: 'a file is required' }]);
+      if (!body.file)
+        throw new BadRequestError(
+          'No file uploaded: send the model as the multipart file part "file".',
+          'VALIDATION_FAILED',
+          [{ path: 'body.file', message: 'a file is required' }],
+        );
       return { status: 201, body: await models.upload(user.id, params.name, body.file) };
     },
 

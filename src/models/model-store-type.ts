@@ -18,7 +18,14 @@ export interface ModelVersionRecord {
 }
 
 export interface NewModelVersion {
-  format: ModelFormat; modelType: string; functionName: string; fileName: string; sizeBytes: number; sha256: string; file: Uint8Array; document: ModelDocument;
+  format: ModelFormat;
+  modelType: string;
+  functionName: string;
+  fileName: string;
+  sizeBytes: number;
+  sha256: string;
+  file: Uint8Array;
+  document: ModelDocument;
 }
 
 /**

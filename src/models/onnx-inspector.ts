@@ -4,7 +4,11 @@ import { fileURLToPath } from 'node:url';
 import type { OnnxDescription } from '../engine/index.js';
 
 /** Why a file was refused: 'invalid' (400 MODEL_INVALID) or 'unsupported' (422 MODEL_NOT_SUPPORTED), and where. */
-export interface OnnxRefusal { kind: 'invalid' | 'unsupported'; message: string; path: string }
+export interface OnnxRefusal {
+  kind: 'invalid' | 'unsupported';
+  message: string;
+  path: string;
+}
 
 /** Reads an ONNX file's graph inputs and outputs, or says why it is refused. */
 export interface OnnxInspector {
@@ -23,7 +27,9 @@ export class ChildProcessOnnxInspector implements OnnxInspector {
 
   inspect(path: string): Promise<{ ok: OnnxDescription } | { refused: OnnxRefusal }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--max-old-space-size=256', SCRIPT, path], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--max-old-space-size=256', SCRIPT, path], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let settled = false;
       const finish = (answer: { ok: OnnxDescription } | { refused: OnnxRefusal }) => {
@@ -34,12 +40,24 @@ export class ChildProcessOnnxInspector implements OnnxInspector {
       };
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
-        finish({ refused: { kind: 'invalid', message: `ONNX Runtime did not load the file within ${this.timeoutMs} ms`, path: 'file' } });
+        finish({
+          refused: {
+            kind: 'invalid',
+            message: `ONNX Runtime did not load the file within ${this.timeoutMs} ms`,
+            path: 'file',
+          },
+        });
       }, this.timeoutMs);
       child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => { if (out.length < 1_048_576) out += chunk; });
+      child.stdout.on('data', (chunk: string) => {
+        if (out.length < 1_048_576) out += chunk;
+      });
       child.stderr.resume();
-      child.on('error', (error) => finish({ refused: { kind: 'invalid', message: `The model could not be inspected: ${error.message}`, path: 'file' } }));
+      child.on('error', (error) =>
+        finish({
+          refused: { kind: 'invalid', message: `The model could not be inspected: ${error.message}`, path: 'file' },
+        }),
+      );
       child.on('close', (code, signal) => {
         try {
           const answer = JSON.parse(out) as { ok: OnnxDescription } | { refused: OnnxRefusal };
@@ -47,7 +65,13 @@ export class ChildProcessOnnxInspector implements OnnxInspector {
         } catch {
           // no answer: the child died loading the file
         }
-        finish({ refused: { kind: 'invalid', message: `ONNX Runtime failed loading the file (its process ended with ${signal ?? `code ${code}`})`, path: 'file' } });
+        finish({
+          refused: {
+            kind: 'invalid',
+            message: `ONNX Runtime failed loading the file (its process ended with ${signal ?? `code ${code}`})`,
+            path: 'file',
+          },
+        });
       });
     });
   }

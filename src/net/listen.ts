@@ -10,9 +10,16 @@ export interface ListenOptions {
 
 /** Why a port could not be taken, in one line that says what to do (start-up prints it and exits 1). */
 function explainListenError(error: NodeJS.ErrnoException, port: number, variable: string, host?: string): Error {
-  if (error.code === 'EADDRINUSE') return new Error(`Port ${port} is already in use: stop the process that holds it, or set ${variable} to a free port.`);
-  if (error.code === 'EACCES') return new Error(`Port ${port} needs privileges this process does not have: set ${variable} to a port above 1023.`);
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new Error(`Cannot listen on ${host}:${port}: ${host} is not an address of this host (set HOST, or METRICS_HOST for the metrics listener, to one of its addresses).`);
+  if (error.code === 'EADDRINUSE')
+    return new Error(
+      `Port ${port} is already in use: stop the process that holds it, or set ${variable} to a free port.`,
+    );
+  if (error.code === 'EACCES')
+    return new Error(`Port ${port} needs privileges this process does not have: set ${variable} to a port above 1023.`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+    return new Error(
+      `Cannot listen on ${host}:${port}: ${host} is not an address of this host (set HOST, or METRICS_HOST for the metrics listener, to one of its addresses).`,
+    );
   return new Error(`Cannot listen on port ${port} (${error.code ?? error.message}): set ${variable} to a free port.`);
 }
 

@@ -23,14 +23,24 @@ function zeros(bytes: number[], from: number, to: number): boolean {
  */
 export function embeddedIPv4(address: ipaddr.IPv6): EmbeddedIPv4 | undefined {
   const b = address.toByteArray();
-  if (zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return { form: 'IPv4-mapped', addresses: [v4(b.slice(12, 16))] };
+  if (zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff)
+    return { form: 'IPv4-mapped', addresses: [v4(b.slice(12, 16))] };
   if (zeros(b, 0, 12)) return { form: 'IPv4-compatible', addresses: [v4(b.slice(12, 16))] };
-  if (zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return { form: 'IPv4-translated', addresses: [v4(b.slice(12, 16))] };
+  if (zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0)
+    return { form: 'IPv4-translated', addresses: [v4(b.slice(12, 16))] };
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
     if (zeros(b, 4, 12)) return { form: 'NAT64', addresses: [v4(b.slice(12, 16))] };
     if (b[4] === 0x00 && b[5] === 0x01) {
       // RFC 6052 layouts skip octet 8 (the "u" octet): /48, /56, /64 and /96.
-      return { form: 'NAT64', addresses: [v4([b[6], b[7], b[9], b[10]]), v4([b[7], b[9], b[10], b[11]]), v4(b.slice(9, 13)), v4(b.slice(12, 16))] };
+      return {
+        form: 'NAT64',
+        addresses: [
+          v4([b[6], b[7], b[9], b[10]]),
+          v4([b[7], b[9], b[10], b[11]]),
+          v4(b.slice(9, 13)),
+          v4(b.slice(12, 16)),
+        ],
+      };
     }
   }
   if (b[0] === 0x20 && b[1] === 0x02) return { form: '6to4', addresses: [v4(b.slice(2, 6))] };

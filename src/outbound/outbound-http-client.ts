@@ -17,8 +17,17 @@ const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
  */
 export const IDLE_SOCKET_TIMEOUT_MS = 4000;
 
-export interface OutboundRequest { method: string; url: string; headers: Record<string, string>; body?: unknown; timeoutMs: number }
-export interface OutboundResponse { status: number; body: unknown }
+export interface OutboundRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  timeoutMs: number;
+}
+export interface OutboundResponse {
+  status: number;
+  body: unknown;
+}
 
 /**
  * The service's only HTTP client for calls it makes on a user's behalf: HTTP_CALL nodes (as the
@@ -35,17 +44,26 @@ export class OutboundHttpClient implements HttpPort {
       policy.check(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`).then(
         (addresses) => {
           const family = addresses[0].includes(':') ? 6 : 4;
-          if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, addresses.map((a) => ({ address: a, family: a.includes(':') ? 6 : 4 })));
+          if ((options as { all?: boolean }).all)
+            (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(
+              null,
+              addresses.map((a) => ({ address: a, family: a.includes(':') ? 6 : 4 })),
+            );
           else callback(null, addresses[0], family);
         },
-        (error: Error) => callback(Object.assign(error, { code: 'HTTP_TARGET_REFUSED' }) as NodeJS.ErrnoException, '', 4),
+        (error: Error) =>
+          callback(Object.assign(error, { code: 'HTTP_TARGET_REFUSED' }) as NodeJS.ErrnoException, '', 4),
       );
     };
     this.client = axios.create({
       httpAgent: new http.Agent({ lookup: guardedLookup, keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS }),
       httpsAgent: new https.Agent({ lookup: guardedLookup, keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS }),
-      maxRedirects: 0, validateStatus: () => true, proxy: false,
-      maxContentLength: MAX_RESPONSE_BYTES, maxBodyLength: MAX_RESPONSE_BYTES, responseType: 'json',
+      maxRedirects: 0,
+      validateStatus: () => true,
+      proxy: false,
+      maxContentLength: MAX_RESPONSE_BYTES,
+      maxBodyLength: MAX_RESPONSE_BYTES,
+      responseType: 'json',
       transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
     });
   }
@@ -77,7 +95,13 @@ export class OutboundHttpClient implements HttpPort {
   }
 
   private send(req: OutboundRequest) {
-    return this.client.request({ method: req.method, url: req.url, headers: req.headers, data: req.body, timeout: req.timeoutMs });
+    return this.client.request({
+      method: req.method,
+      url: req.url,
+      headers: req.headers,
+      data: req.body,
+      timeout: req.timeoutMs,
+    });
   }
 }
 
@@ -88,7 +112,12 @@ export class OutboundHttpClient implements HttpPort {
  * (`request.reusedSocket`). A failure on a new connection, or after an answer began, is the call's outcome.
  */
 function isStaleConnectionFailure(error: unknown): boolean {
-  const { request, response, code, message } = (error ?? {}) as { request?: { reusedSocket?: boolean }; response?: unknown; code?: unknown; message?: unknown };
+  const { request, response, code, message } = (error ?? {}) as {
+    request?: { reusedSocket?: boolean };
+    response?: unknown;
+    code?: unknown;
+    message?: unknown;
+  };
   if (request?.reusedSocket !== true || response !== undefined) return false;
   return code === 'ECONNRESET' || code === 'EPIPE' || message === 'socket hang up';
 }

@@ -34,25 +34,36 @@ export class TargetPolicy {
     this.privateCidrs = [];
     for (const entry of options.allowPrivate ?? []) {
       if (entry.includes('/')) this.privateCidrs.push(ipaddr.parseCIDR(entry));
-      else if (ipaddr.isValid(entry)) this.privateCidrs.push([ipaddr.parse(entry), ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128]);
+      else if (ipaddr.isValid(entry))
+        this.privateCidrs.push([ipaddr.parse(entry), ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128]);
       else this.privateHosts.add(entry.toLowerCase());
     }
     this.protocols = new Set((options.protocols ?? ['http', 'https']).map((p) => `${p.replace(/:$/, '')}:`));
-    this.resolve = options.resolve ?? (async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address));
+    this.resolve =
+      options.resolve ?? (async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address));
   }
 
   /** Resolves and checks a URL; returns the addresses it may connect to, or throws TargetRefusedError. */
   async check(url: string): Promise<string[]> {
     let parsed: URL;
-    try { parsed = new URL(url); } catch { throw new TargetRefusedError(url, 'not a valid URL'); }
-    if (!this.protocols.has(parsed.protocol)) throw new TargetRefusedError(url, `scheme ${parsed.protocol} is not allowed`);
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new TargetRefusedError(url, 'not a valid URL');
+    }
+    if (!this.protocols.has(parsed.protocol))
+      throw new TargetRefusedError(url, `scheme ${parsed.protocol} is not allowed`);
     if (parsed.username || parsed.password) throw new TargetRefusedError(url, 'credentials in URLs are not allowed');
     const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (!this.hostAllowed(host)) throw new TargetRefusedError(url, `host ${host} is not in the allow-list`);
     let addresses: string[];
     if (ipaddr.isValid(host)) addresses = [host];
     else {
-      try { addresses = await this.resolve(host); } catch (error) { throw new TargetRefusedError(url, `host ${host} does not resolve (${(error as Error).message})`); }
+      try {
+        addresses = await this.resolve(host);
+      } catch (error) {
+        throw new TargetRefusedError(url, `host ${host} does not resolve (${(error as Error).message})`);
+      }
     }
     if (addresses.length === 0) throw new TargetRefusedError(url, `host ${host} does not resolve`);
     for (const address of addresses) this.checkAddress(url, host, address);
@@ -63,7 +74,10 @@ export class TargetPolicy {
   checkAddress(url: string, host: string, address: string): void {
     if (this.addressAllowed(host, address)) return;
     // Name the setting: the operator who meant to reach a private or loopback receiver needs to know where to allow it.
-    throw new TargetRefusedError(url, `${host} resolves to ${address}, which is not a public address (private and loopback targets must be listed in OUTBOUND_ALLOW_LIST)`);
+    throw new TargetRefusedError(
+      url,
+      `${host} resolves to ${address}, which is not a public address (private and loopback targets must be listed in OUTBOUND_ALLOW_LIST)`,
+    );
   }
 
   /**
@@ -78,7 +92,8 @@ export class TargetPolicy {
     if (this.privateHosts.has(host.toLowerCase())) return true;
     if (ip.kind() === 'ipv4') return ip.range() === PUBLIC_RANGE || this.listed(ip);
     const embedded = embeddedIPv4(ip as ipaddr.IPv6);
-    if (embedded?.form === 'IPv4-mapped') return embedded.addresses[0].range() === PUBLIC_RANGE || this.listed(embedded.addresses[0]);
+    if (embedded?.form === 'IPv4-mapped')
+      return embedded.addresses[0].range() === PUBLIC_RANGE || this.listed(embedded.addresses[0]);
     if (embedded) return embedded.addresses.every((inner) => inner.range() === PUBLIC_RANGE) || this.listed(ip);
     return ip.range() === PUBLIC_RANGE || this.listed(ip);
   }
@@ -90,7 +105,8 @@ export class TargetPolicy {
   hostAllowed(host: string): boolean {
     if (this.allowedHosts.length === 0) return true;
     return this.allowedHosts.some((pattern) =>
-      pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern);
+      pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern,
+    );
   }
 }
 
@@ -100,7 +116,8 @@ export class TargetPolicy {
  * addresses) as IPv4-mapped, which is a different address.
  */
 function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
-  if (!address.includes(':')) return ipaddr.IPv4.isValidFourPartDecimal(address) ? ipaddr.IPv4.parse(address) : undefined;
+  if (!address.includes(':'))
+    return ipaddr.IPv4.isValidFourPartDecimal(address) ? ipaddr.IPv4.parse(address) : undefined;
   let canonical: string;
   try {
     canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);

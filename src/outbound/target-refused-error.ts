@@ -1,7 +1,10 @@
 /** The HTTP target policy refused a URL (private address, host not allowed, bad scheme). */
 export class TargetRefusedError extends Error {
   readonly code = 'HTTP_TARGET_REFUSED';
-  constructor(readonly url: string, reason: string) {
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
     super(`Refused HTTP target ${url}: ${reason}`);
     this.name = 'TargetRefusedError';
   }

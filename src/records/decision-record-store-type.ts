@@ -16,8 +16,13 @@ export class RecordsStoredWithChangesError extends Error {}
  * `cause` is the failure. Storing the rest again must start after those.
  */
 export class PagesPartlyStoredError extends Error {
-  constructor(readonly storedPages: number, override readonly cause: unknown) {
-    super(`${storedPages} pages of decision records were stored before an insert failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  constructor(
+    readonly storedPages: number,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `${storedPages} pages of decision records were stored before an insert failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
   }
 }
 

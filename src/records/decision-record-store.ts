@@ -3,8 +3,24 @@ import type { BulkInserter } from '../db/mariadb-bulk-insert.js';
 import { utcDatetimeText } from '../db/sql-literals.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import type { DecisionRecord, DecisionRecordSummary, PortCapture } from './decision-record.js';
-import { IN_TRANSACTION_STATEMENT_BYTES, PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRecordStore, type RecordFilter, type RecordPage, type RecordPosition } from './decision-record-store-type.js';
-import { PAGE_FORMAT, pagesOf, readRecord, recordBounds, recordsOnPage, type SealedPage, type StoredPage } from './record-page.js';
+import {
+  IN_TRANSACTION_STATEMENT_BYTES,
+  PagesPartlyStoredError,
+  RecordsStoredWithChangesError,
+  type DecisionRecordStore,
+  type RecordFilter,
+  type RecordPage,
+  type RecordPosition,
+} from './decision-record-store-type.js';
+import {
+  PAGE_FORMAT,
+  pagesOf,
+  readRecord,
+  recordBounds,
+  recordsOnPage,
+  type SealedPage,
+  type StoredPage,
+} from './record-page.js';
 import { databaseAnswers } from '../db/database.js';
 
 const TABLE = 'decision_record_pages';
@@ -14,7 +30,21 @@ const MAX_STATEMENT_BYTES = 8 * 1024 * 1024;
 
 /** The columns a page is written to, in the order of the bulk statement's values. */
 const INSERT_COLUMNS = [
-  'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'format', 'records', 'failed', 'first_began_at', 'last_began_at', 'ids', 'request_ids', 'ends', 'body', 'bytes',
+  'owner_id',
+  'scenario_id',
+  'scenario_name',
+  'version',
+  'version_id',
+  'format',
+  'records',
+  'failed',
+  'first_began_at',
+  'last_began_at',
+  'ids',
+  'request_ids',
+  'ends',
+  'body',
+  'bytes',
 ] as const;
 
 const BULK_SQL = `INSERT INTO ${TABLE} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`;
@@ -67,14 +97,30 @@ interface PageRow {
   body: Buffer;
 }
 
-const READ_COLUMNS = ['seq', 'owner_id', 'scenario_id', 'scenario_name', 'version', 'version_id', 'records', 'failed', 'first_began_at', 'last_began_at', 'ends', 'body'];
+const READ_COLUMNS = [
+  'seq',
+  'owner_id',
+  'scenario_id',
+  'scenario_name',
+  'version',
+  'version_id',
+  'records',
+  'failed',
+  'first_began_at',
+  'last_began_at',
+  'ends',
+  'body',
+];
 
 /** Knex queries on decision_record_pages; answers parsed records (the page format never leaves src/records). */
 export class MySqlDecisionRecordStore implements DecisionRecordStore {
   private bulk?: BulkInserter;
   private readonly pageMaxChars: number;
 
-  constructor(private readonly db: Knex, options: DecisionRecordStoreOptions = {}) {
+  constructor(
+    private readonly db: Knex,
+    options: DecisionRecordStoreOptions = {},
+  ) {
     this.bulk = options.bulk;
     this.pageMaxChars = options.pageMaxChars ?? DEFAULT_PAGE_MAX_CHARS;
   }
@@ -123,7 +169,10 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     if (this.bulk) {
       const result = await this.bulk.insert(BULK_SQL, rows);
       if (result) {
-        if (result.warnings > 0) throw new RecordsStoredWithChangesError(`A bulk insert stored ${group.length} pages of decision records with ${result.warnings} warning(s): a value did not fit its column`);
+        if (result.warnings > 0)
+          throw new RecordsStoredWithChangesError(
+            `A bulk insert stored ${group.length} pages of decision records with ${result.warnings} warning(s): a value did not fit its column`,
+          );
         return;
       }
       // Not MariaDB (or options only mysql2 reads): INSERTs from now on.
@@ -132,7 +181,13 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     await this.db(TABLE).insert(group.map(pageRow));
   }
 
-  async list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options: { captures?: boolean } = {}): Promise<RecordPage> {
+  async list(
+    scenarioId: number,
+    filter: RecordFilter,
+    after: RecordPosition | undefined,
+    limit: number,
+    options: { captures?: boolean } = {},
+  ): Promise<RecordPage> {
     const records: DecisionRecordSummary[] = [];
     const captures = options.captures ? new Map<string, PortCapture[]>() : undefined;
     let answerBytes = 0;
@@ -143,7 +198,8 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
       if (pages.length === 0) return { records, next: null, captures };
       // The scenario's oldest page that may match was read: nothing after it.
       const lastRead = last ? pages[pages.length - 1] : undefined;
-      const positionAt = (page: StoredPage, slot: number): RecordPosition | null => (page === lastRead && slot === 0 ? null : { page: page.seq, slot });
+      const positionAt = (page: StoredPage, slot: number): RecordPosition | null =>
+        page === lastRead && slot === 0 ? null : { page: page.seq, slot };
       for (const page of pages) {
         // A cursor is the client's to send: a slot past the page's end reads the whole page.
         const from = Math.min(before && before.page === page.seq ? before.slot - 1 : Infinity, recordsOnPage(page) - 1);
@@ -153,7 +209,8 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
           const [start, end] = recordBounds(page, slot);
           answerBytes += end - start;
           // Full: this record starts the next page.
-          if (records.length > 0 && answerBytes > this.pageMaxChars) return { records, next: { page: page.seq, slot: slot + 1 }, captures };
+          if (records.length > 0 && answerBytes > this.pageMaxChars)
+            return { records, next: { page: page.seq, slot: slot + 1 }, captures };
           const { trace, captures: captured, ...summary } = record;
           records.push({ ...summary, hasTrace: trace !== null, captureCount: captured.length });
           if (captures && captured.length > 0) captures.set(record.id, captured);
@@ -171,9 +228,14 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     let counted = 0;
     let below: number | undefined;
     for (;;) {
-      const query = this.pagesMatching(scenarioId, filter).orderBy('seq', 'desc').limit(COUNTS_PER_READ).select('seq', 'records', 'failed', 'first_began_at', 'last_began_at');
+      const query = this.pagesMatching(scenarioId, filter)
+        .orderBy('seq', 'desc')
+        .limit(COUNTS_PER_READ)
+        .select('seq', 'records', 'failed', 'first_began_at', 'last_began_at');
       if (below !== undefined) query.andWhere('seq', '<', below);
-      const rows = (await query) as Array<Pick<PageRow, 'seq' | 'records' | 'failed' | 'first_began_at' | 'last_began_at'>>;
+      const rows = (await query) as Array<
+        Pick<PageRow, 'seq' | 'records' | 'failed' | 'first_began_at' | 'last_began_at'>
+      >;
       if (rows.length === 0) return Math.min(counted, max);
       for (const row of rows) {
         const known = countedFromColumns(row, filter);
@@ -187,8 +249,9 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
   async get(scenarioId: number, id: string): Promise<DecisionRecord | undefined> {
     const made = idTime(id);
     // A record is almost always on a page stored soon after its id was made: look there first.
-    const page = (made !== undefined ? await this.pageHolding(scenarioId, id, new Date(made - ID_BEFORE_RUN_MS)) : undefined)
-      ?? (await this.pageHolding(scenarioId, id));
+    const page =
+      (made !== undefined ? await this.pageHolding(scenarioId, id, new Date(made - ID_BEFORE_RUN_MS)) : undefined) ??
+      (await this.pageHolding(scenarioId, id));
     if (!page) return undefined;
     for (let slot = 0; slot < recordsOnPage(page); slot += 1) {
       const record = readRecord(page, slot);
@@ -205,8 +268,12 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
 
   /** Deletes whole pages whose newest record began before `cutoff`, oldest first, as many as hold at most `limit` records (at least one page); answers how many records. */
   async deleteBegunBefore(scenarioId: number, cutoff: Date, limit: number): Promise<number> {
-    const rows = (await this.db(TABLE).where('scenario_id', scenarioId).andWhere('last_began_at', '<', cutoff)
-      .orderBy('last_began_at').limit(limit).select('seq', 'records')) as Array<{ seq: number | string; records: number }>;
+    const rows = (await this.db(TABLE)
+      .where('scenario_id', scenarioId)
+      .andWhere('last_began_at', '<', cutoff)
+      .orderBy('last_began_at')
+      .limit(limit)
+      .select('seq', 'records')) as Array<{ seq: number | string; records: number }>;
     const doomed: number[] = [];
     let records = 0;
     for (const row of rows) {
@@ -224,11 +291,25 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
    * a match: their sizes first, then as many as BYTES_PER_STEP holds (at least one). `last`: no page
    * that may match comes after them.
    */
-  private async pagesBefore(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined): Promise<{ pages: StoredPage[]; last: boolean }> {
-    const query = this.pagesMatching(scenarioId, filter, filter.version === undefined ? 'decision_record_pages_scenario' : 'decision_record_pages_scenario_version');
+  private async pagesBefore(
+    scenarioId: number,
+    filter: RecordFilter,
+    after: RecordPosition | undefined,
+  ): Promise<{ pages: StoredPage[]; last: boolean }> {
+    const query = this.pagesMatching(
+      scenarioId,
+      filter,
+      filter.version === undefined ? 'decision_record_pages_scenario' : 'decision_record_pages_scenario_version',
+    );
     // A page's last slot read is 0: the pages before it come next.
     if (after) query.andWhere('seq', after.slot > 0 ? '<=' : '<', after.page);
-    const sizes = (await query.orderBy('seq', 'desc').limit(PAGES_PER_STEP).select('seq', this.db.raw('COALESCE(`bytes`, LENGTH(`body`)) AS size'))) as Array<{ seq: number | string; size: number | string }>;
+    const sizes = (await query
+      .orderBy('seq', 'desc')
+      .limit(PAGES_PER_STEP)
+      .select('seq', this.db.raw('COALESCE(`bytes`, LENGTH(`body`)) AS size'))) as Array<{
+      seq: number | string;
+      size: number | string;
+    }>;
     const taken: number[] = [];
     let bytes = 0;
     for (const page of sizes) {
@@ -238,7 +319,12 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     }
     if (taken.length === 0) return { pages: [], last: true };
     // By primary key: left to itself, MariaDB reads every index entry of the scenario (`ref` on scenario_id) to find them.
-    const rows = (await this.db.from(this.db.raw('?? FORCE INDEX (PRIMARY)', [TABLE])).whereIn('seq', taken).andWhere('scenario_id', scenarioId).orderBy('seq', 'desc').select(READ_COLUMNS)) as PageRow[];
+    const rows = (await this.db
+      .from(this.db.raw('?? FORCE INDEX (PRIMARY)', [TABLE]))
+      .whereIn('seq', taken)
+      .andWhere('scenario_id', scenarioId)
+      .orderBy('seq', 'desc')
+      .select(READ_COLUMNS)) as PageRow[];
     return { pages: rows.map(storedPage), last: sizes.length < PAGES_PER_STEP && taken.length === sizes.length };
   }
 
@@ -253,7 +339,9 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
 
   /** The newest page of the scenario (stored since `since`, when given) that lists the record id. */
   private async pageHolding(scenarioId: number, id: string, since?: Date): Promise<StoredPage | undefined> {
-    const query = this.db(TABLE).where('scenario_id', scenarioId).andWhereRaw('INSTR(`ids`, ?) > 0', [delimited(id)]);
+    const query = this.db(TABLE)
+      .where('scenario_id', scenarioId)
+      .andWhereRaw('INSTR(`ids`, ?) > 0', [delimited(id)]);
     if (since) query.andWhere('last_began_at', '>=', since);
     const row = (await query.orderBy('seq', 'desc').first(READ_COLUMNS)) as PageRow | undefined;
     return row ? storedPage(row) : undefined;
@@ -265,7 +353,8 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
    * request ids it lists. Records are then matched one by one (`matches`).
    */
   private pagesMatching(scenarioId: number, filter: RecordFilter, index?: string): Knex.QueryBuilder {
-    const from: Knex.QueryBuilder = index === undefined ? this.db(TABLE) : this.db.from(this.db.raw('?? FORCE INDEX (??)', [TABLE, index]));
+    const from: Knex.QueryBuilder =
+      index === undefined ? this.db(TABLE) : this.db.from(this.db.raw('?? FORCE INDEX (??)', [TABLE, index]));
     const query = from.where('scenario_id', scenarioId);
     if (filter.version !== undefined) query.andWhere('version', filter.version);
     if (filter.state === 'FAILED') query.andWhere('failed', '>', 0);
@@ -286,7 +375,10 @@ function delimited(value: string): Buffer {
  * How many of a page's records pass the filter when its columns tell (no request id or output to
  * compare, its records all inside the time range, all or none failed), else undefined.
  */
-function countedFromColumns(row: Pick<PageRow, 'records' | 'failed' | 'first_began_at' | 'last_began_at'>, filter: RecordFilter): number | undefined {
+function countedFromColumns(
+  row: Pick<PageRow, 'records' | 'failed' | 'first_began_at' | 'last_began_at'>,
+  filter: RecordFilter,
+): number | undefined {
   if (filter.requestId !== undefined || (filter.outputs && Object.keys(filter.outputs).length > 0)) return undefined;
   if (filter.from !== undefined && new Date(row.first_began_at) < filter.from) return undefined;
   if (filter.to !== undefined && new Date(row.last_began_at) >= filter.to) return undefined;
@@ -329,8 +421,21 @@ function idTime(id: string): number | undefined {
 function pageValues(page: SealedPage): unknown[] {
   const { key } = page;
   return [
-    key.ownerId, key.scenarioId, key.scenarioName, key.version, key.versionId, PAGE_FORMAT, page.count, page.failed,
-    utcDatetimeText(page.firstBeganAt), utcDatetimeText(page.lastBeganAt), page.ids, page.requestIds, page.ends, page.body, page.body.length,
+    key.ownerId,
+    key.scenarioId,
+    key.scenarioName,
+    key.version,
+    key.versionId,
+    PAGE_FORMAT,
+    page.count,
+    page.failed,
+    utcDatetimeText(page.firstBeganAt),
+    utcDatetimeText(page.lastBeganAt),
+    page.ids,
+    page.requestIds,
+    page.ends,
+    page.body,
+    page.body.length,
   ];
 }
 
@@ -348,7 +453,13 @@ export function pageBytes(page: SealedPage): number {
 function storedPage(row: PageRow): StoredPage {
   return {
     seq: Number(row.seq),
-    key: { ownerId: row.owner_id, scenarioId: row.scenario_id, scenarioName: row.scenario_name, version: row.version, versionId: row.version_id },
+    key: {
+      ownerId: row.owner_id,
+      scenarioId: row.scenario_id,
+      scenarioName: row.scenario_name,
+      version: row.version,
+      versionId: row.version_id,
+    },
     body: row.body,
     ends: row.ends,
   };

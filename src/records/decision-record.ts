@@ -82,4 +82,7 @@ export interface DecisionRecord {
 }
 
 /** A record as lists show it: everything but the trace and the captures, which only reading the record returns. */
-export type DecisionRecordSummary = Omit<DecisionRecord, 'trace' | 'captures'> & { hasTrace: boolean; captureCount: number };
+export type DecisionRecordSummary = Omit<DecisionRecord, 'trace' | 'captures'> & {
+  hasTrace: boolean;
+  captureCount: number;
+};

@@ -1,7 +1,11 @@
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/mysql-errors.js';
 import type { DecisionRecord } from './decision-record.js';
-import { PagesPartlyStoredError, RecordsStoredWithChangesError, type DecisionRecordStore } from './decision-record-store-type.js';
+import {
+  PagesPartlyStoredError,
+  RecordsStoredWithChangesError,
+  type DecisionRecordStore,
+} from './decision-record-store-type.js';
 import { PAGE_TARGET_BYTES, PageBuilder, recordText, sameKey, type SealedPage } from './record-page.js';
 
 /**
@@ -65,7 +69,11 @@ export class DecisionRecorder {
   private outageRetryMs = 0;
   private retryNotBefore = 0;
 
-  constructor(private readonly records: DecisionRecordStore, private readonly options: DecisionRecorderOptions, private readonly logger: Logger) {}
+  constructor(
+    private readonly records: DecisionRecordStore,
+    private readonly options: DecisionRecorderOptions,
+    private readonly logger: Logger,
+  ) {}
 
   /** Encodes a record onto its page for the next insert; drops it (counted) when the buffer is full, the recorder closed, or the record cannot be encoded. */
   record(record: DecisionRecord): void {
@@ -164,7 +172,11 @@ export class DecisionRecorder {
     // An idle recorder waits a tick only, so that the records of one tick share a page; while MySQL is
     // unreachable, the next try waits for its back-off, hurried or not.
     const now = performance.now();
-    const wait = Math.max(this.hurried ? 0 : this.lastStart + this.options.flushIntervalMs - now, this.retryNotBefore - now, 0);
+    const wait = Math.max(
+      this.hurried ? 0 : this.lastStart + this.options.flushIntervalMs - now,
+      this.retryNotBefore - now,
+      0,
+    );
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.start();
@@ -203,7 +215,11 @@ export class DecisionRecorder {
       held = await this.store(pages);
     } catch (error) {
       // Not expected (store never throws): counted rather than lost.
-      this.dropped(pages.reduce((sum, page) => sum + page.count, 0), 'store_refused', error);
+      this.dropped(
+        pages.reduce((sum, page) => sum + page.count, 0),
+        'store_refused',
+        error,
+      );
     } finally {
       for (const page of pages) page.release();
       const heldCount = held.reduce((sum, page) => sum + page.count, 0);
@@ -223,7 +239,11 @@ export class DecisionRecorder {
       this.retryNotBefore = 0;
       return;
     }
-    if (this.outageRetryMs === 0) this.logger.warn({ held: held.length }, 'MySQL is unreachable: decision records are held and tried again until it answers');
+    if (this.outageRetryMs === 0)
+      this.logger.warn(
+        { held: held.length },
+        'MySQL is unreachable: decision records are held and tried again until it answers',
+      );
     this.outageRetryMs = Math.min(Math.max(OUTAGE_RETRY_MIN_MS, this.outageRetryMs * 2), OUTAGE_RETRY_MAX_MS);
     this.retryNotBefore = performance.now() + this.outageRetryMs;
     this.sealed.unshift(...held);
@@ -240,7 +260,10 @@ export class DecisionRecorder {
       const error = failure instanceof PagesPartlyStoredError ? failure.cause : failure;
       pages = pages.slice(stored);
       if (error instanceof RecordsStoredWithChangesError) {
-        this.logger.error({ err: error, pages: pages.length }, 'decision records stored with values the database changed');
+        this.logger.error(
+          { err: error, pages: pages.length },
+          'decision records stored with values the database changed',
+        );
         return [];
       }
       const records = pages.reduce((sum, page) => sum + page.count, 0);
@@ -338,7 +361,10 @@ export class DecisionRecorder {
     clearTimeout(this.countLogTimer);
     this.countLogTimer = undefined;
     for (const [reason, dropped] of this.unlogged) {
-      const why = reason === 'buffer_full' ? 'the buffer is full (the database does not keep up)' : 'they came after the process began to stop';
+      const why =
+        reason === 'buffer_full'
+          ? 'the buffer is full (the database does not keep up)'
+          : 'they came after the process began to stop';
       this.logger.error({ dropped, reason, maxBuffered: this.options.maxBuffered }, `decision records dropped: ${why}`);
     }
     this.unlogged.clear();
@@ -351,6 +377,12 @@ export class DecisionRecorder {
  * buffer back for reuse once its insert ends (release).
  */
 function detached(page: SealedPage): SealedPage {
-  const copy: SealedPage = { ...page, body: Buffer.from(page.body), ends: Buffer.from(page.ends), split: () => [copy], release: () => undefined };
+  const copy: SealedPage = {
+    ...page,
+    body: Buffer.from(page.body),
+    ends: Buffer.from(page.ends),
+    split: () => [copy],
+    release: () => undefined,
+  };
   return copy;
 }

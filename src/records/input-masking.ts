@@ -21,14 +21,19 @@ export class InputMasker {
   piiInputs(document: ScenarioDocument): readonly string[] {
     let names = this.piiNames.get(document);
     if (!names) {
-      names = inputVariables(document).filter(isPiiTagged).map((variable) => variable.name);
+      names = inputVariables(document)
+        .filter(isPiiTagged)
+        .map((variable) => variable.name);
       this.piiNames.set(document, names);
     }
     return names;
   }
 
   /** The inputs with each named one that is present masked, and the names masked. */
-  maskInputs(inputs: Record<string, unknown>, names: readonly string[]): { inputs: Record<string, unknown>; masked: string[] } {
+  maskInputs(
+    inputs: Record<string, unknown>,
+    names: readonly string[],
+  ): { inputs: Record<string, unknown>; masked: string[] } {
     const masked = names.filter((name) => Object.hasOwn(inputs, name));
     if (masked.length === 0) return { inputs, masked };
     const copy = Object.assign({}, inputs);
@@ -44,29 +49,49 @@ export class InputMasker {
   maskTrace(trace: TraceEntry[], names: readonly string[], inputs: Record<string, unknown> = {}): TraceEntry[] {
     if (names.length === 0) return trace;
     const scrubber = this.scrubberFor(names, inputs);
-    const maskVariables = (variables: Record<string, unknown>) => scrubber.values(this.maskInputs(variables, names).inputs) as Record<string, unknown>;
-    return trace.map((entry) => Object.assign({}, entry, { read: maskVariables(entry.read), wrote: maskVariables(entry.wrote) }));
+    const maskVariables = (variables: Record<string, unknown>) =>
+      scrubber.values(this.maskInputs(variables, names).inputs) as Record<string, unknown>;
+    return trace.map((entry) =>
+      Object.assign({}, entry, { read: maskVariables(entry.read), wrote: maskVariables(entry.wrote) }),
+    );
   }
 
   /**
    * A run's error with the masked inputs' values masked in its messages: a validator's or a script's
    * message that quotes one. The input checks never quote a pii input's value themselves.
    */
-  maskError<E extends { message: string; violations?: unknown }>(error: E, names: readonly string[], inputs: Record<string, unknown>): E {
+  maskError<E extends { message: string; violations?: unknown }>(
+    error: E,
+    names: readonly string[],
+    inputs: Record<string, unknown>,
+  ): E {
     const scrubber = this.scrubberFor(names, inputs);
     const masked: E = Object.assign({}, error, { message: scrubber.text(error.message) });
     if (Array.isArray(error.violations)) {
-      masked.violations = error.violations.map((violation: unknown) => (isRecord(violation) && typeof violation.message === 'string' ? Object.assign({}, violation, { message: scrubber.text(violation.message) }) : violation));
+      masked.violations = error.violations.map((violation: unknown) =>
+        isRecord(violation) && typeof violation.message === 'string'
+          ? Object.assign({}, violation, { message: scrubber.text(violation.message) })
+          : violation,
+      );
     }
     return masked;
   }
 
   private scrubberFor(names: readonly string[], inputs: Record<string, unknown>): ValueScrubber {
-    return new ValueScrubber(names.filter((name) => Object.hasOwn(inputs, name)).map((name) => inputs[name]), (value) => this.mask(value));
+    return new ValueScrubber(
+      names.filter((name) => Object.hasOwn(inputs, name)).map((name) => inputs[name]),
+      (value) => this.mask(value),
+    );
   }
 
   mask(value: unknown): string {
-    return MASK_PREFIX + createHmac('sha256', this.secret).update(JSON.stringify(value) ?? 'null').digest('hex').slice(0, 32);
+    return (
+      MASK_PREFIX +
+      createHmac('sha256', this.secret)
+        .update(JSON.stringify(value) ?? 'null')
+        .digest('hex')
+        .slice(0, 32)
+    );
   }
 }
 
@@ -141,7 +166,12 @@ class ValueScrubber {
 
   private addText(found: string, mask: string): void {
     const json = JSON.stringify(found);
-    const forms = new Set([found, json.slice(1, -1), encodeURIComponent(found), new URLSearchParams({ v: found }).toString().slice(2)]);
+    const forms = new Set([
+      found,
+      json.slice(1, -1),
+      encodeURIComponent(found),
+      new URLSearchParams({ v: found }).toString().slice(2),
+    ]);
     // check-inputs.ts quotes at most 40 characters of a value's JSON text (the opening quote and 39 more), then `…`.
     if (json.length > 40) forms.add(json.slice(1, 40));
     // Simple transforms a script may make before the value reaches an error or a trace: case, surrounding blanks,
@@ -150,7 +180,8 @@ class ValueScrubber {
     const stripped = found.replace(/[^\p{L}\p{N}]+/gu, '');
     if (stripped.length >= MIN_STRIPPED_CHARS && stripped !== found) forms.add(stripped);
     // V8's snippets of a text it could not parse: any window of its length.
-    for (let start = 0; start + V8_SNIPPET_CHARS < found.length; start += 1) forms.add(found.slice(start, start + V8_SNIPPET_CHARS));
+    for (let start = 0; start + V8_SNIPPET_CHARS < found.length; start += 1)
+      forms.add(found.slice(start, start + V8_SNIPPET_CHARS));
     for (const form of forms) if (form.length >= MIN_MATCH_CHARS) this.texts.push([form, mask]);
   }
 }

@@ -67,17 +67,24 @@ function giveBack(buffer: Buffer): void {
 
 /** One record as its page JSON text (format 1). Throws what JSON.stringify throws for a value JSON cannot hold. */
 export function recordText(record: DecisionRecord): string {
-  return `[${JSON.stringify(record.id)},${record.requesterId},${JSON.stringify(record.requestId)},"${record.mode}",`
-    + `${record.batchId === null ? 'null' : JSON.stringify(record.batchId)},"${record.state}",${record.beganAt.getTime()},${record.endedAt.getTime()},${record.durationMicros},`
-    + `${JSON.stringify(record.inputs)},${record.result === null ? 'null' : JSON.stringify(record.result)},${record.error === null ? 'null' : JSON.stringify(record.error)},`
-    + `${record.maskedInputs.length > 0 ? JSON.stringify(record.maskedInputs) : 'null'},${record.trace ? JSON.stringify(record.trace) : 'null'},`
-    + `${record.captures.length > 0 ? JSON.stringify(record.captures) : 'null'}]`;
+  return (
+    `[${JSON.stringify(record.id)},${record.requesterId},${JSON.stringify(record.requestId)},"${record.mode}",` +
+    `${record.batchId === null ? 'null' : JSON.stringify(record.batchId)},"${record.state}",${record.beganAt.getTime()},${record.endedAt.getTime()},${record.durationMicros},` +
+    `${JSON.stringify(record.inputs)},${record.result === null ? 'null' : JSON.stringify(record.result)},${record.error === null ? 'null' : JSON.stringify(record.error)},` +
+    `${record.maskedInputs.length > 0 ? JSON.stringify(record.maskedInputs) : 'null'},${record.trace ? JSON.stringify(record.trace) : 'null'},` +
+    `${record.captures.length > 0 ? JSON.stringify(record.captures) : 'null'}]`
+  );
 }
 
 /** Whether a record belongs on a page of this key. */
 export function sameKey(key: PageKey, record: DecisionRecord): boolean {
-  return key.versionId === record.versionId && key.scenarioId === record.scenarioId && key.scenarioName === record.scenarioName
-    && key.ownerId === record.ownerId && key.version === record.version;
+  return (
+    key.versionId === record.versionId &&
+    key.scenarioId === record.scenarioId &&
+    key.scenarioName === record.scenarioName &&
+    key.ownerId === record.ownerId &&
+    key.version === record.version
+  );
 }
 
 /** A page being filled: each record is encoded as it comes, so nothing of it but its text outlives the run. */
@@ -93,7 +100,13 @@ export class PageBuilder {
   private failed = 0;
 
   constructor(first: DecisionRecord) {
-    this.key = { ownerId: first.ownerId, scenarioId: first.scenarioId, scenarioName: first.scenarioName, version: first.version, versionId: first.versionId };
+    this.key = {
+      ownerId: first.ownerId,
+      scenarioId: first.scenarioId,
+      scenarioName: first.scenarioName,
+      version: first.version,
+      versionId: first.versionId,
+    };
     this.buffer = takeBuffer(0);
   }
 
@@ -159,7 +172,8 @@ export class PageBuilder {
       failed,
       firstBeganAt: new Date(first),
       lastBeganAt: new Date(last),
-      split: () => Array.from({ length: to - from }, (_, k) => this.sealed(from + k, from + k + 1, buffer, () => undefined)),
+      split: () =>
+        Array.from({ length: to - from }, (_, k) => this.sealed(from + k, from + k + 1, buffer, () => undefined)),
       release,
     };
   }
@@ -205,16 +219,59 @@ export function recordBounds(page: StoredPage, slot: number): [number, number] {
 }
 
 type RecordTuple = [
-  string, number, string, RecordMode, string | null, RecordState, number, number, number,
-  Record<string, unknown>, Record<string, unknown> | null, RecordError | null, string[] | null, TraceEntry[] | null, PortCapture[] | null,
+  string,
+  number,
+  string,
+  RecordMode,
+  string | null,
+  RecordState,
+  number,
+  number,
+  number,
+  Record<string, unknown>,
+  Record<string, unknown> | null,
+  RecordError | null,
+  string[] | null,
+  TraceEntry[] | null,
+  PortCapture[] | null,
 ];
 
 /** Record `slot` of a stored page, parsed. */
 export function readRecord(page: StoredPage, slot: number): DecisionRecord {
   const [start, end] = recordBounds(page, slot);
-  const [id, requesterId, requestId, mode, batchId, state, beganAt, endedAt, durationMicros, inputs, result, error, maskedInputs, trace, captures] = JSON.parse(page.body.toString('utf8', start, end)) as RecordTuple;
+  const [
+    id,
+    requesterId,
+    requestId,
+    mode,
+    batchId,
+    state,
+    beganAt,
+    endedAt,
+    durationMicros,
+    inputs,
+    result,
+    error,
+    maskedInputs,
+    trace,
+    captures,
+  ] = JSON.parse(page.body.toString('utf8', start, end)) as RecordTuple;
   return {
-    id, ...page.key, mode, requesterId, requestId, batchId, state, inputs, maskedInputs: maskedInputs ?? [], result, error,
-    beganAt: new Date(beganAt), endedAt: new Date(endedAt), durationMicros, trace, captures: captures ?? [],
+    id,
+    ...page.key,
+    mode,
+    requesterId,
+    requestId,
+    batchId,
+    state,
+    inputs,
+    maskedInputs: maskedInputs ?? [],
+    result,
+    error,
+    beganAt: new Date(beganAt),
+    endedAt: new Date(endedAt),
+    durationMicros,
+    trace,
+    captures: captures ?? [],
   };
 }

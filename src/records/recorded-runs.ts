@@ -47,7 +47,13 @@ export interface RecordedRuns {
    * stored records, matching or not: a filter that few records pass reads the scenario's records in
    * bounded steps. `captures`: also answer the captures of the records listed (a replay).
    */
-  list(scenarioId: number, filter: RecordFilter, after: RecordPosition | undefined, limit: number, options?: { captures?: boolean }): Promise<RecordPage>;
+  list(
+    scenarioId: number,
+    filter: RecordFilter,
+    after: RecordPosition | undefined,
+    limit: number,
+    options?: { captures?: boolean },
+  ): Promise<RecordPage>;
   /** How many of the scenario's records pass the filter, counting at most `max` (a replay's total). */
   count(scenarioId: number, filter: RecordFilter, max: number): Promise<number>;
 }

@@ -15,10 +15,19 @@ const SETTINGS_CACHE_MS = 5000;
 export class RecordingSettingsService {
   private readonly cache: StaleWhileRevalidateCache<number, Readonly<RecordingSettings>>;
 
-  constructor(private readonly store: RecordingSettingsStore, options: { maxStaleMs?: number; onRefreshError?: (error: unknown) => void } = {}) {
-    this.cache = new StaleWhileRevalidateCache(async (scenarioId) => (await this.store.find(scenarioId)) ?? DEFAULT_RECORDING_SETTINGS, {
-      max: 10_000, freshMs: SETTINGS_CACHE_MS, maxStaleMs: options.maxStaleMs ?? 60_000, onRefreshError: options.onRefreshError,
-    });
+  constructor(
+    private readonly store: RecordingSettingsStore,
+    options: { maxStaleMs?: number; onRefreshError?: (error: unknown) => void } = {},
+  ) {
+    this.cache = new StaleWhileRevalidateCache(
+      async (scenarioId) => (await this.store.find(scenarioId)) ?? DEFAULT_RECORDING_SETTINGS,
+      {
+        max: 10_000,
+        freshMs: SETTINGS_CACHE_MS,
+        maxStaleMs: options.maxStaleMs ?? 60_000,
+        onRefreshError: options.onRefreshError,
+      },
+    );
   }
 
   /** The settings in hand, fresh or stale within the bound (a stale answer is read again in the background); else undefined (ask forScenario). */

@@ -11,4 +11,9 @@ export interface RecordingSettings {
 }
 
 /** What a scenario that never changed its settings gets. */
-export const DEFAULT_RECORDING_SETTINGS: Readonly<RecordingSettings> = Object.freeze({ enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false });
+export const DEFAULT_RECORDING_SETTINGS: Readonly<RecordingSettings> = Object.freeze({
+  enabled: true,
+  retentionDays: 30,
+  syncSampleRate: 1,
+  trace: false,
+});

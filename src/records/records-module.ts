@@ -56,10 +56,22 @@ export function createRecords(deps: RecordsDependencies): Records {
   const store = new MySqlDecisionRecordStore(db, { bulk, pageMaxChars: config.pageMaxChars });
   const settingsStore = new RecordingSettingsStore(db);
   const settings = new RecordingSettingsService(settingsStore, deps.settingsCache);
-  const recorder = new DecisionRecorder(store, {
-    batchSize: config.batchSize, flushIntervalMs: config.flushIntervalMs, maxBuffered: config.maxBuffered, onDropped: deps.onDropped,
-  }, logger.child({ component: 'decision-recorder' }));
-  const sweeper = new RetentionSweeper(store, settingsStore, { everyMs: config.retentionSweepMs }, logger.child({ component: 'record-retention' }));
+  const recorder = new DecisionRecorder(
+    store,
+    {
+      batchSize: config.batchSize,
+      flushIntervalMs: config.flushIntervalMs,
+      maxBuffered: config.maxBuffered,
+      onDropped: deps.onDropped,
+    },
+    logger.child({ component: 'decision-recorder' }),
+  );
+  const sweeper = new RetentionSweeper(
+    store,
+    settingsStore,
+    { everyMs: config.retentionSweepMs },
+    logger.child({ component: 'record-retention' }),
+  );
   const masker = new InputMasker(config.maskingSecret);
   return {
     service: new RecordsService(deps.scenarios, store, settings, new RecordCursorCodec(config.maskingSecret)),

@@ -3,7 +3,11 @@ import type { OperationHandlers } from '../http/operation-handler.js';
 import type { ScenarioActorOf } from '../scenarios/scenario-access.js';
 import type { RecordsService } from './records-service.js';
 
-export type RecordsOperation = 'listDecisionRecords' | 'getDecisionRecord' | 'getRecordingSettings' | 'updateRecordingSettings';
+export type RecordsOperation =
+  | 'listDecisionRecords'
+  | 'getDecisionRecord'
+  | 'getRecordingSettings'
+  | 'updateRecordingSettings';
 
 /** What the decision-record handlers need. */
 export interface RecordsHandlerDeps {
@@ -12,18 +16,36 @@ export interface RecordsHandlerDeps {
 }
 
 /** HTTP in/out of the decision-record operations; the rules live in RecordsService. Requests reach here validated by the spec. */
-export function createRecordsHandlers({ records, actorOf }: RecordsHandlerDeps): Pick<OperationHandlers, RecordsOperation> {
+export function createRecordsHandlers({
+  records,
+  actorOf,
+}: RecordsHandlerDeps): Pick<OperationHandlers, RecordsOperation> {
   return {
     async listDecisionRecords(request) {
       const { version, state, requestId, output, cursor, limit } = request.query;
       const actor = await actorOf(request);
       const from = optionalDateTimeParameter(request.query.from, 'query.from');
       const to = optionalDateTimeParameter(request.query.to, 'query.to');
-      return { status: 200, body: await records.list(actor, request.params.id, { version, state, requestId, from, to, output, cursor, limit }) };
+      return {
+        status: 200,
+        body: await records.list(actor, request.params.id, {
+          version,
+          state,
+          requestId,
+          from,
+          to,
+          output,
+          cursor,
+          limit,
+        }),
+      };
     },
 
     async getDecisionRecord(request) {
-      return { status: 200, body: await records.get(await actorOf(request), request.params.id, request.params.recordId) };
+      return {
+        status: 200,
+        body: await records.get(await actorOf(request), request.params.id, request.params.recordId),
+      };
     },
 
     async getRecordingSettings(request) {
@@ -31,7 +53,10 @@ export function createRecordsHandlers({ records, actorOf }: RecordsHandlerDeps):
     },
 
     async updateRecordingSettings(request) {
-      return { status: 200, body: await records.updateSettings(await actorOf(request), request.params.id, request.body) };
+      return {
+        status: 200,
+        body: await records.updateSettings(await actorOf(request), request.params.id, request.body),
+      };
     },
   };
 }

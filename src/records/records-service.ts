@@ -46,13 +46,17 @@ export class RecordsService {
       outputs: query.output,
     };
     const page = await this.store.list(scenario.id, filter, after, query.limit ?? DEFAULT_PAGE);
-    return { records: page.records.map(summaryDto), nextCursor: page.next ? this.cursors.encode(scenario.id, page.next) : null };
+    return {
+      records: page.records.map(summaryDto),
+      nextCursor: page.next ? this.cursors.encode(scenario.id, page.next) : null,
+    };
   }
 
   async get(actor: ScenarioActor, scenarioId: string, recordId: string): Promise<DecisionRecordDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const record = await this.store.get(scenario.id, recordId);
-    if (!record) throw new NotFoundError(`Scenario "${scenario.name}" has no decision record "${recordId}".`, 'RECORD_NOT_FOUND');
+    if (!record)
+      throw new NotFoundError(`Scenario "${scenario.name}" has no decision record "${recordId}".`, 'RECORD_NOT_FOUND');
     return recordDto(record);
   }
 
@@ -61,7 +65,11 @@ export class RecordsService {
     return { ...(await this.settings.forScenario(scenario.id)) };
   }
 
-  async updateSettings(actor: ScenarioActor, scenarioId: string, settings: RecordingSettings): Promise<RecordingSettings> {
+  async updateSettings(
+    actor: ScenarioActor,
+    scenarioId: string,
+    settings: RecordingSettings,
+  ): Promise<RecordingSettings> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const { enabled, retentionDays, syncSampleRate, trace } = settings;
     return this.settings.update(scenario.id, { enabled, retentionDays, syncSampleRate, trace });
@@ -94,5 +102,9 @@ function summaryDto(record: DecisionRecordSummary): DecisionRecordSummaryDto {
 }
 
 function recordDto(record: DecisionRecord): DecisionRecordDto {
-  return { ...commonDto(record), trace: record.trace as DecisionRecordDto['trace'], captures: record.captures as DecisionRecordDto['captures'] };
+  return {
+    ...commonDto(record),
+    trace: record.trace as DecisionRecordDto['trace'],
+    captures: record.captures as DecisionRecordDto['captures'],
+  };
 }

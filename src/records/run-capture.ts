@@ -1,4 +1,11 @@
-import type { HttpRequest, HttpResponse, LookupRequest, LookupResult, PortCallSite, PortHooks } from '../engine/index.js';
+import type {
+  HttpRequest,
+  HttpResponse,
+  LookupRequest,
+  LookupResult,
+  PortCallSite,
+  PortHooks,
+} from '../engine/index.js';
 import type { CaptureFailure, CaptureSite, HttpCapture, LookupCapture, PortCapture } from './decision-record.js';
 
 /**
@@ -11,9 +18,18 @@ export class RunCapture implements PortHooks {
   /** Calls so far per site; made on the first call (most runs make none). */
   private attempts?: Map<string, number>;
 
-  async lookup(site: PortCallSite, request: LookupRequest, proceed: (request: LookupRequest) => Promise<LookupResult>): Promise<LookupResult> {
+  async lookup(
+    site: PortCallSite,
+    request: LookupRequest,
+    proceed: (request: LookupRequest) => Promise<LookupResult>,
+  ): Promise<LookupResult> {
     const { ownerId: _ownerId, ...asked } = request;
-    const capture: LookupCapture = { seq: this.captures.length, kind: 'DATA_LOOKUP', ...this.place(site), request: asked };
+    const capture: LookupCapture = {
+      seq: this.captures.length,
+      kind: 'DATA_LOOKUP',
+      ...this.place(site),
+      request: asked,
+    };
     this.captures.push(capture);
     try {
       capture.rows = await proceed(request);
@@ -24,9 +40,16 @@ export class RunCapture implements PortHooks {
     }
   }
 
-  async http(site: PortCallSite, request: HttpRequest, proceed: (request: HttpRequest) => Promise<HttpResponse>): Promise<HttpResponse> {
+  async http(
+    site: PortCallSite,
+    request: HttpRequest,
+    proceed: (request: HttpRequest) => Promise<HttpResponse>,
+  ): Promise<HttpResponse> {
     // Headers are left out: node settings put credentials there.
-    const sent: HttpCapture['request'] = request.body === undefined ? { method: request.method, url: request.url } : { method: request.method, url: request.url, body: request.body };
+    const sent: HttpCapture['request'] =
+      request.body === undefined
+        ? { method: request.method, url: request.url }
+        : { method: request.method, url: request.url, body: request.body };
     const capture: HttpCapture = { seq: this.captures.length, kind: 'HTTP_CALL', ...this.place(site), request: sent };
     this.captures.push(capture);
     try {

@@ -74,7 +74,11 @@ export interface RunRecording {
  * answer comes at once (no promise) unless they must be read from the database.
  */
 export interface RunRecorder {
-  start(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): RunRecording | undefined | Promise<RunRecording | undefined>;
+  start(
+    deployed: DeployedScenario,
+    inputs: Record<string, unknown>,
+    run: RunToRecord,
+  ): RunRecording | undefined | Promise<RunRecording | undefined>;
 }
 
 /** Records nothing (processes and tests that do not record). */

@@ -22,14 +22,23 @@ export class ScenarioRunRecorder implements RunRecorder {
     private readonly random: () => number = Math.random,
   ) {}
 
-  start(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): RunRecording | undefined | Promise<RunRecording | undefined> {
+  start(
+    deployed: DeployedScenario,
+    inputs: Record<string, unknown>,
+    run: RunToRecord,
+  ): RunRecording | undefined | Promise<RunRecording | undefined> {
     // The hot path: settings read less than 5 s ago answer at once, without a promise.
     const settings = this.settings.cached(deployed.scenarioId);
     if (settings) return this.recording(settings, deployed, inputs, run);
     return this.settings.forScenario(deployed.scenarioId).then((read) => this.recording(read, deployed, inputs, run));
   }
 
-  private recording(settings: Readonly<RecordingSettings>, deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord): RunRecording | undefined {
+  private recording(
+    settings: Readonly<RecordingSettings>,
+    deployed: DeployedScenario,
+    inputs: Record<string, unknown>,
+    run: RunToRecord,
+  ): RunRecording | undefined {
     if (!settings.enabled) return undefined;
     // random() < 1 always holds and < 0 never: rates 1 and 0 record every and no sync run.
     if (run.mode === 'SYNC' && !(this.random() < settings.syncSampleRate)) return undefined;
@@ -37,7 +46,13 @@ export class ScenarioRunRecorder implements RunRecorder {
   }
 
   /** Hands a finished run's record to the recorder; never throws. */
-  finish(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome): void {
+  finish(
+    deployed: DeployedScenario,
+    inputs: Record<string, unknown>,
+    run: RunToRecord,
+    capture: RunCapture,
+    outcome: RecordedOutcome,
+  ): void {
     let record: DecisionRecord;
     try {
       record = this.recordOf(deployed, inputs, run, capture, outcome);
@@ -51,7 +66,13 @@ export class ScenarioRunRecorder implements RunRecorder {
     else this.recorder.record(record);
   }
 
-  private recordOf(deployed: DeployedScenario, inputs: Record<string, unknown>, run: RunToRecord, capture: RunCapture, outcome: RecordedOutcome): DecisionRecord {
+  private recordOf(
+    deployed: DeployedScenario,
+    inputs: Record<string, unknown>,
+    run: RunToRecord,
+    capture: RunCapture,
+    outcome: RecordedOutcome,
+  ): DecisionRecord {
     const pii = this.masker.piiInputs(deployed.document);
     const masked = this.masker.maskInputs(inputs, pii);
     return {
@@ -69,7 +90,10 @@ export class ScenarioRunRecorder implements RunRecorder {
       inputs: masked.inputs,
       maskedInputs: masked.masked,
       result: outcome.result,
-      error: outcome.error && masked.masked.length > 0 ? this.masker.maskError(outcome.error, masked.masked, inputs) : outcome.error,
+      error:
+        outcome.error && masked.masked.length > 0
+          ? this.masker.maskError(outcome.error, masked.masked, inputs)
+          : outcome.error,
       beganAt: outcome.beganAt,
       endedAt: outcome.endedAt,
       durationMicros: outcome.durationMicros,

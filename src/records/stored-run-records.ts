@@ -2,7 +2,11 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, isDatabaseUnavailable, mysqlErrno } from '../db/mysql-errors.js';
 import type { DecisionRecord } from './decision-record.js';
-import { IN_TRANSACTION_STATEMENT_BYTES, PagesPartlyStoredError, type DecisionRecordStore } from './decision-record-store-type.js';
+import {
+  IN_TRANSACTION_STATEMENT_BYTES,
+  PagesPartlyStoredError,
+  type DecisionRecordStore,
+} from './decision-record-store-type.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import { pageBytes } from './decision-record-store.js';
 import { pagesOf, type SealedPage } from './record-page.js';
@@ -25,7 +29,11 @@ export class MadeRecord implements HeldRecord {
  * stores refused groups one by one and counts what it must drop).
  */
 export class StoredRunRecordWriter implements StoredRunRecords {
-  constructor(private readonly store: DecisionRecordStore, private readonly recorder: DecisionRecorder, private readonly logger: Logger) {}
+  constructor(
+    private readonly store: DecisionRecordStore,
+    private readonly recorder: DecisionRecorder,
+    private readonly logger: Logger,
+  ) {}
 
   async write(trx: Knex.Transaction, held: readonly HeldRecord[]): Promise<HeldRecord[]> {
     const records = held.filter((record): record is MadeRecord => record instanceof MadeRecord);
@@ -49,11 +57,19 @@ export class StoredRunRecordWriter implements StoredRunRecords {
       const stored = failure instanceof PagesPartlyStoredError ? failure.storedPages : 0;
       const error = failure instanceof PagesPartlyStoredError ? failure.cause : failure;
       // An outage or a lost lock fails the transaction, outcomes and records together: the job runs again.
-      if (isDatabaseUnavailable(error) || mysqlErrno(error) === ER_LOCK_DEADLOCK || mysqlErrno(error) === ER_LOCK_WAIT_TIMEOUT) throw error;
+      if (
+        isDatabaseUnavailable(error) ||
+        mysqlErrno(error) === ER_LOCK_DEADLOCK ||
+        mysqlErrno(error) === ER_LOCK_WAIT_TIMEOUT
+      )
+        throw error;
       // Refused for what it holds (MySQL undid that statement only): the outcomes are stored, and these
       // records take the buffered path after the commit, which stores them one by one and counts refusals.
       const unstored = new Set(fitting.slice(stored).flatMap((page) => idsOn(page)));
-      this.logger.warn({ err: error, records: unstored.size }, 'decision records of stored runs were refused with their outcomes: stored after the commit instead');
+      this.logger.warn(
+        { err: error, records: unstored.size },
+        'decision records of stored runs were refused with their outcomes: stored after the commit instead',
+      );
       left.push(...records.filter((made) => unstored.has(made.id)));
     } finally {
       for (const page of pages) page.release();

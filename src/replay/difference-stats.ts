@@ -21,7 +21,17 @@ export class DifferenceStats {
   }
 
   /** null when no pair was added. */
-  summary(): { count: number; meanOld: number; meanNew: number; mean: number; p5: number; p50: number; p95: number; min: number; max: number } | null {
+  summary(): {
+    count: number;
+    meanOld: number;
+    meanNew: number;
+    mean: number;
+    p5: number;
+    p50: number;
+    p95: number;
+    min: number;
+    max: number;
+  } | null {
     const n = this.count;
     if (n === 0) return null;
     const sorted = this.values.slice(0, n).sort();

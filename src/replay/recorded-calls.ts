@@ -7,7 +7,9 @@ class UnrecordedCallError extends Error {
   readonly code = 'HTTP_CALL_NOT_RECORDED';
 
   constructor(site: PortCallSite, attempt: number) {
-    super(`Replay: no recorded answer for HTTP_CALL node "${site.nodeId}"${site.callPath.length > 0 ? ` (called through ${site.callPath.join(' → ')})` : ''}, attempt ${attempt}; the call was not made`);
+    super(
+      `Replay: no recorded answer for HTTP_CALL node "${site.nodeId}"${site.callPath.length > 0 ? ` (called through ${site.callPath.join(' → ')})` : ''}, attempt ${attempt}; the call was not made`,
+    );
   }
 }
 
@@ -40,7 +42,9 @@ export class RecordedCalls implements PortHooks {
     this.attempts ??= new Map();
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, attempt);
-    const recorded = this.recordedAt().get(key)?.find((capture) => capture.attempt === attempt);
+    const recorded = this.recordedAt()
+      .get(key)
+      ?.find((capture) => capture.attempt === attempt);
     if (!recorded || (!recorded.response && !recorded.failure)) {
       this.unrecorded.push({ nodeId: site.nodeId, callPath: [...site.callPath] });
       throw new UnrecordedCallError(site, attempt);
@@ -72,5 +76,9 @@ function indexBySite(captures: readonly PortCapture[]): Map<string, HttpCapture[
 }
 
 function differs(recorded: HttpCapture['request'], request: HttpRequest): boolean {
-  return recorded.method !== request.method || recorded.url !== request.url || canonicalJson(recorded.body) !== canonicalJson(request.body);
+  return (
+    recorded.method !== request.method ||
+    recorded.url !== request.url ||
+    canonicalJson(recorded.body) !== canonicalJson(request.body)
+  );
 }

@@ -15,7 +15,9 @@ import { RunWindow } from './run-window.js';
 
 export const REPLAY_JOB = 'replay.run';
 
-export interface ReplayJobData { replayId: string }
+export interface ReplayJobData {
+  replayId: string;
+}
 
 /** A running replay's worker says it is alive this often (replays.heartbeat_at). */
 const HEARTBEAT_EVERY_MS = 5_000;
@@ -78,7 +80,11 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     this.concurrency = Math.max(1, settings.perWorker ?? 1);
   }
 
-  async run({ replayId }: ReplayJobData, _keepAlive: () => Promise<void>, stopping: () => boolean): Promise<boolean | number> {
+  async run(
+    { replayId }: ReplayJobData,
+    _keepAlive: () => Promise<void>,
+    stopping: () => boolean,
+  ): Promise<boolean | number> {
     const replay = await this.store.find(replayId);
     if (!replay || hasEnded(replay.state)) return true;
     try {
@@ -109,7 +115,11 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     if (claimed === 'ownerBusy') return OWNER_BUSY_RETRY_MS;
     if (claimed !== 'claimed') return claimed === 'ended';
     const heartbeat = setInterval(() => {
-      this.store.heartbeat(replay.id).catch((error: unknown) => this.logger.warn({ err: error, replayId: replay.id }, 'replay heartbeat not stored'));
+      this.store
+        .heartbeat(replay.id)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, replayId: replay.id }, 'replay heartbeat not stored'),
+        );
     }, HEARTBEAT_EVERY_MS);
     try {
       return await this.runClaimed(replay, document, stopping);
@@ -125,7 +135,10 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
    * twice at once nor left RUNNING with nobody on it. Answers 'ended' once another worker finished it,
    * 'stopping' when this worker stops first (the job is handed back).
    */
-  private async claim(replayId: string, stopping: () => boolean): Promise<'claimed' | 'ownerBusy' | 'ended' | 'stopping'> {
+  private async claim(
+    replayId: string,
+    stopping: () => boolean,
+  ): Promise<'claimed' | 'ownerBusy' | 'ended' | 'stopping'> {
     for (;;) {
       const claim = await this.store.claim(replayId, STALE_AFTER_SECONDS);
       if (claim !== 'taken') return claim;
@@ -136,7 +149,11 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
     }
   }
 
-  private async runClaimed(replay: ReplayRecord, document: ScenarioDocument, stopping: () => boolean): Promise<boolean> {
+  private async runClaimed(
+    replay: ReplayRecord,
+    document: ScenarioDocument,
+    stopping: () => boolean,
+  ): Promise<boolean> {
     const resolved = await this.models.resolve(replay.ownerId, document, hashCacheKey(replay.candidate.contentHash));
     const compiled = this.engine.compile(resolved.cacheKey, resolved.document);
     const report = new ReplayReportBuilder(replay.outputs, replay.sampleSize);
@@ -160,10 +177,14 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
         next = page.next && left > 0 ? this.page(replay, page.next, Math.min(this.settings.pageSize, left)) : null;
         // Never left unobserved: awaited at the next turn, or dropped only when this replay stops.
         next?.catch(() => undefined);
-        const outcomes = page.records.map((record) => window.run(() => this.runCandidate(compiled, replay.ownerId, record, page.captures)));
+        const outcomes = page.records.map((record) =>
+          window.run(() => this.runCandidate(compiled, replay.ownerId, record, page.captures)),
+        );
         folded = folded.then(async () => {
           const settled = await Promise.all(outcomes);
-          page.records.forEach((record, k) => { report.add(record, settled[k]); });
+          page.records.forEach((record, k) => {
+            report.add(record, settled[k]);
+          });
           if (!(await this.store.progress(replay.id, report.replayed, report.failed))) cancelled = true;
         });
         folded.catch((error: unknown) => {
@@ -186,10 +207,22 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
       return true;
     }
     const shortBy = replay.total - report.replayed;
-    const notes = shortBy > 0 ? [`${shortBy} record(s) matched when the replay was started but were deleted (retention) before it read them.`] : [];
+    const notes =
+      shortBy > 0
+        ? [`${shortBy} record(s) matched when the replay was started but were deleted (retention) before it read them.`]
+        : [];
     // Cancelled after its last page: the report is not stored (the replay stays CANCELLED).
-    const finished = await this.store.finish(replay.id, report.build([...STANDING_NOTES, ...notes]), report.replayed, report.replayed, report.failed);
-    this.logger.info({ replayId: replay.id, replayed: report.replayed, failed: report.failed }, finished ? 'replay finished' : 'replay cancelled; its report was not stored');
+    const finished = await this.store.finish(
+      replay.id,
+      report.build([...STANDING_NOTES, ...notes]),
+      report.replayed,
+      report.replayed,
+      report.failed,
+    );
+    this.logger.info(
+      { replayId: replay.id, replayed: report.replayed, failed: report.failed },
+      finished ? 'replay finished' : 'replay cancelled; its report was not stored',
+    );
     return true;
   }
 
@@ -199,13 +232,25 @@ export class ReplayJob implements ResumableJobKind<ReplayJobData> {
   }
 
   /** The candidate on one record's inputs, in the engine pool's background lane (live runs go first); never throws (a failure is an outcome). */
-  private async runCandidate(compiled: CompiledScenario, ownerId: number, record: DecisionRecordSummary, captures: Map<string, PortCapture[]>): Promise<CandidateOutcome> {
+  private async runCandidate(
+    compiled: CompiledScenario,
+    ownerId: number,
+    record: DecisionRecordSummary,
+    captures: Map<string, PortCapture[]>,
+  ): Promise<CandidateOutcome> {
     const calls = new RecordedCalls(captures.get(record.id) ?? []);
     const outcome = (result: CandidateOutcome['result'], error: CandidateOutcome['error']): CandidateOutcome => ({
-      result, error, unrecorded: calls.unrecorded, served: calls.served, requestDiffers: calls.requestDiffers,
+      result,
+      error,
+      unrecorded: calls.unrecorded,
+      served: calls.served,
+      requestDiffers: calls.requestDiffers,
     });
     try {
-      return outcome((await this.engine.run(compiled, record.inputs, { ownerId, portHooks: calls, lane: 'background' })).result, null);
+      return outcome(
+        (await this.engine.run(compiled, record.inputs, { ownerId, portHooks: calls, lane: 'background' })).result,
+        null,
+      );
     } catch (error) {
       return outcome(null, toRunError(error));
     }

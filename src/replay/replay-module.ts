@@ -43,7 +43,14 @@ export interface ReplayDependencies {
 
 export function createReplay(deps: ReplayDependencies): Replay {
   const models = deps.modelDocuments ?? NO_MODELS;
-  const job = new ReplayJob(deps.store, deps.records, deps.engine, { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE, perWorker: deps.config.perWorker }, deps.logger.child({ component: 'replay' }), models);
+  const job = new ReplayJob(
+    deps.store,
+    deps.records,
+    deps.engine,
+    { concurrency: deps.config.concurrency, pageSize: PAGE_SIZE, perWorker: deps.config.perWorker },
+    deps.logger.child({ component: 'replay' }),
+    models,
+  );
   deps.queue.registerJobKind(job);
   return {
     service: new ReplayService(deps.config, deps.scenarios, deps.store, deps.records, deps.engine, deps.queue, models),
@@ -63,7 +70,9 @@ function stalledReplays(store: ReplayStore, queue: ExecutionQueue): StalledWorkS
     async requeueStalled(cutoff, limit, pending) {
       const candidates = await store.stalled(cutoff, limit);
       if (candidates.length === 0) return 0;
-      const covered = new Set((await pending()).filter((job) => job.name === REPLAY_JOB).map((job) => (job.data as ReplayJobData).replayId));
+      const covered = new Set(
+        (await pending()).filter((job) => job.name === REPLAY_JOB).map((job) => (job.data as ReplayJobData).replayId),
+      );
       let queued = 0;
       for (const replayId of candidates) {
         if (covered.has(replayId) || !(await store.claimStalled(cutoff, replayId))) continue;

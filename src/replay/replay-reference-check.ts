@@ -11,10 +11,16 @@ export class ReplayReferenceCheck implements ReplayReferences {
     const replay = await this.store.find(replayId);
     const where = [{ path: 'query.replay', message: '' }];
     if (!replay || replay.scenarioId !== scenario.id) {
-      throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND', [{ ...where[0], message: 'is not a replay of this scenario' }]);
+      throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND', [
+        { ...where[0], message: 'is not a replay of this scenario' },
+      ]);
     }
     if (replay.state !== 'FINISHED') {
-      throw new ConflictError(`Replay "${replayId}" is ${replay.state}; deploy with it once it has FINISHED.`, 'REPLAY_NOT_FINISHED', [{ ...where[0], message: `is ${replay.state}` }]);
+      throw new ConflictError(
+        `Replay "${replayId}" is ${replay.state}; deploy with it once it has FINISHED.`,
+        'REPLAY_NOT_FINISHED',
+        [{ ...where[0], message: `is ${replay.state}` }],
+      );
     }
     if (replay.candidate.contentHash !== contentHash) {
       throw new ConflictError(

@@ -59,13 +59,22 @@ class OutputTally {
     const key = `${shortKey(oldKey)}\u0000${shortKey(newKey)}`;
     const pair = this.pairs.get(key);
     if (pair) pair.count += 1;
-    else if (this.pairs.size < MAX_TRACKED_PAIRS) this.pairs.set(key, { from: shown(oldValue ?? null, oldKey), to: shown(newValue ?? null, newKey), count: 1 });
+    else if (this.pairs.size < MAX_TRACKED_PAIRS)
+      this.pairs.set(key, { from: shown(oldValue ?? null, oldKey), to: shown(newValue ?? null, newKey), count: 1 });
     else this.untrackedRecords += 1;
-    if (typeof oldValue === 'number' && typeof newValue === 'number' && Number.isFinite(oldValue) && Number.isFinite(newValue)) this.differences.add(oldValue, newValue);
+    if (
+      typeof oldValue === 'number' &&
+      typeof newValue === 'number' &&
+      Number.isFinite(oldValue) &&
+      Number.isFinite(newValue)
+    )
+      this.differences.add(oldValue, newValue);
   }
 
   report(): OutputReport {
-    const sorted = [...this.pairs.entries()].sort(([keyA, a], [keyB, b]) => b.count - a.count || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
+    const sorted = [...this.pairs.entries()].sort(
+      ([keyA, a], [keyB, b]) => b.count - a.count || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0),
+    );
     const listed = sorted.slice(0, MAX_LISTED_PAIRS).map(([, pair]) => pair);
     const left = sorted.slice(MAX_LISTED_PAIRS);
     return {
@@ -73,7 +82,10 @@ class OutputTally {
       compared: this.compared,
       changed: this.changed,
       transitions: listed,
-      otherTransitions: { pairs: left.length, records: left.reduce((sum, [, pair]) => sum + pair.count, 0) + this.untrackedRecords },
+      otherTransitions: {
+        pairs: left.length,
+        records: left.reduce((sum, [, pair]) => sum + pair.count, 0) + this.untrackedRecords,
+      },
       differences: this.differences.summary(),
     };
   }
@@ -91,7 +103,14 @@ export class ReplayReportBuilder {
   private compared = 0;
   private changed = 0;
   private readonly outputs: OutputTally[];
-  private readonly failures = { onlyOld: 0, onlyNew: 0, both: 0, newErrorCodes: Object.create(null) as Record<string, number>, runs: [] as ReplayRun[], truncated: false };
+  private readonly failures = {
+    onlyOld: 0,
+    onlyNew: 0,
+    both: 0,
+    newErrorCodes: Object.create(null) as Record<string, number>,
+    runs: [] as ReplayRun[],
+    truncated: false,
+  };
   private unrecordedRecords = 0;
   private readonly unrecordedSites = new Map<string, { nodeId: string; callPath: string[]; records: number }>();
   private served = 0;
@@ -102,7 +121,10 @@ export class ReplayReportBuilder {
   private readonly versions = new Map<string, number>();
   private readonly sample: ReplayRun[] = [];
 
-  constructor(outputs: readonly string[], private readonly sampleSize: number) {
+  constructor(
+    outputs: readonly string[],
+    private readonly sampleSize: number,
+  ) {
     this.outputs = outputs.map((name) => new OutputTally(name));
   }
 
@@ -167,19 +189,26 @@ export class ReplayReportBuilder {
   }
 
   private fullReport(notes: readonly string[]): ReplayReport {
-    const versions = [...this.versions.entries()].sort(([a], [b]) => Number(a) - Number(b)).map(([version, count]) => `${version} (${count})`);
+    const versions = [...this.versions.entries()]
+      .sort(([a], [b]) => Number(a) - Number(b))
+      .map(([version, count]) => `${version} (${count})`);
     return {
       replayed: this.replayed,
       compared: this.compared,
       changed: this.changed,
       outputs: this.outputs.map((output) => output.report()),
       failures: this.failures,
-      unrecorded: { records: this.unrecordedRecords, calls: [...this.unrecordedSites.values()].sort((a, b) => b.records - a.records) },
+      unrecorded: {
+        records: this.unrecordedRecords,
+        calls: [...this.unrecordedSites.values()].sort((a, b) => b.records - a.records),
+      },
       httpCalls: { served: this.served, requestDiffers: this.requestDiffers },
       maskedInputs: { records: this.maskedRecords, variables: this.maskedVariables },
       sample: this.sample,
       notes: [
-        ...(versions.length > 0 ? [`Old values are what the recorded runs decided, by version: ${versions.join(', ')}.`] : []),
+        ...(versions.length > 0
+          ? [`Old values are what the recorded runs decided, by version: ${versions.join(', ')}.`]
+          : []),
         ...this.figureNotes(),
         ...notes,
       ],
@@ -189,17 +218,27 @@ export class ReplayReportBuilder {
   private figureNotes(): string[] {
     const notes: string[] = [];
     if (this.unrecordedRecords > 0) {
-      notes.push(`${this.unrecordedRecords} record(s) were not compared: the candidate made HTTP calls their recordings have no answer for (see unrecorded); those calls were not made.`);
+      notes.push(
+        `${this.unrecordedRecords} record(s) were not compared: the candidate made HTTP calls their recordings have no answer for (see unrecorded); those calls were not made.`,
+      );
     }
     if (this.requestDiffers > 0) {
-      notes.push(`${this.requestDiffers} HTTP call(s) were sent with another method, URL or body than was recorded; they got the recorded answer all the same.`);
+      notes.push(
+        `${this.requestDiffers} HTTP call(s) were sent with another method, URL or body than was recorded; they got the recorded answer all the same.`,
+      );
     }
-    const nowhere = this.outputs.filter((output) => output.compared > 0 && output.present === 0).map((output) => `"${output.name}"`);
+    const nowhere = this.outputs
+      .filter((output) => output.compared > 0 && output.present === 0)
+      .map((output) => `"${output.name}"`);
     if (nowhere.length > 0) {
-      notes.push(`No result of either version has the output ${nowhere.join(', ')}, so it compares null with null: check the name.`);
+      notes.push(
+        `No result of either version has the output ${nowhere.join(', ')}, so it compares null with null: check the name.`,
+      );
     }
     if (this.maskedRecords > 0) {
-      notes.push(`${this.maskedRecords} record(s) had pii inputs stored masked (${Object.keys(this.maskedVariables).join(', ')}): the candidate got the masked text in their place.`);
+      notes.push(
+        `${this.maskedRecords} record(s) had pii inputs stored masked (${Object.keys(this.maskedVariables).join(', ')}): the candidate got the masked text in their place.`,
+      );
     }
     return notes;
   }
@@ -228,8 +267,16 @@ function sideBySide(record: DecisionRecordSummary, candidate: CandidateOutcome):
     requestId: record.requestId,
     beganAt: record.beganAt.toISOString(),
     inputs: shownObject(record.inputs) as Record<string, unknown>,
-    old: { state: record.state, result: shownObject(record.result), error: shownError(record.error) as Outcome['error'] },
-    new: { state: candidate.error ? 'FAILED' : 'SUCCEEDED', result: shownObject(candidate.result), error: shownError(candidate.error) as Outcome['error'] },
+    old: {
+      state: record.state,
+      result: shownObject(record.result),
+      error: shownError(record.error) as Outcome['error'],
+    },
+    new: {
+      state: candidate.error ? 'FAILED' : 'SUCCEEDED',
+      result: shownObject(candidate.result),
+      error: shownError(candidate.error) as Outcome['error'],
+    },
   };
 }
 
@@ -250,14 +297,18 @@ function shortKey(key: string): string {
 
 /** A transition's value as the report shows it (`json`: its canonical JSON text). */
 function shown(value: unknown, json: string): unknown {
-  return json.length <= MAX_SHOWN_VALUE_CHARS ? value : { truncated: `${json.slice(0, SHOWN_PREFIX_CHARS)}…`, chars: json.length };
+  return json.length <= MAX_SHOWN_VALUE_CHARS
+    ? value
+    : { truncated: `${json.slice(0, SHOWN_PREFIX_CHARS)}…`, chars: json.length };
 }
 
 /** Inputs or a result as a run side by side shows them: cut when longer than MAX_SHOWN_OBJECT_CHARS of JSON. */
 function shownObject(value: Record<string, unknown> | null): Record<string, unknown> | null {
   if (value === null) return null;
   const json = JSON.stringify(value);
-  return json.length <= MAX_SHOWN_OBJECT_CHARS ? value : { truncated: `${json.slice(0, SHOWN_PREFIX_CHARS)}…`, chars: json.length };
+  return json.length <= MAX_SHOWN_OBJECT_CHARS
+    ? value
+    : { truncated: `${json.slice(0, SHOWN_PREFIX_CHARS)}…`, chars: json.length };
 }
 
 /**
@@ -270,8 +321,14 @@ function shownError(error: RunError | null | undefined): RunError | null {
   if (JSON.stringify(error).length <= MAX_SHOWN_OBJECT_CHARS) return error;
   const message = String(error.message ?? '');
   return {
-    code: error.code, nodeId: error.nodeId ?? null, nodeName: error.nodeName ?? null, nodeType: error.nodeType ?? null,
-    message: message.length <= MAX_SHOWN_VALUE_CHARS ? message : `${message.slice(0, MAX_SHOWN_VALUE_CHARS)}… [cut: ${message.length} characters]`,
+    code: error.code,
+    nodeId: error.nodeId ?? null,
+    nodeName: error.nodeName ?? null,
+    nodeType: error.nodeType ?? null,
+    message:
+      message.length <= MAX_SHOWN_VALUE_CHARS
+        ? message
+        : `${message.slice(0, MAX_SHOWN_VALUE_CHARS)}… [cut: ${message.length} characters]`,
     detailsOmitted: true,
   };
 }
@@ -305,7 +362,10 @@ function fitReport(report: ReplayReport, maxBytes: number): ReplayReport {
       const dropped = output.transitions.slice(keep);
       left.transitions += dropped.length;
       output.transitions = output.transitions.slice(0, keep);
-      output.otherTransitions = { pairs: output.otherTransitions.pairs + dropped.length, records: output.otherTransitions.records + dropped.reduce((sum, pair) => sum + pair.count, 0) };
+      output.otherTransitions = {
+        pairs: output.otherTransitions.pairs + dropped.length,
+        records: output.otherTransitions.records + dropped.reduce((sum, pair) => sum + pair.count, 0),
+      };
     }
   }
   while (size() > maxBytes && report.unrecorded.calls.length > 0) {
@@ -313,7 +373,9 @@ function fitReport(report: ReplayReport, maxBytes: number): ReplayReport {
     left.calls += report.unrecorded.calls.length - keep;
     report.unrecorded.calls = report.unrecorded.calls.slice(0, keep);
   }
-  report.notes.push(`The report was cut to fit the ${maxBytes} bytes a stored report keeps (it took ${original}): left out ${left.sample} sample run(s), ${left.failedRuns} failed run(s), ${left.transitions} listed transition(s) and ${left.calls} unrecorded call site(s).`);
+  report.notes.push(
+    `The report was cut to fit the ${maxBytes} bytes a stored report keeps (it took ${original}): left out ${left.sample} sample run(s), ${left.failedRuns} failed run(s), ${left.transitions} listed transition(s) and ${left.calls} unrecorded call site(s).`,
+  );
   return report;
 }
 

@@ -56,30 +56,50 @@ export class ReplayService {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const limit = request.limit ?? this.config.maxRecords;
     if (limit > this.config.maxRecords) {
-      throw new BadRequestError(`A replay takes at most ${this.config.maxRecords} records on this server (REPLAY_MAX_RECORDS); this one asks for ${limit}.`, 'VALIDATION_FAILED', [
-        { path: 'body.limit', message: `must be at most ${this.config.maxRecords}` },
-      ]);
+      throw new BadRequestError(
+        `A replay takes at most ${this.config.maxRecords} records on this server (REPLAY_MAX_RECORDS); this one asks for ${limit}.`,
+        'VALIDATION_FAILED',
+        [{ path: 'body.limit', message: `must be at most ${this.config.maxRecords}` }],
+      );
     }
     // Refused early when the limit is reached already; insertWithinLimit below is the check that holds.
     const active = await this.store.activeOf(scenario.ownerId);
     if (active >= this.config.maxActivePerOwner) throw limitReached(scenario.name, active);
     const candidate = await this.scenarios.snapshot(scenario.id, request.candidateVersion);
     if (!candidate) {
-      throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.candidateVersion}".`, 'VERSION_NOT_FOUND', [
-        { path: 'body.candidateVersion', message: 'is not a version of this scenario' },
-      ]);
+      throw new NotFoundError(
+        `Scenario "${scenario.name}" has no version "${request.candidateVersion}".`,
+        'VERSION_NOT_FOUND',
+        [{ path: 'body.candidateVersion', message: 'is not a version of this scenario' }],
+      );
     }
     // A candidate that does not compile is refused now (422 COMPILE_ERROR), not found out by the job.
-    const resolved = await this.models.resolve(scenario.ownerId, candidate.document, hashCacheKey(candidate.contentHash));
+    const resolved = await this.models.resolve(
+      scenario.ownerId,
+      candidate.document,
+      hashCacheKey(candidate.contentHash),
+    );
     this.engine.compile(resolved.cacheKey, resolved.document);
     // Records that begin after this moment never join the replay.
     const filter = recordFilter(request.filter ?? {}, new Date());
     const total = await this.records.count(scenario.id, filter, limit);
     const id = timeOrderedId();
-    const refused = await this.store.insertWithinLimit({
-      id, scenarioId: scenario.id, ownerId: scenario.ownerId, requesterId, candidate: { label: candidate.label, versionId: candidate.versionId, contentHash: candidate.contentHash },
-      document: candidate.document, filter, outputs: request.outputs, limit, sampleSize: request.sampleSize ?? DEFAULT_SAMPLE_SIZE, total,
-    }, this.config.maxActivePerOwner);
+    const refused = await this.store.insertWithinLimit(
+      {
+        id,
+        scenarioId: scenario.id,
+        ownerId: scenario.ownerId,
+        requesterId,
+        candidate: { label: candidate.label, versionId: candidate.versionId, contentHash: candidate.contentHash },
+        document: candidate.document,
+        filter,
+        outputs: request.outputs,
+        limit,
+        sampleSize: request.sampleSize ?? DEFAULT_SAMPLE_SIZE,
+        total,
+      },
+      this.config.maxActivePerOwner,
+    );
     if (refused !== null) throw limitReached(scenario.name, refused);
     try {
       await this.queue.enqueue<ReplayJobData>(REPLAY_JOB, { replayId: id });
@@ -113,12 +133,21 @@ export class ReplayService {
     if (!hasEnded(replay.state)) await this.store.cancel(replayId, `Cancelled by ${by}.`);
     // Read again: a worker may have finished it just before the cancel (then it stays FINISHED).
     const now = (await this.store.find(replayId)) as ReplayRecord;
-    if (now.state !== 'CANCELLED') throw new ConflictError(`Replay "${replayId}" is ${now.state}: there is nothing to cancel.`, 'REPLAY_ALREADY_ENDED');
+    if (now.state !== 'CANCELLED')
+      throw new ConflictError(
+        `Replay "${replayId}" is ${now.state}: there is nothing to cancel.`,
+        'REPLAY_ALREADY_ENDED',
+      );
     return replayDto(now);
   }
 
   /** The scenario's replays, newest first, a page at a time (`cursor`: the previous page's nextCursor). */
-  async list(actor: ScenarioActor, scenarioId: string, cursor: string | undefined, limit = DEFAULT_PAGE_SIZE): Promise<ReplayPageDto> {
+  async list(
+    actor: ScenarioActor,
+    scenarioId: string,
+    cursor: string | undefined,
+    limit = DEFAULT_PAGE_SIZE,
+  ): Promise<ReplayPageDto> {
     const before = cursor === undefined ? undefined : decodeReplayCursor(cursor);
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     // One more than the page: whether there is a next page, without a count.
@@ -185,5 +214,8 @@ function replaySummaryFields(replay: Omit<ReplayRecord, 'report'>): Omit<ReplayD
 }
 
 function limitReached(scenarioName: string, active: number): ConflictError {
-  return new ConflictError(`The owner of "${scenarioName}" has ${active} replays queued or running, the most this server runs at once for one owner (REPLAY_MAX_ACTIVE_PER_OWNER); start this one when one of them has ended.`, 'REPLAY_LIMIT_REACHED');
+  return new ConflictError(
+    `The owner of "${scenarioName}" has ${active} replays queued or running, the most this server runs at once for one owner (REPLAY_MAX_ACTIVE_PER_OWNER); start this one when one of them has ended.`,
+    'REPLAY_LIMIT_REACHED',
+  );
 }

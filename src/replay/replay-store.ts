@@ -35,8 +35,26 @@ interface ReplayRow {
 
 /** Every column but the candidate's document (only the job reads it). */
 const COLUMNS = [
-  'id', 'scenario_id', 'owner_id', 'requester_id', 'candidate_version', 'candidate_version_id', 'candidate_hash', 'filter', 'outputs',
-  'record_limit', 'sample_size', 'state', 'total', 'done', 'failed', 'report', 'error', 'created_at', 'started_at', 'finished_at',
+  'id',
+  'scenario_id',
+  'owner_id',
+  'requester_id',
+  'candidate_version',
+  'candidate_version_id',
+  'candidate_hash',
+  'filter',
+  'outputs',
+  'record_limit',
+  'sample_size',
+  'state',
+  'total',
+  'done',
+  'failed',
+  'report',
+  'error',
+  'created_at',
+  'started_at',
+  'finished_at',
 ];
 
 /** What a list reads: every column but the report. */
@@ -50,7 +68,10 @@ interface StoredFilter extends Omit<RecordFilter, 'from' | 'to'> {
 
 /** Knex queries on replays; answers parsed records (JSON columns never leave this file). */
 export class MySqlReplayStore implements ReplayStore {
-  constructor(private readonly db: Knex, private readonly owners: OwnerLocks) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly owners: OwnerLocks,
+  ) {}
 
   async insert(replay: NewReplay): Promise<void> {
     await this.db(TABLE).insert(replayRow(replay));
@@ -64,7 +85,11 @@ export class MySqlReplayStore implements ReplayStore {
   async insertWithinLimit(replay: NewReplay, maxActive: number): Promise<number | null> {
     return this.db.transaction(async (trx) => {
       await this.owners.lockOwner(storeTransactionOf(trx), replay.ownerId);
-      const row = (await trx(TABLE).where('owner_id', replay.ownerId).whereIn('state', ['QUEUED', 'RUNNING']).count({ n: '*' }).first()) as { n: number | string };
+      const row = (await trx(TABLE)
+        .where('owner_id', replay.ownerId)
+        .whereIn('state', ['QUEUED', 'RUNNING'])
+        .count({ n: '*' })
+        .first()) as { n: number | string };
       const active = Number(row.n);
       if (active >= maxActive) return active;
       await trx(TABLE).insert(replayRow(replay));
@@ -82,7 +107,11 @@ export class MySqlReplayStore implements ReplayStore {
   }
 
   async activeOf(ownerId: number): Promise<number> {
-    const row = (await this.db(TABLE).where('owner_id', ownerId).whereIn('state', ['QUEUED', 'RUNNING']).count({ n: '*' }).first()) as { n: number | string };
+    const row = (await this.db(TABLE)
+      .where('owner_id', ownerId)
+      .whereIn('state', ['QUEUED', 'RUNNING'])
+      .count({ n: '*' })
+      .first()) as { n: number | string };
     return Number(row.n);
   }
 
@@ -102,7 +131,9 @@ export class MySqlReplayStore implements ReplayStore {
   }
 
   async candidateDocument(id: string): Promise<ScenarioDocument | undefined> {
-    const row = (await this.db(TABLE).where({ id }).first('candidate_document')) as { candidate_document: string } | undefined;
+    const row = (await this.db(TABLE).where({ id }).first('candidate_document')) as
+      | { candidate_document: string }
+      | undefined;
     return row ? (JSON.parse(row.candidate_document) as ScenarioDocument) : undefined;
   }
 
@@ -116,33 +147,74 @@ export class MySqlReplayStore implements ReplayStore {
       const row = (await trx(TABLE).where({ id }).first('owner_id')) as { owner_id: number } | undefined;
       if (!row) return 'taken';
       await this.owners.lockOwner(storeTransactionOf(trx), row.owner_id);
-      const busy = await trx(TABLE).where({ owner_id: row.owner_id, state: 'RUNNING' }).whereNot({ id })
-        .andWhereRaw('?? >= NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]).first('id');
+      const busy = await trx(TABLE)
+        .where({ owner_id: row.owner_id, state: 'RUNNING' })
+        .whereNot({ id })
+        .andWhereRaw('?? >= NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds])
+        .first('id');
       if (busy) return 'ownerBusy';
-      const taken = await trx(TABLE).where({ id }).andWhere((free) => free.where('state', 'QUEUED').orWhere((dead) => dead.where('state', 'RUNNING')
-        .andWhere((silent) => silent.whereNull('heartbeat_at').orWhereRaw('?? < NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]))))
-        .update({ state: 'RUNNING', started_at: this.db.fn.now(3), heartbeat_at: this.db.fn.now(3), done: 0, failed: 0, report: null, error: null, finished_at: null });
+      const taken = await trx(TABLE)
+        .where({ id })
+        .andWhere((free) =>
+          free
+            .where('state', 'QUEUED')
+            .orWhere((dead) =>
+              dead
+                .where('state', 'RUNNING')
+                .andWhere((silent) =>
+                  silent
+                    .whereNull('heartbeat_at')
+                    .orWhereRaw('?? < NOW(3) - INTERVAL ? SECOND', ['heartbeat_at', staleAfterSeconds]),
+                ),
+            ),
+        )
+        .update({
+          state: 'RUNNING',
+          started_at: this.db.fn.now(3),
+          heartbeat_at: this.db.fn.now(3),
+          done: 0,
+          failed: 0,
+          report: null,
+          error: null,
+          finished_at: null,
+        });
       return taken > 0 ? 'claimed' : 'taken';
     });
   }
 
   async heartbeat(id: string): Promise<void> {
-    await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ heartbeat_at: this.db.fn.now(3) });
+    await this.db(TABLE)
+      .where({ id, state: 'RUNNING' })
+      .update({ heartbeat_at: this.db.fn.now(3) });
   }
 
   async stalled(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.stalledAt(this.db(TABLE), cutoff).orderBy('queued_at').limit(limit).select('id')) as Array<{ id: string }>;
+    const rows = (await this.stalledAt(this.db(TABLE), cutoff)
+      .orderBy('queued_at')
+      .limit(limit)
+      .select('id')) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 
   async claimStalled(cutoff: Date, id: string): Promise<boolean> {
-    return (await this.stalledAt(this.db(TABLE).where({ id }), cutoff).update({ state: 'QUEUED', queued_at: this.db.fn.now(3), heartbeat_at: null })) > 0;
+    return (
+      (await this.stalledAt(this.db(TABLE).where({ id }), cutoff).update({
+        state: 'QUEUED',
+        queued_at: this.db.fn.now(3),
+        heartbeat_at: null,
+      })) > 0
+    );
   }
 
   /** QUEUED since before `cutoff`, or RUNNING with no heartbeat since then (its worker died, and its job is gone too). */
   private stalledAt(query: Knex.QueryBuilder, cutoff: Date): Knex.QueryBuilder {
-    return query.andWhere((stalled) => stalled.where((queued) => queued.where('state', 'QUEUED').andWhere('queued_at', '<', cutoff))
-      .orWhere((running) => running.where('state', 'RUNNING').andWhereRaw('COALESCE(??, ??) < ?', ['heartbeat_at', 'started_at', cutoff])));
+    return query.andWhere((stalled) =>
+      stalled
+        .where((queued) => queued.where('state', 'QUEUED').andWhere('queued_at', '<', cutoff))
+        .orWhere((running) =>
+          running.where('state', 'RUNNING').andWhereRaw('COALESCE(??, ??) < ?', ['heartbeat_at', 'started_at', cutoff]),
+        ),
+    );
   }
 
   async progress(id: string, done: number, failed: number): Promise<boolean> {
@@ -150,19 +222,40 @@ export class MySqlReplayStore implements ReplayStore {
   }
 
   async requeue(id: string): Promise<void> {
-    await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ state: 'QUEUED', done: 0, failed: 0, queued_at: this.db.fn.now(3), heartbeat_at: null });
+    await this.db(TABLE)
+      .where({ id, state: 'RUNNING' })
+      .update({ state: 'QUEUED', done: 0, failed: 0, queued_at: this.db.fn.now(3), heartbeat_at: null });
   }
 
   async cancel(id: string, reason: string): Promise<boolean> {
-    return (await this.db(TABLE).where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'CANCELLED', error: reason, finished_at: this.db.fn.now(3), heartbeat_at: null })) > 0;
+    return (
+      (await this.db(TABLE)
+        .where({ id })
+        .whereIn('state', ['QUEUED', 'RUNNING'])
+        .update({ state: 'CANCELLED', error: reason, finished_at: this.db.fn.now(3), heartbeat_at: null })) > 0
+    );
   }
 
   async finish(id: string, report: ReplayReport, total: number, done: number, failed: number): Promise<boolean> {
-    return (await this.db(TABLE).where({ id, state: 'RUNNING' }).update({ state: 'FINISHED', report: JSON.stringify(report), total, done, failed, finished_at: this.db.fn.now(3) })) > 0;
+    return (
+      (await this.db(TABLE)
+        .where({ id, state: 'RUNNING' })
+        .update({
+          state: 'FINISHED',
+          report: JSON.stringify(report),
+          total,
+          done,
+          failed,
+          finished_at: this.db.fn.now(3),
+        })) > 0
+    );
   }
 
   async fail(id: string, error: string): Promise<void> {
-    await this.db(TABLE).where({ id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
+    await this.db(TABLE)
+      .where({ id })
+      .whereIn('state', ['QUEUED', 'RUNNING'])
+      .update({ state: 'FAILED', error, finished_at: this.db.fn.now(3) });
   }
 
   databaseAnswers(): Promise<boolean> {
@@ -196,7 +289,18 @@ function parsedFilter(text: string): RecordFilter {
 
 function toReplay(row: ReplayRow): ReplayRecord {
   return {
-    ...camelCased(row, ['id', 'scenario_id', 'owner_id', 'requester_id', 'sample_size', 'state', 'total', 'done', 'failed', 'error']),
+    ...camelCased(row, [
+      'id',
+      'scenario_id',
+      'owner_id',
+      'requester_id',
+      'sample_size',
+      'state',
+      'total',
+      'done',
+      'failed',
+      'error',
+    ]),
     candidate: { label: row.candidate_version, versionId: row.candidate_version_id, contentHash: row.candidate_hash },
     filter: parsedFilter(row.filter),
     outputs: JSON.parse(row.outputs) as string[],

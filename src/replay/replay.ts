@@ -54,6 +54,18 @@ export interface ReplayRecord extends ReplayRequest {
 export type ReplayListing = Omit<ReplayRecord, 'report'> & { changed: number | null };
 
 /** What starting a replay stores. */
-export type NewReplay = Pick<ReplayRecord, 'id' | 'scenarioId' | 'ownerId' | 'requesterId' | 'candidate' | 'filter' | 'outputs' | 'limit' | 'sampleSize' | 'total'> & {
+export type NewReplay = Pick<
+  ReplayRecord,
+  | 'id'
+  | 'scenarioId'
+  | 'ownerId'
+  | 'requesterId'
+  | 'candidate'
+  | 'filter'
+  | 'outputs'
+  | 'limit'
+  | 'sampleSize'
+  | 'total'
+> & {
   document: ScenarioDocument;
 };

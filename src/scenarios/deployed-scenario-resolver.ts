@@ -29,16 +29,29 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
   private readonly cache: StaleWhileRevalidateCache<string, Lookup>;
 
   /** `models` embeds the models of MODEL nodes; the cached answer holds them, so an upload behind `latest` is seen within `freshMs`. */
-  constructor(private readonly store: ScenarioStore, private readonly models: ModelDocuments = NO_MODELS, options: ResolverCacheOptions = {}) {
-    this.cache = new StaleWhileRevalidateCache((key) => {
-      const split = key.indexOf('\u0000');
-      return this.load(Number(key.slice(0, split)), key.slice(split + 1));
-    }, { max: 10_000, freshMs: Math.max(options.freshMs ?? 1000, 1), maxStaleMs: options.maxStaleMs ?? 60_000, onRefreshError: options.onRefreshError });
+  constructor(
+    private readonly store: ScenarioStore,
+    private readonly models: ModelDocuments = NO_MODELS,
+    options: ResolverCacheOptions = {},
+  ) {
+    this.cache = new StaleWhileRevalidateCache(
+      (key) => {
+        const split = key.indexOf('\u0000');
+        return this.load(Number(key.slice(0, split)), key.slice(split + 1));
+      },
+      {
+        max: 10_000,
+        freshMs: Math.max(options.freshMs ?? 1000, 1),
+        maxStaleMs: options.maxStaleMs ?? 60_000,
+        onRefreshError: options.onRefreshError,
+      },
+    );
   }
 
   async require(ownerId: number, name: string): Promise<DeployedScenario> {
     const found = await this.lookup(ownerId, name);
-    if (found === 'NOT_DEPLOYED') throw new NotFoundError(`Scenario "${name}" has no deployed version; deploy it first.`, 'SCENARIO_NOT_DEPLOYED');
+    if (found === 'NOT_DEPLOYED')
+      throw new NotFoundError(`Scenario "${name}" has no deployed version; deploy it first.`, 'SCENARIO_NOT_DEPLOYED');
     if (found === 'NOT_FOUND') throw new NotFoundError(`You have no scenario named "${name}".`, 'SCENARIO_NOT_FOUND');
     return found;
   }
@@ -53,7 +66,10 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
     this.cache.delete(cacheKey(ownerId, name));
   }
 
-  async resolveDeployed(request: { ownerId: number; name: string }): Promise<{ cacheKey: string; document: ScenarioDocument } | null> {
+  async resolveDeployed(request: {
+    ownerId: number;
+    name: string;
+  }): Promise<{ cacheKey: string; document: ScenarioDocument } | null> {
     const found = await this.find(request.ownerId, request.name);
     return found ? { cacheKey: found.cacheKey, document: found.document } : null;
   }
@@ -67,7 +83,14 @@ export class DeployedScenarioResolver implements DeployedScenarios, ScenarioPort
     if (!found) return 'NOT_FOUND';
     const { version } = found;
     if (!version) return 'NOT_DEPLOYED';
-    const resolved = await this.models.resolve(ownerId, { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as Record<string, NodeProperties> }, deployedCacheKey(version.id));
+    const resolved = await this.models.resolve(
+      ownerId,
+      {
+        content: version.content,
+        nodeProperties: JSON.parse(version.nodeProperties) as Record<string, NodeProperties>,
+      },
+      deployedCacheKey(version.id),
+    );
     return {
       scenarioId: found.scenarioId,
       ownerName: found.ownerName,

@@ -21,15 +21,22 @@ export function shellQuoted(value: string): string {
  * it is the operator's own, on the operator's terminal, and the command must work when pasted.)
  */
 export function exampleInstructions(seeded: SeedResult, service: ServiceSettings): string[] {
-  const reachable = service.host === undefined || service.host === '0.0.0.0' || service.host === '::' ? 'localhost' : service.host.includes(':') ? `[${service.host}]` : service.host;
+  const reachable =
+    service.host === undefined || service.host === '0.0.0.0' || service.host === '::'
+      ? 'localhost'
+      : service.host.includes(':')
+        ? `[${service.host}]`
+        : service.host;
   const base = `http://${reachable}:${service.port}`;
   const token = `APP_ENV=${shellQuoted(service.environment)} DATABASE_URL=${shellQuoted(service.databaseUrl)} npm run --silent token --`;
   const inputs = JSON.stringify({ income: 52000, existingDebt: 4000, age: 34, employment: 'EMPLOYED' });
   // The score token is stored only as a hash: it can be shown when issued, and otherwise only replaced.
   const key = seeded.scoreToken
     ? [`Score it (${seeded.username}'s score token is shown only now; keep it):`, `  KEY=${seeded.scoreToken}`]
-    : [`Score it (${seeded.username}'s score token was shown when it was issued; this gets a new one and retires the old):`,
-      `  KEY=$(${token} ${seeded.username} --rotate | node -pe 'JSON.parse(require("fs").readFileSync(0)).scoreToken')`];
+    : [
+        `Score it (${seeded.username}'s score token was shown when it was issued; this gets a new one and retires the old):`,
+        `  KEY=$(${token} ${seeded.username} --rotate | node -pe 'JSON.parse(require("fs").readFileSync(0)).scoreToken')`,
+      ];
   return [
     `seed: user "${seeded.username}" has scenario "${seeded.scenarioName}" (id ${seeded.scenarioId}), deployed version ${seeded.version}${seeded.deployed ? ' (deployed now)' : ' (already deployed)'}.`,
     ...key,

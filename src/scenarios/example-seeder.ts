@@ -22,12 +22,19 @@ export interface SeedResult {
  * Creates `username` if missing (issuing its score token), imports the example scenario (overwrite_develop) and deploys it
  * unless its latest deployed version already has the same content: running it twice changes nothing.
  */
-export async function seedExample(deps: { users: UserService; scenarios: ScenarioService }, username = 'demo', path: URL = EXAMPLE_PATH): Promise<SeedResult> {
+export async function seedExample(
+  deps: { users: UserService; scenarios: ScenarioService },
+  username = 'demo',
+  path: URL = EXAMPLE_PATH,
+): Promise<SeedResult> {
   const user = await deps.users.ensureUser(username, false);
   const scoreToken = await deps.users.issueScoreToken(user.id);
   const actor = { owner: { id: user.id, username: user.username }, isAdmin: false };
   const example = parseYaml(await readFile(path, 'utf8')) as ScenarioImportDto;
-  const [outcome] = await deps.scenarios.importScenarios(actor, example, { overwriteDevelop: true, overwriteDeploy: false });
+  const [outcome] = await deps.scenarios.importScenarios(actor, example, {
+    overwriteDevelop: true,
+    overwriteDeploy: false,
+  });
   const scenarioId = outcome.scenarioId as string;
   const versions = await deps.scenarios.listVersions(actor, scenarioId);
   const latest = versions.find((version) => version.status === 'DEPLOYED');
@@ -38,5 +45,12 @@ export async function seedExample(deps: { users: UserService; scenarios: Scenari
     version = await deps.scenarios.deploy(actor, scenarioId);
     deployed = true;
   }
-  return { username: user.username, ...(scoreToken ? { scoreToken } : {}), scenarioName: develop.name, scenarioId, version: version as string, deployed };
+  return {
+    username: user.username,
+    ...(scoreToken ? { scoreToken } : {}),
+    scenarioName: develop.name,
+    scenarioId,
+    version: version as string,
+    deployed,
+  };
 }

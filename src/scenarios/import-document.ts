@@ -1,4 +1,9 @@
-import { DocumentNormalizationError, normalizeScenarioDocument, validateScenarioDocument, type ScenarioDocument } from '../engine/index.js';
+import {
+  DocumentNormalizationError,
+  normalizeScenarioDocument,
+  validateScenarioDocument,
+  type ScenarioDocument,
+} from '../engine/index.js';
 import type { ErrorDetail } from '../errors/app-error.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { NewTestCase, ScenarioImportDto, VersionContent } from './scenario-types.js';
@@ -21,7 +26,10 @@ type ImportedDocument = Pick<ScenarioImportDto, 'name' | 'content' | 'nodeProper
  * missing `id` and `type` are taken from its key and its graph node) and checks it against the document schemas. Returns the
  * prepared scenarios, or every problem of every scenario, each path prefixed `scenarios[i].`.
  */
-export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { prepared: PreparedImport[]; problems: ErrorDetail[] } {
+export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): {
+  prepared: PreparedImport[];
+  problems: ErrorDetail[];
+} {
   const items = Array.isArray(body) ? body : [body];
   const prepared: PreparedImport[] = [];
   const { documents, problems } = checkDocuments(items);
@@ -32,7 +40,11 @@ export function prepareImport(body: ScenarioImportDto | ScenarioImportDto[]): { 
       index,
       name: item.name,
       document,
-      version: { content: document.content, nodeProperties: JSON.stringify(document.nodeProperties), description: item.description ?? '' },
+      version: {
+        content: document.content,
+        nodeProperties: JSON.stringify(document.nodeProperties),
+        description: item.description ?? '',
+      },
       testCases: (item.testCases ?? []).map((testCase) => ({
         name: testCase.name,
         variables: storedTestCaseVariables(testCase.variables),
@@ -60,18 +72,32 @@ export function importDocumentProblems(body: unknown): ErrorDetail[] | undefined
 /** 400 INVALID_SCENARIO listing every problem: nothing of the import is stored. */
 export function invalidScenario(problems: ErrorDetail[]): BadRequestError {
   const [first] = problems;
-  return new BadRequestError(`The import breaks the scenario document schema (${problems.length} problem(s)); nothing was imported. First: ${first.path} ${first.message.split(': ').slice(1).join(': ')}`, 'INVALID_SCENARIO', problems);
+  return new BadRequestError(
+    `The import breaks the scenario document schema (${problems.length} problem(s)); nothing was imported. First: ${first.path} ${first.message.split(': ').slice(1).join(': ')}`,
+    'INVALID_SCENARIO',
+    problems,
+  );
 }
 
-function checkDocuments(items: ImportedDocument[]): { documents: Array<ScenarioDocument | undefined>; problems: ErrorDetail[] } {
+function checkDocuments(items: ImportedDocument[]): {
+  documents: Array<ScenarioDocument | undefined>;
+  problems: ErrorDetail[];
+} {
   const documents: Array<ScenarioDocument | undefined> = [];
   const problems: ErrorDetail[] = [];
   const firstIndexOfName = new Map<string, number>();
   items.forEach((item, index) => {
     const prefix = `scenarios[${index}]`;
-    const problem = (path: string, message: string) => problems.push({ path: `${prefix}.${path}`, message: `${item.name}: ${path} ${message}`, index, scenario: item.name });
+    const problem = (path: string, message: string) =>
+      problems.push({
+        path: `${prefix}.${path}`,
+        message: `${item.name}: ${path} ${message}`,
+        index,
+        scenario: item.name,
+      });
     const earlier = firstIndexOfName.get(item.name);
-    if (earlier !== undefined) problem('name', `appears again (also scenarios[${earlier}]); a name may appear once per import`);
+    if (earlier !== undefined)
+      problem('name', `appears again (also scenarios[${earlier}]); a name may appear once per import`);
     else firstIndexOfName.set(item.name, index);
     let document: ScenarioDocument;
     try {
@@ -90,12 +116,18 @@ function checkDocuments(items: ImportedDocument[]): { documents: Array<ScenarioD
   return { documents, problems };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function isShapedLikeADocument(item: unknown): item is ImportedDocument {
   if (!isObject(item) || typeof item.name !== 'string') return false;
   if (typeof item.content !== 'string' && !isObject(item.content)) return false;
   if (!isObject(item.nodeProperties)) return false;
-  return Object.values(item.nodeProperties).every((node) => isObject(node) && (node.type === undefined || typeof node.type === 'string') && (typeof node.content === 'string' || isObject(node.content)) && (node.id === undefined || typeof node.id === 'string'));
+  return Object.values(item.nodeProperties).every(
+    (node) =>
+      isObject(node) &&
+      (node.type === undefined || typeof node.type === 'string') &&
+      (typeof node.content === 'string' || isObject(node.content)) &&
+      (node.id === undefined || typeof node.id === 'string'),
+  );
 }
-

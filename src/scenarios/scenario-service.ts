@@ -1,6 +1,13 @@
 import {
-  InputValidationError, ScenarioCompileError, ScenarioRunError, inputVariables,
-  type CompiledScenario, type Diagnostic, type ScenarioDocument, type ScenarioEngine, type TestCaseSpec,
+  InputValidationError,
+  ScenarioCompileError,
+  ScenarioRunError,
+  inputVariables,
+  type CompiledScenario,
+  type Diagnostic,
+  type ScenarioDocument,
+  type ScenarioEngine,
+  type TestCaseSpec,
 } from '../engine/index.js';
 import type { ErrorDetail } from '../errors/app-error.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
@@ -26,10 +33,23 @@ import { assertTestCaseCount } from './test-case-cap.js';
 import { storedTestCaseVariables } from './test-case-variables.js';
 import { contentCacheKey, contentHash } from './version-content.js';
 import {
-  DEVELOP_LABEL, documentOf, labelOf,
-  type DebugResultDto, type ImportOutcomeDto, type ScenarioImportDto, type ScenarioPageDto, type ScenarioRecord, type ScenarioSummaryDto,
-  type NewTestCase, type ScenarioTestCaseDto, type ScenarioTestCaseSaveDto, type ScenarioVersionDto, type ScenarioVersionPreviewDto,
-  type TestCaseRecord, type VariableInfoMapDto, type VersionRecord,
+  DEVELOP_LABEL,
+  documentOf,
+  labelOf,
+  type DebugResultDto,
+  type ImportOutcomeDto,
+  type ScenarioImportDto,
+  type ScenarioPageDto,
+  type ScenarioRecord,
+  type ScenarioSummaryDto,
+  type NewTestCase,
+  type ScenarioTestCaseDto,
+  type ScenarioTestCaseSaveDto,
+  type ScenarioVersionDto,
+  type ScenarioVersionPreviewDto,
+  type TestCaseRecord,
+  type VariableInfoMapDto,
+  type VersionRecord,
 } from './scenario-types.js';
 
 export type { ScenarioActor };
@@ -102,15 +122,28 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   }
 
   async snapshot(scenarioId: number, label: string): Promise<VersionSnapshot | undefined> {
-    const version = label === DEVELOP_LABEL ? await this.store.findDevelopVersion(scenarioId) : await this.store.findDeployedVersion(scenarioId, Number(label));
+    const version =
+      label === DEVELOP_LABEL
+        ? await this.store.findDevelopVersion(scenarioId)
+        : await this.store.findDeployedVersion(scenarioId, Number(label));
     if (!version) return undefined;
-    return { versionId: version.id, label: labelOf(version), contentHash: contentHash(version.content, version.nodeProperties), document: documentOf(version) };
+    return {
+      versionId: version.id,
+      label: labelOf(version),
+      contentHash: contentHash(version.content, version.nodeProperties),
+      document: documentOf(version),
+    };
   }
 
   async latestDeployed(scenarioId: number): Promise<VersionSnapshot | undefined> {
     const version = await this.store.findLatestDeployed(scenarioId);
     if (!version) return undefined;
-    return { versionId: version.id, label: labelOf(version), contentHash: contentHash(version.content, version.nodeProperties), document: documentOf(version) };
+    return {
+      versionId: version.id,
+      label: labelOf(version),
+      contentHash: contentHash(version.content, version.nodeProperties),
+      document: documentOf(version),
+    };
   }
 
   async inputs(actor: ScenarioActor, id: string): Promise<VariableInfoMapDto> {
@@ -162,10 +195,18 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   async debug(actor: ScenarioActor, id: string, inputs: Record<string, unknown>): Promise<DebugResultDto> {
     const scenario = await this.accessible(actor, id);
     const version = await this.openedVersion(scenario);
-    const { document, cacheKey } = await this.models.resolve(scenario.ownerId, documentOf(version), cacheKeyOf(version));
+    const { document, cacheKey } = await this.models.resolve(
+      scenario.ownerId,
+      documentOf(version),
+      cacheKeyOf(version),
+    );
     const compiled = this.engine.compile(cacheKey, document);
     const outcome = await this.engine.run(compiled, inputs, { ownerId: scenario.ownerId, trace: true });
-    return { version: labelOf(version), result: outcome.result, trace: (outcome.trace ?? []) as DebugResultDto['trace'] };
+    return {
+      version: labelOf(version),
+      result: outcome.result,
+      trace: (outcome.trace ?? []) as DebugResultDto['trace'],
+    };
   }
 
   /** Throws 422 VALIDATION_ERRORS listing every problem of the opened version; returns when it is valid. */
@@ -181,21 +222,33 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
    * optional validation data run once, unless `skipValidation`; it must compile either way), with
    * the `replay` it was tested with when given (checked by ReplayReferences). Returns the new label.
    */
-  async deploy(actor: ScenarioActor, id: string, options: { skipValidation?: boolean; validationData?: Record<string, unknown>; replay?: string } = {}): Promise<string> {
+  async deploy(
+    actor: ScenarioActor,
+    id: string,
+    options: { skipValidation?: boolean; validationData?: Record<string, unknown>; replay?: string } = {},
+  ): Promise<string> {
     const scenario = await this.accessible(actor, id);
     const develop = await this.store.findDevelopVersion(scenario.id);
     if (!develop) {
-      throw new ConflictError(`Scenario "${scenario.name}" has no development version to deploy.`, 'NO_DEVELOP_VERSION');
+      throw new ConflictError(
+        `Scenario "${scenario.name}" has no development version to deploy.`,
+        'NO_DEVELOP_VERSION',
+      );
     }
     if (options.skipValidation) {
-      const { document, cacheKey } = await this.models.resolve(scenario.ownerId, documentOf(develop), cacheKeyOf(develop));
+      const { document, cacheKey } = await this.models.resolve(
+        scenario.ownerId,
+        documentOf(develop),
+        cacheKeyOf(develop),
+      );
       this.engine.compile(cacheKey, document);
     } else {
       const problems = await this.problemsOf(scenario, develop, options.validationData);
       if (problems.length > 0) throw validationErrors(scenario, labelOf(develop), problems);
     }
     const replayId = options.replay;
-    if (replayId !== undefined) await this.replays.requireTested(scenario, replayId, contentHash(develop.content, develop.nodeProperties));
+    if (replayId !== undefined)
+      await this.replays.requireTested(scenario, replayId, contentHash(develop.content, develop.nodeProperties));
     // Deploys exactly the content that was validated, even if the develop version changes meanwhile.
     const { label, name } = await this.write(async (trx) => {
       const locked = await this.store.lockById(trx, scenario.id);
@@ -214,7 +267,12 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
    * numbered version, `sourceVersion` naming where it came from in the version history. It compiled
    * when the split started and ran on live traffic since: not validated again. Deploy listeners are told.
    */
-  async deployDocument(scenario: { id: number; ownerId: number; name: string }, document: ScenarioDocument, sourceVersion: string, description: string): Promise<string> {
+  async deployDocument(
+    scenario: { id: number; ownerId: number; name: string },
+    document: ScenarioDocument,
+    sourceVersion: string,
+    description: string,
+  ): Promise<string> {
     const version = { content: document.content, nodeProperties: JSON.stringify(document.nodeProperties), description };
     const { label, name } = await this.write(async (trx) => {
       const locked = await this.store.lockById(trx, scenario.id);
@@ -231,28 +289,45 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   /** Whether the latest deployed version has the development version's content (false when either is missing). */
   async deployedMatchesDevelop(actor: ScenarioActor, id: string): Promise<boolean> {
     const scenario = await this.accessible(actor, id);
-    const [develop, latest] = await Promise.all([this.store.findDevelopVersion(scenario.id), this.store.findLatestDeployed(scenario.id)]);
-    return !!develop && !!latest && develop.content === latest.content && develop.nodeProperties === latest.nodeProperties;
+    const [develop, latest] = await Promise.all([
+      this.store.findDevelopVersion(scenario.id),
+      this.store.findLatestDeployed(scenario.id),
+    ]);
+    return (
+      !!develop && !!latest && develop.content === latest.content && develop.nodeProperties === latest.nodeProperties
+    );
   }
 
   /** All-or-nothing import of one or more scenarios into the actor's owner; outcomes in input order. */
-  async importScenarios(actor: ScenarioActor, body: ScenarioImportDto | ScenarioImportDto[], switches: ImportSwitches): Promise<ImportOutcomeDto[]> {
+  async importScenarios(
+    actor: ScenarioActor,
+    body: ScenarioImportDto | ScenarioImportDto[],
+    switches: ImportSwitches,
+  ): Promise<ImportOutcomeDto[]> {
     const { prepared, problems } = prepareImport(body);
     if (problems.length > 0) throw invalidScenario(problems);
-    for (const item of prepared) assertTestCaseCount(item.name, item.testCases.length, `scenarios[${item.index}].testCases`);
+    for (const item of prepared)
+      assertTestCaseCount(item.name, item.testCases.length, `scenarios[${item.index}].testCases`);
     const ownerId = actor.owner.id;
     // Import-deploy passes deploy's validation (compiles, references resolve, test cases pass); it
     // runs scenario code, so it happens before the transaction takes its locks.
-    const checks = await Promise.all(prepared.map(async (item): Promise<ImportCheck> => {
-      const compileProblems = await this.compileDiagnostics(ownerId, item.document);
-      if (compileProblems.length > 0) return { compiles: false, diagnostics: compileProblems };
-      return { compiles: true, diagnostics: switches.overwriteDeploy ? await this.importDeployProblems(ownerId, item, switches) : [] };
-    }));
-    const importAll = () => this.write(async (trx) => {
-      const results: ImportOutcomeDto[] = [];
-      for (const item of prepared) results.push(await this.importOne(trx, ownerId, item, checks[item.index], switches));
-      return results;
-    });
+    const checks = await Promise.all(
+      prepared.map(async (item): Promise<ImportCheck> => {
+        const compileProblems = await this.compileDiagnostics(ownerId, item.document);
+        if (compileProblems.length > 0) return { compiles: false, diagnostics: compileProblems };
+        return {
+          compiles: true,
+          diagnostics: switches.overwriteDeploy ? await this.importDeployProblems(ownerId, item, switches) : [],
+        };
+      }),
+    );
+    const importAll = () =>
+      this.write(async (trx) => {
+        const results: ImportOutcomeDto[] = [];
+        for (const item of prepared)
+          results.push(await this.importOne(trx, ownerId, item, checks[item.index], switches));
+        return results;
+      });
     let outcomes: ImportOutcomeDto[];
     try {
       outcomes = await importAll();
@@ -276,16 +351,30 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     }
     const versions: ScenarioVersionDto[] = [];
     for (const scenario of scenarios) {
-      versions.push(this.versionDto(scenario, await this.openedVersion(scenario), await this.store.listTestCases(scenario.id)));
+      versions.push(
+        this.versionDto(scenario, await this.openedVersion(scenario), await this.store.listTestCases(scenario.id)),
+      );
     }
     return versions;
   }
 
-  async updateTestCase(actor: ScenarioActor, id: string, testCaseId: string, dto: ScenarioTestCaseSaveDto): Promise<ScenarioTestCaseDto> {
+  async updateTestCase(
+    actor: ScenarioActor,
+    id: string,
+    testCaseId: string,
+    dto: ScenarioTestCaseSaveDto,
+  ): Promise<ScenarioTestCaseDto> {
     const mismatches: ErrorDetail[] = [];
-    if (dto.id !== undefined && String(dto.id) !== testCaseId) mismatches.push({ path: 'body.id', message: `must equal the test case id in the path (${testCaseId})` });
-    if (dto.scenarioId !== undefined && dto.scenarioId !== id) mismatches.push({ path: 'body.scenarioId', message: `must equal the scenario id in the path (${id})` });
-    if (mismatches.length > 0) throw new BadRequestError(`The body names another ${mismatches.map((m) => (m.path ?? '').slice(5)).join(' and ')} than the path.`, 'VALIDATION_FAILED', mismatches);
+    if (dto.id !== undefined && String(dto.id) !== testCaseId)
+      mismatches.push({ path: 'body.id', message: `must equal the test case id in the path (${testCaseId})` });
+    if (dto.scenarioId !== undefined && dto.scenarioId !== id)
+      mismatches.push({ path: 'body.scenarioId', message: `must equal the scenario id in the path (${id})` });
+    if (mismatches.length > 0)
+      throw new BadRequestError(
+        `The body names another ${mismatches.map((m) => (m.path ?? '').slice(5)).join(' and ')} than the path.`,
+        'VALIDATION_FAILED',
+        mismatches,
+      );
     const scenario = await this.accessible(actor, id);
     const recordId = parseRecordId(testCaseId);
     const existing = recordId === undefined ? undefined : await this.store.findTestCase(recordId);
@@ -313,7 +402,9 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     const scenario = recordId === undefined ? undefined : await this.store.findById(recordId);
     if (!scenario) throw scenarioNotFound(`Scenario "${id}" does not exist.`);
     if (scenario.ownerId !== actor.owner.id && !actor.isAdmin) {
-      throw new ForbiddenError(`Scenario ${id} belongs to another user.`, 'FORBIDDEN', [{ path: 'path.id', message: `is not a scenario of "${actor.owner.username}"` }]);
+      throw new ForbiddenError(`Scenario ${id} belongs to another user.`, 'FORBIDDEN', [
+        { path: 'path.id', message: `is not a scenario of "${actor.owner.username}"` },
+      ]);
     }
     return scenario;
   }
@@ -325,14 +416,30 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
   }
 
   /** Every problem of a stored version, with the scenario's stored test cases (what validate and deploy check). */
-  private async problemsOf(scenario: ScenarioRecord, version: VersionRecord, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
+  private async problemsOf(
+    scenario: ScenarioRecord,
+    version: VersionRecord,
+    validationData?: Record<string, unknown>,
+  ): Promise<ErrorDetail[]> {
     const testCases = await this.store.listTestCases(scenario.id);
     assertTestCaseCount(scenario.name, testCases.length, 'testCases');
-    return this.problemsOfDocument(scenario.ownerId, documentOf(version), cacheKeyOf(version), testCases, validationData);
+    return this.problemsOfDocument(
+      scenario.ownerId,
+      documentOf(version),
+      cacheKeyOf(version),
+      testCases,
+      validationData,
+    );
   }
 
   /** Every problem of a document: diagnostics (compile and external references), the validation data's run, failing test cases. */
-  private async problemsOfDocument(ownerId: number, stored: ScenarioDocument, storedKey: string, testCases: Array<NewTestCase & { id?: number }>, validationData?: Record<string, unknown>): Promise<ErrorDetail[]> {
+  private async problemsOfDocument(
+    ownerId: number,
+    stored: ScenarioDocument,
+    storedKey: string,
+    testCases: Array<NewTestCase & { id?: number }>,
+    validationData?: Record<string, unknown>,
+  ): Promise<ErrorDetail[]> {
     const { document, cacheKey } = await this.models.resolve(ownerId, stored, storedKey);
     // the validation data's run and every test case share one time budget
     const context = { ownerId, shared: this.engine.testCasesBudget(), lane: 'validation' as const };
@@ -383,16 +490,30 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
    * its content checked against the test cases it will have (the imported ones with
    * overwrite_develop or for a new name, else the stored ones).
    */
-  private async importDeployProblems(ownerId: number, item: PreparedImport, switches: ImportSwitches): Promise<Diagnostic[]> {
+  private async importDeployProblems(
+    ownerId: number,
+    item: PreparedImport,
+    switches: ImportSwitches,
+  ): Promise<Diagnostic[]> {
     const existing = await this.store.findByName(ownerId, item.name);
-    const testCases = switches.overwriteDevelop || !existing ? item.testCases : await this.store.listTestCases(existing.id);
-    const problems = await this.problemsOfDocument(ownerId, item.document, contentCacheKey(item.version.content, item.version.nodeProperties), testCases);
+    const testCases =
+      switches.overwriteDevelop || !existing ? item.testCases : await this.store.listTestCases(existing.id);
+    const problems = await this.problemsOfDocument(
+      ownerId,
+      item.document,
+      contentCacheKey(item.version.content, item.version.nodeProperties),
+      testCases,
+    );
     return problems.map(problemDiagnostic);
   }
 
   /** [] when the document compiles, else its diagnostics. */
   private async compileDiagnostics(ownerId: number, stored: ScenarioDocument): Promise<Diagnostic[]> {
-    const { document, cacheKey } = await this.models.resolve(ownerId, stored, contentCacheKey(stored.content, JSON.stringify(stored.nodeProperties)));
+    const { document, cacheKey } = await this.models.resolve(
+      ownerId,
+      stored,
+      contentCacheKey(stored.content, JSON.stringify(stored.nodeProperties)),
+    );
     try {
       this.engine.compile(cacheKey, document);
       return [];
@@ -402,16 +523,30 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     }
   }
 
-  private async importOne(trx: StoreTransaction, ownerId: number, item: PreparedImport, check: ImportCheck, switches: ImportSwitches): Promise<ImportOutcomeDto> {
-    const notDeployed = (scenarioId: number): ImportOutcomeDto => ({ name: item.name, scenarioId: String(scenarioId), outcome: 'NOT_DEPLOYED', diagnostics: check.diagnostics.map(diagnosticDto) });
+  private async importOne(
+    trx: StoreTransaction,
+    ownerId: number,
+    item: PreparedImport,
+    check: ImportCheck,
+    switches: ImportSwitches,
+  ): Promise<ImportOutcomeDto> {
+    const notDeployed = (scenarioId: number): ImportOutcomeDto => ({
+      name: item.name,
+      scenarioId: String(scenarioId),
+      outcome: 'NOT_DEPLOYED',
+      diagnostics: check.diagnostics.map(diagnosticDto),
+    });
     const existing = await this.store.findByName(ownerId, item.name, trx);
     if (!existing) {
       const scenarioId = await this.insertScenario(trx, ownerId, item.name);
       await this.store.putDevelopVersion(trx, scenarioId, item.version, 'import');
       await this.store.replaceTestCases(trx, scenarioId, item.testCases);
-      return check.compiles ? { name: item.name, scenarioId: String(scenarioId), outcome: 'CREATED' } : notDeployed(scenarioId);
+      return check.compiles
+        ? { name: item.name, scenarioId: String(scenarioId), outcome: 'CREATED' }
+        : notDeployed(scenarioId);
     }
-    if (!switches.overwriteDevelop && !switches.overwriteDeploy) return { name: item.name, scenarioId: String(existing.id), outcome: 'SKIPPED' };
+    if (!switches.overwriteDevelop && !switches.overwriteDeploy)
+      return { name: item.name, scenarioId: String(existing.id), outcome: 'SKIPPED' };
     const locked = await this.store.lockById(trx, existing.id);
     if (!locked) throw scenarioNotFound(`Scenario "${item.name}" was deleted during the import.`);
     if (switches.overwriteDevelop) await this.store.replaceTestCases(trx, existing.id, item.testCases);
@@ -431,7 +566,12 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
       return notDeployed(existing.id);
     }
     const created = await this.store.insertDeployedVersion(trx, locked, item.version, 'import');
-    return { name: item.name, scenarioId: String(existing.id), outcome: switches.overwriteDevelop ? 'UPDATED_AND_DEPLOYED' : 'DEPLOYED', version: String(created.versionNumber) };
+    return {
+      name: item.name,
+      scenarioId: String(existing.id),
+      outcome: switches.overwriteDevelop ? 'UPDATED_AND_DEPLOYED' : 'DEPLOYED',
+      version: String(created.versionNumber),
+    };
   }
 
   private async insertScenario(trx: StoreTransaction, ownerId: number, name: string): Promise<number> {
@@ -448,7 +588,11 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
     return retryOnDeadlock(() => this.store.transaction(work));
   }
 
-  private versionDto(scenario: ScenarioRecord, version: VersionRecord, testCases: TestCaseRecord[]): ScenarioVersionDto {
+  private versionDto(
+    scenario: ScenarioRecord,
+    version: VersionRecord,
+    testCases: TestCaseRecord[],
+  ): ScenarioVersionDto {
     return {
       ...versionFields(scenario, version),
       userId: String(scenario.ownerId),
@@ -462,24 +606,37 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
 
 /** Compile-cache key: deployed versions share the resolver's key (`version:<id>`); anything editable is keyed by its content. */
 function cacheKeyOf(version: VersionRecord): string {
-  return version.status === 'DEPLOYED' ? deployedCacheKey(version.id) : contentCacheKey(version.content, version.nodeProperties);
+  return version.status === 'DEPLOYED'
+    ? deployedCacheKey(version.id)
+    : contentCacheKey(version.content, version.nodeProperties);
 }
 
 /** No replay feature wired in: every reference is unknown. */
 const NO_REPLAYS: ReplayReferences = {
   async requireTested(scenario, replayId) {
-    throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND', [{ path: 'query.replay', message: 'is not a replay of this scenario' }]);
+    throw new NotFoundError(`Scenario "${scenario.name}" has no replay "${replayId}".`, 'REPLAY_NOT_FOUND', [
+      { path: 'query.replay', message: 'is not a replay of this scenario' },
+    ]);
   },
 };
 
 function testCaseSpec(testCase: NewTestCase & { id?: number }): TestCaseSpec {
   const variables: Record<string, unknown> = {};
   for (const variable of testCase.variables) variables[variable.name] = variable.value ?? null;
-  return { id: testCase.id, name: testCase.name, variables, expression: { code: testCase.expression, language: 'javascript' }, ignore: testCase.ignore };
+  return {
+    id: testCase.id,
+    name: testCase.name,
+    variables,
+    expression: { code: testCase.expression, language: 'javascript' },
+    ignore: testCase.ignore,
+  };
 }
 
 /** The fields a version's preview (listVersions) and its full DTO (open and the writes) share. */
-function versionFields(scenario: ScenarioRecord, version: Omit<VersionRecord, 'content' | 'nodeProperties'>): ScenarioVersionPreviewDto {
+function versionFields(
+  scenario: ScenarioRecord,
+  version: Omit<VersionRecord, 'content' | 'nodeProperties'>,
+): ScenarioVersionPreviewDto {
   return {
     id: String(version.id),
     scenarioId: String(scenario.id),
@@ -498,7 +655,9 @@ function testCaseDto(testCase: TestCaseRecord): ScenarioTestCaseDto {
     id: String(testCase.id),
     externalId: testCase.id,
     name: testCase.name,
-    variables: testCase.variables.map((variable) => ('value' in variable ? { variableName: variable.name, value: variable.value } : { variableName: variable.name })),
+    variables: testCase.variables.map((variable) =>
+      'value' in variable ? { variableName: variable.name, value: variable.value } : { variableName: variable.name },
+    ),
     expression: { code: testCase.expression, language: 'javascript' },
     ignore: testCase.ignore,
   };
@@ -515,20 +674,33 @@ function diagnosticDto(diagnostic: Diagnostic): Diagnostic {
 
 /** A validation problem as an import outcome's diagnostic (the Diagnostic schema has no test-case fields). */
 function problemDiagnostic(problem: ErrorDetail): Diagnostic {
-  const diagnostic: Diagnostic = { code: typeof problem.code === 'string' ? problem.code : 'VALIDATION_ERROR', message: problem.message };
-  for (const key of ['nodeId', 'path'] as const) if (typeof problem[key] === 'string') diagnostic[key] = problem[key] as string;
-  for (const key of ['line', 'column'] as const) if (typeof problem[key] === 'number') diagnostic[key] = problem[key] as number;
+  const diagnostic: Diagnostic = {
+    code: typeof problem.code === 'string' ? problem.code : 'VALIDATION_ERROR',
+    message: problem.message,
+  };
+  for (const key of ['nodeId', 'path'] as const)
+    if (typeof problem[key] === 'string') diagnostic[key] = problem[key] as string;
+  for (const key of ['line', 'column'] as const)
+    if (typeof problem[key] === 'number') diagnostic[key] = problem[key] as number;
   return diagnostic;
 }
 
 function diagnosticDetail(diagnostic: Diagnostic): ErrorDetail {
-  return { ...diagnosticDto(diagnostic), path: diagnostic.path ?? (diagnostic.nodeId ? `nodes.${diagnostic.nodeId}` : undefined) };
+  return {
+    ...diagnosticDto(diagnostic),
+    path: diagnostic.path ?? (diagnostic.nodeId ? `nodes.${diagnostic.nodeId}` : undefined),
+  };
 }
 
 /** The validation data's run failed: input violations (under `base`) or the failing node. */
 function runProblems(error: unknown, base: string): ErrorDetail[] {
   if (error instanceof InputValidationError) {
-    return error.violations.map((violation) => ({ path: `${base}.${violation.variable}`, code: 'INVALID_INPUT', variable: violation.variable, message: `Validation data: ${violation.variable} ${violation.message}` }));
+    return error.violations.map((violation) => ({
+      path: `${base}.${violation.variable}`,
+      code: 'INVALID_INPUT',
+      variable: violation.variable,
+      message: `Validation data: ${violation.variable} ${violation.message}`,
+    }));
   }
   if (error instanceof ScenarioRunError) {
     const detail: ErrorDetail = { code: error.code, message: `Validation data run failed: ${error.message}` };
@@ -539,7 +711,11 @@ function runProblems(error: unknown, base: string): ErrorDetail[] {
 }
 
 function validationErrors(scenario: ScenarioRecord, label: string, problems: ErrorDetail[]): UnprocessableError {
-  return new UnprocessableError(`Scenario "${scenario.name}" (${label}) is not valid: ${problems.length} problem(s). First: ${problems[0].message}`, 'VALIDATION_ERRORS', problems);
+  return new UnprocessableError(
+    `Scenario "${scenario.name}" (${label}) is not valid: ${problems.length} problem(s). First: ${problems[0].message}`,
+    'VALIDATION_ERRORS',
+    problems,
+  );
 }
 
 function scenarioNotFound(message: string): NotFoundError {
@@ -547,5 +723,7 @@ function scenarioNotFound(message: string): NotFoundError {
 }
 
 function nameTaken(name: string): ConflictError {
-  return new ConflictError(`You already have a scenario named "${name}".`, 'NAME_TAKEN', [{ path: 'name', message: `"${name}" is taken` }]);
+  return new ConflictError(`You already have a scenario named "${name}".`, 'NAME_TAKEN', [
+    { path: 'name', message: `"${name}" is taken` },
+  ]);
 }

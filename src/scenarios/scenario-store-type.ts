@@ -1,8 +1,18 @@
 import type { StoreTransaction } from '../db/store-transaction.js';
-import type { NewTestCase, ScenarioListing, ScenarioRecord, TestCaseRecord, VersionContent, VersionRecord } from './scenario-types.js';
+import type {
+  NewTestCase,
+  ScenarioListing,
+  ScenarioRecord,
+  TestCaseRecord,
+  VersionContent,
+  VersionRecord,
+} from './scenario-types.js';
 
 /** A scenario locked for the rest of a transaction, with the number its next deployed version gets. */
-export interface LockedScenario { id: number; nextVersion: number }
+export interface LockedScenario {
+  id: number;
+  nextVersion: number;
+}
 
 /**
  * What scenario management stores: scenarios (one name per owner), their versions (at most one
@@ -43,17 +53,31 @@ export interface ScenarioStore {
    * The owner's scenario of that name with its latest deployed version: undefined when there is no
    * such scenario, `version: null` when it was never deployed.
    */
-  findLatestDeployedByName(ownerId: number, name: string): Promise<{ scenarioId: number; ownerName: string; version: VersionRecord | null } | undefined>;
+  findLatestDeployedByName(
+    ownerId: number,
+    name: string,
+  ): Promise<{ scenarioId: number; ownerName: string; version: VersionRecord | null } | undefined>;
   /** Every version without content, develop first, then deployed by descending number. */
   listVersions(scenarioId: number): Promise<Omit<VersionRecord, 'content' | 'nodeProperties'>[]>;
   /** Creates or replaces the development version (replaced in place: it keeps its id). */
-  putDevelopVersion(trx: StoreTransaction, scenarioId: number, version: VersionContent, sourceVersion: string): Promise<number>;
+  putDevelopVersion(
+    trx: StoreTransaction,
+    scenarioId: number,
+    version: VersionContent,
+    sourceVersion: string,
+  ): Promise<number>;
   /**
    * Adds deployed version `scenario.nextVersion` (read under the lock by lockById) and advances the
    * scenario's counter (in `scenario` too), so concurrent deploys get consecutive numbers. `replayId`:
    * the replay it was tested with.
    */
-  insertDeployedVersion(trx: StoreTransaction, scenario: LockedScenario, version: VersionContent, sourceVersion: string, replayId?: string): Promise<{ id: number; versionNumber: number }>;
+  insertDeployedVersion(
+    trx: StoreTransaction,
+    scenario: LockedScenario,
+    version: VersionContent,
+    sourceVersion: string,
+    replayId?: string,
+  ): Promise<{ id: number; versionNumber: number }>;
 
   /** The scenario's test cases in the order they were written. */
   listTestCases(scenarioId: number): Promise<TestCaseRecord[]>;

@@ -87,5 +87,8 @@ export function storedVariable(variable: VariableValueDto): TestCaseVariable {
 }
 
 export function documentOf(version: Pick<VersionRecord, 'content' | 'nodeProperties'>): ScenarioDocument {
-  return { content: version.content, nodeProperties: JSON.parse(version.nodeProperties) as ScenarioDocument['nodeProperties'] };
+  return {
+    content: version.content,
+    nodeProperties: JSON.parse(version.nodeProperties) as ScenarioDocument['nodeProperties'],
+  };
 }

@@ -51,9 +51,12 @@ class VariablesCsvReader {
     const first = !this.seenContent;
     this.seenContent = true;
     if (first && isHeader(fields)) return;
-    const problem = (message: string, column?: string) => this.problem(line, column ? `${column}: ${message}` : message);
+    const problem = (message: string, column?: string) =>
+      this.problem(line, column ? `${column}: ${message}` : message);
     if (fields.length < 3) {
-      problem(`expected at least 3 ';'-separated columns (required;name;type[;description[;tags]]), found ${fields.length}`);
+      problem(
+        `expected at least 3 ';'-separated columns (required;name;type[;description[;tags]]), found ${fields.length}`,
+      );
       return;
     }
     if (fields.length > 5) {
@@ -67,7 +70,10 @@ class VariablesCsvReader {
       return;
     }
     if (!VARIABLE_NAME.test(name)) {
-      problem(`"${name.slice(0, 100)}" is not a variable name (a letter or _, then letters, digits or _; at most 64 characters)`, 'name');
+      problem(
+        `"${name.slice(0, 100)}" is not a variable name (a letter or _, then letters, digits or _; at most 64 characters)`,
+        'name',
+      );
       return;
     }
     const type = parseType(typeText, name);
@@ -79,7 +85,10 @@ class VariablesCsvReader {
       problem(`is longer than ${MAX_DESCRIPTION} characters`, 'description');
       return;
     }
-    const tags = tagsText.split(',').map((tag) => tag.trim()).filter(Boolean);
+    const tags = tagsText
+      .split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean);
     const longTag = tags.find((tag) => tag.length > MAX_TAG);
     if (longTag) {
       problem(`"${longTag.slice(0, 20)}…" is longer than ${MAX_TAG} characters`, 'tags');
@@ -120,10 +129,13 @@ class VariablesCsvReader {
 /** The declarations of `text` (see VariablesCsvReader), at once. */
 export function parseVariablesCsv(text: string): CsvVariablesResult {
   const reader = new VariablesCsvReader();
-  text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/).forEach((raw, index) => {
-    if (raw.length > MAX_LINE_CHARS) reader.tooLong(index + 1);
-    else reader.line(raw, index + 1);
-  });
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r\n|\n|\r/)
+    .forEach((raw, index) => {
+      if (raw.length > MAX_LINE_CHARS) reader.tooLong(index + 1);
+      else reader.line(raw, index + 1);
+    });
   return reader.result();
 }
 

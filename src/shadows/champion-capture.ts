@@ -1,4 +1,11 @@
-import type { HttpRequest, HttpResponse, LookupRequest, LookupResult, PortCallSite, PortHooks } from '../engine/index.js';
+import type {
+  HttpRequest,
+  HttpResponse,
+  LookupRequest,
+  LookupResult,
+  PortCallSite,
+  PortHooks,
+} from '../engine/index.js';
 import type { HttpCapture } from '../records/decision-record.js';
 
 /**
@@ -12,18 +19,33 @@ export class ChampionCapture implements PortHooks {
   private attempts?: Map<string, number>;
   inner: PortHooks | undefined;
 
-  lookup(site: PortCallSite, request: LookupRequest, proceed: (request: LookupRequest) => Promise<LookupResult>): Promise<LookupResult> {
+  lookup(
+    site: PortCallSite,
+    request: LookupRequest,
+    proceed: (request: LookupRequest) => Promise<LookupResult>,
+  ): Promise<LookupResult> {
     return this.inner?.lookup ? this.inner.lookup(site, request, proceed) : proceed(request);
   }
 
-  async http(site: PortCallSite, request: HttpRequest, proceed: (request: HttpRequest) => Promise<HttpResponse>): Promise<HttpResponse> {
+  async http(
+    site: PortCallSite,
+    request: HttpRequest,
+    proceed: (request: HttpRequest) => Promise<HttpResponse>,
+  ): Promise<HttpResponse> {
     const key = `${site.callPath.join('\u0000')}\u0001${site.nodeId}`;
     this.attempts ??= new Map();
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, attempt);
     const capture: HttpCapture = {
-      seq: this.captures.length, kind: 'HTTP_CALL', nodeId: site.nodeId, callPath: [...site.callPath], attempt,
-      request: request.body === undefined ? { method: request.method, url: request.url } : { method: request.method, url: request.url, body: request.body },
+      seq: this.captures.length,
+      kind: 'HTTP_CALL',
+      nodeId: site.nodeId,
+      callPath: [...site.callPath],
+      attempt,
+      request:
+        request.body === undefined
+          ? { method: request.method, url: request.url }
+          : { method: request.method, url: request.url, body: request.body },
     };
     this.captures.push(capture);
     try {
@@ -32,7 +54,10 @@ export class ChampionCapture implements PortHooks {
       return response;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      capture.failure = { ...(typeof code === 'string' ? { code } : {}), message: error instanceof Error ? error.message : String(error) };
+      capture.failure = {
+        ...(typeof code === 'string' ? { code } : {}),
+        message: error instanceof Error ? error.message : String(error),
+      };
       throw error;
     }
   }

@@ -61,15 +61,20 @@ export class LiveShadows implements RunShadows {
   ) {
     this.random = options.random ?? Math.random;
     this.cache = new StaleWhileRevalidateCache((scenarioId) => this.store.running(scenarioId), {
-      freshMs: options.freshMs, maxStaleMs: options.maxStaleMs, max: 10_000,
-      onRefreshError: (error) => this.logger.warn({ err: error }, 'shadows of a scenario could not be read again; using the ones in hand'),
+      freshMs: options.freshMs,
+      maxStaleMs: options.maxStaleMs,
+      max: 10_000,
+      onRefreshError: (error) =>
+        this.logger.warn({ err: error }, 'shadows of a scenario could not be read again; using the ones in hand'),
     });
   }
 
   sample(deployed: DeployedScenario): SampledShadows | undefined {
     const shadows = this.cache.peek(deployed.scenarioId);
     if (shadows === undefined) {
-      this.cache.get(deployed.scenarioId).catch((error: unknown) => this.logger.warn({ err: error }, 'shadows of a scenario could not be read'));
+      this.cache
+        .get(deployed.scenarioId)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'shadows of a scenario could not be read'));
       return undefined;
     }
     let picked: LiveShadow[] | undefined;
@@ -105,7 +110,9 @@ export class LiveShadows implements RunShadows {
         continue;
       }
       champion ??= stored({ result: run.result, error: run.error && run.maskError(run.error) }, shadow.outputs);
-      this.runOne(shadow, run, capture, champion).catch((error: unknown) => this.logger.error({ err: error, shadowId: shadow.id }, 'shadow run not recorded'));
+      this.runOne(shadow, run, capture, champion).catch((error: unknown) =>
+        this.logger.error({ err: error, shadowId: shadow.id }, 'shadow run not recorded'),
+      );
     }
   }
 
@@ -114,7 +121,12 @@ export class LiveShadows implements RunShadows {
     this.writer.skip(shadow.id);
   }
 
-  private async runOne(shadow: LiveShadow, run: ChampionRun, capture: ChampionCapture, champion: SideOutcome): Promise<void> {
+  private async runOne(
+    shadow: LiveShadow,
+    run: ChampionRun,
+    capture: ChampionCapture,
+    champion: SideOutcome,
+  ): Promise<void> {
     const started = performance.now();
     const calls = new RecordedCalls(capture.captures);
     // The engine adds the sandbox time of each crossing here (the run's and its called scenarios'): the budget's charge.
@@ -122,7 +134,17 @@ export class LiveShadows implements RunShadows {
     let outcome: SideOutcome;
     try {
       const compiled = await this.compile(shadow);
-      outcome = { result: (await this.engine.run(compiled, run.inputs, { ownerId: run.ownerId, lane: 'background', portHooks: calls, budget: engineTime })).result, error: null };
+      outcome = {
+        result: (
+          await this.engine.run(compiled, run.inputs, {
+            ownerId: run.ownerId,
+            lane: 'background',
+            portHooks: calls,
+            budget: engineTime,
+          })
+        ).result,
+        error: null,
+      };
     } catch (error) {
       outcome = { result: null, error: run.maskError(toRunError(error)) };
     } finally {
@@ -130,7 +152,12 @@ export class LiveShadows implements RunShadows {
     }
     this.metrics.shadowRunFinished(outcome.error ? 'failed' : 'succeeded');
     this.writer.add({
-      shadowId: shadow.id, runId: run.runId, requestId: run.requestId, beganAt: run.beganAt, champion, shadow: stored(outcome, shadow.outputs),
+      shadowId: shadow.id,
+      runId: run.runId,
+      requestId: run.requestId,
+      beganAt: run.beganAt,
+      champion,
+      shadow: stored(outcome, shadow.outputs),
       calls: { unrecorded: calls.unrecorded, served: calls.served, requestDiffers: calls.requestDiffers },
       durationMicros: Math.round((performance.now() - started) * 1000),
     });
@@ -141,7 +168,9 @@ export class LiveShadows implements RunShadows {
     let compiled = this.compiled.get(shadow.id);
     if (!compiled) {
       if (this.compiled.size >= MAX_COMPILED) this.compiled.clear();
-      compiled = this.models.resolve(shadow.ownerId, shadow.document, hashCacheKey(shadow.contentHash)).then((resolved) => this.engine.compile(resolved.cacheKey, resolved.document));
+      compiled = this.models
+        .resolve(shadow.ownerId, shadow.document, hashCacheKey(shadow.contentHash))
+        .then((resolved) => this.engine.compile(resolved.cacheKey, resolved.document));
       compiled.catch(() => this.compiled.delete(shadow.id));
       this.compiled.set(shadow.id, compiled);
     }
@@ -153,7 +182,10 @@ export class LiveShadows implements RunShadows {
 class ShadowedRun implements SampledShadows {
   private readonly capture = new ChampionCapture();
 
-  constructor(private readonly owner: LiveShadows, private readonly shadows: readonly LiveShadow[]) {}
+  constructor(
+    private readonly owner: LiveShadows,
+    private readonly shadows: readonly LiveShadow[],
+  ) {}
 
   hooks(inner: PortHooks | undefined): PortHooks {
     this.capture.inner = inner;

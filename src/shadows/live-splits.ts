@@ -20,7 +20,13 @@ export interface SplitRunSink {
 /** A RUNNING split with its challengers ready to run (model references resolved). */
 interface ArmedSplit {
   split: LiveSplit;
-  challengers: { version: string; versionId: number; percent: number; cacheKey: string; document: DeployedScenario['document'] }[];
+  challengers: {
+    version: string;
+    versionId: number;
+    percent: number;
+    cacheKey: string;
+    document: DeployedScenario['document'];
+  }[];
 }
 
 export interface LiveSplitsOptions {
@@ -51,26 +57,38 @@ export class LiveSplits implements RunSplits {
   ) {
     this.random = options.random ?? Math.random;
     this.cache = new StaleWhileRevalidateCache((scenarioId) => this.load(scenarioId), {
-      freshMs: options.freshMs, maxStaleMs: options.maxStaleMs, max: 10_000,
-      onRefreshError: (error) => this.logger.warn({ err: error }, 'the split of a scenario could not be read again; using the one in hand'),
+      freshMs: options.freshMs,
+      maxStaleMs: options.maxStaleMs,
+      max: 10_000,
+      onRefreshError: (error) =>
+        this.logger.warn({ err: error }, 'the split of a scenario could not be read again; using the one in hand'),
     });
   }
 
   assign(deployed: DeployedScenario, inputs: Record<string, unknown>): SplitArmRun | undefined {
     const cached = this.cache.peek(deployed.scenarioId);
     if (cached === undefined) {
-      this.cache.get(deployed.scenarioId).catch((error: unknown) => this.logger.warn({ err: error }, 'the split of a scenario could not be read'));
+      this.cache
+        .get(deployed.scenarioId)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'the split of a scenario could not be read'));
       return undefined;
     }
     const { armed } = cached;
     // A split runs beside the champion it was started beside only (a deploy ends it: docs/live-tests.md).
     if (armed === null || armed.split.championVersionId !== deployed.versionId) return undefined;
     const { split } = armed;
-    const sticky = split.stickyBy === null ? undefined : inputs[split.stickyBy] ?? null;
+    const sticky = split.stickyBy === null ? undefined : (inputs[split.stickyBy] ?? null);
     // A sticky split's run without the value goes to the champion: no arm can be kept for it.
-    const challenger = sticky === null ? undefined : armAt(armed.challengers, splitPoint(split.id, sticky, this.random));
+    const challenger =
+      sticky === null ? undefined : armAt(armed.challengers, splitPoint(split.id, sticky, this.random));
     const ran: DeployedScenario = challenger
-      ? { ...deployed, versionId: challenger.versionId, version: challenger.version, cacheKey: challenger.cacheKey, document: challenger.document }
+      ? {
+          ...deployed,
+          versionId: challenger.versionId,
+          version: challenger.version,
+          cacheKey: challenger.cacheKey,
+          document: challenger.document,
+        }
       : deployed;
     return {
       deployed: ran,
@@ -78,7 +96,10 @@ export class LiveSplits implements RunSplits {
         this.metrics.splitRunFinished(challenger ? 'challenger' : 'champion', failed ? 'failed' : 'succeeded');
         const value = result && Object.hasOwn(result, split.decisionOutput) ? result[split.decisionOutput] : null;
         this.writer.add({
-          splitId: split.id, arm: ran.version, failed, decision: failed ? null : (typeof value === 'string' ? value : JSON.stringify(value ?? null)),
+          splitId: split.id,
+          arm: ran.version,
+          failed,
+          decision: failed ? null : typeof value === 'string' ? value : JSON.stringify(value ?? null),
           durationMicros: Math.max(0, Math.round(durationMs * 1000)),
         });
       },
@@ -95,10 +116,18 @@ export class LiveSplits implements RunSplits {
   private async load(scenarioId: number): Promise<{ armed: ArmedSplit | null }> {
     const split = await this.store.running(scenarioId);
     if (!split) return { armed: null };
-    const challengers = await Promise.all(split.challengers.map(async (arm) => {
-      const resolved = await this.models.resolve(split.ownerId, arm.document, hashCacheKey(arm.contentHash));
-      return { version: arm.version, versionId: arm.versionId, percent: arm.percent, cacheKey: resolved.cacheKey, document: resolved.document };
-    }));
+    const challengers = await Promise.all(
+      split.challengers.map(async (arm) => {
+        const resolved = await this.models.resolve(split.ownerId, arm.document, hashCacheKey(arm.contentHash));
+        return {
+          version: arm.version,
+          versionId: arm.versionId,
+          percent: arm.percent,
+          cacheKey: resolved.cacheKey,
+          document: resolved.document,
+        };
+      }),
+    );
     return { armed: { split, challengers } };
   }
 }

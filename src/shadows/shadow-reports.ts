@@ -38,7 +38,10 @@ interface Folded {
 export class ShadowReports {
   private readonly folded = new Map<string, Folded>();
 
-  constructor(private readonly store: MySqlShadowStore, private readonly settledMs: number) {}
+  constructor(
+    private readonly store: MySqlShadowStore,
+    private readonly settledMs: number,
+  ) {}
 
   report(shadow: ShadowRecord): Promise<ReplayReport> {
     let entry = this.folded.get(shadow.id);
@@ -56,9 +59,14 @@ export class ShadowReports {
   private async fold(shadow: ShadowRecord, entry: Folded): Promise<ReplayReport> {
     for (;;) {
       const runs = await this.store.runsAfter(shadow.id, entry.cursor, PAGE, this.settledMs);
-      for (const run of runs) entry.builder.add(championRecord(shadow, run), {
-        result: run.shadow.result, error: run.shadow.error, unrecorded: run.calls.unrecorded, served: run.calls.served, requestDiffers: run.calls.requestDiffers,
-      });
+      for (const run of runs)
+        entry.builder.add(championRecord(shadow, run), {
+          result: run.shadow.result,
+          error: run.shadow.error,
+          unrecorded: run.calls.unrecorded,
+          served: run.calls.served,
+          requestDiffers: run.calls.requestDiffers,
+        });
       if (runs.length > 0) {
         entry.cursor = runs[runs.length - 1].seq;
         entry.built = undefined;
@@ -73,9 +81,25 @@ export class ShadowReports {
 /** The champion's side of a pair, as the report builder reads a decision record. */
 function championRecord(shadow: ShadowRecord, run: StoredShadowRun): DecisionRecordSummary {
   return {
-    id: run.runId, ownerId: shadow.ownerId, scenarioId: shadow.scenarioId, scenarioName: '', version: shadow.championVersion, versionId: shadow.championVersionId,
-    mode: 'SYNC', requesterId: shadow.ownerId, requestId: run.requestId, batchId: null, state: run.champion.error ? 'FAILED' : 'SUCCEEDED',
-    inputs: {}, maskedInputs: [], result: run.champion.result, error: run.champion.error, beganAt: run.beganAt, endedAt: run.beganAt, durationMicros: 0,
-    hasTrace: false, captureCount: 0,
+    id: run.runId,
+    ownerId: shadow.ownerId,
+    scenarioId: shadow.scenarioId,
+    scenarioName: '',
+    version: shadow.championVersion,
+    versionId: shadow.championVersionId,
+    mode: 'SYNC',
+    requesterId: shadow.ownerId,
+    requestId: run.requestId,
+    batchId: null,
+    state: run.champion.error ? 'FAILED' : 'SUCCEEDED',
+    inputs: {},
+    maskedInputs: [],
+    result: run.champion.result,
+    error: run.champion.error,
+    beganAt: run.beganAt,
+    endedAt: run.beganAt,
+    durationMicros: 0,
+    hasTrace: false,
+    captureCount: 0,
   };
 }

@@ -24,7 +24,11 @@ export class ShadowRunWriter {
   /** Closed with its process: shadow runs still ending (the engine is disposed after) are not written. */
   private closed = false;
 
-  constructor(private readonly store: MySqlShadowStore, private readonly options: ShadowRunWriterOptions, private readonly logger: Logger) {}
+  constructor(
+    private readonly store: MySqlShadowStore,
+    private readonly options: ShadowRunWriterOptions,
+    private readonly logger: Logger,
+  ) {}
 
   add(run: ShadowRun): void {
     if (this.closed) return;

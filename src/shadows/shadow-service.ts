@@ -34,24 +34,51 @@ export class ShadowService implements DeployListener {
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async attach(actor: ScenarioActor, createdBy: string, scenarioId: string, request: ShadowRequestDto): Promise<ShadowDto> {
+  async attach(
+    actor: ScenarioActor,
+    createdBy: string,
+    scenarioId: string,
+    request: ShadowRequestDto,
+  ): Promise<ShadowDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const champion = await this.scenarios.latestDeployed(scenario.id);
-    if (!champion) throw new NotFoundError(`Scenario "${scenario.name}" has no deployed version for a shadow to run beside; deploy it first.`, 'SCENARIO_NOT_DEPLOYED');
+    if (!champion)
+      throw new NotFoundError(
+        `Scenario "${scenario.name}" has no deployed version for a shadow to run beside; deploy it first.`,
+        'SCENARIO_NOT_DEPLOYED',
+      );
     const shadow = await this.scenarios.snapshot(scenario.id, request.version);
     if (!shadow) {
-      throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.version}".`, 'VERSION_NOT_FOUND', [{ path: 'body.version', message: 'is not a version of this scenario' }]);
+      throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.version}".`, 'VERSION_NOT_FOUND', [
+        { path: 'body.version', message: 'is not a version of this scenario' },
+      ]);
     }
     // A shadow that does not compile is refused now (422 COMPILE_ERROR), not found out by every live run.
     const resolved = await this.models.resolve(scenario.ownerId, shadow.document, hashCacheKey(shadow.contentHash));
     this.engine.compile(resolved.cacheKey, resolved.document);
     const id = timeOrderedId();
-    const refused = await this.store.insertWithinLimit({
-      id, scenarioId: scenario.id, ownerId: scenario.ownerId, createdBy, version: shadow.label, versionId: shadow.versionId, contentHash: shadow.contentHash,
-      document: shadow.document, championVersion: champion.label, championVersionId: champion.versionId, sampleRate: request.sampleRate ?? 1, outputs: request.outputs,
-    }, this.maxPerScenario);
+    const refused = await this.store.insertWithinLimit(
+      {
+        id,
+        scenarioId: scenario.id,
+        ownerId: scenario.ownerId,
+        createdBy,
+        version: shadow.label,
+        versionId: shadow.versionId,
+        contentHash: shadow.contentHash,
+        document: shadow.document,
+        championVersion: champion.label,
+        championVersionId: champion.versionId,
+        sampleRate: request.sampleRate ?? 1,
+        outputs: request.outputs,
+      },
+      this.maxPerScenario,
+    );
     if (refused !== null) {
-      throw new ConflictError(`Scenario "${scenario.name}" has ${refused} shadows that have not ended, the most this server allows (SHADOW_MAX_PER_SCENARIO); stop one and let a deploy end it, or attach this one later.`, 'SHADOW_LIMIT_REACHED');
+      throw new ConflictError(
+        `Scenario "${scenario.name}" has ${refused} shadows that have not ended, the most this server allows (SHADOW_MAX_PER_SCENARIO); stop one and let a deploy end it, or attach this one later.`,
+        'SHADOW_LIMIT_REACHED',
+      );
     }
     await this.live.reload(scenario.id);
     return this.withReport(await this.found(scenario, id));
@@ -83,7 +110,11 @@ export class ShadowService implements DeployListener {
     await this.store.start(shadowId);
     await this.live.reload(scenario.id);
     const now = await this.found(scenario, shadowId);
-    if (now.state === 'ENDED') throw new ConflictError(`Shadow "${shadowId}" ended: ${now.endedReason ?? 'its champion was replaced'}. Attach a new shadow.`, 'SHADOW_ENDED');
+    if (now.state === 'ENDED')
+      throw new ConflictError(
+        `Shadow "${shadowId}" ended: ${now.endedReason ?? 'its champion was replaced'}. Attach a new shadow.`,
+        'SHADOW_ENDED',
+      );
     return this.withReport(now);
   }
 
@@ -95,7 +126,8 @@ export class ShadowService implements DeployListener {
 
   private async found(scenario: AccessibleScenario, shadowId: string): Promise<ShadowRecord> {
     const shadow = await this.store.find(shadowId);
-    if (!shadow || shadow.scenarioId !== scenario.id) throw new NotFoundError(`Scenario "${scenario.name}" has no shadow "${shadowId}".`, 'SHADOW_NOT_FOUND');
+    if (!shadow || shadow.scenarioId !== scenario.id)
+      throw new NotFoundError(`Scenario "${scenario.name}" has no shadow "${shadowId}".`, 'SHADOW_NOT_FOUND');
     return shadow;
   }
 
@@ -106,8 +138,18 @@ export class ShadowService implements DeployListener {
 
 function summaryDto(shadow: ShadowRecord): ShadowSummaryDto {
   return {
-    shadowId: shadow.id, scenarioId: String(shadow.scenarioId), version: shadow.version, championVersion: shadow.championVersion, sampleRate: shadow.sampleRate,
-    outputs: shadow.outputs, state: shadow.state, endedReason: shadow.endedReason, skipped: shadow.skipped, createdBy: shadow.createdBy,
-    createdAt: shadow.createdAt.toISOString(), stoppedAt: shadow.stoppedAt?.toISOString() ?? null, endedAt: shadow.endedAt?.toISOString() ?? null,
+    shadowId: shadow.id,
+    scenarioId: String(shadow.scenarioId),
+    version: shadow.version,
+    championVersion: shadow.championVersion,
+    sampleRate: shadow.sampleRate,
+    outputs: shadow.outputs,
+    state: shadow.state,
+    endedReason: shadow.endedReason,
+    skipped: shadow.skipped,
+    createdBy: shadow.createdBy,
+    createdAt: shadow.createdAt.toISOString(),
+    stoppedAt: shadow.stoppedAt?.toISOString() ?? null,
+    endedAt: shadow.endedAt?.toISOString() ?? null,
   };
 }

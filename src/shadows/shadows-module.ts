@@ -62,15 +62,67 @@ export interface ShadowsDependencies {
 export function createShadows(deps: ShadowsDependencies): Shadows {
   const logger = deps.logger.child({ component: 'shadows' });
   const store = new MySqlShadowStore(deps.db, deps.scenarioLocks);
-  const budget = new ShadowBudget({ share: deps.config.engineShare, engineHosts: deps.engineHosts, maxInFlight: deps.config.maxInFlight });
-  const writer = new ShadowRunWriter(store, { flushMs: FLUSH_MS, maxBuffered: MAX_BUFFERED, onDropped: (count) => deps.metrics.recordsDropped(count, 'shadow_buffer_full') }, logger);
+  const budget = new ShadowBudget({
+    share: deps.config.engineShare,
+    engineHosts: deps.engineHosts,
+    maxInFlight: deps.config.maxInFlight,
+  });
+  const writer = new ShadowRunWriter(
+    store,
+    {
+      flushMs: FLUSH_MS,
+      maxBuffered: MAX_BUFFERED,
+      onDropped: (count) => deps.metrics.recordsDropped(count, 'shadow_buffer_full'),
+    },
+    logger,
+  );
   const models = deps.modelDocuments ?? NO_MODELS;
-  const live = new LiveShadows(store, deps.engine, budget, writer, deps.metrics, logger, { freshMs: 1000, maxStaleMs: deps.maxStaleMs, runTimeoutMs: deps.runTimeoutMs }, models);
-  const service = new ShadowService(deps.scenarios, store, new ShadowReports(store, SETTLED_MS), live, deps.engine, deps.config.maxPerScenario, models);
+  const live = new LiveShadows(
+    store,
+    deps.engine,
+    budget,
+    writer,
+    deps.metrics,
+    logger,
+    { freshMs: 1000, maxStaleMs: deps.maxStaleMs, runTimeoutMs: deps.runTimeoutMs },
+    models,
+  );
+  const service = new ShadowService(
+    deps.scenarios,
+    store,
+    new ShadowReports(store, SETTLED_MS),
+    live,
+    deps.engine,
+    deps.config.maxPerScenario,
+    models,
+  );
   const splitStore = new MySqlSplitStore(deps.db, deps.scenarioLocks);
-  const splitWriter = new SplitRunWriter(splitStore, { flushMs: FLUSH_MS, maxBuffered: MAX_BUFFERED, onDropped: (count) => deps.metrics.recordsDropped(count, 'split_buffer_full') }, logger);
-  const splitsLive = new LiveSplits(splitStore, splitWriter, deps.metrics, logger, { freshMs: 1000, maxStaleMs: deps.maxStaleMs }, models);
-  const splits = new SplitService(deps.scenarios, deps.scenarios, splitStore, new SplitReports(splitStore, SETTLED_MS), splitsLive, deps.engine, models);
+  const splitWriter = new SplitRunWriter(
+    splitStore,
+    {
+      flushMs: FLUSH_MS,
+      maxBuffered: MAX_BUFFERED,
+      onDropped: (count) => deps.metrics.recordsDropped(count, 'split_buffer_full'),
+    },
+    logger,
+  );
+  const splitsLive = new LiveSplits(
+    splitStore,
+    splitWriter,
+    deps.metrics,
+    logger,
+    { freshMs: 1000, maxStaleMs: deps.maxStaleMs },
+    models,
+  );
+  const splits = new SplitService(
+    deps.scenarios,
+    deps.scenarios,
+    splitStore,
+    new SplitReports(splitStore, SETTLED_MS),
+    splitsLive,
+    deps.engine,
+    models,
+  );
   const deployListener: DeployListener = {
     async deployed(scenario, label) {
       await service.deployed(scenario, label);
@@ -78,7 +130,14 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
     },
   };
   return {
-    service, live, budget, writer, splits, splitsLive, splitWriter, deployListener,
+    service,
+    live,
+    budget,
+    writer,
+    splits,
+    splitsLive,
+    splitWriter,
+    deployListener,
     close: async () => {
       await writer.close();
       await splitWriter.close();

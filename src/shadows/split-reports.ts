@@ -47,7 +47,10 @@ interface Folded {
 export class SplitReports {
   private readonly folded = new Map<string, Folded>();
 
-  constructor(private readonly store: MySqlSplitStore, private readonly settledMs: number) {}
+  constructor(
+    private readonly store: MySqlSplitStore,
+    private readonly settledMs: number,
+  ) {}
 
   report(split: SplitRecord): Promise<SplitReportDto> {
     let entry = this.folded.get(split.id);
@@ -90,19 +93,30 @@ export class SplitReports {
 
 function build(split: SplitRecord, arms: Map<string, ArmTotals>): SplitReportDto {
   const labels = [split.championVersion, ...split.challengers.map((challenger) => challenger.version)];
-  const reports: SplitArmReportDto[] = labels.map((version, index) => armReport(version, index === 0, arms.get(version)));
+  const reports: SplitArmReportDto[] = labels.map((version, index) =>
+    armReport(version, index === 0, arms.get(version)),
+  );
   return { runs: reports.reduce((sum, arm) => sum + arm.runs, 0), arms: reports };
 }
 
 function armReport(version: string, champion: boolean, totals: ArmTotals | undefined): SplitArmReportDto {
   if (!totals) return { version, champion, runs: 0, failed: 0, decisions: [], latencyMs: null };
   const decided = totals.runs - totals.failed;
-  const decisions = [...totals.decisions].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+  const decisions = [...totals.decisions]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .map(([value, count]) => ({ value, count, rate: count / decided, ...wilson(count, decided) }));
   totals.latencies.sort((a, b) => a - b);
   return {
-    version, champion, runs: totals.runs, failed: totals.failed, decisions,
-    latencyMs: { mean: totals.latencySum / totals.runs, p50: percentile(totals.latencies, 0.5), p95: percentile(totals.latencies, 0.95) },
+    version,
+    champion,
+    runs: totals.runs,
+    failed: totals.failed,
+    decisions,
+    latencyMs: {
+      mean: totals.latencySum / totals.runs,
+      p50: percentile(totals.latencies, 0.5),
+      p95: percentile(totals.latencies, 0.95),
+    },
   };
 }
 

@@ -14,7 +14,10 @@ export interface SplitHandlerDeps {
 export function createSplitHandlers({ splits, actorOf }: SplitHandlerDeps): Pick<OperationHandlers, SplitOperation> {
   return {
     async createSplit(request) {
-      return { status: 201, body: await splits.create(await actorOf(request), request.user.username, request.params.id, request.body) };
+      return {
+        status: 201,
+        body: await splits.create(await actorOf(request), request.user.username, request.params.id, request.body),
+      };
     },
 
     async getSplit(request) {
@@ -22,11 +25,28 @@ export function createSplitHandlers({ splits, actorOf }: SplitHandlerDeps): Pick
     },
 
     async promoteSplit(request) {
-      return { status: 200, body: await splits.promote(await actorOf(request), request.user.username, request.params.id, request.params.splitId, request.body.version) };
+      return {
+        status: 200,
+        body: await splits.promote(
+          await actorOf(request),
+          request.user.username,
+          request.params.id,
+          request.params.splitId,
+          request.body.version,
+        ),
+      };
     },
 
     async endSplit(request) {
-      return { status: 200, body: await splits.end(await actorOf(request), request.user.username, request.params.id, request.params.splitId) };
+      return {
+        status: 200,
+        body: await splits.end(
+          await actorOf(request),
+          request.user.username,
+          request.params.id,
+          request.params.splitId,
+        ),
+      };
     },
   };
 }

@@ -20,7 +20,11 @@ export class SplitRunWriter implements SplitRunSink {
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly store: MySqlSplitStore, private readonly options: SplitRunWriterOptions, private readonly logger: Logger) {}
+  constructor(
+    private readonly store: MySqlSplitStore,
+    private readonly options: SplitRunWriterOptions,
+    private readonly logger: Logger,
+  ) {}
 
   add(run: SplitRun): void {
     if (this.closed) return;

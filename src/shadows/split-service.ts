@@ -19,7 +19,12 @@ type SplitDto = components['schemas']['Split'];
 
 /** What promote needs of the scenarios feature: deploy a document as the next version (ScenarioService.deployDocument). */
 export interface ChallengerDeploys {
-  deployDocument(scenario: { id: number; ownerId: number; name: string }, document: ScenarioDocument, sourceVersion: string, description: string): Promise<string>;
+  deployDocument(
+    scenario: { id: number; ownerId: number; name: string },
+    document: ScenarioDocument,
+    sourceVersion: string,
+    description: string,
+  ): Promise<string>;
 }
 
 /**
@@ -39,36 +44,79 @@ export class SplitService implements DeployListener {
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async create(actor: ScenarioActor, createdBy: string, scenarioId: string, request: SplitRequestDto): Promise<SplitDto> {
+  async create(
+    actor: ScenarioActor,
+    createdBy: string,
+    scenarioId: string,
+    request: SplitRequestDto,
+  ): Promise<SplitDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const total = request.challengers.reduce((sum, challenger) => sum + challenger.percent, 0);
     if (!(total < 100)) {
-      throw new BadRequestError(`The challengers' shares add up to ${total} %: they must leave the champion some traffic (less than 100 %).`, 'VALIDATION_FAILED', [{ path: 'body.challengers', message: 'percentages add up to 100 or more' }]);
+      throw new BadRequestError(
+        `The challengers' shares add up to ${total} %: they must leave the champion some traffic (less than 100 %).`,
+        'VALIDATION_FAILED',
+        [{ path: 'body.challengers', message: 'percentages add up to 100 or more' }],
+      );
     }
     const labels = request.challengers.map((challenger) => challenger.version);
-    if (new Set(labels).size !== labels.length) throw new BadRequestError('Each challenger must be a different version.', 'VALIDATION_FAILED', [{ path: 'body.challengers', message: 'a version appears twice' }]);
+    if (new Set(labels).size !== labels.length)
+      throw new BadRequestError('Each challenger must be a different version.', 'VALIDATION_FAILED', [
+        { path: 'body.challengers', message: 'a version appears twice' },
+      ]);
     const champion = await this.scenarios.latestDeployed(scenario.id);
-    if (!champion) throw new NotFoundError(`Scenario "${scenario.name}" has no deployed version to split traffic with; deploy it first.`, 'SCENARIO_NOT_DEPLOYED');
+    if (!champion)
+      throw new NotFoundError(
+        `Scenario "${scenario.name}" has no deployed version to split traffic with; deploy it first.`,
+        'SCENARIO_NOT_DEPLOYED',
+      );
     const challengers: NewSplit['challengers'] = [];
     for (const [index, { version, percent }] of request.challengers.entries()) {
       const snapshot = await this.scenarios.snapshot(scenario.id, version);
       if (!snapshot) {
-        throw new NotFoundError(`Scenario "${scenario.name}" has no version "${version}".`, 'VERSION_NOT_FOUND', [{ path: `body.challengers.${index}.version`, message: 'is not a version of this scenario' }]);
+        throw new NotFoundError(`Scenario "${scenario.name}" has no version "${version}".`, 'VERSION_NOT_FOUND', [
+          { path: `body.challengers.${index}.version`, message: 'is not a version of this scenario' },
+        ]);
       }
       if (snapshot.versionId === champion.versionId) {
-        throw new BadRequestError(`Version ${version} is the champion: a challenger must be another version.`, 'VALIDATION_FAILED', [{ path: `body.challengers.${index}.version`, message: 'is the champion' }]);
+        throw new BadRequestError(
+          `Version ${version} is the champion: a challenger must be another version.`,
+          'VALIDATION_FAILED',
+          [{ path: `body.challengers.${index}.version`, message: 'is the champion' }],
+        );
       }
       // A challenger that does not compile is refused now (422 COMPILE_ERROR), not found out by live runs.
-      const resolved = await this.models.resolve(scenario.ownerId, snapshot.document, hashCacheKey(snapshot.contentHash));
+      const resolved = await this.models.resolve(
+        scenario.ownerId,
+        snapshot.document,
+        hashCacheKey(snapshot.contentHash),
+      );
       this.engine.compile(resolved.cacheKey, resolved.document);
-      challengers.push({ version: snapshot.label, versionId: snapshot.versionId, contentHash: snapshot.contentHash, percent, document: snapshot.document });
+      challengers.push({
+        version: snapshot.label,
+        versionId: snapshot.versionId,
+        contentHash: snapshot.contentHash,
+        percent,
+        document: snapshot.document,
+      });
     }
     const id = timeOrderedId();
     const running = await this.store.insertUnlessRunning({
-      id, scenarioId: scenario.id, ownerId: scenario.ownerId, createdBy, championVersion: champion.label, championVersionId: champion.versionId,
-      challengers, stickyBy: request.stickyBy ?? null, decisionOutput: request.decisionOutput,
+      id,
+      scenarioId: scenario.id,
+      ownerId: scenario.ownerId,
+      createdBy,
+      championVersion: champion.label,
+      championVersionId: champion.versionId,
+      challengers,
+      stickyBy: request.stickyBy ?? null,
+      decisionOutput: request.decisionOutput,
     });
-    if (running !== null) throw new ConflictError(`Scenario "${scenario.name}" has a running split, "${running}"; end it or promote one of its challengers first.`, 'SPLIT_EXISTS');
+    if (running !== null)
+      throw new ConflictError(
+        `Scenario "${scenario.name}" has a running split, "${running}"; end it or promote one of its challengers first.`,
+        'SPLIT_EXISTS',
+      );
     await this.live.reload(scenario.id);
     return this.withReport(await this.found(scenario, id));
   }
@@ -92,13 +140,25 @@ export class SplitService implements DeployListener {
    * source in the version history), then ends the split with who promoted and the new version. The
    * deploy's own notice (deployed) finds the split ended already.
    */
-  async promote(actor: ScenarioActor, promotedBy: string, scenarioId: string, splitId: string, version: string): Promise<SplitDto> {
+  async promote(
+    actor: ScenarioActor,
+    promotedBy: string,
+    scenarioId: string,
+    splitId: string,
+    version: string,
+  ): Promise<SplitDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const split = await this.found(scenario, splitId);
-    if (split.state === 'ENDED') throw new ConflictError(`Split "${splitId}" ended: ${split.endedReason ?? 'its champion was replaced'}. Start a new split.`, 'SPLIT_ENDED');
+    if (split.state === 'ENDED')
+      throw new ConflictError(
+        `Split "${splitId}" ended: ${split.endedReason ?? 'its champion was replaced'}. Start a new split.`,
+        'SPLIT_ENDED',
+      );
     const index = split.challengers.findIndex((challenger) => challenger.version === version);
     if (index < 0) {
-      throw new NotFoundError(`Split "${splitId}" has no challenger "${version}".`, 'VERSION_NOT_FOUND', [{ path: 'body.version', message: 'is not a challenger of this split' }]);
+      throw new NotFoundError(`Split "${splitId}" has no challenger "${version}".`, 'VERSION_NOT_FOUND', [
+        { path: 'body.version', message: 'is not a challenger of this split' },
+      ]);
     }
     const document = (await this.store.documents(splitId))[index] as ScenarioDocument;
     // Ended first: no live run is given to an arm of a split whose champion is about to change.
@@ -106,7 +166,12 @@ export class SplitService implements DeployListener {
       throw new ConflictError(`Split "${splitId}" ended meanwhile. Start a new split.`, 'SPLIT_ENDED');
     }
     await this.live.reload(scenario.id);
-    const label = await this.deploys.deployDocument(scenario, document, `split ${version}`, `Challenger ${version} promoted by ${promotedBy} from split ${splitId}`);
+    const label = await this.deploys.deployDocument(
+      scenario,
+      document,
+      `split ${version}`,
+      `Challenger ${version} promoted by ${promotedBy} from split ${splitId}`,
+    );
     await this.store.promoted(splitId, label);
     return this.withReport(await this.found(scenario, splitId));
   }
@@ -119,17 +184,33 @@ export class SplitService implements DeployListener {
 
   private async found(scenario: AccessibleScenario, splitId: string): Promise<SplitRecord> {
     const split = await this.store.find(splitId);
-    if (!split || split.scenarioId !== scenario.id) throw new NotFoundError(`Scenario "${scenario.name}" has no split "${splitId}".`, 'SPLIT_NOT_FOUND');
+    if (!split || split.scenarioId !== scenario.id)
+      throw new NotFoundError(`Scenario "${scenario.name}" has no split "${splitId}".`, 'SPLIT_NOT_FOUND');
     return split;
   }
 
   private async withReport(split: SplitRecord): Promise<SplitDto> {
     return {
-      splitId: split.id, scenarioId: String(split.scenarioId), championVersion: split.championVersion,
-      arms: [{ version: split.championVersion, champion: true, percent: 100 - split.challengers.reduce((sum, arm) => sum + arm.percent, 0) },
-        ...split.challengers.map((arm) => ({ version: arm.version, champion: false, percent: arm.percent }))],
-      stickyBy: split.stickyBy, decisionOutput: split.decisionOutput, state: split.state, endedReason: split.endedReason, promotedVersion: split.promotedVersion,
-      createdBy: split.createdBy, createdAt: split.createdAt.toISOString(), endedBy: split.endedBy, endedAt: split.endedAt?.toISOString() ?? null,
+      splitId: split.id,
+      scenarioId: String(split.scenarioId),
+      championVersion: split.championVersion,
+      arms: [
+        {
+          version: split.championVersion,
+          champion: true,
+          percent: 100 - split.challengers.reduce((sum, arm) => sum + arm.percent, 0),
+        },
+        ...split.challengers.map((arm) => ({ version: arm.version, champion: false, percent: arm.percent })),
+      ],
+      stickyBy: split.stickyBy,
+      decisionOutput: split.decisionOutput,
+      state: split.state,
+      endedReason: split.endedReason,
+      promotedVersion: split.promotedVersion,
+      createdBy: split.createdBy,
+      createdAt: split.createdAt.toISOString(),
+      endedBy: split.endedBy,
+      endedAt: split.endedAt?.toISOString() ?? null,
       report: await this.reports.report(split),
     };
   }

@@ -77,7 +77,9 @@ export interface NewSplit {
 export function splitPoint(splitId: string, stickyValue: unknown, random: () => number): number {
   if (stickyValue === undefined) return random() * 100;
   const key = typeof stickyValue === 'string' ? stickyValue : JSON.stringify(stickyValue);
-  return (createHash('sha1').update(splitId).update('\u0000').update(key).digest().readUInt32BE(0) / 0x1_0000_0000) * 100;
+  return (
+    (createHash('sha1').update(splitId).update('\u0000').update(key).digest().readUInt32BE(0) / 0x1_0000_0000) * 100
+  );
 }
 
 /** The challenger whose share holds `point` (challengers first, in order; the champion takes the rest), or undefined for the champion. */

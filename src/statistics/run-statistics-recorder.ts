@@ -134,14 +134,27 @@ export class RunStatisticsRecorder implements RunListener {
       await this.store.add(seconds, latencies);
     } catch (error) {
       this.restore(seconds, latencies);
-      this.logger.warn({ err: error, cells: this.bufferedCells }, 'run statistics could not be written; they are kept and written with the next flush');
+      this.logger.warn(
+        { err: error, cells: this.bufferedCells },
+        'run statistics could not be written; they are kept and written with the next flush',
+      );
     }
   }
 
   private secondOf(series: Series, second: number, micros: number): SecondCounts {
     let cell = series.seconds.get(second);
     if (!cell) {
-      cell = { scenarioId: series.scenarioId, second, version: series.version, mode: series.mode, runs: 0, errors: 0, latencySumUs: 0, latencyMinUs: micros, latencyMaxUs: micros };
+      cell = {
+        scenarioId: series.scenarioId,
+        second,
+        version: series.version,
+        mode: series.mode,
+        runs: 0,
+        errors: 0,
+        latencySumUs: 0,
+        latencyMinUs: micros,
+        latencyMaxUs: micros,
+      };
       series.seconds.set(second, cell);
       this.bufferedCells += 1;
     }
@@ -164,7 +177,15 @@ export class RunStatisticsRecorder implements RunListener {
       seconds.push(...series.seconds.values());
       for (const { minute, buckets } of series.minutes.values()) {
         buckets.forEach((runs, bucket) => {
-          if (runs > 0) latencies.push({ scenarioId: series.scenarioId, minute, version: series.version, mode: series.mode, bucket, runs });
+          if (runs > 0)
+            latencies.push({
+              scenarioId: series.scenarioId,
+              minute,
+              version: series.version,
+              mode: series.mode,
+              bucket,
+              runs,
+            });
         });
       }
       series.seconds = new Map();
@@ -179,7 +200,11 @@ export class RunStatisticsRecorder implements RunListener {
   /** Puts counts whose write failed back, merged with what was counted meanwhile. */
   private restore(seconds: SecondCounts[], latencies: LatencyCounts[]): void {
     for (const cell of seconds) {
-      const counted = this.secondOf(this.seriesByKey(cell.scenarioId, cell.version, cell.mode), cell.second, cell.latencyMinUs);
+      const counted = this.secondOf(
+        this.seriesByKey(cell.scenarioId, cell.version, cell.mode),
+        cell.second,
+        cell.latencyMinUs,
+      );
       counted.runs += cell.runs;
       counted.errors += cell.errors;
       counted.latencySumUs += cell.latencySumUs;
@@ -196,8 +221,11 @@ export class RunStatisticsRecorder implements RunListener {
   /** Deletes the rows older than the retention (every process does, hourly; deleting twice is harmless). */
   async prune(): Promise<void> {
     try {
-      const deleted = await this.store.deleteBefore(Math.floor(this.now() / 1000) - this.settings.retentionDays * 86_400);
-      if (deleted > 0) this.logger.info({ deleted, retentionDays: this.settings.retentionDays }, 'pruned old run statistics');
+      const deleted = await this.store.deleteBefore(
+        Math.floor(this.now() / 1000) - this.settings.retentionDays * 86_400,
+      );
+      if (deleted > 0)
+        this.logger.info({ deleted, retentionDays: this.settings.retentionDays }, 'pruned old run statistics');
     } catch (error) {
       this.logger.warn({ err: error }, 'old run statistics could not be pruned; tried again in an hour');
     }

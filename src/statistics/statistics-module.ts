@@ -25,6 +25,11 @@ export interface StatisticsDependencies {
 
 export function createStatistics(deps: StatisticsDependencies): Statistics {
   const store = new StatisticsStore(deps.db);
-  const recorder = new RunStatisticsRecorder(store, { flushMs: deps.config.flushMs, retentionDays: deps.config.retentionDays }, deps.logger.child({ component: 'run-statistics' }), deps.onDropped);
+  const recorder = new RunStatisticsRecorder(
+    store,
+    { flushMs: deps.config.flushMs, retentionDays: deps.config.retentionDays },
+    deps.logger.child({ component: 'run-statistics' }),
+    deps.onDropped,
+  );
   return { recorder, store, service: new StatisticsService(deps.scenarios, store) };
 }

@@ -12,7 +12,10 @@ export interface StatisticsHandlerDeps {
   actorOf: ScenarioActorOf;
 }
 
-export function createStatisticsHandlers({ statistics, actorOf }: StatisticsHandlerDeps): Pick<OperationHandlers, StatisticsOperation> {
+export function createStatisticsHandlers({
+  statistics,
+  actorOf,
+}: StatisticsHandlerDeps): Pick<OperationHandlers, StatisticsOperation> {
   return {
     async getScenarioStatistics(request) {
       const from = optionalDateTimeParameter(request.query.from, 'query.from');

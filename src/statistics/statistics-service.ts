@@ -82,22 +82,36 @@ export class StatisticsService {
     const toSecond = Math.ceil(toMs / 1000);
     // Rounded up, 9999-12-31T23:59:59.5Z would end the window (and be echoed as its `to`) in year 10000.
     if (toSecond > LATEST_WHOLE_SECOND) {
-      throw new BadRequestError('query.to must be at most 9999-12-31T23:59:59Z: the window is counted in whole seconds, and its end rounded up would lie in year 10000.', 'VALIDATION_FAILED', [
-        { path: 'query.to', message: 'must be at most 9999-12-31T23:59:59Z (whole seconds)' },
-      ]);
+      throw new BadRequestError(
+        'query.to must be at most 9999-12-31T23:59:59Z: the window is counted in whole seconds, and its end rounded up would lie in year 10000.',
+        'VALIDATION_FAILED',
+        [{ path: 'query.to', message: 'must be at most 9999-12-31T23:59:59Z (whole seconds)' }],
+      );
     }
     if (fromSecond >= toSecond) {
-      throw new BadRequestError('The window is empty: `from` must be before `to`.', 'VALIDATION_FAILED', [{ path: 'query.from', message: 'must be before `to`' }]);
+      throw new BadRequestError('The window is empty: `from` must be before `to`.', 'VALIDATION_FAILED', [
+        { path: 'query.from', message: 'must be before `to`' },
+      ]);
     }
     if (toSecond - fromSecond > MAX_WINDOW_SECONDS) {
-      throw new BadRequestError('The window may be at most 31 days long.', 'VALIDATION_FAILED', [{ path: 'query.from', message: 'must be at most 31 days before `to`' }]);
+      throw new BadRequestError('The window may be at most 31 days long.', 'VALIDATION_FAILED', [
+        { path: 'query.from', message: 'must be at most 31 days before `to`' },
+      ]);
     }
     return { fromSecond, toSecond };
   }
 }
 
 function emptyAccumulated(): Accumulated {
-  return { count: 0, errors: 0, byMode: { sync: 0, async: 0, batch: 0 }, latencySumUs: 0, latencyMinUs: Infinity, latencyMaxUs: 0, buckets: new Map() };
+  return {
+    count: 0,
+    errors: 0,
+    byMode: { sync: 0, async: 0, batch: 0 },
+    latencySumUs: 0,
+    latencyMinUs: Infinity,
+    latencyMaxUs: 0,
+    buckets: new Map(),
+  };
 }
 
 function versionEntry(byVersion: Map<string, Accumulated>, version: string): Accumulated {

@@ -46,25 +46,58 @@ export class StatisticsStore {
   async add(seconds: SecondCounts[], latencies: LatencyCounts[]): Promise<void> {
     const secondRows = seconds
       .map((cell) => ({
-        scenario_id: cell.scenarioId, second: cell.second, version: cell.version, mode: cell.mode, runs: cell.runs, errors: cell.errors,
-        latency_sum_us: cell.latencySumUs, latency_min_us: cell.latencyMinUs, latency_max_us: cell.latencyMaxUs,
+        scenario_id: cell.scenarioId,
+        second: cell.second,
+        version: cell.version,
+        mode: cell.mode,
+        runs: cell.runs,
+        errors: cell.errors,
+        latency_sum_us: cell.latencySumUs,
+        latency_min_us: cell.latencyMinUs,
+        latency_max_us: cell.latencyMaxUs,
       }))
-      .sort((a, b) => a.scenario_id - b.scenario_id || a.second - b.second || compareText(a.version, b.version) || compareText(a.mode, b.mode));
+      .sort(
+        (a, b) =>
+          a.scenario_id - b.scenario_id ||
+          a.second - b.second ||
+          compareText(a.version, b.version) ||
+          compareText(a.mode, b.mode),
+      );
     const latencyRows = latencies
-      .map((cell) => ({ scenario_id: cell.scenarioId, minute: cell.minute, version: cell.version, mode: cell.mode, bucket: cell.bucket, runs: cell.runs }))
-      .sort((a, b) => a.scenario_id - b.scenario_id || a.minute - b.minute || compareText(a.version, b.version) || compareText(a.mode, b.mode) || a.bucket - b.bucket);
+      .map((cell) => ({
+        scenario_id: cell.scenarioId,
+        minute: cell.minute,
+        version: cell.version,
+        mode: cell.mode,
+        bucket: cell.bucket,
+        runs: cell.runs,
+      }))
+      .sort(
+        (a, b) =>
+          a.scenario_id - b.scenario_id ||
+          a.minute - b.minute ||
+          compareText(a.version, b.version) ||
+          compareText(a.mode, b.mode) ||
+          a.bucket - b.bucket,
+      );
     await this.db.transaction(async (trx) => {
       for (let start = 0; start < secondRows.length; start += ROWS_PER_STATEMENT) {
-        await trx('run_statistics_seconds').insert(secondRows.slice(start, start + ROWS_PER_STATEMENT)).onConflict().merge({
-          runs: trx.raw('runs + VALUES(runs)'),
-          errors: trx.raw('errors + VALUES(errors)'),
-          latency_sum_us: trx.raw('latency_sum_us + VALUES(latency_sum_us)'),
-          latency_min_us: trx.raw('LEAST(latency_min_us, VALUES(latency_min_us))'),
-          latency_max_us: trx.raw('GREATEST(latency_max_us, VALUES(latency_max_us))'),
-        });
+        await trx('run_statistics_seconds')
+          .insert(secondRows.slice(start, start + ROWS_PER_STATEMENT))
+          .onConflict()
+          .merge({
+            runs: trx.raw('runs + VALUES(runs)'),
+            errors: trx.raw('errors + VALUES(errors)'),
+            latency_sum_us: trx.raw('latency_sum_us + VALUES(latency_sum_us)'),
+            latency_min_us: trx.raw('LEAST(latency_min_us, VALUES(latency_min_us))'),
+            latency_max_us: trx.raw('GREATEST(latency_max_us, VALUES(latency_max_us))'),
+          });
       }
       for (let start = 0; start < latencyRows.length; start += ROWS_PER_STATEMENT) {
-        await trx('run_statistics_latency').insert(latencyRows.slice(start, start + ROWS_PER_STATEMENT)).onConflict().merge({ runs: trx.raw('runs + VALUES(runs)') });
+        await trx('run_statistics_latency')
+          .insert(latencyRows.slice(start, start + ROWS_PER_STATEMENT))
+          .onConflict()
+          .merge({ runs: trx.raw('runs + VALUES(runs)') });
       }
     });
   }
@@ -76,26 +109,59 @@ export class StatisticsStore {
       .select('version', 'mode')
       .sum({ runs: 'runs', errors: 'errors', latency_sum_us: 'latency_sum_us' })
       .min({ latency_min_us: 'latency_min_us' })
-      .max({ latency_max_us: 'latency_max_us' })) as Array<{ version: string; mode: RunMode; runs: string; errors: string; latency_sum_us: string; latency_min_us: number; latency_max_us: number }>;
+      .max({ latency_max_us: 'latency_max_us' })) as Array<{
+      version: string;
+      mode: RunMode;
+      runs: string;
+      errors: string;
+      latency_sum_us: string;
+      latency_min_us: number;
+      latency_max_us: number;
+    }>;
     return rows.map((row) => ({
-      version: row.version, mode: row.mode, runs: Number(row.runs), errors: Number(row.errors),
-      latencySumUs: Number(row.latency_sum_us), latencyMinUs: Number(row.latency_min_us), latencyMaxUs: Number(row.latency_max_us),
+      version: row.version,
+      mode: row.mode,
+      runs: Number(row.runs),
+      errors: Number(row.errors),
+      latencySumUs: Number(row.latency_sum_us),
+      latencyMinUs: Number(row.latency_min_us),
+      latencyMaxUs: Number(row.latency_max_us),
     }));
   }
 
   /** The most runs that ended in one second of [fromSecond, toSecond), per version and over all versions. */
-  async peaks(scenarioId: number, fromSecond: number, toSecond: number): Promise<{ byVersion: Map<string, number>; overall: number }> {
-    const perVersionSecond = this.secondsOf(scenarioId, fromSecond, toSecond).groupBy('version', 'second').select('version').sum({ runs: 'runs' });
+  async peaks(
+    scenarioId: number,
+    fromSecond: number,
+    toSecond: number,
+  ): Promise<{ byVersion: Map<string, number>; overall: number }> {
+    const perVersionSecond = this.secondsOf(scenarioId, fromSecond, toSecond)
+      .groupBy('version', 'second')
+      .select('version')
+      .sum({ runs: 'runs' });
     const perSecond = this.secondsOf(scenarioId, fromSecond, toSecond).groupBy('second').sum({ runs: 'runs' });
     const [versions, overall] = await Promise.all([
-      this.db.from(perVersionSecond.as('per_second')).groupBy('version').select('version').max({ peak: 'runs' }) as Promise<Array<{ version: string; peak: string }>>,
-      this.db.from(perSecond.as('per_second')).max({ peak: 'runs' }).first() as Promise<{ peak: string | null } | undefined>,
+      this.db
+        .from(perVersionSecond.as('per_second'))
+        .groupBy('version')
+        .select('version')
+        .max({ peak: 'runs' }) as Promise<Array<{ version: string; peak: string }>>,
+      this.db.from(perSecond.as('per_second')).max({ peak: 'runs' }).first() as Promise<
+        { peak: string | null } | undefined
+      >,
     ]);
-    return { byVersion: new Map(versions.map((row) => [row.version, Number(row.peak)])), overall: Number(overall?.peak ?? 0) };
+    return {
+      byVersion: new Map(versions.map((row) => [row.version, Number(row.peak)])),
+      overall: Number(overall?.peak ?? 0),
+    };
   }
 
   /** Runs per version and latency bucket of the minutes that overlap [fromSecond, toSecond). */
-  async latencyBuckets(scenarioId: number, fromSecond: number, toSecond: number): Promise<Array<{ version: string; bucket: number; runs: number }>> {
+  async latencyBuckets(
+    scenarioId: number,
+    fromSecond: number,
+    toSecond: number,
+  ): Promise<Array<{ version: string; bucket: number; runs: number }>> {
     const rows = (await this.db('run_statistics_latency')
       .where('scenario_id', scenarioId)
       .where('minute', '>=', fromSecond - (fromSecond % 60))
@@ -109,7 +175,10 @@ export class StatisticsStore {
   /** Deletes the rows of seconds (and minutes) before `second`; answers how many rows went. */
   async deleteBefore(second: number): Promise<number> {
     let deleted = 0;
-    for (const [table, column] of [['run_statistics_seconds', 'second'], ['run_statistics_latency', 'minute']] as const) {
+    for (const [table, column] of [
+      ['run_statistics_seconds', 'second'],
+      ['run_statistics_latency', 'minute'],
+    ] as const) {
       for (;;) {
         const removed = await this.db(table).where(column, '<', second).limit(ROWS_PER_DELETE).delete();
         deleted += removed;
@@ -120,7 +189,10 @@ export class StatisticsStore {
   }
 
   private secondsOf(scenarioId: number, fromSecond: number, toSecond: number): Knex.QueryBuilder {
-    return this.db('run_statistics_seconds').where('scenario_id', scenarioId).where('second', '>=', fromSecond).where('second', '<', toSecond);
+    return this.db('run_statistics_seconds')
+      .where('scenario_id', scenarioId)
+      .where('second', '>=', fromSecond)
+      .where('second', '<', toSecond);
   }
 }
 

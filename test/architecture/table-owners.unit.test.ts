@@ -52,7 +52,9 @@ function withoutComments(text: string): string {
 
 /** The string literals of code ('…', "…", `…`; template holes left in). */
 function literals(code: string): string[] {
-  return [...code.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g)].map((match) => match[1] ?? match[2] ?? match[3]);
+  return [...code.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g)].map(
+    (match) => match[1] ?? match[2] ?? match[3],
+  );
 }
 
 /**
@@ -77,25 +79,39 @@ function trespasses(): string[] {
   return sourceFiles(SRC).flatMap((file) => {
     const folder = relative(SRC, file).split(/[\\/]/)[0];
     const tables = tablesNamedBy(withoutComments(readFileSync(file, 'utf8')));
-    return [...tables].filter((table) => OWNERS[table] !== folder).map((table) => `${relative(ROOT, file)}: ${table} (owned by ${OWNERS[table]})`);
+    return [...tables]
+      .filter((table) => OWNERS[table] !== folder)
+      .map((table) => `${relative(ROOT, file)}: ${table} (owned by ${OWNERS[table]})`);
   });
 }
 
 describe('one owner per table', () => {
   it('knows every table the migrations create', () => {
-    const created = readdirSync(join(SRC, 'db', 'migrations')).flatMap((name) => [...readFileSync(join(SRC, 'db', 'migrations', name), 'utf8').matchAll(/createTable\(\s*'([a-z_]+)'/g)].map((match) => match[1]));
+    const created = readdirSync(join(SRC, 'db', 'migrations')).flatMap((name) =>
+      [...readFileSync(join(SRC, 'db', 'migrations', name), 'utf8').matchAll(/createTable\(\s*'([a-z_]+)'/g)].map(
+        (match) => match[1],
+      ),
+    );
     expect([...new Set(created)].sort()).toEqual(Object.keys(OWNERS).sort());
   });
 
   it('finds a table named outside its owner (the check itself works)', () => {
-    expect(tablesNamedBy("trx('scenarios as s').join('users as u', 'u.id', 's.owner_id')")).toEqual(['scenarios', 'users']);
+    expect(tablesNamedBy("trx('scenarios as s').join('users as u', 'u.id', 's.owner_id')")).toEqual([
+      'scenarios',
+      'users',
+    ]);
     expect(tablesNamedBy("const TABLE = 'replays';")).toEqual(['replays']);
-    expect(tablesNamedBy("db.raw('SELECT id FROM `scenarios` s JOIN users u ON u.id = s.owner_id')")).toEqual(['scenarios', 'users']);
-    expect(tablesNamedBy("log('The scenarios of this user'); for (const kind of ['runs', 'replays']) count(kind);")).toEqual([]);
+    expect(tablesNamedBy("db.raw('SELECT id FROM `scenarios` s JOIN users u ON u.id = s.owner_id')")).toEqual([
+      'scenarios',
+      'users',
+    ]);
+    expect(
+      tablesNamedBy("log('The scenarios of this user'); for (const kind of ['runs', 'replays']) count(kind);"),
+    ).toEqual([]);
     expect(tablesNamedBy(withoutComments("trx('run_results') // db('users')"))).toEqual(['run_results']);
   });
 
-  it('has every table read and written by its owner\'s folder only', () => {
+  it("has every table read and written by its owner's folder only", () => {
     expect(trespasses()).toEqual([]);
   });
 });

@@ -5,7 +5,9 @@ import { createTestApp, type TestApp } from '../support/test-app.js';
 
 // The ports through which other features reach the auth-owned users table (their stores run no SQL on it).
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(async () => t.close());
 
 describe('OwnerNames', () => {
@@ -13,7 +15,12 @@ describe('OwnerNames', () => {
     const [a, b] = await Promise.all([t.newUser(), t.newUser()]);
     const store = new UserStore(t.services.db);
     const names = await store.usernamesOf([a.id, b.id, a.id, 999_999_999]);
-    expect([...names.entries()].sort()).toEqual([[a.id, a.username], [b.id, b.username]].sort());
+    expect([...names.entries()].sort()).toEqual(
+      [
+        [a.id, a.username],
+        [b.id, b.username],
+      ].sort(),
+    );
     expect(await store.usernamesOf([])).toEqual(new Map());
     await t.services.db.transaction(async (trx) => {
       expect(await store.usernamesOf([b.id], storeTransactionOf(trx))).toEqual(new Map([[b.id, b.username]]));
@@ -22,14 +29,18 @@ describe('OwnerNames', () => {
 });
 
 describe('OwnerLocks', () => {
-  it('holds an owner\'s row until the transaction ends: a second lock of the same owner waits, another owner\'s does not', async () => {
+  it("holds an owner's row until the transaction ends: a second lock of the same owner waits, another owner's does not", async () => {
     const [owner, other] = await Promise.all([t.newUser(), t.newUser()]);
     const store = new UserStore(t.services.db);
     const order: string[] = [];
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let locked!: () => void;
-    const first = new Promise<void>((resolve) => { locked = resolve; });
+    const first = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
     const holder = t.services.db.transaction(async (trx) => {
       await store.lockOwner(storeTransactionOf(trx), owner.id);
       locked();

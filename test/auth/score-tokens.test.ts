@@ -15,7 +15,13 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 /** 401 when the token is refused; otherwise the scenario lookup answers (404: the user has no such scenario). */
-const scoreStatus = async (token: string) => (await request(testApp.app).post('/api/scenario/code/remote/score').query({ name: 'nothing-here', key: token }).send({})).status;
+const scoreStatus = async (token: string) =>
+  (
+    await request(testApp.app)
+      .post('/api/scenario/code/remote/score')
+      .query({ name: 'nothing-here', key: token })
+      .send({})
+  ).status;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('score tokens at rest', () => {
@@ -23,7 +29,9 @@ describe('score tokens at rest', () => {
     const user = await testApp.newUser();
     const row = (await testApp.services.db('users').where({ id: user.id }).first()) as Record<string, unknown>;
     expect(Object.keys(row)).not.toContain('score_token');
-    expect(JSON.stringify(Object.values(row).map((value) => (Buffer.isBuffer(value) ? value.toString('latin1') : value)))).not.toContain(user.scoreToken);
+    expect(
+      JSON.stringify(Object.values(row).map((value) => (Buffer.isBuffer(value) ? value.toString('latin1') : value))),
+    ).not.toContain(user.scoreToken);
     expect(row.score_token_hash).toEqual(createHash('sha256').update(user.scoreToken).digest());
     expect(await scoreStatus(user.scoreToken)).toBe(404);
   });
@@ -71,7 +79,8 @@ describe('disabling a user', () => {
 
   it('refuses its access token at once', async () => {
     const user: TestUser = await testApp.newUser();
-    const list = () => request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${user.accessToken}`);
+    const list = () =>
+      request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${user.accessToken}`);
     expect((await list()).status).toBe(200);
     await testApp.services.db('users').where({ id: user.id }).update({ enabled: false });
     expect((await list()).status).toBe(401);
@@ -88,7 +97,13 @@ describe('the score-token cache bound', () => {
     const uncached = await createTestApp({ configOverrides: { scoreTokenCacheSeconds: 0 } });
     try {
       const user = await uncached.newUser();
-      const status = async () => (await request(uncached.app).post('/api/scenario/code/remote/score').query({ name: 'nothing-here', key: user.scoreToken }).send({})).status;
+      const status = async () =>
+        (
+          await request(uncached.app)
+            .post('/api/scenario/code/remote/score')
+            .query({ name: 'nothing-here', key: user.scoreToken })
+            .send({})
+        ).status;
       expect(await status()).toBe(404);
       await uncached.services.db('users').where({ id: user.id }).update({ enabled: false });
       expect(await status()).toBe(401);

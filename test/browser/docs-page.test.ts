@@ -17,10 +17,21 @@ import { startSeededService, type SeededService } from '../support/seeded-servic
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 // Without the background-networking flags Chromium's own connections are refused on a closed network.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`test/browser/docs-page.test.ts: skipping the /docs browser tests: ${CHROMIUM} is not installed (apt-get install chromium)`);
+if (!hasChromium)
+  console.warn(
+    `test/browser/docs-page.test.ts: skipping the /docs browser tests: ${CHROMIUM} is not installed (apt-get install chromium)`,
+  );
 
 let service: SeededService;
 let context: BrowserContext | undefined;
@@ -32,8 +43,13 @@ beforeAll(async () => {
   if (!hasChromium) return;
   await mkdir(SCREENSHOTS, { recursive: true });
   profile = await mkdtemp(join(tmpdir(), 'docs-page-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 1000 } });
-  page = context.pages()[0] ?? await context.newPage();
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 1000 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(15_000);
 }, 90_000);
 
@@ -44,10 +60,12 @@ afterAll(async () => {
 });
 
 describe('a new install', () => {
-  it('gives the example scenario and its first test case the ids the spec\'s examples name', async () => {
+  it("gives the example scenario and its first test case the ids the spec's examples name", async () => {
     const bearer = { Authorization: `Bearer ${service.accessToken}` };
     const listed = await httpRequest(service.port, 'GET', '/api/scenario', { headers: bearer });
-    expect(listed.body.scenarios.map((scenario: { id: string; name: string }) => [scenario.id, scenario.name])).toEqual([['1', 'credit-decision']]);
+    expect(listed.body.scenarios.map((scenario: { id: string; name: string }) => [scenario.id, scenario.name])).toEqual(
+      [['1', 'credit-decision']],
+    );
     const opened = await httpRequest(service.port, 'GET', '/api/scenario/open/1', { headers: bearer });
     expect(opened.body.testCases[0].id).toBe('1');
   });
@@ -58,7 +76,9 @@ describe('a new install', () => {
 
   /** Fills one scheme of the Authorize dialog and confirms it. */
   async function authorize(scheme: string, value: string) {
-    const container = page.locator('.auth-container').filter({ has: page.locator('h4 code', { hasText: new RegExp(`^${scheme}$`) }) });
+    const container = page
+      .locator('.auth-container')
+      .filter({ has: page.locator('h4 code', { hasText: new RegExp(`^${scheme}$`) }) });
     await container.locator('input').fill(value);
     await container.locator('button.authorize').click();
     await container.locator('h6', { hasText: 'Authorized' }).waitFor();
@@ -97,8 +117,20 @@ describe('a new install', () => {
     expect(await page.locator('button.btn.authorize.locked').count()).toBeGreaterThan(0);
   }, 60_000);
 
-  it.each(['listScenarios', 'openScenario', 'scoreScenario', 'submitBatch', 'listDecisionRecords', 'scoreAsync', 'getAsyncScoreResult'])('executes %s with its pre-filled values: 2xx', async (operationId) => {
-    const status = await execute(operationId);
-    expect([operationId, status >= 200 && status < 300 ? '2xx' : status]).toEqual([operationId, '2xx']);
-  }, 60_000);
+  it.each([
+    'listScenarios',
+    'openScenario',
+    'scoreScenario',
+    'submitBatch',
+    'listDecisionRecords',
+    'scoreAsync',
+    'getAsyncScoreResult',
+  ])(
+    'executes %s with its pre-filled values: 2xx',
+    async (operationId) => {
+      const status = await execute(operationId);
+      expect([operationId, status >= 200 && status < 300 ? '2xx' : status]).toEqual([operationId, '2xx']);
+    },
+    60_000,
+  );
 });

@@ -21,7 +21,10 @@ describe('what the consumer runner reads in a tour', () => {
   });
 
   it('finds operations called by name or, for openapi-fetch, by method and path', () => {
-    const called = operationsCalledBy("await scoreScenario({ query });\nawait client.GET('/api/models/{name}', {});\n// openScenario(", routes);
+    const called = operationsCalledBy(
+      "await scoreScenario({ query });\nawait client.GET('/api/models/{name}', {});\n// openScenario(",
+      routes,
+    );
     expect([...called].sort()).toEqual(['getModel', 'scoreScenario']);
   });
 });

@@ -6,11 +6,19 @@ import type { RouteDefinition } from '../../generated/routes.js';
 
 /** The source with comments and the contents of string and template literals blanked (line numbers kept). */
 export function codeOnly(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g,
-    (match) => (/^['"`]/.test(match) ? `${match[0]}${match.slice(1, -1).replace(/[^\n]/g, ' ')}${match.at(-1) ?? ''}` : match.replace(/[^\n]/g, ' ')));
+  return source.replace(
+    /\/\*[\s\S]*?\*\/|\/\/[^\n]*|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g,
+    (match) =>
+      /^['"`]/.test(match)
+        ? `${match[0]}${match.slice(1, -1).replace(/[^\n]/g, ' ')}${match.at(-1) ?? ''}`
+        : match.replace(/[^\n]/g, ' '),
+  );
 }
 
-export interface Cast { line: number; text: string }
+export interface Cast {
+  line: number;
+  text: string;
+}
 
 /**
  * Type assertions: `x as T` (not `as const`), non-null assertions `x!`, and angle-bracket casts `<T>x`.
@@ -19,14 +27,16 @@ export interface Cast { line: number; text: string }
 export function castsIn(source: string): Cast[] {
   const casts: Cast[] = [];
   const original = source.split('\n');
-  codeOnly(source).split('\n').forEach((line, index) => {
-    const found = [
-      ...line.matchAll(/\bas\s+(?!const\b)[\w{[(]/g),
-      ...line.matchAll(/[\w)\]]!(?!=)/g),
-      ...line.matchAll(/(?:[=(,:?]|\breturn)\s*<[A-Z][\w.]*(?:<[^<>]*>)?(?:\[\])?>\s*[\w[{]/g),
-    ];
-    for (const _ of found) casts.push({ line: index + 1, text: (original[index] ?? '').trim() });
-  });
+  codeOnly(source)
+    .split('\n')
+    .forEach((line, index) => {
+      const found = [
+        ...line.matchAll(/\bas\s+(?!const\b)[\w{[(]/g),
+        ...line.matchAll(/[\w)\]]!(?!=)/g),
+        ...line.matchAll(/(?:[=(,:?]|\breturn)\s*<[A-Z][\w.]*(?:<[^<>]*>)?(?:\[\])?>\s*[\w[{]/g),
+      ];
+      for (const _ of found) casts.push({ line: index + 1, text: (original[index] ?? '').trim() });
+    });
   return casts;
 }
 

@@ -28,7 +28,10 @@ describe('the contract kit as a package', () => {
     const tarball = readdirSync(folder).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack wrote no tarball into ${folder}`);
     await run('npm', ['init', '-y'], { cwd: folder });
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: folder, timeout: 120_000 });
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], {
+      cwd: folder,
+      timeout: 120_000,
+    });
     testApp = await createTestApp();
     server = createServer(testApp.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,8 +46,18 @@ describe('the contract kit as a package', () => {
   });
 
   const kit = (args: string[], env: Record<string, string> = {}) =>
-    run('npx', ['--no-install', 'scoring-contract', ...args], { cwd: folder, env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 120_000 })
-      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }));
+    run('npx', ['--no-install', 'scoring-contract', ...args], {
+      cwd: folder,
+      env: { ...process.env, ...env, NODE_OPTIONS: '' },
+      timeout: 120_000,
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        stdout: error.stdout,
+        stderr: error.stderr,
+      }),
+    );
 
   it('installs with only its own dependencies', () => {
     const installed = readdirSync(join(folder, 'node_modules')).filter((name) => !name.startsWith('.'));
@@ -62,7 +75,9 @@ describe('the contract kit as a package', () => {
 
   it('checks a deployment against the pinned contract, read-only, and passes', async () => {
     const answer = await kit(['--base-url', baseUrl, '--spec', join(ROOT, 'spec/openapi.json')], {
-      CONTRACT_BEARER_TOKEN: user.accessToken, CONTRACT_SCORE_TOKEN: user.scoreToken, CONTRACT_CONTEXT: user.context(),
+      CONTRACT_BEARER_TOKEN: user.accessToken,
+      CONTRACT_SCORE_TOKEN: user.scoreToken,
+      CONTRACT_CONTEXT: user.context(),
     });
     expect(answer.stdout).toMatch(/contract: \d+ passed, 0 failed/);
     expect(answer.code).toBe(0);
@@ -72,11 +87,17 @@ describe('the contract kit as a package', () => {
     const pinned = join(folder, 'pinned.yaml');
     const { writeFileSync, readFileSync } = await import('node:fs');
     const { stringify } = await import('yaml');
-    const document = JSON.parse(readFileSync(join(ROOT, 'spec/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-    document.paths['/api/scenario/{id}/archive'] = { post: { operationId: 'archiveScenario', responses: { 204: { description: 'archived' } } } };
+    const document = JSON.parse(readFileSync(join(ROOT, 'spec/openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    document.paths['/api/scenario/{id}/archive'] = {
+      post: { operationId: 'archiveScenario', responses: { 204: { description: 'archived' } } },
+    };
     writeFileSync(pinned, stringify(document));
     const answer = await kit(['--base-url', baseUrl, '--spec', pinned]);
     expect(answer.code).toBe(1);
-    expect(answer.stdout).toContain("the deployment's /openapi.json has no operation archiveScenario (POST /api/scenario/{id}/archive)");
+    expect(answer.stdout).toContain(
+      "the deployment's /openapi.json has no operation archiveScenario (POST /api/scenario/{id}/archive)",
+    );
   });
 });

@@ -38,7 +38,8 @@ describe('the contract kit against a service that keeps the contract', () => {
 
   const credentials = () => ({ bearerToken: user.accessToken, scoreToken: user.scoreToken });
   const context = () => JSON.parse(user.context()) as unknown;
-  const scenarioCount = async () => Number(((await testApp.services.db('scenarios').count({ n: '*' }).first()) as { n: number }).n);
+  const scenarioCount = async () =>
+    Number(((await testApp.services.db('scenarios').count({ n: '*' }).first()) as { n: number }).n);
 
   it('probes every operation without credentials and expects 401', async () => {
     const { report } = await runContract({ baseUrl, credentials: {} });
@@ -53,15 +54,32 @@ describe('the contract kit against a service that keeps the contract', () => {
     expect(report.passed).toBe(true);
     expect(written).toBeUndefined();
     expect(await scenarioCount()).toBe(before);
-    const methods = new Set(report.exchanges.filter((exchange) => exchange.status !== 401).map((exchange) => `${exchange.method} ${exchange.operationId}`));
+    const methods = new Set(
+      report.exchanges
+        .filter((exchange) => exchange.status !== 401)
+        .map((exchange) => `${exchange.method} ${exchange.operationId}`),
+    );
     // The only POSTs that reach a handler are refused (404) or store nothing (CSV parsing, debug, validate).
-    expect([...methods].filter((entry) => !entry.startsWith('GET'))).toEqual(expect.arrayContaining(['POST createInputVariablesFromCsv']));
-    expect([...methods].some((entry) => /importScenarios|deployScenario|copyScenario|loadCollectionData|deleteCollection|updateScenarioTestCase/.test(entry))).toBe(false);
+    expect([...methods].filter((entry) => !entry.startsWith('GET'))).toEqual(
+      expect.arrayContaining(['POST createInputVariablesFromCsv']),
+    );
+    expect(
+      [...methods].some((entry) =>
+        /importScenarios|deployScenario|copyScenario|loadCollectionData|deleteCollection|updateScenarioTestCase/.test(
+          entry,
+        ),
+      ),
+    ).toBe(false);
   });
 
   it('with --write runs the tour on its own scenario and collection, and deletes the collection', async () => {
     // No CONTRACT_CONTEXT: the default `{}`, the token's user on their own scenarios.
-    const { report, written } = await runContract({ baseUrl, credentials: credentials(), write: true, timeoutMs: 20_000 });
+    const { report, written } = await runContract({
+      baseUrl,
+      credentials: credentials(),
+      write: true,
+      timeoutMs: 20_000,
+    });
     if (!report.passed) throw new Error(formatReport(report));
     expect(report.rows.every((row) => row.result === 'PASS')).toBe(true);
     const statuses = Object.fromEntries(report.rows.map((row) => [row.operationId, row.statuses]));
@@ -108,12 +126,18 @@ describe('the contract kit against a service that breaks the contract', () => {
   });
 
   it('fails the operation whose response breaks the served spec, naming what is wrong', async () => {
-    const { report } = await runContract({ baseUrl, credentials: { bearerToken: user.accessToken, scoreToken: user.scoreToken }, context: JSON.parse(user.context()) as unknown });
+    const { report } = await runContract({
+      baseUrl,
+      credentials: { bearerToken: user.accessToken, scoreToken: user.scoreToken },
+      context: JSON.parse(user.context()) as unknown,
+    });
     expect(report.passed).toBe(false);
     const failed = report.rows.filter((row) => row.result === 'FAIL').map((row) => row.operationId);
     expect(failed).toEqual(['listCollections']);
     const text = formatReport(report);
-    expect(text).toMatch(/listCollections: the collections — GET \/api\/internaldata\/collections → 200\n\s+body \(application\/json, response 200\): \(root\) must be array/);
+    expect(text).toMatch(
+      /listCollections: the collections — GET \/api\/internaldata\/collections → 200\n\s+body \(application\/json, response 200\): \(root\) must be array/,
+    );
     expect(text).toContain(`contract: ${report.rows.length - 1} passed, 1 failed`);
   });
 
@@ -126,10 +150,16 @@ describe('the contract kit against a service that breaks the contract', () => {
       delete document.paths['/api/batch/{batchTaskId}'];
       return new Response(JSON.stringify(document), { status: 200, headers: { 'Content-Type': 'application/json' } });
     };
-    const { report } = await runContract({ baseUrl, credentials: { scoreToken: user.scoreToken }, fetch: servedWithout });
+    const { report } = await runContract({
+      baseUrl,
+      credentials: { scoreToken: user.scoreToken },
+      fetch: servedWithout,
+    });
     const row = report.rows.find((candidate) => candidate.operationId === 'getBatchStatus');
     expect(row).toMatchObject({ path: '(not in the served spec)', result: 'FAIL' });
-    expect(formatReport(report)).toMatch(/getBatchStatus: a batch id that does not exist — \s*\n\s+the served spec has no operation getBatchStatus/);
+    expect(formatReport(report)).toMatch(
+      /getBatchStatus: a batch id that does not exist — \s*\n\s+the served spec has no operation getBatchStatus/,
+    );
     expect(report.rows.find((candidate) => candidate.operationId === 'getAsyncScoreResult')?.result).toBe('PASS');
   });
 });

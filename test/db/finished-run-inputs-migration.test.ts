@@ -43,10 +43,14 @@ describe('migration 20261128002900_finished_run_inputs', () => {
     ]);
     await db.migrate.up();
     expect(await db('run_results').orderBy('id').select('id', 'input')).toEqual([
-      { id: 'r-failed', input: null }, { id: 'r-queued', input }, { id: 'r-running', input }, { id: 'r-succeeded', input: null },
+      { id: 'r-failed', input: null },
+      { id: 'r-queued', input },
+      { id: 'r-running', input },
+      { id: 'r-succeeded', input: null },
     ]);
     expect(await db('batch_chunks').orderBy('from_index').select('from_index', 'inputs')).toEqual([
-      { from_index: 0, inputs: '[]' }, { from_index: 2, inputs: `[${input},${input}]` },
+      { from_index: 0, inputs: '[]' },
+      { from_index: 2, inputs: `[${input},${input}]` },
     ]);
   });
 });

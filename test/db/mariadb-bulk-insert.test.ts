@@ -28,7 +28,13 @@ afterAll(async () => {
 const insert = (rows: unknown[][]) => inserter.insert(`INSERT INTO ${TABLE} (id, label) VALUES (?, ?)`, rows);
 
 it('inserts many rows in one statement, and says how many', async () => {
-  expect(await insert([[1, 'a'], [2, 'b'], [3, 'c']])).toEqual({ affectedRows: 3, warnings: 0 });
+  expect(
+    await insert([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ]),
+  ).toEqual({ affectedRows: 3, warnings: 0 });
   expect(await db(TABLE).orderBy('id').pluck('label')).toEqual(['a', 'b', 'c']);
 });
 

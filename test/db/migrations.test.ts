@@ -26,7 +26,10 @@ async function insertUser(db: LegacyDatabase['db'], username: string, token: str
 }
 
 async function collationOf(db: LegacyDatabase['db'], table: string, column: string): Promise<string> {
-  const [rows] = (await db.raw('SELECT COLLATION_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?', [table, column])) as [Array<{ c: string }>];
+  const [rows] = (await db.raw(
+    'SELECT COLLATION_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
+    [table, column],
+  )) as [Array<{ c: string }>];
   return rows[0].c;
 }
 
@@ -40,16 +43,19 @@ describe('on a database an operator created with a case-insensitive collation', 
     const { db } = legacy;
     alice = await insertUser(db, 'alice', 'legacy-token-of-alice');
     await insertUser(db, 'bob', 'legacy-token-of-bob');
-    await db('scenarios').insert([{ owner_id: alice, name: 'credit-decision' }, { owner_id: alice, name: 'padded  ' }]);
+    await db('scenarios').insert([
+      { owner_id: alice, name: 'credit-decision' },
+      { owner_id: alice, name: 'padded  ' },
+    ]);
     await db('internal_collections').insert({ owner_id: alice, name: 'customers', columns: '[]' });
     warnings = await withWarnings(() => legacy.migrateToLatest());
   });
   afterAll(async () => legacy.drop());
 
   it('keeps every user, scenario and collection', async () => {
-    expect((await legacy.db('users').orderBy('id').pluck('username'))).toEqual(['alice', 'bob']);
-    expect((await legacy.db('scenarios').orderBy('id').pluck('name'))).toEqual(['credit-decision', 'padded']);
-    expect((await legacy.db('internal_collections').pluck('name'))).toEqual(['customers']);
+    expect(await legacy.db('users').orderBy('id').pluck('username')).toEqual(['alice', 'bob']);
+    expect(await legacy.db('scenarios').orderBy('id').pluck('name')).toEqual(['credit-decision', 'padded']);
+    expect(await legacy.db('internal_collections').pluck('name')).toEqual(['customers']);
   });
 
   it('drops the plain-text score tokens and keeps every token working through its hash', async () => {
@@ -61,18 +67,30 @@ describe('on a database an operator created with a case-insensitive collation', 
   });
 
   it('makes usernames, scenario names and collection names case-sensitive', async () => {
-    for (const [table, column] of [['users', 'username'], ['scenarios', 'name'], ['internal_collections', 'name'], ['run_results', 'scenario_name'], ['batches', 'scenario_name']]) {
+    for (const [table, column] of [
+      ['users', 'username'],
+      ['scenarios', 'name'],
+      ['internal_collections', 'name'],
+      ['run_results', 'scenario_name'],
+      ['batches', 'scenario_name'],
+    ]) {
       expect(await collationOf(legacy.db, table, column)).toBe('utf8mb4_bin');
     }
     await legacy.db('users').insert({ username: 'ALICE' });
     await legacy.db('scenarios').insert({ owner_id: alice, name: 'CREDIT-DECISION' });
     await legacy.db('internal_collections').insert({ owner_id: alice, name: 'Customers', columns: '[]' });
     expect(await legacy.db('users').where({ username: 'alice' }).pluck('id')).toEqual([alice]);
-    expect(await legacy.db('scenarios').where({ owner_id: alice, name: 'credit-decision' }).pluck('name')).toEqual(['credit-decision']);
+    expect(await legacy.db('scenarios').where({ owner_id: alice, name: 'credit-decision' }).pluck('name')).toEqual([
+      'credit-decision',
+    ]);
   });
 
   it('trims a name with surrounding whitespace and reports it', () => {
-    expect(warnings).toContainEqual(expect.stringMatching(/scenario name "padded {2}" \(scenarios id \d+\) had surrounding whitespace and is now "padded"/));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /scenario name "padded {2}" \(scenarios id \d+\) had surrounding whitespace and is now "padded"/,
+      ),
+    );
   });
 });
 
@@ -84,13 +102,20 @@ describe('on a database whose old collation kept names apart that now collide', 
     // NO PAD: `report` and `report ` were two scenarios; trimmed, they would be one.
     legacy = await createLegacyDatabase('legacy_nopad', 'utf8mb4_general_nopad_ci', BEFORE_ISSUE_9);
     const owner = await insertUser(legacy.db, 'carol', 'legacy-token-of-carol');
-    await legacy.db('scenarios').insert([{ owner_id: owner, name: 'report' }, { owner_id: owner, name: 'report ' }, { owner_id: owner, name: 'REPORT  ' }]);
+    await legacy.db('scenarios').insert([
+      { owner_id: owner, name: 'report' },
+      { owner_id: owner, name: 'report ' },
+      { owner_id: owner, name: 'REPORT  ' },
+    ]);
     warnings = await withWarnings(() => legacy.migrateToLatest());
   });
   afterAll(async () => legacy.drop());
 
   it('keeps both, renames the whitespace one with its id, and reports the collision', async () => {
-    const rows = (await legacy.db('scenarios').orderBy('id').select('id', 'name')) as Array<{ id: number; name: string }>;
+    const rows = (await legacy.db('scenarios').orderBy('id').select('id', 'name')) as Array<{
+      id: number;
+      name: string;
+    }>;
     expect(rows.map((row) => row.name)).toEqual(['report', `report_${rows[1].id}`, `REPORT_${rows[2].id}`]);
     expect(warnings.filter((line) => /had surrounding whitespace/.test(line))).toHaveLength(2);
   });
@@ -103,14 +128,19 @@ describe('on a database created with the binary collation, holding names that di
   beforeAll(async () => {
     legacy = await createLegacyDatabase('legacy_bin', 'utf8mb4_bin', BEFORE_ISSUE_9);
     const owner = await insertUser(legacy.db, 'dave', 'legacy-token-of-dave');
-    await legacy.db('internal_collections').insert([{ owner_id: owner, name: 'customers', columns: '[]' }, { owner_id: owner, name: 'Customers', columns: '[]' }]);
+    await legacy.db('internal_collections').insert([
+      { owner_id: owner, name: 'customers', columns: '[]' },
+      { owner_id: owner, name: 'Customers', columns: '[]' },
+    ]);
     warnings = await withWarnings(() => legacy.migrateToLatest());
   });
   afterAll(async () => legacy.drop());
 
   it('keeps them apart and reports them', async () => {
     expect(await legacy.db('internal_collections').orderBy('id').pluck('name')).toEqual(['customers', 'Customers']);
-    expect(warnings).toContainEqual(expect.stringMatching(/collection names "customers", "Customers" differ only in case/));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/collection names "customers", "Customers" differ only in case/),
+    );
   });
 });
 

@@ -9,12 +9,16 @@ let db: Knex;
 beforeAll(async () => {
   applyTestEnvironment();
   db = createDatabase(process.env.DATABASE_URL as string, { min: 0, max: 1 });
-  await db.raw('CREATE TEMPORARY TABLE literal_check (id INT UNSIGNED NOT NULL, txt LONGTEXT NULL, tag VARCHAR(64) NULL, at TIMESTAMP(3) NULL, n DOUBLE NULL, flag TINYINT(1) NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin');
+  await db.raw(
+    'CREATE TEMPORARY TABLE literal_check (id INT UNSIGNED NOT NULL, txt LONGTEXT NULL, tag VARCHAR(64) NULL, at TIMESTAMP(3) NULL, n DOUBLE NULL, flag TINYINT(1) NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin',
+  );
 });
 afterAll(async () => db.destroy());
 
 /** Writes rows with insertStatement and reads them back in id order (one connection: the temporary table is its own). */
-async function roundTrip(rows: Array<[number, unknown, unknown, unknown, unknown, unknown]>): Promise<Array<Record<string, unknown>>> {
+async function roundTrip(
+  rows: Array<[number, unknown, unknown, unknown, unknown, unknown]>,
+): Promise<Array<Record<string, unknown>>> {
   await db.raw('DELETE FROM literal_check');
   await db.raw(insertStatement('literal_check', ['id', 'txt', 'tag', 'at', 'n', 'flag'], rows as never));
   return (await db('literal_check').orderBy('id').select('*')) as Array<Record<string, unknown>>;
@@ -23,8 +27,21 @@ async function roundTrip(rows: Array<[number, unknown, unknown, unknown, unknown
 describe('SQL literals of multi-row inserts', () => {
   it('stores every string exactly as given, whatever quotes, backslashes, placeholders or characters it holds', async () => {
     const texts = [
-      "it's", 'back\\slash', '\\\'', "'); DROP TABLE literal_check; --", 'a ? b ?? c', 'line\nbreak\r\n', 'nul\0byte', 'ctrl-z \x1a',
-      '{"json":"text","quote":"\'","n":[1,2]}', 'é ü ß 漢字 🙂', "X'41'", '', ' ', '"double"', '\t\b',
+      "it's",
+      'back\\slash',
+      "\\'",
+      "'); DROP TABLE literal_check; --",
+      'a ? b ?? c',
+      'line\nbreak\r\n',
+      'nul\0byte',
+      'ctrl-z \x1a',
+      '{"json":"text","quote":"\'","n":[1,2]}',
+      'é ü ß 漢字 🙂',
+      "X'41'",
+      '',
+      ' ',
+      '"double"',
+      '\t\b',
     ];
     const rows = await roundTrip(texts.map((text, index) => [index, text, text.slice(0, 64), null, null, null]));
     expect(rows.map((row) => row.txt)).toEqual(texts);
@@ -44,7 +61,12 @@ describe('SQL literals of multi-row inserts', () => {
   });
 
   it('writes milliseconds with their leading zeros', async () => {
-    const dates = ['2026-11-23T07:19:17.005Z', '2026-11-23T07:19:17.050Z', '2026-11-23T07:19:17.000Z', '2026-11-23T07:19:18.999Z'].map((text) => new Date(text));
+    const dates = [
+      '2026-11-23T07:19:17.005Z',
+      '2026-11-23T07:19:17.050Z',
+      '2026-11-23T07:19:17.000Z',
+      '2026-11-23T07:19:18.999Z',
+    ].map((text) => new Date(text));
     const rows = await roundTrip(dates.map((at, index) => [index, null, null, at, null, null]));
     expect(rows.map((row) => row.at)).toEqual(dates);
   });
@@ -66,7 +88,9 @@ describe('statements without values', () => {
   it('are sent as written, and statements with values are still formatted', async () => {
     const [[plain]] = (await db.raw("SELECT 'a ? b' AS text")) as [[{ text: string }]];
     expect(plain.text).toBe('a ? b');
-    const [[bound]] = (await db.raw('SELECT ? AS text, ?? AS id FROM (SELECT 1 AS id) AS t', ["it's ?", 'id'])) as [[{ text: string; id: number }]];
+    const [[bound]] = (await db.raw('SELECT ? AS text, ?? AS id FROM (SELECT 1 AS id) AS t', ["it's ?", 'id'])) as [
+      [{ text: string; id: number }],
+    ];
     expect(bound).toEqual({ text: "it's ?", id: 1 });
     expect(await db('literal_check').where('tag', 'no?such').count({ n: '*' })).toEqual([{ n: 0 }]);
   });

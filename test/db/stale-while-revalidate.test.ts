@@ -9,9 +9,15 @@ function loader() {
   let gate: Promise<void> | undefined;
   return {
     calls,
-    set(value: string) { answer = value; },
-    fail(on: boolean) { failing = on; },
-    hold(promise: Promise<void> | undefined) { gate = promise; },
+    set(value: string) {
+      answer = value;
+    },
+    fail(on: boolean) {
+      failing = on;
+    },
+    hold(promise: Promise<void> | undefined) {
+      gate = promise;
+    },
     load: async (key: string) => {
       calls.push(key);
       // What the source holds when the read begins (a read that started before a change answers the old value).
@@ -28,7 +34,12 @@ describe('StaleWhileRevalidateCache', () => {
   it('serves a fresh answer without loading, a stale one at once while it is read again, then the new one', async () => {
     let now = 0;
     const source = loader();
-    const cache = new StaleWhileRevalidateCache(source.load, { freshMs: 1000, maxStaleMs: 60_000, max: 10, now: () => now });
+    const cache = new StaleWhileRevalidateCache(source.load, {
+      freshMs: 1000,
+      maxStaleMs: 60_000,
+      max: 10,
+      now: () => now,
+    });
     expect(await cache.get('a')).toBe('a:v1');
     now = 900;
     expect(await cache.get('a')).toBe('a:v1');
@@ -46,7 +57,13 @@ describe('StaleWhileRevalidateCache', () => {
     let now = 0;
     const source = loader();
     const errors: unknown[] = [];
-    const cache = new StaleWhileRevalidateCache(source.load, { freshMs: 1000, maxStaleMs: 10_000, max: 10, now: () => now, onRefreshError: (error) => errors.push(error) });
+    const cache = new StaleWhileRevalidateCache(source.load, {
+      freshMs: 1000,
+      maxStaleMs: 10_000,
+      max: 10,
+      now: () => now,
+      onRefreshError: (error) => errors.push(error),
+    });
     await cache.get('a');
     source.fail(true);
     now = 2000;
@@ -72,7 +89,11 @@ describe('StaleWhileRevalidateCache', () => {
     const source = loader();
     const cache = new StaleWhileRevalidateCache(source.load, { freshMs: 1000, maxStaleMs: 1000, max: 10 });
     let release!: () => void;
-    source.hold(new Promise<void>((resolve) => { release = resolve; }));
+    source.hold(
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
     const first = Promise.all([cache.get('a'), cache.get('a')]);
     cache.delete('a');
     source.set('after-delete');

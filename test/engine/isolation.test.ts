@@ -3,7 +3,11 @@ import { ScenarioEngine, type ScenarioRunError, type CompiledScenario, type RunL
 import { chain, fakePorts, input, script } from './support/scenario-builder.js';
 
 // Two workers, one of which a single tenant may hold: the service's layout on a 2-core machine.
-const engine = new ScenarioEngine({ ports: fakePorts(), limits: { timeoutMs: 300, memoryMb: 64 }, pool: { hosts: 2, hostsPerTenant: 1 } });
+const engine = new ScenarioEngine({
+  ports: fakePorts(),
+  limits: { timeoutMs: 300, memoryMb: 64 },
+  pool: { hosts: 2, hostsPerTenant: 1 },
+});
 afterAll(() => engine.dispose());
 
 const ALICE = 101;
@@ -16,16 +20,26 @@ const compileScript = (code: string, inputs: unknown[] = [], outputs = ['out']):
 const resultOf = async (compiled: CompiledScenario, owner: number, inputs: Record<string, unknown> = {}) =>
   (await engine.run(compiled, inputs, { ownerId: owner })).result;
 
-const failureOf = (compiled: CompiledScenario, owner: number, inputs: Record<string, unknown> = {}): Promise<ScenarioRunError> =>
+const failureOf = (
+  compiled: CompiledScenario,
+  owner: number,
+  inputs: Record<string, unknown> = {},
+): Promise<ScenarioRunError> =>
   engine.run(compiled, inputs, { ownerId: owner }).then(
-    (outcome) => { throw new Error(`expected a run error, got ${JSON.stringify(outcome.result)}`); },
+    (outcome) => {
+      throw new Error(`expected a run error, got ${JSON.stringify(outcome.result)}`);
+    },
     (error: ScenarioRunError) => error,
   );
 
 describe('no state crosses runs or tenants', () => {
   it('leaves no RegExp statics behind: another tenant, and the same tenant later, read nothing', async () => {
-    const matcher = compileScript('const m = /secret-(\\d+)/.exec(text); out = m ? m[1] : null;', [input('text', 'STRING')]);
-    const reader = compileScript('out = [RegExp.input, RegExp.lastMatch, RegExp.$1, RegExp["$_"], RegExp["$&"], RegExp.leftContext, RegExp.rightContext, RegExp.lastParen];');
+    const matcher = compileScript('const m = /secret-(\\d+)/.exec(text); out = m ? m[1] : null;', [
+      input('text', 'STRING'),
+    ]);
+    const reader = compileScript(
+      'out = [RegExp.input, RegExp.lastMatch, RegExp.$1, RegExp["$_"], RegExp["$&"], RegExp.leftContext, RegExp.rightContext, RegExp.lastParen];',
+    );
     expect(await resultOf(matcher, ALICE, { text: 'account secret-4711 of alice' })).toMatchObject({ out: '4711' });
     const expected = { out: [null, null, null, null, null, null, null, null] };
     expect(await resultOf(reader, BOB)).toEqual(expected);
@@ -43,13 +57,21 @@ describe('no state crosses runs or tenants', () => {
   });
 
   it('gives decisions, validators and table expressions no this either', async () => {
-    const doc = chain([input('a', 'INTEGER')], [
-      { id: 'd', type: 'DECISION', settings: { language: 'javascript', condition: 'this === undefined' } },
-    ]);
+    const doc = chain(
+      [input('a', 'INTEGER')],
+      [{ id: 'd', type: 'DECISION', settings: { language: 'javascript', condition: 'this === undefined' } }],
+    );
     // DECISION needs two branches: build them by hand
-    const graph = JSON.parse(doc.content) as { nodes: { id: string; type: string }[]; edges: { from: string; to: string; when?: boolean }[] };
+    const graph = JSON.parse(doc.content) as {
+      nodes: { id: string; type: string }[];
+      edges: { from: string; to: string; when?: boolean }[];
+    };
     graph.nodes.push({ id: 'no', type: 'END' });
-    graph.edges = [{ from: 'start', to: 'd' }, { from: 'd', to: 'end', when: true }, { from: 'd', to: 'no', when: false }];
+    graph.edges = [
+      { from: 'start', to: 'd' },
+      { from: 'd', to: 'end', when: true },
+      { from: 'd', to: 'no', when: false },
+    ];
     const start = JSON.parse(doc.nodeProperties.start.content) as { inputs: unknown[]; validators?: unknown[] };
     start.validators = [{ variable: 'a', expression: 'this === undefined', message: 'this is defined' }];
     const branching = engine.compile(`isolation-${++version}`, {
@@ -65,8 +87,12 @@ describe('no state crosses runs or tenants', () => {
   });
 
   it('shares a compilation of identical content between tenants without sharing anything a run can write', async () => {
-    const shared = compileScript('const m = /(\\w+)@/.exec(mail); out = [m && m[1], RegExp.$1, typeof this];', [input('mail', 'STRING')]);
-    expect(await resultOf(shared, ALICE, { mail: 'alice@example.com' })).toMatchObject({ out: ['alice', null, 'undefined'] });
+    const shared = compileScript('const m = /(\\w+)@/.exec(mail); out = [m && m[1], RegExp.$1, typeof this];', [
+      input('mail', 'STRING'),
+    ]);
+    expect(await resultOf(shared, ALICE, { mail: 'alice@example.com' })).toMatchObject({
+      out: ['alice', null, 'undefined'],
+    });
     expect(await resultOf(shared, BOB, { mail: 'nobody' })).toMatchObject({ out: [null, null, 'undefined'] });
   });
 
@@ -109,7 +135,9 @@ describe('no state crosses runs or tenants', () => {
     ]) {
       expect((await failureOf(compileScript(code), ALICE)).code).toBe('SCRIPT_ERROR');
     }
-    const check = compileScript('out = [typeof globalThis.shared, ({}).shared, typeof Error.prepareStackTrace, Error.stackTraceLimit, Math.random() < 1];');
+    const check = compileScript(
+      'out = [typeof globalThis.shared, ({}).shared, typeof Error.prepareStackTrace, Error.stackTraceLimit, Math.random() < 1];',
+    );
     expect(await resultOf(check, BOB)).toEqual({ out: ['undefined', null, 'undefined', 10, true] });
   });
 
@@ -130,12 +158,18 @@ describe('the clock is unreachable', () => {
     ['new Date()', 'out = new Date().getTime();'],
     ['Date()', 'out = Date();'],
     ['Reflect.construct(Date, [])', 'out = Reflect.construct(Date, []).getTime();'],
-    ['Intl.DateTimeFormat#format()', "out = new Intl.DateTimeFormat('en', { hour: 'numeric', minute: 'numeric', second: 'numeric', fractionalSecondDigits: 3 }).format();"],
+    [
+      'Intl.DateTimeFormat#format()',
+      "out = new Intl.DateTimeFormat('en', { hour: 'numeric', minute: 'numeric', second: 'numeric', fractionalSecondDigits: 3 }).format();",
+    ],
     ['Intl.DateTimeFormat#format(undefined)', 'out = Intl.DateTimeFormat().format(undefined);'],
     ['a detached format function', "const f = new Intl.DateTimeFormat('en').format; out = f();"],
     ['Intl.DateTimeFormat#formatToParts()', 'out = new Intl.DateTimeFormat().formatToParts();'],
     ['Intl.DateTimeFormat#formatRange', 'out = new Intl.DateTimeFormat().formatRange(undefined, new Date(0));'],
-    ['Intl.DateTimeFormat#formatRangeToParts', 'out = new Intl.DateTimeFormat().formatRangeToParts(new Date(0), undefined);'],
+    [
+      'Intl.DateTimeFormat#formatRangeToParts',
+      'out = new Intl.DateTimeFormat().formatRangeToParts(new Date(0), undefined);',
+    ],
     ['toLocaleString of a date made without arguments', 'out = new Date().toLocaleString();'],
   ];
   it.each(refused)('refuses %s', async (_label, code) => {
@@ -145,26 +179,48 @@ describe('the clock is unreachable', () => {
   });
 
   it('has no performance, Atomics, SharedArrayBuffer, WebAssembly, timers or weak references', async () => {
-    const names = ['performance', 'Atomics', 'SharedArrayBuffer', 'WebAssembly', 'setTimeout', 'setInterval', 'queueMicrotask', 'WeakRef', 'FinalizationRegistry', 'process', 'console'];
-    const probe = compileScript(`out = ${JSON.stringify(names)}.filter((name) => typeof globalThis[name] !== 'undefined');`);
+    const names = [
+      'performance',
+      'Atomics',
+      'SharedArrayBuffer',
+      'WebAssembly',
+      'setTimeout',
+      'setInterval',
+      'queueMicrotask',
+      'WeakRef',
+      'FinalizationRegistry',
+      'process',
+      'console',
+    ];
+    const probe = compileScript(
+      `out = ${JSON.stringify(names)}.filter((name) => typeof globalThis[name] !== 'undefined');`,
+    );
     expect(await resultOf(probe, ALICE)).toEqual({ out: [] });
   });
 
   it('still formats dates it is given', async () => {
-    const format = compileScript("const f = new Intl.DateTimeFormat('en', { timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit' }); out = [f.format(new Date(0)), f.formatToParts(0).length > 0, f.formatRange(0, 86400000).replace(/\\s/g, ' ')];");
-    expect(await resultOf(format, ALICE)).toEqual({ out: ['01/01/1970', true, expect.stringMatching(/^0?1\/0?1\/1970 . 0?1\/0?2\/1970$/)] });
+    const format = compileScript(
+      "const f = new Intl.DateTimeFormat('en', { timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit' }); out = [f.format(new Date(0)), f.formatToParts(0).length > 0, f.formatRange(0, 86400000).replace(/\\s/g, ' ')];",
+    );
+    expect(await resultOf(format, ALICE)).toEqual({
+      out: ['01/01/1970', true, expect.stringMatching(/^0?1\/0?1\/1970 . 0?1\/0?2\/1970$/)],
+    });
   });
 });
 
 describe('one run failing a limit', () => {
   const looping = () => compileScript('if (n === 7) { while (true) {} } out = n;', [input('n', 'INTEGER')]);
-  const bomb = () => compileScript('if (n === 7) { const keep = []; while (true) keep.push(new Array(1e5).fill(n)); } out = n;', [input('n', 'INTEGER')]);
+  const bomb = () =>
+    compileScript('if (n === 7) { const keep = []; while (true) keep.push(new Array(1e5).fill(n)); } out = n;', [
+      input('n', 'INTEGER'),
+    ]);
 
   it('fails alone when it loops among runs batched with it', async () => {
     const compiled = looping();
     const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, n) => resultOf(compiled, ALICE, { n })));
     outcomes.forEach((outcome, n) => {
-      if (n === 7) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'TIME_LIMIT_EXCEEDED', nodeId: 's' } });
+      if (n === 7)
+        expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'TIME_LIMIT_EXCEEDED', nodeId: 's' } });
       else expect(outcome).toEqual({ status: 'fulfilled', value: { n, out: n } });
     });
   });
@@ -173,13 +229,20 @@ describe('one run failing a limit', () => {
     const compiled = bomb();
     const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, n) => resultOf(compiled, ALICE, { n })));
     outcomes.forEach((outcome, n) => {
-      if (n === 7) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: expect.stringMatching(/MEMORY_LIMIT_EXCEEDED|TIME_LIMIT_EXCEEDED/) } });
+      if (n === 7)
+        expect(outcome).toMatchObject({
+          status: 'rejected',
+          reason: { code: expect.stringMatching(/MEMORY_LIMIT_EXCEEDED|TIME_LIMIT_EXCEEDED/) },
+        });
       else expect(outcome).toEqual({ status: 'fulfilled', value: { n, out: n } });
     });
   });
 
   it('keeps the results of runs whose promise jobs never end', async () => {
-    const compiled = compileScript('if (n === 3) { (function again() { Promise.resolve().then(again); })(); } out = n;', [input('n', 'INTEGER')]);
+    const compiled = compileScript(
+      'if (n === 3) { (function again() { Promise.resolve().then(again); })(); } out = n;',
+      [input('n', 'INTEGER')],
+    );
     const outcomes = await Promise.all(Array.from({ length: 10 }, (_, n) => resultOf(compiled, ALICE, { n })));
     expect(outcomes).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, out: n })));
   });
@@ -188,8 +251,14 @@ describe('one run failing a limit', () => {
     const heavy = bomb();
     const light = compileScript('out = n * 2;', [input('n', 'INTEGER')]);
     const order: string[] = [];
-    const failing = failureOf(heavy, ALICE, { n: 7 }).then((error) => { order.push('alice failed'); return error; });
-    const bobs = Promise.all(Array.from({ length: 20 }, (_, n) => resultOf(light, BOB, { n }))).then((results) => { order.push('bob done'); return results; });
+    const failing = failureOf(heavy, ALICE, { n: 7 }).then((error) => {
+      order.push('alice failed');
+      return error;
+    });
+    const bobs = Promise.all(Array.from({ length: 20 }, (_, n) => resultOf(light, BOB, { n }))).then((results) => {
+      order.push('bob done');
+      return results;
+    });
     expect(await bobs).toEqual(Array.from({ length: 20 }, (_, n) => ({ n, out: n * 2 })));
     expect((await failing).code).toMatch(/MEMORY_LIMIT_EXCEEDED|TIME_LIMIT_EXCEEDED/);
     expect(order).toEqual(['bob done', 'alice failed']);
@@ -200,9 +269,19 @@ describe('one run failing a limit', () => {
     const spinning = looping();
     const light = compileScript('out = n + 1;', [input('n', 'INTEGER')]);
     const order: string[] = [];
-    const loops = Array.from({ length: 4 }, () => failureOf(spinning, ALICE, { n: 7 }).then((error) => { order.push('alice loop'); return error; }));
+    const loops = Array.from({ length: 4 }, () =>
+      failureOf(spinning, ALICE, { n: 7 }).then((error) => {
+        order.push('alice loop');
+        return error;
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const bobs = Array.from({ length: 10 }, (_, n) => resultOf(light, BOB, { n }).then((result) => { order.push('bob'); return result; }));
+    const bobs = Array.from({ length: 10 }, (_, n) =>
+      resultOf(light, BOB, { n }).then((result) => {
+        order.push('bob');
+        return result;
+      }),
+    );
     await Promise.all([...loops, ...bobs]);
     // Alice holds one worker for 4 × 300 ms; Bob's runs take the other one and all finish before her second loop ends.
     expect(order.slice(0, 11).filter((entry) => entry === 'bob')).toHaveLength(10);
@@ -213,30 +292,58 @@ describe('the engine pool lanes: live runs, then validation, then bulk (batch el
   const spinning = () => compileScript('while (true) {} out = 1;');
   /** A run in `lane`, answering its result or its error code. */
   const inLane = (lane: RunLane, compiled: CompiledScenario, owner: number, inputs: Record<string, unknown> = {}) =>
-    engine.run(compiled, inputs, { ownerId: owner, lane }).then((outcome) => outcome.result, (error: ScenarioRunError) => error.code);
+    engine.run(compiled, inputs, { ownerId: owner, lane }).then(
+      (outcome) => outcome.result,
+      (error: ScenarioRunError) => error.code,
+    );
 
-  it.each<RunLane>(['validation', 'bulk', 'background'])("serve the tenant's own live runs before its %s runs, however many it queued first", async (lane) => {
-    const loops = spinning();
-    const light = compileScript('out = n + 1;', [input('n', 'INTEGER')]);
-    const order: string[] = [];
-    const queued = Array.from({ length: 4 }, () => inLane(lane, loops, ALICE).then((code) => { order.push(`${lane} loop`); return code; }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const lives = Array.from({ length: 10 }, (_, n) => resultOf(light, ALICE, { n }).then((result) => { order.push('live'); return result; }));
-    expect(await Promise.all(lives)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, out: n + 1 })));
-    // One cap per tenant across lanes: her live runs wait for the one loop holding her host, never for the other three
-    // (in one queue they waited behind all 4 × 300 ms of loops).
-    expect(order.slice(0, 11).filter((entry) => entry === 'live')).toHaveLength(10);
-    expect(await Promise.all(queued)).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
-  });
+  it.each<RunLane>(['validation', 'bulk', 'background'])(
+    "serve the tenant's own live runs before its %s runs, however many it queued first",
+    async (lane) => {
+      const loops = spinning();
+      const light = compileScript('out = n + 1;', [input('n', 'INTEGER')]);
+      const order: string[] = [];
+      const queued = Array.from({ length: 4 }, () =>
+        inLane(lane, loops, ALICE).then((code) => {
+          order.push(`${lane} loop`);
+          return code;
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const lives = Array.from({ length: 10 }, (_, n) =>
+        resultOf(light, ALICE, { n }).then((result) => {
+          order.push('live');
+          return result;
+        }),
+      );
+      expect(await Promise.all(lives)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, out: n + 1 })));
+      // One cap per tenant across lanes: her live runs wait for the one loop holding her host, never for the other three
+      // (in one queue they waited behind all 4 × 300 ms of loops).
+      expect(order.slice(0, 11).filter((entry) => entry === 'live')).toHaveLength(10);
+      expect(await Promise.all(queued)).toEqual([
+        'TIME_LIMIT_EXCEEDED',
+        'TIME_LIMIT_EXCEEDED',
+        'TIME_LIMIT_EXCEEDED',
+        'TIME_LIMIT_EXCEEDED',
+      ]);
+    },
+  );
 
   it('never give background runs every worker: a live run of another tenant starts at once while two tenants replay endless loops', async () => {
     const loops = spinning();
     const light = compileScript('out = n * 3;', [input('n', 'INTEGER')]);
     const order: string[] = [];
-    const queued = [ALICE, BOB, ALICE, BOB].map((owner) => inLane('background', loops, owner).then(() => order.push('background loop')));
+    const queued = [ALICE, BOB, ALICE, BOB].map((owner) =>
+      inLane('background', loops, owner).then(() => order.push('background loop')),
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     const carol = 303;
-    const lives = Array.from({ length: 5 }, (_, n) => resultOf(light, carol, { n }).then((result) => { order.push('live'); return result; }));
+    const lives = Array.from({ length: 5 }, (_, n) =>
+      resultOf(light, carol, { n }).then((result) => {
+        order.push('live');
+        return result;
+      }),
+    );
     expect(await Promise.all(lives)).toEqual(Array.from({ length: 5 }, (_, n) => ({ n, out: n * 3 })));
     // Without the cap, Alice's and Bob's loops hold both workers and Carol waits 300 ms for one.
     expect(order.slice(0, 5)).toEqual(Array.from({ length: 5 }, () => 'live'));
@@ -247,7 +354,10 @@ describe('the engine pool lanes: live runs, then validation, then bulk (batch el
     const loops = spinning();
     const began = Date.now();
     // Two tenants' loops of 300 ms: side by side on both workers, not one after the other.
-    expect(await Promise.all([inLane('bulk', loops, ALICE), inLane('bulk', loops, BOB)])).toEqual(['TIME_LIMIT_EXCEEDED', 'TIME_LIMIT_EXCEEDED']);
+    expect(await Promise.all([inLane('bulk', loops, ALICE), inLane('bulk', loops, BOB)])).toEqual([
+      'TIME_LIMIT_EXCEEDED',
+      'TIME_LIMIT_EXCEEDED',
+    ]);
     expect(Date.now() - began).toBeLessThan(550);
   });
 

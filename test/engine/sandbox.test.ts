@@ -6,12 +6,20 @@ const engine = new ScenarioEngine({ ports: fakePorts(), limits: { timeoutMs: 200
 afterAll(() => engine.dispose());
 let version = 0;
 
-const healthy = engine.compile('healthy', chain([input('a', 'INTEGER')], [script('s', 'b = a * 2; probe = ({}).polluted === undefined && [].polluted === undefined;', ['b', 'probe'])]));
+const healthy = engine.compile(
+  'healthy',
+  chain(
+    [input('a', 'INTEGER')],
+    [script('s', 'b = a * 2; probe = ({}).polluted === undefined && [].polluted === undefined;', ['b', 'probe'])],
+  ),
+);
 
 async function expectFailureThenRecovery(code: string, expectedCode: string | RegExp): Promise<ScenarioRunError> {
   const hostile = engine.compile(`hostile-${++version}`, chain([], [script('evil', code, ['out'])]));
   const error = await engine.run(hostile, {}, { ownerId: 1 }).then(
-    (outcome) => { throw new Error(`expected a run error, got ${JSON.stringify(outcome.result)}`); },
+    (outcome) => {
+      throw new Error(`expected a run error, got ${JSON.stringify(outcome.result)}`);
+    },
     (e: ScenarioRunError) => e,
   );
   expect(error.name).toBe('ScenarioRunError');
@@ -27,7 +35,10 @@ describe('sandbox', () => {
   });
 
   it('refuses the Function constructor reached through an object literal', async () => {
-    const error = await expectFailureThenRecovery("out = ({}).constructor.constructor('return this')().process;", 'SCRIPT_ERROR');
+    const error = await expectFailureThenRecovery(
+      "out = ({}).constructor.constructor('return this')().process;",
+      'SCRIPT_ERROR',
+    );
     expect(error.message).toMatch(/Code generation from strings is not allowed/);
   });
 
@@ -46,7 +57,10 @@ describe('sandbox', () => {
   it('fails prototype pollution and leaves the host and later runs unaffected', async () => {
     await expectFailureThenRecovery('Object.prototype.polluted = 1; out = 1;', 'SCRIPT_ERROR');
     await expectFailureThenRecovery('Array.prototype.polluted = 1; out = 1;', 'SCRIPT_ERROR');
-    await expectFailureThenRecovery("Object.defineProperty(Object.prototype, 'polluted', { value: 1 }); out = 1;", 'SCRIPT_ERROR');
+    await expectFailureThenRecovery(
+      "Object.defineProperty(Object.prototype, 'polluted', { value: 1 }); out = 1;",
+      'SCRIPT_ERROR',
+    );
     await expectFailureThenRecovery('({}).__proto__.polluted = 1; out = 1;', 'SCRIPT_ERROR');
     await expectFailureThenRecovery('globalThis.leak = 1; out = 1;', 'SCRIPT_ERROR');
   });
@@ -67,19 +81,37 @@ describe('sandbox', () => {
     // An engine of its own with room in its time limit: what is checked is that the size, not the clock, ends the run.
     const roomy = new ScenarioEngine({ ports: fakePorts(), limits: { timeoutMs: 5000, memoryMb: 64 } });
     try {
-      const failure = async (code: string) => roomy.run(roomy.compile(`large-${++version}`, chain([], [script('big', code, ['out'])])), {}, { ownerId: 1 }).then(
-        () => { throw new Error('expected RESULT_TOO_LARGE'); },
-        (e: ScenarioRunError) => e,
-      );
+      const failure = async (code: string) =>
+        roomy
+          .run(roomy.compile(`large-${++version}`, chain([], [script('big', code, ['out'])])), {}, { ownerId: 1 })
+          .then(
+            () => {
+              throw new Error('expected RESULT_TOO_LARGE');
+            },
+            (e: ScenarioRunError) => e,
+          );
       await failure('out = "x".repeat(10000000);'); // warms the worker up
       const started = performance.now();
       // 30 M characters fit the isolate's memory, but copied out they would cost the time limit and the host's memory.
       const error = await failure('out = "x".repeat(30000000);');
       expect(performance.now() - started).toBeLessThan(1000);
-      expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', message: expect.stringMatching(/more than 8388608 characters of JSON/) });
+      expect(error).toMatchObject({
+        code: 'RESULT_TOO_LARGE',
+        message: expect.stringMatching(/more than 8388608 characters of JSON/),
+      });
       // Many small values add up the same way.
-      expect(await failure('out = Array.from({ length: 800000 }, (_, i) => ({ key: "v" + i }));')).toMatchObject({ code: 'RESULT_TOO_LARGE' });
-      expect((await roomy.run(roomy.compile('small', chain([], [script('s', 'out = "x".repeat(1000);', ['out'])])), {}, { ownerId: 1 })).result).toEqual({ out: 'x'.repeat(1000) });
+      expect(await failure('out = Array.from({ length: 800000 }, (_, i) => ({ key: "v" + i }));')).toMatchObject({
+        code: 'RESULT_TOO_LARGE',
+      });
+      expect(
+        (
+          await roomy.run(
+            roomy.compile('small', chain([], [script('s', 'out = "x".repeat(1000);', ['out'])])),
+            {},
+            { ownerId: 1 },
+          )
+        ).result,
+      ).toEqual({ out: 'x'.repeat(1000) });
     } finally {
       await roomy.dispose();
     }
@@ -89,17 +121,29 @@ describe('sandbox', () => {
     await expectFailureThenRecovery('out = new Array(1e9).fill(1).length;', 'MEMORY_LIMIT_EXCEEDED');
     await expectFailureThenRecovery('const a = []; a.length = 1e9; out = a.fill(1).length;', 'MEMORY_LIMIT_EXCEEDED');
     await expectFailureThenRecovery('out = Array.from({ length: 1e9 }).length;', 'MEMORY_LIMIT_EXCEEDED');
-    await expectFailureThenRecovery('const a = []; a[1e9 - 1] = 1; out = a.toReversed().length;', 'MEMORY_LIMIT_EXCEEDED');
+    await expectFailureThenRecovery(
+      'const a = []; a[1e9 - 1] = 1; out = a.toReversed().length;',
+      'MEMORY_LIMIT_EXCEEDED',
+    );
     await expectFailureThenRecovery('const a = []; a[1e9 - 1] = 1; out = a.slice(0).length;', 'MEMORY_LIMIT_EXCEEDED');
   });
 
   it('fails string doubling with a run error and recovers', async () => {
-    await expectFailureThenRecovery("let s = 'x'; while (true) { s = s + s; } out = s;", /MEMORY_LIMIT_EXCEEDED|SCRIPT_ERROR|TIME_LIMIT_EXCEEDED/);
+    await expectFailureThenRecovery(
+      "let s = 'x'; while (true) { s = s + s; } out = s;",
+      /MEMORY_LIMIT_EXCEEDED|SCRIPT_ERROR|TIME_LIMIT_EXCEEDED/,
+    );
   });
 
   it('keeps already compiled scenarios working after the sandbox was recreated', async () => {
-    const before = engine.compile(`survivor-${++version}`, chain([input('a', 'INTEGER')], [script('s', 'c = a + 1;', ['c'])]));
-    await expectFailureThenRecovery('const keep = []; while (true) keep.push(new Array(1e6).fill(1));', /MEMORY_LIMIT_EXCEEDED|TIME_LIMIT_EXCEEDED/);
+    const before = engine.compile(
+      `survivor-${++version}`,
+      chain([input('a', 'INTEGER')], [script('s', 'c = a + 1;', ['c'])]),
+    );
+    await expectFailureThenRecovery(
+      'const keep = []; while (true) keep.push(new Array(1e6).fill(1));',
+      /MEMORY_LIMIT_EXCEEDED|TIME_LIMIT_EXCEEDED/,
+    );
     expect((await engine.run(before, { a: 1 }, { ownerId: 1 })).result).toEqual({ a: 1, c: 2 });
   });
 
@@ -114,7 +158,13 @@ describe('sandbox', () => {
     expect(first.result).toEqual(second.result);
     await expectFailureThenRecovery('out = Date.now();', 'SCRIPT_ERROR');
     await expectFailureThenRecovery('out = new Date().getTime();', 'SCRIPT_ERROR');
-    const dates = engine.compile('dates', chain([input('day', 'STRING')], [script('s', 'year = new Date(day).getUTCFullYear();', ['year'])]));
-    expect((await engine.run(dates, { day: '2024-05-01' }, { ownerId: 1 })).result).toEqual({ day: '2024-05-01', year: 2024 });
+    const dates = engine.compile(
+      'dates',
+      chain([input('day', 'STRING')], [script('s', 'year = new Date(day).getUTCFullYear();', ['year'])]),
+    );
+    expect((await engine.run(dates, { day: '2024-05-01' }, { ownerId: 1 })).result).toEqual({
+      day: '2024-05-01',
+      year: 2024,
+    });
   });
 });

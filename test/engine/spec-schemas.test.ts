@@ -3,14 +3,23 @@ import { FULL_REPORT_MAX_VALUES, specSchemas } from '../../src/engine/document/s
 
 /** Schema checks of node settings: every problem for documents of a person's size, bounded work for any size. */
 
-const brokenCharacteristics = (count: number) => ({ baseScore: 1, scoreVariable: 's', characteristics: Array.from({ length: count }, () => ({ x: 1 })) });
+const brokenCharacteristics = (count: number) => ({
+  baseScore: 1,
+  scoreVariable: 's',
+  characteristics: Array.from({ length: count }, () => ({ x: 1 })),
+});
 
 describe('schema checks of node settings', () => {
   it('report every problem of a small node', () => {
     const problems = specSchemas().settings.SCORECARD(brokenCharacteristics(3), 'card');
-    expect(problems.map((problem) => problem.path)).toEqual(expect.arrayContaining([
-      'card.characteristics[0].name', 'card.characteristics[0].x', 'card.characteristics[1].name', 'card.characteristics[2].bins',
-    ]));
+    expect(problems.map((problem) => problem.path)).toEqual(
+      expect.arrayContaining([
+        'card.characteristics[0].name',
+        'card.characteristics[0].x',
+        'card.characteristics[1].name',
+        'card.characteristics[2].bins',
+      ]),
+    );
   });
 
   it('report the first problem of a node of 20,000 broken characteristics within a second', () => {

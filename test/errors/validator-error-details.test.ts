@@ -1,10 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { explainValidatorErrors } from '../../src/errors/validator-error-details.js';
 
-const error = (path: string, keyword: string, message: string) => ({ path, message, errorCode: `${keyword}.openapi.validation` });
+const error = (path: string, keyword: string, message: string) => ({
+  path,
+  message,
+  errorCode: `${keyword}.openapi.validation`,
+});
 
 describe('explainValidatorErrors', () => {
-  it('keeps the errors of the branch the value took, dropping the other branches\' type mismatch and the oneOf summary', () => {
+  it("keeps the errors of the branch the value took, dropping the other branches' type mismatch and the oneOf summary", () => {
     const items = [
       error('/body/testCases/0/variables/0/val', 'additionalProperties', 'must NOT have additional properties'),
       error('/body', 'type', 'must be array'),

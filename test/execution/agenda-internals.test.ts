@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Agenda } from 'agenda';
-import { AGENDA_VERSION_RELIED_ON, isProcessingJobs, lockedJobCount, lookForJobsNow } from '../../src/execution/agenda-internals.js';
+import {
+  AGENDA_VERSION_RELIED_ON,
+  isProcessingJobs,
+  lockedJobCount,
+  lookForJobsNow,
+} from '../../src/execution/agenda-internals.js';
 import { openJobStore, type JobStore } from '../../src/execution/job-store.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
 import { waitFor } from './support.js';
@@ -22,10 +27,20 @@ const opened: Array<{ agenda: Agenda; store: JobStore }> = [];
  */
 async function quietAgenda(): Promise<Agenda> {
   applyTestEnvironment();
-  const store = await openJobStore(process.env.JOBS_URL as string, `scoring:test:agenda-contract:${randomUUID().slice(0, 8)}:`, { onLost() {}, onRestored() {}, onError() {} });
+  const store = await openJobStore(
+    process.env.JOBS_URL as string,
+    `scoring:test:agenda-contract:${randomUUID().slice(0, 8)}:`,
+    { onLost() {}, onRestored() {}, onError() {} },
+  );
   const { backend } = store;
   const agenda = new Agenda({
-    backend: { name: backend.name, repository: backend.repository, ownsConnection: false, connect: async () => undefined, disconnect: async () => undefined },
+    backend: {
+      name: backend.name,
+      repository: backend.repository,
+      ownsConnection: false,
+      connect: async () => undefined,
+      disconnect: async () => undefined,
+    },
     processEvery: 5000,
     defaultLockLifetime: 2000,
     defaultLockLimit: 2,
@@ -44,7 +59,8 @@ afterEach(async () => {
   }
 });
 
-const readJson = (path: string) => JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')) as Record<string, any>;
+const readJson = (path: string) =>
+  JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')) as Record<string, any>;
 
 describe('Agenda', () => {
   it('is installed in the exact version the internals module was written against, pinned with its backends in package.json and the lockfile', async () => {
@@ -54,7 +70,13 @@ describe('Agenda', () => {
     const manifest = readJson('package.json');
     const lock = readJson('package-lock.json');
     expect(manifest.dependencies.agenda).toBe(AGENDA_VERSION_RELIED_ON);
-    for (const name of ['agenda', '@agendajs/redis-backend', '@agendajs/mongo-backend', '@agendajs/postgres-backend', 'ioredis']) {
+    for (const name of [
+      'agenda',
+      '@agendajs/redis-backend',
+      '@agendajs/mongo-backend',
+      '@agendajs/postgres-backend',
+      'ioredis',
+    ]) {
       expect(manifest.dependencies[name]).toMatch(/^\d+\.\d+\.\d+$/);
       expect(lock.packages[''].dependencies[name]).toBe(manifest.dependencies[name]);
       expect(lock.packages[`node_modules/${name}`].version).toBe(manifest.dependencies[name]);

@@ -26,13 +26,21 @@ afterAll(async () => {
 });
 
 const submit = (name: string, body: unknown, headers: Record<string, string> = {}, token = alice.scoreToken) =>
-  request(t.app).post(`/api/scenario/code/scoreasync/${encodeURIComponent(name)}`).set('Score-Token', token).set(headers).send(body as object);
+  request(t.app)
+    .post(`/api/scenario/code/scoreasync/${encodeURIComponent(name)}`)
+    .set('Score-Token', token)
+    .set(headers)
+    .send(body as object);
 const fetchResult = (name: string, requestId: string, token = alice.scoreToken) =>
-  request(t.app).get(`/api/scenario/code/scoreasyncresult/${encodeURIComponent(name)}`).set('Score-Token', token).set('X-SCE-RequestId', requestId);
-const finished = (name: string, requestId: string) => waitFor(async () => {
-  const response = await fetchResult(name, requestId);
-  return response.status === 200 ? response : undefined;
-});
+  request(t.app)
+    .get(`/api/scenario/code/scoreasyncresult/${encodeURIComponent(name)}`)
+    .set('Score-Token', token)
+    .set('X-SCE-RequestId', requestId);
+const finished = (name: string, requestId: string) =>
+  waitFor(async () => {
+    const response = await fetchResult(name, requestId);
+    return response.status === 200 ? response : undefined;
+  });
 
 describe('scoreAsync and getAsyncScoreResult', () => {
   it('answers 202 with a generated request id, then 200 with the result once run', async () => {
@@ -42,9 +50,19 @@ describe('scoreAsync and getAsyncScoreResult', () => {
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(submitted.headers['x-sce-requestid']).toBe(requestId);
     const response = await finished('double', requestId);
-    expect(response.body).toMatchObject({ runId: requestId, requestId, scenarioName: 'double', version: '1', state: 'SUCCEEDED', result: { doubled: 8 }, error: null });
+    expect(response.body).toMatchObject({
+      runId: requestId,
+      requestId,
+      scenarioName: 'double',
+      version: '1',
+      state: 'SUCCEEDED',
+      result: { doubled: 8 },
+      error: null,
+    });
     // A finished run's input (personal data, maybe) is not kept: nothing reads it once the run has finished.
-    expect(await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('input')).toEqual({ input: null });
+    expect(
+      await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('input'),
+    ).toEqual({ input: null });
   });
 
   it('keeps the caller’s request id', async () => {
@@ -56,7 +74,14 @@ describe('scoreAsync and getAsyncScoreResult', () => {
 
   it('answers 202 with QUEUED or RUNNING while the run is unfinished', async () => {
     const requestId = randomUUID();
-    await t.services.execution.store.insertAsyncRun({ id: randomUUID(), userId: alice.id, requestId, scenarioName: 'double', input: { a: 1 }, callback: null });
+    await t.services.execution.store.insertAsyncRun({
+      id: randomUUID(),
+      userId: alice.id,
+      requestId,
+      scenarioName: 'double',
+      input: { a: 1 },
+      callback: null,
+    });
     const response = await fetchResult('double', requestId);
     expect(response.status).toBe(202);
     expect(response.headers['retry-after']).toBe('1');
@@ -66,7 +91,11 @@ describe('scoreAsync and getAsyncScoreResult', () => {
   it('stores a failed run with its error naming the node', async () => {
     const { body } = await submit('double', { a: 13 });
     const response = await finished('double', body.requestId);
-    expect(response.body).toMatchObject({ state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', nodeId: 'explode', nodeType: 'SCRIPT' } });
+    expect(response.body).toMatchObject({
+      state: 'FAILED',
+      result: null,
+      error: { code: 'SCRIPT_ERROR', nodeId: 'explode', nodeType: 'SCRIPT' },
+    });
     expect(response.body.error.message).toContain('unlucky thirteen');
   });
 
@@ -89,9 +118,15 @@ describe('scoreAsync and getAsyncScoreResult', () => {
   it('stores submissions that arrive together with one insert and one job per group, and refuses a duplicate within a group', async () => {
     const enqueue = jest.spyOn(t.services.execution.queue, 'enqueueRuns');
     const requestIds = Array.from({ length: 40 }, () => randomUUID());
-    const answers = await Promise.all([...requestIds, requestIds[7]].map((requestId, i) => submit('double', { a: 100 + i }, { 'X-SCE-RequestId': requestId })));
+    const answers = await Promise.all(
+      [...requestIds, requestIds[7]].map((requestId, i) =>
+        submit('double', { a: 100 + i }, { 'X-SCE-RequestId': requestId }),
+      ),
+    );
     expect(answers.filter((answer) => answer.status === 202)).toHaveLength(40);
-    expect(answers.filter((answer) => answer.status === 409).map((answer) => answer.body.code)).toEqual(['REQUEST_ID_TAKEN']);
+    expect(answers.filter((answer) => answer.status === 409).map((answer) => answer.body.code)).toEqual([
+      'REQUEST_ID_TAKEN',
+    ]);
     const jobs = enqueue.mock.calls.map(([ids]) => ids);
     enqueue.mockRestore();
     expect(jobs.flat().sort()).toHaveLength(40);
@@ -126,20 +161,43 @@ describe('scoreAsync and getAsyncScoreResult', () => {
 
   it('answers 400 for a malformed request id or out-of-bounds callback settings, 401 without a token', async () => {
     expect((await submit('double', { a: 1 }, { 'X-SCE-RequestId': 'bad id!' })).status).toBe(400);
-    expect((await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': receiver.url('/x'), 'X-SCE-CallbackRetryCount': '11' })).status).toBe(400);
-    expect((await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': receiver.url('/x'), 'X-SCE-CallbackRetryDelay': '3601' })).status).toBe(400);
+    expect(
+      (await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': receiver.url('/x'), 'X-SCE-CallbackRetryCount': '11' }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await submit(
+          'double',
+          { a: 1 },
+          { 'X-SCE-CallbackUrl': receiver.url('/x'), 'X-SCE-CallbackRetryDelay': '3601' },
+        )
+      ).status,
+    ).toBe(400);
     expect((await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': 'ftp://127.0.0.1/x' })).status).toBe(400);
     expect((await fetchResult('double', 'bad id!')).status).toBe(400);
     expect((await request(t.app).post('/api/scenario/code/scoreasync/double').send({ a: 1 })).status).toBe(401);
-    expect((await request(t.app).get('/api/scenario/code/scoreasyncresult/double').set('X-SCE-RequestId', 'x')).status).toBe(401);
+    expect(
+      (await request(t.app).get('/api/scenario/code/scoreasyncresult/double').set('X-SCE-RequestId', 'x')).status,
+    ).toBe(401);
   });
 });
 
 describe('callbacks', () => {
-  const attempts = (requestId: string) => t.services.db('run_results as r').join('callback_attempts as c', 'c.result_id', 'r.id')
-    .where({ 'r.user_id': alice.id, 'r.request_id': requestId }).orderBy('c.id').select('c.attempt', 'c.http_status', 'c.error');
+  const attempts = (requestId: string) =>
+    t.services
+      .db('run_results as r')
+      .join('callback_attempts as c', 'c.result_id', 'r.id')
+      .where({ 'r.user_id': alice.id, 'r.request_id': requestId })
+      .orderBy('c.id')
+      .select('c.attempt', 'c.http_status', 'c.error');
   const callbackState = async (requestId: string) =>
-    ((await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('callback_state')) as { callback_state: string }).callback_state;
+    (
+      (await t.services
+        .db('run_results')
+        .where({ user_id: alice.id, request_id: requestId })
+        .first('callback_state')) as { callback_state: string }
+    ).callback_state;
 
   it('POSTs the ScoreResult with a verifiable signature', async () => {
     receiver.answer(200);
@@ -151,8 +209,17 @@ describe('callbacks', () => {
     expect(body).toEqual((await fetchResult('double', requestId)).body);
     const timestamp = call.headers['x-sce-timestamp'] as string;
     expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
-    expect(verifyCallbackSignature(t.config.callbackSigningSecret, timestamp, call.body, call.headers['x-sce-signature'] as string)).toBe(true);
-    expect(verifyCallbackSignature('another secret', timestamp, call.body, call.headers['x-sce-signature'] as string)).toBe(false);
+    expect(
+      verifyCallbackSignature(
+        t.config.callbackSigningSecret,
+        timestamp,
+        call.body,
+        call.headers['x-sce-signature'] as string,
+      ),
+    ).toBe(true);
+    expect(
+      verifyCallbackSignature('another secret', timestamp, call.body, call.headers['x-sce-signature'] as string),
+    ).toBe(false);
     await waitFor(async () => ((await callbackState(requestId)) === 'DELIVERED' ? true : undefined));
     expect(await attempts(requestId)).toEqual([{ attempt: 1, http_status: 200, error: null }]);
   });
@@ -160,15 +227,37 @@ describe('callbacks', () => {
   it('retries after 500s and records every attempt', async () => {
     receiver.answer(500, 503, 200);
     const requestId = randomUUID();
-    await submit('double', { a: 3 }, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/flaky'), 'X-SCE-CallbackRetryCount': '3', 'X-SCE-CallbackRetryDelay': '0' });
+    await submit(
+      'double',
+      { a: 3 },
+      {
+        'X-SCE-RequestId': requestId,
+        'X-SCE-CallbackUrl': receiver.url('/flaky'),
+        'X-SCE-CallbackRetryCount': '3',
+        'X-SCE-CallbackRetryDelay': '0',
+      },
+    );
     await waitFor(async () => ((await callbackState(requestId)) === 'DELIVERED' ? true : undefined));
-    expect((await attempts(requestId)).map((a) => [a.attempt, a.http_status])).toEqual([[1, 500], [2, 503], [3, 200]]);
+    expect((await attempts(requestId)).map((a) => [a.attempt, a.http_status])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 200],
+    ]);
   });
 
   it('waits RetryDelay seconds between attempts', async () => {
     receiver.answer(500, 200);
     const requestId = randomUUID();
-    await submit('double', { a: 3 }, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/slow'), 'X-SCE-CallbackRetryCount': '1', 'X-SCE-CallbackRetryDelay': '1' });
+    await submit(
+      'double',
+      { a: 3 },
+      {
+        'X-SCE-RequestId': requestId,
+        'X-SCE-CallbackUrl': receiver.url('/slow'),
+        'X-SCE-CallbackRetryCount': '1',
+        'X-SCE-CallbackRetryDelay': '1',
+      },
+    );
     await waitFor(async () => ((await callbackState(requestId)) === 'DELIVERED' ? true : undefined));
     const calls = receiver.received.filter((c) => c.headers['x-sce-requestid'] === requestId);
     expect(calls).toHaveLength(2);
@@ -178,7 +267,16 @@ describe('callbacks', () => {
   it('gives up after RetryCount retries and records the failure', async () => {
     receiver.answer(500);
     const requestId = randomUUID();
-    await submit('double', { a: 3 }, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/down'), 'X-SCE-CallbackRetryCount': '2', 'X-SCE-CallbackRetryDelay': '0' });
+    await submit(
+      'double',
+      { a: 3 },
+      {
+        'X-SCE-RequestId': requestId,
+        'X-SCE-CallbackUrl': receiver.url('/down'),
+        'X-SCE-CallbackRetryCount': '2',
+        'X-SCE-CallbackRetryDelay': '0',
+      },
+    );
     await waitFor(async () => ((await callbackState(requestId)) === 'FAILED' ? true : undefined));
     const recorded = await attempts(requestId);
     expect(recorded.map((a) => a.attempt)).toEqual([1, 2, 3]);
@@ -188,16 +286,28 @@ describe('callbacks', () => {
   it('does not follow redirects', async () => {
     receiver.answer(302);
     const requestId = randomUUID();
-    await submit('double', { a: 3 }, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/moved'), 'X-SCE-CallbackRetryCount': '0' });
+    await submit(
+      'double',
+      { a: 3 },
+      { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/moved'), 'X-SCE-CallbackRetryCount': '0' },
+    );
     await waitFor(async () => ((await callbackState(requestId)) === 'FAILED' ? true : undefined));
     expect(receiver.received.filter((c) => c.headers['x-sce-requestid'] === requestId)).toHaveLength(1);
   });
 
   it('answers 400 CALLBACK_REFUSED for private and metadata targets outside the allow-list, without sending anything', async () => {
     const loopbackPort = new URL(receiver.url('/')).port;
-    for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://192.168.1.1/hook',
+    for (const url of [
+      'http://10.0.0.1/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/hook',
+      'http://192.168.1.1/hook',
       // IPv6 forms embedding a loopback or private IPv4 address (127.0.0.1 itself is allow-listed in this app).
-      `http://[::127.0.0.1]:${loopbackPort}/hook`, `http://[::ffff:0:127.0.0.1]:${loopbackPort}/hook`, `http://[64:ff9b::127.0.0.1]:${loopbackPort}/hook`, 'http://[2002:a9fe:a9fe::]/hook']) {
+      `http://[::127.0.0.1]:${loopbackPort}/hook`,
+      `http://[::ffff:0:127.0.0.1]:${loopbackPort}/hook`,
+      `http://[64:ff9b::127.0.0.1]:${loopbackPort}/hook`,
+      'http://[2002:a9fe:a9fe::]/hook',
+    ]) {
       const response = await submit('double', { a: 1 }, { 'X-SCE-CallbackUrl': url });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('CALLBACK_REFUSED');

@@ -22,7 +22,14 @@ function submissions(failJobs = false) {
   return { store, jobs, submissions: new AsyncSubmissions(store, queue) };
 }
 
-const run = (requestId: string = randomUUID()): NewAsyncRun => ({ id: randomUUID(), userId: 1, requestId, scenarioName: 's', input: { x: 1 }, callback: null });
+const run = (requestId: string = randomUUID()): NewAsyncRun => ({
+  id: randomUUID(),
+  userId: 1,
+  requestId,
+  scenarioName: 's',
+  input: { x: 1 },
+  callback: null,
+});
 
 describe('AsyncSubmissions on the in-memory run store', () => {
   it('stores runs submitted together QUEUED, carried by one job', async () => {

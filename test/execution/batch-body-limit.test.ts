@@ -14,7 +14,10 @@ beforeAll(async () => {
 });
 afterAll(async () => testApp.close());
 
-const batchOf = (elements: number) => ({ scenarioName: 'not-there', parameters: Array.from({ length: elements }, (_, i) => ({ income: i, pad: 'xxxxxxxxxx' })) });
+const batchOf = (elements: number) => ({
+  scenarioName: 'not-there',
+  parameters: Array.from({ length: elements }, (_, i) => ({ income: i, pad: 'xxxxxxxxxx' })),
+});
 
 describe('batch submission body limit', () => {
   it('accepts a batch body larger than the general body limit', async () => {
@@ -32,7 +35,10 @@ describe('batch submission body limit', () => {
   });
 
   it('keeps the general limit for other operations', async () => {
-    const response = await request(testApp.app).post(`/api/scenario/code/scoreasync/x`).set('Score-Token', user.scoreToken).send({ pad: 'x'.repeat(2000) });
+    const response = await request(testApp.app)
+      .post(`/api/scenario/code/scoreasync/x`)
+      .set('Score-Token', user.scoreToken)
+      .send({ pad: 'x'.repeat(2000) });
     expect(response.status).toBe(413);
   });
 });

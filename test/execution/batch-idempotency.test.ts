@@ -29,8 +29,10 @@ const submit = (body: object, key?: string, token = alice.scoreToken) => {
   const sent = request(t.app).post('/api/batch/score').set('Score-Token', token);
   return (key === undefined ? sent : sent.set('Idempotency-Key', key)).send(body);
 };
-const list = (query: Record<string, string | number> = {}, token = alice.scoreToken) => request(t.app).get('/api/batch').set('Score-Token', token).query(query);
-const batchCount = async (userId: number) => Number(((await t.services.db('batches').where({ user_id: userId }).count({ n: '*' })) as Array<{ n: number }>)[0].n);
+const list = (query: Record<string, string | number> = {}, token = alice.scoreToken) =>
+  request(t.app).get('/api/batch').set('Score-Token', token).query(query);
+const batchCount = async (userId: number) =>
+  Number(((await t.services.db('batches').where({ user_id: userId }).count({ n: '*' })) as Array<{ n: number }>)[0].n);
 
 describe('submitBatch with Idempotency-Key', () => {
   it('answers a repeat with the same key and body with the first batch’s id, and runs the batch once', async () => {
@@ -40,13 +42,19 @@ describe('submitBatch with Idempotency-Key', () => {
     const first = await submit(body, key);
     expect(first.status).toBe(202);
     // The same JSON value sent with other whitespace is the same body.
-    const again = await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).set('Idempotency-Key', key)
-      .set('Content-Type', 'application/json').send(JSON.stringify(body, null, 2));
+    const again = await request(t.app)
+      .post('/api/batch/score')
+      .set('Score-Token', alice.scoreToken)
+      .set('Idempotency-Key', key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(body, null, 2));
     expect(again.status).toBe(202);
     expect(again.body).toEqual({ batchTaskId: first.body.batchTaskId });
     expect(await batchCount(alice.id)).toBe(before + 1);
     const done = await waitFor(async () => {
-      const status = await request(t.app).get(`/api/batch/${first.body.batchTaskId}`).set('Score-Token', alice.scoreToken);
+      const status = await request(t.app)
+        .get(`/api/batch/${first.body.batchTaskId}`)
+        .set('Score-Token', alice.scoreToken);
       return status.body.state === 'FINISHED' ? status : undefined;
     });
     expect(done.body).toMatchObject({ total: 2, completed: 2 });
@@ -58,7 +66,11 @@ describe('submitBatch with Idempotency-Key', () => {
     const before = await batchCount(alice.id);
     const other = await submit({ scenarioName: 'double', parameters: [{ a: 2 }] }, key);
     expect(other.status).toBe(409);
-    expect(other.body).toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_REUSED', details: [{ path: 'header.Idempotency-Key', message: 'already used with another body' }] });
+    expect(other.body).toMatchObject({
+      status: 409,
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      details: [{ path: 'header.Idempotency-Key', message: 'already used with another body' }],
+    });
     expect(await batchCount(alice.id)).toBe(before);
   });
 
@@ -74,7 +86,9 @@ describe('submitBatch with Idempotency-Key', () => {
   it('stores one batch when the same key and body are submitted many times at once', async () => {
     const key = randomUUID();
     const before = await batchCount(alice.id);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => submit({ scenarioName: 'double', parameters: [{ a: 5 }] }, key)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => submit({ scenarioName: 'double', parameters: [{ a: 5 }] }, key)),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
     expect(new Set(answers.map((answer) => answer.body.batchTaskId)).size).toBe(1);
     expect(await batchCount(alice.id)).toBe(before + 1);
@@ -82,7 +96,9 @@ describe('submitBatch with Idempotency-Key', () => {
 
   it('frees the key when the job store refused the batch (503): the repeat stores it', async () => {
     const key = randomUUID();
-    jest.spyOn(t.services.execution.queue, 'enqueueChunks').mockRejectedValueOnce(new JobStoreUnavailableError('connection lost'));
+    jest
+      .spyOn(t.services.execution.queue, 'enqueueChunks')
+      .mockRejectedValueOnce(new JobStoreUnavailableError('connection lost'));
     const failed = await submit({ scenarioName: 'double', parameters: [{ a: 1 }] }, key);
     expect([failed.status, failed.body.code]).toEqual([503, 'JOB_STORE_UNAVAILABLE']);
     const again = await submit({ scenarioName: 'double', parameters: [{ a: 1 }] }, key);
@@ -109,7 +125,11 @@ describe('listBatches', () => {
     const carol = await t.newUser();
     await deployScenario(t.services.db, carol.id, 'double', doublingScenario());
     const ids: string[] = [];
-    for (let k = 0; k < 5; k += 1) ids.push((await submit({ scenarioName: 'double', parameters: [{ a: k }] }, `carol-${k}`, carol.scoreToken)).body.batchTaskId);
+    for (let k = 0; k < 5; k += 1)
+      ids.push(
+        (await submit({ scenarioName: 'double', parameters: [{ a: k }] }, `carol-${k}`, carol.scoreToken)).body
+          .batchTaskId,
+      );
     const seen: Array<{ batchTaskId: string; idempotencyKey: string | null }> = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -125,7 +145,15 @@ describe('listBatches', () => {
     expect(seen.map((batch) => batch.batchTaskId)).toEqual([...ids].reverse());
     expect(seen.map((batch) => batch.idempotencyKey)).toEqual(['carol-4', 'carol-3', 'carol-2', 'carol-1', 'carol-0']);
     const first = (await list({}, carol.scoreToken)).body.batches[0];
-    expect(Object.keys(first).sort()).toEqual(['batchTaskId', 'createdAt', 'finishedAt', 'idempotencyKey', 'scenarioName', 'state', 'total']);
+    expect(Object.keys(first).sort()).toEqual([
+      'batchTaskId',
+      'createdAt',
+      'finishedAt',
+      'idempotencyKey',
+      'scenarioName',
+      'state',
+      'total',
+    ]);
     expect(first).toMatchObject({ scenarioName: 'double', total: 1 });
     expect(['QUEUED', 'RUNNING', 'FINISHED']).toContain(first.state);
   });
@@ -138,7 +166,16 @@ describe('listBatches', () => {
       const page = await list({}, dave.scoreToken);
       return page.body.batches[0]?.state === 'FINISHED' ? page : undefined;
     });
-    expect(listed.body).toEqual({ batches: [expect.objectContaining({ batchTaskId: body.batchTaskId, idempotencyKey: null, finishedAt: expect.any(String) })], nextCursor: null });
+    expect(listed.body).toEqual({
+      batches: [
+        expect.objectContaining({
+          batchTaskId: body.batchTaskId,
+          idempotencyKey: null,
+          finishedAt: expect.any(String),
+        }),
+      ],
+      nextCursor: null,
+    });
   });
 
   it('answers an empty page to a user without batches', async () => {
@@ -148,7 +185,11 @@ describe('listBatches', () => {
 
   it('answers 400 for a cursor it did not issue and for a limit out of range', async () => {
     const forged = await list({ cursor: 'not-a-cursor' });
-    expect([forged.status, forged.body.code, forged.body.details[0].path]).toEqual([400, 'VALIDATION_FAILED', 'query.cursor']);
+    expect([forged.status, forged.body.code, forged.body.details[0].path]).toEqual([
+      400,
+      'VALIDATION_FAILED',
+      'query.cursor',
+    ]);
     expect((await list({ limit: 0 })).status).toBe(400);
     expect((await list({ limit: 101 })).status).toBe(400);
   });
@@ -159,9 +200,16 @@ describe('listBatches', () => {
   });
 
   it('answers 503 DATABASE_UNAVAILABLE with Retry-After when MySQL does not answer', async () => {
-    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED', fatal: true });
+    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), {
+      code: 'ECONNREFUSED',
+      fatal: true,
+    });
     jest.spyOn(t.services.execution.batchStore, 'listBatches').mockRejectedValueOnce(unreachable);
     const response = await list();
-    expect([response.status, response.body.code, response.headers['retry-after']]).toEqual([503, 'DATABASE_UNAVAILABLE', '5']);
+    expect([response.status, response.body.code, response.headers['retry-after']]).toEqual([
+      503,
+      'DATABASE_UNAVAILABLE',
+      '5',
+    ]);
   });
 });

@@ -26,20 +26,33 @@ afterAll(() => t.close());
 function asText(response: IncomingMessage, callback: (error: Error | null, body: string) => void): void {
   let text = '';
   response.setEncoding('utf8');
-  response.on('data', (chunk: string) => { text += chunk; });
+  response.on('data', (chunk: string) => {
+    text += chunk;
+  });
   response.on('end', () => callback(null, text));
 }
 
 const results = (batchId: string, token = alice.scoreToken, accept?: string) => {
-  const call = request(t.app).get(`/api/batch/${batchId}/results`).query({ key: token }).buffer(true).parse(asText as never);
+  const call = request(t.app)
+    .get(`/api/batch/${batchId}/results`)
+    .query({ key: token })
+    .buffer(true)
+    .parse(asText as never);
   return accept ? call.set('Accept', accept) : call;
 };
 
-async function finishedBatch(parameters: Array<Record<string, unknown>>): Promise<{ batchTaskId: string; resultsIds: string[] }> {
-  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'double', parameters });
+async function finishedBatch(
+  parameters: Array<Record<string, unknown>>,
+): Promise<{ batchTaskId: string; resultsIds: string[] }> {
+  const submitted = await request(t.app)
+    .post('/api/batch/score')
+    .query({ key: alice.scoreToken })
+    .send({ scenarioName: 'double', parameters });
   expect(submitted.status).toBe(202);
   return waitFor(async () => {
-    const status = await request(t.app).get(`/api/batch/${submitted.body.batchTaskId}`).query({ key: alice.scoreToken });
+    const status = await request(t.app)
+      .get(`/api/batch/${submitted.body.batchTaskId}`)
+      .query({ key: alice.scoreToken });
     return status.body.state === 'FINISHED' ? status.body : undefined;
   }, 30_000);
 }
@@ -60,15 +73,30 @@ describe('getBatchResults', () => {
     expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
     const text = response.body as string;
     expect(text.endsWith('\n')).toBe(true);
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(30);
     const valid = lineValidator();
     lines.forEach((line, i) => {
       expect(valid(line)).toBe(true);
       expect(line.index).toBe(i);
       expect(line.resultId).toBe(batch.resultsIds[i]);
-      if (i === 13) expect(line).toMatchObject({ state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', nodeId: 'explode' } });
-      else expect(line).toEqual({ index: i, resultId: batch.resultsIds[i], state: 'SUCCEEDED', result: { doubled: i * 2 }, error: null });
+      if (i === 13)
+        expect(line).toMatchObject({
+          state: 'FAILED',
+          result: null,
+          error: { code: 'SCRIPT_ERROR', nodeId: 'explode' },
+        });
+      else
+        expect(line).toEqual({
+          index: i,
+          resultId: batch.resultsIds[i],
+          state: 'SUCCEEDED',
+          result: { doubled: i * 2 },
+          error: null,
+        });
     });
   });
 
@@ -81,10 +109,22 @@ describe('getBatchResults', () => {
     expect(parsed.errors).toEqual([]);
     const [header, ...rows] = parsed.data;
     expect(header).toEqual(['index', 'resultId', 'state', 'result', 'error']);
-    const ndjson = ((await results(batch.batchTaskId)).body as string).trimEnd().split('\n').map((line) => JSON.parse(line) as { index: number; resultId: string; state: string; result: unknown; error: unknown });
+    const ndjson = ((await results(batch.batchTaskId)).body as string)
+      .trimEnd()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { index: number; resultId: string; state: string; result: unknown; error: unknown },
+      );
     expect(rows).toHaveLength(4);
     rows.forEach(([index, resultId, state, result, error], i) => {
-      expect({ index: Number(index), resultId, state, result: result === '' ? null : JSON.parse(result), error: error === '' ? null : JSON.parse(error) }).toEqual(ndjson[i]);
+      expect({
+        index: Number(index),
+        resultId,
+        state,
+        result: result === '' ? null : JSON.parse(result),
+        error: error === '' ? null : JSON.parse(error),
+      }).toEqual(ndjson[i]);
     });
     expect(rows[1][2]).toBe('FAILED');
     expect(JSON.parse(rows[1][4])).toMatchObject({ code: 'INVALID_INPUT' });
@@ -106,15 +146,37 @@ describe('getBatchResults', () => {
     const { batchStore } = t.services.execution;
     const batchId = randomUUID();
     const total = 4321;
-    await batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: 1000, inputs: Array.from({ length: total }, (_, i) => ({ a: i })) });
+    await batchStore.insertBatch({
+      id: batchId,
+      userId: alice.id,
+      scenarioName: 'double',
+      chunkSize: 1000,
+      inputs: Array.from({ length: total }, (_, i) => ({ a: i })),
+    });
     const batch = await batchStore.findBatch(batchId);
     const at = new Date();
-    await batchStore.insertResults(batch!, Array.from({ length: total }, (_, index) => ({ index, outcome: { state: 'SUCCEEDED' as const, result: { doubled: index * 2 }, error: null, version: '1', beganAt: at, endedAt: at } })));
+    await batchStore.insertResults(
+      batch!,
+      Array.from({ length: total }, (_, index) => ({
+        index,
+        outcome: {
+          state: 'SUCCEEDED' as const,
+          result: { doubled: index * 2 },
+          error: null,
+          version: '1',
+          beganAt: at,
+          endedAt: at,
+        },
+      })),
+    );
     await t.services.db('batch_chunks').where({ batch_id: batchId }).update({ started_at: at, finished_at: at });
     expect(await batchStore.finishIfComplete(batchId)).toBe(true);
 
     const response = await results(batchId);
-    const lines = (response.body as string).trimEnd().split('\n').map((line) => JSON.parse(line) as { index: number; result: { doubled: number } });
+    const lines = (response.body as string)
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { index: number; result: { doubled: number } });
     expect(lines).toHaveLength(total);
     expect(lines.every((line, i) => line.index === i && line.result.doubled === i * 2)).toBe(true);
   });
@@ -122,11 +184,23 @@ describe('getBatchResults', () => {
   it('answers 202 with the batch status and Retry-After while the batch has not finished', async () => {
     // Stored without a job: it stays QUEUED.
     const batchId = randomUUID();
-    await t.services.execution.batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: CHUNK, inputs: [{ a: 1 }, { a: 2 }] });
+    await t.services.execution.batchStore.insertBatch({
+      id: batchId,
+      userId: alice.id,
+      scenarioName: 'double',
+      chunkSize: CHUNK,
+      inputs: [{ a: 1 }, { a: 2 }],
+    });
     const response = await request(t.app).get(`/api/batch/${batchId}/results`).query({ key: alice.scoreToken });
     expect(response.status).toBe(202);
     expect(response.headers['retry-after']).toBe('1');
-    expect(response.body).toMatchObject({ batchTaskId: batchId, state: 'QUEUED', total: 2, completed: 0, resultsIds: [] });
+    expect(response.body).toMatchObject({
+      batchTaskId: batchId,
+      state: 'QUEUED',
+      total: 2,
+      completed: 0,
+      resultsIds: [],
+    });
   });
 
   it("answers 404 BATCH_NOT_FOUND for an unknown batch and for another user's", async () => {
@@ -147,8 +221,14 @@ describe('getBatchResults', () => {
     expect(missing.body.status).toBe(401);
     const wrong = await request(t.app).get(`/api/batch/${batch.batchTaskId}/results`).query({ key: 'not-a-token' });
     expect(wrong.status).toBe(401);
-    const header = await request(t.app).get(`/api/batch/${batch.batchTaskId}/results`).set('Score-Token', alice.scoreToken).buffer(true).parse(asText as never);
+    const header = await request(t.app)
+      .get(`/api/batch/${batch.batchTaskId}/results`)
+      .set('Score-Token', alice.scoreToken)
+      .buffer(true)
+      .parse(asText as never);
     expect(header.status).toBe(200);
-    expect((await request(t.app).get('/api/batch/not-a-uuid/results').query({ key: alice.scoreToken })).body.code).toBe('BATCH_NOT_FOUND');
+    expect((await request(t.app).get('/api/batch/not-a-uuid/results').query({ key: alice.scoreToken })).body.code).toBe(
+      'BATCH_NOT_FOUND',
+    );
   });
 });

@@ -5,10 +5,15 @@ import { batchStoreContract } from './support/batch-store-contract.js';
 import { FakeBatchStore } from './support/fake-batch-store.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(() => t.close());
 
-batchStoreContract('MySqlBatchStore', () => ({ store: new MySqlBatchStore(t.services.db), newOwner: async () => (await t.newUser()).id }));
+batchStoreContract('MySqlBatchStore', () => ({
+  store: new MySqlBatchStore(t.services.db),
+  newOwner: async () => (await t.newUser()).id,
+}));
 
 let owners = 0;
 batchStoreContract('FakeBatchStore', () => ({ store: new FakeBatchStore(), newOwner: async () => ++owners }));

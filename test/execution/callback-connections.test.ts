@@ -50,16 +50,33 @@ afterAll(async () => {
   await t.close();
 });
 
-async function deliveredAttempts(requestId: string): Promise<Array<{ attempt: number; http_status: number | null; error: string | null }>> {
-  const submitted = await request(t.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', alice.scoreToken)
-    .set({ 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': url, 'X-SCE-CallbackRetryCount': '3', 'X-SCE-CallbackRetryDelay': '30' }).send({ a: 2 });
+async function deliveredAttempts(
+  requestId: string,
+): Promise<Array<{ attempt: number; http_status: number | null; error: string | null }>> {
+  const submitted = await request(t.app)
+    .post('/api/scenario/code/scoreasync/double')
+    .set('Score-Token', alice.scoreToken)
+    .set({
+      'X-SCE-RequestId': requestId,
+      'X-SCE-CallbackUrl': url,
+      'X-SCE-CallbackRetryCount': '3',
+      'X-SCE-CallbackRetryDelay': '30',
+    })
+    .send({ a: 2 });
   expect(submitted.status).toBe(202);
   const row = await waitFor(async () => {
-    const found = (await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('id', 'callback_state')) as { id: string; callback_state: string } | undefined;
+    const found = (await t.services
+      .db('run_results')
+      .where({ user_id: alice.id, request_id: requestId })
+      .first('id', 'callback_state')) as { id: string; callback_state: string } | undefined;
     return found && found.callback_state !== 'PENDING' ? found : undefined;
   }, 10_000);
   expect(row.callback_state).toBe('DELIVERED');
-  return t.services.db('callback_attempts').where({ result_id: row.id }).orderBy('id').select('attempt', 'http_status', 'error');
+  return t.services
+    .db('callback_attempts')
+    .where({ result_id: row.id })
+    .orderBy('id')
+    .select('attempt', 'http_status', 'error');
 }
 
 describe('callbacks on kept-alive connections', () => {

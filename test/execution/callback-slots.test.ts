@@ -82,11 +82,13 @@ class SlowReceiver {
       this.inFlight += 1;
       this.mostInFlight = Math.max(this.mostInFlight, this.inFlight);
       req.resume();
-      req.on('end', () => setTimeout(() => {
-        this.inFlight -= 1;
-        this.received += 1;
-        res.writeHead(200).end('{}');
-      }, this.delayMs));
+      req.on('end', () =>
+        setTimeout(() => {
+          this.inFlight -= 1;
+          this.received += 1;
+          res.writeHead(200).end('{}');
+        }, this.delayMs),
+      );
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
   }
@@ -128,8 +130,11 @@ describe('two worker processes', () => {
   it("keep a tenant's callbacks in flight within CALLBACK_SLOTS_PER_TENANT across both", async () => {
     const runs = 10;
     for (let run = 0; run < runs; run += 1) {
-      const submitted = await request(api.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', tenant.scoreToken)
-        .set('X-SCE-CallbackUrl', slow.url(`/slot-${run}`)).send({ a: run });
+      const submitted = await request(api.app)
+        .post('/api/scenario/code/scoreasync/double')
+        .set('Score-Token', tenant.scoreToken)
+        .set('X-SCE-CallbackUrl', slow.url(`/slot-${run}`))
+        .send({ a: run });
       expect(submitted.status).toBe(202);
     }
     await waitFor(async () => (slow.received === runs ? true : undefined), 40_000, 50);

@@ -32,11 +32,13 @@ class SlowReceiver {
     this.server = http.createServer((req, res) => {
       this.inFlight += 1;
       req.resume();
-      req.on('end', () => setTimeout(() => {
-        this.inFlight -= 1;
-        this.received += 1;
-        res.writeHead(200).end('{}');
-      }, this.delayMs));
+      req.on('end', () =>
+        setTimeout(() => {
+          this.inFlight -= 1;
+          this.received += 1;
+          res.writeHead(200).end('{}');
+        }, this.delayMs),
+      );
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
   }
@@ -57,8 +59,13 @@ beforeAll(async () => {
   process.env.CALLBACK_SLOTS_PER_TENANT = '2';
   t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'] } });
   await t.services.execution.startWorker();
-  [alice, bob, slowTenant] = await Promise.all([t.newUser({ prefix: 'alice' }), t.newUser({ prefix: 'bob' }), t.newUser({ prefix: 'slow' })]);
-  for (const user of [alice, bob, slowTenant]) await deployScenario(t.services.db, user.id, 'double', doublingScenario());
+  [alice, bob, slowTenant] = await Promise.all([
+    t.newUser({ prefix: 'alice' }),
+    t.newUser({ prefix: 'bob' }),
+    t.newUser({ prefix: 'slow' }),
+  ]);
+  for (const user of [alice, bob, slowTenant])
+    await deployScenario(t.services.db, user.id, 'double', doublingScenario());
   aliceSecret = (await t.services.users.issueCallbackSecret(alice.id)) as string;
   bobSecret = (await t.services.users.issueCallbackSecret(bob.id)) as string;
   await Promise.all([receiver.start(), slow.start()]);
@@ -71,14 +78,25 @@ afterAll(async () => {
 });
 
 const submit = (user: TestUser, headers: Record<string, string>) =>
-  request(t.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', user.scoreToken).set(headers).send({ a: 2 });
+  request(t.app)
+    .post('/api/scenario/code/scoreasync/double')
+    .set('Score-Token', user.scoreToken)
+    .set(headers)
+    .send({ a: 2 });
 
 /** What a receiver verifies: the v2 signature with its tenant's secret, over its own URL, within its replay window. */
 function receiverAccepts(secret: string, url: string, call: ReceivedCallback, windowSeconds = 300): boolean {
   const timestamp = Number(call.headers['x-sce-timestamp']);
   if (!(Math.abs(Date.now() / 1000 - timestamp) <= windowSeconds)) return false;
   const signature = call.headers['x-sce-signature-v2'];
-  return typeof signature === 'string' && verifyCallbackSignatureV2(secret, { timestamp, url, requestId: String(call.headers['x-sce-requestid']), body: call.body }, signature);
+  return (
+    typeof signature === 'string' &&
+    verifyCallbackSignatureV2(
+      secret,
+      { timestamp, url, requestId: String(call.headers['x-sce-requestid']), body: call.body },
+      signature,
+    )
+  );
 }
 
 type DocsVerifier = (secret: string, headers: http.IncomingHttpHeaders, rawBody: string) => boolean;
@@ -88,8 +106,13 @@ function docsVerifier(url: string): DocsVerifier {
   const docs = readFileSync(new URL('../../docs/execution.md', import.meta.url), 'utf8');
   const block = /Receiver-side verification \(Node\), v2[^\n]*\n```js\n([\s\S]*?)```/.exec(docs);
   if (!block) throw new Error('docs/execution.md has no v2 verifier block');
-  const source = block[1].replace(/^import .*\n/m, '').replace(/const MY_CALLBACK_URL = [^;]*;/, `const MY_CALLBACK_URL = ${JSON.stringify(url)};`);
-  return new Function('createHmac', 'timingSafeEqual', `${source}\nreturn verify;`)(createHmac, timingSafeEqual) as DocsVerifier;
+  const source = block[1]
+    .replace(/^import .*\n/m, '')
+    .replace(/const MY_CALLBACK_URL = [^;]*;/, `const MY_CALLBACK_URL = ${JSON.stringify(url)};`);
+  return new Function('createHmac', 'timingSafeEqual', `${source}\nreturn verify;`)(
+    createHmac,
+    timingSafeEqual,
+  ) as DocsVerifier;
 }
 
 describe('callback secrets', () => {
@@ -98,7 +121,9 @@ describe('callback secrets', () => {
     const secret = await t.services.users.issueCallbackSecret(user.id);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(await t.services.users.issueCallbackSecret(user.id)).toBeUndefined();
-    const row = (await t.services.db('users').where({ id: user.id }).first('callback_secret_sealed')) as { callback_secret_sealed: Buffer };
+    const row = (await t.services.db('users').where({ id: user.id }).first('callback_secret_sealed')) as {
+      callback_secret_sealed: Buffer;
+    };
     expect(row.callback_secret_sealed.includes(Buffer.from(secret as string))).toBe(false);
     expect(await t.services.users.callbackSecretOf(user.id)).toBe(secret);
     const rotated = await t.services.users.issueCallbackSecret(user.id, { rotate: true });
@@ -122,8 +147,15 @@ describe('callback secrets', () => {
     // The signature covers the URL: alice's callback, passed on to another receiver, is refused there.
     expect(receiverAccepts(aliceSecret, receiver.url('/elsewhere'), accepted[0])).toBe(false);
     // and its request id and body: changing either breaks it.
-    expect(receiverAccepts(aliceSecret, aliceUrl, { ...accepted[0], headers: { ...accepted[0].headers, 'x-sce-requestid': 'other' } })).toBe(false);
-    expect(receiverAccepts(aliceSecret, aliceUrl, { ...accepted[0], body: accepted[0].body.replace('4', '5') })).toBe(false);
+    expect(
+      receiverAccepts(aliceSecret, aliceUrl, {
+        ...accepted[0],
+        headers: { ...accepted[0].headers, 'x-sce-requestid': 'other' },
+      }),
+    ).toBe(false);
+    expect(receiverAccepts(aliceSecret, aliceUrl, { ...accepted[0], body: accepted[0].body.replace('4', '5') })).toBe(
+      false,
+    );
     // Outside the replay window it is refused whatever it carries.
     expect(receiverAccepts(aliceSecret, aliceUrl, accepted[0], -1)).toBe(false);
     // The verifier docs/execution.md gives receivers: alice's callback once, never bob's, never the same attempt twice.
@@ -133,7 +165,15 @@ describe('callback secrets', () => {
     expect(verify(aliceSecret, bobs.headers, bobs.body)).toBe(false);
     expect(docsVerifier(receiver.url('/elsewhere'))(aliceSecret, accepted[0].headers, accepted[0].body)).toBe(false);
     // The legacy signature (sent during the transition) is what bob could always produce: it proves nothing about the tenant.
-    for (const call of calls) expect(verifyCallbackSignature(t.config.callbackSigningSecret, String(call.headers['x-sce-timestamp']), call.body, String(call.headers['x-sce-signature']))).toBe(true);
+    for (const call of calls)
+      expect(
+        verifyCallbackSignature(
+          t.config.callbackSigningSecret,
+          String(call.headers['x-sce-timestamp']),
+          call.body,
+          String(call.headers['x-sce-signature']),
+        ),
+      ).toBe(true);
   });
 
   it('sends only the legacy signature for a user without a callback secret, during the transition', async () => {
@@ -149,7 +189,10 @@ describe('callback secrets', () => {
     try {
       const response = await submit(slowTenant, { 'X-SCE-CallbackUrl': receiver.url('/no-secret') });
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ code: 'CALLBACK_REFUSED', details: [{ path: 'header.X-SCE-CallbackUrl' }] });
+      expect(response.body).toMatchObject({
+        code: 'CALLBACK_REFUSED',
+        details: [{ path: 'header.X-SCE-CallbackUrl' }],
+      });
       expect(response.body.message).toContain('--callback-secret');
       expect((await submit(alice, { 'X-SCE-CallbackUrl': receiver.url('/has-secret') })).status).toBe(202);
     } finally {
@@ -162,7 +205,9 @@ describe('callback secret rotation', () => {
   /** The next callback of `user`'s run to `path`, as received. */
   async function nextCallback(user: TestUser, path: string): Promise<ReceivedCallback> {
     const requestId = `rotation-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    expect((await submit(user, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url(path) })).status).toBe(202);
+    expect((await submit(user, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url(path) })).status).toBe(
+      202,
+    );
     return waitFor(async () => receiver.received.find((call) => call.headers['x-sce-requestid'] === requestId));
   }
 
@@ -199,7 +244,10 @@ describe('callback secret rotation', () => {
     expect(await t.services.users.callbackSecretsOf(user.id)).toEqual([third, second]);
     expect((await t.services.users.callbackSecretsOf(user.id)).includes(first)).toBe(false);
     // The overlap ends (as CALLBACK_SECRET_OVERLAP_SECONDS after the rotation would).
-    await t.services.db('users').where({ id: user.id }).update({ callback_secret_previous_until: t.services.db.raw('NOW(3) - INTERVAL 1 SECOND') });
+    await t.services
+      .db('users')
+      .where({ id: user.id })
+      .update({ callback_secret_previous_until: t.services.db.raw('NOW(3) - INTERVAL 1 SECOND') });
     expect(await t.services.users.callbackSecretsOf(user.id)).toEqual([third]);
     const call = await nextCallback(user, '/rotated');
     expect(String(call.headers['x-sce-signature-v2'])).toMatch(/^v2=[0-9a-f]{64}$/);
@@ -209,7 +257,11 @@ describe('callback secret rotation', () => {
 
   it('keeps no previous secret when the overlap is 0 (a leaked secret), nor for a first issue', async () => {
     const user = await t.newUser({ prefix: 'leaked' });
-    const noOverlap = new UserService(new UserStore(t.services.db), { scoreTokenCacheMs: 0, callbackSecretsKey: t.config.callbackSecretsKey, callbackSecretOverlapSeconds: 0 });
+    const noOverlap = new UserService(new UserStore(t.services.db), {
+      scoreTokenCacheMs: 0,
+      callbackSecretsKey: t.config.callbackSecretsKey,
+      callbackSecretOverlapSeconds: 0,
+    });
     const first = (await t.services.users.issueCallbackSecret(user.id)) as string;
     expect(await t.services.users.callbackSecretsOf(user.id)).toEqual([first]);
     const replaced = (await noOverlap.issueCallbackSecret(user.id, { rotate: true })) as string;
@@ -219,13 +271,16 @@ describe('callback secret rotation', () => {
 
 describe('callback delivery slots per tenant', () => {
   it("does not delay another tenant's callback behind one tenant's slow receiver", async () => {
-    for (let run = 0; run < 8; run += 1) expect((await submit(slowTenant, { 'X-SCE-CallbackUrl': slow.url(`/slow-${run}`) })).status).toBe(202);
+    for (let run = 0; run < 8; run += 1)
+      expect((await submit(slowTenant, { 'X-SCE-CallbackUrl': slow.url(`/slow-${run}`) })).status).toBe(202);
     // The slow tenant's deliveries are in flight, at most its two slots of them.
     await waitFor(async () => (slow.inFlight >= 2 ? true : undefined));
     expect(slow.inFlight).toBeLessThanOrEqual(2);
     const requestId = `fast-${Date.now()}`;
     const submitted = Date.now();
-    expect((await submit(alice, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/fast') })).status).toBe(202);
+    expect(
+      (await submit(alice, { 'X-SCE-RequestId': requestId, 'X-SCE-CallbackUrl': receiver.url('/fast') })).status,
+    ).toBe(202);
     const call = await waitFor(async () => receiver.received.find((c) => c.headers['x-sce-requestid'] === requestId));
     // Behind four shared job slots all held by 3 s deliveries it would have waited about 3 s.
     expect(call.at - submitted).toBeLessThan(1500);

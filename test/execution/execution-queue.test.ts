@@ -23,7 +23,11 @@ async function queueOnPrivateRedis(): Promise<{ queue: ExecutionQueue; redis: Pr
   await redis.start();
   cleanup.push(() => redis.destroy());
   const prefix = `scoring:test:queue:${randomUUID().slice(0, 8)}:`;
-  const settings = { ...loadExecutionSettings(loadConfig(), { JOBS_KEY_PREFIX: prefix }), lockLifetimeMs: 2000, processEveryMs: 500 };
+  const settings = {
+    ...loadExecutionSettings(loadConfig(), { JOBS_KEY_PREFIX: prefix }),
+    lockLifetimeMs: 2000,
+    processEveryMs: 500,
+  };
   const queue = new ExecutionQueue(redis.url, settings, createLogger('silent'));
   cleanup.push(() => queue.close());
   return { queue, redis, prefix };
@@ -34,7 +38,9 @@ it('refuses work at once while the job store has never been reachable, and takes
   await redis.kill();
   const started = Date.now();
   await expect(queue.enqueueRuns([randomUUID()])).rejects.toBeInstanceOf(JobStoreUnavailableError);
-  await expect(queue.enqueueChunks(randomUUID(), 10, 5)).rejects.toThrow(/Redis at 127\.0\.0\.1:\d+ is unreachable: connect ECONNREFUSED/);
+  await expect(queue.enqueueChunks(randomUUID(), 10, 5)).rejects.toThrow(
+    /Redis at 127\.0\.0\.1:\d+ is unreachable: connect ECONNREFUSED/,
+  );
   expect(Date.now() - started).toBeLessThan(3000);
 
   await redis.start();
@@ -50,8 +56,14 @@ it('removes, after the job store returns, a finished job that its outage left be
   // finished, with no next run (Agenda never runs it again).
   const store = await openJobStore(redis.url, prefix, { onLost() {}, onRestored() {}, onError() {} });
   const { repository } = store.backend;
-  const saved = await repository.saveJob({ name: RUN_JOB, data: { resultIds: [] }, priority: 0, nextRunAt: null, type: 'normal' } as never, undefined);
-  await repository.saveJobState({ ...saved, lockedAt: undefined, lastRunAt: new Date(), lastFinishedAt: new Date(), nextRunAt: null } as never, undefined);
+  const saved = await repository.saveJob(
+    { name: RUN_JOB, data: { resultIds: [] }, priority: 0, nextRunAt: null, type: 'normal' } as never,
+    undefined,
+  );
+  await repository.saveJobState(
+    { ...saved, lockedAt: undefined, lastRunAt: new Date(), lastFinishedAt: new Date(), nextRunAt: null } as never,
+    undefined,
+  );
   await store.close();
   expect(await queue.pendingJobs()).toBe(1);
 

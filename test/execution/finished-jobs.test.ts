@@ -29,11 +29,20 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-const handlers = (overrides: Partial<JobHandlers> = {}): JobHandlers => ({ run: async () => undefined, chunk: async () => true, callback: async () => undefined, ...overrides });
+const handlers = (overrides: Partial<JobHandlers> = {}): JobHandlers => ({
+  run: async () => undefined,
+  chunk: async () => true,
+  callback: async () => undefined,
+  ...overrides,
+});
 
 function newQueue(): { queue: ExecutionQueue; jobsInRedis: () => Promise<number> } {
   const prefix = `scoring:test:finished-jobs:${randomUUID().slice(0, 8)}:`;
-  const settings = { ...loadExecutionSettings(loadConfig(), { JOBS_KEY_PREFIX: prefix }), lockLifetimeMs: 2000, processEveryMs: 200 };
+  const settings = {
+    ...loadExecutionSettings(loadConfig(), { JOBS_KEY_PREFIX: prefix }),
+    lockLifetimeMs: 2000,
+    processEveryMs: 200,
+  };
   const queue = new ExecutionQueue(jobsUrl, settings, createLogger('silent'));
   const redis = new Redis(jobsUrl);
   cleanup.push(async () => {
@@ -53,7 +62,13 @@ describe('finished jobs in the job store', () => {
     // The worker "dies" when Agenda, having recorded the completion, goes to remove the job.
     jest.spyOn(Job.prototype, 'remove').mockImplementation(() => new Promise<number>(() => undefined));
     let ran = 0;
-    await queue.startProcessing(handlers({ run: async () => { ran += 1; } }));
+    await queue.startProcessing(
+      handlers({
+        run: async () => {
+          ran += 1;
+        },
+      }),
+    );
     for (let k = 0; k < 5; k += 1) await queue.enqueueRuns([randomUUID()]);
     await waitFor(async () => (ran === 5 ? true : undefined), 10_000);
     await waitFor(async () => ((await jobsInRedis()) === 0 ? true : undefined), 2000, 20);
@@ -63,7 +78,15 @@ describe('finished jobs in the job store', () => {
     const { queue, jobsInRedis } = newQueue();
     let running = 0;
     let ended = 0;
-    await queue.startProcessing(handlers({ run: async () => { running += 1; await new Promise((resolve) => setTimeout(resolve, 100)); ended += 1; } }));
+    await queue.startProcessing(
+      handlers({
+        run: async () => {
+          running += 1;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          ended += 1;
+        },
+      }),
+    );
     for (let k = 0; k < 4; k += 1) await queue.enqueueRuns([randomUUID()]);
     await waitFor(async () => (running === 4 ? true : undefined), 10_000, 5);
     await queue.close();
@@ -74,13 +97,15 @@ describe('finished jobs in the job store', () => {
   it('removes a job that failed for good at once, and keeps one that waits for a retry', async () => {
     const { queue, jobsInRedis } = newQueue();
     const failures: string[] = [];
-    await queue.startProcessing(handlers({
-      run: async ({ resultIds }) => {
-        failures.push(resultIds[0]);
-        if (resultIds[0] === 'outage') throw Object.assign(new Error('connect ECONNREFUSED'), { fatal: true });
-        throw new Error('a fault of the handler');
-      },
-    }));
+    await queue.startProcessing(
+      handlers({
+        run: async ({ resultIds }) => {
+          failures.push(resultIds[0]);
+          if (resultIds[0] === 'outage') throw Object.assign(new Error('connect ECONNREFUSED'), { fatal: true });
+          throw new Error('a fault of the handler');
+        },
+      }),
+    );
     await queue.enqueueRuns(['fault']);
     await waitFor(async () => (failures.includes('fault') ? true : undefined), 10_000, 5);
     await waitFor(async () => ((await jobsInRedis()) === 0 ? true : undefined), 2000, 20);

@@ -2,7 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { GroupCommit } from '../../src/execution/group-commit.js';
 
 /** A commit that records its groups and finishes when told to. */
-function recorder(): { groups: number[][]; release: () => void; commit: (items: number[]) => Promise<Array<number | Error>> } {
+function recorder(): {
+  groups: number[][];
+  release: () => void;
+  commit: (items: number[]) => Promise<Array<number | Error>>;
+} {
   const groups: number[][] = [];
   let releases: Array<() => void> = [];
   return {
@@ -14,7 +18,9 @@ function recorder(): { groups: number[][]; release: () => void; commit: (items: 
     },
     commit: (items) => {
       groups.push(items);
-      return new Promise((resolve) => releases.push(() => resolve(items.map((item) => (item < 0 ? new Error(`negative ${item}`) : item * 10)))));
+      return new Promise((resolve) =>
+        releases.push(() => resolve(items.map((item) => (item < 0 ? new Error(`negative ${item}`) : item * 10)))),
+      );
     },
   };
 }
@@ -55,16 +61,26 @@ describe('GroupCommit', () => {
     await expect(ok).resolves.toBe(20);
     await expect(bad).rejects.toThrow('negative -3');
 
-    const failing = new GroupCommit<number, number>({ maxItems: 10, commit: async () => { throw new Error('down'); } });
+    const failing = new GroupCommit<number, number>({
+      maxItems: 10,
+      commit: async () => {
+        throw new Error('down');
+      },
+    });
     await expect(Promise.all([failing.submit(1), failing.submit(2)])).rejects.toThrow('down');
   });
 
   it('starts commits no closer than minIntervalMs under load', async () => {
     const starts: Array<{ at: number; items: number[] }> = [];
-    const group = new GroupCommit<number, number>({ maxItems: 100, concurrency: 4, minIntervalMs: 30, commit: async (items) => {
-      starts.push({ at: performance.now(), items });
-      return items;
-    } });
+    const group = new GroupCommit<number, number>({
+      maxItems: 100,
+      concurrency: 4,
+      minIntervalMs: 30,
+      commit: async (items) => {
+        starts.push({ at: performance.now(), items });
+        return items;
+      },
+    });
     await Promise.all([0, 1, 2, 3, 4].map((item) => group.submit(item)));
     expect(starts.map((start) => start.items)).toEqual([[0], [1, 2, 3, 4]]);
     expect(starts[1].at - starts[0].at).toBeGreaterThanOrEqual(29);
@@ -72,10 +88,15 @@ describe('GroupCommit', () => {
 
   it('commits what waits at once when hurried, then spaces commits out again', async () => {
     const starts: Array<{ at: number; items: number[] }> = [];
-    const group = new GroupCommit<number, number>({ maxItems: 2, concurrency: 4, minIntervalMs: 10_000, commit: async (items) => {
-      starts.push({ at: performance.now(), items });
-      return items;
-    } });
+    const group = new GroupCommit<number, number>({
+      maxItems: 2,
+      concurrency: 4,
+      minIntervalMs: 10_000,
+      commit: async (items) => {
+        starts.push({ at: performance.now(), items });
+        return items;
+      },
+    });
     const first = group.submit(0);
     const waiting = [1, 2, 3].map((item) => group.submit(item));
     await first;

@@ -22,21 +22,32 @@ function failNextEnqueue(method: 'enqueueRuns' | 'enqueueChunks'): void {
 describe('when the job store does not take the work', () => {
   it('answers 503 JOB_STORE_UNAVAILABLE with Retry-After to an async submission, stores nothing, and the same request id works on retry', async () => {
     failNextEnqueue('enqueueRuns');
-    const submit = () => request(t.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', 'retry-me').send({ a: 4 });
+    const submit = () =>
+      request(t.app)
+        .post('/api/scenario/code/scoreasync/double')
+        .set('Score-Token', alice.scoreToken)
+        .set('X-SCE-RequestId', 'retry-me')
+        .send({ a: 4 });
     const failed = await submit();
     expect(failed.status).toBe(503);
     expect(failed.body.code).toBe('JOB_STORE_UNAVAILABLE');
     expect(failed.headers['retry-after']).toBe('5');
-    expect(await t.services.db('run_results').where({ user_id: alice.id, request_id: 'retry-me' }).count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(
+      await t.services.db('run_results').where({ user_id: alice.id, request_id: 'retry-me' }).count({ n: '*' }),
+    ).toEqual([{ n: 0 }]);
     expect((await submit()).status).toBe(202);
   });
 
   it('answers 503 to a batch submission and stores nothing', async () => {
     failNextEnqueue('enqueueChunks');
-    const failed = await request(t.app).post(`/api/batch/score?key=${alice.scoreToken}`).send({ scenarioName: 'double', parameters: [{ a: 1 }, { a: 2 }] });
+    const failed = await request(t.app)
+      .post(`/api/batch/score?key=${alice.scoreToken}`)
+      .send({ scenarioName: 'double', parameters: [{ a: 1 }, { a: 2 }] });
     expect(failed.status).toBe(503);
     expect(failed.body.code).toBe('JOB_STORE_UNAVAILABLE');
     expect(await t.services.db('batches').where({ user_id: alice.id }).count({ n: '*' })).toEqual([{ n: 0 }]);
-    expect(await t.services.db('run_results').where({ user_id: alice.id }).whereNotNull('batch_id').count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(
+      await t.services.db('run_results').where({ user_id: alice.id }).whereNotNull('batch_id').count({ n: '*' }),
+    ).toEqual([{ n: 0 }]);
   });
 });

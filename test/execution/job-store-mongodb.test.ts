@@ -39,4 +39,6 @@ afterAll(async () => {
 });
 
 if (baseUrl) jobStoreContract('MongoDB (@agendajs/mongo-backend)', () => ({ newJobsUrl }));
-else describe('MongoDB (@agendajs/mongo-backend) (job store contract)', () => it.skip('needs JOBS_MONGODB_URL (no MongoDB server on these machines)', () => undefined));
+else
+  describe('MongoDB (@agendajs/mongo-backend) (job store contract)', () =>
+    it.skip('needs JOBS_MONGODB_URL (no MongoDB server on these machines)', () => undefined));

@@ -25,20 +25,47 @@ beforeAll(async () => {
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
   const { store, batchStore, queue } = t.services.execution;
   // No worker runs in this process until the last test: jobs saved here stay pending in the store.
-  sweeper = new StalledWorkSweeper(store, batchStore, queue, { stalledAfterMs: 60_000, sweepEveryMs: 60_000 }, createLogger('silent'), {
-    workRecovered: (kind, count) => { recovered[kind] = (recovered[kind] ?? 0) + count; },
-  });
+  sweeper = new StalledWorkSweeper(
+    store,
+    batchStore,
+    queue,
+    { stalledAfterMs: 60_000, sweepEveryMs: 60_000 },
+    createLogger('silent'),
+    {
+      workRecovered: (kind, count) => {
+        recovered[kind] = (recovered[kind] ?? 0) + count;
+      },
+    },
+  );
 });
 afterAll(() => t.close());
 
 async function queuedRun(state: 'QUEUED' | 'RUNNING' | 'SUCCEEDED' = 'QUEUED', callback = false): Promise<string> {
   const id = randomUUID();
-  await t.services.execution.store.insertAsyncRun({ id, userId: alice.id, requestId: `r-${id}`, scenarioName: 'double', input: { a: 4 }, callback: callback ? { url: 'http://127.0.0.1:9/hook', retryCount: 3, retryDelaySeconds: 3600 } : null });
-  await t.services.db('run_results').where({ id }).update({ state, queued_at: LONG_AGO(), ...(state === 'SUCCEEDED' ? { finished_at: LONG_AGO(), result: '{"doubled":8}' } : {}) });
+  await t.services.execution.store.insertAsyncRun({
+    id,
+    userId: alice.id,
+    requestId: `r-${id}`,
+    scenarioName: 'double',
+    input: { a: 4 },
+    callback: callback ? { url: 'http://127.0.0.1:9/hook', retryCount: 3, retryDelaySeconds: 3600 } : null,
+  });
+  await t.services
+    .db('run_results')
+    .where({ id })
+    .update({
+      state,
+      queued_at: LONG_AGO(),
+      ...(state === 'SUCCEEDED' ? { finished_at: LONG_AGO(), result: '{"doubled":8}' } : {}),
+    });
   return id;
 }
-const queuedAt = async (id: string) => ((await t.services.db('run_results').where({ id }).first('queued_at')) as { queued_at: Date }).queued_at.getTime();
-const jobData = async (name: string) => (await t.services.execution.queue.jobsInStore()).pending.filter((job) => job.name === name).map((job) => job.data as Record<string, unknown>);
+const queuedAt = async (id: string) =>
+  ((await t.services.db('run_results').where({ id }).first('queued_at')) as { queued_at: Date }).queued_at.getTime();
+const jobData = async (name: string) =>
+  (await t.services.execution.queue.jobsInStore()).pending
+    .filter((job) => job.name === name)
+    .map((job) => job.data as Record<string, unknown>);
 
 describe('recovery of work without a job', () => {
   it('queues again a QUEUED run that has no job, and counts it as recovered', async () => {
@@ -56,7 +83,9 @@ describe('recovery of work without a job', () => {
     const at = await queuedAt(id);
     await sweeper.sweepOnce();
     expect(await queuedAt(id)).toBe(at);
-    expect((await jobData('execution.run')).filter((data) => (data.resultIds as string[]).includes(id))).toHaveLength(1);
+    expect((await jobData('execution.run')).filter((data) => (data.resultIds as string[]).includes(id))).toHaveLength(
+      1,
+    );
   });
 
   it('queues again a RUNNING run whose job is gone (its worker died and the job store lost the job)', async () => {
@@ -88,7 +117,13 @@ describe('recovery of work without a job', () => {
     const lost = randomUUID();
     const waiting = randomUUID();
     for (const id of [lost, waiting]) {
-      await batchStore.insertBatch({ id, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: Array.from({ length: 20 }, (_, a) => ({ a })) });
+      await batchStore.insertBatch({
+        id,
+        userId: alice.id,
+        scenarioName: 'double',
+        chunkSize: 10,
+        inputs: Array.from({ length: 20 }, (_, a) => ({ a })),
+      });
       await t.services.db('batch_chunks').where({ batch_id: id }).update({ queued_at: LONG_AGO() });
     }
     // The first part of the lost batch was started by a worker that died; the waiting batch's jobs are pending.
@@ -97,25 +132,40 @@ describe('recovery of work without a job', () => {
     const swept = await sweeper.sweepOnce();
     expect(swept.chunks).toBeGreaterThanOrEqual(2);
     const chunks = await jobData('execution.batch-chunk');
-    expect(chunks.filter((data) => data.batchId === lost).map((data) => data.from).sort()).toEqual([0, 10]);
+    expect(
+      chunks
+        .filter((data) => data.batchId === lost)
+        .map((data) => data.from)
+        .sort(),
+    ).toEqual([0, 10]);
     expect(chunks.filter((data) => data.batchId === waiting)).toHaveLength(2);
   });
 
   it('queues each piece of work once, however many workers sweep', async () => {
     const id = await queuedRun('QUEUED');
     await Promise.all([sweeper.sweepOnce(), sweeper.sweepOnce(), sweeper.sweepOnce()]);
-    expect((await jobData('execution.run')).filter((data) => (data.resultIds as string[]).includes(id))).toHaveLength(1);
+    expect((await jobData('execution.run')).filter((data) => (data.resultIds as string[]).includes(id))).toHaveLength(
+      1,
+    );
   });
 
   it('runs the recovered work to the end once a worker runs, and removes a job that failed for good from the store', async () => {
     const id = await queuedRun('QUEUED');
     await sweeper.sweepOnce();
     const { queue } = t.services.execution;
-    queue.registerJobKind({ name: 'test.poison', concurrency: 1, run: async () => { throw new Error('poison'); } });
+    queue.registerJobKind({
+      name: 'test.poison',
+      concurrency: 1,
+      run: async () => {
+        throw new Error('poison');
+      },
+    });
     await t.services.execution.startWorker();
     await queue.enqueue('test.poison', {});
     const run = await waitFor(async () => {
-      const row = (await t.services.db('run_results').where({ id }).first('state', 'result')) as { state: string; result: string } | undefined;
+      const row = (await t.services.db('run_results').where({ id }).first('state', 'result')) as
+        | { state: string; result: string }
+        | undefined;
       return row?.state === 'SUCCEEDED' ? row : undefined;
     });
     expect(JSON.parse(run.result)).toEqual({ doubled: 8 });
@@ -129,7 +179,15 @@ describe('recovery of work without a job', () => {
     await t.services.db('run_results').where({ id }).update({ attempts: 3, started_at: LONG_AGO() });
     await sweeper.sweepOnce();
     const row = await waitFor(async () => {
-      const found = (await t.services.db('run_results').where({ id }).first('state', 'error_code', 'error_message', 'attempts')) as { state: string; error_code: string | null; error_message: string | null; attempts: number };
+      const found = (await t.services
+        .db('run_results')
+        .where({ id })
+        .first('state', 'error_code', 'error_message', 'attempts')) as {
+        state: string;
+        error_code: string | null;
+        error_message: string | null;
+        attempts: number;
+      };
       return found.state === 'FAILED' ? found : undefined;
     });
     expect(row).toMatchObject({ error_code: 'RUN_ABANDONED', attempts: 4 });
@@ -140,7 +198,10 @@ describe('recovery of work without a job', () => {
     const id = await queuedRun('QUEUED');
     await t.services.execution.queue.enqueueRuns([id]);
     const row = await waitFor(async () => {
-      const found = (await t.services.db('run_results').where({ id }).first('state', 'attempts')) as { state: string; attempts: number };
+      const found = (await t.services.db('run_results').where({ id }).first('state', 'attempts')) as {
+        state: string;
+        attempts: number;
+      };
       return found.state === 'SUCCEEDED' ? found : undefined;
     });
     expect(row.attempts).toBe(1);
@@ -149,21 +210,55 @@ describe('recovery of work without a job', () => {
   it('gives up a batch part started RUN_MAX_ATTEMPTS times: its elements left end RUN_ABANDONED, and the batch finishes', async () => {
     const { batchStore } = t.services.execution;
     const batchId = randomUUID();
-    await batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: Array.from({ length: 10 }, (_, a) => ({ a: a + 20 })) });
+    await batchStore.insertBatch({
+      id: batchId,
+      userId: alice.id,
+      scenarioName: 'double',
+      chunkSize: 10,
+      inputs: Array.from({ length: 10 }, (_, a) => ({ a: a + 20 })),
+    });
     const batch = (await batchStore.findBatch(batchId))!;
     // Two elements were stored before; three starts never finished the rest, and the part's job is gone.
     const at = new Date();
-    await batchStore.insertResults(batch, [0, 1].map((index) => ({ index, outcome: { state: 'SUCCEEDED' as const, result: { doubled: 1 }, error: null, version: '1', beganAt: at, endedAt: at } })));
-    await t.services.db('batch_chunks').where({ batch_id: batchId }).update({ attempts: 3, started_at: LONG_AGO(), queued_at: LONG_AGO() });
+    await batchStore.insertResults(
+      batch,
+      [0, 1].map((index) => ({
+        index,
+        outcome: {
+          state: 'SUCCEEDED' as const,
+          result: { doubled: 1 },
+          error: null,
+          version: '1',
+          beganAt: at,
+          endedAt: at,
+        },
+      })),
+    );
+    await t.services
+      .db('batch_chunks')
+      .where({ batch_id: batchId })
+      .update({ attempts: 3, started_at: LONG_AGO(), queued_at: LONG_AGO() });
     await sweeper.sweepOnce();
     await waitFor(async () => ((await batchStore.findBatch(batchId))?.finishedAt ? true : undefined));
-    const rows = (await t.services.db('run_results').where({ batch_id: batchId }).orderBy('element_index').select('state', 'error_code')) as Array<{ state: string; error_code: string | null }>;
-    expect(rows.map((row) => row.error_code)).toEqual([null, null, ...Array.from({ length: 8 }, () => 'RUN_ABANDONED')]);
+    const rows = (await t.services
+      .db('run_results')
+      .where({ batch_id: batchId })
+      .orderBy('element_index')
+      .select('state', 'error_code')) as Array<{ state: string; error_code: string | null }>;
+    expect(rows.map((row) => row.error_code)).toEqual([
+      null,
+      null,
+      ...Array.from({ length: 8 }, () => 'RUN_ABANDONED'),
+    ]);
   });
 
   it('removes a finished job left in the store (a worker killed between recording its completion and removing it)', async () => {
     // The leftover, written as Agenda leaves it: finished, unlocked, not due again.
-    const store = await openJobStore(t.config.jobsUrl, t.services.execution.settings.keyPrefix, { onLost: () => undefined, onRestored: () => undefined, onError: () => undefined });
+    const store = await openJobStore(t.config.jobsUrl, t.services.execution.settings.keyPrefix, {
+      onLost: () => undefined,
+      onRestored: () => undefined,
+      onError: () => undefined,
+    });
     try {
       const agenda = createAgenda(store, { concurrency: 1, lockLifetimeMs: 10_000, processEveryMs: 60_000 });
       await agenda.ready;
@@ -172,7 +267,10 @@ describe('recovery of work without a job', () => {
       job.attrs.lastRunAt = new Date();
       job.attrs.lastFinishedAt = new Date();
       await job.save();
-      const leftOver = async () => (await agenda.queryJobs({ name: 'execution.run' })).jobs.filter((found) => (found.data as { resultIds: string[] }).resultIds[0] === 'left-over');
+      const leftOver = async () =>
+        (await agenda.queryJobs({ name: 'execution.run' })).jobs.filter(
+          (found) => (found.data as { resultIds: string[] }).resultIds[0] === 'left-over',
+        );
       expect(await leftOver()).toHaveLength(1);
       const { removed } = await t.services.execution.queue.jobsInStore();
       expect(removed).toBeGreaterThanOrEqual(1);

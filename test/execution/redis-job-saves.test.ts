@@ -47,32 +47,63 @@ async function stored(keyPrefix: string, id: string, name: string) {
 
 describe('pipelined job saves', () => {
   it('are written against the exact @agendajs/redis-backend version pinned in package.json', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(pkg.dependencies['@agendajs/redis-backend']).toBe(REDIS_BACKEND_VERSION_RELIED_ON);
-    const installed = JSON.parse(readFileSync(new URL('../../node_modules/@agendajs/redis-backend/package.json', import.meta.url), 'utf8')) as { version: string };
+    const installed = JSON.parse(
+      readFileSync(new URL('../../node_modules/@agendajs/redis-backend/package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
     expect(installed.version).toBe(REDIS_BACKEND_VERSION_RELIED_ON);
   });
 
   it('store a new job exactly as the backend does, and answer it the same way', async () => {
     const { plain, pipelined } = repositories();
-    const job: JobParameters<{ resultIds: string[] }> = { name: 'contract.run', priority: 5, nextRunAt: new Date(Date.now() + 1234), type: 'normal', data: { resultIds: ['a', 'b'] } };
+    const job: JobParameters<{ resultIds: string[] }> = {
+      name: 'contract.run',
+      priority: 5,
+      nextRunAt: new Date(Date.now() + 1234),
+      type: 'normal',
+      data: { resultIds: ['a', 'b'] },
+    };
     const fromBackend = await plain.saveJob({ ...job }, { lastModifiedBy: 'worker-1' });
     const fromPipeline = await pipelined.saveJob({ ...job }, { lastModifiedBy: 'worker-1' });
     expect(fromPipeline._id).toBeDefined();
     expect({ ...fromPipeline, _id: undefined }).toEqual({ ...fromBackend, _id: undefined });
-    expect(await stored(pipelinedPrefix, String(fromPipeline._id), job.name)).toEqual(await stored(backendPrefix, String(fromBackend._id), job.name));
+    expect(await stored(pipelinedPrefix, String(fromPipeline._id), job.name)).toEqual(
+      await stored(backendPrefix, String(fromBackend._id), job.name),
+    );
     expect(await stored(pipelinedPrefix, String(fromPipeline._id), job.name)).toMatchObject({ inAll: 1, inName: 1 });
     // The backend finds and locks it like any other job.
-    const locked = await pipelined.getNextJobToRun(job.name, new Date(Date.now() + 60_000), new Date(Date.now() - 60_000), new Date(), {});
+    const locked = await pipelined.getNextJobToRun(
+      job.name,
+      new Date(Date.now() + 60_000),
+      new Date(Date.now() - 60_000),
+      new Date(),
+      {},
+    );
     expect(locked?._id).toEqual(fromPipeline._id);
   });
 
   it("leave updates, single jobs and unique jobs to the backend's own save", async () => {
     const { pipelined } = repositories();
-    const single = await pipelined.saveJob({ name: 'contract.single', priority: 0, nextRunAt: new Date(), type: 'single', data: {} }, undefined);
-    const again = await pipelined.saveJob({ name: 'contract.single', priority: 0, nextRunAt: new Date(), type: 'single', data: { n: 2 } }, undefined);
+    const single = await pipelined.saveJob(
+      { name: 'contract.single', priority: 0, nextRunAt: new Date(), type: 'single', data: {} },
+      undefined,
+    );
+    const again = await pipelined.saveJob(
+      { name: 'contract.single', priority: 0, nextRunAt: new Date(), type: 'single', data: { n: 2 } },
+      undefined,
+    );
     expect(again._id).toEqual(single._id);
-    const unique = { name: 'contract.unique', priority: 0, nextRunAt: new Date(), type: 'normal', data: { key: 'k' }, unique: { 'data.key': 'k' } } as JobParameters;
+    const unique = {
+      name: 'contract.unique',
+      priority: 0,
+      nextRunAt: new Date(),
+      type: 'normal',
+      data: { key: 'k' },
+      unique: { 'data.key': 'k' },
+    } as JobParameters;
     const first = await pipelined.saveJob({ ...unique }, undefined);
     const second = await pipelined.saveJob({ ...unique }, undefined);
     expect(second._id).toEqual(first._id);

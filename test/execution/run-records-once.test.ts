@@ -19,7 +19,9 @@ beforeAll(async () => {
   t = await createTestApp();
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
-  scenarioId = String(((await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }).id);
+  scenarioId = String(
+    ((await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }).id,
+  );
 });
 afterEach(() => {
   jest.restoreAllMocks();
@@ -35,10 +37,18 @@ describe('decision records of stored runs', () => {
   it('records a batch element only once its result is stored, so a chunk run again records each element once', async () => {
     const { batchStore, worker } = t.services.execution;
     const batchId = randomUUID();
-    await batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: 20, inputs: Array.from({ length: 20 }, (_, a) => ({ a: a + 20 })) });
+    await batchStore.insertBatch({
+      id: batchId,
+      userId: alice.id,
+      scenarioName: 'double',
+      chunkSize: 20,
+      inputs: Array.from({ length: 20 }, (_, a) => ({ a: a + 20 })),
+    });
     const before = await recordCount();
     // The worker "dies" before its results reach MySQL: nothing of the chunk is stored.
-    jest.spyOn(batchStore, 'insertResults').mockRejectedValueOnce(new Error('the worker died before storing its results'));
+    jest
+      .spyOn(batchStore, 'insertResults')
+      .mockRejectedValueOnce(new Error('the worker died before storing its results'));
     await expect(worker.chunk({ batchId, from: 0, to: 20 }, async () => undefined)).rejects.toThrow('died');
     expect(await recordCount()).toBe(before);
     // The next worker runs the chunk again: one record per element, as many as results.
@@ -51,7 +61,14 @@ describe('decision records of stored runs', () => {
   it('records an async run only once its outcome is stored', async () => {
     const { store, worker } = t.services.execution;
     const id = randomUUID();
-    await store.insertAsyncRun({ id, userId: alice.id, requestId: `once-${id}`, scenarioName: 'double', input: { a: 30 }, callback: null });
+    await store.insertAsyncRun({
+      id,
+      userId: alice.id,
+      requestId: `once-${id}`,
+      scenarioName: 'double',
+      input: { a: 30 },
+      callback: null,
+    });
     const before = await recordCount();
     jest.spyOn(store, 'finishRuns').mockRejectedValueOnce(new Error('the worker died before storing the outcome'));
     await expect(worker.run({ resultIds: [id] })).rejects.toThrow('died');

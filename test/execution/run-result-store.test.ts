@@ -14,19 +14,48 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const newRun = (): NewAsyncRun => ({ id: randomUUID(), userId: alice.id, requestId: randomUUID(), scenarioName: 'double', input: { x: 1 }, callback: null });
+const newRun = (): NewAsyncRun => ({
+  id: randomUUID(),
+  userId: alice.id,
+  requestId: randomUUID(),
+  scenarioName: 'double',
+  input: { x: 1 },
+  callback: null,
+});
 
-const states = async (ids: string[]) => Object.fromEntries(
-  ((await t.services.db('run_results').whereIn('id', ids).select('id', 'state')) as Array<{ id: string; state: string }>).map((row) => [row.id, row.state]),
-);
+const states = async (ids: string[]) =>
+  Object.fromEntries(
+    (
+      (await t.services.db('run_results').whereIn('id', ids).select('id', 'state')) as Array<{
+        id: string;
+        state: string;
+      }>
+    ).map((row) => [row.id, row.state]),
+  );
 
 describe('RunResultStore', () => {
   it('marks only the QUEUED ones of the runs given RUNNING', async () => {
     const runs = [newRun(), newRun(), newRun()];
     await store.insertAsyncRuns(runs);
-    await store.finishRuns([{ run: { ...runs[2], batchId: null, elementIndex: null }, outcome: { state: 'SUCCEEDED', result: { y: 2 }, error: null, version: '1', beganAt: new Date(), endedAt: new Date() } }]);
+    await store.finishRuns([
+      {
+        run: { ...runs[2], batchId: null, elementIndex: null },
+        outcome: {
+          state: 'SUCCEEDED',
+          result: { y: 2 },
+          error: null,
+          version: '1',
+          beganAt: new Date(),
+          endedAt: new Date(),
+        },
+      },
+    ]);
     await store.markRunning(runs.map((run) => run.id));
-    expect(await states(runs.map((run) => run.id))).toEqual({ [runs[0].id]: 'RUNNING', [runs[1].id]: 'RUNNING', [runs[2].id]: 'SUCCEEDED' });
+    expect(await states(runs.map((run) => run.id))).toEqual({
+      [runs[0].id]: 'RUNNING',
+      [runs[1].id]: 'RUNNING',
+      [runs[2].id]: 'SUCCEEDED',
+    });
   });
 
   it('claims runs without waiting for another submission whose insert is not committed yet', async () => {
@@ -37,7 +66,15 @@ describe('RunResultStore', () => {
     await store.insertAsyncRuns(mine);
     const other = await t.services.db.transaction();
     try {
-      await other('run_results').insert({ id: randomUUID(), user_id: alice.id, request_id: randomUUID(), scenario_name: 'double', state: 'QUEUED', input: '{}', callback_state: 'NONE' });
+      await other('run_results').insert({
+        id: randomUUID(),
+        user_id: alice.id,
+        request_id: randomUUID(),
+        scenario_name: 'double',
+        state: 'QUEUED',
+        input: '{}',
+        callback_state: 'NONE',
+      });
       const claim = store.markRunning(mine.map((run) => run.id)).then(() => 'claimed');
       const waited = new Promise((resolve) => setTimeout(() => resolve('waited for the other insert'), 3000).unref());
       expect(await Promise.race([claim, waited])).toBe('claimed');

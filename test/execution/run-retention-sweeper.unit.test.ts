@@ -8,22 +8,45 @@ import { FakeRunResultStore } from './support/fake-run-result-store.js';
 
 /** The retention sweep's rules on the in-memory stores (held to the MySQL stores' contracts). test/execution/run-retention.test.ts runs it end to end. */
 const DAY = 86_400_000;
-const done: RunOutcome = { state: 'SUCCEEDED', result: { ok: true }, error: null, version: '1', beganAt: new Date(), endedAt: new Date() };
+const done: RunOutcome = {
+  state: 'SUCCEEDED',
+  result: { ok: true },
+  error: null,
+  version: '1',
+  beganAt: new Date(),
+  endedAt: new Date(),
+};
 
 async function stores() {
   const runs = new FakeRunResultStore();
   const batches = new FakeBatchStore();
   const asyncRun = async (callback: boolean, finished: boolean) => {
-    const run = { id: randomUUID(), userId: 1, requestId: randomUUID(), scenarioName: 's', input: {}, callback: callback ? { url: 'http://127.0.0.1:9/', retryCount: 1, retryDelaySeconds: 1 } : null };
+    const run = {
+      id: randomUUID(),
+      userId: 1,
+      requestId: randomUUID(),
+      scenarioName: 's',
+      input: {},
+      callback: callback ? { url: 'http://127.0.0.1:9/', retryCount: 1, retryDelaySeconds: 1 } : null,
+    };
     await runs.insertAsyncRun(run);
     if (finished) await runs.finishRuns([{ run: { ...run, batchId: null, elementIndex: null }, outcome: done }]);
     return run.id;
   };
   const batch = async (elements: number, finished: boolean) => {
     const id = randomUUID();
-    await batches.insertBatch({ id, userId: 1, scenarioName: 's', chunkSize: elements, inputs: Array.from({ length: elements }, (_, i) => ({ i })) });
+    await batches.insertBatch({
+      id,
+      userId: 1,
+      scenarioName: 's',
+      chunkSize: elements,
+      inputs: Array.from({ length: elements }, (_, i) => ({ i })),
+    });
     const record = (await batches.findBatch(id))!;
-    await batches.insertResults(record, Array.from({ length: elements }, (_, index) => ({ index, outcome: done })));
+    await batches.insertResults(
+      record,
+      Array.from({ length: elements }, (_, index) => ({ index, outcome: done })),
+    );
     if (finished) {
       await batches.markPartFinished(id, { from: 0, to: elements });
       await batches.finishIfComplete(id);
@@ -40,7 +63,12 @@ describe('RunRetentionSweeper on the in-memory stores', () => {
     const unfinished = await asyncRun(false, false);
     const pendingCallback = await asyncRun(true, true);
     const [oldBatch, runningBatch] = [await batch(5, true), await batch(3, false)];
-    const sweeper = new RunRetentionSweeper(runs, batches, { retentionDays: 7, everyMs: 60_000, batchSize: 2, pauseMs: 0 }, createLogger('silent'));
+    const sweeper = new RunRetentionSweeper(
+      runs,
+      batches,
+      { retentionDays: 7, everyMs: 60_000, batchSize: 2, pauseMs: 0 },
+      createLogger('silent'),
+    );
 
     expect(await sweeper.sweepOnce(new Date(Date.now() + 6 * DAY))).toEqual({ runs: 0, batches: 0 });
     expect(await sweeper.sweepOnce(new Date(Date.now() + 8 * DAY))).toEqual({ runs: 3, batches: 1 });
@@ -55,7 +83,12 @@ describe('RunRetentionSweeper on the in-memory stores', () => {
   it('keeps a run whose callback is still being delivered until delivery ends', async () => {
     const { runs, batches, asyncRun } = await stores();
     const id = await asyncRun(true, true);
-    const sweeper = new RunRetentionSweeper(runs, batches, { retentionDays: 1, everyMs: 60_000, pauseMs: 0 }, createLogger('silent'));
+    const sweeper = new RunRetentionSweeper(
+      runs,
+      batches,
+      { retentionDays: 1, everyMs: 60_000, pauseMs: 0 },
+      createLogger('silent'),
+    );
     const later = new Date(Date.now() + 2 * DAY);
     expect(await sweeper.sweepOnce(later)).toEqual({ runs: 0, batches: 0 });
     await runs.setCallbackState(id, 'FAILED');

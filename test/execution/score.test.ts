@@ -4,25 +4,37 @@ import { createTestApp, type TestApp, type TestUser } from '../support/test-app.
 import { createUndeployedScenario, deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 
 // The same behaviour on the fast lane (default) and through Express (SCORE_FAST_LANE=false).
-describe.each([['on the fast lane', true], ['through Express', false]])('scoreScenario %s', (_lane, fastLane) => {
-let t: TestApp;
-let alice: TestUser;
+describe.each([
+  ['on the fast lane', true],
+  ['through Express', false],
+])('scoreScenario %s', (_lane, fastLane) => {
+  let t: TestApp;
+  let alice: TestUser;
 
-beforeAll(async () => {
-  t = await createTestApp({ configOverrides: { scoreFastLane: fastLane } });
-  alice = await t.newUser();
-  await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
-  await createUndeployedScenario(t.services.db, alice.id, 'draft');
-});
-afterAll(() => t.close());
+  beforeAll(async () => {
+    t = await createTestApp({ configOverrides: { scoreFastLane: fastLane } });
+    alice = await t.newUser();
+    await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
+    await createUndeployedScenario(t.services.db, alice.id, 'draft');
+  });
+  afterAll(() => t.close());
 
-const score = (name: string, body: unknown, token = alice.scoreToken) =>
-  request(t.app).post('/api/scenario/code/remote/score').query({ name, key: token }).send(body as object);
+  const score = (name: string, body: unknown, token = alice.scoreToken) =>
+    request(t.app)
+      .post('/api/scenario/code/remote/score')
+      .query({ name, key: token })
+      .send(body as object);
 
   it('answers 200 with the result, the version and the run id in body and header', async () => {
     const response = await score('double', { a: 21 });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ scenarioName: 'double', version: '1', state: 'SUCCEEDED', result: { doubled: 42 }, error: null });
+    expect(response.body).toMatchObject({
+      scenarioName: 'double',
+      version: '1',
+      state: 'SUCCEEDED',
+      result: { doubled: 42 },
+      error: null,
+    });
     expect(response.headers['x-sce-runid']).toBe(response.body.runId);
     expect(Date.parse(response.body.endTime)).toBeGreaterThanOrEqual(Date.parse(response.body.beginTime));
   });
@@ -30,12 +42,22 @@ const score = (name: string, body: unknown, token = alice.scoreToken) =>
   it('carries name, beginTime, endTime, result and error, as the original system documents for remote/score', async () => {
     const response = await score('double', { a: 4 });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ name: 'double', beginTime: expect.any(String), endTime: expect.any(String), result: { doubled: 8 }, error: null });
+    expect(response.body).toMatchObject({
+      name: 'double',
+      beginTime: expect.any(String),
+      endTime: expect.any(String),
+      result: { doubled: 8 },
+      error: null,
+    });
     expect(response.body.name).toBe(response.body.scenarioName);
   });
 
   it('accepts the score token in the Score-Token header too', async () => {
-    const response = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'double' }).set('Score-Token', alice.scoreToken).send({ a: 1 });
+    const response = await request(t.app)
+      .post('/api/scenario/code/remote/score')
+      .query({ name: 'double' })
+      .set('Score-Token', alice.scoreToken)
+      .send({ a: 1 });
     expect(response.status).toBe(200);
     expect(response.body.result).toEqual({ doubled: 2 });
   });
@@ -82,7 +104,9 @@ const score = (name: string, body: unknown, token = alice.scoreToken) =>
   });
 
   it('answers 401 without or with a wrong score token', async () => {
-    expect((await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'double' }).send({ a: 1 })).status).toBe(401);
+    expect(
+      (await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'double' }).send({ a: 1 })).status,
+    ).toBe(401);
     expect((await score('double', { a: 1 }, 'not-a-token')).status).toBe(401);
   });
 

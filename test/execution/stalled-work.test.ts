@@ -27,9 +27,22 @@ afterAll(() => t.close());
 async function storeWithoutJob(): Promise<{ runId: string; batchId: string }> {
   const { store } = t.services.execution;
   const runId = randomUUID();
-  await store.insertAsyncRun({ id: runId, userId: alice.id, requestId: `lost-${runId}`, scenarioName: 'double', input: { a: 5 }, callback: null });
+  await store.insertAsyncRun({
+    id: runId,
+    userId: alice.id,
+    requestId: `lost-${runId}`,
+    scenarioName: 'double',
+    input: { a: 5 },
+    callback: null,
+  });
   const batchId = randomUUID();
-  await t.services.execution.batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: Array.from({ length: 25 }, (_, i) => ({ a: 100 + i })) });
+  await t.services.execution.batchStore.insertBatch({
+    id: batchId,
+    userId: alice.id,
+    scenarioName: 'double',
+    chunkSize: 10,
+    inputs: Array.from({ length: 25 }, (_, i) => ({ a: 100 + i })),
+  });
   const twoMinutesAgo = new Date(Date.now() - 120_000);
   await t.services.db('run_results').where({ id: runId }).update({ queued_at: twoMinutesAgo });
   await t.services.db('batch_chunks').where({ batch_id: batchId }).update({ queued_at: twoMinutesAgo });
@@ -45,15 +58,20 @@ describe('the stalled-work sweeper', () => {
     expect(swept.runs).toBeGreaterThanOrEqual(1);
     expect(swept.chunks).toBeGreaterThanOrEqual(3);
     const claimedAfter = new Date(Date.now() - 60_000);
-    const unclaimed = await t.services.db('run_results').where((query) => query.where({ id: runId }).orWhere('batch_id', batchId)).andWhere('queued_at', '<', claimedAfter).count({ n: '*' });
+    const unclaimed = await t.services
+      .db('run_results')
+      .where((query) => query.where({ id: runId }).orWhere('batch_id', batchId))
+      .andWhere('queued_at', '<', claimedAfter)
+      .count({ n: '*' });
     expect(unclaimed).toEqual([{ n: 0 }]);
     // Claimed: a second sweep (another worker's) queues none of it again. (Its counts are not 0 in a full
     // run when another file's work turns a minute old in between: what is checked is this test's rows,
     // whose queued_at only a claim moves.)
-    const queuedAt = async () => [
-      ...(await t.services.db('run_results').where({ id: runId }).pluck('queued_at')),
-      ...(await t.services.db('batch_chunks').where({ batch_id: batchId }).orderBy('from_index').pluck('queued_at')),
-    ].map((at: Date) => at.getTime());
+    const queuedAt = async () =>
+      [
+        ...(await t.services.db('run_results').where({ id: runId }).pluck('queued_at')),
+        ...(await t.services.db('batch_chunks').where({ batch_id: batchId }).orderBy('from_index').pluck('queued_at')),
+      ].map((at: Date) => at.getTime());
     const claimedAt = await queuedAt();
     await t.services.execution.sweeper.sweepOnce();
     expect(await queuedAt()).toEqual(claimedAt);
@@ -68,7 +86,9 @@ describe('the stalled-work sweeper', () => {
       return row?.finished_at ? row : undefined;
     });
     expect(batch.finished_at).toBeTruthy();
-    const elements = (await t.services.db('run_results').where({ batch_id: batchId }).select('state')) as Array<{ state: string }>;
+    const elements = (await t.services.db('run_results').where({ batch_id: batchId }).select('state')) as Array<{
+      state: string;
+    }>;
     expect(elements).toHaveLength(25);
     expect(elements.every((row) => row.state === 'SUCCEEDED')).toBe(true);
   });
@@ -76,7 +96,14 @@ describe('the stalled-work sweeper', () => {
   it('leaves alone work queued recently', async () => {
     const { store } = t.services.execution;
     const id = randomUUID();
-    await store.insertAsyncRun({ id, userId: alice.id, requestId: `fresh-${randomUUID()}`, scenarioName: 'double', input: { a: 1 }, callback: null });
+    await store.insertAsyncRun({
+      id,
+      userId: alice.id,
+      requestId: `fresh-${randomUUID()}`,
+      scenarioName: 'double',
+      input: { a: 1 },
+      callback: null,
+    });
     const queuedAt = () => t.services.db('run_results').where({ id }).pluck('queued_at');
     const before = await queuedAt();
     await t.services.execution.sweeper.sweepOnce();

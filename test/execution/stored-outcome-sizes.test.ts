@@ -37,25 +37,58 @@ function unknownKeys(): Record<string, unknown> {
 }
 
 const at = new Date();
-const failed = (message: string, extra: Record<string, unknown> = {}): RunOutcome => ({ state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message, ...extra }, version: '1', beganAt: at, endedAt: at });
-const succeeded = (): RunOutcome => ({ state: 'SUCCEEDED', result: { doubled: 2 }, error: null, version: '1', beganAt: at, endedAt: at });
+const failed = (message: string, extra: Record<string, unknown> = {}): RunOutcome => ({
+  state: 'FAILED',
+  result: null,
+  error: { code: 'SCRIPT_ERROR', message, ...extra },
+  version: '1',
+  beganAt: at,
+  endedAt: at,
+});
+const succeeded = (): RunOutcome => ({
+  state: 'SUCCEEDED',
+  result: { doubled: 2 },
+  error: null,
+  version: '1',
+  beganAt: at,
+  endedAt: at,
+});
 
 async function queuedRun(user: TestUser): Promise<RunIdentity> {
-  const run = { id: randomUUID(), userId: user.id, requestId: randomUUID(), scenarioName: 'double', input: { a: 1 }, callback: null };
+  const run = {
+    id: randomUUID(),
+    userId: user.id,
+    requestId: randomUUID(),
+    scenarioName: 'double',
+    input: { a: 1 },
+    callback: null,
+  };
   await t.services.execution.store.insertAsyncRun(run);
   return { ...run, batchId: null, elementIndex: null };
 }
 
-const row = (id: string) => t.services.db('run_results').where({ id }).first() as Promise<{ state: string; error_code: string | null; error_message: string | null; error_details: string | null }>;
+const row = (id: string) =>
+  t.services.db('run_results').where({ id }).first() as Promise<{
+    state: string;
+    error_code: string | null;
+    error_message: string | null;
+    error_details: string | null;
+  }>;
 
 describe('outcomes too large for their columns', () => {
   it('finishes the async run of a body with 3,000 unknown input keys, its error cut with a marker', async () => {
     const body = unknownKeys();
     expect(JSON.stringify(body).length).toBeGreaterThan(70_000);
-    const submitted = await request(t.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', alice.scoreToken).send(body);
+    const submitted = await request(t.app)
+      .post('/api/scenario/code/scoreasync/double')
+      .set('Score-Token', alice.scoreToken)
+      .send(body);
     expect(submitted.status).toBe(202);
     const response = await waitFor(async () => {
-      const answer = await request(t.app).get('/api/scenario/code/scoreasyncresult/double').set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', submitted.body.requestId);
+      const answer = await request(t.app)
+        .get('/api/scenario/code/scoreasyncresult/double')
+        .set('Score-Token', alice.scoreToken)
+        .set('X-SCE-RequestId', submitted.body.requestId);
       return answer.status === 200 ? answer : undefined;
     }, 15_000);
     const { error } = response.body;
@@ -64,19 +97,31 @@ describe('outcomes too large for their columns', () => {
     expect(error.message).toMatch(/… \[cut to \d+ of \d+ bytes\]$/);
     expect(error.violations.length).toBeGreaterThan(0);
     expect(error.violations.length + error.violationsOmitted).toBe(3000);
-    expect(error.violations[0]).toEqual({ variable: 'unknown_input_key_number_0000', message: 'is not an input of this scenario' });
+    expect(error.violations[0]).toEqual({
+      variable: 'unknown_input_key_number_0000',
+      message: 'is not an input of this scenario',
+    });
   });
 
   it('finishes a batch whose elements carry 3,000 unknown input keys, next to ordinary elements', async () => {
-    const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken })
+    const submitted = await request(t.app)
+      .post('/api/batch/score')
+      .query({ key: alice.scoreToken })
       .send({ scenarioName: 'double', parameters: [{ a: 1 }, unknownKeys(), { a: 3 }, unknownKeys()] });
     expect(submitted.status).toBe(202);
     const status = await waitFor(async () => {
-      const answer = await request(t.app).get(`/api/batch/${submitted.body.batchTaskId}`).query({ key: alice.scoreToken });
+      const answer = await request(t.app)
+        .get(`/api/batch/${submitted.body.batchTaskId}`)
+        .query({ key: alice.scoreToken });
       return answer.body.state === 'FINISHED' ? answer : undefined;
     }, 15_000);
     expect(status.body).toMatchObject({ total: 4, completed: 4, failed: 2 });
-    const lines = (await request(t.app).get(`/api/batch/${submitted.body.batchTaskId}/results`).query({ key: alice.scoreToken })).text.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (
+      await request(t.app).get(`/api/batch/${submitted.body.batchTaskId}/results`).query({ key: alice.scoreToken })
+    ).text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.state)).toEqual(['SUCCEEDED', 'FAILED', 'SUCCEEDED', 'FAILED']);
     expect(lines[1].error.violationsOmitted).toBeGreaterThan(0);
   });
@@ -85,7 +130,11 @@ describe('outcomes too large for their columns', () => {
     const store = new MySqlRunResultStore(t.services.db);
     const [big, bobs, alices] = [await queuedRun(alice), await queuedRun(bob), await queuedRun(alice)];
     const message = 'x'.repeat(74_000);
-    const outcomes = await store.finishRuns([{ run: big, outcome: failed(message) }, { run: bobs, outcome: succeeded() }, { run: alices, outcome: succeeded() }]);
+    const outcomes = await store.finishRuns([
+      { run: big, outcome: failed(message) },
+      { run: bobs, outcome: succeeded() },
+      { run: alices, outcome: succeeded() },
+    ]);
     expect(outcomes).toEqual([null, null, null]);
     expect((await row(bobs.id)).state).toBe('SUCCEEDED');
     expect((await row(alices.id)).state).toBe('SUCCEEDED');
@@ -100,7 +149,10 @@ describe('outcomes too large for their columns', () => {
     const [bad, bobs] = [await queuedRun(alice), await queuedRun(bob)];
     // A version longer than its column (32): the whole multi-row statement is refused.
     const unstorable: RunOutcome = { ...succeeded(), version: 'v'.repeat(40) };
-    const outcomes = await store.finishRuns([{ run: bad, outcome: unstorable }, { run: bobs, outcome: succeeded() }]);
+    const outcomes = await store.finishRuns([
+      { run: bad, outcome: unstorable },
+      { run: bobs, outcome: succeeded() },
+    ]);
     expect(outcomes).toEqual([null, null]);
     expect((await row(bobs.id)).state).toBe('SUCCEEDED');
     const stored = await row(bad.id);
@@ -112,8 +164,18 @@ describe('outcomes too large for their columns', () => {
     const store = new MySqlRunResultStore(t.services.db);
     const bobs = await queuedRun(bob);
     // A run of no user: the foreign key refuses its row, and its replacement too.
-    const orphan: RunIdentity = { id: randomUUID(), userId: 2_000_000_000, requestId: randomUUID(), scenarioName: 'double', batchId: null, elementIndex: null };
-    const outcomes = await store.finishRuns([{ run: orphan, outcome: succeeded() }, { run: bobs, outcome: succeeded() }]);
+    const orphan: RunIdentity = {
+      id: randomUUID(),
+      userId: 2_000_000_000,
+      requestId: randomUUID(),
+      scenarioName: 'double',
+      batchId: null,
+      elementIndex: null,
+    };
+    const outcomes = await store.finishRuns([
+      { run: orphan, outcome: succeeded() },
+      { run: bobs, outcome: succeeded() },
+    ]);
     expect(outcomes[0]).toBeInstanceOf(Error);
     expect(outcomes[1]).toBeNull();
     expect((await row(bobs.id)).state).toBe('SUCCEEDED');
@@ -122,16 +184,37 @@ describe('outcomes too large for their columns', () => {
   it('bounds the error details of a batch element and stores its neighbours when one element cannot be stored', async () => {
     const batches = new MySqlBatchStore(t.services.db);
     const id = randomUUID();
-    await batches.insertBatch({ id, userId: alice.id, scenarioName: 'double', chunkSize: 10, inputs: [{ a: 1 }, { a: 2 }, { a: 3 }] });
+    await batches.insertBatch({
+      id,
+      userId: alice.id,
+      scenarioName: 'double',
+      chunkSize: 10,
+      inputs: [{ a: 1 }, { a: 2 }, { a: 3 }],
+    });
     const batch = (await batches.findBatch(id))!;
-    const violations = Array.from({ length: 3000 }, (_, k) => ({ variable: `key_${k}`, message: 'is not an input of this scenario' }));
+    const violations = Array.from({ length: 3000 }, (_, k) => ({
+      variable: `key_${k}`,
+      message: 'is not an input of this scenario',
+    }));
     await batches.insertResults(batch, [
       { index: 0, outcome: failed('y'.repeat(100_000), { violations }) },
       { index: 1, outcome: { ...succeeded(), version: 'v'.repeat(40) } },
       { index: 2, outcome: succeeded() },
     ]);
-    const rows = (await t.services.db('run_results').where({ batch_id: id }).orderBy('element_index').select('state', 'error_code', 'error_details')) as Array<{ state: string; error_code: string | null; error_details: string | null }>;
-    expect(rows.map((r) => [r.state, r.error_code])).toEqual([['FAILED', 'SCRIPT_ERROR'], ['FAILED', 'RESULT_NOT_STORED'], ['SUCCEEDED', null]]);
+    const rows = (await t.services
+      .db('run_results')
+      .where({ batch_id: id })
+      .orderBy('element_index')
+      .select('state', 'error_code', 'error_details')) as Array<{
+      state: string;
+      error_code: string | null;
+      error_details: string | null;
+    }>;
+    expect(rows.map((r) => [r.state, r.error_code])).toEqual([
+      ['FAILED', 'SCRIPT_ERROR'],
+      ['FAILED', 'RESULT_NOT_STORED'],
+      ['SUCCEEDED', null],
+    ]);
     const details = JSON.parse(rows[0].error_details!) as { violations: unknown[]; violationsOmitted: number };
     expect(Buffer.byteLength(rows[0].error_details!)).toBeLessThanOrEqual(32_768);
     expect(details.violations.length + details.violationsOmitted).toBe(3000);

@@ -23,7 +23,9 @@ beforeAll(async () => {
   t = await createTestApp();
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
-  scenarioId = ((await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }).id;
+  scenarioId = (
+    (await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }
+  ).id;
 }, 60_000);
 
 afterAll(async () => {
@@ -34,29 +36,57 @@ afterAll(async () => {
 const count = async (query: Promise<unknown>) => Number(((await query) as Array<{ n: number | string }>)[0].n);
 const recordIdsOf = async (ids: string[]) => {
   const wanted = new Set(ids);
-  return (await allStoredRecords(t.services.db, scenarioId)).filter((record) => wanted.has(record.id)).map((record) => record.id);
+  return (await allStoredRecords(t.services.db, scenarioId))
+    .filter((record) => wanted.has(record.id))
+    .map((record) => record.id);
 };
 
 async function newBatch(size: number): Promise<string> {
   const batchId = randomUUID();
-  await t.services.execution.batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: size, inputs: Array.from({ length: size }, (_, a) => ({ a })) });
+  await t.services.execution.batchStore.insertBatch({
+    id: batchId,
+    userId: alice.id,
+    scenarioName: 'double',
+    chunkSize: size,
+    inputs: Array.from({ length: size }, (_, a) => ({ a })),
+  });
   await t.services.execution.queue.enqueueChunks(batchId, size, size);
   return batchId;
 }
 
 async function asyncRuns(size: number): Promise<string[]> {
   const ids = Array.from({ length: size }, () => randomUUID());
-  for (const [a, id] of ids.entries()) await t.services.execution.store.insertAsyncRun({ id, userId: alice.id, requestId: `kill-${id}`, scenarioName: 'double', input: { a }, callback: null });
+  for (const [a, id] of ids.entries())
+    await t.services.execution.store.insertAsyncRun({
+      id,
+      userId: alice.id,
+      requestId: `kill-${id}`,
+      scenarioName: 'double',
+      input: { a },
+      callback: null,
+    });
   await t.services.execution.queue.enqueueRuns(ids);
   return ids;
 }
 
-const finishedElements = (batchId: string) => count(t.services.db('run_results').where({ batch_id: batchId }).whereIn('state', ['SUCCEEDED', 'FAILED']).count({ n: '*' }));
-const finishedRuns = (ids: string[]) => count(t.services.db('run_results').whereIn('id', ids).whereIn('state', ['SUCCEEDED', 'FAILED']).count({ n: '*' }));
+const finishedElements = (batchId: string) =>
+  count(
+    t.services
+      .db('run_results')
+      .where({ batch_id: batchId })
+      .whereIn('state', ['SUCCEEDED', 'FAILED'])
+      .count({ n: '*' }),
+  );
+const finishedRuns = (ids: string[]) =>
+  count(t.services.db('run_results').whereIn('id', ids).whereIn('state', ['SUCCEEDED', 'FAILED']).count({ n: '*' }));
 
 describe('a worker killed with SIGKILL right after storing outcomes', () => {
   it('keeps the decision record of every run it stored', async () => {
-    const worker = startServiceProcess('src/worker.ts', { JOBS_KEY_PREFIX: prefix, RECORDS_FLUSH_MS: '600000', JOB_POLL_MS: '100' });
+    const worker = startServiceProcess('src/worker.ts', {
+      JOBS_KEY_PREFIX: prefix,
+      RECORDS_FLUSH_MS: '600000',
+      JOB_POLL_MS: '100',
+    });
     processes.push(worker);
     // A first run: an idle recorder inserts at once, and waits RECORDS_FLUSH_MS before its next insert.
     const warmUp = await asyncRuns(1);
@@ -65,11 +95,17 @@ describe('a worker killed with SIGKILL right after storing outcomes', () => {
 
     const batchId = await newBatch(200);
     const runs = await asyncRuns(20);
-    await waitFor(async () => ((await finishedElements(batchId)) === 200 && (await finishedRuns(runs)) === 20 ? true : undefined), 30_000, 20);
+    await waitFor(
+      async () => ((await finishedElements(batchId)) === 200 && (await finishedRuns(runs)) === 20 ? true : undefined),
+      30_000,
+      20,
+    );
     worker.child.kill('SIGKILL');
     await worker.exited;
 
-    const elementIds = ((await t.services.db('run_results').where({ batch_id: batchId }).select('id')) as Array<{ id: string }>).map((row) => row.id);
+    const elementIds = (
+      (await t.services.db('run_results').where({ batch_id: batchId }).select('id')) as Array<{ id: string }>
+    ).map((row) => row.id);
     expect(elementIds).toHaveLength(200);
     expect((await recordIdsOf(elementIds)).sort()).toEqual([...elementIds].sort());
     expect((await recordIdsOf(runs)).sort()).toEqual([...runs].sort());

@@ -21,7 +21,9 @@ beforeAll(async () => {
   t = await createTestApp();
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
-  scenarioId = ((await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }).id;
+  scenarioId = (
+    (await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }
+  ).id;
 });
 afterEach(() => {
   jest.restoreAllMocks();
@@ -35,9 +37,19 @@ async function recordsOf(ids: string[]) {
   return (await allStoredRecords(t.services.db, scenarioId)).filter((record) => wanted.has(record.id));
 }
 
-async function queuedAsyncRun(a: number, callback: { url: string; retryCount: number; retryDelaySeconds: number } | null = null): Promise<string> {
+async function queuedAsyncRun(
+  a: number,
+  callback: { url: string; retryCount: number; retryDelaySeconds: number } | null = null,
+): Promise<string> {
   const id = randomUUID();
-  await t.services.execution.store.insertAsyncRun({ id, userId: alice.id, requestId: `stored-${id}`, scenarioName: 'double', input: { a }, callback });
+  await t.services.execution.store.insertAsyncRun({
+    id,
+    userId: alice.id,
+    requestId: `stored-${id}`,
+    scenarioName: 'double',
+    input: { a },
+    callback,
+  });
   return id;
 }
 
@@ -47,7 +59,9 @@ function runTogether(count: number): { started: () => number } {
   const run = engine.run.bind(engine);
   let arrived = 0;
   let allArrived: () => void = () => undefined;
-  const barrier = new Promise<void>((resolve) => { allArrived = resolve; });
+  const barrier = new Promise<void>((resolve) => {
+    allArrived = resolve;
+  });
   jest.spyOn(engine, 'run').mockImplementation(async (...args) => {
     arrived += 1;
     if (arrived === count) allArrived();
@@ -59,11 +73,20 @@ function runTogether(count: number): { started: () => number } {
 
 async function newBatch(size: number): Promise<string> {
   const batchId = randomUUID();
-  await t.services.execution.batchStore.insertBatch({ id: batchId, userId: alice.id, scenarioName: 'double', chunkSize: size, inputs: Array.from({ length: size }, (_, a) => ({ a })) });
+  await t.services.execution.batchStore.insertBatch({
+    id: batchId,
+    userId: alice.id,
+    scenarioName: 'double',
+    chunkSize: size,
+    inputs: Array.from({ length: size }, (_, a) => ({ a })),
+  });
   return batchId;
 }
 
-const resultIdsOf = async (batchId: string) => ((await t.services.db('run_results').where({ batch_id: batchId }).select('id')) as Array<{ id: string }>).map((row) => row.id);
+const resultIdsOf = async (batchId: string) =>
+  ((await t.services.db('run_results').where({ batch_id: batchId }).select('id')) as Array<{ id: string }>).map(
+    (row) => row.id,
+  );
 
 /** What a process killed with SIGKILL loses: every record its buffered recorder held and had not inserted yet. */
 function recorderKilledBeforeItsNextInsert(): void {
@@ -78,7 +101,12 @@ describe('records of stored runs, written with their outcomes', () => {
     jest.restoreAllMocks();
     const records = await recordsOf([id]);
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ mode: 'ASYNC', state: 'SUCCEEDED', result: { doubled: 8 }, requestId: `stored-${id}` });
+    expect(records[0]).toMatchObject({
+      mode: 'ASYNC',
+      state: 'SUCCEEDED',
+      result: { doubled: 8 },
+      requestId: `stored-${id}`,
+    });
   });
 
   it('keeps the records of batch elements whose process dies right after storing their results', async () => {
@@ -101,9 +129,14 @@ describe('records of stored runs, written with their outcomes', () => {
     const write = storedRunRecords.write.bind(storedRunRecords);
     const spy = jest.spyOn(storedRunRecords, 'write').mockImplementationOnce(async (trx, records) => {
       await write(trx, records);
-      throw Object.assign(new Error('Connection lost: The server closed the connection.'), { fatal: true, code: 'PROTOCOL_CONNECTION_LOST' });
+      throw Object.assign(new Error('Connection lost: The server closed the connection.'), {
+        fatal: true,
+        code: 'PROTOCOL_CONNECTION_LOST',
+      });
     });
-    await expect(t.services.execution.worker.chunk({ batchId, from: 0, to: 10 }, async () => undefined)).rejects.toThrow('Connection lost');
+    await expect(
+      t.services.execution.worker.chunk({ batchId, from: 0, to: 10 }, async () => undefined),
+    ).rejects.toThrow('Connection lost');
     expect(spy).toHaveBeenCalled();
     spy.mockRestore();
     expect(await resultIdsOf(batchId)).toHaveLength(0);
@@ -121,7 +154,9 @@ describe('records of stored runs, written with their outcomes', () => {
     const insertResults = batchStore.insertResults.bind(batchStore);
     let arrived = 0;
     let bothArrived: () => void = () => undefined;
-    const barrier = new Promise<void>((resolve) => { bothArrived = resolve; });
+    const barrier = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
     jest.spyOn(batchStore, 'insertResults').mockImplementation(async (...args) => {
       arrived += 1;
       if (arrived === 2) bothArrived();
@@ -136,7 +171,9 @@ describe('records of stored runs, written with their outcomes', () => {
     expect(arrived).toBe(2);
     const ids = await resultIdsOf(batchId);
     expect(ids).toHaveLength(20);
-    const batchRecords = (await allStoredRecords(t.services.db, scenarioId)).filter((record) => record.batchId === batchId);
+    const batchRecords = (await allStoredRecords(t.services.db, scenarioId)).filter(
+      (record) => record.batchId === batchId,
+    );
     expect(batchRecords).toHaveLength(20);
     expect(batchRecords.map((record) => record.id).sort()).toEqual([...ids].sort());
   });
@@ -162,21 +199,37 @@ describe('records of abandoned runs', () => {
     const id = await queuedAsyncRun(5);
     await t.services.db('run_results').where({ id }).update({ attempts: t.services.execution.settings.maxRunAttempts });
     await t.services.execution.worker.run({ resultIds: [id] });
-    expect(await t.services.db('run_results').where({ id }).first('state', 'error_code')).toEqual({ state: 'FAILED', error_code: 'RUN_ABANDONED' });
+    expect(await t.services.db('run_results').where({ id }).first('state', 'error_code')).toEqual({
+      state: 'FAILED',
+      error_code: 'RUN_ABANDONED',
+    });
     const records = await recordsOf([id]);
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ mode: 'ASYNC', state: 'FAILED', inputs: { a: 5 }, result: null, error: { code: 'RUN_ABANDONED' } });
+    expect(records[0]).toMatchObject({
+      mode: 'ASYNC',
+      state: 'FAILED',
+      inputs: { a: 5 },
+      result: null,
+      error: { code: 'RUN_ABANDONED' },
+    });
   });
 
   it('records each element of a batch part given up after RUN_MAX_ATTEMPTS starts, RUN_ABANDONED', async () => {
     const batchId = await newBatch(5);
-    await t.services.db('batch_chunks').where({ batch_id: batchId }).update({ attempts: t.services.execution.settings.maxRunAttempts, started_at: t.services.db.fn.now(3) });
+    await t.services
+      .db('batch_chunks')
+      .where({ batch_id: batchId })
+      .update({ attempts: t.services.execution.settings.maxRunAttempts, started_at: t.services.db.fn.now(3) });
     expect(await t.services.execution.worker.chunk({ batchId, from: 0, to: 5 }, async () => undefined)).toBe(true);
     const ids = await resultIdsOf(batchId);
     expect(ids).toHaveLength(5);
     const records = await recordsOf(ids);
     expect(records.map((record) => record.id).sort()).toEqual([...ids].sort());
-    expect(records.every((record) => record.state === 'FAILED' && record.error?.code === 'RUN_ABANDONED' && record.batchId === batchId)).toBe(true);
+    expect(
+      records.every(
+        (record) => record.state === 'FAILED' && record.error?.code === 'RUN_ABANDONED' && record.batchId === batchId,
+      ),
+    ).toBe(true);
     expect(records.map((record) => record.inputs.a).sort()).toEqual([0, 1, 2, 3, 4]);
   });
 });

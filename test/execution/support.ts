@@ -21,7 +21,11 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs 
   }
 }
 
-export interface ReceivedCallback { headers: http.IncomingHttpHeaders; body: string; at: number }
+export interface ReceivedCallback {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
 
 /** A callback receiver on 127.0.0.1 answering each request with the next status of `statuses` (the last one repeats). */
 export class CallbackReceiver {

@@ -22,17 +22,28 @@ const children: ChildProcess[] = [];
 function startWorker(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DEBUG: process.env.WORKER_DEBUG ?? '', NODE_OPTIONS: '', APP_ENV: 'test', NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS_KEY_PREFIX: prefix, WORKER_CHUNK_CONCURRENCY: '2', ...env },
+    env: {
+      ...process.env,
+      DEBUG: process.env.WORKER_DEBUG ?? '',
+      NODE_OPTIONS: '',
+      APP_ENV: 'test',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      JOBS_KEY_PREFIX: prefix,
+      WORKER_CHUNK_CONCURRENCY: '2',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
   return child;
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-  else child.once('exit', (code) => resolve(code));
-});
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
 
 beforeAll(async () => {
   prefix = isolateJobStore('crash');
@@ -50,7 +61,12 @@ afterAll(async () => {
 });
 
 const counts = async (batchId: string) => {
-  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).groupBy('state').select('state').count({ n: '*' })) as Array<{ state: string; n: number }>;
+  const rows = (await t.services
+    .db('run_results')
+    .where({ batch_id: batchId })
+    .groupBy('state')
+    .select('state')
+    .count({ n: '*' })) as Array<{ state: string; n: number }>;
   return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)])) as Record<string, number>;
 };
 
@@ -58,30 +74,62 @@ it('finishes a batch with exactly one result per element after a worker is kille
   // The first worker holds its locks for the default minute: only the second worker's short lock lifetime lets it take them over.
   const first = startWorker({ JOB_LOCK_LIFETIME_MS: '60000' });
   const parameters = Array.from({ length: ELEMENTS }, (_, i) => ({ a: i }));
-  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slow', parameters });
+  const submitted = await request(t.app)
+    .post('/api/batch/score')
+    .query({ key: alice.scoreToken })
+    .send({ scenarioName: 'slow', parameters });
   expect(submitted.status).toBe(202);
   const batchId: string = submitted.body.batchTaskId;
 
-  const before = await waitFor(async () => {
-    const c = await counts(batchId);
-    return (c.SUCCEEDED ?? 0) >= 250 ? c : undefined;
-  }, 30_000, 10);
+  const before = await waitFor(
+    async () => {
+      const c = await counts(batchId);
+      return (c.SUCCEEDED ?? 0) >= 250 ? c : undefined;
+    },
+    30_000,
+    10,
+  );
   first.kill('SIGKILL');
   await exited(first);
   const atKill = await counts(batchId);
   expect(atKill.SUCCEEDED).toBeLessThan(ELEMENTS);
   // The killed worker left chunks started and not finished.
-  expect(Number(((await t.services.db('batch_chunks').where({ batch_id: batchId }).whereNotNull('started_at').whereNull('finished_at').count({ n: '*' }).first()) as { n: number }).n)).toBeGreaterThan(0);
+  expect(
+    Number(
+      (
+        (await t.services
+          .db('batch_chunks')
+          .where({ batch_id: batchId })
+          .whereNotNull('started_at')
+          .whereNull('finished_at')
+          .count({ n: '*' })
+          .first()) as { n: number }
+      ).n,
+    ),
+  ).toBeGreaterThan(0);
   expect(before.SUCCEEDED).toBeGreaterThan(0);
 
   const second = startWorker({ JOB_LOCK_LIFETIME_MS: '2000', JOB_POLL_MS: '500' });
-  const status = await waitFor(async () => {
-    const response = await request(t.app).get(`/api/batch/${batchId}`).query({ key: alice.scoreToken });
-    return response.body.state === 'FINISHED' ? response.body : undefined;
-  }, 40_000, 100);
+  const status = await waitFor(
+    async () => {
+      const response = await request(t.app).get(`/api/batch/${batchId}`).query({ key: alice.scoreToken });
+      return response.body.state === 'FINISHED' ? response.body : undefined;
+    },
+    40_000,
+    100,
+  );
 
   expect(status).toMatchObject({ total: ELEMENTS, completed: ELEMENTS, failed: 0 });
-  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).orderBy('element_index').select('id', 'element_index', 'state', 'result')) as Array<{ id: string; element_index: number; state: string; result: string }>;
+  const rows = (await t.services
+    .db('run_results')
+    .where({ batch_id: batchId })
+    .orderBy('element_index')
+    .select('id', 'element_index', 'state', 'result')) as Array<{
+    id: string;
+    element_index: number;
+    state: string;
+    result: string;
+  }>;
   expect(rows).toHaveLength(ELEMENTS);
   expect(rows.every((row, i) => row.element_index === i && row.state === 'SUCCEEDED')).toBe(true);
   // Element i was submitted as {a: i}.
@@ -101,12 +149,22 @@ it('releases its chunks at once when stopped with SIGTERM mid-batch, so another 
   // Both workers hold locks for a minute: the batch can finish within the test only if the stopped worker releases them.
   const first = startWorker({ JOB_LOCK_LIFETIME_MS: '60000' });
   const parameters = Array.from({ length: 1000 }, (_, i) => ({ a: i }));
-  const submitted = await request(t.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'slower', parameters });
+  const submitted = await request(t.app)
+    .post('/api/batch/score')
+    .query({ key: alice.scoreToken })
+    .send({ scenarioName: 'slower', parameters });
   expect(submitted.status).toBe(202);
   const batchId: string = submitted.body.batchTaskId;
   // Stopped as soon as a chunk job has started (batch_chunks.started_at): the engine runs both chunks' elements in
   // shared crossings, so waiting for stored results could stop them in their last flush, with nothing to hand back.
-  await waitFor(async () => ((await t.services.db('batch_chunks').where({ batch_id: batchId }).whereNotNull('started_at').first()) ? true : undefined), 30_000, 10);
+  await waitFor(
+    async () =>
+      (await t.services.db('batch_chunks').where({ batch_id: batchId }).whereNotNull('started_at').first())
+        ? true
+        : undefined,
+    30_000,
+    10,
+  );
 
   const stoppedAt = Date.now();
   first.kill('SIGTERM');
@@ -115,13 +173,22 @@ it('releases its chunks at once when stopped with SIGTERM mid-batch, so another 
   expect((await counts(batchId)).SUCCEEDED ?? 0).toBeLessThan(1000);
 
   startWorker({ JOB_LOCK_LIFETIME_MS: '60000', JOB_POLL_MS: '500' });
-  const status = await waitFor(async () => {
-    const response = await request(t.app).get(`/api/batch/${batchId}`).query({ key: alice.scoreToken });
-    return response.body.state === 'FINISHED' ? response.body : undefined;
-  }, 40_000, 100);
+  const status = await waitFor(
+    async () => {
+      const response = await request(t.app).get(`/api/batch/${batchId}`).query({ key: alice.scoreToken });
+      return response.body.state === 'FINISHED' ? response.body : undefined;
+    },
+    40_000,
+    100,
+  );
   expect(status).toMatchObject({ total: 1000, completed: 1000, failed: 0 });
   expect(new Set(status.resultsIds).size).toBe(1000);
-  const rows = (await t.services.db('run_results').where({ batch_id: batchId }).select('element_index', 'result', 'state')) as Array<{ element_index: number; result: string; state: string }>;
+  const rows = (await t.services
+    .db('run_results')
+    .where({ batch_id: batchId })
+    .select('element_index', 'result', 'state')) as Array<{ element_index: number; result: string; state: string }>;
   expect(rows).toHaveLength(1000);
-  expect(rows.every((row) => row.state === 'SUCCEEDED' && JSON.parse(row.result).doubled === row.element_index * 2)).toBe(true);
+  expect(
+    rows.every((row) => row.state === 'SUCCEEDED' && JSON.parse(row.result).doubled === row.element_index * 2),
+  ).toBe(true);
 }, 60_000);

@@ -31,12 +31,17 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 async function storedRuns(): Promise<number> {
-  const [rows] = (await testApp.services.db.raw('SELECT COUNT(*) AS n FROM run_results WHERE user_id = ?', [user.id])) as [Array<{ n: number }>, unknown];
+  const [rows] = (await testApp.services.db.raw('SELECT COUNT(*) AS n FROM run_results WHERE user_id = ?', [
+    user.id,
+  ])) as [Array<{ n: number }>, unknown];
   return Number(rows[0].n);
 }
 
 async function storedBatches(): Promise<number> {
-  const [rows] = (await testApp.services.db.raw('SELECT COUNT(*) AS n FROM batches WHERE user_id = ?', [user.id])) as [Array<{ n: number }>, unknown];
+  const [rows] = (await testApp.services.db.raw('SELECT COUNT(*) AS n FROM batches WHERE user_id = ?', [user.id])) as [
+    Array<{ n: number }>,
+    unknown,
+  ];
   return Number(rows[0].n);
 }
 
@@ -53,15 +58,20 @@ describe('nesting-depth limit on JSON bodies', () => {
   });
 
   it('answers 400 NESTING_TOO_DEEP for an async input nested 100,000 levels deep, and stores nothing', async () => {
-    const response = await request(testApp.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', user.scoreToken)
-      .set('Content-Type', 'application/json').send(`{"a":${nestedJson(100_000)}}`);
+    const response = await request(testApp.app)
+      .post('/api/scenario/code/scoreasync/double')
+      .set('Score-Token', user.scoreToken)
+      .set('Content-Type', 'application/json')
+      .send(`{"a":${nestedJson(100_000)}}`);
     expectTooDeep(response);
     expect(await storedRuns()).toBe(0);
   });
 
   it('answers 400 NESTING_TOO_DEEP for a batch element nested 100,000 levels deep, and stores nothing', async () => {
-    const response = await request(testApp.app).post(`/api/batch/score?key=${user.scoreToken}`)
-      .set('Content-Type', 'application/json').send(`{"scenarioName":"double","parameters":[{"a":1},{"a":${nestedJson(100_000)}}]}`);
+    const response = await request(testApp.app)
+      .post(`/api/batch/score?key=${user.scoreToken}`)
+      .set('Content-Type', 'application/json')
+      .send(`{"scenarioName":"double","parameters":[{"a":1},{"a":${nestedJson(100_000)}}]}`);
     expectTooDeep(response);
     expect(response.body.details[0].path).toMatch(/^body\.parameters\[1\]\.a(\[0\])+$/);
     expect(await storedBatches()).toBe(0);
@@ -69,14 +79,19 @@ describe('nesting-depth limit on JSON bodies', () => {
 
   it('names the path where the limit was crossed', async () => {
     const body = { a: 1, deep: nestedObject(limit) };
-    const response = await request(testApp.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', user.scoreToken).send(body);
+    const response = await request(testApp.app)
+      .post('/api/scenario/code/scoreasync/double')
+      .set('Score-Token', user.scoreToken)
+      .send(body);
     expectTooDeep(response);
     expect(response.body.details[0].path).toBe(`body.deep${'.a'.repeat(limit - 1)}`);
   });
 
   it('lets a body exactly at the limit through to the usual validation', async () => {
     // The root object is level 1: `deep` holds limit - 1 more levels.
-    const response = await request(testApp.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', user.scoreToken)
+    const response = await request(testApp.app)
+      .post('/api/scenario/code/scoreasync/double')
+      .set('Score-Token', user.scoreToken)
       .send({ a: 1, deep: nestedObject(limit - 1) });
     expect(response.body.code).not.toBe('NESTING_TOO_DEEP');
   });
@@ -84,18 +99,29 @@ describe('nesting-depth limit on JSON bodies', () => {
   it('answers 400 NESTING_TOO_DEEP for a test-case value nested 20,000 levels deep on import, and stores nothing', async () => {
     const scenario = simpleScenario('deep-test-case');
     const body = JSON.stringify([scenario]).replace('"value":50000', `"value":${nestedJson(20_000)}`);
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() })
-      .set('Authorization', `Bearer ${user.accessToken}`).set('Content-Type', 'application/json').send(body);
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set('Authorization', `Bearer ${user.accessToken}`)
+      .set('Content-Type', 'application/json')
+      .send(body);
     expectTooDeep(response);
     expect(response.body.details[0].path).toMatch(/^body\[0\]\.testCases\[0\]\.variables\[0\]\.value(\[0\])+$/);
-    const [rows] = (await testApp.services.db.raw('SELECT COUNT(*) AS n FROM scenarios WHERE name = ?', ['deep-test-case'])) as [Array<{ n: number }>, unknown];
+    const [rows] = (await testApp.services.db.raw('SELECT COUNT(*) AS n FROM scenarios WHERE name = ?', [
+      'deep-test-case',
+    ])) as [Array<{ n: number }>, unknown];
     expect(Number(rows[0].n)).toBe(0);
   });
 });
 
 describe('nesting-depth limit on YAML bodies', () => {
-  const importYaml = (yaml: string) => request(testApp.app).post('/api/scenario/import').query({ context: user.context() })
-    .set('Authorization', `Bearer ${user.accessToken}`).set('Content-Type', 'application/yaml').send(yaml);
+  const importYaml = (yaml: string) =>
+    request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set('Authorization', `Bearer ${user.accessToken}`)
+      .set('Content-Type', 'application/yaml')
+      .send(yaml);
 
   it('answers 400 NESTING_TOO_DEEP for flow collections nested 80,000 levels deep, before the YAML parser sees them', async () => {
     const response = await importYaml(`- name: deep\n  content: ${nestedJson(80_000)}\n`);
@@ -127,14 +153,22 @@ describe('nesting-depth limit on YAML bodies', () => {
 
   it('answers 400 MALFORMED_BODY for aliases that would expand exponentially', async () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let level = 1; level < 10; level += 1) lines.push(`a${level}: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`);
+    for (let level = 1; level < 10; level += 1)
+      lines.push(
+        `a${level}: &a${level} [${Array(10)
+          .fill(`*a${level - 1}`)
+          .join(', ')}]`,
+      );
     const response = await importYaml(lines.join('\n'));
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('MALFORMED_BODY');
   });
 });
 
-describe.each([['the fast lane', true], ['Express', false]])('nesting-depth limit on synchronous scoring through %s', (_lane, fastLane) => {
+describe.each([
+  ['the fast lane', true],
+  ['Express', false],
+])('nesting-depth limit on synchronous scoring through %s', (_lane, fastLane) => {
   let app: TestApp;
   let caller: TestUser;
   beforeAll(async () => {
@@ -145,14 +179,21 @@ describe.each([['the fast lane', true], ['Express', false]])('nesting-depth limi
   afterAll(async () => app.close());
 
   it('answers 400 NESTING_TOO_DEEP, not 422, for an input nested 100,000 levels deep', async () => {
-    const response = await request(app.app).post(`/api/scenario/code/remote/score?name=double&key=${caller.scoreToken}`)
-      .set('Content-Type', 'application/json').send(`{"a":${nestedJson(100_000)}}`);
+    const response = await request(app.app)
+      .post(`/api/scenario/code/remote/score?name=double&key=${caller.scoreToken}`)
+      .set('Content-Type', 'application/json')
+      .send(`{"a":${nestedJson(100_000)}}`);
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ status: 400, code: 'NESTING_TOO_DEEP', details: [{ path: expect.stringMatching(/^body\.a(\[0\])+$/) }] });
+    expect(response.body).toMatchObject({
+      status: 400,
+      code: 'NESTING_TOO_DEEP',
+      details: [{ path: expect.stringMatching(/^body\.a(\[0\])+$/) }],
+    });
   });
 
   it('answers 400 NESTING_TOO_DEEP one level past the limit', async () => {
-    const response = await request(app.app).post(`/api/scenario/code/remote/score?name=double&key=${caller.scoreToken}`)
+    const response = await request(app.app)
+      .post(`/api/scenario/code/remote/score?name=double&key=${caller.scoreToken}`)
       .send({ a: 1, deep: nestedObject(app.config.limits.bodyDepth) });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('NESTING_TOO_DEEP');

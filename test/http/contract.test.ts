@@ -33,7 +33,9 @@ describe('the contract', () => {
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
     expect(response.body.info.version).toBe('1.9');
-    const operations = Object.values(response.body.paths as Record<string, object>).flatMap((item) => Object.keys(item));
+    const operations = Object.values(response.body.paths as Record<string, object>).flatMap((item) =>
+      Object.keys(item),
+    );
     expect(operations).toHaveLength(51);
   });
 
@@ -44,25 +46,46 @@ describe('the contract', () => {
   });
 
   it('declares 400, 401 and 431 on every operation', () => {
-    const spec = loadSpec() as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+    const spec = loadSpec() as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
     for (const item of Object.values(spec.paths)) {
       for (const operation of Object.values(item)) {
-        expect({ operation: operation.operationId, statuses: Object.keys(operation.responses) }).toEqual({ operation: operation.operationId, statuses: expect.arrayContaining(['400', '401', '431']) });
+        expect({ operation: operation.operationId, statuses: Object.keys(operation.responses) }).toEqual({
+          operation: operation.operationId,
+          statuses: expect.arrayContaining(['400', '401', '431']),
+        });
       }
     }
   });
 
   it('declares 403 and 404 on every operation that takes a context (an owner may be refused or not exist)', () => {
-    const spec = loadSpec() as { paths: Record<string, Record<string, { operationId: string; parameters?: Array<{ $ref?: string }>; responses: Record<string, unknown> }>> };
-    const withContext = Object.values(spec.paths).flatMap((item) => Object.values(item))
+    const spec = loadSpec() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { operationId: string; parameters?: Array<{ $ref?: string }>; responses: Record<string, unknown> }
+        >
+      >;
+    };
+    const withContext = Object.values(spec.paths)
+      .flatMap((item) => Object.values(item))
       .filter((operation) => (operation.parameters ?? []).some((parameter) => parameter.$ref?.endsWith('/Context')));
     expect(withContext.length).toBeGreaterThan(10);
-    for (const operation of withContext) expect([operation.operationId, Object.keys(operation.responses)]).toEqual([operation.operationId, expect.arrayContaining(['403', '404'])]);
+    for (const operation of withContext)
+      expect([operation.operationId, Object.keys(operation.responses)]).toEqual([
+        operation.operationId,
+        expect.arrayContaining(['403', '404']),
+      ]);
   });
 
   it('bounds every integer a client sends (parameters and request bodies) with a minimum and a maximum', () => {
     type Schema = Record<string, unknown>;
-    const spec = loadSpec() as { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema>; parameters: Record<string, Schema> } };
+    const spec = loadSpec() as {
+      paths: Record<string, Record<string, Schema>>;
+      components: { schemas: Record<string, Schema>; parameters: Record<string, Schema> };
+    };
     const unbounded: string[] = [];
     const seen = new Set<string>();
     // An explicit stack: schemas refer to one another.
@@ -75,7 +98,10 @@ describe('the contract', () => {
       for (const [method, operation] of Object.entries(item)) {
         for (const parameter of (operation.parameters ?? []) as Schema[]) {
           const resolved = resolve(parameter, 'parameters');
-          stack.push({ schema: resolved.schema ?? resolved.content, path: `${method} ${path} ${String(resolved.name)}` });
+          stack.push({
+            schema: resolved.schema ?? resolved.content,
+            path: `${method} ${path} ${String(resolved.name)}`,
+          });
         }
         stack.push({ schema: (operation.requestBody as Schema | undefined)?.content, path: `${method} ${path} body` });
       }
@@ -93,7 +119,8 @@ describe('the contract', () => {
       }
       const types = Array.isArray(node.type) ? node.type : [node.type];
       if (types.includes('integer') && (node.minimum === undefined || node.maximum === undefined)) unbounded.push(path);
-      for (const [key, child] of Object.entries(node)) if (typeof child === 'object') stack.push({ schema: child, path: `${path}.${key}` });
+      for (const [key, child] of Object.entries(node))
+        if (typeof child === 'object') stack.push({ schema: child, path: `${path}.${key}` });
     }
     expect(unbounded).toEqual([]);
   });
@@ -104,14 +131,18 @@ describe('the contract', () => {
   });
 
   it('turns an error the operation does not declare into a JSON 500, never an HTML page', async () => {
-    const response = await request(testApp.app).get('/api/internaldata/columns/anything').set('Authorization', `Bearer ${user.accessToken}`);
+    const response = await request(testApp.app)
+      .get('/api/internaldata/columns/anything')
+      .set('Authorization', `Bearer ${user.accessToken}`);
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.body).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
   });
 
   it('turns a response that breaks the spec into a failure', async () => {
-    const response = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${user.accessToken}`);
+    const response = await request(testApp.app)
+      .get('/api/internaldata/collections')
+      .set('Authorization', `Bearer ${user.accessToken}`);
     expect(response.status).toBe(500);
     expect(response.body.code).toBe('INTERNAL_ERROR');
   });
@@ -138,7 +169,9 @@ describe('health', () => {
       const app = express().use(healthRouter(healthChecks({ ...testApp.services, db: empty })));
       const response = await request(app).get('/health/ready');
       expect(response.status).toBe(503);
-      expect(response.body.checks.database).toMatch(/^unavailable: not migrated \(\d+ migrations not applied, from 20\d+_\w+\): run npm run migrate$/);
+      expect(response.body.checks.database).toMatch(
+        /^unavailable: not migrated \(\d+ migrations not applied, from 20\d+_\w+\): run npm run migrate$/,
+      );
     } finally {
       await empty.raw('DROP DATABASE IF EXISTS ??', [url.pathname.slice(1)]);
       await empty.destroy();

@@ -6,16 +6,19 @@ import { useTestApp } from '../support/test-app.js';
  * scoreScenario runs on the fast lane (src/http/fast-lane.ts) unless SCORE_FAST_LANE=false; both
  * must keep the contract as strictly as the rest of the API.
  */
-describe.each([['the fast lane', true], ['Express', false]])('scoreScenario on %s', (_lane, fastLane) => {
-// Breaks the contract: ScoreResult requires runId, state, result and error.
-const broken = outsideTheContract(async () => ({ status: 200, body: { runId: 'r', score: 1 } }));
-const t = useTestApp({
-  configOverrides: { scoreFastLane: fastLane },
-  fastLane: { scoreScenario: broken },
-  handlers: { scoreScenario: outsideTheContract(async () => ({ status: 200, body: { score: 1 } })) },
-});
+describe.each([
+  ['the fast lane', true],
+  ['Express', false],
+])('scoreScenario on %s', (_lane, fastLane) => {
+  // Breaks the contract: ScoreResult requires runId, state, result and error.
+  const broken = outsideTheContract(async () => ({ status: 200, body: { runId: 'r', score: 1 } }));
+  const t = useTestApp({
+    configOverrides: { scoreFastLane: fastLane },
+    fastLane: { scoreScenario: broken },
+    handlers: { scoreScenario: outsideTheContract(async () => ({ status: 200, body: { score: 1 } })) },
+  });
 
-const score = (query: string) => request(t.app.app).post(`/api/scenario/code/remote/score${query}`);
+  const score = (query: string) => request(t.app.app).post(`/api/scenario/code/remote/score${query}`);
 
   it('turns a response that breaks the spec into a failure', async () => {
     const response = await score(`?name=s&key=${t.user.scoreToken}`).send({ a: 1 });
@@ -32,7 +35,9 @@ const score = (query: string) => request(t.app.app).post(`/api/scenario/code/rem
     const response = await score(`?key=${t.user.scoreToken}`).send({});
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
-    expect(response.body.details).toEqual([expect.objectContaining({ path: 'query.name', message: expect.any(String) })]);
+    expect(response.body.details).toEqual([
+      expect.objectContaining({ path: 'query.name', message: expect.any(String) }),
+    ]);
   });
 
   it('answers 400 naming an unknown query parameter', async () => {
@@ -57,7 +62,9 @@ const score = (query: string) => request(t.app.app).post(`/api/scenario/code/rem
   });
 
   it('answers 400 MALFORMED_BODY for JSON that does not parse', async () => {
-    const response = await score(`?name=s&key=${t.user.scoreToken}`).set('Content-Type', 'application/json').send('{"a":');
+    const response = await score(`?name=s&key=${t.user.scoreToken}`)
+      .set('Content-Type', 'application/json')
+      .send('{"a":');
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('MALFORMED_BODY');
   });
@@ -67,7 +74,11 @@ const score = (query: string) => request(t.app.app).post(`/api/scenario/code/rem
       const call = score(`?name=s&key=${t.user.scoreToken}`);
       const response = await (contentType ? call.set('Content-Type', contentType).send('') : call);
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', message: 'body is required (application/json)', details: [{ path: 'body', message: 'is required (application/json)' }] });
+      expect(response.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        message: 'body is required (application/json)',
+        details: [{ path: 'body', message: 'is required (application/json)' }],
+      });
     }
   });
 });
@@ -76,15 +87,23 @@ describe('the fast lane', () => {
   const t = useTestApp();
 
   it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
-    const given = await request(t.app.app).post(`/api/scenario/code/remote/score?name=s&key=${t.user.scoreToken}`).set('X-Request-Id', 'trace-42').send({});
+    const given = await request(t.app.app)
+      .post(`/api/scenario/code/remote/score?name=s&key=${t.user.scoreToken}`)
+      .set('X-Request-Id', 'trace-42')
+      .send({});
     expect(given.headers['x-request-id']).toBe('trace-42');
     expect(given.body.requestId).toBe('trace-42');
-    const made = await request(t.app.app).post(`/api/scenario/code/remote/score?name=s&key=${t.user.scoreToken}`).set('X-Request-Id', 'bad id with spaces').send({});
+    const made = await request(t.app.app)
+      .post(`/api/scenario/code/remote/score?name=s&key=${t.user.scoreToken}`)
+      .set('X-Request-Id', 'bad id with spaces')
+      .send({});
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('leaves other methods and paths to Express', async () => {
-    expect((await request(t.app.app).get(`/api/scenario/code/remote/score?name=s&key=${t.user.scoreToken}`)).status).toBe(405);
+    expect(
+      (await request(t.app.app).get(`/api/scenario/code/remote/score?name=s&key=${t.user.scoreToken}`)).status,
+    ).toBe(405);
     expect((await request(t.app.app).post('/api/scenario/code/remote/scorex')).status).toBe(404);
   });
 
@@ -99,14 +118,20 @@ describe('the fast lane', () => {
 });
 
 /** The async operations run on the fast lane too (SCORE_FAST_LANE=false: through Express); both keep the same rules. */
-describe.each([['the fast lane', true], ['Express', false]])('scoreAsync and getAsyncScoreResult on %s', (_lane, fastLane) => {
+describe.each([
+  ['the fast lane', true],
+  ['Express', false],
+])('scoreAsync and getAsyncScoreResult on %s', (_lane, fastLane) => {
   const t = useTestApp({ configOverrides: { scoreFastLane: fastLane } });
 
   const submit = (path = '/api/scenario/code/scoreasync/s') => request(t.app.app).post(path);
   const fetchResult = (path = '/api/scenario/code/scoreasyncresult/s') => request(t.app.app).get(path);
 
   it('answers 401 before validating anything', async () => {
-    expect((await submit().set('X-SCE-RequestId', 'bad id!').set('Content-Type', 'application/json').send('{"broken')).status).toBe(401);
+    expect(
+      (await submit().set('X-SCE-RequestId', 'bad id!').set('Content-Type', 'application/json').send('{"broken'))
+        .status,
+    ).toBe(401);
     expect((await fetchResult()).status).toBe(401);
   });
 
@@ -114,7 +139,11 @@ describe.each([['the fast lane', true], ['Express', false]])('scoreAsync and get
     const badId = await submit().set('Score-Token', t.user.scoreToken).set('X-SCE-RequestId', 'bad id!').send({});
     expect(badId.status).toBe(400);
     expect(badId.body.details).toEqual([expect.objectContaining({ path: 'headers.x-sce-requestid' })]);
-    const badCount = await submit().set('Score-Token', t.user.scoreToken).set('X-SCE-CallbackUrl', 'https://hooks.example/x').set('X-SCE-CallbackRetryCount', 'many').send({});
+    const badCount = await submit()
+      .set('Score-Token', t.user.scoreToken)
+      .set('X-SCE-CallbackUrl', 'https://hooks.example/x')
+      .set('X-SCE-CallbackRetryCount', 'many')
+      .send({});
     expect(badCount.status).toBe(400);
     expect(badCount.body.details).toEqual([expect.objectContaining({ path: 'headers.x-sce-callbackretrycount' })]);
     const missing = await fetchResult().set('Score-Token', t.user.scoreToken);
@@ -123,16 +152,24 @@ describe.each([['the fast lane', true], ['Express', false]])('scoreAsync and get
   });
 
   it('answers 400 naming a path parameter that breaks its schema', async () => {
-    const response = await submit('/api/scenario/code/scoreasync/-dash-first').set('Score-Token', t.user.scoreToken).send({});
+    const response = await submit('/api/scenario/code/scoreasync/-dash-first')
+      .set('Score-Token', t.user.scoreToken)
+      .send({});
     expect(response.status).toBe(400);
     expect(response.body.details).toEqual([expect.objectContaining({ path: 'params.name' })]);
   });
 
   it('reads escaped path parameters and integer headers', async () => {
     // An unknown scenario: the request passed validation and reached the service with the decoded name.
-    const response = await submit(`/api/scenario/code/scoreasync/${encodeURIComponent('my scenario')}`).set('Score-Token', t.user.scoreToken).set('X-SCE-CallbackRetryCount', '2').send({});
+    const response = await submit(`/api/scenario/code/scoreasync/${encodeURIComponent('my scenario')}`)
+      .set('Score-Token', t.user.scoreToken)
+      .set('X-SCE-CallbackRetryCount', '2')
+      .send({});
     expect(response.status).toBe(404);
-    expect(response.body).toMatchObject({ code: 'SCENARIO_NOT_FOUND', message: expect.stringContaining('"my scenario"') });
+    expect(response.body).toMatchObject({
+      code: 'SCENARIO_NOT_FOUND',
+      message: expect.stringContaining('"my scenario"'),
+    });
   });
 
   it('answers 415 for a body that is not JSON and 404 RESULT_NOT_FOUND for an unknown request id', async () => {

@@ -11,32 +11,54 @@ const t = useTestApp();
 const bearer = () => ({ Authorization: `Bearer ${t.user.accessToken}` });
 
 describe('numbers the validator coerces to Infinity', () => {
-  it.each([['limit', 'Infinity'], ['offset', '1e400'], ['offset', '-Infinity']])('answers 400 naming %s for %s=%s on a collection read', async (name, value) => {
-    const response = await request(t.app.app).get('/api/internaldata/collections/anything').query({ [name]: value }).set(bearer());
+  it.each([
+    ['limit', 'Infinity'],
+    ['offset', '1e400'],
+    ['offset', '-Infinity'],
+  ])('answers 400 naming %s for %s=%s on a collection read', async (name, value) => {
+    const response = await request(t.app.app)
+      .get('/api/internaldata/collections/anything')
+      .query({ [name]: value })
+      .set(bearer());
     expect(response.status).toBe(400);
     expect(response.body.details).toEqual([expect.objectContaining({ path: `query.${name}` })]);
   });
 
   it('answers 400 naming the header for X-SCE-CallbackRetryDelay: 1e400 on an async submission', async () => {
-    const response = await request(t.app.app).post('/api/scenario/code/scoreasync/anything').set('Score-Token', t.user.scoreToken)
-      .set('X-SCE-CallbackRetryDelay', '1e400').send({});
+    const response = await request(t.app.app)
+      .post('/api/scenario/code/scoreasync/anything')
+      .set('Score-Token', t.user.scoreToken)
+      .set('X-SCE-CallbackRetryDelay', '1e400')
+      .send({});
     expect(response.status).toBe(400);
-    expect(response.body.details).toEqual([expect.objectContaining({ path: expect.stringMatching(/^headers\.x-sce-callbackretrydelay$/i) })]);
+    expect(response.body.details).toEqual([
+      expect.objectContaining({ path: expect.stringMatching(/^headers\.x-sce-callbackretrydelay$/i) }),
+    ]);
   });
 });
 
 describe('scenario and test case ids out of every range (ids are decimal strings)', () => {
-  it.each([['Infinity', 'Infinity'], ['1e400', '1e400'], ['a 400-digit number', '9'.repeat(400)], ['4294967296', '4294967296'], ['99999999999999999999', '99999999999999999999']])(
-    'answers 404 for scenario id %s, never a 500', async (_label, id) => {
-      const response = await request(t.app.app).get(`/api/scenario/${id}/version`).query({ context: t.user.context() }).set(bearer());
-      expect(response.status).toBe(404);
-      expect(response.body.code).toBe('SCENARIO_NOT_FOUND');
-    },
-  );
+  it.each([
+    ['Infinity', 'Infinity'],
+    ['1e400', '1e400'],
+    ['a 400-digit number', '9'.repeat(400)],
+    ['4294967296', '4294967296'],
+    ['99999999999999999999', '99999999999999999999'],
+  ])('answers 404 for scenario id %s, never a 500', async (_label, id) => {
+    const response = await request(t.app.app)
+      .get(`/api/scenario/${id}/version`)
+      .query({ context: t.user.context() })
+      .set(bearer());
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('SCENARIO_NOT_FOUND');
+  });
 
   it('answers 404 for test case id Infinity of a scenario of the t.user, never a 500', async () => {
     const scenarioId = await createScenario(t.app, t.user, simpleScenario('finite-ids'));
-    const response = await request(t.app.app).put(`/api/scenario/${scenarioId}/testcases/Infinity`).query({ context: t.user.context() }).set(bearer())
+    const response = await request(t.app.app)
+      .put(`/api/scenario/${scenarioId}/testcases/Infinity`)
+      .query({ context: t.user.context() })
+      .set(bearer())
       .send({ name: 't', variables: [], expression: { code: 'true' } });
     expect(response.status).toBe(404);
     expect(response.body.code).toBe('TEST_CASE_NOT_FOUND');
@@ -46,13 +68,26 @@ describe('scenario and test case ids out of every range (ids are decimal strings
 describe('express-openapi-validator on its own (why src/http/finite-numbers.ts exists)', () => {
   it('still lets "Infinity" through an integer parameter with a maximum; when this fails, the workaround can go', async () => {
     const spec = {
-      openapi: '3.1.0', info: { title: 't', version: '1' },
-      paths: { '/n/{n}': { get: { parameters: [{ name: 'n', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: 10 } }], responses: { 200: { description: 'ok' } } } } },
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/n/{n}': {
+          get: {
+            parameters: [
+              { name: 'n', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: 10 } },
+            ],
+            responses: { 200: { description: 'ok' } },
+          },
+        },
+      },
     };
     const app = express();
     app.use(OpenApiValidator.middleware({ apiSpec: spec as never, validateRequests: true, validateResponses: false }));
     app.get('/n/:n', (req, res) => void res.json({ n: req.params.n }));
-    app.use(((error, _req, res, _next) => void res.status(error.status ?? 500).json({ message: error.message })) as express.ErrorRequestHandler);
+    app.use(
+      ((error, _req, res, _next) =>
+        void res.status(error.status ?? 500).json({ message: error.message })) as express.ErrorRequestHandler,
+    );
     expect((await request(app).get('/n/11')).status).toBe(400);
     expect((await request(app).get('/n/Infinity')).status).toBe(200);
   });

@@ -5,7 +5,13 @@ import { RecordingSettingsStore } from '../../src/records/recording-settings-sto
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 import { freePort } from '../support/private-redis.js';
-import { exitWithin, startServiceProcess, stopAll, waitUntilListening, type ServiceProcess } from '../support/service-process.js';
+import {
+  exitWithin,
+  startServiceProcess,
+  stopAll,
+  waitUntilListening,
+  type ServiceProcess,
+} from '../support/service-process.js';
 
 /**
  * Issue 27, problem 7: SIGTERM of an API under keep-alive load kept answering new requests for 30 s,
@@ -22,18 +28,33 @@ let port: number;
 let api: ServiceProcess;
 const processes: ServiceProcess[] = [];
 
-interface Outcome { status?: number; connectionClose?: boolean; error?: string; reused?: boolean; at: number }
+interface Outcome {
+  status?: number;
+  connectionClose?: boolean;
+  error?: string;
+  reused?: boolean;
+  at: number;
+}
 
 beforeAll(async () => {
   t = await createTestApp();
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
-  scenarioId = ((await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }).id;
+  scenarioId = (
+    (await t.services.db('scenarios').where({ owner_id: alice.id, name: 'double' }).first('id')) as { id: number }
+  ).id;
   // Every sync run recorded: the records written must equal the 200s answered.
-  await new RecordingSettingsStore(t.services.db).save(scenarioId, { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false });
+  await new RecordingSettingsStore(t.services.db).save(scenarioId, {
+    enabled: true,
+    retentionDays: 30,
+    syncSampleRate: 1,
+    trace: false,
+  });
   port = await freePort();
   api = startServiceProcess('src/main.ts', {
-    PORT: String(port), RUN_WORKER: 'false', LOG_LEVEL: 'info',
+    PORT: String(port),
+    RUN_WORKER: 'false',
+    LOG_LEVEL: 'info',
     JOBS_KEY_PREFIX: `scoring:test:shutdown:${randomUUID().slice(0, 8)}:`,
   });
   processes.push(api);
@@ -50,14 +71,29 @@ async function loadLoop(agent: http.Agent, outcomes: Outcome[]): Promise<void> {
   for (;;) {
     const outcome = await new Promise<Outcome>((resolve) => {
       const payload = JSON.stringify({ a: 3 });
-      const req = http.request({
-        host: '127.0.0.1', port, method: 'POST', path: '/api/scenario/code/remote/score?name=double', agent,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), 'score-token': alice.scoreToken },
-      }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode, connectionClose: res.headers.connection === 'close', at: Date.now() }));
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, reused: req.reusedSocket, at: Date.now() }));
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/scenario/code/remote/score?name=double',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(payload)),
+            'score-token': alice.scoreToken,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ status: res.statusCode, connectionClose: res.headers.connection === 'close', at: Date.now() }),
+          );
+        },
+      );
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        resolve({ error: error.code ?? error.message, reused: req.reusedSocket, at: Date.now() }),
+      );
       req.end(payload);
     });
     outcomes.push(outcome);
@@ -72,10 +108,18 @@ describe('SIGTERM under keep-alive load', () => {
     const running = loops.map((outcomes) => loadLoop(agent, outcomes));
     // A keep-alive connection that sits idle: the server closes it, nothing is reset.
     const idleAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    await new Promise<void>((resolve, reject) => http.get({ host: '127.0.0.1', port, path: '/health/live', agent: idleAgent }, (res) => res.resume().on('end', resolve)).on('error', reject));
+    await new Promise<void>((resolve, reject) =>
+      http
+        .get({ host: '127.0.0.1', port, path: '/health/live', agent: idleAgent }, (res) =>
+          res.resume().on('end', resolve),
+        )
+        .on('error', reject),
+    );
     let idleClosedAt = 0;
     const idleSocket = Object.values(idleAgent.freeSockets).flat()[0];
-    idleSocket?.on('close', () => { idleClosedAt = Date.now(); });
+    idleSocket?.on('close', () => {
+      idleClosedAt = Date.now();
+    });
 
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const beforeSignal = loops.flat().filter((outcome) => outcome.status === 200).length;
@@ -108,7 +152,11 @@ describe('SIGTERM under keep-alive load', () => {
     expect(idleClosedAt - signalled).toBeLessThan(3000);
     // Every run answered 200 has its decision record (the buffered ones were stored before the exit).
     const answered = all.filter((outcome) => outcome.status === 200).length;
-    const recorded = (await t.services.db('decision_record_pages').where({ scenario_id: scenarioId }).sum({ n: 'records' }).first()) as { n: string | number | null };
+    const recorded = (await t.services
+      .db('decision_record_pages')
+      .where({ scenario_id: scenarioId })
+      .sum({ n: 'records' })
+      .first()) as { n: string | number | null };
     expect(Number(recorded.n ?? 0)).toBe(answered);
   }, 60_000);
 });

@@ -14,7 +14,10 @@ function comparable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
  * HEAD on every GET operation answers what the GET answers, without the body: the real handlers,
  * through the validator that knows only GET (it used to answer 405 METHOD_NOT_ALLOWED).
  */
-describe.each([['on', true], ['off', false]])('HEAD requests, score fast lane %s', (_state, fastLane) => {
+describe.each([
+  ['on', true],
+  ['off', false],
+])('HEAD requests, score fast lane %s', (_state, fastLane) => {
   let testApp: TestApp;
   let server: Server;
   let user: TestUser;
@@ -30,19 +33,26 @@ describe.each([['on', true], ['off', false]])('HEAD requests, score fast lane %s
   });
 
   const credentials = (route: RouteDefinition): Record<string, string> =>
-    (route.security.includes('bearerAuth') ? { Authorization: `Bearer ${user.accessToken}` } : { 'Score-Token': user.scoreToken, 'X-SCE-RequestId': 'no-such-request' });
+    route.security.includes('bearerAuth')
+      ? { Authorization: `Bearer ${user.accessToken}` }
+      : { 'Score-Token': user.scoreToken, 'X-SCE-RequestId': 'no-such-request' };
 
-  it.each(routes.filter((route) => route.method === 'get').map((route) => [route.operationId, route] as const))('%s: HEAD answers as GET does, without a body', async (_id, route) => {
-    const get = await send(server, 'GET', sampleUrl(route), credentials(route));
-    const head = await send(server, 'HEAD', sampleUrl(route), credentials(route));
-    expect(head.status).not.toBe(405);
-    expect(head.status).toBe(get.status);
-    expect(comparable(head.headers)).toEqual(comparable(get.headers));
-    expect(head.text).toBe('');
-  });
+  it.each(routes.filter((route) => route.method === 'get').map((route) => [route.operationId, route] as const))(
+    '%s: HEAD answers as GET does, without a body',
+    async (_id, route) => {
+      const get = await send(server, 'GET', sampleUrl(route), credentials(route));
+      const head = await send(server, 'HEAD', sampleUrl(route), credentials(route));
+      expect(head.status).not.toBe(405);
+      expect(head.status).toBe(get.status);
+      expect(comparable(head.headers)).toEqual(comparable(get.headers));
+      expect(head.text).toBe('');
+    },
+  );
 
-  it('answers 200 with the GET\'s length and type, and no body, for a list', async () => {
-    const head = await send(server, 'HEAD', '/api/internaldata/collections', { Authorization: `Bearer ${user.accessToken}` });
+  it("answers 200 with the GET's length and type, and no body, for a list", async () => {
+    const head = await send(server, 'HEAD', '/api/internaldata/collections', {
+      Authorization: `Bearer ${user.accessToken}`,
+    });
     expect(head.status).toBe(200);
     expect(head.headers['content-type']).toMatch(/^application\/json/);
     expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
@@ -50,14 +60,18 @@ describe.each([['on', true], ['off', false]])('HEAD requests, score fast lane %s
   });
 
   it('answers a HEAD the validator refuses as the GET is refused (400), without a body', async () => {
-    const head = await send(server, 'HEAD', '/api/internaldata/collections?colour=blue', { Authorization: `Bearer ${user.accessToken}` });
+    const head = await send(server, 'HEAD', '/api/internaldata/collections?colour=blue', {
+      Authorization: `Bearer ${user.accessToken}`,
+    });
     expect(head.status).toBe(400);
     expect(head.text).toBe('');
   });
 
   it('still answers 401 to a HEAD without a credential, and 405 to a HEAD of a path that has no GET', async () => {
     expect((await send(server, 'HEAD', '/api/internaldata/collections', {})).status).toBe(401);
-    const postOnly = await send(server, 'HEAD', '/api/scenario/import', { Authorization: `Bearer ${user.accessToken}` });
+    const postOnly = await send(server, 'HEAD', '/api/scenario/import', {
+      Authorization: `Bearer ${user.accessToken}`,
+    });
     expect(postOnly.status).toBe(405);
   });
 });

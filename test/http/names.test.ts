@@ -30,8 +30,14 @@ describe.each([
 
   it('a token for ALICE does not act as alice', async () => {
     expect((await upload(testApp, alice, 'mine', 'id\n1\n')).status).toBe(201);
-    const shouting = jwt.sign({ preferred_username: alice.username.toUpperCase() }, testApp.config.jwt.secret as string, { algorithm: 'HS256', expiresIn: 60 });
-    const listed = await request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${shouting}`);
+    const shouting = jwt.sign(
+      { preferred_username: alice.username.toUpperCase() },
+      testApp.config.jwt.secret as string,
+      { algorithm: 'HS256', expiresIn: 60 },
+    );
+    const listed = await request(testApp.app)
+      .get('/api/internaldata/collections')
+      .set('Authorization', `Bearer ${shouting}`);
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual([]);
     const other = await testApp.services.users.findByUsername(alice.username.toUpperCase());
@@ -59,32 +65,57 @@ describe.each([
       expect(response.body.code).toBe('VALIDATION_FAILED');
       expect(response.body.details).toContainEqual(expect.objectContaining({ path }));
     };
-    const management = (method: 'get' | 'post', path: string) => request(testApp.app)[method](path).query({ context: alice.context() }).set(bearer(alice));
+    const management = (method: 'get' | 'post', path: string) =>
+      request(testApp.app)[method](path).query({ context: alice.context() }).set(bearer(alice));
 
     it('in an imported scenario name', async () => {
-      const response = await management('post', '/api/scenario/import').send(simpleScenario('credit-decision ') as object);
+      const response = await management('post', '/api/scenario/import').send(
+        simpleScenario('credit-decision ') as object,
+      );
       expect400(response, 'body.name');
     });
 
     it('in the new name of a rename or a copy', async () => {
       const [{ scenarioId }] = await importAs(testApp, alice, simpleScenario('to-rename'));
-      expect400(await management('post', `/api/scenario/rename/to-rename/${encodeURIComponent('renamed ')}`), 'params.newName');
-      expect400(await management('post', `/api/scenario/copy/${scenarioId}/${encodeURIComponent(' copied')}`), 'params.copiedScenarioName');
+      expect400(
+        await management('post', `/api/scenario/rename/to-rename/${encodeURIComponent('renamed ')}`),
+        'params.newName',
+      );
+      expect400(
+        await management('post', `/api/scenario/copy/${scenarioId}/${encodeURIComponent(' copied')}`),
+        'params.copiedScenarioName',
+      );
     });
 
     it('in the scenario name of a score, an async score and a batch', async () => {
-      const score = await request(testApp.app).post('/api/scenario/code/remote/score').query({ name: 'credit-decision ', key: alice.scoreToken }).send({});
+      const score = await request(testApp.app)
+        .post('/api/scenario/code/remote/score')
+        .query({ name: 'credit-decision ', key: alice.scoreToken })
+        .send({});
       expect400(score, 'query.name');
-      const async = await request(testApp.app).post(`/api/scenario/code/scoreasync/${encodeURIComponent('credit-decision ')}`).set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', 'ws-1').send({});
+      const async = await request(testApp.app)
+        .post(`/api/scenario/code/scoreasync/${encodeURIComponent('credit-decision ')}`)
+        .set('Score-Token', alice.scoreToken)
+        .set('X-SCE-RequestId', 'ws-1')
+        .send({});
       expect400(async, 'params.name');
-      const batch = await request(testApp.app).post('/api/batch/score').query({ key: alice.scoreToken }).send({ scenarioName: 'credit-decision\t', parameters: [{}] });
+      const batch = await request(testApp.app)
+        .post('/api/batch/score')
+        .query({ key: alice.scoreToken })
+        .send({ scenarioName: 'credit-decision\t', parameters: [{}] });
       expect400(batch, 'body.scenarioName');
     });
 
     it('in the username of the context', async () => {
-      const response = await request(testApp.app).get('/api/scenario/export').query({ context: JSON.stringify({ actors: { requester: { username: `${alice.username} ` } } }) }).set(bearer(alice));
+      const response = await request(testApp.app)
+        .get('/api/scenario/export')
+        .query({ context: JSON.stringify({ actors: { requester: { username: `${alice.username} ` } } }) })
+        .set(bearer(alice));
       expect400(response, 'query.context.actors.requester.username');
-      const legacy = await request(testApp.app).get('/api/scenario/export').query({ context: JSON.stringify({ requester: { username: `${alice.username} ` } }) }).set(bearer(alice));
+      const legacy = await request(testApp.app)
+        .get('/api/scenario/export')
+        .query({ context: JSON.stringify({ requester: { username: `${alice.username} ` } }) })
+        .set(bearer(alice));
       expect400(legacy, 'query.context.requester.username');
     });
 

@@ -24,9 +24,15 @@ describe('query strings and empty bodies as clients send them', () => {
   afterAll(async () => t.close());
 
   it('reads a raw `:` in a date-time query value (it was 400 "must be url encoded")', async () => {
-    const raw = await request(t.app).get(`/api/scenario/${id}/statistics?from=2026-11-26T20:00:00Z&to=2026-11-26T21:00:00Z`).set('Authorization', bearer());
+    const raw = await request(t.app)
+      .get(`/api/scenario/${id}/statistics?from=2026-11-26T20:00:00Z&to=2026-11-26T21:00:00Z`)
+      .set('Authorization', bearer());
     expect(raw.status).toBe(200);
-    const encoded = await request(t.app).get(`/api/scenario/${id}/statistics?from=${encodeURIComponent('2026-11-26T20:00:00Z')}&to=${encodeURIComponent('2026-11-26T21:00:00Z')}`).set('Authorization', bearer());
+    const encoded = await request(t.app)
+      .get(
+        `/api/scenario/${id}/statistics?from=${encodeURIComponent('2026-11-26T20:00:00Z')}&to=${encodeURIComponent('2026-11-26T21:00:00Z')}`,
+      )
+      .set('Authorization', bearer());
     expect(raw.body).toEqual(encoded.body);
   });
 
@@ -34,28 +40,49 @@ describe('query strings and empty bodies as clients send them', () => {
     const plus = await request(t.app).get('/api/scenario/export?name=credit+decision').set('Authorization', bearer());
     expect(plus.status).toBe(200);
     expect(JSON.stringify(plus.body)).toContain('credit decision');
-    const score = await request(t.app).post('/api/scenario/code/remote/score?name=credit+decision').set('Score-Token', user.scoreToken).send({ a: 2 });
+    const score = await request(t.app)
+      .post('/api/scenario/code/remote/score?name=credit+decision')
+      .set('Score-Token', user.scoreToken)
+      .send({ a: 2 });
     expect(score.body).toMatchObject({ state: 'SUCCEEDED', result: { doubled: 4 } });
   });
 
-  it.each(['validate', 'deploy'])('takes a %s without body bytes as no body, whatever its Content-Type (it was 415)', async (operation) => {
-    for (const contentType of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream']) {
-      const name = `${operation}-${contentType.replace(/\W/g, '-')}`;
-      await createUndeployedScenario(t.services.db, user.id, name);
-      const scenarioId = ((await t.services.db('scenarios').where({ owner_id: user.id, name }).first('id')) as { id: number }).id;
-      const answer = await request(t.app).post(`/api/scenario/${operation}/${scenarioId}`).set('Authorization', bearer()).set('Content-Type', contentType).set('Content-Length', '0');
-      expect([contentType, answer.status]).toEqual([contentType, 204]);
-    }
-  });
+  it.each(['validate', 'deploy'])(
+    'takes a %s without body bytes as no body, whatever its Content-Type (it was 415)',
+    async (operation) => {
+      for (const contentType of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream']) {
+        const name = `${operation}-${contentType.replace(/\W/g, '-')}`;
+        await createUndeployedScenario(t.services.db, user.id, name);
+        const scenarioId = (
+          (await t.services.db('scenarios').where({ owner_id: user.id, name }).first('id')) as { id: number }
+        ).id;
+        const answer = await request(t.app)
+          .post(`/api/scenario/${operation}/${scenarioId}`)
+          .set('Authorization', bearer())
+          .set('Content-Type', contentType)
+          .set('Content-Length', '0');
+        expect([contentType, answer.status]).toEqual([contentType, 204]);
+      }
+    },
+  );
 
   it('still answers 415 for body bytes of a media type the operation does not take', async () => {
-    const answer = await request(t.app).post(`/api/scenario/validate/${id}`).set('Authorization', bearer()).set('Content-Type', 'text/plain').send('a=1');
+    const answer = await request(t.app)
+      .post(`/api/scenario/validate/${id}`)
+      .set('Authorization', bearer())
+      .set('Content-Type', 'text/plain')
+      .send('a=1');
     expect(answer.status).toBe(415);
   });
 
   it('keeps names (deepObject brackets) and gives every value the same reading', () => {
-    expect(canonicalQueryString('context[actors][requester][username]=al+ice&from=2026-11-26T20:00:00Z&indexes=id,true;s,false&x'))
-      .toBe('context[actors][requester][username]=al%20ice&from=2026-11-26T20%3A00%3A00Z&indexes=id%2Ctrue%3Bs%2Cfalse&x');
+    expect(
+      canonicalQueryString(
+        'context[actors][requester][username]=al+ice&from=2026-11-26T20:00:00Z&indexes=id,true;s,false&x',
+      ),
+    ).toBe(
+      'context[actors][requester][username]=al%20ice&from=2026-11-26T20%3A00%3A00Z&indexes=id%2Ctrue%3Bs%2Cfalse&x',
+    );
     expect(canonicalQueryString('a=%zz&b=%2B')).toBe('a=%25zz&b=%2B');
   });
 });

@@ -30,18 +30,25 @@ afterAll(async () => {
  */
 const isResponseCheck = (schema: unknown) => {
   const wrapped = schema as { properties?: { response?: unknown }; components?: unknown } | undefined;
-  return (wrapped?.properties?.response !== undefined && wrapped.components !== undefined) || /schema:Error"/.test(JSON.stringify(schema) ?? '');
+  return (
+    (wrapped?.properties?.response !== undefined && wrapped.components !== undefined) ||
+    /schema:Error"/.test(JSON.stringify(schema) ?? '')
+  );
 };
 
 it('compiles the response checks of every operation before the first request', async () => {
   expect(compiled.filter(isResponseCheck).length).toBeGreaterThan(30);
 });
 
-it('compiles no response schema at an operation\'s first answer, success or error', async () => {
+it("compiles no response schema at an operation's first answer, success or error", async () => {
   compiled.length = 0;
-  const collections = await request(t.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${user.accessToken}`);
+  const collections = await request(t.app)
+    .get('/api/internaldata/collections')
+    .set('Authorization', `Bearer ${user.accessToken}`);
   expect(collections.status).toBe(200);
-  const missing = await request(t.app).get('/api/scenario/999999999').set('Authorization', `Bearer ${user.accessToken}`);
+  const missing = await request(t.app)
+    .get('/api/scenario/999999999')
+    .set('Authorization', `Bearer ${user.accessToken}`);
   expect(missing.status).toBe(404);
   expect(compiled.filter(isResponseCheck)).toEqual([]);
 });

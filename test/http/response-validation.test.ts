@@ -8,7 +8,11 @@ import { createTestApp, type TestApp, type TestUser } from '../support/test-app.
  * every Express operation: a response that breaks the spec is logged and answered as a 500. Off, the
  * response goes out as the handler wrote it (production's default: no schema check per response).
  */
-interface LogLine { level: number; msg: string; err?: { message?: string } | string }
+interface LogLine {
+  level: number;
+  msg: string;
+  err?: { message?: string } | string;
+}
 
 function capturingLogger(lines: LogLine[]) {
   return pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
@@ -41,15 +45,23 @@ describe.each([
   });
   afterAll(async () => testApp.close());
 
-  const score = () => request(testApp.app).post(`/api/scenario/code/remote/score?name=s&key=${user.scoreToken}`).send({ a: 1 });
-  const collections = () => request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${user.accessToken}`);
+  const score = () =>
+    request(testApp.app).post(`/api/scenario/code/remote/score?name=s&key=${user.scoreToken}`).send({ a: 1 });
+  const collections = () =>
+    request(testApp.app).get('/api/internaldata/collections').set('Authorization', `Bearer ${user.accessToken}`);
 
   if (validate) {
     it('answers a score that breaks the spec with a 500 and logs what is wrong', async () => {
       const response = await score();
       expect(response.status).toBe(500);
-      expect(response.body).toMatchObject({ status: 500, code: 'INTERNAL_ERROR', requestId: response.headers['x-request-id'] });
-      const failure = lines.find((line) => line.msg === 'request failed' && /must have required property/.test(JSON.stringify(line.err)));
+      expect(response.body).toMatchObject({
+        status: 500,
+        code: 'INTERNAL_ERROR',
+        requestId: response.headers['x-request-id'],
+      });
+      const failure = lines.find(
+        (line) => line.msg === 'request failed' && /must have required property/.test(JSON.stringify(line.err)),
+      );
       expect(failure?.level).toBe(50);
     });
 
@@ -57,7 +69,9 @@ describe.each([
       const response = await collections();
       expect(response.status).toBe(500);
       expect(response.body.code).toBe('INTERNAL_ERROR');
-      expect(lines.some((line) => line.msg === 'request failed' && /must be array/.test(JSON.stringify(line.err)))).toBe(true);
+      expect(
+        lines.some((line) => line.msg === 'request failed' && /must be array/.test(JSON.stringify(line.err))),
+      ).toBe(true);
     });
   } else {
     it('sends a score as the handler wrote it', async () => {
@@ -66,7 +80,7 @@ describe.each([
       expect(response.body).toEqual({ runId: 'r', score: 1 });
     });
 
-    it('sends another operation\'s response as the handler wrote it', async () => {
+    it("sends another operation's response as the handler wrote it", async () => {
       const response = await collections();
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ not: 'an array' });

@@ -31,11 +31,17 @@ function changeSegment(path: string, index: number, change: (segment: string) =>
 }
 
 function staticSegmentIndexes(route: RouteDefinition): number[] {
-  return route.path.split('/').slice(1).flatMap((segment, index) => (segment.startsWith('{') ? [] : [index]));
+  return route.path
+    .split('/')
+    .slice(1)
+    .flatMap((segment, index) => (segment.startsWith('{') ? [] : [index]));
 }
 
 function paramSegmentIndexes(route: RouteDefinition): number[] {
-  return route.path.split('/').slice(1).flatMap((segment, index) => (segment.startsWith('{') ? [index] : []));
+  return route.path
+    .split('/')
+    .slice(1)
+    .flatMap((segment, index) => (segment.startsWith('{') ? [index] : []));
 }
 
 function variantsOf(route: RouteDefinition): Variant[] {
@@ -47,29 +53,64 @@ function variantsOf(route: RouteDefinition): Variant[] {
     { label: 'with a trailing slash', path: `${url}/`, routed: true },
     { label: 'all upper case', path: url.toUpperCase(), routed: false },
     { label: 'with /API for /api', path: url.replace(/^\/api/, '/API'), routed: false },
-    { label: 'with its last static segment in upper case', path: changeSegment(url, last, (segment) => segment.toUpperCase()), routed: false },
-    { label: 'with its last static segment capitalised', path: changeSegment(url, last, (segment) => segment[0].toUpperCase() + segment.slice(1)), routed: false },
+    {
+      label: 'with its last static segment in upper case',
+      path: changeSegment(url, last, (segment) => segment.toUpperCase()),
+      routed: false,
+    },
+    {
+      label: 'with its last static segment capitalised',
+      path: changeSegment(url, last, (segment) => segment[0].toUpperCase() + segment.slice(1)),
+      routed: false,
+    },
     { label: 'with two trailing slashes', path: `${url}//`, routed: false },
     { label: 'with a double slash inside', path: url.replace(/^\/api\//, '/api//'), routed: false },
     { label: 'with a leading double slash', path: `/${url}`, routed: false },
     { label: 'with an encoded slash for a slash', path: url.replace(/^\/api\//, '/api%2F'), routed: false },
-    { label: 'with an encoded letter in a static segment', path: changeSegment(url, last, (segment) => `%${segment.charCodeAt(0).toString(16)}${segment.slice(1)}`), routed: false },
-    { label: 'with an upper-case encoded letter in a static segment', path: changeSegment(url, last, (segment) => `%${segment.charCodeAt(0).toString(16).toUpperCase()}${segment.slice(1)}`), routed: false },
-    { label: 'with a dot-dot segment that would lead back to it', path: url.replace(/^\/api\//, '/api/x/../'), routed: false },
+    {
+      label: 'with an encoded letter in a static segment',
+      path: changeSegment(url, last, (segment) => `%${segment.charCodeAt(0).toString(16)}${segment.slice(1)}`),
+      routed: false,
+    },
+    {
+      label: 'with an upper-case encoded letter in a static segment',
+      path: changeSegment(
+        url,
+        last,
+        (segment) => `%${segment.charCodeAt(0).toString(16).toUpperCase()}${segment.slice(1)}`,
+      ),
+      routed: false,
+    },
+    {
+      label: 'with a dot-dot segment that would lead back to it',
+      path: url.replace(/^\/api\//, '/api/x/../'),
+      routed: false,
+    },
     { label: 'with a dot segment', path: url.replace(/^\/api\//, '/api/./'), routed: false },
   ];
   const params = paramSegmentIndexes(route);
   if (params.length > 0) {
     variants.push(
-      { label: 'with an encoded slash inside a path parameter', path: changeSegment(url, params[0], (segment) => `${segment}%2Fx`), routed: true },
-      { label: 'with a path parameter in upper case', path: changeSegment(url, params[0], (segment) => segment.toUpperCase()), routed: true },
+      {
+        label: 'with an encoded slash inside a path parameter',
+        path: changeSegment(url, params[0], (segment) => `${segment}%2Fx`),
+        routed: true,
+      },
+      {
+        label: 'with a path parameter in upper case',
+        path: changeSegment(url, params[0], (segment) => segment.toUpperCase()),
+        routed: true,
+      },
       { label: 'with `..` as a path parameter', path: changeSegment(url, params[0], () => '..'), routed: true },
     );
   }
   return variants;
 }
 
-const NOT_ROUTED = [[404, 'ROUTE_NOT_FOUND'], [405, 'METHOD_NOT_ALLOWED']];
+const NOT_ROUTED = [
+  [404, 'ROUTE_NOT_FOUND'],
+  [405, 'METHOD_NOT_ALLOWED'],
+];
 
 interface JsonResponse {
   status: number;
@@ -77,13 +118,24 @@ interface JsonResponse {
 }
 
 /** Sends the path exactly as given, a JSON body `{}` with the methods that take one, and parses the answer. */
-async function send(server: Server, method: string, path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
+async function send(
+  server: Server,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse> {
   const body = method === 'GET' || method === 'HEAD' || method === 'DELETE' ? undefined : '{}';
   const response = await sendRaw(server, method, path, { 'Content-Type': 'application/json', ...headers }, body);
-  return { status: response.status, body: response.text ? (JSON.parse(response.text) as JsonResponse['body']) : undefined };
+  return {
+    status: response.status,
+    body: response.text ? (JSON.parse(response.text) as JsonResponse['body']) : undefined,
+  };
 }
 
-describe.each([['on', true], ['off', false]])('route matching with the score fast lane %s', (_state, fastLane) => {
+describe.each([
+  ['on', true],
+  ['off', false],
+])('route matching with the score fast lane %s', (_state, fastLane) => {
   let testApp: TestApp;
   let server: Server;
   let user: TestUser;
@@ -92,16 +144,25 @@ describe.each([['on', true], ['off', false]])('route matching with the score fas
 
   beforeAll(async () => {
     // Every handler is replaced by a recorder: the test sees exactly which requests reach a handler.
-    const recorder = (operationId: OperationId) => async (request: { user: AuthenticatedUser }): Promise<never> => {
-      calls.push({ operationId, user: request.user });
-      throw new Error(`recorded ${operationId}`);
-    };
-    const handlers: OperationHandlers = Object.fromEntries(routes.map((route) => [route.operationId, recorder(route.operationId)])) as Record<OperationId, ReturnType<typeof recorder>>;
+    const recorder =
+      (operationId: OperationId) =>
+      async (request: { user: AuthenticatedUser }): Promise<never> => {
+        calls.push({ operationId, user: request.user });
+        throw new Error(`recorded ${operationId}`);
+      };
+    const handlers: OperationHandlers = Object.fromEntries(
+      routes.map((route) => [route.operationId, recorder(route.operationId)]),
+    ) as Record<OperationId, ReturnType<typeof recorder>>;
     testApp = await createTestApp({
       configOverrides: { scoreFastLane: fastLane },
       handlers,
       fastLane: fastLane
-        ? Object.fromEntries((['scoreScenario', 'scoreAsync', 'getAsyncScoreResult'] as const).map((operationId) => [operationId, recorder(operationId)]))
+        ? Object.fromEntries(
+            (['scoreScenario', 'scoreAsync', 'getAsyncScoreResult'] as const).map((operationId) => [
+              operationId,
+              recorder(operationId),
+            ]),
+          )
         : undefined,
     });
     user = await testApp.newUser();
@@ -113,39 +174,53 @@ describe.each([['on', true], ['off', false]])('route matching with the score fas
   });
 
   function credentials(route: RouteDefinition): Record<string, string> {
-    return route.security.includes('bearerAuth') ? { Authorization: `Bearer ${user.accessToken}` } : { 'Score-Token': user.scoreToken };
+    return route.security.includes('bearerAuth')
+      ? { Authorization: `Bearer ${user.accessToken}` }
+      : { 'Score-Token': user.scoreToken };
   }
 
-  const cases = routes.flatMap((route) => variantsOf(route).map((variant) => [route.operationId, route.method.toUpperCase(), variant.label, route, variant] as const));
+  const cases = routes.flatMap((route) =>
+    variantsOf(route).map(
+      (variant) => [route.operationId, route.method.toUpperCase(), variant.label, route, variant] as const,
+    ),
+  );
 
-  it.each(cases)('%s (%s) %s: authenticated when routed, 404 when not, and no handler runs without a credential', async (_id, method, _label, route, variant) => {
-    calls.length = 0;
-    const anonymous = await send(server, method, variant.path);
-    expect(calls).toEqual([]);
-    if (variant.routed) {
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body?.code).toBe('UNAUTHENTICATED');
-    } else {
-      // 405 when the path is another operation's (e.g. POST /api/batch/%73core is GET /api/batch/{batchTaskId}).
-      expect(NOT_ROUTED).toContainEqual([anonymous.status, anonymous.body?.code]);
-      const withCredential = await send(server, method, variant.path, credentials(route));
-      expect(NOT_ROUTED).toContainEqual([withCredential.status, withCredential.body?.code]);
+  it.each(cases)(
+    '%s (%s) %s: authenticated when routed, 404 when not, and no handler runs without a credential',
+    async (_id, method, _label, route, variant) => {
+      calls.length = 0;
+      const anonymous = await send(server, method, variant.path);
       expect(calls).toEqual([]);
-    }
-  });
+      if (variant.routed) {
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.body?.code).toBe('UNAUTHENTICATED');
+      } else {
+        // 405 when the path is another operation's (e.g. POST /api/batch/%73core is GET /api/batch/{batchTaskId}).
+        expect(NOT_ROUTED).toContainEqual([anonymous.status, anonymous.body?.code]);
+        const withCredential = await send(server, method, variant.path, credentials(route));
+        expect(NOT_ROUTED).toContainEqual([withCredential.status, withCredential.body?.code]);
+        expect(calls).toEqual([]);
+      }
+    },
+  );
 
-  it.each(routes.filter((route) => route.method === 'get').map((route) => [route.operationId, route] as const))('%s: HEAD is routed like GET and authenticated', async (_id, route) => {
-    calls.length = 0;
-    expect((await send(server, 'HEAD', sampleUrl(route))).status).toBe(401);
-    expect((await send(server, 'HEAD', sampleUrl(route).toUpperCase())).status).toBe(404);
-    expect(calls).toEqual([]);
-  });
+  it.each(routes.filter((route) => route.method === 'get').map((route) => [route.operationId, route] as const))(
+    '%s: HEAD is routed like GET and authenticated',
+    async (_id, route) => {
+      calls.length = 0;
+      expect((await send(server, 'HEAD', sampleUrl(route))).status).toBe(401);
+      expect((await send(server, 'HEAD', sampleUrl(route).toUpperCase())).status).toBe(404);
+      expect(calls).toEqual([]);
+    },
+  );
 
   it('reaches the handler, with the authenticated user, when the path is as written and the credential valid', async () => {
     calls.length = 0;
     const route = routes.find((candidate) => candidate.operationId === 'listCollections') as RouteDefinition;
     await send(server, 'GET', `${route.path}/`, credentials(route));
-    expect(calls).toEqual([{ operationId: 'listCollections', user: expect.objectContaining({ id: user.id, username: user.username }) }]);
+    expect(calls).toEqual([
+      { operationId: 'listCollections', user: expect.objectContaining({ id: user.id, username: user.username }) },
+    ]);
   });
 
   it.each([

@@ -32,7 +32,9 @@ const schemas = (spec: Json): Json => spec.components.schemas;
 const operation = (spec: Json, path: string, method: string): Json => spec.paths[path][method];
 
 function renameProperty(schema: Json, from: string, to: string): void {
-  schema.properties = Object.fromEntries(Object.entries(schema.properties as Json).map(([name, value]) => [name === from ? to : name, value]));
+  schema.properties = Object.fromEntries(
+    Object.entries(schema.properties as Json).map(([name, value]) => [name === from ? to : name, value]),
+  );
   schema.required = (schema.required as string[]).map((name) => (name === from ? to : name));
 }
 
@@ -42,71 +44,102 @@ function parameterNamed(spec: Json, path: string, method: string, name: string):
 
 const MUTATIONS: Mutation[] = [
   {
-    module: 'batch', change: 'BatchStatus.total becomes a string',
+    module: 'batch',
+    change: 'BatchStatus.total becomes a string',
     apply: (spec) => {
       schemas(spec).BatchStatus.properties.total = { type: 'string' };
     },
-    file: 'src/execution/batch-routes.ts', inside: 'getBatchStatus',
+    file: 'src/execution/batch-routes.ts',
+    inside: 'getBatchStatus',
   },
   {
-    module: 'batch', change: 'the batch request body renames scenarioName',
+    module: 'batch',
+    change: 'the batch request body renames scenarioName',
     apply: (spec) => renameProperty(schemas(spec).BatchRequest, 'scenarioName', 'scenario'),
-    file: 'src/execution/batch-routes.ts', inside: 'submitBatch',
+    file: 'src/execution/batch-routes.ts',
+    inside: 'submitBatch',
   },
   {
-    module: 'internal-data', change: 'CollectionInfo renames rowCount',
+    module: 'internal-data',
+    change: 'CollectionInfo renames rowCount',
     apply: (spec) => renameProperty(schemas(spec).CollectionInfo, 'rowCount', 'rows'),
-    file: 'src/internal-data/internal-data-routes.ts', inside: 'listCollections',
+    file: 'src/internal-data/internal-data-routes.ts',
+    inside: 'listCollections',
   },
   {
-    module: 'internal-data', change: 'the query parameter limit of getCollectionRows becomes a string',
+    module: 'internal-data',
+    change: 'the query parameter limit of getCollectionRows becomes a string',
     apply: (spec) => {
-      parameterNamed(spec, '/api/internaldata/collections/{collection_name}', 'get', 'limit').schema = { type: 'string' };
+      parameterNamed(spec, '/api/internaldata/collections/{collection_name}', 'get', 'limit').schema = {
+        type: 'string',
+      };
     },
-    file: 'src/internal-data/internal-data-routes.ts', inside: 'getCollectionRows',
+    file: 'src/internal-data/internal-data-routes.ts',
+    inside: 'getCollectionRows',
   },
   {
-    module: 'execution', change: 'ScoreResult.version becomes an integer',
+    module: 'execution',
+    change: 'ScoreResult.version becomes an integer',
     apply: (spec) => {
       schemas(spec).ScoreResult.properties.version = { type: 'integer' };
     },
-    file: 'src/execution/execution-routes.ts', inside: 'scoreScenario',
+    file: 'src/execution/execution-routes.ts',
+    inside: 'scoreScenario',
   },
   {
-    module: 'execution', change: 'the header X-SCE-CallbackRetryCount becomes a string',
+    module: 'execution',
+    change: 'the header X-SCE-CallbackRetryCount becomes a string',
     apply: (spec) => {
-      parameterNamed(spec, '/api/scenario/code/scoreasync/{name}', 'post', 'X-SCE-CallbackRetryCount').schema = { type: 'string' };
+      parameterNamed(spec, '/api/scenario/code/scoreasync/{name}', 'post', 'X-SCE-CallbackRetryCount').schema = {
+        type: 'string',
+      };
     },
-    file: 'src/execution/execution-routes.ts', inside: 'scoreAsync',
+    file: 'src/execution/execution-routes.ts',
+    inside: 'scoreAsync',
   },
   {
-    module: 'scenarios', change: 'ScenarioSummary renames name (the DTO is built by the service)',
+    module: 'scenarios',
+    change: 'ScenarioSummary renames name (the DTO is built by the service)',
     apply: (spec) => renameProperty(schemas(spec).ScenarioSummary, 'name', 'scenarioName'),
-    file: 'src/scenarios/scenario-service.ts', inside: 'rename',
+    file: 'src/scenarios/scenario-service.ts',
+    inside: 'rename',
   },
   {
-    module: 'scenarios', change: 'ImportReport renames scenarios',
+    module: 'scenarios',
+    change: 'ImportReport renames scenarios',
     apply: (spec) => renameProperty(schemas(spec).ImportReport, 'scenarios', 'outcomes'),
-    file: 'src/scenarios/scenario-routes.ts', inside: 'importScenarios',
+    file: 'src/scenarios/scenario-routes.ts',
+    inside: 'importScenarios',
   },
   {
-    module: 'scenarios', change: 'exportScenarios no longer answers YAML',
-    apply: (spec) => void delete operation(spec, '/api/scenario/export', 'get').responses['200'].content['application/yaml'],
-    file: 'src/scenarios/scenario-routes.ts', inside: 'exportScenarios',
+    module: 'scenarios',
+    change: 'exportScenarios no longer answers YAML',
+    apply: (spec) =>
+      void delete operation(spec, '/api/scenario/export', 'get').responses['200'].content['application/yaml'],
+    file: 'src/scenarios/scenario-routes.ts',
+    inside: 'exportScenarios',
   },
   {
-    module: 'errors', change: 'Error renames message',
+    module: 'errors',
+    change: 'Error renames message',
     apply: (spec) => renameProperty(schemas(spec).Error, 'message', 'text'),
-    file: 'src/errors/error-handler.ts', inside: 'toErrorBody',
+    file: 'src/errors/error-handler.ts',
+    inside: 'toErrorBody',
   },
 ];
 
-interface CompileError { copy: string; file: string; line: number; text: string }
+interface CompileError {
+  copy: string;
+  file: string;
+  line: number;
+  text: string;
+}
 
 /** `tsc` errors by copy (`pristine` or `mutated`), file and line. */
 function parseErrors(output: string): CompileError[] {
-  return [...output.matchAll(/^(pristine|mutated)\/([^\s(]+)\((\d+),\d+\): error (TS\d+: .*)$/gm)]
-    .map(([, copy, file, line, text]) => ({ copy, file, line: Number(line), text }));
+  return [...output.matchAll(/^(pristine|mutated)\/([^\s(]+)\((\d+),\d+\): error (TS\d+: .*)$/gm)].map(
+    ([, copy, file, line, text]) => ({ copy, file, line: Number(line), text }),
+  );
 }
 
 /** The lines (1-based, inclusive) of the function or method `name` in `source`: from its header to the closing brace at its indentation. */
@@ -123,7 +156,11 @@ function linesOf(source: string, name: string): [number, number] {
 async function generate(specPath: string, outDir: string): Promise<void> {
   // A child of its own: jest's NODE_OPTIONS (VM modules) are not the generator's.
   const env = { ...process.env, NODE_OPTIONS: '' };
-  await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/generate.ts'), '--spec', specPath, '--out', outDir], { cwd: root, env });
+  await run(
+    join(root, 'node_modules/.bin/tsx'),
+    [join(root, 'scripts/generate.ts'), '--spec', specPath, '--out', outDir],
+    { cwd: root, env },
+  );
 }
 
 describe('regenerating from a changed spec', () => {
@@ -142,17 +179,28 @@ describe('regenerating from a changed spec', () => {
     writeFileSync(join(project, 'mutated/openapi.json'), JSON.stringify(spec, null, 2));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
-    const { compilerOptions } = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { compilerOptions: Json };
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { ...compilerOptions, types: ['node'] },
-      include: ['pristine/src', 'pristine/generated', 'mutated/src', 'mutated/generated'],
-    }));
+    const { compilerOptions } = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as {
+      compilerOptions: Json;
+    };
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { ...compilerOptions, types: ['node'] },
+        include: ['pristine/src', 'pristine/generated', 'mutated/src', 'mutated/generated'],
+      }),
+    );
     await Promise.all([
       generate(join(root, 'spec/openapi.json'), join(project, 'pristine/generated')),
       generate(join(project, 'mutated/openapi.json'), join(project, 'mutated/generated')),
     ]);
-    tscOutput = await run(join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json'], { cwd: project, maxBuffer: 16 * 1024 * 1024 })
-      .then(({ stdout }) => stdout, (failure: { stdout?: string }) => failure.stdout ?? String(failure));
+    tscOutput = await run(
+      join(root, 'node_modules/.bin/tsc'),
+      ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json'],
+      { cwd: project, maxBuffer: 16 * 1024 * 1024 },
+    ).then(
+      ({ stdout }) => stdout,
+      (failure: { stdout?: string }) => failure.stdout ?? String(failure),
+    );
     errors = parseErrors(tscOutput);
   }, 120_000);
 
@@ -169,11 +217,21 @@ describe('regenerating from a changed spec', () => {
     expect(errors.filter((error) => error.file.startsWith('generated/'))).toEqual([]);
   });
 
-  it.each(MUTATIONS.map((mutation) => [mutation.module, mutation.change, mutation] as const))('%s: %s fails tsc in the code that no longer conforms', (_module, _change, mutation) => {
-    const [from, to] = linesOf(readFileSync(join(root, mutation.file), 'utf8'), mutation.inside);
-    const inside = errors.filter((error) => error.copy === 'mutated' && error.file === mutation.file && error.line >= from && error.line <= to);
-    if (inside.length === 0) {
-      throw new Error(`no tsc error in ${mutation.inside} (${mutation.file}:${from}-${to}); tsc said:\n${tscOutput.split('\n').filter((line) => line.startsWith('mutated/')).join('\n')}`);
-    }
-  });
+  it.each(MUTATIONS.map((mutation) => [mutation.module, mutation.change, mutation] as const))(
+    '%s: %s fails tsc in the code that no longer conforms',
+    (_module, _change, mutation) => {
+      const [from, to] = linesOf(readFileSync(join(root, mutation.file), 'utf8'), mutation.inside);
+      const inside = errors.filter(
+        (error) => error.copy === 'mutated' && error.file === mutation.file && error.line >= from && error.line <= to,
+      );
+      if (inside.length === 0) {
+        throw new Error(
+          `no tsc error in ${mutation.inside} (${mutation.file}:${from}-${to}); tsc said:\n${tscOutput
+            .split('\n')
+            .filter((line) => line.startsWith('mutated/'))
+            .join('\n')}`,
+        );
+      }
+    },
+  );
 });

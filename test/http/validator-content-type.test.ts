@@ -11,10 +11,14 @@ import { createTestApp, type TestApp, type TestUser } from '../support/test-app.
 describe('the Content-Type the validator sees', () => {
   it('keeps the media type, charset and boundary, and drops every other parameter', () => {
     expect(validatorContentType('application/json')).toBe('application/json');
-    expect(validatorContentType('Application/JSON ; x=1; charset="UTF-8"  ; y=2')).toBe('application/json; charset=utf-8');
+    expect(validatorContentType('Application/JSON ; x=1; charset="UTF-8"  ; y=2')).toBe(
+      'application/json; charset=utf-8',
+    );
     expect(validatorContentType('application/json; charset=utf-8   ')).toBe('application/json; charset=utf-8');
     expect(validatorContentType('multipart/form-data; boundary="a;b"; x=1')).toBe('multipart/form-data; boundary=a;b');
-    expect(validatorContentType('application/yaml; charset=utf-8; charset=latin1')).toBe('application/yaml; charset=utf-8');
+    expect(validatorContentType('application/yaml; charset=utf-8; charset=latin1')).toBe(
+      'application/yaml; charset=utf-8',
+    );
   });
 });
 
@@ -27,11 +31,19 @@ describe('requests with ever new Content-Type parameters', () => {
   });
   afterAll(async () => testApp.close());
 
-  const importWith = (contentType: string) => request(testApp.app).post('/api/scenario/import').query({ context: user.context() })
-    .set('Authorization', `Bearer ${user.accessToken}`).set('Content-Type', contentType).send('{"name":"x"}');
+  const importWith = (contentType: string) =>
+    request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set('Authorization', `Bearer ${user.accessToken}`)
+      .set('Content-Type', contentType)
+      .send('{"name":"x"}');
 
   /** CPU time (ms) of this process while `count` imports are answered, each with the Content-Type `contentTypeOf(i)`. */
-  async function cpuOf(count: number, contentTypeOf: (index: number) => string): Promise<{ ms: number; statuses: number[] }> {
+  async function cpuOf(
+    count: number,
+    contentTypeOf: (index: number) => string,
+  ): Promise<{ ms: number; statuses: number[] }> {
     const before = process.cpuUsage();
     const statuses: number[] = [];
     for (let index = 0; index < count; index += 1) statuses.push((await importWith(contentTypeOf(index))).status);

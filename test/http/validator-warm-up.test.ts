@@ -25,8 +25,16 @@ afterAll(async () => {
 const bearer = () => ({ Authorization: `Bearer ${user.accessToken}` });
 const firstRequests = async () => {
   await request(t.app).get('/api/internaldata/collections').set(bearer());
-  await request(t.app).post(`/api/scenario/import?context=%7B%7D`).set(bearer()).set('Content-Type', 'application/json').send({ name: 'warm' });
-  await request(t.app).post(`/api/scenario/import?context=%7B%7D`).set(bearer()).set('Content-Type', 'application/yaml; charset=utf-8').send('name: warm\n');
+  await request(t.app)
+    .post(`/api/scenario/import?context=%7B%7D`)
+    .set(bearer())
+    .set('Content-Type', 'application/json')
+    .send({ name: 'warm' });
+  await request(t.app)
+    .post(`/api/scenario/import?context=%7B%7D`)
+    .set(bearer())
+    .set('Content-Type', 'application/yaml; charset=utf-8')
+    .send('name: warm\n');
   await request(t.app).get('/api/scenario/open/1?context=%7B%7D').set(bearer());
   await request(t.app).get('/api/scenario/export').set(bearer());
 };

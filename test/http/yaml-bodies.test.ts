@@ -16,8 +16,11 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 function importYaml(text: string) {
-  return request(testApp.app).post(`/api/scenario/import?context=${encodeURIComponent(user.context())}`)
-    .set('Authorization', `Bearer ${user.accessToken}`).set('Content-Type', 'application/yaml').send(text);
+  return request(testApp.app)
+    .post(`/api/scenario/import?context=${encodeURIComponent(user.context())}`)
+    .set('Authorization', `Bearer ${user.accessToken}`)
+    .set('Content-Type', 'application/yaml')
+    .send(text);
 }
 
 /** The longest the event loop was held while `work` ran, in ms (5 ms resolution, as `npm run fuzz` measures it). */
@@ -98,18 +101,31 @@ describe('YAML bodies', () => {
   ])('answers a duplicate key in %s with the same 400 as the one-pass parse did', async (_what, text) => {
     const response = await importYaml(text);
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ status: 400, code: 'MALFORMED_BODY', message: messageOfTheOnePassParse(text) });
+    expect(response.body).toMatchObject({
+      status: 400,
+      code: 'MALFORMED_BODY',
+      message: messageOfTheOnePassParse(text),
+    });
   });
 
-  it.each(['|', '|-', '|+', '>', '>-', '>+', '|2', '>2-'])('bounds nesting by structure, not by the text of a %s block scalar', async (style) => {
-    const name = `block-${style.replace(/\W/g, (c) => c.charCodeAt(0).toString(16))}`;
-    const response = await importYaml(scenarioWithBlockScalar(name, style));
-    expect(response.status).toBe(200);
-    expect(response.body.scenarios).toEqual([expect.objectContaining({ name, outcome: 'CREATED' })]);
-  });
+  it.each(['|', '|-', '|+', '>', '>-', '>+', '|2', '>2-'])(
+    'bounds nesting by structure, not by the text of a %s block scalar',
+    async (style) => {
+      const name = `block-${style.replace(/\W/g, (c) => c.charCodeAt(0).toString(16))}`;
+      const response = await importYaml(scenarioWithBlockScalar(name, style));
+      expect(response.status).toBe(200);
+      expect(response.body.scenarios).toEqual([expect.objectContaining({ name, outcome: 'CREATED' })]);
+    },
+  );
 
   it.each([
-    ['a string (the YAML text JSON-encoded, as some generated clients send it)', JSON.stringify('name: a\ncontent: {nodes: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}\n'), 'a string'],
+    [
+      'a string (the YAML text JSON-encoded, as some generated clients send it)',
+      JSON.stringify(
+        'name: a\ncontent: {nodes: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}\n',
+      ),
+      'a string',
+    ],
     ['a number', '42', 'a number'],
     ['a plain word', 'scenario', 'a string'],
   ])('answers a body that is %s with 400 saying it must be a mapping or a list', async (_what, text, kind) => {
@@ -122,7 +138,12 @@ describe('YAML bodies', () => {
   it('answers an empty key twice with 400 naming where', async () => {
     const response = await importYaml('? \n: 1\n? \n: 2\n');
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: 'MALFORMED_BODY', message: expect.stringMatching(/^The request body is not valid YAML at line 3, column \d+: Map keys must be unique/) });
+    expect(response.body).toMatchObject({
+      code: 'MALFORMED_BODY',
+      message: expect.stringMatching(
+        /^The request body is not valid YAML at line 3, column \d+: Map keys must be unique/,
+      ),
+    });
   });
 
   it('keeps keys of different types apart, as the one-pass parse did (1 and "1")', async () => {
@@ -142,7 +163,7 @@ describe('YAML bodies', () => {
     expect(response.body).toMatchObject({ code: 'MALFORMED_BODY', message: messageOfTheOnePassParse(text) });
   });
 
-  it('warms the import operation up (the spec validator compiles an operation\'s schemas on its first request, a one-time cost)', async () => {
+  it("warms the import operation up (the spec validator compiles an operation's schemas on its first request, a one-time cost)", async () => {
     expect((await importYaml('name: warm-up\ncontent: {}\n')).status).toBeLessThan(500);
   });
 
@@ -159,7 +180,9 @@ describe('YAML bodies', () => {
     for (let key = 0; key < 40_000; key += 1) text += `k${key % 20_000}: ${key}\n`;
     const { result: response, blockMs } = await leastBlockOfThree(() => importYaml(text));
     expect(response.status).toBe(400);
-    expect(response.body.message).toBe('The request body is not valid YAML at line 20002, column 1: Map keys must be unique at line 20002, column 1:');
+    expect(response.body.message).toBe(
+      'The request body is not valid YAML at line 20002, column 1: Map keys must be unique at line 20002, column 1:',
+    );
     expect(blockMs).toBeLessThan(100);
   });
 
@@ -178,7 +201,11 @@ describe('YAML bodies', () => {
     for (let key = 0; key < 60_000; key += 1) text += `k${key}: [${key}]\n`;
     try {
       const [slow, next] = await Promise.all([parser.parse(text), parser.parse('a: 1\n')]);
-      expect(slow).toEqual({ ok: false, tooComplex: true, message: 'The YAML body took longer than LIMIT_YAML_PARSE_MS (300 ms) to parse' });
+      expect(slow).toEqual({
+        ok: false,
+        tooComplex: true,
+        message: 'The YAML body took longer than LIMIT_YAML_PARSE_MS (300 ms) to parse',
+      });
       expect(next).toEqual({ ok: true, value: { a: 1 } });
     } finally {
       await parser.close();

@@ -18,17 +18,31 @@ describe('yamlNestingBeyond', () => {
   it('bounds flow and block nesting from above on documents the YAML library writes', () => {
     // Random shapes, in block and flow style: the bound is never below the real depth.
     let seed = 11;
-    const random = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
     for (let sample = 0; sample < 200; sample += 1) {
       let value: unknown = random() < 0.5 ? 'x: [y]' : 1;
       const levels = 1 + Math.floor(random() * 40);
       for (let level = 0; level < levels; level += 1) {
         const r = random();
         // Multi-line strings are written as block scalars (`|-`, `>-`) whose text looks like structure.
-        value = r < 0.3 ? [value, 'a#b', '"q"', 'x: [[[\n  - {a: {b:\n'] : r < 0.6 ? { k: value, 'q: [': '[{', s: '{ k0: 0, k1: 1 }\n[[[[' } : r < 0.8 ? [[value]] : { [`key ${level}`]: [value] };
+        value =
+          r < 0.3
+            ? [value, 'a#b', '"q"', 'x: [[[\n  - {a: {b:\n']
+            : r < 0.6
+              ? { k: value, 'q: [': '[{', s: '{ k0: 0, k1: 1 }\n[[[[' }
+              : r < 0.8
+                ? [[value]]
+                : { [`key ${level}`]: [value] };
       }
       const depth = depthOf(value);
-      for (const text of [toYaml(value), toYaml(value, { collectionStyle: 'flow', lineWidth: 0 }), JSON.stringify(value)]) {
+      for (const text of [
+        toYaml(value),
+        toYaml(value, { collectionStyle: 'flow', lineWidth: 0 }),
+        JSON.stringify(value),
+      ]) {
         expect(depthOf(parseYaml(text))).toBe(depth);
         // Under the real depth, the bound has crossed it somewhere.
         expect(yamlNestingBeyond(text, depth - 1)).toBeDefined();
@@ -37,7 +51,10 @@ describe('yamlNestingBeyond', () => {
   });
 
   it('finds deep flow collections wherever a node starts, naming line and column', () => {
-    expect(yamlNestingBeyond(`a: ${'['.repeat(100)}${']'.repeat(100)}`, 50)).toEqual({ line: 1, column: expect.any(Number) });
+    expect(yamlNestingBeyond(`a: ${'['.repeat(100)}${']'.repeat(100)}`, 50)).toEqual({
+      line: 1,
+      column: expect.any(Number),
+    });
     expect(yamlNestingBeyond(`- - &anchor !!seq ${'['.repeat(60)}`, 50)).toBeDefined();
     expect(yamlNestingBeyond(`key:\n  ${'{a: '.repeat(60)}`, 50)).toEqual({ line: 2, column: expect.any(Number) });
   });
@@ -57,7 +74,10 @@ describe('yamlNestingBeyond', () => {
       const text = `a:\n  code: ${style}\n    out = ${keys};\n\n    ${deep}\n      - x: - y: ${deep}\n  other: 1\n`;
       expect(yamlNestingBeyond(text, 10)).toBeUndefined();
       expect(yamlNestingBeyond(`${text}b: ${deep}\n`, 50)).toEqual({ line: 8, column: expect.any(Number) });
-      expect(yamlNestingBeyond(`- ${style}\n  ${deep}\n- - - ${deep}\n`, 50)).toEqual({ line: 3, column: expect.any(Number) });
+      expect(yamlNestingBeyond(`- ${style}\n  ${deep}\n- - - ${deep}\n`, 50)).toEqual({
+        line: 3,
+        column: expect.any(Number),
+      });
     }
   });
 
@@ -72,6 +92,8 @@ describe('yamlNestingBeyond', () => {
 
   it('ignores brackets in comments and in quoted scalars of flow collections', () => {
     const brackets = '['.repeat(200);
-    expect(yamlNestingBeyond(`a: 1 # ${brackets}\n# ${brackets}\nb: ["${brackets}", '${brackets}', 2]`, 10)).toBeUndefined();
+    expect(
+      yamlNestingBeyond(`a: 1 # ${brackets}\n# ${brackets}\nb: ["${brackets}", '${brackets}', 2]`, 10),
+    ).toBeUndefined();
   });
 });

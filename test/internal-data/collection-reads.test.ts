@@ -7,7 +7,9 @@ import { FakeInternalDataStore } from './support/fake-internal-data-store.js';
 import { UserStore } from '../../src/auth/user-store.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(() => t.close());
 
 collectionReadsContract('InternalDataStore', () => {
@@ -21,8 +23,15 @@ collectionReadsContract('InternalDataStore', () => {
       const id = await store.insertEntry(trx, { ownerId: owner.id, name, fileName: `${name}.csv` });
       const table = tableName(id);
       await store.createTable(table, columns);
-      for (const index of indexes) await store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
-      await store.insertRows(undefined, table, columns.map((column) => column.name), 1, rows);
+      for (const index of indexes)
+        await store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
+      await store.insertRows(
+        undefined,
+        table,
+        columns.map((column) => column.name),
+        1,
+        rows,
+      );
       await store.updateEntry(trx, id, { columns, rowCount: rows.length, fileName: `${name}.csv` });
       await store.commit(trx);
       return (await store.find(owner.id, name))!;
@@ -43,7 +52,13 @@ collectionReadsContract('FakeInternalDataStore', () => {
     reads,
     newOwner: async () => ({ id: ++owners, username: `owner-${owners}` }),
     async newCollection(owner, name, columns, rows, indexes = []) {
-      return reads.addCollection(owner, name, columns, rows, indexes.map((index) => ({ name: indexName(index), columns: [index.column], unique: index.unique })));
+      return reads.addCollection(
+        owner,
+        name,
+        columns,
+        rows,
+        indexes.map((index) => ({ name: indexName(index), columns: [index.column], unique: index.unique })),
+      );
     },
     async drop(record) {
       reads.dropCollection(record.ownerId, record.name);

@@ -8,7 +8,9 @@ import { UserStore } from '../../src/auth/user-store.js';
 
 let t: TestApp;
 const tables: string[] = [];
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(async () => {
   for (const table of tables) await t.services.db.raw('DROP TABLE IF EXISTS ??', [table]);
   await t.close();
@@ -21,7 +23,11 @@ const newTable = () => {
   return table;
 };
 
-collectionWritesContract('InternalDataStore', () => ({ store: new InternalDataStore(t.services.db, new UserStore(t.services.db)), newOwner: () => t.newUser(), tableName: newTable }));
+collectionWritesContract('InternalDataStore', () => ({
+  store: new InternalDataStore(t.services.db, new UserStore(t.services.db)),
+  newOwner: () => t.newUser(),
+  tableName: newTable,
+}));
 
 let owners = 0;
 collectionWritesContract('FakeInternalDataStore', () => {

@@ -7,7 +7,9 @@ import { allRows, collectionTables, getRows, uniqueName, upload } from './suppor
 import { createLoadTestApp, LOAD_PATHS, type RecordingStore } from './support/load-paths.js';
 
 let dir: string;
-beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'hostile-csv-')); });
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hostile-csv-'));
+});
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 // Hostile files on both load paths: LOAD DATA LOCAL INFILE, and the multi-row INSERT fallback
@@ -30,7 +32,9 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
     await testApp.services.db.raw('DROP TABLE IF EXISTS ??', [canary]);
     await testApp.close();
   });
-  afterEach(() => { store.afterCreateTable = undefined; });
+  afterEach(() => {
+    store.afterCreateTable = undefined;
+  });
 
   /**
    * Loads `validated` through the service, but the second pass reads `sent`: the file is rewritten
@@ -45,7 +49,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
   }
 
   async function canaryExists(): Promise<boolean> {
-    const [rows] = (await testApp.services.db.raw('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [canary])) as [Array<{ n: number }>, unknown];
+    const [rows] = (await testApp.services.db.raw(
+      'SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
+      [canary],
+    )) as [Array<{ n: number }>, unknown];
     return Number(rows[0].n) === 1;
   }
 
@@ -59,8 +66,14 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
     const name = uniqueName();
     const value = hostile.replace('CANARY', canary);
     const quoted = `"${value.replace(/"/g, '""')}"`;
-    const error = await loadChangedBetweenPasses(name, 'id,v\n1,a\n2,b\n', `id,v\n1,a\n${quoted},b\n`).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 400, code: 'INVALID_CSV', message: expect.stringMatching(/line 3.*column "id"/) });
+    const error = await loadChangedBetweenPasses(name, 'id,v\n1,a\n2,b\n', `id,v\n1,a\n${quoted},b\n`).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'INVALID_CSV',
+      message: expect.stringMatching(/line 3.*column "id"/),
+    });
     expect(await canaryExists()).toBe(true);
     await getRows(testApp, user, name).expect(404);
   });
@@ -71,14 +84,24 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
   ])('refuses a row %s in the second pass, naming its line, and writes nothing', async (_label, sent) => {
     const name = uniqueName();
     const error = await loadChangedBetweenPasses(name, 'id,v\n1,a\n2,b\n', sent).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 400, code: 'INVALID_CSV', message: expect.stringMatching(/line 3 has \d fields?, the header has 2/) });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'INVALID_CSV',
+      message: expect.stringMatching(/line 3 has \d fields?, the header has 2/),
+    });
     await getRows(testApp, user, name).expect(404);
   });
 
   it('refuses text longer than its column in the second pass', async () => {
     const name = uniqueName();
-    const error = await loadChangedBetweenPasses(name, 'id,v\n1,a\n', `id,v\n1,${'x'.repeat(300)}\n`).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 400, code: 'INVALID_CSV', message: expect.stringMatching(/line 2.*column "v".*255/) });
+    const error = await loadChangedBetweenPasses(name, 'id,v\n1,a\n', `id,v\n1,${'x'.repeat(300)}\n`).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'INVALID_CSV',
+      message: expect.stringMatching(/line 2.*column "v".*255/),
+    });
   });
 
   it('answers 400 for SQL in a number column of an append, and keeps the collection as it was', async () => {
@@ -86,7 +109,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
     await upload(testApp, user, name, 'id,v\n1,a\n').expect(201);
     const response = await upload(testApp, user, name, `id,v\n2,b\n"1);DROP TABLE ${canary};--",c\n`);
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: 'INVALID_CSV', message: expect.stringMatching(/line 3: column "id" is INTEGER but the value is text/) });
+    expect(response.body).toMatchObject({
+      code: 'INVALID_CSV',
+      message: expect.stringMatching(/line 3: column "id" is INTEGER but the value is text/),
+    });
     expect(await allRows(testApp, user, name)).toEqual([{ id: 1, v: 'a' }]);
     expect(await canaryExists()).toBe(true);
   });
@@ -95,7 +121,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
     const name = uniqueName();
     const text = `1);DROP TABLE ${canary};--`;
     await upload(testApp, user, name, `id,v\n1,"${text}"\n2,'); DELETE FROM users; --\n`).expect(201);
-    expect(await allRows(testApp, user, name)).toEqual([{ id: 1, v: text }, { id: 2, v: "'); DELETE FROM users; --" }]);
+    expect(await allRows(testApp, user, name)).toEqual([
+      { id: 1, v: text },
+      { id: 2, v: "'); DELETE FROM users; --" },
+    ]);
     expect(await canaryExists()).toBe(true);
   });
 

@@ -23,8 +23,18 @@ function csv(text: string): string {
 function service() {
   const store = new FakeInternalDataStore().addOwner(ALICE.id, ALICE.username);
   const invalidated: string[] = [];
-  const subject = new InternalDataService(store, { invalidate: (_owner, name) => invalidated.push(name) }, createLogger('silent'));
-  return { store, invalidated, subject, load: (collection: string, text: string, indexes?: string) => subject.load({ ownerId: ALICE.id, collection, fileName: `${collection}.csv`, path: csv(text), indexes }) };
+  const subject = new InternalDataService(
+    store,
+    { invalidate: (_owner, name) => invalidated.push(name) },
+    createLogger('silent'),
+  );
+  return {
+    store,
+    invalidated,
+    subject,
+    load: (collection: string, text: string, indexes?: string) =>
+      subject.load({ ownerId: ALICE.id, collection, fileName: `${collection}.csv`, path: csv(text), indexes }),
+  };
 }
 
 describe('InternalDataService on the in-memory store', () => {
@@ -32,25 +42,44 @@ describe('InternalDataService on the in-memory store', () => {
     const { subject, load, invalidated } = service();
     const created = await load('customers', 'id,name,active\n1,Ann,true\n2,Bob,false\n', 'id,true;name,false');
     expect(created).toMatchObject({
-      collection: 'customers', created: true, rowsLoaded: 2, rowCount: 2,
-      columns: [{ name: 'id', type: 'INTEGER', nullable: false }, { name: 'name', type: 'STRING', nullable: false }, { name: 'active', type: 'BOOLEAN', nullable: false }],
-      indexes: [{ name: 'ix_name', columns: ['name'], unique: false }, { name: 'ux_id', columns: ['id'], unique: true }],
+      collection: 'customers',
+      created: true,
+      rowsLoaded: 2,
+      rowCount: 2,
+      columns: [
+        { name: 'id', type: 'INTEGER', nullable: false },
+        { name: 'name', type: 'STRING', nullable: false },
+        { name: 'active', type: 'BOOLEAN', nullable: false },
+      ],
+      indexes: [
+        { name: 'ix_name', columns: ['name'], unique: false },
+        { name: 'ux_id', columns: ['id'], unique: true },
+      ],
     });
     const appended = await load('customers', 'name,id,active\nCid,3,\n', undefined);
     expect(appended).toMatchObject({ created: false, rowsLoaded: 1, rowCount: 3 });
     expect(appended.columns.find((c) => c.name === 'active')?.nullable).toBe(true);
     expect((await subject.rows(ALICE.id, 'customers', {})).rows).toEqual([
-      { id: 1, name: 'Ann', active: true }, { id: 2, name: 'Bob', active: false }, { id: 3, name: 'Cid', active: null },
+      { id: 1, name: 'Ann', active: true },
+      { id: 2, name: 'Bob', active: false },
+      { id: 3, name: 'Cid', active: null },
     ]);
     expect(invalidated).toEqual(['customers', 'customers']);
   });
 
   it('loads nothing of a file that repeats a unique value: 409 UNIQUE_VIOLATION naming the index and value', async () => {
     const { subject, load } = service();
-    await expect(load('people', 'id,name\n1,Ann\n1,Bob\n', 'id,true')).rejects.toMatchObject({ status: 409, code: 'UNIQUE_VIOLATION', details: [{ index: 'ux_id', value: '1' }] });
+    await expect(load('people', 'id,name\n1,Ann\n1,Bob\n', 'id,true')).rejects.toMatchObject({
+      status: 409,
+      code: 'UNIQUE_VIOLATION',
+      details: [{ index: 'ux_id', value: '1' }],
+    });
     expect(await subject.list(ALICE.id)).toEqual([]);
     await load('people', 'id,name\n1,Ann\n', 'id,true');
-    await expect(load('people', 'id,name\n2,Bea\n1,Bob\n')).rejects.toMatchObject({ status: 409, code: 'UNIQUE_VIOLATION' });
+    await expect(load('people', 'id,name\n2,Bea\n1,Bob\n')).rejects.toMatchObject({
+      status: 409,
+      code: 'UNIQUE_VIOLATION',
+    });
     expect((await subject.rows(ALICE.id, 'people', {})).rows).toEqual([{ id: 1, name: 'Ann' }]);
     expect((await subject.get(ALICE.id, 'people')).rowCount).toBe(1);
   });

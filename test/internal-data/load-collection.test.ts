@@ -5,9 +5,15 @@ import { createLoadTestApp, LOAD_PATHS, type RecordingStore } from './support/lo
 
 /** Staging tables (`idcstage_<collection id>_…`) of the collection named `name`, if any are left. */
 async function stagingTables(testApp: TestApp, user: TestUser, name: string): Promise<string[]> {
-  const [entries] = (await testApp.services.db.raw('SELECT id FROM internal_collections WHERE owner_id = ? AND name = ?', [user.id, name])) as [Array<{ id: number }>, unknown];
+  const [entries] = (await testApp.services.db.raw(
+    'SELECT id FROM internal_collections WHERE owner_id = ? AND name = ?',
+    [user.id, name],
+  )) as [Array<{ id: number }>, unknown];
   if (entries.length === 0) return [];
-  const [rows] = (await testApp.services.db.raw('SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE ?', [`idcstage\\_${entries[0].id}\\_%`])) as [Array<{ name: string }>, unknown];
+  const [rows] = (await testApp.services.db.raw(
+    'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE ?',
+    [`idcstage\\_${entries[0].id}\\_%`],
+  )) as [Array<{ name: string }>, unknown];
   return rows.map((row) => row.name);
 }
 
@@ -27,7 +33,13 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
   describe('loadCollectionData: creating a collection', () => {
     it('answers 201 with a LoadReport and infers INTEGER, DOUBLE, BOOLEAN and STRING columns', async () => {
       const name = uniqueName();
-      const response = await upload(testApp, user, name, 'id,score,active,label,empty\n1,1.5,true,a,\n2,2,FALSE,b,\n3,-3e2,true,,\n', { fileName: 'people.csv', indexes: 'id,true;label,false' });
+      const response = await upload(
+        testApp,
+        user,
+        name,
+        'id,score,active,label,empty\n1,1.5,true,a,\n2,2,FALSE,b,\n3,-3e2,true,,\n',
+        { fileName: 'people.csv', indexes: 'id,true;label,false' },
+      );
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
         collection: name,
@@ -58,7 +70,13 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       const csv = 'a,b,c,d,e\n1,1,true,007,1\n2,2.5,false,8,99999999999999999999\n3,x,1,9,2\n';
       const response = await upload(testApp, user, name, csv);
       expect(response.status).toBe(201);
-      expect(response.body.columns.map((column: { type: string }) => column.type)).toEqual(['INTEGER', 'STRING', 'STRING', 'STRING', 'STRING']);
+      expect(response.body.columns.map((column: { type: string }) => column.type)).toEqual([
+        'INTEGER',
+        'STRING',
+        'STRING',
+        'STRING',
+        'STRING',
+      ]);
       const rows = await allRows(testApp, user, name);
       expect(rows.map((row) => row.b)).toEqual(['1', '2.5', 'x']);
       expect(rows.map((row) => row.c)).toEqual(['true', 'false', '1']);
@@ -85,15 +103,24 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       const name = uniqueName();
       const response = await upload(testApp, user, name, csv);
       expect(response.status).toBe(201);
-      expect(await allRows(testApp, user, name)).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
+      expect(await allRows(testApp, user, name)).toEqual([
+        { id: 1, name: 'a' },
+        { id: 2, name: 'b' },
+      ]);
     });
 
     it('reads quoted fields holding delimiters, quotes, newlines and SQL-looking text unchanged', async () => {
       const name = uniqueName();
-      const csv = 'id;text\n1;"a;b,c"\n2;"line one\nline two"\n3;"say ""hi"""\n4;"x\'); DROP TABLE users; -- ? \\ \\n"\n';
+      const csv =
+        'id;text\n1;"a;b,c"\n2;"line one\nline two"\n3;"say ""hi"""\n4;"x\'); DROP TABLE users; -- ? \\ \\n"\n';
       const response = await upload(testApp, user, name, csv);
       expect(response.status).toBe(201);
-      expect((await allRows(testApp, user, name)).map((row) => row.text)).toEqual(['a;b,c', 'line one\nline two', 'say "hi"', "x'); DROP TABLE users; -- ? \\ \\n"]);
+      expect((await allRows(testApp, user, name)).map((row) => row.text)).toEqual([
+        'a;b,c',
+        'line one\nline two',
+        'say "hi"',
+        "x'); DROP TABLE users; -- ? \\ \\n",
+      ]);
     });
 
     it('skips blank lines', async () => {
@@ -108,7 +135,13 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       await upload(testApp, user, name, 'id\n1\n2\n', { fileName: 'ids.csv' }).expect(201);
       const list = await request(testApp.app).get('/api/internaldata/collections').set(bearer(user));
       const info = list.body.find((entry: { name: string }) => entry.name === name);
-      expect(info).toMatchObject({ name, owner: user.username, rowCount: 2, fileName: 'ids.csv', columns: [{ name: 'id', type: 'INTEGER', nullable: false }] });
+      expect(info).toMatchObject({
+        name,
+        owner: user.username,
+        rowCount: 2,
+        fileName: 'ids.csv',
+        columns: [{ name: 'id', type: 'INTEGER', nullable: false }],
+      });
       expect(Date.parse(info.createdAt)).not.toBeNaN();
     });
   });
@@ -184,20 +217,15 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       await getRows(testApp, user, name).expect(404);
     });
 
-    it.each([
-      ['a;drop table users'],
-      ['../x'],
-      ['a`b'],
-      ['`users`'],
-      [`a${'b'.repeat(64)}`],
-      ['1abc'],
-      ['_x'],
-    ])('answers 400 for the hostile collection name %s', async (name) => {
-      const response = await upload(testApp, user, name, 'id\n1\n');
-      expect(response.status).toBe(400);
-      expect(['VALIDATION_FAILED', 'INVALID_COLLECTION_NAME', 'ROUTE_NOT_FOUND']).toContain(response.body.code);
-      expect(response.status).not.toBe(500);
-    });
+    it.each([['a;drop table users'], ['../x'], ['a`b'], ['`users`'], [`a${'b'.repeat(64)}`], ['1abc'], ['_x']])(
+      'answers 400 for the hostile collection name %s',
+      async (name) => {
+        const response = await upload(testApp, user, name, 'id\n1\n');
+        expect(response.status).toBe(400);
+        expect(['VALIDATION_FAILED', 'INVALID_COLLECTION_NAME', 'ROUTE_NOT_FOUND']).toContain(response.body.code);
+        expect(response.status).not.toBe(500);
+      },
+    );
 
     it('accepts a 64-character name', async () => {
       const name = `a${'b'.repeat(63)}`;
@@ -205,19 +233,29 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
     });
 
     it('answers 400 when no file part is sent', async () => {
-      const response = await request(testApp.app).post(`/api/internaldata/collections/loadData/${uniqueName()}`).query({ fileName: 'x.csv' }).set(bearer(user)).field('file', 'id\n1\n');
+      const response = await request(testApp.app)
+        .post(`/api/internaldata/collections/loadData/${uniqueName()}`)
+        .query({ fileName: 'x.csv' })
+        .set(bearer(user))
+        .field('file', 'id\n1\n');
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(/file/);
     });
 
     it('answers 400 when fileName is missing', async () => {
-      const response = await request(testApp.app).post(`/api/internaldata/collections/loadData/${uniqueName()}`).set(bearer(user)).attach('file', Buffer.from('id\n1\n'), 'a.csv');
+      const response = await request(testApp.app)
+        .post(`/api/internaldata/collections/loadData/${uniqueName()}`)
+        .set(bearer(user))
+        .attach('file', Buffer.from('id\n1\n'), 'a.csv');
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(/fileName/);
     });
 
     it('answers 401 without a token', async () => {
-      const response = await request(testApp.app).post(`/api/internaldata/collections/loadData/${uniqueName()}`).query({ fileName: 'x.csv' }).attach('file', Buffer.from('id\n1\n'), 'a.csv');
+      const response = await request(testApp.app)
+        .post(`/api/internaldata/collections/loadData/${uniqueName()}`)
+        .query({ fileName: 'x.csv' })
+        .attach('file', Buffer.from('id\n1\n'), 'a.csv');
       expect(response.status).toBe(401);
     });
   });
@@ -252,7 +290,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       const page = await getRows(testApp, user, name);
       expect(page.body.total).toBe(2);
       const list = await request(testApp.app).get('/api/internaldata/collections').set(bearer(user));
-      expect(list.body.find((entry: { name: string }) => entry.name === name)).toMatchObject({ rowCount: 2, fileName: 'data.csv' });
+      expect(list.body.find((entry: { name: string }) => entry.name === name)).toMatchObject({
+        rowCount: 2,
+        fileName: 'data.csv',
+      });
     });
 
     it('drops an index an append added when the append fails', async () => {
@@ -262,7 +303,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       expect(response.status).toBe(409);
       const indexes = await request(testApp.app).get(`/api/internaldata/indexes/${name}`).set(bearer(user));
       expect(indexes.body).toEqual([]);
-      expect(await allRows(testApp, user, name)).toEqual([{ id: 1, v: 'a' }, { id: 2, v: 'b' }]);
+      expect(await allRows(testApp, user, name)).toEqual([
+        { id: 1, v: 'a' },
+        { id: 2, v: 'b' },
+      ]);
     });
 
     it('answers 409 when a unique index is asked for on data that already repeats a value', async () => {
@@ -289,11 +333,27 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
     it('answers 200 and appends rows after the existing ones, columns matched by name in any order', async () => {
       const name = uniqueName();
       await upload(testApp, user, name, 'id,v\n1,a\n').expect(201);
-      const response = await upload(testApp, user, name, 'V;ID\nb;2\n;3\n', { fileName: 'more.csv', indexes: 'id,false' });
+      const response = await upload(testApp, user, name, 'V;ID\nb;2\n;3\n', {
+        fileName: 'more.csv',
+        indexes: 'id,false',
+      });
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ collection: name, created: false, rowsLoaded: 2, rowCount: 3, indexes: [{ name: 'ix_id', columns: ['id'], unique: false }] });
-      expect(response.body.columns).toEqual([{ name: 'id', type: 'INTEGER', nullable: false }, { name: 'v', type: 'STRING', nullable: true }]);
-      expect(await allRows(testApp, user, name)).toEqual([{ id: 1, v: 'a' }, { id: 2, v: 'b' }, { id: 3, v: null }]);
+      expect(response.body).toMatchObject({
+        collection: name,
+        created: false,
+        rowsLoaded: 2,
+        rowCount: 3,
+        indexes: [{ name: 'ix_id', columns: ['id'], unique: false }],
+      });
+      expect(response.body.columns).toEqual([
+        { name: 'id', type: 'INTEGER', nullable: false },
+        { name: 'v', type: 'STRING', nullable: true },
+      ]);
+      expect(await allRows(testApp, user, name)).toEqual([
+        { id: 1, v: 'a' },
+        { id: 2, v: 'b' },
+        { id: 3, v: null },
+      ]);
     });
 
     it('answers 400 COLUMNS_MISMATCH naming missing and unknown columns', async () => {
@@ -320,7 +380,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       const name = uniqueName();
       await upload(testApp, user, name, 'x,s\n1.5,a\n').expect(201);
       await upload(testApp, user, name, 'x,s\n2,3\n').expect(200);
-      expect(await allRows(testApp, user, name)).toEqual([{ x: 1.5, s: 'a' }, { x: 2, s: '3' }]);
+      expect(await allRows(testApp, user, name)).toEqual([
+        { x: 1.5, s: 'a' },
+        { x: 2, s: '3' },
+      ]);
     });
 
     it('answers 400 for a string longer than the column holds', async () => {
@@ -331,7 +394,7 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       expect(response.body.message).toMatch(/line 3: column "s" holds at most 255 characters/);
     });
 
-    it('never reaches another user\'s collection: the same name is a new collection of its own', async () => {
+    it("never reaches another user's collection: the same name is a new collection of its own", async () => {
       const name = uniqueName();
       await upload(testApp, user, name, 'id\n1\n').expect(201);
       const other = await testApp.newUser();
@@ -343,23 +406,50 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
   });
 
   describe('loadCollectionData: the load path', () => {
-    it(fast ? 'creates and appends through LOAD DATA LOCAL INFILE, sending no INSERT' : 'creates and appends through multi-row INSERTs, never trying LOAD DATA', async () => {
-      const name = uniqueName();
-      store.reset();
-      await upload(testApp, user, name, 'id,v\n1,a\n2,b\n', { indexes: 'id,true' }).expect(201);
-      await upload(testApp, user, name, 'id,v\n3,c\n').expect(200);
-      expect(store.localLoads).toBe(fast ? 2 : 0);
-      expect(store.insertStatements > 0).toBe(!fast);
-      expect(await allRows(testApp, user, name)).toEqual([{ id: 1, v: 'a' }, { id: 2, v: 'b' }, { id: 3, v: 'c' }]);
-    });
+    it(
+      fast
+        ? 'creates and appends through LOAD DATA LOCAL INFILE, sending no INSERT'
+        : 'creates and appends through multi-row INSERTs, never trying LOAD DATA',
+      async () => {
+        const name = uniqueName();
+        store.reset();
+        await upload(testApp, user, name, 'id,v\n1,a\n2,b\n', { indexes: 'id,true' }).expect(201);
+        await upload(testApp, user, name, 'id,v\n3,c\n').expect(200);
+        expect(store.localLoads).toBe(fast ? 2 : 0);
+        expect(store.insertStatements > 0).toBe(!fast);
+        expect(await allRows(testApp, user, name)).toEqual([
+          { id: 1, v: 'a' },
+          { id: 2, v: 'b' },
+          { id: 3, v: 'c' },
+        ]);
+      },
+    );
 
     it('keeps tabs, line breaks, backslashes, \\N, NULL, NUL, quotes and non-ASCII text exactly, on create and on append', async () => {
       const name = uniqueName();
-      const values = ['a\tb', 'line\nbreak', 'cr\rhere', 'back\\slash', 'ends\\', '\\N', 'NULL', 'nul\u0000char', ' padded ', '"quoted"', 'émoji 😀', '\\t\\n literal'];
+      const values = [
+        'a\tb',
+        'line\nbreak',
+        'cr\rhere',
+        'back\\slash',
+        'ends\\',
+        '\\N',
+        'NULL',
+        'nul\u0000char',
+        ' padded ',
+        '"quoted"',
+        'émoji 😀',
+        '\\t\\n literal',
+      ];
       const quote = (value: string) => `"${value.replace(/"/g, '""')}"`;
       const csv = `id,text\n${values.map((value, index) => `${index},${quote(value)}`).join('\n')}\n`;
       await upload(testApp, user, name, csv, { indexes: 'text,true' }).expect(201);
-      await upload(testApp, user, name, `id,text\n${values.map((value, index) => `${index + 100},${quote(`${value}!`)}`).join('\n')}\n`).expect(200);
+      await upload(
+        testApp,
+        user,
+        name,
+        `id,text\n${values.map((value, index) => `${index + 100},${quote(`${value}!`)}`).join('\n')}\n`,
+      ).expect(200);
       const rows = await allRows(testApp, user, name);
       expect(rows.map((row) => row.text)).toEqual([...values, ...values.map((value) => `${value}!`)]);
       const found = await getRows(testApp, user, name, { 'filter[text]': 'a\tb' }).expect(200);
@@ -368,10 +458,16 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
 
     it('loads every number and boolean form the types accept, and empty cells as NULL', async () => {
       const name = uniqueName();
-      const csv = 'i,d,b,s\n+7,.5,TRUE,x\n9223372036854775807,2.,False,\n-9223372036854775808,-3e2,true,y\n0,1E5,,z\n,-0.25,false,\n';
+      const csv =
+        'i,d,b,s\n+7,.5,TRUE,x\n9223372036854775807,2.,False,\n-9223372036854775808,-3e2,true,y\n0,1E5,,z\n,-0.25,false,\n';
       const response = await upload(testApp, user, name, csv);
       expect(response.status).toBe(201);
-      expect(response.body.columns.map((column: { type: string }) => column.type)).toEqual(['INTEGER', 'DOUBLE', 'BOOLEAN', 'STRING']);
+      expect(response.body.columns.map((column: { type: string }) => column.type)).toEqual([
+        'INTEGER',
+        'DOUBLE',
+        'BOOLEAN',
+        'STRING',
+      ]);
       const rows = await allRows(testApp, user, name);
       expect(rows.map((row) => row.d)).toEqual([0.5, 2, -300, 100000, -0.25]);
       expect(rows.map((row) => row.b)).toEqual([true, false, true, null, false]);
@@ -395,7 +491,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       expect(response.body.message).toMatch(/ux_id/);
       expect(response.body.message).toMatch(/"2500"/);
       expect(response.body.details[0]).toMatchObject({ index: 'ux_id', value: '2500' });
-      expect(await allRows(testApp, user, name)).toEqual([{ id: 1, v: 'a' }, { id: 2, v: 'b' }]);
+      expect(await allRows(testApp, user, name)).toEqual([
+        { id: 1, v: 'a' },
+        { id: 2, v: 'b' },
+      ]);
       expect(await stagingTables(testApp, user, name)).toEqual([]);
     });
 
@@ -441,7 +540,9 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
         const response = await upload(testApp, user, name, 'id\n2\n3\n', { indexes: 'id,true' });
         expect(response.status).toBe(500);
         expect(await allRows(testApp, user, name)).toEqual([{ id: 1 }]);
-        expect((await request(testApp.app).get(`/api/internaldata/indexes/${name}`).set(bearer(user))).body).toEqual([]);
+        expect((await request(testApp.app).get(`/api/internaldata/indexes/${name}`).set(bearer(user))).body).toEqual(
+          [],
+        );
         expect(await stagingTables(testApp, user, name)).toEqual([]);
       });
 
@@ -460,7 +561,11 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
         }
         expect(store.localLoads).toBe(3);
         expect(store.insertStatements).toBeGreaterThan(0);
-        expect(await allRows(testApp, user, name)).toEqual([{ id: 1, v: 'a' }, { id: 2, v: 'b' }, { id: 3, v: 'c' }]);
+        expect(await allRows(testApp, user, name)).toEqual([
+          { id: 1, v: 'a' },
+          { id: 2, v: 'b' },
+          { id: 3, v: 'c' },
+        ]);
         expect(await stagingTables(testApp, user, name)).toEqual([]);
       });
     }

@@ -13,7 +13,8 @@ const ROWS = 600_000;
 /** About 30 MB: customer_id, segment, limit, a quoted name with a comma, a score. */
 function bigCsv(offset: number): Buffer {
   const lines = ['customer_id,segment,limit,name,score'];
-  for (let row = 0; row < ROWS; row += 1) lines.push(`${offset + row},RETAIL,${row * 3},"Name ${row}, Jr",${(row / 7).toFixed(3)}`);
+  for (let row = 0; row < ROWS; row += 1)
+    lines.push(`${offset + row},RETAIL,${row * 3},"Name ${row}, Jr",${(row / 7).toFixed(3)}`);
   return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
 }
 
@@ -47,7 +48,10 @@ describe.each(LOAD_PATHS)('%s', (loadPath) => {
       expect(appended.result.status).toBe(200);
       expect(appended.result.body.rowCount).toBe(2 * ROWS);
       // The loop's own work where the thread's CPU time can be read; wall time elsewhere.
-      attempts.push({ created: created.longest.busyMs ?? created.longest.wallMs, appended: appended.longest.busyMs ?? appended.longest.wallMs });
+      attempts.push({
+        created: created.longest.busyMs ?? created.longest.wallMs,
+        appended: appended.longest.busyMs ?? appended.longest.wallMs,
+      });
       if (attempts[attempt].created < 100 && attempts[attempt].appended < 100) break;
     }
     expect(Math.min(...attempts.map((a) => a.created))).toBeLessThan(100);

@@ -18,9 +18,13 @@ describe('tables left by interrupted loads', () => {
     // A negative age makes the just-created tables count as old.
     const dropped = await t.app.services.internalData.removeOrphanTables(-5);
     expect(dropped).toEqual(expect.arrayContaining(['idc_987654321', 'idcstage_1_deadbeef0000']));
-    const [rows] = (await db.raw("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('idc_987654321', 'idcstage_1_deadbeef0000')")) as [unknown[], unknown];
+    const [rows] = (await db.raw(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('idc_987654321', 'idcstage_1_deadbeef0000')",
+    )) as [unknown[], unknown];
     expect(rows).toEqual([]);
-    const read = await request(t.app.app).get('/api/internaldata/collections/kept').set('Authorization', `Bearer ${t.user.accessToken}`);
+    const read = await request(t.app.app)
+      .get('/api/internaldata/collections/kept')
+      .set('Authorization', `Bearer ${t.user.accessToken}`);
     expect(read.body.rows).toEqual([{ id: 1, name: 'a' }]);
   });
 

@@ -6,7 +6,14 @@ let testApp: TestApp;
 let user: TestUser;
 let name: string;
 
-const CSV = ['id,segment,score,vip', ...Array.from({ length: 250 }, (_, index) => `${index + 1},${index % 3 === 0 ? 'gold' : 'basic'},${(index + 1) / 2},${index % 2 === 0}`), '251,,0.5,'].join('\n');
+const CSV = [
+  'id,segment,score,vip',
+  ...Array.from(
+    { length: 250 },
+    (_, index) => `${index + 1},${index % 3 === 0 ? 'gold' : 'basic'},${(index + 1) / 2},${index % 2 === 0}`,
+  ),
+  '251,,0.5,',
+].join('\n');
 
 beforeAll(async () => {
   testApp = await createTestApp();
@@ -62,12 +69,15 @@ describe('getCollectionRows', () => {
     expect(response.body.message).toMatch(/limit/);
   });
 
-  it.each(['99999999999999999999', '1e21', '9007199254740992'])('answers 400 naming the parameter for offset=%s (beyond the largest offset)', async (offset) => {
-    const response = await getRows(testApp, user, name, { offset });
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('VALIDATION_FAILED');
-    expect(response.body.details).toEqual([expect.objectContaining({ path: 'query.offset' })]);
-  });
+  it.each(['99999999999999999999', '1e21', '9007199254740992'])(
+    'answers 400 naming the parameter for offset=%s (beyond the largest offset)',
+    async (offset) => {
+      const response = await getRows(testApp, user, name, { offset });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+      expect(response.body.details).toEqual([expect.objectContaining({ path: 'query.offset' })]);
+    },
+  );
 
   it('answers an empty page at the largest offset', async () => {
     const response = await getRows(testApp, user, name, { offset: '9007199254740991' });
@@ -76,8 +86,13 @@ describe('getCollectionRows', () => {
   });
 
   it('refuses an offset or limit that is not a safe integer even when the spec was not consulted', async () => {
-    const rows = (offset: number, limit?: number) => testApp.services.internalData.rows(user.id, name, { offset, limit });
-    await expect(rows(1e20)).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ path: 'query.offset' }] });
+    const rows = (offset: number, limit?: number) =>
+      testApp.services.internalData.rows(user.id, name, { offset, limit });
+    await expect(rows(1e20)).rejects.toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      details: [{ path: 'query.offset' }],
+    });
     await expect(rows(-1)).rejects.toMatchObject({ status: 400, details: [{ path: 'query.offset' }] });
     await expect(rows(0, 2.5)).rejects.toMatchObject({ status: 400, details: [{ path: 'query.limit' }] });
   });
@@ -108,11 +123,14 @@ describe('getCollectionRows', () => {
     expect(response.body.details[0].path).toBe('query.filter[nope]');
   });
 
-  it.each(['constructor', 'toString', '__proto__'])('answers 400 naming filter[%s], a column it does not have, instead of ignoring the filter', async (column) => {
-    const response = await getRows(testApp, user, name, { [`filter[${column}]`]: '1' });
-    expect(response.status).toBe(400);
-    expect(response.body.details[0].path).toBe(`query.filter[${column}]`);
-  });
+  it.each(['constructor', 'toString', '__proto__'])(
+    'answers 400 naming filter[%s], a column it does not have, instead of ignoring the filter',
+    async (column) => {
+      const response = await getRows(testApp, user, name, { [`filter[${column}]`]: '1' });
+      expect(response.status).toBe(400);
+      expect(response.body.details[0].path).toBe(`query.filter[${column}]`);
+    },
+  );
 
   it('decodes a filter value exactly once (%2B is a plus sign, not a space)', async () => {
     const response = await getRows(testApp, user, name, { 'filter[segment]': 'gold+' });
@@ -184,7 +202,9 @@ describe('deleteCollection', () => {
     const doomed = uniqueName('doomed');
     await upload(testApp, user, doomed, 'a\n1\n').expect(201);
     const tablesBefore = await collectionTables(testApp);
-    const response = await request(testApp.app).delete(`/api/internaldata/collections/delete/${doomed}`).set(bearer(user));
+    const response = await request(testApp.app)
+      .delete(`/api/internaldata/collections/delete/${doomed}`)
+      .set(bearer(user));
     expect(response.status).toBe(204);
     const tablesAfter = await collectionTables(testApp);
     expect(tablesAfter.length).toBe(tablesBefore.length - 1);
@@ -198,7 +218,9 @@ describe('deleteCollection', () => {
 
   it("answers 404 for another user's collection and leaves it alone", async () => {
     const other = await testApp.newUser();
-    const response = await request(testApp.app).delete(`/api/internaldata/collections/delete/${name}`).set(bearer(other));
+    const response = await request(testApp.app)
+      .delete(`/api/internaldata/collections/delete/${name}`)
+      .set(bearer(other));
     expect(response.status).toBe(404);
     await getRows(testApp, user, name).expect(200);
   });

@@ -7,11 +7,31 @@ describe('engine host metrics', () => {
   it('count host deaths, the items they failed and ran again, replacements and quarantines; the gauge reads the engine', async () => {
     const metrics = new PrometheusMetrics({ probeTimeoutMs: 100, maxScenarioSeries: 10 }, createLogger('silent'));
     metrics.setScrapeProbes({
-      batchElementsPending: async () => 0, jobQueueDepth: async () => 0,
-      engineQueuedItems: () => ({ live: 1, validation: 2, bulk: 3, background: 4 }), engineQuarantinedTenants: () => 1,
+      batchElementsPending: async () => 0,
+      jobQueueDepth: async () => 0,
+      engineQueuedItems: () => ({ live: 1, validation: 2, bulk: 3, background: 4 }),
+      engineQuarantinedTenants: () => 1,
     });
-    metrics.engineEvent({ kind: 'host-died', host: 0, pid: 1, exit: 'SIGABRT', runsFailed: 3, runsRequeued: 5, owner: 7, stderr: '' });
-    metrics.engineEvent({ kind: 'host-died', host: 1, pid: 2, exit: 'SIGKILL', runsFailed: 0, runsRequeued: 0, owner: null, stderr: '' });
+    metrics.engineEvent({
+      kind: 'host-died',
+      host: 0,
+      pid: 1,
+      exit: 'SIGABRT',
+      runsFailed: 3,
+      runsRequeued: 5,
+      owner: 7,
+      stderr: '',
+    });
+    metrics.engineEvent({
+      kind: 'host-died',
+      host: 1,
+      pid: 2,
+      exit: 'SIGKILL',
+      runsFailed: 0,
+      runsRequeued: 0,
+      owner: null,
+      stderr: '',
+    });
     metrics.engineEvent({ kind: 'host-replaced', host: 2, reason: 'memory' });
     metrics.engineEvent({ kind: 'tenant-quarantined', owner: 7, crashes: 2, untilMs: 600_000 });
     const text = await metrics.render();

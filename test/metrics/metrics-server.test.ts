@@ -95,12 +95,15 @@ describe.each<[string, 'hanging' | 'refusing']>([
     await blackhole.start();
     const port = kind === 'hanging' ? blackhole.port : await freePort();
     const defaults = loadConfig();
-    services = await createServices({
-      ...defaults,
-      databaseUrl: `mysql://root@127.0.0.1:${port}/scoring_test`,
-      jobsUrl: `redis://127.0.0.1:${port}/0`,
-      metrics: { ...defaults.metrics, enabled: true, probeTimeoutMs: 300 },
-    }, logger);
+    services = await createServices(
+      {
+        ...defaults,
+        databaseUrl: `mysql://root@127.0.0.1:${port}/scoring_test`,
+        jobsUrl: `redis://127.0.0.1:${port}/0`,
+        metrics: { ...defaults.metrics, enabled: true, probeTimeoutMs: 300 },
+      },
+      logger,
+    );
   });
   afterAll(async () => {
     await blackhole.stop();

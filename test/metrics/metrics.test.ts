@@ -49,17 +49,19 @@ const scrape = async (): Promise<string> => {
 const runs = (text: string, scenario: string, mode: string, outcome: string, version = '1') =>
   sampleValue(text, 'scoring_runs_total', { owner: alice.username, scenario, version, mode, outcome });
 /** Every run of a mode this process counted, whoever's (its worker takes other test files' jobs from the shared job store too). */
-const runsOfMode = (text: string, mode: string) => parseSamples(text)
-  .filter((sample) => sample.name === 'scoring_runs_total' && sample.labels.mode === mode)
-  .reduce((sum, sample) => sum + sample.value, 0);
+const runsOfMode = (text: string, mode: string) =>
+  parseSamples(text)
+    .filter((sample) => sample.name === 'scoring_runs_total' && sample.labels.mode === mode)
+    .reduce((sum, sample) => sum + sample.value, 0);
 const score = (name: string, body: object) =>
   request(t.app).post(`/api/scenario/code/remote/score?name=${name}`).set('Score-Token', alice.scoreToken).send(body);
 const submitBatch = (scenarioName: string, parameters: object[]) =>
   request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).send({ scenarioName, parameters });
-const batchFinished = (batchTaskId: string) => waitFor(async () => {
-  const status = await request(t.app).get(`/api/batch/${batchTaskId}`).set('Score-Token', alice.scoreToken);
-  return status.body.state === 'FINISHED' ? status.body : undefined;
-});
+const batchFinished = (batchTaskId: string) =>
+  waitFor(async () => {
+    const status = await request(t.app).get(`/api/batch/${batchTaskId}`).set('Score-Token', alice.scoreToken);
+    return status.body.state === 'FINISHED' ? status.body : undefined;
+  });
 
 /** Set by the first test: a batch submitted while no worker runs, and the pending elements before it. */
 let waitingBatch: { batchTaskId: string; pendingBefore: number } | undefined;
@@ -102,14 +104,19 @@ describe('/metrics after known traffic', () => {
     // (One batch of 8 would go to that host as one message, and wait there, not in the queue.)
     const submitted = await Promise.all(Array.from({ length: 8 }, (_, a) => submitBatch('loop', [{ a }])));
     for (const answer of submitted) expect(answer.status).toBe(202);
-    const busy = await waitFor(async () => {
-      const text = await scrape();
-      return (sampleValue(text, 'scoring_engine_queued_items', { lane: 'bulk' }) as number) > 0 ? text : undefined;
-    }, 10_000, 10);
+    const busy = await waitFor(
+      async () => {
+        const text = await scrape();
+        return (sampleValue(text, 'scoring_engine_queued_items', { lane: 'bulk' }) as number) > 0 ? text : undefined;
+      },
+      10_000,
+      10,
+    );
     expect(sampleValue(busy, 'scoring_engine_queued_items', { lane: 'background' })).toBe(0);
     for (const answer of submitted) await batchFinished(answer.body.batchTaskId);
     const idle = await scrape();
-    for (const lane of ['live', 'validation', 'bulk', 'background']) expect(sampleValue(idle, 'scoring_engine_queued_items', { lane })).toBe(0);
+    for (const lane of ['live', 'validation', 'bulk', 'background'])
+      expect(sampleValue(idle, 'scoring_engine_queued_items', { lane })).toBe(0);
   });
 
   it('counts sync runs by owner, scenario, version, mode and outcome, with their durations per mode', async () => {
@@ -138,16 +145,31 @@ describe('/metrics after known traffic', () => {
   });
 
   it('counts async runs and callback attempts by outcome', async () => {
-    const submit = (a: number, retries: number) => request(t.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', alice.scoreToken)
-      .set({ 'X-SCE-RequestId': randomUUID(), 'X-SCE-CallbackUrl': receiver.url('/hook'), 'X-SCE-CallbackRetryCount': String(retries), 'X-SCE-CallbackRetryDelay': '0' })
-      .send({ a });
-    const settled = (delivered: number, retrying: number, failed: number) => waitFor(async () => {
-      const text = await scrape();
-      const counts = ['delivered', 'retrying', 'failed'].map((outcome) => sampleValue(text, 'scoring_callback_deliveries_total', { outcome }));
-      return counts.join() === [delivered, retrying, failed].join() ? text : undefined;
-    });
+    const submit = (a: number, retries: number) =>
+      request(t.app)
+        .post('/api/scenario/code/scoreasync/double')
+        .set('Score-Token', alice.scoreToken)
+        .set({
+          'X-SCE-RequestId': randomUUID(),
+          'X-SCE-CallbackUrl': receiver.url('/hook'),
+          'X-SCE-CallbackRetryCount': String(retries),
+          'X-SCE-CallbackRetryDelay': '0',
+        })
+        .send({ a });
+    const settled = (delivered: number, retrying: number, failed: number) =>
+      waitFor(async () => {
+        const text = await scrape();
+        const counts = ['delivered', 'retrying', 'failed'].map((outcome) =>
+          sampleValue(text, 'scoring_callback_deliveries_total', { outcome }),
+        );
+        return counts.join() === [delivered, retrying, failed].join() ? text : undefined;
+      });
     const before = await scrape();
-    expect(['delivered', 'retrying', 'failed'].map((outcome) => sampleValue(before, 'scoring_callback_deliveries_total', { outcome }))).toEqual([0, 0, 0]);
+    expect(
+      ['delivered', 'retrying', 'failed'].map((outcome) =>
+        sampleValue(before, 'scoring_callback_deliveries_total', { outcome }),
+      ),
+    ).toEqual([0, 0, 0]);
 
     receiver.answer(500, 200);
     expect((await submit(2, 1)).status).toBe(202);
@@ -169,7 +191,13 @@ describe('/metrics after known traffic', () => {
     const bomb = await score('bomb', { a: 1 });
     expect(bomb.body.details[0].code).toBe('MEMORY_LIMIT_EXCEEDED');
     const text = await scrape();
-    const limitFailures = (scenario: string, limit: string) => sampleValue(text, 'scoring_sandbox_limit_failures_total', { owner: alice.username, scenario, mode: 'sync', limit });
+    const limitFailures = (scenario: string, limit: string) =>
+      sampleValue(text, 'scoring_sandbox_limit_failures_total', {
+        owner: alice.username,
+        scenario,
+        mode: 'sync',
+        limit,
+      });
     expect(limitFailures('loop', 'time')).toBe(1);
     expect(limitFailures('bomb', 'memory')).toBe(1);
     expect(limitFailures('loop', 'memory')).toBeUndefined();
@@ -190,9 +218,14 @@ describe('/metrics after known traffic', () => {
   it('describes every metric of its own with HELP and TYPE lines, next to the process metrics', async () => {
     const text = await scrape();
     for (const [name, type] of [
-      ['scoring_runs_total', 'counter'], ['scoring_run_duration_seconds', 'histogram'], ['scoring_sandbox_limit_failures_total', 'counter'],
-      ['scoring_callback_deliveries_total', 'counter'], ['scoring_records_dropped_total', 'counter'], ['scoring_statistics_dropped_total', 'counter'],
-      ['scoring_batch_elements_pending', 'gauge'], ['scoring_job_queue_depth', 'gauge'],
+      ['scoring_runs_total', 'counter'],
+      ['scoring_run_duration_seconds', 'histogram'],
+      ['scoring_sandbox_limit_failures_total', 'counter'],
+      ['scoring_callback_deliveries_total', 'counter'],
+      ['scoring_records_dropped_total', 'counter'],
+      ['scoring_statistics_dropped_total', 'counter'],
+      ['scoring_batch_elements_pending', 'gauge'],
+      ['scoring_job_queue_depth', 'gauge'],
     ]) {
       expect(text).toContain(`# TYPE ${name} ${type}`);
       expect(text).toMatch(new RegExp(`# HELP ${name} \\S`));

@@ -36,10 +36,18 @@ afterAll(() => t.close());
 
 describe('docs/models.md, "Worked example"', () => {
   it('uploads, scores with reason codes, replays the retrained version and deploys it', async () => {
-    const upload = (version: number) => request(t.app).post('/api/models/credit-scorecard/versions').set(bearer(alice))
-      .attach('file', repository(uploadedFile(version)), uploadedFile(version).split('/').at(-1)!);
+    const upload = (version: number) =>
+      request(t.app)
+        .post('/api/models/credit-scorecard/versions')
+        .set(bearer(alice))
+        .attach('file', repository(uploadedFile(version)), uploadedFile(version).split('/').at(-1)!);
     const importYaml = (yaml: string, query: Record<string, string> = {}) =>
-      request(t.app).post('/api/scenario/import').query(query).set(bearer(alice)).set('content-type', 'application/yaml').send(yaml);
+      request(t.app)
+        .post('/api/scenario/import')
+        .query(query)
+        .set(bearer(alice))
+        .set('content-type', 'application/yaml')
+        .send(yaml);
 
     // 1. The trained scorecard, uploaded.
     const first = await upload(1);
@@ -53,7 +61,9 @@ describe('docs/models.md, "Worked example"', () => {
     expect((await request(t.app).post(`/api/scenario/deploy/${id}`).set(bearer(alice))).status).toBe(204);
 
     // 3. One application scored.
-    const scored = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'credit-application', key: alice.scoreToken })
+    const scored = await request(t.app)
+      .post('/api/scenario/code/remote/score')
+      .query({ name: 'credit-application', key: alice.scoreToken })
       .send(JSON.parse(block('application')));
     expect(scored.body).toMatchObject(JSON.parse(block('answer')));
 
@@ -76,8 +86,13 @@ describe('docs/models.md, "Worked example"', () => {
     expect(replay).toMatchObject(JSON.parse(block('report')));
 
     // 8. Deployed with the replay as its evidence; the deployed scenario now scores with version 2.
-    expect((await request(t.app).post(`/api/scenario/deploy/${id}`).query({ replay: replay.replayId }).set(bearer(alice))).status).toBe(204);
-    const again = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'credit-application', key: alice.scoreToken })
+    expect(
+      (await request(t.app).post(`/api/scenario/deploy/${id}`).query({ replay: replay.replayId }).set(bearer(alice)))
+        .status,
+    ).toBe(204);
+    const again = await request(t.app)
+      .post('/api/scenario/code/remote/score')
+      .query({ name: 'credit-application', key: alice.scoreToken })
       .send(JSON.parse(block('application')));
     expect(again.body).toMatchObject(JSON.parse(block('answer-v2')));
   });

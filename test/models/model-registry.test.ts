@@ -23,7 +23,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const upload = (u: TestUser, name: string, file: Buffer | string, fileName = 'model.pmml') =>
-  request(t.app).post(`/api/models/${name}/versions`).set(bearer(u)).attach('file', typeof file === 'string' ? Buffer.from(file) : file, fileName);
+  request(t.app)
+    .post(`/api/models/${name}/versions`)
+    .set(bearer(u))
+    .attach('file', typeof file === 'string' ? Buffer.from(file) : file, fileName);
 
 describe('model registry', () => {
   it('stores each upload as a new version and answers the fields read from the model', async () => {
@@ -31,21 +34,52 @@ describe('model registry', () => {
     const first = await upload(user, name, LOGISTIC);
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
-      name, version: 1, format: 'PMML', modelType: 'RegressionModel', functionName: 'classification', target: 'default', fileName: 'model.pmml',
-      sizeBytes: LOGISTIC.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      name,
+      version: 1,
+      format: 'PMML',
+      modelType: 'RegressionModel',
+      functionName: 'classification',
+      target: 'default',
+      fileName: 'model.pmml',
+      sizeBytes: LOGISTIC.length,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    expect(first.body.inputs.map((i: { name: string }) => i.name)).toEqual(['age', 'income', 'debt_ratio', 'months_employed', 'employment']);
-    expect(first.body.inputs[4]).toEqual({ name: 'employment', dataType: 'string', optype: 'categorical', values: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'], invalidValueTreatment: 'returnInvalid' });
+    expect(first.body.inputs.map((i: { name: string }) => i.name)).toEqual([
+      'age',
+      'income',
+      'debt_ratio',
+      'months_employed',
+      'employment',
+    ]);
+    expect(first.body.inputs[4]).toEqual({
+      name: 'employment',
+      dataType: 'string',
+      optype: 'categorical',
+      values: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'],
+      invalidValueTreatment: 'returnInvalid',
+    });
     expect(first.body.outputs).toEqual([
-      { name: 'decision', feature: 'predictedValue' }, { name: 'p_good', feature: 'probability', value: 'good' }, { name: 'p_bad', feature: 'probability', value: 'bad' },
+      { name: 'decision', feature: 'predictedValue' },
+      { name: 'p_good', feature: 'probability', value: 'good' },
+      { name: 'p_bad', feature: 'probability', value: 'bad' },
     ]);
     const second = await upload(user, name, LOGISTIC, 'again.xml');
     expect(second.body).toMatchObject({ version: 2, fileName: 'again.xml' });
 
     const listed = await request(t.app).get('/api/models').set(bearer(user));
-    expect(listed.body.find((m: { name: string }) => m.name === name)).toMatchObject({ name, latestVersion: 2, versions: [{ version: 2 }, { version: 1 }] });
-    expect((await request(t.app).get(`/api/models/${name}`).set(bearer(user))).body).toMatchObject({ name, latestVersion: 2 });
-    expect((await request(t.app).get(`/api/models/${name}/versions/latest`).set(bearer(user))).body).toMatchObject({ version: 2, inputs: first.body.inputs });
+    expect(listed.body.find((m: { name: string }) => m.name === name)).toMatchObject({
+      name,
+      latestVersion: 2,
+      versions: [{ version: 2 }, { version: 1 }],
+    });
+    expect((await request(t.app).get(`/api/models/${name}`).set(bearer(user))).body).toMatchObject({
+      name,
+      latestVersion: 2,
+    });
+    expect((await request(t.app).get(`/api/models/${name}/versions/latest`).set(bearer(user))).body).toMatchObject({
+      version: 2,
+      inputs: first.body.inputs,
+    });
     const file = await request(t.app).get(`/api/models/${name}/versions/1/file`).set(bearer(user));
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toMatch(/^application\/xml/);
@@ -59,11 +93,16 @@ describe('model registry', () => {
     const answer = await request(t.app).get(`/api/models/${name}/versions/1`).set(bearer(other));
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ code: 'MODEL_NOT_FOUND' });
-    expect((await request(t.app).get(`/api/models/${name}/versions/7`).set(bearer(user))).body.code).toBe('MODEL_NOT_FOUND');
+    expect((await request(t.app).get(`/api/models/${name}/versions/7`).set(bearer(user))).body.code).toBe(
+      'MODEL_NOT_FOUND',
+    );
   });
 
   /** A regression on x whose TransformationDictionary derives a and b (a read by the model). */
-  const derivedFields = (a: string, b: string) => `<PMML><DataDictionary><DataField name="x" optype="continuous" dataType="double"/></DataDictionary>
+  const derivedFields = (
+    a: string,
+    b: string,
+  ) => `<PMML><DataDictionary><DataField name="x" optype="continuous" dataType="double"/></DataDictionary>
     <TransformationDictionary><DerivedField name="a" dataType="double" optype="continuous">${a}</DerivedField><DerivedField name="b" dataType="double" optype="continuous">${b}</DerivedField></TransformationDictionary>
     <RegressionModel functionName="regression"><MiningSchema><MiningField name="x"/></MiningSchema><RegressionTable intercept="1"><NumericPredictor name="a" coefficient="1"/></RegressionTable></RegressionModel></PMML>`;
 
@@ -72,15 +111,53 @@ describe('model registry', () => {
     const stored = async () => (await request(t.app).get(`/api/models/${name}`).set(bearer(user))).status;
 
     it.each([
-      ['an entity bomb', '<?xml version="1.0"?><!DOCTYPE b [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><PMML>&b;</PMML>', 400, 'MODEL_INVALID', /DOCTYPE/],
-      ['an external entity', '<?xml version="1.0"?><!DOCTYPE p [<!ENTITY x SYSTEM "file:///etc/passwd">]><PMML>&x;</PMML>', 400, 'MODEL_INVALID', /DOCTYPE/],
-      ['deep nesting', `<PMML>${'<Extension>'.repeat(1000)}${'</Extension>'.repeat(1000)}</PMML>`, 400, 'MODEL_INVALID', /deeper than 128/],
+      [
+        'an entity bomb',
+        '<?xml version="1.0"?><!DOCTYPE b [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><PMML>&b;</PMML>',
+        400,
+        'MODEL_INVALID',
+        /DOCTYPE/,
+      ],
+      [
+        'an external entity',
+        '<?xml version="1.0"?><!DOCTYPE p [<!ENTITY x SYSTEM "file:///etc/passwd">]><PMML>&x;</PMML>',
+        400,
+        'MODEL_INVALID',
+        /DOCTYPE/,
+      ],
+      [
+        'deep nesting',
+        `<PMML>${'<Extension>'.repeat(1000)}${'</Extension>'.repeat(1000)}</PMML>`,
+        400,
+        'MODEL_INVALID',
+        /deeper than 128/,
+      ],
       ['text that is not XML', 'this is not xml', 400, 'MODEL_INVALID', /well-formed/],
       ['XML that is not PMML', '<model/>', 400, 'MODEL_INVALID', /PMML/],
-      ['a model type this service does not run', '<PMML><DataDictionary/><NeuralNetwork functionName="regression"><MiningSchema/></NeuralNetwork></PMML>', 422, 'MODEL_NOT_SUPPORTED', /NeuralNetwork/],
-      ['derived fields that depend on each other in a cycle', derivedFields('<Apply function="+"><FieldRef field="b"/><FieldRef field="x"/></Apply>', '<FieldRef field="a"/>'), 400, 'MODEL_INVALID',
-        /DerivedField\[0\]: derived field "a" depends on itself \(a → b → a\)/],
-      ['an expression element this service does not run', derivedFields('<Aggregate field="x" function="sum"/>', '<FieldRef field="x"/>'), 422, 'MODEL_NOT_SUPPORTED', /DerivedField\[0\]\.Aggregate: <Aggregate> is not supported/],
+      [
+        'a model type this service does not run',
+        '<PMML><DataDictionary/><NeuralNetwork functionName="regression"><MiningSchema/></NeuralNetwork></PMML>',
+        422,
+        'MODEL_NOT_SUPPORTED',
+        /NeuralNetwork/,
+      ],
+      [
+        'derived fields that depend on each other in a cycle',
+        derivedFields(
+          '<Apply function="+"><FieldRef field="b"/><FieldRef field="x"/></Apply>',
+          '<FieldRef field="a"/>',
+        ),
+        400,
+        'MODEL_INVALID',
+        /DerivedField\[0\]: derived field "a" depends on itself \(a → b → a\)/,
+      ],
+      [
+        'an expression element this service does not run',
+        derivedFields('<Aggregate field="x" function="sum"/>', '<FieldRef field="x"/>'),
+        422,
+        'MODEL_NOT_SUPPORTED',
+        /DerivedField\[0\]\.Aggregate: <Aggregate> is not supported/,
+      ],
     ])('%s', async (_label, body, status, code, message) => {
       const answer = await upload(user, name, body);
       expect(answer.status).toBe(status);
@@ -112,22 +189,56 @@ describe('a MODEL node in a deployed scenario', () => {
     const scenario = {
       name: `uses-${name}`,
       content: {
-        nodes: [{ id: 'start', type: 'START' }, { id: 'card', type: 'MODEL', prefix: 'card_' }, { id: 'end', type: 'END' }],
-        edges: [{ from: 'start', to: 'card' }, { from: 'card', to: 'end' }],
+        nodes: [
+          { id: 'start', type: 'START' },
+          { id: 'card', type: 'MODEL', prefix: 'card_' },
+          { id: 'end', type: 'END' },
+        ],
+        edges: [
+          { from: 'start', to: 'card' },
+          { from: 'card', to: 'end' },
+        ],
       },
       nodeProperties: {
-        start: { content: { inputs: [{ name: 'age', type: { type: 'DOUBLE' }, required: false }, { name: 'home', type: { type: 'STRING' }, required: false }, { name: 'income', type: { type: 'DOUBLE' }, required: false }] } },
-        card: { content: { model: name, inputs: { housing: 'home' }, outputs: { score: 'score', reason1: 'reason', reason2: 'second' } } },
+        start: {
+          content: {
+            inputs: [
+              { name: 'age', type: { type: 'DOUBLE' }, required: false },
+              { name: 'home', type: { type: 'STRING' }, required: false },
+              { name: 'income', type: { type: 'DOUBLE' }, required: false },
+            ],
+          },
+        },
+        card: {
+          content: {
+            model: name,
+            inputs: { housing: 'home' },
+            outputs: { score: 'score', reason1: 'reason', reason2: 'second' },
+          },
+        },
         end: { content: { outputs: ['card_score', 'card_reason', 'card_second'] } },
       },
     };
-    const imported = await request(t.app).post('/api/scenario/import').query({ context: user.context(), overwrite_develop: true }).set(bearer(user)).send(scenario);
+    const imported = await request(t.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context(), overwrite_develop: true })
+      .set(bearer(user))
+      .send(scenario);
     expect(imported.status).toBe(200);
     const id = imported.body.scenarios[0].scenarioId;
-    const deployed = await request(t.app).post(`/api/scenario/deploy/${id}`).query({ context: user.context() }).set(bearer(user));
+    const deployed = await request(t.app)
+      .post(`/api/scenario/deploy/${id}`)
+      .query({ context: user.context() })
+      .set(bearer(user));
     expect(deployed.status).toBe(204);
-    const scored = await request(t.app).post('/api/scenario/code/remote/score').query({ name: scenario.name, key: user.scoreToken }).send({ age: 30, home: 'RENT', income: 1000 });
-    expect(scored.body).toMatchObject({ state: 'SUCCEEDED', result: { card_score: 530, card_reason: 'INCOME', card_second: 'HOUSING' } });
+    const scored = await request(t.app)
+      .post('/api/scenario/code/remote/score')
+      .query({ name: scenario.name, key: user.scoreToken })
+      .send({ age: 30, home: 'RENT', income: 1000 });
+    expect(scored.body).toMatchObject({
+      state: 'SUCCEEDED',
+      result: { card_score: 530, card_reason: 'INCOME', card_second: 'HOUSING' },
+    });
 
     // Version 1 is the newest and the deployed scenario uses `latest`: it cannot go.
     const refused = await request(t.app).delete(`/api/models/${name}/versions/1`).set(bearer(user));
@@ -143,12 +254,36 @@ describe('a MODEL node in a deployed scenario', () => {
   it('refuses to deploy a scenario whose model does not exist, naming the node', async () => {
     const scenario = {
       name: uniqueModel('dangling'),
-      content: { nodes: [{ id: 'start', type: 'START' }, { id: 'm', type: 'MODEL' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'm' }, { from: 'm', to: 'end' }] },
-      nodeProperties: { start: { content: { inputs: [] } }, m: { content: { model: 'no-such-model', version: 3, outputs: { score: 'score' } } } },
+      content: {
+        nodes: [
+          { id: 'start', type: 'START' },
+          { id: 'm', type: 'MODEL' },
+          { id: 'end', type: 'END' },
+        ],
+        edges: [
+          { from: 'start', to: 'm' },
+          { from: 'm', to: 'end' },
+        ],
+      },
+      nodeProperties: {
+        start: { content: { inputs: [] } },
+        m: { content: { model: 'no-such-model', version: 3, outputs: { score: 'score' } } },
+      },
     };
-    const imported = await request(t.app).post('/api/scenario/import').query({ context: user.context(), overwrite_develop: true }).set(bearer(user)).send(scenario);
-    const deployed = await request(t.app).post(`/api/scenario/deploy/${imported.body.scenarios[0].scenarioId}`).query({ context: user.context() }).set(bearer(user));
+    const imported = await request(t.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context(), overwrite_develop: true })
+      .set(bearer(user))
+      .send(scenario);
+    const deployed = await request(t.app)
+      .post(`/api/scenario/deploy/${imported.body.scenarios[0].scenarioId}`)
+      .query({ context: user.context() })
+      .set(bearer(user));
     expect(deployed.status).toBe(422);
-    expect(deployed.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'MODEL_NOT_FOUND', path: 'nodeProperties.m.content.model' })]));
+    expect(deployed.body.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'MODEL_NOT_FOUND', path: 'nodeProperties.m.content.model' }),
+      ]),
+    );
   });
 });

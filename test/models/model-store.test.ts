@@ -5,10 +5,15 @@ import { FakeModelStore } from './support/fake-model-store.js';
 import { modelStoreContract } from './support/model-store-contract.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(() => t.close());
 
-modelStoreContract('MySqlModelStore', () => ({ store: new MySqlModelStore(t.services.db), newOwner: async () => (await t.newUser()).id }));
+modelStoreContract('MySqlModelStore', () => ({
+  store: new MySqlModelStore(t.services.db),
+  newOwner: async () => (await t.newUser()).id,
+}));
 
 let owners = 0;
 modelStoreContract('FakeModelStore', () => ({ store: new FakeModelStore(), newOwner: async () => ++owners }));

@@ -23,7 +23,14 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 const client = () => new OutboundHttpClient(new TargetPolicy({ allowPrivate: ['127.0.0.1'] }));
-const post = (outbound: OutboundHttpClient, url: string) => outbound.request({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: '{"n":1}', timeoutMs: 5000 });
+const post = (outbound: OutboundHttpClient, url: string) =>
+  outbound.request({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json' },
+    body: '{"n":1}',
+    timeoutMs: 5000,
+  });
 
 describe('outbound keep-alive connections', () => {
   it('closes an idle connection itself before a server with the common 5 s keep-alive time-out does', async () => {
@@ -57,7 +64,9 @@ describe('outbound keep-alive connections', () => {
       if (count > 1) req.socket.destroy();
       else res.end('{}');
     });
-    server.on('connection', () => { connections += 1; });
+    server.on('connection', () => {
+      connections += 1;
+    });
     const url = await listen(server);
     const outbound = client();
     expect((await post(outbound, url)).status).toBe(200);

@@ -28,7 +28,14 @@ const newScenarioId = () => (nextScenario += 1);
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 const at = (seconds: number) => new Date(T0 + seconds * 1000);
 
-const record = (scenarioId: number, overrides: Partial<DecisionRecord> = {}) => aRecord(scenarioId, { ownerId: 7, requesterId: 7, versionId: 11, result: { decision: 'APPROVE', score: 612, manual: false }, ...overrides });
+const record = (scenarioId: number, overrides: Partial<DecisionRecord> = {}) =>
+  aRecord(scenarioId, {
+    ownerId: 7,
+    requesterId: 7,
+    versionId: 11,
+    result: { decision: 'APPROVE', score: 612, manual: false },
+    ...overrides,
+  });
 
 const bulk = () => new MariaDbBulkInserter(process.env.DATABASE_URL as string, 2);
 describe.each([
@@ -46,11 +53,30 @@ describe.each([
   it('reads back what it stored, JSON and dates parsed', async () => {
     const scenarioId = newScenarioId();
     const stored = record(scenarioId, {
-      mode: 'BATCH', batchId: randomUUID(), inputs: { age: 40, ssn: 'pii:abc' }, maskedInputs: ['ssn'],
+      mode: 'BATCH',
+      batchId: randomUUID(),
+      inputs: { age: 40, ssn: 'pii:abc' },
+      maskedInputs: ['ssn'],
       trace: [{ nodeId: 'start', name: 'start', type: 'START', read: {}, wrote: { age: 40 }, durationMicros: 3 }],
       captures: [
-        { seq: 0, kind: 'DATA_LOOKUP', nodeId: 'customer', callPath: [], attempt: 1, request: { collection: 'customers', keyColumn: 'id', key: 4, mode: 'ONE' }, rows: { id: 4, tier: 'B' } },
-        { seq: 1, kind: 'HTTP_CALL', nodeId: 'bureau', callPath: ['sub'], attempt: 1, request: { method: 'GET', url: 'https://bureau.example/x' }, response: { status: 200, body: { ok: true } } },
+        {
+          seq: 0,
+          kind: 'DATA_LOOKUP',
+          nodeId: 'customer',
+          callPath: [],
+          attempt: 1,
+          request: { collection: 'customers', keyColumn: 'id', key: 4, mode: 'ONE' },
+          rows: { id: 4, tier: 'B' },
+        },
+        {
+          seq: 1,
+          kind: 'HTTP_CALL',
+          nodeId: 'bureau',
+          callPath: ['sub'],
+          attempt: 1,
+          request: { method: 'GET', url: 'https://bureau.example/x' },
+          response: { status: 200, body: { ok: true } },
+        },
       ],
     });
     await writer.insertMany([stored]);
@@ -64,14 +90,23 @@ describe.each([
     await writer.insertMany(stored);
     for (const one of stored) {
       const read = await store.get(scenarioId, one.id);
-      expect([read?.beganAt.toISOString(), read?.endedAt.toISOString()]).toEqual([one.beganAt.toISOString(), one.endedAt.toISOString()]);
+      expect([read?.beganAt.toISOString(), read?.endedAt.toISOString()]).toEqual([
+        one.beganAt.toISOString(),
+        one.endedAt.toISOString(),
+      ]);
     }
   });
 
   it('keeps every character: tabs, line breaks, backslashes, \\N, NUL, quotes, emoji', async () => {
     const scenarioId = newScenarioId();
     const text = 'a\tb\nc\r\\d \\N \u0000 \'q\' "dq" é 😀 \\';
-    const stored = record(scenarioId, { scenarioName: 'tab name', inputs: { text, [text]: text }, result: { text }, error: null, requestId: 'req:1.2_3-4' });
+    const stored = record(scenarioId, {
+      scenarioName: 'tab name',
+      inputs: { text, [text]: text },
+      result: { text },
+      error: null,
+      requestId: 'req:1.2_3-4',
+    });
     await writer.insertMany([stored]);
     expect(await store.get(scenarioId, stored.id)).toEqual(stored);
   });
@@ -80,14 +115,41 @@ describe.each([
     const scenarioId = newScenarioId();
     const stored = [
       record(scenarioId, { beganAt: at(3), requestId: 'p1' }),
-      record(scenarioId, { beganAt: at(1), requestId: 'p2', state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'tab\there' } }),
+      record(scenarioId, {
+        beganAt: at(1),
+        requestId: 'p2',
+        state: 'FAILED',
+        result: null,
+        error: { code: 'SCRIPT_ERROR', message: 'tab\there' },
+      }),
       record(scenarioId, { beganAt: at(2), requestId: 'p3' }),
       record(scenarioId, { beganAt: at(4), requestId: 'p4', version: '2', versionId: 12 }),
     ];
     await writer.insertMany(stored);
-    const rows = await db('decision_record_pages').where({ scenario_id: scenarioId }).orderBy('seq').select('version', 'records', 'failed', 'first_began_at', 'last_began_at', 'ids', 'request_ids');
-    expect(rows.map((row) => [row.version, row.records, row.failed, new Date(row.first_began_at).getTime(), new Date(row.last_began_at).getTime(), String(row.ids), String(row.request_ids)])).toEqual([
-      ['1', 3, 1, at(1).getTime(), at(3).getTime(), `\n${stored[0].id}\n${stored[1].id}\n${stored[2].id}\n`, '\np1\np2\np3\n'],
+    const rows = await db('decision_record_pages')
+      .where({ scenario_id: scenarioId })
+      .orderBy('seq')
+      .select('version', 'records', 'failed', 'first_began_at', 'last_began_at', 'ids', 'request_ids');
+    expect(
+      rows.map((row) => [
+        row.version,
+        row.records,
+        row.failed,
+        new Date(row.first_began_at).getTime(),
+        new Date(row.last_began_at).getTime(),
+        String(row.ids),
+        String(row.request_ids),
+      ]),
+    ).toEqual([
+      [
+        '1',
+        3,
+        1,
+        at(1).getTime(),
+        at(3).getTime(),
+        `\n${stored[0].id}\n${stored[1].id}\n${stored[2].id}\n`,
+        '\np1\np2\np3\n',
+      ],
       ['2', 1, 0, at(4).getTime(), at(4).getTime(), `\n${stored[3].id}\n`, '\np4\n'],
     ]);
     for (const one of stored) expect(await store.get(scenarioId, one.id)).toEqual(one);
@@ -147,7 +209,9 @@ describe('MySqlDecisionRecordStore', () => {
   it('lists newest first (in the order stored), in pages that follow each other without gaps or repeats', async () => {
     const scenarioId = newScenarioId();
     // 7 records: two pairs begin in the same millisecond.
-    const records = [0, 1, 1, 2, 3, 3, 4].map((second, index) => record(scenarioId, { beganAt: at(second), requestId: `r${index}` }));
+    const records = [0, 1, 1, 2, 3, 3, 4].map((second, index) =>
+      record(scenarioId, { beganAt: at(second), requestId: `r${index}` }),
+    );
     await store.insertMany(records);
     await store.insertMany([record(newScenarioId())]);
     const seen: string[] = [];
@@ -165,7 +229,9 @@ describe('MySqlDecisionRecordStore', () => {
     const scenarioId = newScenarioId();
     const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
     // Results of about 10,000 bytes each (r0 of 30,000: larger than a page on its own), newest r5.
-    const records = [30_000, 10_000, 10_000, 10_000, 10_000, 10_000].map((size, index) => record(scenarioId, { beganAt: at(index), requestId: `r${index}`, result: { blob: 'x'.repeat(size) } }));
+    const records = [30_000, 10_000, 10_000, 10_000, 10_000, 10_000].map((size, index) =>
+      record(scenarioId, { beganAt: at(index), requestId: `r${index}`, result: { blob: 'x'.repeat(size) } }),
+    );
     await store.insertMany(records);
     const pages: string[][] = [];
     let after: RecordPosition | undefined;
@@ -185,7 +251,10 @@ describe('MySqlDecisionRecordStore', () => {
     const scenarioId = newScenarioId();
     const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
     // Five stored pages of one record of 10,000 bytes each.
-    for (let index = 0; index < 5; index += 1) await store.insertMany([record(scenarioId, { beganAt: at(index), requestId: `h${index}`, result: { blob: 'x'.repeat(10_000) } })]);
+    for (let index = 0; index < 5; index += 1)
+      await store.insertMany([
+        record(scenarioId, { beganAt: at(index), requestId: `h${index}`, result: { blob: 'x'.repeat(10_000) } }),
+      ]);
     const pages: string[][] = [];
     let after: RecordPosition | undefined;
     for (let k = 0; k < 10; k += 1) {
@@ -196,19 +265,29 @@ describe('MySqlDecisionRecordStore', () => {
     }
     // 25,000 bytes read per call: three pages, then the other two.
     expect(pages).toEqual([[], []]);
-    expect((await small.list(scenarioId, { outputs: { blob: 'x'.repeat(10_000) }, requestId: 'h0' }, undefined, 100)).records.map((r) => r.requestId)).toEqual(['h0']);
+    expect(
+      (
+        await small.list(scenarioId, { outputs: { blob: 'x'.repeat(10_000) }, requestId: 'h0' }, undefined, 100)
+      ).records.map((r) => r.requestId),
+    ).toEqual(['h0']);
   });
 
   it('never loads much more than 4 MiB of pages in one query, small pages followed by large ones included', async () => {
     const scenarioId = newScenarioId();
     // Five older pages of one 2 MiB record each, then 600 newer pages of one small record each.
-    for (let k = 0; k < 5; k += 1) await store.insertMany([record(scenarioId, { requestId: `large${k}`, result: { blob: 'x'.repeat(2 * 1024 * 1024) } })]);
+    for (let k = 0; k < 5; k += 1)
+      await store.insertMany([
+        record(scenarioId, { requestId: `large${k}`, result: { blob: 'x'.repeat(2 * 1024 * 1024) } }),
+      ]);
     const small = Array.from({ length: 600 }, (_, k) => record(scenarioId, { requestId: `small${k}` }));
     for (let k = 0; k < 600; k += 20) await Promise.all(small.slice(k, k + 20).map((one) => store.insertMany([one])));
     const loaded: number[] = [];
     const measure = (rows: unknown) => {
       if (!Array.isArray(rows)) return;
-      const bytes = rows.reduce((sum: number, row: { body?: Buffer }) => sum + (Buffer.isBuffer(row.body) ? row.body.length : 0), 0);
+      const bytes = rows.reduce(
+        (sum: number, row: { body?: Buffer }) => sum + (Buffer.isBuffer(row.body) ? row.body.length : 0),
+        0,
+      );
       if (bytes > 0) loaded.push(bytes);
     };
     db.on('query-response', measure);
@@ -231,8 +310,18 @@ describe('MySqlDecisionRecordStore', () => {
 
   it("counts what passes a filter, from the pages' columns where they tell and record by record where not, up to a maximum", async () => {
     const scenarioId = newScenarioId();
-    await store.insertMany([0, 1, 2].map((index) => record(scenarioId, { beganAt: at(index), requestId: `n${index}` })));
-    await store.insertMany([record(scenarioId, { beganAt: at(3), state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'x' } }), record(scenarioId, { beganAt: at(4) })]);
+    await store.insertMany(
+      [0, 1, 2].map((index) => record(scenarioId, { beganAt: at(index), requestId: `n${index}` })),
+    );
+    await store.insertMany([
+      record(scenarioId, {
+        beganAt: at(3),
+        state: 'FAILED',
+        result: null,
+        error: { code: 'SCRIPT_ERROR', message: 'x' },
+      }),
+      record(scenarioId, { beganAt: at(4) }),
+    ]);
     expect(await store.count(scenarioId, {}, 100)).toBe(5);
     expect(await store.count(scenarioId, {}, 4)).toBe(4);
     expect(await store.count(scenarioId, { state: 'FAILED' }, 100)).toBe(1);
@@ -244,7 +333,11 @@ describe('MySqlDecisionRecordStore', () => {
 
   it('finds a record by id on a page among others, whatever its id looks like', async () => {
     const scenarioId = newScenarioId();
-    const stored = [record(scenarioId), record(scenarioId, { id: 'not-a-uuid' }), record(scenarioId, { id: timeOrderedId() })];
+    const stored = [
+      record(scenarioId),
+      record(scenarioId, { id: 'not-a-uuid' }),
+      record(scenarioId, { id: timeOrderedId() }),
+    ];
     await store.insertMany(stored);
     for (const one of stored) expect((await store.get(scenarioId, one.id))?.requestId).toBe(one.requestId);
     expect(await store.get(scenarioId, 'not-a')).toBeUndefined();
@@ -253,20 +346,44 @@ describe('MySqlDecisionRecordStore', () => {
   it("counts a record's captures towards a page's size (a replay reads them with the page)", async () => {
     const scenarioId = newScenarioId();
     const small = new MySqlDecisionRecordStore(db, { pageMaxChars: 25_000 });
-    const captured = (index: number) => record(scenarioId, {
-      beganAt: at(index), requestId: `c${index}`,
-      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, response: { status: 200, body: 'y'.repeat(10_000) } }],
-    });
+    const captured = (index: number) =>
+      record(scenarioId, {
+        beganAt: at(index),
+        requestId: `c${index}`,
+        captures: [
+          {
+            seq: 0,
+            kind: 'HTTP_CALL',
+            nodeId: 'h',
+            callPath: [],
+            attempt: 1,
+            request: { method: 'GET', url: 'https://x.example' },
+            response: { status: 200, body: 'y'.repeat(10_000) },
+          },
+        ],
+      });
     await store.insertMany([0, 1, 2].map(captured));
     expect((await small.list(scenarioId, {}, undefined, 100)).records.map((r) => r.requestId)).toEqual(['c2', 'c1']);
   });
 
   it('lists summaries: no trace or captures, but whether there are any', async () => {
     const scenarioId = newScenarioId();
-    await store.insertMany([record(scenarioId, {
-      trace: [],
-      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://x.example' }, failure: { code: 'HTTP_CALL_FAILED', message: 'refused' } }],
-    })]);
+    await store.insertMany([
+      record(scenarioId, {
+        trace: [],
+        captures: [
+          {
+            seq: 0,
+            kind: 'HTTP_CALL',
+            nodeId: 'h',
+            callPath: [],
+            attempt: 1,
+            request: { method: 'GET', url: 'https://x.example' },
+            failure: { code: 'HTTP_CALL_FAILED', message: 'refused' },
+          },
+        ],
+      }),
+    ]);
     const [summary] = (await store.list(scenarioId, {}, undefined, 5)).records;
     expect(summary).toMatchObject({ hasTrace: true, captureCount: 1 });
     expect(summary).not.toHaveProperty('trace');
@@ -276,19 +393,44 @@ describe('MySqlDecisionRecordStore', () => {
   describe('filters', () => {
     const scenarioId = newScenarioId();
     const records = [
-      record(scenarioId, { beganAt: at(10), version: '1', requestId: 'a', result: { decision: 'APPROVE', score: 700, manual: false } }),
-      record(scenarioId, { beganAt: at(20), version: '2', requestId: 'b', result: { decision: 'DECLINE', score: 310.5, manual: true } }),
-      record(scenarioId, { beganAt: at(30), version: '2', requestId: 'c', state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'boom' } }),
-      record(scenarioId, { beganAt: at(40), version: '2', requestId: 'd', result: { decision: 'APPROVE', score: 650, manual: false, note: null } }),
+      record(scenarioId, {
+        beganAt: at(10),
+        version: '1',
+        requestId: 'a',
+        result: { decision: 'APPROVE', score: 700, manual: false },
+      }),
+      record(scenarioId, {
+        beganAt: at(20),
+        version: '2',
+        requestId: 'b',
+        result: { decision: 'DECLINE', score: 310.5, manual: true },
+      }),
+      record(scenarioId, {
+        beganAt: at(30),
+        version: '2',
+        requestId: 'c',
+        state: 'FAILED',
+        result: null,
+        error: { code: 'SCRIPT_ERROR', message: 'boom' },
+      }),
+      record(scenarioId, {
+        beganAt: at(40),
+        version: '2',
+        requestId: 'd',
+        result: { decision: 'APPROVE', score: 650, manual: false, note: null },
+      }),
     ];
     beforeAll(() => store.insertMany(records));
-    const ids = async (filter: Parameters<MySqlDecisionRecordStore['list']>[1]) => (await store.list(scenarioId, filter, undefined, 50)).records.map((r) => r.requestId);
+    const ids = async (filter: Parameters<MySqlDecisionRecordStore['list']>[1]) =>
+      (await store.list(scenarioId, filter, undefined, 50)).records.map((r) => r.requestId);
 
     it('by version', async () => expect(await ids({ version: '2' })).toEqual(['d', 'c', 'b']));
     it('by state', async () => expect(await ids({ state: 'FAILED' })).toEqual(['c']));
     it('by request id', async () => expect(await ids({ requestId: 'b' })).toEqual(['b']));
-    it('by time: from inclusive, to exclusive', async () => expect(await ids({ from: at(20), to: at(40) })).toEqual(['c', 'b']));
-    it('by an output equal to a string', async () => expect(await ids({ outputs: { decision: 'APPROVE' } })).toEqual(['d', 'a']));
+    it('by time: from inclusive, to exclusive', async () =>
+      expect(await ids({ from: at(20), to: at(40) })).toEqual(['c', 'b']));
+    it('by an output equal to a string', async () =>
+      expect(await ids({ outputs: { decision: 'APPROVE' } })).toEqual(['d', 'a']));
     it('by an output equal to a number or a boolean, as JSON writes them', async () => {
       expect(await ids({ outputs: { score: '310.5' } })).toEqual(['b']);
       expect(await ids({ outputs: { manual: 'false' } })).toEqual(['d', 'a']);
@@ -302,7 +444,8 @@ describe('MySqlDecisionRecordStore', () => {
       expect(await ids({ version: '2', outputs: { decision: 'APPROVE', manual: 'false' } })).toEqual(['d']);
       expect(await ids({ version: '1', state: 'FAILED' })).toEqual([]);
     });
-    it('compares output strings case-sensitively', async () => expect(await ids({ outputs: { decision: 'approve' } })).toEqual([]));
+    it('compares output strings case-sensitively', async () =>
+      expect(await ids({ outputs: { decision: 'approve' } })).toEqual([]));
   });
 
   it('deletes pages whose records all began before a cutoff, at most `limit` records per call (at least a page), and lists scenarios with records', async () => {

@@ -6,7 +6,11 @@ import { createDatabase } from '../../src/db/database.js';
 import { MariaDbBulkInserter } from '../../src/db/mariadb-bulk-insert.js';
 import type { DecisionRecord } from '../../src/records/decision-record.js';
 import { MySqlDecisionRecordStore } from '../../src/records/decision-record-store.js';
-import { DecisionRecorder, type DecisionRecorderOptions, type DropReason } from '../../src/records/decision-recorder.js';
+import {
+  DecisionRecorder,
+  type DecisionRecorderOptions,
+  type DropReason,
+} from '../../src/records/decision-recorder.js';
 import type { SealedPage } from '../../src/records/record-page.js';
 import { applyTestEnvironment } from '../support/test-environment.js';
 import { aRecord } from './record-fixture.js';
@@ -31,7 +35,9 @@ let nextScenario = 3_500_000_000 + Math.floor(Math.random() * 1_000_000) * 10;
 function records(count: number, overrides: Partial<DecisionRecord> = {}): DecisionRecord[] {
   nextScenario += 1;
   const scenarioId = nextScenario;
-  return Array.from({ length: count }, (_, k) => aRecord(scenarioId, { requestId: `r${k}`, inputs: { k }, result: { k }, beganAt: new Date(), ...overrides }));
+  return Array.from({ length: count }, (_, k) =>
+    aRecord(scenarioId, { requestId: `r${k}`, inputs: { k }, result: { k }, beganAt: new Date(), ...overrides }),
+  );
 }
 
 /** The real store, counting its inserts. */
@@ -46,10 +52,23 @@ class CountingStore extends MySqlDecisionRecordStore {
 function recorder(store: MySqlDecisionRecordStore, options: Partial<DecisionRecorderOptions> = {}) {
   const drops: Array<[number, DropReason]> = [];
   const logs: Array<Record<string, unknown>> = [];
-  const sink = new Writable({ write(line, _encoding, done) { logs.push(JSON.parse(String(line))); done(); } });
-  const instance = new DecisionRecorder(store, {
-    batchSize: 100, flushIntervalMs: 20, maxBuffered: 10_000, onDropped: (count, reason) => drops.push([count, reason]), ...options,
-  }, pino({ level: 'info' }, sink));
+  const sink = new Writable({
+    write(line, _encoding, done) {
+      logs.push(JSON.parse(String(line)));
+      done();
+    },
+  });
+  const instance = new DecisionRecorder(
+    store,
+    {
+      batchSize: 100,
+      flushIntervalMs: 20,
+      maxBuffered: 10_000,
+      onDropped: (count, reason) => drops.push([count, reason]),
+      ...options,
+    },
+    pino({ level: 'info' }, sink),
+  );
   return { recorder: instance, drops, logs };
 }
 
@@ -77,8 +96,12 @@ describe('DecisionRecorder', () => {
     await subject.close();
     expect(await storedCount(batch[0].scenarioId)).toBe(5);
     expect(drops).toEqual(Array.from({ length: 15 }, () => [1, 'buffer_full']));
-    expect(logs).toContainEqual(expect.objectContaining({ level: 50, reason: 'buffer_full', dropped: expect.any(Number) }));
-    expect(logs.filter((line) => line.reason === 'buffer_full').reduce((sum, line) => sum + (line.dropped as number), 0)).toBe(15);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 50, reason: 'buffer_full', dropped: expect.any(Number) }),
+    );
+    expect(
+      logs.filter((line) => line.reason === 'buffer_full').reduce((sum, line) => sum + (line.dropped as number), 0),
+    ).toBe(15);
   });
 
   it('holds the records while the database is down and stores every one once it answers (issue 27, problem 8)', async () => {
@@ -103,8 +126,15 @@ describe('DecisionRecorder', () => {
     expect(drops).toEqual([]);
     expect(subject.pending).toBe(0);
     expect(await storedCount(batch[0].scenarioId)).toBe(30);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 40, msg: 'MySQL is unreachable: decision records are held and tried again until it answers' }));
-    expect(logs).toContainEqual(expect.objectContaining({ level: 40, msg: 'decision records stored again after MySQL was unreachable' }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: 'MySQL is unreachable: decision records are held and tried again until it answers',
+      }),
+    );
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 40, msg: 'decision records stored again after MySQL was unreachable' }),
+    );
   });
 
   it('keeps holding while the database stays down, within its bounded buffer, and counts what is left at shutdown', async () => {
@@ -124,36 +154,42 @@ describe('DecisionRecorder', () => {
   it.each([
     ['multi-row INSERTs', () => undefined],
     ["MariaDB's bulk protocol", () => new MariaDbBulkInserter(process.env.DATABASE_URL as string, 2)],
-  ])('stores the rest of a group when the database refuses one record, and counts that one (%s)', async (_way, inserter) => {
-    // The database refuses a value too long for its column (strict mode).
-    const bulk = inserter();
-    const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db, { bulk }));
-    const batch = records(10);
-    batch[4] = { ...batch[4], scenarioName: 'x'.repeat(500) };
-    // One group: queued while the first insert of another record is in flight.
-    for (const record of batch) subject.record(record);
-    await subject.flush();
-    await bulk?.close();
-    expect(await storedCount(batch[0].scenarioId)).toBe(9);
-    expect(drops).toEqual([[1, 'store_refused']]);
-    expect(logs).toContainEqual(expect.objectContaining({ reason: 'store_refused', dropped: 1 }));
-  });
+  ])(
+    'stores the rest of a group when the database refuses one record, and counts that one (%s)',
+    async (_way, inserter) => {
+      // The database refuses a value too long for its column (strict mode).
+      const bulk = inserter();
+      const { recorder: subject, drops, logs } = recorder(new MySqlDecisionRecordStore(db, { bulk }));
+      const batch = records(10);
+      batch[4] = { ...batch[4], scenarioName: 'x'.repeat(500) };
+      // One group: queued while the first insert of another record is in flight.
+      for (const record of batch) subject.record(record);
+      await subject.flush();
+      await bulk?.close();
+      expect(await storedCount(batch[0].scenarioId)).toBe(9);
+      expect(drops).toEqual([[1, 'store_refused']]);
+      expect(logs).toContainEqual(expect.objectContaining({ reason: 'store_refused', dropped: 1 }));
+    },
+  );
 
   it.each([
     ['multi-row INSERTs', () => undefined],
     ["MariaDB's bulk protocol", () => new MariaDbBulkInserter(process.env.DATABASE_URL as string, 2)],
-  ])('stores the rest of a group when one record is larger than max_allowed_packet, and counts that one as refused (%s)', async (_way, inserter) => {
-    // 16 MiB is the server's max_allowed_packet here: it closes the connection (a "fatal" error), but it is not down.
-    const bulk = inserter();
-    const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(db, { bulk }));
-    const batch = records(6);
-    batch[2] = { ...batch[2], inputs: { text: 'x'.repeat(17 * 1024 * 1024) } };
-    for (const record of batch) subject.record(record);
-    await subject.flush();
-    await bulk?.close();
-    expect(await storedCount(batch[0].scenarioId)).toBe(5);
-    expect(drops).toEqual([[1, 'store_refused']]);
-  });
+  ])(
+    'stores the rest of a group when one record is larger than max_allowed_packet, and counts that one as refused (%s)',
+    async (_way, inserter) => {
+      // 16 MiB is the server's max_allowed_packet here: it closes the connection (a "fatal" error), but it is not down.
+      const bulk = inserter();
+      const { recorder: subject, drops } = recorder(new MySqlDecisionRecordStore(db, { bulk }));
+      const batch = records(6);
+      batch[2] = { ...batch[2], inputs: { text: 'x'.repeat(17 * 1024 * 1024) } };
+      for (const record of batch) subject.record(record);
+      await subject.flush();
+      await bulk?.close();
+      expect(await storedCount(batch[0].scenarioId)).toBe(5);
+      expect(drops).toEqual([[1, 'store_refused']]);
+    },
+  );
 
   it("with MariaDB's bulk protocol: holds the records a database that is down does not take, without waiting on each", async () => {
     const bulk = new MariaDbBulkInserter('mysql://root@127.0.0.1:1/scoring_test', 2);
@@ -175,7 +211,9 @@ describe('DecisionRecorder', () => {
     await subject.flush();
     expect(await storedCount(batch[0].scenarioId)).toBe(2);
     expect(drops).toEqual([[1, 'unrecordable']]);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 50, reason: 'unrecordable', msg: 'decision records dropped' }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 50, reason: 'unrecordable', msg: 'decision records dropped' }),
+    );
   });
 
   it('stores what it holds when closed, then drops and counts what comes after', async () => {

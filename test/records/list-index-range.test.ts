@@ -28,8 +28,26 @@ beforeAll(async () => {
     // Runs of 50 records share a millisecond.
     const at = new Date(base + Math.floor(k / 50));
     return {
-      id, ownerId: 1, scenarioId, scenarioName: 'pages', version: String(1 + (k % 2)), versionId: 1, mode: 'BATCH', requesterId: 1, requestId: id, batchId: null,
-      state: k % 3 === 0 ? 'FAILED' : 'SUCCEEDED', inputs: { k }, maskedInputs: [], result: { k }, error: null, beganAt: at, endedAt: at, durationMicros: 1, trace: null, captures: [],
+      id,
+      ownerId: 1,
+      scenarioId,
+      scenarioName: 'pages',
+      version: String(1 + (k % 2)),
+      versionId: 1,
+      mode: 'BATCH',
+      requesterId: 1,
+      requestId: id,
+      batchId: null,
+      state: k % 3 === 0 ? 'FAILED' : 'SUCCEEDED',
+      inputs: { k },
+      maskedInputs: [],
+      result: { k },
+      error: null,
+      beganAt: at,
+      endedAt: at,
+      durationMicros: 1,
+      trace: null,
+      captures: [],
     };
   });
   await store.insertMany(records);
@@ -53,13 +71,15 @@ async function planOfDeepPage(filter: RecordFilter, pages: number): Promise<Arra
   }
   const plans = [];
   for (const query of sent) {
-    const [rows] = (await db.raw(`EXPLAIN ${query.sql}`, query.bindings as Knex.RawBinding[])) as [Array<{ type: string; key: string }>];
+    const [rows] = (await db.raw(`EXPLAIN ${query.sql}`, query.bindings as Knex.RawBinding[])) as [
+      Array<{ type: string; key: string }>,
+    ];
     plans.push(rows[0]);
   }
   return plans;
 }
 
-describe('list, deep in a scenario\'s records', () => {
+describe("list, deep in a scenario's records", () => {
   it.each<[string, RecordFilter, string]>([
     ['no filter', {}, 'decision_record_pages_scenario'],
     ['a time range', { from: new Date(0), to: new Date(Date.now() + 60_000) }, 'decision_record_pages_scenario'],
@@ -69,7 +89,9 @@ describe('list, deep in a scenario\'s records', () => {
     const plans = await planOfDeepPage(filter, 12);
     expect(plans.length).toBeGreaterThan(0);
     // Each step: the next pages' sizes by the index, then the pages that fit by their primary key.
-    plans.forEach((plan, k) => { expect(plan).toMatchObject({ type: 'range', key: k % 2 === 0 ? index : 'PRIMARY' }); });
+    plans.forEach((plan, k) => {
+      expect(plan).toMatchObject({ type: 'range', key: k % 2 === 0 ? index : 'PRIMARY' });
+    });
   });
 
   it('pages through all 3,000 without gaps or repeats', async () => {

@@ -21,9 +21,15 @@ beforeAll(async () => {
   scenarioId = await scenarioIdOf(t, alice.id, 'large');
   const T0 = Date.now() - 3_600_000;
   for (let k = 0; k < 5; k += 1) {
-    t.services.records.recorder.record(aRecord(Number(scenarioId), {
-      ownerId: alice.id, requesterId: alice.id, requestId: `r${k}`, beganAt: new Date(T0 + k * 1000), result: { report: 'x'.repeat(k === 0 ? 12_000 : 2_000) },
-    }));
+    t.services.records.recorder.record(
+      aRecord(Number(scenarioId), {
+        ownerId: alice.id,
+        requesterId: alice.id,
+        requestId: `r${k}`,
+        beganAt: new Date(T0 + k * 1000),
+        result: { report: 'x'.repeat(k === 0 ? 12_000 : 2_000) },
+      }),
+    );
   }
   await t.services.records.recorder.flush();
 });

@@ -38,7 +38,12 @@ afterAll(async () => {
 });
 
 const score = (name: string, body: unknown, headers: Record<string, string> = {}) =>
-  request(t.app).post('/api/scenario/code/remote/score').query({ name }).set('Score-Token', alice.scoreToken).set(headers).send(body as object);
+  request(t.app)
+    .post('/api/scenario/code/remote/score')
+    .query({ name })
+    .set('Score-Token', alice.scoreToken)
+    .set(headers)
+    .send(body as object);
 
 async function newScenario(name: string, doc = doublingScenario()): Promise<string> {
   await deployScenario(t.services.db, alice.id, name, doc);
@@ -52,8 +57,21 @@ describe('synchronous runs', () => {
     expect(response.status).toBe(200);
     const [record] = await recordsOf(t, alice, doubleId, { requestId });
     expect(record).toMatchObject({
-      id: response.body.runId, scenarioId: doubleId, scenarioName: 'double', version: '1', mode: 'SYNC', requesterId: String(alice.id),
-      requestId, batchId: null, state: 'SUCCEEDED', inputs: { a: 21 }, maskedInputs: [], result: { doubled: 42 }, error: null, hasTrace: false, captureCount: 0,
+      id: response.body.runId,
+      scenarioId: doubleId,
+      scenarioName: 'double',
+      version: '1',
+      mode: 'SYNC',
+      requesterId: String(alice.id),
+      requestId,
+      batchId: null,
+      state: 'SUCCEEDED',
+      inputs: { a: 21 },
+      maskedInputs: [],
+      result: { doubled: 42 },
+      error: null,
+      hasTrace: false,
+      captureCount: 0,
     });
     expect(record.durationMicros).toBeGreaterThan(0);
     expect(Date.parse(record.endedAt)).toBeGreaterThanOrEqual(Date.parse(record.beganAt));
@@ -68,12 +86,20 @@ describe('synchronous runs', () => {
     const invalid = await score('double', { a: 'x' }, { 'X-Request-Id': 'sync-invalid-x' });
     expect(invalid.status).toBe(400);
     const [runError] = await recordsOf(t, alice, doubleId, { requestId: 'sync-fails-13' });
-    expect(runError).toMatchObject({ state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', nodeId: 'explode', message: expect.stringContaining('unlucky thirteen') } });
+    expect(runError).toMatchObject({
+      state: 'FAILED',
+      result: null,
+      error: { code: 'SCRIPT_ERROR', nodeId: 'explode', message: expect.stringContaining('unlucky thirteen') },
+    });
     const [badInput] = await recordsOf(t, alice, doubleId, { requestId: 'sync-invalid-x' });
-    expect(badInput).toMatchObject({ state: 'FAILED', inputs: { a: 'x' }, error: { code: 'INVALID_INPUT', violations: [expect.objectContaining({ variable: 'a' })] } });
+    expect(badInput).toMatchObject({
+      state: 'FAILED',
+      inputs: { a: 'x' },
+      error: { code: 'INVALID_INPUT', violations: [expect.objectContaining({ variable: 'a' })] },
+    });
   });
 
-  it('are sampled at the scenario\'s syncSampleRate (0: none, 1: all)', async () => {
+  it("are sampled at the scenario's syncSampleRate (0: none, 1: all)", async () => {
     const id = await newScenario('sampled');
     await putSettings(t, alice, id, { enabled: true, retentionDays: 30, syncSampleRate: 0, trace: false }).expect(200);
     for (let k = 0; k < 5; k += 1) expect((await score('sampled', { a: k })).status).toBe(200);
@@ -85,7 +111,9 @@ describe('synchronous runs', () => {
 
   it('record about the share of runs the rate asks for', async () => {
     const id = await newScenario('half');
-    await putSettings(t, alice, id, { enabled: true, retentionDays: 30, syncSampleRate: 0.5, trace: false }).expect(200);
+    await putSettings(t, alice, id, { enabled: true, retentionDays: 30, syncSampleRate: 0.5, trace: false }).expect(
+      200,
+    );
     for (let k = 0; k < 200; k += 1) await score('half', { a: k });
     const recorded = (await recordsOf(t, alice, id)).length;
     // Binomial(200, 0.5): outside 60..140 once in about 10^8 runs.
@@ -94,7 +122,16 @@ describe('synchronous runs', () => {
   });
 
   it('are not recorded for an unknown scenario (there is none to file them under)', async () => {
-    const recorded = async () => Number(((await t.services.db('decision_record_pages').where({ owner_id: alice.id }).sum({ n: 'records' }).first()) as { n: number | string | null }).n ?? 0);
+    const recorded = async () =>
+      Number(
+        (
+          (await t.services
+            .db('decision_record_pages')
+            .where({ owner_id: alice.id })
+            .sum({ n: 'records' })
+            .first()) as { n: number | string | null }
+        ).n ?? 0,
+      );
     const before = await recorded();
     expect((await score('no-such-scenario', { a: 1 })).status).toBe(404);
     await t.services.records.recorder.flush();
@@ -107,25 +144,47 @@ describe('asynchronous runs', () => {
     const id = await newScenario('async-recorded');
     await putSettings(t, alice, id, { enabled: true, retentionDays: 30, syncSampleRate: 0, trace: false }).expect(200);
     const requestId = `async-${randomUUID()}`;
-    await request(t.app).post('/api/scenario/code/scoreasync/async-recorded').set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', requestId).send({ a: 5 }).expect(202);
+    await request(t.app)
+      .post('/api/scenario/code/scoreasync/async-recorded')
+      .set('Score-Token', alice.scoreToken)
+      .set('X-SCE-RequestId', requestId)
+      .send({ a: 5 })
+      .expect(202);
     await waitFor(async () => {
-      const response = await request(t.app).get('/api/scenario/code/scoreasyncresult/async-recorded').set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', requestId);
+      const response = await request(t.app)
+        .get('/api/scenario/code/scoreasyncresult/async-recorded')
+        .set('Score-Token', alice.scoreToken)
+        .set('X-SCE-RequestId', requestId);
       return response.status === 200 ? response : undefined;
     });
-    const runId = ((await t.services.db('run_results').where({ request_id: requestId }).first('id')) as { id: string }).id;
+    const runId = ((await t.services.db('run_results').where({ request_id: requestId }).first('id')) as { id: string })
+      .id;
     const records = await waitFor(async () => {
       const found = await recordsOf(t, alice, id);
       return found.length > 0 ? found : undefined;
     });
-    expect(records).toEqual([expect.objectContaining({ id: runId, mode: 'ASYNC', requestId, requesterId: String(alice.id), state: 'SUCCEEDED', inputs: { a: 5 }, result: { doubled: 10 } })]);
+    expect(records).toEqual([
+      expect.objectContaining({
+        id: runId,
+        mode: 'ASYNC',
+        requestId,
+        requesterId: String(alice.id),
+        state: 'SUCCEEDED',
+        inputs: { a: 5 },
+        result: { doubled: 10 },
+      }),
+    ]);
   });
 });
 
 describe('batch elements', () => {
   it('are each recorded under their result id, with the batch id', async () => {
     const id = await newScenario('batch-recorded');
-    const submitted = await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken)
-      .send({ scenarioName: 'batch-recorded', parameters: [{ a: 1 }, { a: 13 }, { a: 3 }] }).expect(202);
+    const submitted = await request(t.app)
+      .post('/api/batch/score')
+      .set('Score-Token', alice.scoreToken)
+      .send({ scenarioName: 'batch-recorded', parameters: [{ a: 1 }, { a: 13 }, { a: 3 }] })
+      .expect(202);
     const { batchTaskId } = submitted.body;
     const status = await waitFor(async () => {
       const response = await request(t.app).get(`/api/batch/${batchTaskId}`).set('Score-Token', alice.scoreToken);
@@ -136,7 +195,8 @@ describe('batch elements', () => {
       return found.length === 3 ? found : undefined;
     });
     expect(records.map((r) => r.id).sort()).toEqual([...status.resultsIds].sort());
-    for (const record of records) expect(record).toMatchObject({ mode: 'BATCH', batchId: batchTaskId, requestId: record.id });
+    for (const record of records)
+      expect(record).toMatchObject({ mode: 'BATCH', batchId: batchTaskId, requestId: record.id });
     const failed = records.find((r) => r.state === 'FAILED');
     expect(failed).toMatchObject({ inputs: { a: 13 }, error: { code: 'SCRIPT_ERROR' } });
   });
@@ -154,8 +214,20 @@ describe('what is not recorded', () => {
     const id = await newScenario('disabled');
     await putSettings(t, alice, id, { enabled: false, retentionDays: 30, syncSampleRate: 1, trace: true }).expect(200);
     expect((await score('disabled', { a: 1 })).status).toBe(200);
-    await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).send({ scenarioName: 'disabled', parameters: [{ a: 1 }] }).expect(202);
-    await waitFor(async () => ((await t.services.db('batches').where({ user_id: alice.id, scenario_name: 'disabled' }).whereNotNull('finished_at').first()) ? true : undefined));
+    await request(t.app)
+      .post('/api/batch/score')
+      .set('Score-Token', alice.scoreToken)
+      .send({ scenarioName: 'disabled', parameters: [{ a: 1 }] })
+      .expect(202);
+    await waitFor(async () =>
+      (await t.services
+        .db('batches')
+        .where({ user_id: alice.id, scenario_name: 'disabled' })
+        .whereNotNull('finished_at')
+        .first())
+        ? true
+        : undefined,
+    );
     expect(await recordsOf(t, alice, id)).toEqual([]);
   });
 });
@@ -168,18 +240,28 @@ describe('traces', () => {
     const [summary] = await recordsOf(t, alice, id);
     expect(summary.hasTrace).toBe(true);
     const { body } = await getRecord(t, alice, id, summary.id);
-    expect(body.trace.map((entry: { nodeId: string }) => entry.nodeId)).toEqual(expect.arrayContaining(['explode', 'double']));
+    expect(body.trace.map((entry: { nodeId: string }) => entry.nodeId)).toEqual(
+      expect.arrayContaining(['explode', 'double']),
+    );
   });
 });
 
 describe('pii inputs', () => {
   const secret = () => t.config.records.maskingSecret;
-  const mask = (value: unknown) => `pii:${createHmac('sha256', secret()).update(JSON.stringify(value)).digest('hex').slice(0, 32)}`;
-  const applicant = chain([
-    input('ssn', 'STRING', true, {}), input('income', 'INTEGER'), input('age', 'INTEGER'), input('note', 'STRING', false),
-  ].map((variable, k) => (k === 0 ? { ...variable, tags: ['PII', 'id'] } : k === 1 ? { ...variable, tags: ['pii'] } : variable)), [
-    script('band', 'band = income > 1000 ? "high" : "low";', ['band']),
-  ], { outputs: ['band'] });
+  const mask = (value: unknown) =>
+    `pii:${createHmac('sha256', secret()).update(JSON.stringify(value)).digest('hex').slice(0, 32)}`;
+  const applicant = chain(
+    [
+      input('ssn', 'STRING', true, {}),
+      input('income', 'INTEGER'),
+      input('age', 'INTEGER'),
+      input('note', 'STRING', false),
+    ].map((variable, k) =>
+      k === 0 ? { ...variable, tags: ['PII', 'id'] } : k === 1 ? { ...variable, tags: ['pii'] } : variable,
+    ),
+    [script('band', 'band = income > 1000 ? "high" : "low";', ['band'])],
+    { outputs: ['band'] },
+  );
 
   it('are stored masked with a keyed hash (tag matched in any case), equal values alike, in the trace too', async () => {
     const id = await newScenario('applicant', applicant);
@@ -187,7 +269,11 @@ describe('pii inputs', () => {
     await score('applicant', { ssn: '123-45-6789', income: 5000, age: 41 }).expect(200);
     await score('applicant', { ssn: '123-45-6789', income: 700, age: 19 }).expect(200);
     const [second, first] = await recordsOf(t, alice, id);
-    expect(first).toMatchObject({ inputs: { ssn: mask('123-45-6789'), income: mask(5000), age: 41 }, maskedInputs: ['ssn', 'income'], result: { band: 'high' } });
+    expect(first).toMatchObject({
+      inputs: { ssn: mask('123-45-6789'), income: mask(5000), age: 41 },
+      maskedInputs: ['ssn', 'income'],
+      result: { band: 'high' },
+    });
     expect(second.inputs.ssn).toBe(first.inputs.ssn);
     expect(second.inputs.income).not.toBe(first.inputs.income);
     const { body } = await getRecord(t, alice, id, first.id);
@@ -198,9 +284,11 @@ describe('pii inputs', () => {
     expect((await recordsOf(t, alice, id, { requestId: first.requestId }))[0].inputs.ssn).toBe(mask('123-45-6789'));
   });
 
-  it('never stores a pii input\'s value through an error message: the input check names its type only', async () => {
+  it("never stores a pii input's value through an error message: the input check names its type only", async () => {
     const id = await scenarioIdOf(t, alice.id, 'applicant');
-    const response = await score('applicant', { ssn: 987654321, income: 'x-secret-income', age: 'forty-one' }).expect(400);
+    const response = await score('applicant', { ssn: 987654321, income: 'x-secret-income', age: 'forty-one' }).expect(
+      400,
+    );
     const answered = JSON.stringify(response.body);
     expect(answered).not.toContain('987654321');
     expect(answered).not.toContain('x-secret-income');
@@ -208,18 +296,31 @@ describe('pii inputs', () => {
     expect(answered).toContain('forty-one');
     const [record] = await recordsOf(t, alice, id, { requestId: response.body.requestId });
     expect(record.state).toBe('FAILED');
-    expect(record.error.message).toMatch(/ssn: must be a string, got a number \(value not shown: the input is tagged pii\)/);
+    expect(record.error.message).toMatch(
+      /ssn: must be a string, got a number \(value not shown: the input is tagged pii\)/,
+    );
     const stored = JSON.stringify(await getRecord(t, alice, id, record.id).then((full) => full.body));
     expect(stored).not.toContain('987654321');
     expect(stored).not.toContain('x-secret-income');
   });
 
-  it('masks a pii value wherever the trace holds it: a called scenario\'s inputs, a copy under another name', async () => {
+  it("masks a pii value wherever the trace holds it: a called scenario's inputs, a copy under another name", async () => {
     await newScenario('shout-callee', shoutingScenario());
-    const id = await newScenario('applicant-caller', chain([{ ...input('ssn', 'STRING'), tags: ['pii'] }, input('a', 'INTEGER')], [
-      script('copy', 'copied = ssn;', ['copied']),
-      { id: 'sub', type: 'SCENARIO_CALL', settings: { scenario: 'shout-callee', inputs: { text: 'ssn' }, outputVariable: 'called' } },
-    ], { outputs: ['a'] }));
+    const id = await newScenario(
+      'applicant-caller',
+      chain(
+        [{ ...input('ssn', 'STRING'), tags: ['pii'] }, input('a', 'INTEGER')],
+        [
+          script('copy', 'copied = ssn;', ['copied']),
+          {
+            id: 'sub',
+            type: 'SCENARIO_CALL',
+            settings: { scenario: 'shout-callee', inputs: { text: 'ssn' }, outputVariable: 'called' },
+          },
+        ],
+        { outputs: ['a'] },
+      ),
+    );
     await putSettings(t, alice, id, { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: true }).expect(200);
     await score('applicant-caller', { ssn: '555-12-3456', a: 2 }).expect(200);
     const [summary] = await recordsOf(t, alice, id);
@@ -235,20 +336,48 @@ describe('pii inputs', () => {
   });
 
   it.each([
-    ['V8\'s 10-character snippet of a text it could not parse', 'parsed = JSON.parse(email);', ['jane.doe@e', 'e@example.']],
-    ['an upper-cased copy in a script\'s own error', 'throw new Error("no account for " + email.toUpperCase());', ['JANE.DOE@EXAMPLE.COM']],
-    ['the value without its separators', 'throw new Error("id " + email.replace(/[^a-z0-9]/g, ""));', ['janedoeexamplecom']],
-  ])('stores no pii value in an async run\'s error, nor in its record: %s', async (_what, code, forms) => {
+    [
+      "V8's 10-character snippet of a text it could not parse",
+      'parsed = JSON.parse(email);',
+      ['jane.doe@e', 'e@example.'],
+    ],
+    [
+      "an upper-cased copy in a script's own error",
+      'throw new Error("no account for " + email.toUpperCase());',
+      ['JANE.DOE@EXAMPLE.COM'],
+    ],
+    [
+      'the value without its separators',
+      'throw new Error("id " + email.replace(/[^a-z0-9]/g, ""));',
+      ['janedoeexamplecom'],
+    ],
+  ])("stores no pii value in an async run's error, nor in its record: %s", async (_what, code, forms) => {
     const name = `pii-error-${randomUUID().slice(0, 8)}`;
-    const id = await newScenario(name, chain([{ ...input('email', 'STRING'), tags: ['pii'] }], [script('parse', code, ['parsed'])], { outputs: ['parsed'] }));
+    const id = await newScenario(
+      name,
+      chain([{ ...input('email', 'STRING'), tags: ['pii'] }], [script('parse', code, ['parsed'])], {
+        outputs: ['parsed'],
+      }),
+    );
     const requestId = `pii-${randomUUID()}`;
-    await request(t.app).post(`/api/scenario/code/scoreasync/${name}`).set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', requestId).send({ email: 'jane.doe@example.com' }).expect(202);
+    await request(t.app)
+      .post(`/api/scenario/code/scoreasync/${name}`)
+      .set('Score-Token', alice.scoreToken)
+      .set('X-SCE-RequestId', requestId)
+      .send({ email: 'jane.doe@example.com' })
+      .expect(202);
     const answer = await waitFor(async () => {
-      const response = await request(t.app).get(`/api/scenario/code/scoreasyncresult/${name}`).set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', requestId);
+      const response = await request(t.app)
+        .get(`/api/scenario/code/scoreasyncresult/${name}`)
+        .set('Score-Token', alice.scoreToken)
+        .set('X-SCE-RequestId', requestId);
       return response.status === 200 ? response : undefined;
     });
     expect(answer.body.state).toBe('FAILED');
-    const stored = (await t.services.db('run_results').where({ user_id: alice.id, request_id: requestId }).first('error_message', 'error_details', 'input')) as Record<string, string | null>;
+    const stored = (await t.services
+      .db('run_results')
+      .where({ user_id: alice.id, request_id: requestId })
+      .first('error_message', 'error_details', 'input')) as Record<string, string | null>;
     const [summary] = await waitFor(async () => {
       const found = await recordsOf(t, alice, id, { requestId });
       return found.length > 0 ? found : undefined;
@@ -273,34 +402,118 @@ describe('lookups and HTTP calls', () => {
   it('are captured in call order with node, call path and attempt, called scenarios included', async () => {
     const collection = `rec_${Date.now().toString(36)}`;
     await upload(t, alice, collection, 'id;tier\n1;GOLD\n2;SILVER\n', { indexes: 'id,true' }).expect(201);
-    await newScenario('bureau-check', chain([input('id', 'INTEGER')], [
-      { id: 'ask', type: 'HTTP_CALL', settings: { method: 'GET', url: `${bureauUrl}/inner/{{id}}`, output: 'inner' } },
-    ], { outputs: ['inner'] }));
-    const id = await newScenario('external', chain([input('id', 'INTEGER')], [
-      { id: 'customer', type: 'DATA_LOOKUP', settings: { collection, keyColumn: 'id', joinVariable: 'id', mode: 'ONE', output: 'customer' } },
-      { id: 'bureau', type: 'HTTP_CALL', settings: { method: 'POST', url: `${bureauUrl}/score`, body: { id: '{{id}}' }, headers: { Authorization: 'Bearer secret-of-the-bureau' }, output: 'bureau' } },
-      { id: 'sub', type: 'SCENARIO_CALL', settings: { scenario: 'bureau-check', inputs: { id: 'id' }, outputVariable: 'checked' } },
-    ], { outputs: ['customer', 'bureau', 'checked'] }));
+    await newScenario(
+      'bureau-check',
+      chain(
+        [input('id', 'INTEGER')],
+        [
+          {
+            id: 'ask',
+            type: 'HTTP_CALL',
+            settings: { method: 'GET', url: `${bureauUrl}/inner/{{id}}`, output: 'inner' },
+          },
+        ],
+        { outputs: ['inner'] },
+      ),
+    );
+    const id = await newScenario(
+      'external',
+      chain(
+        [input('id', 'INTEGER')],
+        [
+          {
+            id: 'customer',
+            type: 'DATA_LOOKUP',
+            settings: { collection, keyColumn: 'id', joinVariable: 'id', mode: 'ONE', output: 'customer' },
+          },
+          {
+            id: 'bureau',
+            type: 'HTTP_CALL',
+            settings: {
+              method: 'POST',
+              url: `${bureauUrl}/score`,
+              body: { id: '{{id}}' },
+              headers: { Authorization: 'Bearer secret-of-the-bureau' },
+              output: 'bureau',
+            },
+          },
+          {
+            id: 'sub',
+            type: 'SCENARIO_CALL',
+            settings: { scenario: 'bureau-check', inputs: { id: 'id' }, outputVariable: 'checked' },
+          },
+        ],
+        { outputs: ['customer', 'bureau', 'checked'] },
+      ),
+    );
     await score('external', { id: 2 }).expect(200);
     const [summary] = await recordsOf(t, alice, id);
     expect(summary.captureCount).toBe(3);
     const { body } = await getRecord(t, alice, id, summary.id);
     expect(body.captures).toEqual([
-      { seq: 0, kind: 'DATA_LOOKUP', nodeId: 'customer', callPath: [], attempt: 1, request: { collection, keyColumn: 'id', key: 2, mode: 'ONE' }, rows: { id: 2, tier: 'SILVER' } },
-      { seq: 1, kind: 'HTTP_CALL', nodeId: 'bureau', callPath: [], attempt: 1, request: { method: 'POST', url: `${bureauUrl}/score`, body: { id: 2 } }, response: { status: 200, body: { path: '/score', score: 640 } } },
-      { seq: 2, kind: 'HTTP_CALL', nodeId: 'ask', callPath: ['sub'], attempt: 1, request: { method: 'GET', url: `${bureauUrl}/inner/2` }, response: { status: 200, body: { path: '/inner/2', score: 640 } } },
+      {
+        seq: 0,
+        kind: 'DATA_LOOKUP',
+        nodeId: 'customer',
+        callPath: [],
+        attempt: 1,
+        request: { collection, keyColumn: 'id', key: 2, mode: 'ONE' },
+        rows: { id: 2, tier: 'SILVER' },
+      },
+      {
+        seq: 1,
+        kind: 'HTTP_CALL',
+        nodeId: 'bureau',
+        callPath: [],
+        attempt: 1,
+        request: { method: 'POST', url: `${bureauUrl}/score`, body: { id: 2 } },
+        response: { status: 200, body: { path: '/score', score: 640 } },
+      },
+      {
+        seq: 2,
+        kind: 'HTTP_CALL',
+        nodeId: 'ask',
+        callPath: ['sub'],
+        attempt: 1,
+        request: { method: 'GET', url: `${bureauUrl}/inner/2` },
+        response: { status: 200, body: { path: '/inner/2', score: 640 } },
+      },
     ]);
     expect(JSON.stringify(body)).not.toContain('secret-of-the-bureau');
   });
 
   it('keep a call that failed without an answer', async () => {
-    const id = await newScenario('unreachable', chain([input('id', 'INTEGER')], [
-      { id: 'down', type: 'HTTP_CALL', settings: { method: 'GET', url: 'http://127.0.0.1:1/nothing', timeoutMs: 500, catchErrors: true, errorOutput: 'problem', output: 'answer' } },
-    ]));
+    const id = await newScenario(
+      'unreachable',
+      chain(
+        [input('id', 'INTEGER')],
+        [
+          {
+            id: 'down',
+            type: 'HTTP_CALL',
+            settings: {
+              method: 'GET',
+              url: 'http://127.0.0.1:1/nothing',
+              timeoutMs: 500,
+              catchErrors: true,
+              errorOutput: 'problem',
+              output: 'answer',
+            },
+          },
+        ],
+      ),
+    );
     await score('unreachable', { id: 1 }).expect(200);
     const [summary] = await recordsOf(t, alice, id);
     const { body } = await getRecord(t, alice, id, summary.id);
-    expect(body.captures).toEqual([expect.objectContaining({ kind: 'HTTP_CALL', nodeId: 'down', attempt: 1, failure: { message: expect.stringContaining('ECONNREFUSED') } })]);
+    expect(body.captures).toEqual([
+      expect.objectContaining({
+        kind: 'HTTP_CALL',
+        nodeId: 'down',
+        attempt: 1,
+        failure: { message: expect.stringContaining('ECONNREFUSED') },
+      }),
+    ]);
     expect(body.captures[0]).not.toHaveProperty('response');
   });
 });

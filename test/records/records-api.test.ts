@@ -23,7 +23,13 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 let stored: DecisionRecord[];
 
 const record = (scenarioId: string, overrides: Partial<DecisionRecord>) =>
-  aRecord(Number(scenarioId), { ownerId: alice.id, requesterId: alice.id, inputs: { a: 1 }, result: { decision: 'APPROVE', score: 600 }, ...overrides });
+  aRecord(Number(scenarioId), {
+    ownerId: alice.id,
+    requesterId: alice.id,
+    inputs: { a: 1 },
+    result: { decision: 'APPROVE', score: 600 },
+    ...overrides,
+  });
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -36,11 +42,41 @@ beforeAll(async () => {
   bobsId = await scenarioIdOf(t, bob.id, 'bobs');
   stored = [
     record(creditId, { beganAt: at(1), version: '1', requestId: 'r1', result: { decision: 'APPROVE', score: 700 } }),
-    record(creditId, { beganAt: at(2), version: '2', requestId: 'r2', mode: 'ASYNC', result: { decision: 'DECLINE', score: 300 } }),
-    record(creditId, { beganAt: at(3), version: '2', requestId: 'r3', state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: 'boom', nodeId: 'n' } }),
-    record(creditId, { beganAt: at(4), version: '2', requestId: 'r4', mode: 'BATCH', batchId: randomUUID(), result: { decision: 'APPROVE', score: 650 },
+    record(creditId, {
+      beganAt: at(2),
+      version: '2',
+      requestId: 'r2',
+      mode: 'ASYNC',
+      result: { decision: 'DECLINE', score: 300 },
+    }),
+    record(creditId, {
+      beganAt: at(3),
+      version: '2',
+      requestId: 'r3',
+      state: 'FAILED',
+      result: null,
+      error: { code: 'SCRIPT_ERROR', message: 'boom', nodeId: 'n' },
+    }),
+    record(creditId, {
+      beganAt: at(4),
+      version: '2',
+      requestId: 'r4',
+      mode: 'BATCH',
+      batchId: randomUUID(),
+      result: { decision: 'APPROVE', score: 650 },
       trace: [{ nodeId: 'start', name: 'start', type: 'START', read: {}, wrote: { a: 1 }, durationMicros: 2 }],
-      captures: [{ seq: 0, kind: 'HTTP_CALL', nodeId: 'h', callPath: [], attempt: 1, request: { method: 'GET', url: 'https://bureau.example/x' }, response: { status: 200, body: { ok: true } } }] }),
+      captures: [
+        {
+          seq: 0,
+          kind: 'HTTP_CALL',
+          nodeId: 'h',
+          callPath: [],
+          attempt: 1,
+          request: { method: 'GET', url: 'https://bureau.example/x' },
+          response: { status: 200, body: { ok: true } },
+        },
+      ],
+    }),
     record(otherId, { beganAt: at(5), scenarioName: 'other', requestId: 'o1' }),
   ];
   for (const r of stored) t.services.records.recorder.record(r);
@@ -56,7 +92,15 @@ describe('listDecisionRecords', () => {
     expect(response.status).toBe(200);
     expect(requestIds(response)).toEqual(['r4', 'r3', 'r2', 'r1']);
     expect(response.body.nextCursor).toBeNull();
-    expect(response.body.records[0]).toMatchObject({ id: stored[3].id, scenarioId: creditId, mode: 'BATCH', batchId: stored[3].batchId, hasTrace: true, captureCount: 1, beganAt: at(4).toISOString() });
+    expect(response.body.records[0]).toMatchObject({
+      id: stored[3].id,
+      scenarioId: creditId,
+      mode: 'BATCH',
+      batchId: stored[3].batchId,
+      hasTrace: true,
+      captureCount: 1,
+      beganAt: at(4).toISOString(),
+    });
     expect(response.body.records[0]).not.toHaveProperty('trace');
   });
 
@@ -73,24 +117,43 @@ describe('listDecisionRecords', () => {
     expect(requestIds(await listRecords(t, alice, creditId, { version: '2' }))).toEqual(['r4', 'r3', 'r2']);
     expect(requestIds(await listRecords(t, alice, creditId, { state: 'FAILED' }))).toEqual(['r3']);
     expect(requestIds(await listRecords(t, alice, creditId, { requestId: 'r2' }))).toEqual(['r2']);
-    expect(requestIds(await listRecords(t, alice, creditId, { from: at(2).toISOString(), to: at(4).toISOString() }))).toEqual(['r3', 'r2']);
+    expect(
+      requestIds(await listRecords(t, alice, creditId, { from: at(2).toISOString(), to: at(4).toISOString() })),
+    ).toEqual(['r3', 'r2']);
   });
 
   it('filters by output values (output[name]=value, all must hold), numbers as JSON writes them', async () => {
-    const approved = await request(t.app).get(`/api/scenario/${creditId}/records?output[decision]=APPROVE`).set(bearer(alice));
+    const approved = await request(t.app)
+      .get(`/api/scenario/${creditId}/records?output[decision]=APPROVE`)
+      .set(bearer(alice));
     expect(approved.status).toBe(200);
     expect(requestIds(approved)).toEqual(['r4', 'r1']);
-    const both = await request(t.app).get(`/api/scenario/${creditId}/records?output[decision]=APPROVE&output[score]=700`).set(bearer(alice));
+    const both = await request(t.app)
+      .get(`/api/scenario/${creditId}/records?output[decision]=APPROVE&output[score]=700`)
+      .set(bearer(alice));
     expect(requestIds(both)).toEqual(['r1']);
-    const combined = await request(t.app).get(`/api/scenario/${creditId}/records?version=2&output%5Bdecision%5D=APPROVE`).set(bearer(alice));
+    const combined = await request(t.app)
+      .get(`/api/scenario/${creditId}/records?version=2&output%5Bdecision%5D=APPROVE`)
+      .set(bearer(alice));
     expect(requestIds(combined)).toEqual(['r4']);
   });
 
   it('filters by outputs named like Object.prototype properties, and decodes values exactly once', async () => {
     await deployScenario(t.services.db, alice.id, 'odd-outputs', doublingScenario());
     const oddId = await scenarioIdOf(t, alice.id, 'odd-outputs');
-    t.services.records.recorder.record(record(oddId, { beganAt: at(1), requestId: 'plain', result: { decision: 'A+B&C=D %41' } }));
-    t.services.records.recorder.record(record(oddId, { beganAt: at(2), requestId: 'proto', result: JSON.parse('{"constructor":"x","toString":"y","__proto__":"z","decision":"N"}') as Record<string, unknown> }));
+    t.services.records.recorder.record(
+      record(oddId, { beganAt: at(1), requestId: 'plain', result: { decision: 'A+B&C=D %41' } }),
+    );
+    t.services.records.recorder.record(
+      record(oddId, {
+        beganAt: at(2),
+        requestId: 'proto',
+        result: JSON.parse('{"constructor":"x","toString":"y","__proto__":"z","decision":"N"}') as Record<
+          string,
+          unknown
+        >,
+      }),
+    );
     await t.services.records.recorder.flush();
     const list = (query: string) => request(t.app).get(`/api/scenario/${oddId}/records?${query}`).set(bearer(alice));
     // Each of these used to be dropped by the validator's qs (every record listed).
@@ -107,30 +170,62 @@ describe('listDecisionRecords', () => {
     expect(nested.body.details[0].path).toBe('query.output');
   });
 
-  it('lets an admin list another user\'s records when the context names the owner', async () => {
-    const response = await listRecords(t, admin, creditId, { context: JSON.stringify({ actors: { requester: { username: admin.username }, resourceOwner: { username: alice.username } } }) });
+  it("lets an admin list another user's records when the context names the owner", async () => {
+    const response = await listRecords(t, admin, creditId, {
+      context: JSON.stringify({
+        actors: { requester: { username: admin.username }, resourceOwner: { username: alice.username } },
+      }),
+    });
     expect(response.status).toBe(200);
     expect(response.body.records).toHaveLength(4);
   });
 
   it('reads a cursor of any place the service could issue as a place, never a failure: a slot past its page reads the whole page', async () => {
     const all = await listRecords(t, alice, creditId, { limit: 500 });
-    const page = Number(((await t.services.db('decision_record_pages').where({ scenario_id: Number(creditId) }).max({ seq: 'seq' }).first()) as { seq: number }).seq);
+    const page = Number(
+      (
+        (await t.services
+          .db('decision_record_pages')
+          .where({ scenario_id: Number(creditId) })
+          .max({ seq: 'seq' })
+          .first()) as { seq: number }
+      ).seq,
+    );
     // Sealed with the service's own key: what an attacker cannot make, checked for robustness anyway.
     const cursors = new RecordCursorCodec(t.config.records.maskingSecret);
-    for (const place of [{ page, slot: 999_999 }, { page: page + 1_000_000, slot: 0 }, { page: 0, slot: 0 }]) {
-      const response = await listRecords(t, alice, creditId, { limit: 500, cursor: cursors.encode(Number(creditId), place) });
+    for (const place of [
+      { page, slot: 999_999 },
+      { page: page + 1_000_000, slot: 0 },
+      { page: 0, slot: 0 },
+    ]) {
+      const response = await listRecords(t, alice, creditId, {
+        limit: 500,
+        cursor: cursors.encode(Number(creditId), place),
+      });
       expect(response.status).toBe(200);
       expect(response.body.records.length).toBeLessThanOrEqual(all.body.records.length);
     }
-    const past = await listRecords(t, alice, creditId, { limit: 500, cursor: cursors.encode(Number(creditId), { page, slot: 999_999 }) });
-    expect(past.body.records.map((r: { id: string }) => r.id)).toEqual(all.body.records.map((r: { id: string }) => r.id));
+    const past = await listRecords(t, alice, creditId, {
+      limit: 500,
+      cursor: cursors.encode(Number(creditId), { page, slot: 999_999 }),
+    });
+    expect(past.body.records.map((r: { id: string }) => r.id)).toEqual(
+      all.body.records.map((r: { id: string }) => r.id),
+    );
   });
 
-  it('issues opaque cursors: no page number in them, and forged, altered, readable r2 or another scenario\'s cursors are 400', async () => {
+  it("issues opaque cursors: no page number in them, and forged, altered, readable r2 or another scenario's cursors are 400", async () => {
     const first = await listRecords(t, alice, creditId, { limit: 1 });
     const cursor = first.body.nextCursor as string;
-    const page = Number(((await t.services.db('decision_record_pages').where({ scenario_id: Number(creditId) }).max({ seq: 'seq' }).first()) as { seq: number }).seq);
+    const page = Number(
+      (
+        (await t.services
+          .db('decision_record_pages')
+          .where({ scenario_id: Number(creditId) })
+          .max({ seq: 'seq' })
+          .first()) as { seq: number }
+      ).seq,
+    );
     const bytes = Buffer.from(cursor, 'base64url');
     expect(bytes.toString('latin1')).not.toContain(String(page));
     expect(bytes.includes(Buffer.from(page.toString(16).padStart(16, '0'), 'hex'))).toBe(false);
@@ -140,8 +235,16 @@ describe('listDecisionRecords', () => {
     expect((await listRecords(t, alice, creditId, { limit: 1, cursor: again })).status).toBe(200);
     const altered = Buffer.from(bytes);
     altered[20] ^= 1;
-    const otherScenario = new RecordCursorCodec(t.config.records.maskingSecret).encode(Number(creditId) + 1, { page, slot: 0 });
-    for (const refused of [altered.toString('base64url'), Buffer.from(`r2:${page}:0`).toString('base64url'), otherScenario, new RecordCursorCodec('another secret').encode(Number(creditId), { page, slot: 0 })]) {
+    const otherScenario = new RecordCursorCodec(t.config.records.maskingSecret).encode(Number(creditId) + 1, {
+      page,
+      slot: 0,
+    });
+    for (const refused of [
+      altered.toString('base64url'),
+      Buffer.from(`r2:${page}:0`).toString('base64url'),
+      otherScenario,
+      new RecordCursorCodec('another secret').encode(Number(creditId), { page, slot: 0 }),
+    ]) {
       const response = await listRecords(t, alice, creditId, { limit: 1, cursor: refused });
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.cursor' }] });
@@ -152,9 +255,17 @@ describe('listDecisionRecords', () => {
     const cursor = await listRecords(t, alice, creditId, { cursor: 'bm90LWEtY3Vyc29y' });
     expect(cursor.status).toBe(400);
     expect(cursor.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.cursor' }] });
-    for (const query of [{ limit: 0 }, { limit: 501 }, { state: 'RUNNING' }, { from: 'yesterday' }, { from: '2026-11-23T25:00:00Z' }, { to: '2026-02-30T00:00:00Z' },
+    for (const query of [
+      { limit: 0 },
+      { limit: 501 },
+      { state: 'RUNNING' },
+      { from: 'yesterday' },
+      { from: '2026-11-23T25:00:00Z' },
+      { to: '2026-02-30T00:00:00Z' },
       // Valid RFC 3339, but year 10000 and year 0 in UTC: outside what a record can be dated.
-      { from: '9999-12-31T23:59:59-23:59' }, { to: '0000-01-01T00:00:00Z' }]) {
+      { from: '9999-12-31T23:59:59-23:59' },
+      { to: '0000-01-01T00:00:00Z' },
+    ]) {
       const response = await listRecords(t, alice, creditId, query);
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('VALIDATION_FAILED');
@@ -188,8 +299,13 @@ describe('getDecisionRecord', () => {
     const response = await getRecord(t, alice, creditId, stored[3].id);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
-      id: stored[3].id, requestId: 'r4', version: '2', inputs: { a: 1 }, result: { decision: 'APPROVE', score: 650 },
-      trace: [{ nodeId: 'start' }], captures: [{ kind: 'HTTP_CALL', nodeId: 'h', response: { status: 200 } }],
+      id: stored[3].id,
+      requestId: 'r4',
+      version: '2',
+      inputs: { a: 1 },
+      result: { decision: 'APPROVE', score: 650 },
+      trace: [{ nodeId: 'start' }],
+      captures: [{ kind: 'HTTP_CALL', nodeId: 'h', response: { status: 200 } }],
     });
     expect(response.body).not.toHaveProperty('hasTrace');
   });
@@ -245,17 +361,38 @@ describe('getRecordingSettings and updateRecordingSettings', () => {
 
   it("answers 403 for another user's scenario (both operations), 404 for an unknown one, 401 without a token", async () => {
     expect((await request(t.app).get(`/api/scenario/${creditId}/recording`).set(bearer(bob))).status).toBe(403);
-    expect((await putSettings(t, bob, creditId, { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false })).status).toBe(403);
-    expect((await putSettings(t, alice, '999999999', { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false })).body.code).toBe('SCENARIO_NOT_FOUND');
+    expect(
+      (await putSettings(t, bob, creditId, { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await putSettings(t, alice, '999999999', { enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false }))
+        .body.code,
+    ).toBe('SCENARIO_NOT_FOUND');
     expect((await request(t.app).get(`/api/scenario/999999999/recording`).set(bearer(alice))).status).toBe(404);
     expect((await request(t.app).get(`/api/scenario/${creditId}/recording`)).status).toBe(401);
   });
 
   it('answers 415 for a body that is not JSON and 413 for one over the size limit', async () => {
-    const text = await request(t.app).put(`/api/scenario/${creditId}/recording`).set(bearer(alice)).set('content-type', 'text/plain').send('enabled');
+    const text = await request(t.app)
+      .put(`/api/scenario/${creditId}/recording`)
+      .set(bearer(alice))
+      .set('content-type', 'text/plain')
+      .send('enabled');
     expect(text.status).toBe(415);
-    const huge = await request(t.app).put(`/api/scenario/${creditId}/recording`).set(bearer(alice)).set('content-type', 'application/json')
-      .send(JSON.stringify({ enabled: true, retentionDays: 30, syncSampleRate: 1, trace: false, pad: 'x'.repeat(t.config.limits.bodyBytes) }));
+    const huge = await request(t.app)
+      .put(`/api/scenario/${creditId}/recording`)
+      .set(bearer(alice))
+      .set('content-type', 'application/json')
+      .send(
+        JSON.stringify({
+          enabled: true,
+          retentionDays: 30,
+          syncSampleRate: 1,
+          trace: false,
+          pad: 'x'.repeat(t.config.limits.bodyBytes),
+        }),
+      );
     expect(huge.status).toBe(413);
   });
 });

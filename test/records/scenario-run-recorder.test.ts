@@ -25,7 +25,16 @@ beforeAll(async () => {
   const owner = await t.newUser();
   await deployScenario(db, owner.id, 's', chain([input('a', 'INTEGER')], []));
   const scenarioId = Number(await scenarioIdOf(t, owner.id, 's'));
-  deployed = { scenarioId, ownerId: owner.id, ownerName: owner.username, name: 's', versionId: 1, version: '1', cacheKey: `srr-${scenarioId}`, document: chain([input('a', 'INTEGER')], []) };
+  deployed = {
+    scenarioId,
+    ownerId: owner.id,
+    ownerName: owner.username,
+    name: 's',
+    versionId: 1,
+    version: '1',
+    cacheKey: `srr-${scenarioId}`,
+    document: chain([input('a', 'INTEGER')], []),
+  };
 });
 afterAll(() => t.close());
 
@@ -33,17 +42,38 @@ const outcome = { result: { a: 1 }, error: null, beganAt: new Date(), endedAt: n
 
 function subject(random: () => number, masker = new InputMasker('s')) {
   const drops: Array<[number, DropReason]> = [];
-  const recorder = new DecisionRecorder(new MySqlDecisionRecordStore(db), { batchSize: 100, flushIntervalMs: 10, maxBuffered: 100, onDropped: (count, reason) => drops.push([count, reason]) }, pino({ level: 'silent' }));
-  const runRecorder = new ScenarioRunRecorder(new RecordingSettingsService(new RecordingSettingsStore(db)), masker, recorder, random);
+  const recorder = new DecisionRecorder(
+    new MySqlDecisionRecordStore(db),
+    {
+      batchSize: 100,
+      flushIntervalMs: 10,
+      maxBuffered: 100,
+      onDropped: (count, reason) => drops.push([count, reason]),
+    },
+    pino({ level: 'silent' }),
+  );
+  const runRecorder = new ScenarioRunRecorder(
+    new RecordingSettingsService(new RecordingSettingsStore(db)),
+    masker,
+    recorder,
+    random,
+  );
   return { runRecorder, recorder, drops };
 }
 
 const start = async (runRecorder: ScenarioRunRecorder, mode: 'SYNC' | 'ASYNC' | 'BATCH', id: string) =>
-  (await runRecorder.start(deployed, { a: 1 }, { id, mode, requesterId: 1, requestId: id })) as RunRecording | undefined;
+  (await runRecorder.start(deployed, { a: 1 }, { id, mode, requesterId: 1, requestId: id })) as
+    | RunRecording
+    | undefined;
 
 describe('ScenarioRunRecorder', () => {
   it('samples sync runs by the rate (a draw below it records), and records async and batch runs whatever the draw', async () => {
-    await new RecordingSettingsStore(db).save(deployed.scenarioId, { enabled: true, retentionDays: 30, syncSampleRate: 0.5, trace: false });
+    await new RecordingSettingsStore(db).save(deployed.scenarioId, {
+      enabled: true,
+      retentionDays: 30,
+      syncSampleRate: 0.5,
+      trace: false,
+    });
     const low = subject(() => 0.4);
     const high = subject(() => 0.6);
     expect(await start(low.runRecorder, 'SYNC', 'srr-low')).toBeDefined();
@@ -56,7 +86,11 @@ describe('ScenarioRunRecorder', () => {
   it('answers at once, without a promise, once the settings are cached', async () => {
     const { runRecorder, recorder } = subject(() => 0);
     await start(runRecorder, 'SYNC', 'srr-warm');
-    const answer = runRecorder.start(deployed, { a: 1 }, { id: 'srr-cached', mode: 'SYNC', requesterId: 1, requestId: 'x' });
+    const answer = runRecorder.start(
+      deployed,
+      { a: 1 },
+      { id: 'srr-cached', mode: 'SYNC', requesterId: 1, requestId: 'x' },
+    );
     expect(answer).not.toBeInstanceOf(Promise);
     await recorder.close();
   });

@@ -5,7 +5,10 @@ import { MySqlDecisionRecordStore } from '../../src/records/decision-record-stor
 
 /** Decision records stored for a scenario (the pages' record counts added up). */
 export async function storedRecordCount(db: Knex, scenarioId: number | string): Promise<number> {
-  const row = (await db('decision_record_pages').where('scenario_id', Number(scenarioId)).sum({ n: 'records' }).first()) as { n: number | string | null };
+  const row = (await db('decision_record_pages')
+    .where('scenario_id', Number(scenarioId))
+    .sum({ n: 'records' })
+    .first()) as { n: number | string | null };
   return Number(row.n ?? 0);
 }
 

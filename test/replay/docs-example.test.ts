@@ -31,7 +31,12 @@ describe('docs/replay.md, "A worked example: raising a cut-off"', () => {
   it('gives the report the page shows, and deploys with the replay as its reference', async () => {
     const scenarioYaml = block('scenario');
     const importYaml = (yaml: string, query: Record<string, string> = {}) =>
-      request(t.app).post('/api/scenario/import').query(query).set(bearer(alice)).set('content-type', 'application/yaml').send(yaml);
+      request(t.app)
+        .post('/api/scenario/import')
+        .query(query)
+        .set(bearer(alice))
+        .set('content-type', 'application/yaml')
+        .send(yaml);
 
     // 1. Import and deploy version 1.
     expect((await importYaml(scenarioYaml)).body.scenarios[0].outcome).toBe('CREATED');
@@ -40,11 +45,17 @@ describe('docs/replay.md, "A worked example: raising a cut-off"', () => {
 
     // 2. The batch of eight applications, recorded.
     const batch = JSON.parse(block('batch')) as { parameters: unknown[] };
-    expect((await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).send(batch)).status).toBe(202);
-    await waitFor(async () => {
-      await t.services.records.recorder.flush();
-      return (await storedRecordCount(t.services.db, id)) === batch.parameters.length ? true : undefined;
-    }, 30_000, 50);
+    expect(
+      (await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).send(batch)).status,
+    ).toBe(202);
+    await waitFor(
+      async () => {
+        await t.services.records.recorder.flush();
+        return (await storedRecordCount(t.services.db, id)) === batch.parameters.length ? true : undefined;
+      },
+      30_000,
+      50,
+    );
 
     // 3. The candidate, as the page's sed makes it.
     const candidate = scenarioYaml.replace('score >= 600', 'score >= 620');
@@ -57,8 +68,14 @@ describe('docs/replay.md, "A worked example: raising a cut-off"', () => {
     expect(replay.report.sample).toHaveLength(2);
 
     // 6. Deploy with the reference; the version history shows it.
-    expect((await request(t.app).post(`/api/scenario/deploy/${id}`).query({ replay: replay.replayId }).set(bearer(alice))).status).toBe(204);
+    expect(
+      (await request(t.app).post(`/api/scenario/deploy/${id}`).query({ replay: replay.replayId }).set(bearer(alice)))
+        .status,
+    ).toBe(204);
     const history = await request(t.app).get(`/api/scenario/${id}/version`).set(bearer(alice));
-    expect(history.body.find((version: { version: string }) => version.version === '2')).toMatchObject({ status: 'DEPLOYED', replayId: replay.replayId });
+    expect(history.body.find((version: { version: string }) => version.version === '2')).toMatchObject({
+      status: 'DEPLOYED',
+      replayId: replay.replayId,
+    });
   });
 });

@@ -19,8 +19,16 @@ describe('startReplay while the job store is unreachable', () => {
     const id = await scenarioIdOf(t, alice.id, 'double');
     const response = await startReplay(t, alice, id, { candidateVersion: '1', outputs: ['doubled'] });
     expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ code: 'JOB_STORE_UNAVAILABLE', message: expect.stringContaining('nothing was stored') });
+    expect(response.body).toMatchObject({
+      code: 'JOB_STORE_UNAVAILABLE',
+      message: expect.stringContaining('nothing was stored'),
+    });
     expect(response.headers['retry-after']).toBe('5');
-    expect(await t.services.db('replays').where({ scenario_id: Number(id) }).count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(
+      await t.services
+        .db('replays')
+        .where({ scenario_id: Number(id) })
+        .count({ n: '*' }),
+    ).toEqual([{ n: 0 }]);
   });
 });

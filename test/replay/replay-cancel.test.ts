@@ -22,7 +22,10 @@ let admin: TestUser;
 let scenarioId: string;
 const body = { candidateVersion: '1', outputs: ['doubled'] };
 
-const cancel = (user: TestUser, id: string, replayId: string) => request(t.app).post(`/api/scenario/${id}/replays/${encodeURIComponent(replayId)}/cancel`).set(bearer(user));
+const cancel = (user: TestUser, id: string, replayId: string) =>
+  request(t.app)
+    .post(`/api/scenario/${id}/replays/${encodeURIComponent(replayId)}/cancel`)
+    .set(bearer(user));
 
 beforeAll(async () => {
   isolateJobStore('replay-cancel');
@@ -32,9 +35,17 @@ beforeAll(async () => {
   admin = await t.newUser({ admin: true });
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
   scenarioId = await scenarioIdOf(t, alice.id, 'double');
-  await t.services.db('recording_settings').insert({ scenario_id: Number(scenarioId), enabled: true, retention_days: 30, sync_sample_rate: 1, trace: false }).onConflict('scenario_id').merge();
+  await t.services
+    .db('recording_settings')
+    .insert({ scenario_id: Number(scenarioId), enabled: true, retention_days: 30, sync_sample_rate: 1, trace: false })
+    .onConflict('scenario_id')
+    .merge();
   for (let a = 20; a < 120; a += 1) {
-    const scored = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'double' }).set('Score-Token', alice.scoreToken).send({ a });
+    const scored = await request(t.app)
+      .post('/api/scenario/code/remote/score')
+      .query({ name: 'double' })
+      .set('Score-Token', alice.scoreToken)
+      .send({ a });
     expect(scored.status).toBe(200);
   }
   await t.services.records.recorder.flush();
@@ -51,16 +62,41 @@ describe('cancelReplay', () => {
     expect((await startReplay(t, alice, scenarioId, body)).body.code).toBe('REPLAY_LIMIT_REACHED');
     const cancelled = await cancel(alice, scenarioId, started[0].body.replayId);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ replayId: started[0].body.replayId, state: 'CANCELLED', error: `Cancelled by ${alice.username}.`, report: null, finishedAt: expect.any(String) });
+    expect(cancelled.body).toMatchObject({
+      replayId: started[0].body.replayId,
+      state: 'CANCELLED',
+      error: `Cancelled by ${alice.username}.`,
+      report: null,
+      finishedAt: expect.any(String),
+    });
     expect((await startReplay(t, alice, scenarioId, body)).status).toBe(202);
     // Again: answered as it is.
-    expect((await cancel(alice, scenarioId, started[0].body.replayId)).body).toMatchObject({ state: 'CANCELLED', error: `Cancelled by ${alice.username}.` });
+    expect((await cancel(alice, scenarioId, started[0].body.replayId)).body).toMatchObject({
+      state: 'CANCELLED',
+      error: `Cancelled by ${alice.username}.`,
+    });
     // A job of it that a worker takes later ends at once.
-    const job = new ReplayJob(new MySqlReplayStore(t.services.db, new UserStore(t.services.db)), new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 4, pageSize: 5 }, createLogger('silent'));
-    expect(await job.run({ replayId: started[0].body.replayId }, async () => undefined, () => false)).toBe(true);
+    const job = new ReplayJob(
+      new MySqlReplayStore(t.services.db, new UserStore(t.services.db)),
+      new MySqlDecisionRecordStore(t.services.db),
+      t.services.engine,
+      { concurrency: 4, pageSize: 5 },
+      createLogger('silent'),
+    );
+    expect(
+      await job.run(
+        { replayId: started[0].body.replayId },
+        async () => undefined,
+        () => false,
+      ),
+    ).toBe(true);
     expect((await getReplay(t, alice, scenarioId, started[0].body.replayId)).body.state).toBe('CANCELLED');
     // Out of the way of the tests below (the limit is 2).
-    await t.services.db('replays').where({ owner_id: alice.id }).whereIn('state', ['QUEUED', 'RUNNING']).update({ state: 'CANCELLED' });
+    await t.services
+      .db('replays')
+      .where({ owner_id: alice.id })
+      .whereIn('state', ['QUEUED', 'RUNNING'])
+      .update({ state: 'CANCELLED' });
   });
 
   it('stops a RUNNING replay at its next page and stores no report', async () => {
@@ -69,13 +105,30 @@ describe('cancelReplay', () => {
     const store = new MySqlReplayStore(t.services.db, new UserStore(t.services.db));
     const original = MySqlReplayStore.prototype.progress;
     // Cancelled (through the API) once the first page of 5 records has been folded in.
-    jest.spyOn(MySqlReplayStore.prototype, 'progress').mockImplementationOnce(async function (this: MySqlReplayStore, id: string, done: number, failed: number) {
+    jest.spyOn(MySqlReplayStore.prototype, 'progress').mockImplementationOnce(async function (
+      this: MySqlReplayStore,
+      id: string,
+      done: number,
+      failed: number,
+    ) {
       expect((await cancel(alice, scenarioId, replayId)).status).toBe(200);
       return original.call(this, id, done, failed);
     });
     const runs = jest.spyOn(t.services.engine, 'run');
-    const job = new ReplayJob(store, new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 4, pageSize: 5 }, createLogger('silent'));
-    expect(await job.run({ replayId }, async () => undefined, () => false)).toBe(true);
+    const job = new ReplayJob(
+      store,
+      new MySqlDecisionRecordStore(t.services.db),
+      t.services.engine,
+      { concurrency: 4, pageSize: 5 },
+      createLogger('silent'),
+    );
+    expect(
+      await job.run(
+        { replayId },
+        async () => undefined,
+        () => false,
+      ),
+    ).toBe(true);
     const replay = (await getReplay(t, alice, scenarioId, replayId)).body;
     expect(replay).toMatchObject({ state: 'CANCELLED', report: null, total: 100 });
     // The pages already under way when it was cancelled went on (about 6 of the 20 here, by timing); the
@@ -103,13 +156,17 @@ describe('cancelReplay', () => {
   });
 
   it('answers 404 REPLAY_NOT_FOUND for an unknown replay or one of another scenario, 404 for an unknown scenario, 400 for a malformed id and 401 without a token', async () => {
-    expect((await cancel(alice, scenarioId, '01935c6e-2b7a-7c3d-9e4f-5a6b7c8d9e0f')).body.code).toBe('REPLAY_NOT_FOUND');
+    expect((await cancel(alice, scenarioId, '01935c6e-2b7a-7c3d-9e4f-5a6b7c8d9e0f')).body.code).toBe(
+      'REPLAY_NOT_FOUND',
+    );
     await deployScenario(t.services.db, alice.id, 'other', doublingScenario());
     const other = await scenarioIdOf(t, alice.id, 'other');
     const { body: replay } = await startReplay(t, alice, scenarioId, body);
     expect((await cancel(alice, other, replay.replayId)).body.code).toBe('REPLAY_NOT_FOUND');
     expect((await cancel(alice, '999999999', replay.replayId)).body.code).toBe('SCENARIO_NOT_FOUND');
     expect((await cancel(alice, scenarioId, 'x'.repeat(37))).status).toBe(400);
-    expect((await request(t.app).post(`/api/scenario/${scenarioId}/replays/${replay.replayId}/cancel`)).status).toBe(401);
+    expect((await request(t.app).post(`/api/scenario/${scenarioId}/replays/${replay.replayId}/cancel`)).status).toBe(
+      401,
+    );
   });
 });

@@ -20,20 +20,36 @@ const lines: string[] = [];
 
 /** What a knex query error looks like when the server closes the connection under a statement: its SQL, inputs included, first. */
 function connectionClosedUnder(): Error {
-  return Object.assign(new Error("update `replays` set `report` = '{\"inputs\":{\"ssn\":\"123-45-6789\"},\"result\":{\"secret\":\"s3cr3t\"}}' - Connection lost: The server closed the connection."), {
-    fatal: true, code: 'PROTOCOL_CONNECTION_LOST', sql: "update `replays` set `report` = '{\"ssn\":\"123-45-6789\"}'",
-  });
+  return Object.assign(
+    new Error(
+      'update `replays` set `report` = \'{"inputs":{"ssn":"123-45-6789"},"result":{"secret":"s3cr3t"}}\' - Connection lost: The server closed the connection.',
+    ),
+    {
+      fatal: true,
+      code: 'PROTOCOL_CONNECTION_LOST',
+      sql: 'update `replays` set `report` = \'{"ssn":"123-45-6789"}\'',
+    },
+  );
 }
 
 beforeAll(async () => {
   isolateJobStore('replay-failures');
-  const sink = new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
   t = await createTestApp({ logger: createLogger('info', sink) });
   await t.services.execution.startWorker();
   alice = await t.newUser();
   await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
   scenarioId = await scenarioIdOf(t, alice.id, 'double');
-  await t.services.db('recording_settings').insert({ scenario_id: Number(scenarioId), enabled: true, retention_days: 30, sync_sample_rate: 1, trace: false }).onConflict('scenario_id').merge();
+  await t.services
+    .db('recording_settings')
+    .insert({ scenario_id: Number(scenarioId), enabled: true, retention_days: 30, sync_sample_rate: 1, trace: false })
+    .onConflict('scenario_id')
+    .merge();
   await recordBatch(t, alice, 'double', [{ a: 1 }, { a: 2 }, { a: 3 }]);
 });
 afterEach(() => {
@@ -41,10 +57,11 @@ afterEach(() => {
 });
 afterAll(() => t.close());
 
-const ended = (replayId: string) => waitFor(async () => {
-  const { body } = await getReplay(t, alice, scenarioId, replayId);
-  return body.state === 'FINISHED' || body.state === 'FAILED' ? body : undefined;
-}, 20_000);
+const ended = (replayId: string) =>
+  waitFor(async () => {
+    const { body } = await getReplay(t, alice, scenarioId, replayId);
+    return body.state === 'FINISHED' || body.state === 'FAILED' ? body : undefined;
+  }, 20_000);
 
 describe('a replay whose report cannot be stored', () => {
   it('ends FAILED with the reason, once, when the write breaks the connection while MySQL answers, and logs no statement', async () => {
@@ -52,7 +69,10 @@ describe('a replay whose report cannot be stored', () => {
     const started = await startReplay(t, alice, scenarioId, { candidateVersion: '1', outputs: ['doubled'] });
     expect(started.status).toBe(202);
     const replay = await ended(started.body.replayId);
-    expect(replay).toMatchObject({ state: 'FAILED', error: 'The replay stopped: PROTOCOL_CONNECTION_LOST: Connection lost: The server closed the connection.' });
+    expect(replay).toMatchObject({
+      state: 'FAILED',
+      error: 'The replay stopped: PROTOCOL_CONNECTION_LOST: Connection lost: The server closed the connection.',
+    });
     // Not run again: the job ended with the replay.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(finish).toHaveBeenCalledTimes(1);

@@ -20,8 +20,21 @@ let quick: string;
 async function recorded(user: TestUser, name: string, count: number): Promise<string> {
   await deployScenario(t.services.db, user.id, name, doublingScenario());
   const id = await scenarioIdOf(t, user.id, name);
-  await t.services.db('recording_settings').insert({ scenario_id: Number(id), enabled: true, retention_days: 30, sync_sample_rate: 1, trace: false }).onConflict('scenario_id').merge();
-  for (let a = 20; a < 20 + count; a += 1) expect((await request(t.app).post('/api/scenario/code/remote/score').query({ name }).set('Score-Token', user.scoreToken).send({ a })).status).toBe(200);
+  await t.services
+    .db('recording_settings')
+    .insert({ scenario_id: Number(id), enabled: true, retention_days: 30, sync_sample_rate: 1, trace: false })
+    .onConflict('scenario_id')
+    .merge();
+  for (let a = 20; a < 20 + count; a += 1)
+    expect(
+      (
+        await request(t.app)
+          .post('/api/scenario/code/remote/score')
+          .query({ name })
+          .set('Score-Token', user.scoreToken)
+          .send({ a })
+      ).status,
+    ).toBe(200);
   await t.services.records.recorder.flush();
   return id;
 }
@@ -35,28 +48,51 @@ beforeAll(async () => {
   slow = await recorded(alice, 'slow', 30);
   quick = await recorded(bob, 'quick', 6);
   // Alice's candidate spins on every record (about 0.1–0.4 s, well inside the run's time limit): each of her replays takes seconds.
-  await putDevelop(t, slow, chain([input('a', 'INTEGER')], [script('spin', 'var s = 0; for (var i = 0; i < 200000000; i++) { s += i; } doubled = s > 0 ? a * 2 : 0;', ['doubled'])]));
+  await putDevelop(
+    t,
+    slow,
+    chain(
+      [input('a', 'INTEGER')],
+      [
+        script('spin', 'var s = 0; for (var i = 0; i < 200000000; i++) { s += i; } doubled = s > 0 ? a * 2 : 0;', [
+          'doubled',
+        ]),
+      ],
+    ),
+  );
 }, 60_000);
 afterAll(() => t.close());
 
-const state = async (user: TestUser, scenarioId: string, replayId: string) => (await getReplay(t, user, scenarioId, replayId)).body as { state: string };
+const state = async (user: TestUser, scenarioId: string, replayId: string) =>
+  (await getReplay(t, user, scenarioId, replayId)).body as { state: string };
 
 describe('replays of several owners', () => {
   it('starts another owner’s replay while one owner’s two long replays take their turn, one at a time', async () => {
-    const first = (await startReplay(t, alice, slow, { candidateVersion: 'develop', outputs: ['doubled'] })).body.replayId as string;
+    const first = (await startReplay(t, alice, slow, { candidateVersion: 'develop', outputs: ['doubled'] })).body
+      .replayId as string;
     await waitFor(async () => ((await state(alice, slow, first)).state === 'RUNNING' ? true : undefined), 10_000, 50);
-    const second = (await startReplay(t, alice, slow, { candidateVersion: 'develop', outputs: ['doubled'] })).body.replayId as string;
-    const bobs = (await startReplay(t, bob, quick, { candidateVersion: '1', outputs: ['doubled'] })).body.replayId as string;
+    const second = (await startReplay(t, alice, slow, { candidateVersion: 'develop', outputs: ['doubled'] })).body
+      .replayId as string;
+    const bobs = (await startReplay(t, bob, quick, { candidateVersion: '1', outputs: ['doubled'] })).body
+      .replayId as string;
     // Bob's replay is taken at once, not after both of Alice's (before, a worker ran one replay at a time,
     // in start order); Alice's second waits for her first.
     await waitFor(async () => ((await state(bob, quick, bobs)).state !== 'QUEUED' ? true : undefined), 5_000, 50);
     expect((await state(alice, slow, first)).state).toBe('RUNNING');
     expect((await state(alice, slow, second)).state).toBe('QUEUED');
     // Never two of Alice's at once, and all three finish.
-    await waitFor(async () => {
-      const [a, b, c] = [await state(alice, slow, first), await state(alice, slow, second), await state(bob, quick, bobs)];
-      expect(a.state === 'RUNNING' && b.state === 'RUNNING').toBe(false);
-      return [a, b, c].every((replay) => replay.state === 'FINISHED') ? true : undefined;
-    }, 60_000, 100);
+    await waitFor(
+      async () => {
+        const [a, b, c] = [
+          await state(alice, slow, first),
+          await state(alice, slow, second),
+          await state(bob, quick, bobs),
+        ];
+        expect(a.state === 'RUNNING' && b.state === 'RUNNING').toBe(false);
+        return [a, b, c].every((replay) => replay.state === 'FINISHED') ? true : undefined;
+      },
+      60_000,
+      100,
+    );
   }, 90_000);
 });

@@ -13,7 +13,17 @@ import { isolateJobStore, waitFor } from '../execution/support.js';
 import { timeOrderedId } from '../../src/ids/time-ordered-id.js';
 import { deployScenario, doublingScenario, scriptScenario } from '../support/scenario-fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { bearer, getReplay, matrixOf, putDevelop, randomInts, recordBatch, replayed, scenarioIdOf, startReplay } from './support.js';
+import {
+  bearer,
+  getReplay,
+  matrixOf,
+  putDevelop,
+  randomInts,
+  recordBatch,
+  replayed,
+  scenarioIdOf,
+  startReplay,
+} from './support.js';
 import { allStoredRecords, storedRecordCount } from '../records/stored-records.js';
 import { UserStore } from '../../src/auth/user-store.js';
 
@@ -26,7 +36,12 @@ let admin: TestUser;
 
 beforeAll(async () => {
   isolateJobStore('replay');
-  t = await createTestApp({ configOverrides: { outboundAllowList: ['127.0.0.1'], replay: { maxRecords: 5000, concurrency: 64, maxActivePerOwner: 100, perWorker: 4 } } });
+  t = await createTestApp({
+    configOverrides: {
+      outboundAllowList: ['127.0.0.1'],
+      replay: { maxRecords: 5000, concurrency: 64, maxActivePerOwner: 100, perWorker: 4 },
+    },
+  });
   await t.services.execution.startWorker();
   alice = await t.newUser();
   bob = await t.newUser();
@@ -46,22 +61,53 @@ async function recordCount(scenarioId: string): Promise<number> {
 // ── the credit scorecard ──
 // age, income and housing give points over a base of 500; the cut-offs turn the score into a decision.
 const bin = (min: number | undefined, max: number | undefined, points: number) => ({
-  ...(min === undefined ? {} : { min, minInclusive: true }), ...(max === undefined ? {} : { max, maxInclusive: false }), points,
+  ...(min === undefined ? {} : { min, minInclusive: true }),
+  ...(max === undefined ? {} : { max, maxInclusive: false }),
+  points,
 });
 function creditScenario(approveAt: number) {
-  return chain([input('age', 'INTEGER'), input('income', 'INTEGER'), input('housing', 'STRING')], [
-    {
-      id: 'card', type: 'SCORECARD', settings: {
-        baseScore: 500,
-        characteristics: [
-          { name: 'Age', variable: 'age', reasonCode: 'AGE', elsePoints: -10, bins: [bin(undefined, 25, 0), bin(25, 40, 20), bin(40, undefined, 35)] },
-          { name: 'Income', variable: 'income', reasonCode: 'INCOME', elsePoints: 0, bins: [bin(undefined, 2000, 0), bin(2000, 5000, 40), bin(5000, undefined, 80)] },
-          { name: 'Housing', variable: 'housing', reasonCode: 'HOUSING', elsePoints: 0, bins: [{ values: ['OWN'], points: 30 }, { values: ['RENT'], points: 10 }] },
-        ],
+  return chain(
+    [input('age', 'INTEGER'), input('income', 'INTEGER'), input('housing', 'STRING')],
+    [
+      {
+        id: 'card',
+        type: 'SCORECARD',
+        settings: {
+          baseScore: 500,
+          characteristics: [
+            {
+              name: 'Age',
+              variable: 'age',
+              reasonCode: 'AGE',
+              elsePoints: -10,
+              bins: [bin(undefined, 25, 0), bin(25, 40, 20), bin(40, undefined, 35)],
+            },
+            {
+              name: 'Income',
+              variable: 'income',
+              reasonCode: 'INCOME',
+              elsePoints: 0,
+              bins: [bin(undefined, 2000, 0), bin(2000, 5000, 40), bin(5000, undefined, 80)],
+            },
+            {
+              name: 'Housing',
+              variable: 'housing',
+              reasonCode: 'HOUSING',
+              elsePoints: 0,
+              bins: [
+                { values: ['OWN'], points: 30 },
+                { values: ['RENT'], points: 10 },
+              ],
+            },
+          ],
+        },
       },
-    },
-    script('cutoff', `decision = score >= ${approveAt} ? "APPROVE" : score >= 560 ? "REVIEW" : "DECLINE";`, ['decision']),
-  ], { outputs: ['decision', 'score'] });
+      script('cutoff', `decision = score >= ${approveAt} ? "APPROVE" : score >= 560 ? "REVIEW" : "DECLINE";`, [
+        'decision',
+      ]),
+    ],
+    { outputs: ['decision', 'score'] },
+  );
 }
 
 /** The same scorecard in plain JavaScript, written apart from the engine. */
@@ -71,12 +117,17 @@ function scoreByHand({ age, income, housing }: { age: number; income: number; ho
   const housingPoints = housing === 'OWN' ? 30 : housing === 'RENT' ? 10 : 0;
   return 500 + agePoints + incomePoints + housingPoints;
 }
-const decideByHand = (score: number, approveAt: number) => (score >= approveAt ? 'APPROVE' : score >= 560 ? 'REVIEW' : 'DECLINE');
+const decideByHand = (score: number, approveAt: number) =>
+  score >= approveAt ? 'APPROVE' : score >= 560 ? 'REVIEW' : 'DECLINE';
 
 describe('a version that raises a scorecard cut-off from 600 to 620, replayed against 1,000 recorded runs', () => {
   let creditId: string;
   const random = randomInts(20261124);
-  const applicants = Array.from({ length: 1000 }, () => ({ age: 18 + random(60), income: 500 + random(8000), housing: ['OWN', 'RENT', 'FAMILY'][random(3)] }));
+  const applicants = Array.from({ length: 1000 }, () => ({
+    age: 18 + random(60),
+    income: 500 + random(8000),
+    housing: ['OWN', 'RENT', 'FAMILY'][random(3)],
+  }));
 
   beforeAll(async () => {
     creditId = await newScenario('credit', creditScenario(600));
@@ -91,22 +142,44 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
       const key = `${decideByHand(score, 600)}→${decideByHand(score, 620)}`;
       expected[key] = (expected[key] ?? 0) + 1;
     }
-    const changedByHand = Object.entries(expected).filter(([key]) => key.split('→')[0] !== key.split('→')[1]).reduce((sum, [, n]) => sum + n, 0);
+    const changedByHand = Object.entries(expected)
+      .filter(([key]) => key.split('→')[0] !== key.split('→')[1])
+      .reduce((sum, [, n]) => sum + n, 0);
     expect(changedByHand).toBeGreaterThan(20);
     const recordsBefore = await recordCount(creditId);
 
     const replay = await replayed(t, alice, creditId, { candidateVersion: 'develop', outputs: ['decision', 'score'] });
 
-    expect(replay).toMatchObject({ state: 'FINISHED', candidateVersion: 'develop', total: 1000, done: 1000, failed: 0, limit: 5000, sampleSize: 20, error: null });
+    expect(replay).toMatchObject({
+      state: 'FINISHED',
+      candidateVersion: 'develop',
+      total: 1000,
+      done: 1000,
+      failed: 0,
+      limit: 5000,
+      sampleSize: 20,
+      error: null,
+    });
     const { report } = replay;
     expect(report).toMatchObject({ replayed: 1000, compared: 1000, changed: changedByHand });
     const [decision, score] = report.outputs;
-    expect(decision).toMatchObject({ name: 'decision', compared: 1000, changed: changedByHand, otherTransitions: { pairs: 0, records: 0 }, differences: null });
+    expect(decision).toMatchObject({
+      name: 'decision',
+      compared: 1000,
+      changed: changedByHand,
+      otherTransitions: { pairs: 0, records: 0 },
+      differences: null,
+    });
     expect(matrixOf(decision.transitions)).toEqual(expected);
     // Most frequent first.
     const counts = decision.transitions.map((pair: { count: number }) => pair.count);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
-    expect(score).toMatchObject({ name: 'score', compared: 1000, changed: 0, differences: { count: 1000, mean: 0, p5: 0, p50: 0, p95: 0, min: 0, max: 0 } });
+    expect(score).toMatchObject({
+      name: 'score',
+      compared: 1000,
+      changed: 0,
+      differences: { count: 1000, mean: 0, p5: 0, p50: 0, p95: 0, min: 0, max: 0 },
+    });
     expect(score.differences.meanOld).toBeCloseTo(applicants.reduce((sum, a) => sum + scoreByHand(a), 0) / 1000, 6);
     // Changed records side by side, only APPROVE → REVIEW can happen here.
     expect(report.sample).toHaveLength(20);
@@ -116,37 +189,76 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
       expect(run.new.result.score).toBe(scoreByHand(run.inputs));
     }
     expect(report.failures).toEqual({ onlyOld: 0, onlyNew: 0, both: 0, newErrorCodes: {}, runs: [], truncated: false });
-    expect(report.notes).toEqual(expect.arrayContaining([expect.stringContaining('read the collections as they are today'), 'Old values are what the recorded runs decided, by version: 1 (1000).']));
+    expect(report.notes).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('read the collections as they are today'),
+        'Old values are what the recorded runs decided, by version: 1 (1000).',
+      ]),
+    );
     // A replay's runs are not decision records.
     await t.services.records.recorder.flush();
     expect(await recordCount(creditId)).toBe(recordsBefore);
   });
 
   it('shows the changed records newest first', async () => {
-    const replay = await replayed(t, alice, creditId, { candidateVersion: 'develop', outputs: ['decision'], sampleSize: 200 });
+    const replay = await replayed(t, alice, creditId, {
+      candidateVersion: 'develop',
+      outputs: ['decision'],
+      sampleSize: 200,
+    });
     const records = await allStoredRecords(t.services.db, creditId);
-    const changed = records.filter((row) => {
-      const score = scoreByHand(row.inputs as never);
-      return decideByHand(score, 600) !== decideByHand(score, 620);
-    }).map((row: { id: string }) => row.id);
+    const changed = records
+      .filter((row) => {
+        const score = scoreByHand(row.inputs as never);
+        return decideByHand(score, 600) !== decideByHand(score, 620);
+      })
+      .map((row: { id: string }) => row.id);
     expect(replay.report.sample.map((run: { recordId: string }) => run.recordId)).toEqual(changed.slice(0, 200));
   });
 
   it('takes at most `limit` records, the newest, and only those the browse filters select', async () => {
-    const limited = await replayed(t, alice, creditId, { candidateVersion: 'develop', outputs: ['decision'], limit: 100 });
+    const limited = await replayed(t, alice, creditId, {
+      candidateVersion: 'develop',
+      outputs: ['decision'],
+      limit: 100,
+    });
     expect(limited).toMatchObject({ state: 'FINISHED', total: 100, done: 100, limit: 100, report: { replayed: 100 } });
 
     const approved = applicants.filter((a) => decideByHand(scoreByHand(a), 600) === 'APPROVE').length;
-    const filtered = await replayed(t, alice, creditId, { candidateVersion: 'develop', outputs: ['decision'], filter: { output: { decision: 'APPROVE' }, version: '1' } });
-    expect(filtered).toMatchObject({ state: 'FINISHED', total: approved, filter: { output: { decision: 'APPROVE' }, version: '1' }, report: { replayed: approved } });
-    expect(filtered.report.outputs[0].transitions.every((pair: { from: string }) => pair.from === 'APPROVE')).toBe(true);
+    const filtered = await replayed(t, alice, creditId, {
+      candidateVersion: 'develop',
+      outputs: ['decision'],
+      filter: { output: { decision: 'APPROVE' }, version: '1' },
+    });
+    expect(filtered).toMatchObject({
+      state: 'FINISHED',
+      total: approved,
+      filter: { output: { decision: 'APPROVE' }, version: '1' },
+      report: { replayed: approved },
+    });
+    expect(filtered.report.outputs[0].transitions.every((pair: { from: string }) => pair.from === 'APPROVE')).toBe(
+      true,
+    );
 
-    const none = await replayed(t, alice, creditId, { candidateVersion: '1', outputs: ['decision'], filter: { to: '2001-01-01T00:00:00Z' } });
-    expect(none).toMatchObject({ state: 'FINISHED', total: 0, done: 0, report: { replayed: 0, compared: 0, changed: 0 } });
+    const none = await replayed(t, alice, creditId, {
+      candidateVersion: '1',
+      outputs: ['decision'],
+      filter: { to: '2001-01-01T00:00:00Z' },
+    });
+    expect(none).toMatchObject({
+      state: 'FINISHED',
+      total: 0,
+      done: 0,
+      report: { replayed: 0, compared: 0, changed: 0 },
+    });
   });
 
   it('compares outputs named like Object.prototype properties as absent outputs, and its report stays readable', async () => {
-    const replay = await replayed(t, alice, creditId, { candidateVersion: '1', outputs: ['constructor', 'toString', '__proto__', 'decision'], limit: 20 });
+    const replay = await replayed(t, alice, creditId, {
+      candidateVersion: '1',
+      outputs: ['constructor', 'toString', '__proto__', 'decision'],
+      limit: 20,
+    });
     expect(replay.state).toBe('FINISHED');
     for (const output of replay.report.outputs.slice(0, 3)) {
       expect(output).toMatchObject({ compared: 20, changed: 0, transitions: [{ from: null, to: null, count: 20 }] });
@@ -154,19 +266,34 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
   });
 
   it('of a deployed version against itself changes nothing', async () => {
-    const replay = await replayed(t, alice, creditId, { candidateVersion: '1', outputs: ['decision', 'score'], limit: 300 });
+    const replay = await replayed(t, alice, creditId, {
+      candidateVersion: '1',
+      outputs: ['decision', 'score'],
+      limit: 300,
+    });
     expect(replay.report).toMatchObject({ replayed: 300, compared: 300, changed: 0, sample: [] });
-    expect(replay.report.outputs[0].transitions.every((pair: { from: string; to: string }) => pair.from === pair.to)).toBe(true);
+    expect(
+      replay.report.outputs[0].transitions.every((pair: { from: string; to: string }) => pair.from === pair.to),
+    ).toBe(true);
   });
 
   describe('deploy with the replay as its reference', () => {
     it('stores the reference with the new version, shown in the version history', async () => {
-      const replay = await replayed(t, alice, creditId, { candidateVersion: 'develop', outputs: ['decision'], limit: 50 });
-      const deployed = await request(t.app).post(`/api/scenario/deploy/${creditId}`).query({ replay: replay.replayId }).set(bearer(alice));
+      const replay = await replayed(t, alice, creditId, {
+        candidateVersion: 'develop',
+        outputs: ['decision'],
+        limit: 50,
+      });
+      const deployed = await request(t.app)
+        .post(`/api/scenario/deploy/${creditId}`)
+        .query({ replay: replay.replayId })
+        .set(bearer(alice));
       expect(deployed.status).toBe(204);
       const history = await request(t.app).get(`/api/scenario/${creditId}/version`).set(bearer(alice));
       expect(history.status).toBe(200);
-      const byLabel = Object.fromEntries(history.body.map((version: { version: string }) => [version.version, version]));
+      const byLabel = Object.fromEntries(
+        history.body.map((version: { version: string }) => [version.version, version]),
+      );
       expect(byLabel['2']).toMatchObject({ status: 'DEPLOYED', replayId: replay.replayId });
       expect(byLabel['1']).not.toHaveProperty('replayId');
       expect(byLabel.develop).not.toHaveProperty('replayId');
@@ -175,30 +302,58 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
     it('refuses a replay of other content than the one deployed (409 REPLAY_CONTENT_MISMATCH)', async () => {
       await putDevelop(t, creditId, creditScenario(640));
       const replay = await replayed(t, alice, creditId, { candidateVersion: '1', outputs: ['decision'], limit: 10 });
-      const deployed = await request(t.app).post(`/api/scenario/deploy/${creditId}`).query({ replay: replay.replayId }).set(bearer(alice));
+      const deployed = await request(t.app)
+        .post(`/api/scenario/deploy/${creditId}`)
+        .query({ replay: replay.replayId })
+        .set(bearer(alice));
       expect(deployed.status).toBe(409);
       expect(deployed.body).toMatchObject({ code: 'REPLAY_CONTENT_MISMATCH', details: [{ path: 'query.replay' }] });
     });
 
     it('refuses a replay that has not finished (409 REPLAY_NOT_FINISHED)', async () => {
-      const develop = (await t.services.db('scenario_versions').where({ scenario_id: Number(creditId), status: 'DEVELOP' }).first()) as { id: number; content: string; node_properties: string };
+      const develop = (await t.services
+        .db('scenario_versions')
+        .where({ scenario_id: Number(creditId), status: 'DEVELOP' })
+        .first()) as { id: number; content: string; node_properties: string };
       const replayId = '00000000-0000-4000-8000-000000000001';
       await new MySqlReplayStore(t.services.db, new UserStore(t.services.db)).insert({
-        id: replayId, scenarioId: Number(creditId), ownerId: alice.id, requesterId: alice.id,
-        candidate: { label: 'develop', versionId: develop.id, contentHash: contentHash(develop.content, develop.node_properties) },
-        document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) }, filter: {}, outputs: ['decision'], limit: 10, sampleSize: 0, total: 10,
+        id: replayId,
+        scenarioId: Number(creditId),
+        ownerId: alice.id,
+        requesterId: alice.id,
+        candidate: {
+          label: 'develop',
+          versionId: develop.id,
+          contentHash: contentHash(develop.content, develop.node_properties),
+        },
+        document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) },
+        filter: {},
+        outputs: ['decision'],
+        limit: 10,
+        sampleSize: 0,
+        total: 10,
       });
-      const deployed = await request(t.app).post(`/api/scenario/deploy/${creditId}`).query({ replay: replayId }).set(bearer(alice));
+      const deployed = await request(t.app)
+        .post(`/api/scenario/deploy/${creditId}`)
+        .query({ replay: replayId })
+        .set(bearer(alice));
       expect(deployed.status).toBe(409);
       expect(deployed.body).toMatchObject({ code: 'REPLAY_NOT_FINISHED', message: expect.stringContaining('QUEUED') });
     });
 
-    it('refuses an unknown replay, or another scenario\'s (404 REPLAY_NOT_FOUND), and deploys nothing', async () => {
+    it("refuses an unknown replay, or another scenario's (404 REPLAY_NOT_FOUND), and deploys nothing", async () => {
       const otherId = await newScenario('other-for-deploy');
       await putDevelop(t, otherId, doublingScenario());
-      const othersReplay = await replayed(t, alice, creditId, { candidateVersion: '1', outputs: ['decision'], limit: 1 });
+      const othersReplay = await replayed(t, alice, creditId, {
+        candidateVersion: '1',
+        outputs: ['decision'],
+        limit: 1,
+      });
       for (const replay of ['no-such-replay', othersReplay.replayId]) {
-        const deployed = await request(t.app).post(`/api/scenario/deploy/${otherId}`).query({ replay }).set(bearer(alice));
+        const deployed = await request(t.app)
+          .post(`/api/scenario/deploy/${otherId}`)
+          .query({ replay })
+          .set(bearer(alice));
         expect(deployed.status).toBe(404);
         expect(deployed.body).toMatchObject({ code: 'REPLAY_NOT_FOUND', details: [{ path: 'query.replay' }] });
       }
@@ -208,41 +363,83 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
   });
 
   it('starts again from the first record when its worker stops mid-replay', async () => {
-    const develop = (await t.services.db('scenario_versions').where({ scenario_id: Number(creditId), status: 'DEVELOP' }).first()) as { id: number; content: string; node_properties: string };
+    const develop = (await t.services
+      .db('scenario_versions')
+      .where({ scenario_id: Number(creditId), status: 'DEVELOP' })
+      .first()) as { id: number; content: string; node_properties: string };
     const store = new MySqlReplayStore(t.services.db, new UserStore(t.services.db));
     const replayId = '00000000-0000-4000-8000-000000000002';
     await store.insert({
-      id: replayId, scenarioId: Number(creditId), ownerId: alice.id, requesterId: alice.id,
-      candidate: { label: 'develop', versionId: develop.id, contentHash: contentHash(develop.content, develop.node_properties) },
-      document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) }, filter: {}, outputs: ['decision'], limit: 1000, sampleSize: 5, total: 1000,
+      id: replayId,
+      scenarioId: Number(creditId),
+      ownerId: alice.id,
+      requesterId: alice.id,
+      candidate: {
+        label: 'develop',
+        versionId: develop.id,
+        contentHash: contentHash(develop.content, develop.node_properties),
+      },
+      document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) },
+      filter: {},
+      outputs: ['decision'],
+      limit: 1000,
+      sampleSize: 5,
+      total: 1000,
     });
-    const job = new ReplayJob(store, new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 32, pageSize: 100 }, createLogger('silent'));
+    const job = new ReplayJob(
+      store,
+      new MySqlDecisionRecordStore(t.services.db),
+      t.services.engine,
+      { concurrency: 32, pageSize: 100 },
+      createLogger('silent'),
+    );
     let pages = 0;
     const keepAlive = async () => undefined;
     // The worker is told to stop after the third page: the job hands the replay back, QUEUED, nothing kept.
     expect(await job.run({ replayId }, keepAlive, () => ++pages >= 3)).toBe(false);
     expect(await store.find(replayId)).toMatchObject({ state: 'QUEUED', done: 0, failed: 0, report: null });
     expect(await job.run({ replayId }, keepAlive, () => false)).toBe(true);
-    expect(await store.find(replayId)).toMatchObject({ state: 'FINISHED', total: 1000, done: 1000, report: { replayed: 1000 } });
+    expect(await store.find(replayId)).toMatchObject({
+      state: 'FINISHED',
+      total: 1000,
+      done: 1000,
+      report: { replayed: 1000 },
+    });
   });
 
   describe('whose job is lost', () => {
     /** A replay of the development version stored as startReplay stores it, with no job saved for it. */
     async function storedReplay(): Promise<{ replayId: string; store: MySqlReplayStore }> {
-      const develop = (await t.services.db('scenario_versions').where({ scenario_id: Number(creditId), status: 'DEVELOP' }).first()) as { id: number; content: string; node_properties: string };
+      const develop = (await t.services
+        .db('scenario_versions')
+        .where({ scenario_id: Number(creditId), status: 'DEVELOP' })
+        .first()) as { id: number; content: string; node_properties: string };
       const store = new MySqlReplayStore(t.services.db, new UserStore(t.services.db));
       const replayId = timeOrderedId();
       await store.insert({
-        id: replayId, scenarioId: Number(creditId), ownerId: alice.id, requesterId: alice.id,
-        candidate: { label: 'develop', versionId: develop.id, contentHash: contentHash(develop.content, develop.node_properties) },
-        document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) }, filter: {}, outputs: ['decision'], limit: 100, sampleSize: 5, total: 100,
+        id: replayId,
+        scenarioId: Number(creditId),
+        ownerId: alice.id,
+        requesterId: alice.id,
+        candidate: {
+          label: 'develop',
+          versionId: develop.id,
+          contentHash: contentHash(develop.content, develop.node_properties),
+        },
+        document: { content: develop.content, nodeProperties: JSON.parse(develop.node_properties) },
+        filter: {},
+        outputs: ['decision'],
+        limit: 100,
+        sampleSize: 5,
+        total: 100,
       });
       return { replayId, store };
     }
-    const finished = (replayId: string) => waitFor(async () => {
-      const { body } = await getReplay(t, alice, creditId, replayId);
-      return body.state === 'FINISHED' ? body : undefined;
-    }, 30_000);
+    const finished = (replayId: string) =>
+      waitFor(async () => {
+        const { body } = await getReplay(t, alice, creditId, replayId);
+        return body.state === 'FINISHED' ? body : undefined;
+      }, 30_000);
     const tenMinutesAgo = () => new Date(Date.now() - 600_000);
 
     it('is queued again by the stalled-work sweeper once it has waited QUEUED too long, and finishes', async () => {
@@ -255,20 +452,38 @@ describe('a version that raises a scorecard cut-off from 600 to 620, replayed ag
 
     it('is queued again when it stayed RUNNING with no heartbeat (its worker and its job are gone), and finishes', async () => {
       const { replayId } = await storedReplay();
-      await t.services.db('replays').where({ id: replayId }).update({ state: 'RUNNING', started_at: tenMinutesAgo(), heartbeat_at: tenMinutesAgo(), done: 40 });
+      await t.services
+        .db('replays')
+        .where({ id: replayId })
+        .update({ state: 'RUNNING', started_at: tenMinutesAgo(), heartbeat_at: tenMinutesAgo(), done: 40 });
       await t.services.execution.sweeper.sweepOnce();
       expect(await finished(replayId)).toMatchObject({ done: 100, report: { replayed: 100 } });
     });
 
-    it('is taken by one job at a time: a second job waits while the first one\'s heartbeat is fresh, and takes over once it stops', async () => {
+    it("is taken by one job at a time: a second job waits while the first one's heartbeat is fresh, and takes over once it stops", async () => {
       const { replayId, store } = await storedReplay();
       expect(await store.claim(replayId, 30)).toBe('claimed');
       expect(await store.claim(replayId, 30)).toBe('taken');
-      await t.services.db('replays').where({ id: replayId }).update({ heartbeat_at: new Date(Date.now() - 31_000) });
+      await t.services
+        .db('replays')
+        .where({ id: replayId })
+        .update({ heartbeat_at: new Date(Date.now() - 31_000) });
       expect(await store.claim(replayId, 30)).toBe('claimed');
       // A stopping worker's second job hands the replay back rather than wait for the first one.
-      const job = new ReplayJob(store, new MySqlDecisionRecordStore(t.services.db), t.services.engine, { concurrency: 32, pageSize: 100 }, createLogger('silent'));
-      expect(await job.run({ replayId }, async () => undefined, () => true)).toBe(false);
+      const job = new ReplayJob(
+        store,
+        new MySqlDecisionRecordStore(t.services.db),
+        t.services.engine,
+        { concurrency: 32, pageSize: 100 },
+        createLogger('silent'),
+      );
+      expect(
+        await job.run(
+          { replayId },
+          async () => undefined,
+          () => true,
+        ),
+      ).toBe(false);
       expect(await store.find(replayId)).toMatchObject({ state: 'RUNNING' });
       // Claimed by hand with nobody running it: ended, or alice's next replays would wait their turn
       // behind it (an owner's replays run one at a time) until its heartbeat went stale.
@@ -281,12 +496,25 @@ describe('numeric outputs and runs that fail in one version only', () => {
   it('reports the mean and p5/p50/p95 of new − old, and lists the runs that failed in one version but not the other', async () => {
     const id = await newScenario('numbers');
     const values = Array.from({ length: 200 }, (_, k) => k + 1);
-    await recordBatch(t, alice, 'numbers', values.map((a) => ({ a })));
+    await recordBatch(
+      t,
+      alice,
+      'numbers',
+      values.map((a) => ({ a })),
+    );
     // Old: doubled = 2a, fails at 13. Candidate: 3a, fails at 7.
-    await putDevelop(t, id, chain([input('a', 'INTEGER')], [
-      script('explode', 'if (a === 7) { throw new Error("unlucky seven"); } ok = true;', ['ok']),
-      script('triple', 'doubled = a * 3;', ['doubled']),
-    ], { outputs: ['doubled'] }));
+    await putDevelop(
+      t,
+      id,
+      chain(
+        [input('a', 'INTEGER')],
+        [
+          script('explode', 'if (a === 7) { throw new Error("unlucky seven"); } ok = true;', ['ok']),
+          script('triple', 'doubled = a * 3;', ['doubled']),
+        ],
+        { outputs: ['doubled'] },
+      ),
+    );
 
     const replay = await replayed(t, alice, id, { candidateVersion: 'develop', outputs: ['doubled'], sampleSize: 5 });
 
@@ -299,15 +527,40 @@ describe('numeric outputs and runs that fail in one version only', () => {
     const [doubled] = replay.report.outputs;
     expect(doubled).toMatchObject({ compared: 198, changed: 198, otherTransitions: { pairs: 0, records: 0 } });
     expect(doubled.differences).toEqual({
-      count: 198, meanOld: mean(compared.map((a) => 2 * a)), meanNew: mean(compared.map((a) => 3 * a)), mean: mean(compared),
-      p5: rank(5), p50: rank(50), p95: rank(95), min: 1, max: 200,
+      count: 198,
+      meanOld: mean(compared.map((a) => 2 * a)),
+      meanNew: mean(compared.map((a) => 3 * a)),
+      mean: mean(compared),
+      p5: rank(5),
+      p50: rank(50),
+      p95: rank(95),
+      min: 1,
+      max: 200,
     });
     expect(doubled.transitions).toHaveLength(198);
-    expect(replay.report.failures).toMatchObject({ onlyOld: 1, onlyNew: 1, both: 0, newErrorCodes: { SCRIPT_ERROR: 1 }, truncated: false });
-    const failedRuns = Object.fromEntries(replay.report.failures.runs.map((run: { inputs: { a: number } }) => [run.inputs.a, run]));
+    expect(replay.report.failures).toMatchObject({
+      onlyOld: 1,
+      onlyNew: 1,
+      both: 0,
+      newErrorCodes: { SCRIPT_ERROR: 1 },
+      truncated: false,
+    });
+    const failedRuns = Object.fromEntries(
+      replay.report.failures.runs.map((run: { inputs: { a: number } }) => [run.inputs.a, run]),
+    );
     expect(Object.keys(failedRuns).sort()).toEqual(['13', '7']);
-    expect(failedRuns[13]).toMatchObject({ old: { state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR' } }, new: { state: 'SUCCEEDED', result: { doubled: 39 }, error: null } });
-    expect(failedRuns[7]).toMatchObject({ old: { state: 'SUCCEEDED', result: { doubled: 14 } }, new: { state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR', message: expect.stringContaining('unlucky seven'), nodeId: 'explode' } } });
+    expect(failedRuns[13]).toMatchObject({
+      old: { state: 'FAILED', result: null, error: { code: 'SCRIPT_ERROR' } },
+      new: { state: 'SUCCEEDED', result: { doubled: 39 }, error: null },
+    });
+    expect(failedRuns[7]).toMatchObject({
+      old: { state: 'SUCCEEDED', result: { doubled: 14 } },
+      new: {
+        state: 'FAILED',
+        result: null,
+        error: { code: 'SCRIPT_ERROR', message: expect.stringContaining('unlucky seven'), nodeId: 'explode' },
+      },
+    });
     expect(replay.report.sample).toHaveLength(5);
   });
 });
@@ -319,12 +572,25 @@ describe('HTTP calls', () => {
   let scenarioId: string;
   const ids = Array.from({ length: 30 }, (_, k) => k + 1);
 
-  const bureauCredit = (threshold: number, extra: TestNode[] = [], url = '/score/{{id}}') => chain([input('id', 'INTEGER')], [
-    { id: 'bureau', type: 'HTTP_CALL', settings: { method: 'GET', url: `${bureauUrl}${url}`, output: 'bureau' } },
-    { id: 'sub', type: 'SCENARIO_CALL', settings: { scenario: 'bureau-inner', inputs: { id: 'id' }, outputVariable: 'checked' } },
-    ...extra,
-    script('decide', `decision = bureau.body.score + checked.inner.body.bonus >= ${threshold} ? "APPROVE" : "DECLINE";`, ['decision']),
-  ], { outputs: ['decision'] });
+  const bureauCredit = (threshold: number, extra: TestNode[] = [], url = '/score/{{id}}') =>
+    chain(
+      [input('id', 'INTEGER')],
+      [
+        { id: 'bureau', type: 'HTTP_CALL', settings: { method: 'GET', url: `${bureauUrl}${url}`, output: 'bureau' } },
+        {
+          id: 'sub',
+          type: 'SCENARIO_CALL',
+          settings: { scenario: 'bureau-inner', inputs: { id: 'id' }, outputVariable: 'checked' },
+        },
+        ...extra,
+        script(
+          'decide',
+          `decision = bureau.body.score + checked.inner.body.bonus >= ${threshold} ? "APPROVE" : "DECLINE";`,
+          ['decision'],
+        ),
+      ],
+      { outputs: ['decision'] },
+    );
 
   beforeAll(async () => {
     bureau = http.createServer((req, res) => {
@@ -335,18 +601,34 @@ describe('HTTP calls', () => {
     });
     await new Promise<void>((resolve) => bureau.listen(0, '127.0.0.1', resolve));
     bureauUrl = `http://127.0.0.1:${(bureau.address() as AddressInfo).port}`;
-    await newScenario('bureau-inner', chain([input('id', 'INTEGER')], [
-      { id: 'ask', type: 'HTTP_CALL', settings: { method: 'GET', url: `${bureauUrl}/inner/{{id}}`, output: 'inner' } },
-    ], { outputs: ['inner'] }));
+    await newScenario(
+      'bureau-inner',
+      chain(
+        [input('id', 'INTEGER')],
+        [
+          {
+            id: 'ask',
+            type: 'HTTP_CALL',
+            settings: { method: 'GET', url: `${bureauUrl}/inner/{{id}}`, output: 'inner' },
+          },
+        ],
+        { outputs: ['inner'] },
+      ),
+    );
     scenarioId = await newScenario('bureau-credit', bureauCredit(620));
-    await recordBatch(t, alice, 'bureau-credit', ids.map((id) => ({ id })));
+    await recordBatch(
+      t,
+      alice,
+      'bureau-credit',
+      ids.map((id) => ({ id })),
+    );
   });
   afterAll(async () => {
     bureau.closeAllConnections();
     await new Promise((resolve) => bureau.close(resolve));
   });
 
-  it('get the recorded answers, called scenarios\' included, and no call is made', async () => {
+  it("get the recorded answers, called scenarios' included, and no call is made", async () => {
     // The bureau now answers something else: a replay that called it would see it.
     answer.score = () => 0;
     answer.requests = 0;
@@ -366,39 +648,79 @@ describe('HTTP calls', () => {
     // Two calls a run (the node and the called scenario's); the node's URL changed, so its 30 requests differ.
     expect(replay.report.httpCalls).toEqual({ served: 60, requestDiffers: 30 });
     expect(replay.report.unrecorded).toEqual({ records: 0, calls: [] });
-    expect(replay.report.notes).toEqual(expect.arrayContaining([expect.stringContaining('30 HTTP call(s) were sent with another method, URL or body')]));
+    expect(replay.report.notes).toEqual(
+      expect.arrayContaining([expect.stringContaining('30 HTTP call(s) were sent with another method, URL or body')]),
+    );
   });
 
   it('of a node with no recording are reported, not made, and the run is not compared', async () => {
     answer.requests = 0;
-    await putDevelop(t, scenarioId, bureauCredit(620, [
-      { id: 'fraud', type: 'HTTP_CALL', settings: { method: 'POST', url: `${bureauUrl}/fraud`, body: { id: '{{id}}' }, output: 'fraud', catchErrors: true, errorOutput: 'fraudError' } },
-    ]));
+    await putDevelop(
+      t,
+      scenarioId,
+      bureauCredit(620, [
+        {
+          id: 'fraud',
+          type: 'HTTP_CALL',
+          settings: {
+            method: 'POST',
+            url: `${bureauUrl}/fraud`,
+            body: { id: '{{id}}' },
+            output: 'fraud',
+            catchErrors: true,
+            errorOutput: 'fraudError',
+          },
+        },
+      ]),
+    );
 
     const replay = await replayed(t, alice, scenarioId, { candidateVersion: 'develop', outputs: ['decision'] });
 
     expect(answer.requests).toBe(0);
     expect(replay).toMatchObject({ state: 'FINISHED', total: 30, done: 30, failed: 30 });
-    expect(replay.report).toMatchObject({ replayed: 30, compared: 0, changed: 0, unrecorded: { records: 30, calls: [{ nodeId: 'fraud', callPath: [], records: 30 }] } });
-    expect(replay.report.notes).toEqual(expect.arrayContaining([expect.stringContaining('30 record(s) were not compared')]));
+    expect(replay.report).toMatchObject({
+      replayed: 30,
+      compared: 0,
+      changed: 0,
+      unrecorded: { records: 30, calls: [{ nodeId: 'fraud', callPath: [], records: 30 }] },
+    });
+    expect(replay.report.notes).toEqual(
+      expect.arrayContaining([expect.stringContaining('30 record(s) were not compared')]),
+    );
   });
 });
 
 describe('pii inputs', () => {
   it('reach the candidate masked, and the report says how many records had them', async () => {
-    const id = await newScenario('pii-replay', chain([{ ...input('ssn', 'STRING'), tags: ['pii'] }, input('income', 'INTEGER')], [
-      script('band', 'band = income > 1000 ? "high" : "low"; seen = ssn.slice(0, 4);', ['band', 'seen']),
-    ], { outputs: ['band', 'seen'] }));
-    await recordBatch(t, alice, 'pii-replay', Array.from({ length: 10 }, (_, k) => ({ ssn: `123-45-${1000 + k}`, income: 500 * k })));
+    const id = await newScenario(
+      'pii-replay',
+      chain(
+        [{ ...input('ssn', 'STRING'), tags: ['pii'] }, input('income', 'INTEGER')],
+        [script('band', 'band = income > 1000 ? "high" : "low"; seen = ssn.slice(0, 4);', ['band', 'seen'])],
+        { outputs: ['band', 'seen'] },
+      ),
+    );
+    await recordBatch(
+      t,
+      alice,
+      'pii-replay',
+      Array.from({ length: 10 }, (_, k) => ({ ssn: `123-45-${1000 + k}`, income: 500 * k })),
+    );
 
     const replay = await replayed(t, alice, id, { candidateVersion: '1', outputs: ['band', 'seen'] });
 
     expect(replay.report.maskedInputs).toEqual({ records: 10, variables: { ssn: 10 } });
     // The recorded runs read the real number; the candidate reads its mask.
-    expect(replay.report.outputs[1]).toMatchObject({ name: 'seen', changed: 10, transitions: [{ from: '123-', to: 'pii:', count: 10 }] });
+    expect(replay.report.outputs[1]).toMatchObject({
+      name: 'seen',
+      changed: 10,
+      transitions: [{ from: '123-', to: 'pii:', count: 10 }],
+    });
     expect(replay.report.outputs[0]).toMatchObject({ name: 'band', changed: 0 });
     expect(replay.report.sample[0].inputs.ssn).toMatch(/^pii:[0-9a-f]{32}$/);
-    expect(replay.report.notes).toEqual(expect.arrayContaining([expect.stringContaining('10 record(s) had pii inputs stored masked (ssn)')]));
+    expect(replay.report.notes).toEqual(
+      expect.arrayContaining([expect.stringContaining('10 record(s) had pii inputs stored masked (ssn)')]),
+    );
   });
 });
 
@@ -414,7 +736,16 @@ describe('startReplay', () => {
     const before = Date.now();
     const started = await startReplay(t, alice, id, { ...body, filter: { state: 'SUCCEEDED' } });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ scenarioId: id, candidateVersion: '1', total: 2, outputs: ['doubled'], limit: 5000, sampleSize: 20, report: null, error: null });
+    expect(started.body).toMatchObject({
+      scenarioId: id,
+      candidateVersion: '1',
+      total: 2,
+      outputs: ['doubled'],
+      limit: 5000,
+      sampleSize: 20,
+      report: null,
+      error: null,
+    });
     expect(['QUEUED', 'RUNNING', 'FINISHED']).toContain(started.body.state);
     expect(Date.parse(started.body.filter.to)).toBeGreaterThanOrEqual(before - 1);
     expect(started.body.filter.state).toBe('SUCCEEDED');
@@ -425,7 +756,7 @@ describe('startReplay', () => {
     expect(response.status).toBe(401);
   });
 
-  it('answers 403 for another user\'s scenario, and lets an admin start one', async () => {
+  it("answers 403 for another user's scenario, and lets an admin start one", async () => {
     const refused = await startReplay(t, bob, id, body);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('FORBIDDEN');
@@ -468,7 +799,10 @@ describe('startReplay', () => {
     }
     const tooMany = await startReplay(t, alice, id, { ...body, limit: 5001 });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'body.limit', message: 'must be at most 5000' }] });
+    expect(tooMany.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: 'body.limit', message: 'must be at most 5000' }],
+    });
   });
 
   it('answers 409 REPLAY_LIMIT_REACHED while the owner has REPLAY_MAX_ACTIVE_PER_OWNER replays queued or running, and starts none', async () => {
@@ -482,14 +816,34 @@ describe('startReplay', () => {
       // A replay of dave's held RUNNING with a fresh heartbeat, as a long one would be (stored directly: no job races the test).
       const running = randomUUID();
       await new MySqlReplayStore(t.services.db, new UserStore(t.services.db)).insert({
-        id: running, scenarioId: Number(busy), ownerId: dave.id, requesterId: dave.id, candidate: { label: '1', versionId: 1, contentHash: 'x'.repeat(64) },
-        document: doublingScenario(), filter: {}, outputs: ['doubled'], limit: 10, sampleSize: 0, total: 0,
+        id: running,
+        scenarioId: Number(busy),
+        ownerId: dave.id,
+        requesterId: dave.id,
+        candidate: { label: '1', versionId: 1, contentHash: 'x'.repeat(64) },
+        document: doublingScenario(),
+        filter: {},
+        outputs: ['doubled'],
+        limit: 10,
+        sampleSize: 0,
+        total: 0,
       });
-      await t.services.db('replays').where({ id: running }).update({ state: 'RUNNING', heartbeat_at: t.services.db.fn.now(3) });
+      await t.services
+        .db('replays')
+        .where({ id: running })
+        .update({ state: 'RUNNING', heartbeat_at: t.services.db.fn.now(3) });
       const second = await startReplay(t, dave, busy, { candidateVersion: '1', outputs: ['doubled'] });
       expect(second.status).toBe(409);
-      expect(second.body).toMatchObject({ code: 'REPLAY_LIMIT_REACHED', message: expect.stringMatching(/REPLAY_MAX_ACTIVE_PER_OWNER/) });
-      expect(await t.services.db('replays').where({ scenario_id: Number(busy) }).count({ n: '*' })).toEqual([{ n: 1 }]);
+      expect(second.body).toMatchObject({
+        code: 'REPLAY_LIMIT_REACHED',
+        message: expect.stringMatching(/REPLAY_MAX_ACTIVE_PER_OWNER/),
+      });
+      expect(
+        await t.services
+          .db('replays')
+          .where({ scenario_id: Number(busy) })
+          .count({ n: '*' }),
+      ).toEqual([{ n: 1 }]);
       // Another owner is not held back by it.
       const erin = await t.newUser();
       await deployScenario(t.services.db, erin.id, 'idle', doublingScenario());
@@ -523,7 +877,13 @@ describe('getReplay', () => {
     for (const user of [alice, admin]) {
       const response = await getReplay(t, user, id, replayId);
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ replayId, state: 'FINISHED', total: 1, done: 1, report: { replayed: 1, changed: 0 } });
+      expect(response.body).toMatchObject({
+        replayId,
+        state: 'FINISHED',
+        total: 1,
+        done: 1,
+        report: { replayed: 1, changed: 0 },
+      });
       expect(Date.parse(response.body.finishedAt)).toBeGreaterThanOrEqual(Date.parse(response.body.startedAt));
     }
   });
@@ -534,9 +894,12 @@ describe('getReplay', () => {
     expect(refused.status).toBe(403);
   });
 
-  it('answers 404 REPLAY_NOT_FOUND for an unknown replay and for another scenario\'s', async () => {
+  it("answers 404 REPLAY_NOT_FOUND for an unknown replay and for another scenario's", async () => {
     const otherId = await newScenario('read-me-not');
-    for (const [scenario, replay] of [[id, 'no-such-replay'], [otherId, replayId]]) {
+    for (const [scenario, replay] of [
+      [id, 'no-such-replay'],
+      [otherId, replayId],
+    ]) {
       const response = await getReplay(t, alice, scenario, replay);
       expect(response.status).toBe(404);
       expect(response.body.code).toBe('REPLAY_NOT_FOUND');
@@ -548,28 +911,44 @@ describe('listReplays', () => {
   let id: string;
   let otherId: string;
   const replayIds: string[] = [];
-  const list = (user: TestUser, scenarioId: string, query: Record<string, unknown> = {}) => request(t.app).get(`/api/scenario/${scenarioId}/replays`).query(query).set(bearer(user));
+  const list = (user: TestUser, scenarioId: string, query: Record<string, unknown> = {}) =>
+    request(t.app).get(`/api/scenario/${scenarioId}/replays`).query(query).set(bearer(user));
   beforeAll(async () => {
     id = await newScenario('list-me');
     otherId = await newScenario('list-me-not');
     await recordBatch(t, alice, 'list-me', [{ a: 1 }, { a: 2 }]);
     await recordBatch(t, alice, 'list-me-not', [{ a: 1 }]);
-    for (let k = 0; k < 3; k += 1) replayIds.push((await replayed(t, alice, id, { candidateVersion: '1', outputs: ['doubled'] })).replayId);
+    for (let k = 0; k < 3; k += 1)
+      replayIds.push((await replayed(t, alice, id, { candidateVersion: '1', outputs: ['doubled'] })).replayId);
     await replayed(t, alice, otherId, { candidateVersion: '1', outputs: ['doubled'] });
   });
 
-  it('answers 200 with the scenario\'s replays, newest first, without reports, with their count of changed records', async () => {
+  it("answers 200 with the scenario's replays, newest first, without reports, with their count of changed records", async () => {
     const response = await list(alice, id);
     expect(response.status).toBe(200);
     expect(response.body.nextCursor).toBeNull();
-    expect(response.body.replays.map((replay: { replayId: string }) => replay.replayId)).toEqual([...replayIds].reverse());
-    expect(response.body.replays[0]).toMatchObject({ scenarioId: id, candidateVersion: '1', state: 'FINISHED', total: 2, done: 2, failed: 0, outputs: ['doubled'], changed: 0 });
+    expect(response.body.replays.map((replay: { replayId: string }) => replay.replayId)).toEqual(
+      [...replayIds].reverse(),
+    );
+    expect(response.body.replays[0]).toMatchObject({
+      scenarioId: id,
+      candidateVersion: '1',
+      state: 'FINISHED',
+      total: 2,
+      done: 2,
+      failed: 0,
+      outputs: ['doubled'],
+      changed: 0,
+    });
     expect(response.body.replays[0]).not.toHaveProperty('report');
   });
 
   it('pages with `limit` and `nextCursor`, and answers 400 naming a cursor it did not issue', async () => {
     const first = await list(alice, id, { limit: 2 });
-    expect(first.body.replays.map((replay: { replayId: string }) => replay.replayId)).toEqual([replayIds[2], replayIds[1]]);
+    expect(first.body.replays.map((replay: { replayId: string }) => replay.replayId)).toEqual([
+      replayIds[2],
+      replayIds[1],
+    ]);
     const second = await list(alice, id, { limit: 2, cursor: first.body.nextCursor });
     expect(second.body).toMatchObject({ replays: [{ replayId: replayIds[0] }], nextCursor: null });
     for (const cursor of ['nonsense', Buffer.from(`p1:${replayIds[0]}' OR 1=1`).toString('base64url')]) {
@@ -582,7 +961,9 @@ describe('listReplays', () => {
 
   it('shows a replay that has not finished with changed null', async () => {
     const started = await startReplay(t, alice, otherId, { candidateVersion: '1', outputs: ['doubled'] });
-    const listed = (await list(alice, otherId)).body.replays.find((replay: { replayId: string }) => replay.replayId === started.body.replayId);
+    const listed = (await list(alice, otherId)).body.replays.find(
+      (replay: { replayId: string }) => replay.replayId === started.body.replayId,
+    );
     if (listed.state !== 'FINISHED') expect(listed.changed).toBeNull();
     else expect(listed.changed).toBe(0);
   });
@@ -600,16 +981,30 @@ describe('listReplays', () => {
 describe('a replay of a candidate whose every run loops to its time limit', () => {
   it("does not hold up its owner's own sync scores while it runs, and still finishes", async () => {
     const scenarioId = await newScenario('loop-candidate', scriptScenario('out = a + 1;'));
-    await recordBatch(t, alice, 'loop-candidate', Array.from({ length: 6 }, (_, a) => ({ a })));
+    await recordBatch(
+      t,
+      alice,
+      'loop-candidate',
+      Array.from({ length: 6 }, (_, a) => ({ a })),
+    );
     await putDevelop(t, scenarioId, scriptScenario('while (true) {} out = a;'));
     const started = await startReplay(t, alice, scenarioId, { candidateVersion: 'develop', outputs: ['out'] });
     expect(started.status).toBe(202);
-    await waitFor(async () => ((await getReplay(t, alice, scenarioId, started.body.replayId)).body.state === 'RUNNING' ? true : undefined), 10_000, 20);
+    await waitFor(
+      async () =>
+        (await getReplay(t, alice, scenarioId, started.body.replayId)).body.state === 'RUNNING' ? true : undefined,
+      10_000,
+      20,
+    );
 
     // 6 runs of 1,000 ms each are queued or running on the engine pool now; the owner's scores go first.
     for (let a = 0; a < 5; a++) {
       const begun = Date.now();
-      const scored = await request(t.app).post('/api/scenario/code/remote/score').query({ name: 'loop-candidate' }).set('Score-Token', alice.scoreToken).send({ a });
+      const scored = await request(t.app)
+        .post('/api/scenario/code/remote/score')
+        .query({ name: 'loop-candidate' })
+        .set('Score-Token', alice.scoreToken)
+        .send({ a });
       expect(scored.status).toBe(200);
       expect(scored.body).toMatchObject({ state: 'SUCCEEDED', result: { out: a + 1 } });
       expect(Date.now() - begun).toBeLessThan(500);

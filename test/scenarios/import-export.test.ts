@@ -11,12 +11,18 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 const exportOf = (user: Awaited<ReturnType<TestApp['newUser']>>, query: Record<string, string> = {}) =>
-  request(testApp.app).get('/api/scenario/export').query({ context: user.context(), ...query }).set(bearer(user));
+  request(testApp.app)
+    .get('/api/scenario/export')
+    .query({ context: user.context(), ...query })
+    .set(bearer(user));
 
 /** The parts of an exported version that an import must reproduce. */
 const portable = (versions: Record<string, unknown>[]) =>
   versions.map(({ name, description, content, nodeProperties, testCases }) => ({
-    name, description, content, nodeProperties,
+    name,
+    description,
+    content,
+    nodeProperties,
     testCases: (testCases as Record<string, unknown>[]).map(({ id: _id, externalId: _externalId, ...rest }) => rest),
   }));
 
@@ -24,22 +30,54 @@ describe('importScenarios', () => {
   it('creates a new scenario with a development version and its test cases (content given as objects)', async () => {
     const user = await testApp.newUser();
     const outcomes = await importAs(testApp, user, simpleScenario('simple'));
-    expect(outcomes).toEqual([{ name: 'simple', scenarioId: expect.stringMatching(/^[1-9][0-9]*$/), outcome: 'CREATED' }]);
-    const opened = await request(testApp.app).get(`/api/scenario/open/${outcomes[0].scenarioId}`).query({ context: user.context() }).set(bearer(user));
+    expect(outcomes).toEqual([
+      { name: 'simple', scenarioId: expect.stringMatching(/^[1-9][0-9]*$/), outcome: 'CREATED' },
+    ]);
+    const opened = await request(testApp.app)
+      .get(`/api/scenario/open/${outcomes[0].scenarioId}`)
+      .query({ context: user.context() })
+      .set(bearer(user));
     expect(opened.status).toBe(200);
-    expect(opened.body).toMatchObject({ name: 'simple', owner: user.username, version: 'develop', status: 'DEVELOP', sourceVersion: 'import', description: 'income and age to a score' });
+    expect(opened.body).toMatchObject({
+      name: 'simple',
+      owner: user.username,
+      version: 'develop',
+      status: 'DEVELOP',
+      sourceVersion: 'import',
+      description: 'income and age to a score',
+    });
     expect(typeof opened.body.content).toBe('string');
     expect(JSON.parse(opened.body.nodeProperties.calc.content)).toMatchObject({ code: 'score = income / 1000 + age;' });
     const [testCase] = opened.body.testCases;
-    expect(opened.body.testCases).toEqual([{ id: String(testCase.externalId), externalId: expect.any(Number), name: 'typical applicant', variables: [{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }], expression: { code: 'score === 80', language: 'javascript' }, ignore: false }]);
+    expect(opened.body.testCases).toEqual([
+      {
+        id: String(testCase.externalId),
+        externalId: expect.any(Number),
+        name: 'typical applicant',
+        variables: [
+          { variableName: 'income', value: 50000 },
+          { variableName: 'age', value: 30 },
+        ],
+        expression: { code: 'score === 80', language: 'javascript' },
+        ignore: false,
+      },
+    ]);
   });
 
   it('imports a list given as YAML, reporting outcomes in input order', async () => {
     const user = await testApp.newUser();
     const yaml = toYaml([simpleScenario('b-second'), simpleScenario('a-first')]);
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).set('Content-Type', 'application/yaml').send(yaml);
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .set('Content-Type', 'application/yaml')
+      .send(yaml);
     expect(response.status).toBe(200);
-    expect(response.body.scenarios.map((o: { name: string; outcome: string }) => [o.name, o.outcome])).toEqual([['b-second', 'CREATED'], ['a-first', 'CREATED']]);
+    expect(response.body.scenarios.map((o: { name: string; outcome: string }) => [o.name, o.outcome])).toEqual([
+      ['b-second', 'CREATED'],
+      ['a-first', 'CREATED'],
+    ]);
   });
 
   it('skips an existing scenario without switches and leaves it untouched', async () => {
@@ -60,7 +98,10 @@ describe('importScenarios', () => {
     const [exported] = (await exportOf(user)).body;
     expect(JSON.parse(exported.nodeProperties.calc.content).code).toBe('score = age;');
     expect(exported.testCases).toEqual([]);
-    const versions = await request(testApp.app).get(`/api/scenario/${created.scenarioId}/version`).query({ context: user.context() }).set(bearer(user));
+    const versions = await request(testApp.app)
+      .get(`/api/scenario/${created.scenarioId}/version`)
+      .query({ context: user.context() })
+      .set(bearer(user));
     expect(versions.body.map((v: { version: string }) => v.version)).toEqual(['develop']);
   });
 
@@ -68,11 +109,23 @@ describe('importScenarios', () => {
     const user = await testApp.newUser();
     const [created] = await importAs(testApp, user, simpleScenario('s'));
     // Still passes the scenario's test case (score === 80 for income 50000, age 30), so validation lets it deploy.
-    const [deployed] = await importAs(testApp, user, simpleScenario('s', { code: 'score = 80;' }), { overwrite_deploy: true });
+    const [deployed] = await importAs(testApp, user, simpleScenario('s', { code: 'score = 80;' }), {
+      overwrite_deploy: true,
+    });
     expect(deployed).toEqual({ name: 's', scenarioId: created.scenarioId, outcome: 'DEPLOYED', version: '1' });
-    const versions = await request(testApp.app).get(`/api/scenario/${created.scenarioId}/version`).query({ context: user.context() }).set(bearer(user));
-    expect(versions.body.map((v: { version: string; sourceVersion: string; status: string }) => [v.version, v.status, v.sourceVersion])).toEqual([
-      ['develop', 'DEVELOP', 'import'], ['1', 'DEPLOYED', 'import'],
+    const versions = await request(testApp.app)
+      .get(`/api/scenario/${created.scenarioId}/version`)
+      .query({ context: user.context() })
+      .set(bearer(user));
+    expect(
+      versions.body.map((v: { version: string; sourceVersion: string; status: string }) => [
+        v.version,
+        v.status,
+        v.sourceVersion,
+      ]),
+    ).toEqual([
+      ['develop', 'DEVELOP', 'import'],
+      ['1', 'DEPLOYED', 'import'],
     ]);
     const [exported] = (await exportOf(user)).body;
     expect(JSON.parse(exported.nodeProperties.calc.content).code).toBe('score = income / 1000 + age;');
@@ -84,7 +137,12 @@ describe('importScenarios', () => {
     const user = await testApp.newUser();
     await importAs(testApp, user, simpleScenario('s'));
     await importAs(testApp, user, simpleScenario('s'), { overwrite_deploy: true });
-    const [both] = await importAs(testApp, user, simpleScenario('s', { code: 'score = 9;', testExpression: 'score === 9' }), { overwrite_develop: true, overwrite_deploy: true });
+    const [both] = await importAs(
+      testApp,
+      user,
+      simpleScenario('s', { code: 'score = 9;', testExpression: 'score === 9' }),
+      { overwrite_develop: true, overwrite_deploy: true },
+    );
     expect(both).toMatchObject({ outcome: 'UPDATED_AND_DEPLOYED', version: '2' });
     const [exported] = (await exportOf(user)).body;
     expect(JSON.parse(exported.nodeProperties.calc.content).code).toBe('score = 9;');
@@ -95,17 +153,31 @@ describe('importScenarios', () => {
     const broken = simpleScenario('broken', { code: 'score = income +;' });
     const [created] = await importAs(testApp, user, broken);
     expect(created.outcome).toBe('NOT_DEPLOYED');
-    expect(created.diagnostics).toEqual(expect.arrayContaining([expect.objectContaining({ nodeId: 'calc', code: expect.any(String), message: expect.any(String) })]));
+    expect(created.diagnostics).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ nodeId: 'calc', code: expect.any(String), message: expect.any(String) }),
+      ]),
+    );
     const [again] = await importAs(testApp, user, broken, { overwrite_deploy: true });
     expect(again.outcome).toBe('NOT_DEPLOYED');
     expect(again.version).toBeUndefined();
-    const versions = await request(testApp.app).get(`/api/scenario/${created.scenarioId}/version`).query({ context: user.context() }).set(bearer(user));
+    const versions = await request(testApp.app)
+      .get(`/api/scenario/${created.scenarioId}/version`)
+      .query({ context: user.context() })
+      .set(bearer(user));
     expect(versions.body.map((v: { version: string }) => v.version)).toEqual(['develop']);
   });
 
   describe('overwrite_deploy validates as deployScenario does', () => {
     const versionsOf = async (user: Awaited<ReturnType<TestApp['newUser']>>, id: string) =>
-      ((await request(testApp.app).get(`/api/scenario/${id}/version`).query({ context: user.context() }).set(bearer(user))).body as Array<{ version: string }>).map((v) => v.version);
+      (
+        (
+          await request(testApp.app)
+            .get(`/api/scenario/${id}/version`)
+            .query({ context: user.context() })
+            .set(bearer(user))
+        ).body as Array<{ version: string }>
+      ).map((v) => v.version);
 
     it('does not deploy a scenario whose test cases fail (NOT_DEPLOYED naming the test case), where deploy answers 422', async () => {
       const user = await testApp.newUser();
@@ -114,15 +186,27 @@ describe('importScenarios', () => {
       const [imported] = await importAs(testApp, user, failing, { overwrite_deploy: true });
       expect(imported).toMatchObject({ name: 's', scenarioId: created.scenarioId, outcome: 'NOT_DEPLOYED' });
       expect(imported.version).toBeUndefined();
-      expect(imported.diagnostics).toEqual([expect.objectContaining({ code: 'TEST_CASE_FAILED', path: 'testCases[0]', message: expect.stringMatching(/typical applicant/) })]);
+      expect(imported.diagnostics).toEqual([
+        expect.objectContaining({
+          code: 'TEST_CASE_FAILED',
+          path: 'testCases[0]',
+          message: expect.stringMatching(/typical applicant/),
+        }),
+      ]);
       expect(await versionsOf(user, created.scenarioId)).toEqual(['develop']);
       expect(await testApp.services.deployedScenarios.find(user.id, 's')).toBeNull();
       // Without overwrite_develop the development version is untouched; made the development version, deploy refuses it too, and deploys it only with skip_validation.
       expect((await importAs(testApp, user, failing, { overwrite_develop: true }))[0].outcome).toBe('UPDATED');
-      const deploy = (query: Record<string, string> = {}) => request(testApp.app).post(`/api/scenario/deploy/${created.scenarioId}`).query({ context: user.context(), ...query }).set(bearer(user));
+      const deploy = (query: Record<string, string> = {}) =>
+        request(testApp.app)
+          .post(`/api/scenario/deploy/${created.scenarioId}`)
+          .query({ context: user.context(), ...query })
+          .set(bearer(user));
       const refused = await deploy();
       expect(refused.status).toBe(422);
-      expect(refused.body.details).toEqual([expect.objectContaining({ code: 'TEST_CASE_FAILED', path: 'testCases[0]' })]);
+      expect(refused.body.details).toEqual([
+        expect.objectContaining({ code: 'TEST_CASE_FAILED', path: 'testCases[0]' }),
+      ]);
       expect((await deploy({ skip_validation: 'true' })).status).toBe(204);
     });
 
@@ -131,7 +215,9 @@ describe('importScenarios', () => {
       const [created] = await importAs(testApp, user, simpleScenario('s'));
       const changed = simpleScenario('s', { code: 'score = 7;', testExpression: 'score === 7' });
       expect((await importAs(testApp, user, changed, { overwrite_deploy: true }))[0].outcome).toBe('NOT_DEPLOYED');
-      expect((await importAs(testApp, user, changed, { overwrite_develop: true, overwrite_deploy: true }))[0]).toMatchObject({ outcome: 'UPDATED_AND_DEPLOYED', version: '1' });
+      expect(
+        (await importAs(testApp, user, changed, { overwrite_develop: true, overwrite_deploy: true }))[0],
+      ).toMatchObject({ outcome: 'UPDATED_AND_DEPLOYED', version: '1' });
       expect(await versionsOf(user, created.scenarioId)).toEqual(['develop', '1']);
     });
 
@@ -149,42 +235,87 @@ describe('importScenarios', () => {
   it('answers 400 INVALID_SCENARIO naming scenario, path and message when the 2nd scenario breaks the schema, and imports nothing', async () => {
     const user = await testApp.newUser();
     const bad = everyNodeScenario('bad');
-    (bad.nodeProperties.card.content as { characteristics: { bins: Record<string, unknown>[] }[] }).characteristics[0].bins[2].min = 'sixty';
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([simpleScenario('good'), bad]);
+    (
+      bad.nodeProperties.card.content as { characteristics: { bins: Record<string, unknown>[] }[] }
+    ).characteristics[0].bins[2].min = 'sixty';
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .send([simpleScenario('good'), bad]);
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('INVALID_SCENARIO');
-    expect(response.body.details).toEqual(expect.arrayContaining([expect.objectContaining({
-      path: 'scenarios[1].nodeProperties.card.content.characteristics[0].bins[2].min', scenario: 'bad', index: 1, message: expect.stringContaining('number'),
-    })]));
+    expect(response.body.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          path: 'scenarios[1].nodeProperties.card.content.characteristics[0].bins[2].min',
+          scenario: 'bad',
+          index: 1,
+          message: expect.stringContaining('number'),
+        }),
+      ]),
+    );
     expect((await exportOf(user)).body).toEqual([]);
   });
 
   it('answers 400 INVALID_SCENARIO for content text that is not JSON', async () => {
     const user = await testApp.newUser();
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send({ ...simpleScenario('x'), content: '{"nodes": [' });
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .send({ ...simpleScenario('x'), content: '{"nodes": [' });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('INVALID_SCENARIO');
     expect(response.body.details[0].path).toBe('scenarios[0].content');
   });
 
-  it.each([65, 5000, 100_000])('answers 400 INVALID_SCENARIO naming the path when JSON inside a node\'s content text nests %i levels deep, and imports nothing', async (levels) => {
-    // An HTTP node's body takes any JSON; the body of the request itself is shallow, the text inside it is not.
-    const user = await testApp.newUser();
-    const scenario = {
-      name: 'deep-body',
-      content: { nodes: [{ id: 'start', type: 'START' }, { id: 'call', type: 'HTTP_CALL' }, { id: 'end', type: 'END' }], edges: [{ from: 'start', to: 'call' }, { from: 'call', to: 'end' }] },
-      nodeProperties: {
-        start: { id: 'start', type: 'START', content: { inputs: [{ name: 'a', type: { type: 'INTEGER' }, required: true }] } },
-        call: { id: 'call', type: 'HTTP_CALL', content: `{"method":"POST","url":"https://api.example.com/x","output":"r","body":${'['.repeat(levels)}1${']'.repeat(levels)}}` },
-        end: { id: 'end', type: 'END', content: { outputs: ['r'] } },
-      },
-    };
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([scenario]);
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('INVALID_SCENARIO');
-    expect(response.body.details[0]).toMatchObject({ path: `scenarios[0].nodeProperties.call.content.body${'[0]'.repeat(63)}`, message: expect.stringContaining('nested deeper than 64 levels') });
-    expect((await exportOf(user)).body).toEqual([]);
-  });
+  it.each([65, 5000, 100_000])(
+    "answers 400 INVALID_SCENARIO naming the path when JSON inside a node's content text nests %i levels deep, and imports nothing",
+    async (levels) => {
+      // An HTTP node's body takes any JSON; the body of the request itself is shallow, the text inside it is not.
+      const user = await testApp.newUser();
+      const scenario = {
+        name: 'deep-body',
+        content: {
+          nodes: [
+            { id: 'start', type: 'START' },
+            { id: 'call', type: 'HTTP_CALL' },
+            { id: 'end', type: 'END' },
+          ],
+          edges: [
+            { from: 'start', to: 'call' },
+            { from: 'call', to: 'end' },
+          ],
+        },
+        nodeProperties: {
+          start: {
+            id: 'start',
+            type: 'START',
+            content: { inputs: [{ name: 'a', type: { type: 'INTEGER' }, required: true }] },
+          },
+          call: {
+            id: 'call',
+            type: 'HTTP_CALL',
+            content: `{"method":"POST","url":"https://api.example.com/x","output":"r","body":${'['.repeat(levels)}1${']'.repeat(levels)}}`,
+          },
+          end: { id: 'end', type: 'END', content: { outputs: ['r'] } },
+        },
+      };
+      const response = await request(testApp.app)
+        .post('/api/scenario/import')
+        .query({ context: user.context() })
+        .set(bearer(user))
+        .send([scenario]);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('INVALID_SCENARIO');
+      expect(response.body.details[0]).toMatchObject({
+        path: `scenarios[0].nodeProperties.call.content.body${'[0]'.repeat(63)}`,
+        message: expect.stringContaining('nested deeper than 64 levels'),
+      });
+      expect((await exportOf(user)).body).toEqual([]);
+    },
+  );
 
   it('stores a test-case expression as long as the spec allows, in four-byte characters', async () => {
     const user = await testApp.newUser();
@@ -192,7 +323,11 @@ describe('importScenarios', () => {
     // 20,000 characters as the spec counts them (code points): 80,000 bytes of UTF-8.
     const code = `${'😀'.repeat(19_996)}true`;
     (scenario.testCases as Array<{ expression: { code: string } }>)[0].expression.code = code;
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([scenario]);
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .send([scenario]);
     expect(response.status).toBe(200);
     const [exported] = (await exportOf(user, { name: 'long-expression' })).body;
     expect(exported.testCases[0].expression.code).toBe(code);
@@ -200,17 +335,30 @@ describe('importScenarios', () => {
 
   it('answers 400 when the same name appears twice in one import', async () => {
     const user = await testApp.newUser();
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send([simpleScenario('twice'), simpleScenario('twice')]);
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .send([simpleScenario('twice'), simpleScenario('twice')]);
     expect(response.status).toBe(400);
     expect(response.body.details[0].path).toBe('scenarios[1].name');
   });
 
   it('answers 400 MALFORMED_BODY for YAML that does not parse, and 400 VALIDATION_FAILED for a body of the wrong shape', async () => {
     const user = await testApp.newUser();
-    const yaml = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).set('Content-Type', 'application/yaml').send('- name: a\n  content: [\n');
+    const yaml = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .set('Content-Type', 'application/yaml')
+      .send('- name: a\n  content: [\n');
     expect(yaml.status).toBe(400);
     expect(yaml.body.code).toBe('MALFORMED_BODY');
-    const shape = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send({ name: 'x' });
+    const shape = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .send({ name: 'x' });
     expect(shape.status).toBe(400);
     expect(shape.body.code).toBe('VALIDATION_FAILED');
   });
@@ -218,22 +366,42 @@ describe('importScenarios', () => {
   it('answers 401 without a token and 403 when a non-admin imports for another owner', async () => {
     const user = await testApp.newUser();
     const other = await testApp.newUser();
-    expect((await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).send(simpleScenario('x'))).status).toBe(401);
-    const forbidden = await request(testApp.app).post('/api/scenario/import').query({ context: user.context(other.username) }).set(bearer(user)).send(simpleScenario('x'));
+    expect(
+      (
+        await request(testApp.app)
+          .post('/api/scenario/import')
+          .query({ context: user.context() })
+          .send(simpleScenario('x'))
+      ).status,
+    ).toBe(401);
+    const forbidden = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context(other.username) })
+      .set(bearer(user))
+      .send(simpleScenario('x'));
     expect(forbidden.status).toBe(403);
   });
 
   it('lets an admin import into another owner (context.owner)', async () => {
     const user = await testApp.newUser();
     const admin = await testApp.newUser({ admin: true });
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: admin.context(user.username) }).set(bearer(admin)).send(simpleScenario('for-user'));
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: admin.context(user.username) })
+      .set(bearer(admin))
+      .send(simpleScenario('for-user'));
     expect(response.status).toBe(200);
     expect((await exportOf(user)).body.map((v: { name: string }) => v.name)).toEqual(['for-user']);
   });
 
   it('lets concurrent imports of the same new name both succeed: one creates, the other sees it', async () => {
     const user = await testApp.newUser();
-    const send = () => request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send(simpleScenario('race'));
+    const send = () =>
+      request(testApp.app)
+        .post('/api/scenario/import')
+        .query({ context: user.context() })
+        .set(bearer(user))
+        .send(simpleScenario('race'));
     const responses = await Promise.all([send(), send(), send()]);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(responses.map((r) => r.body.scenarios[0].outcome).sort()).toEqual(['CREATED', 'SKIPPED', 'SKIPPED']);
@@ -243,7 +411,11 @@ describe('importScenarios', () => {
     const user = await testApp.newUser();
     const huge = simpleScenario('huge');
     huge.description = 'x'.repeat(testApp.config.limits.bodyBytes + 10);
-    const response = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send(huge);
+    const response = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .send(huge);
     expect(response.status).toBe(413);
   });
 });
@@ -297,7 +469,9 @@ describe('exportScenarios', () => {
     const user = await testApp.newUser();
     const other = await testApp.newUser();
     await importAs(testApp, user, simpleScenario('mine'));
-    expect((await request(testApp.app).get('/api/scenario/export').query({ context: user.context() })).status).toBe(401);
+    expect((await request(testApp.app).get('/api/scenario/export').query({ context: user.context() })).status).toBe(
+      401,
+    );
     const withoutContext = await request(testApp.app).get('/api/scenario/export').set(bearer(user));
     expect(withoutContext.status).toBe(200);
     expect(withoutContext.body.map((v: { name: string }) => v.name)).toEqual(['mine']);
@@ -308,26 +482,46 @@ describe('exportScenarios', () => {
 describe('round trip: import(export(x)) reproduces x', () => {
   const formats: Array<['JSON' | 'YAML']> = [['JSON'], ['YAML']];
 
-  it.each(formats)('over a scenario using every node kind, in %s, into a fresh user and into the same user', async (format) => {
-    const user = await testApp.newUser();
-    const [created] = await importAs(testApp, user, everyNodeScenario('all-nodes'));
-    expect(created.outcome).toBe('CREATED');
-    const first = await exportOf(user, format === 'YAML' ? { type: 'yaml' } : {});
-    expect(first.status).toBe(200);
-    const send = (target: typeof user, query: Record<string, boolean> = {}) => {
-      const post = request(testApp.app).post('/api/scenario/import').query({ context: target.context(), ...query }).set(bearer(target));
-      return format === 'YAML' ? post.set('Content-Type', 'application/yaml').send(first.text) : post.send(first.body);
-    };
+  it.each(formats)(
+    'over a scenario using every node kind, in %s, into a fresh user and into the same user',
+    async (format) => {
+      const user = await testApp.newUser();
+      const [created] = await importAs(testApp, user, everyNodeScenario('all-nodes'));
+      expect(created.outcome).toBe('CREATED');
+      const first = await exportOf(user, format === 'YAML' ? { type: 'yaml' } : {});
+      expect(first.status).toBe(200);
+      const send = (target: typeof user, query: Record<string, boolean> = {}) => {
+        const post = request(testApp.app)
+          .post('/api/scenario/import')
+          .query({ context: target.context(), ...query })
+          .set(bearer(target));
+        return format === 'YAML'
+          ? post.set('Content-Type', 'application/yaml').send(first.text)
+          : post.send(first.body);
+      };
 
-    const fresh = await testApp.newUser();
-    expect((await send(fresh)).body.scenarios[0].outcome).toBe('CREATED');
-    const same = await send(user, { overwrite_develop: true });
-    expect(same.body.scenarios[0].outcome).toBe('UPDATED');
+      const fresh = await testApp.newUser();
+      expect((await send(fresh)).body.scenarios[0].outcome).toBe('CREATED');
+      const same = await send(user, { overwrite_develop: true });
+      expect(same.body.scenarios[0].outcome).toBe('UPDATED');
 
-    const original = portable((await exportOf(user)).body);
-    expect(portable((await exportOf(fresh)).body)).toEqual(original);
-    expect(portable(format === 'YAML' ? parseYaml(first.text) : first.body)).toEqual(original);
-    const kinds = new Set(Object.values(original[0].nodeProperties as Record<string, { type: string }>).map((p) => p.type));
-    expect([...kinds].sort()).toEqual(['DATA_LOOKUP', 'DECISION', 'DECISION_TABLE', 'END', 'HTTP_CALL', 'SCENARIO_CALL', 'SCORECARD', 'SCRIPT', 'START']);
-  });
+      const original = portable((await exportOf(user)).body);
+      expect(portable((await exportOf(fresh)).body)).toEqual(original);
+      expect(portable(format === 'YAML' ? parseYaml(first.text) : first.body)).toEqual(original);
+      const kinds = new Set(
+        Object.values(original[0].nodeProperties as Record<string, { type: string }>).map((p) => p.type),
+      );
+      expect([...kinds].sort()).toEqual([
+        'DATA_LOOKUP',
+        'DECISION',
+        'DECISION_TABLE',
+        'END',
+        'HTTP_CALL',
+        'SCENARIO_CALL',
+        'SCORECARD',
+        'SCRIPT',
+        'START',
+      ]);
+    },
+  );
 });

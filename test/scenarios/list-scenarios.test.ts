@@ -9,10 +9,11 @@ beforeAll(async () => {
 });
 afterAll(async () => testApp.close());
 
-const list = (user: TestUser, query: Record<string, unknown> = {}) => request(testApp.app).get('/api/scenario').query(query).set(bearer(user));
+const list = (user: TestUser, query: Record<string, unknown> = {}) =>
+  request(testApp.app).get('/api/scenario').query(query).set(bearer(user));
 
 describe('listScenarios', () => {
-  it('lists the caller\'s scenarios newest first, with their latest deployed version', async () => {
+  it("lists the caller's scenarios newest first, with their latest deployed version", async () => {
     const user = await testApp.newUser();
     const other = await testApp.newUser();
     const first = await createScenario(testApp, user, simpleScenario('first'));
@@ -24,8 +25,22 @@ describe('listScenarios', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       scenarios: [
-        { id: second, name: 'second', owner: user.username, createdAt: expect.any(String), updatedAt: expect.any(String), deployedVersion: null },
-        { id: first, name: 'first', owner: user.username, createdAt: expect.any(String), updatedAt: expect.any(String), deployedVersion: '1' },
+        {
+          id: second,
+          name: 'second',
+          owner: user.username,
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+          deployedVersion: null,
+        },
+        {
+          id: first,
+          name: 'first',
+          owner: user.username,
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+          deployedVersion: '1',
+        },
       ],
       nextCursor: null,
     });
@@ -34,9 +49,18 @@ describe('listScenarios', () => {
   it('reads no context as {} and takes the context of the other scenario operations', async () => {
     const user = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('s'));
-    for (const query of [{}, { context: '{}' }, { context: user.context() }, { 'context[actors][requester][username]': user.username }]) {
+    for (const query of [
+      {},
+      { context: '{}' },
+      { context: user.context() },
+      { 'context[actors][requester][username]': user.username },
+    ]) {
       const response = await list(user, query);
-      expect([query, response.status, response.body.scenarios?.map((s: { id: string }) => s.id)]).toEqual([query, 200, [id]]);
+      expect([query, response.status, response.body.scenarios?.map((s: { id: string }) => s.id)]).toEqual([
+        query,
+        200,
+        [id],
+      ]);
     }
   });
 
@@ -64,13 +88,15 @@ describe('listScenarios', () => {
     expect(seen).toEqual([...ids].reverse());
   });
 
-  it('lets an admin list another owner\'s scenarios by naming them in the context', async () => {
+  it("lets an admin list another owner's scenarios by naming them in the context", async () => {
     const owner = await testApp.newUser();
     const admin = await testApp.newUser({ admin: true });
     const id = await createScenario(testApp, owner, simpleScenario('s'));
     const response = await list(admin, { context: admin.context(owner.username) });
     expect(response.status).toBe(200);
-    expect(response.body.scenarios.map((s: { id: string; owner: string }) => [s.id, s.owner])).toEqual([[id, owner.username]]);
+    expect(response.body.scenarios.map((s: { id: string; owner: string }) => [s.id, s.owner])).toEqual([
+      [id, owner.username],
+    ]);
   });
 
   it('answers 401 without a token', async () => {
@@ -79,7 +105,11 @@ describe('listScenarios', () => {
 
   it('answers 400 naming query.cursor for a cursor it did not issue, and naming query.limit out of range', async () => {
     const user = await testApp.newUser();
-    for (const cursor of ['abc', Buffer.from('s1:0').toString('base64url'), Buffer.from('p1:1').toString('base64url')]) {
+    for (const cursor of [
+      'abc',
+      Buffer.from('s1:0').toString('base64url'),
+      Buffer.from('p1:1').toString('base64url'),
+    ]) {
       const response = await list(user, { cursor });
       expect([cursor, response.status, response.body.details?.[0]?.path]).toEqual([cursor, 400, 'query.cursor']);
     }
@@ -89,7 +119,7 @@ describe('listScenarios', () => {
     }
   });
 
-  it('answers 403 CONTEXT_MISMATCH when the requester is not the token\'s user, and 403 FORBIDDEN when a user names another owner', async () => {
+  it("answers 403 CONTEXT_MISMATCH when the requester is not the token's user, and 403 FORBIDDEN when a user names another owner", async () => {
     const user = await testApp.newUser();
     const stranger = await testApp.newUser();
     const mismatch = await list(user, { context: contextFor(stranger.username) });

@@ -9,9 +9,15 @@ beforeAll(async () => {
 });
 afterAll(async () => testApp.close());
 
-const post = (path: string, user: TestUser, query: Record<string, unknown> = {}) => request(testApp.app).post(path).query({ context: user.context(), ...query }).set(bearer(user));
+const post = (path: string, user: TestUser, query: Record<string, unknown> = {}) =>
+  request(testApp.app)
+    .post(path)
+    .query({ context: user.context(), ...query })
+    .set(bearer(user));
 const versionsOf = async (id: string, user: TestUser) =>
-  (await request(testApp.app).get(`/api/scenario/${id}/version`).query({ context: user.context() }).set(bearer(user))).body.map((v: { version: string }) => v.version);
+  (
+    await request(testApp.app).get(`/api/scenario/${id}/version`).query({ context: user.context() }).set(bearer(user))
+  ).body.map((v: { version: string }) => v.version);
 
 describe('validateScenario', () => {
   it('answers 204 when the scenario compiles and every test case passes', async () => {
@@ -27,10 +33,12 @@ describe('validateScenario', () => {
     const bad = await post(`/api/scenario/validate/${id}`, user).send({ income: 'lots' });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('VALIDATION_ERRORS');
-    expect(bad.body.details).toEqual(expect.arrayContaining([
-      expect.objectContaining({ path: 'body.income', variable: 'income', code: 'INVALID_INPUT' }),
-      expect.objectContaining({ path: 'body.age', variable: 'age', code: 'INVALID_INPUT' }),
-    ]));
+    expect(bad.body.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'body.income', variable: 'income', code: 'INVALID_INPUT' }),
+        expect.objectContaining({ path: 'body.age', variable: 'age', code: 'INVALID_INPUT' }),
+      ]),
+    );
   });
 
   it('answers 422 listing a failing test case with its actual result and expected expression', async () => {
@@ -38,9 +46,15 @@ describe('validateScenario', () => {
     const id = await createScenario(testApp, user, simpleScenario('failing', { testExpression: 'score === 81' }));
     const response = await post(`/api/scenario/validate/${id}`, user);
     expect(response.status).toBe(422);
-    expect(response.body.details).toEqual([expect.objectContaining({
-      path: 'testCases[0]', code: 'TEST_CASE_FAILED', testCaseName: 'typical applicant', expected: 'score === 81', actual: { score: 80 },
-    })]);
+    expect(response.body.details).toEqual([
+      expect.objectContaining({
+        path: 'testCases[0]',
+        code: 'TEST_CASE_FAILED',
+        testCaseName: 'typical applicant',
+        expected: 'score === 81',
+        actual: { score: 80 },
+      }),
+    ]);
   });
 
   it('answers 422 with compile diagnostics naming the node', async () => {
@@ -48,7 +62,9 @@ describe('validateScenario', () => {
     const id = await createScenario(testApp, user, simpleScenario('broken', { code: 'score = income +;' }));
     const response = await post(`/api/scenario/validate/${id}`, user);
     expect(response.status).toBe(422);
-    expect(response.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ nodeId: 'calc', code: expect.any(String) })]));
+    expect(response.body.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ nodeId: 'calc', code: expect.any(String) })]),
+    );
   });
 
   it('reports external references that do not resolve (collections, called scenarios)', async () => {
@@ -63,10 +79,25 @@ describe('validateScenario', () => {
   it('runs a test case saved with updateScenarioTestCase', async () => {
     const user = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('tc'));
-    const opened = await request(testApp.app).get(`/api/scenario/open/${id}`).query({ context: user.context() }).set(bearer(user));
+    const opened = await request(testApp.app)
+      .get(`/api/scenario/open/${id}`)
+      .query({ context: user.context() })
+      .set(bearer(user));
     const testCaseId = opened.body.testCases[0].id;
-    const save = (code: string) => request(testApp.app).put(`/api/scenario/${id}/testcases/${testCaseId}`).query({ context: user.context() }).set(bearer(user))
-      .send({ id: Number(testCaseId), name: 'edited', variables: [{ name: 'income', value: 10000 }, { name: 'age', value: 20 }], expression: { code } });
+    const save = (code: string) =>
+      request(testApp.app)
+        .put(`/api/scenario/${id}/testcases/${testCaseId}`)
+        .query({ context: user.context() })
+        .set(bearer(user))
+        .send({
+          id: Number(testCaseId),
+          name: 'edited',
+          variables: [
+            { name: 'income', value: 10000 },
+            { name: 'age', value: 20 },
+          ],
+          expression: { code },
+        });
     expect((await save('score === 99')).status).toBe(200);
     const failing = await post(`/api/scenario/validate/${id}`, user);
     expect(failing.status).toBe(422);
@@ -87,10 +118,15 @@ describe('validateScenario', () => {
     const user = await testApp.newUser();
     const stranger = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('ok'));
-    expect((await request(testApp.app).post(`/api/scenario/validate/${id}`).query({ context: user.context() })).status).toBe(401);
+    expect(
+      (await request(testApp.app).post(`/api/scenario/validate/${id}`).query({ context: user.context() })).status,
+    ).toBe(401);
     expect((await post(`/api/scenario/validate/${id}`, stranger)).status).toBe(403);
     expect((await post('/api/scenario/validate/2000000000', user)).status).toBe(404);
-    expect((await post(`/api/scenario/validate/${id}`, user).send({ big: 'x'.repeat(testApp.config.limits.bodyBytes + 1) })).status).toBe(413);
+    expect(
+      (await post(`/api/scenario/validate/${id}`, user).send({ big: 'x'.repeat(testApp.config.limits.bodyBytes + 1) }))
+        .status,
+    ).toBe(413);
   });
 });
 
@@ -129,7 +165,11 @@ describe('debugScenario', () => {
     const compile = await post(`/api/scenario/debug/${broken}`, user).send({ income: 1, age: 1 });
     expect(compile.status).toBe(422);
     expect(compile.body.code).toBe('COMPILE_ERROR');
-    const throwing = await createScenario(testApp, user, simpleScenario('throws', { code: 'throw new Error("boom"); score = 1;' }));
+    const throwing = await createScenario(
+      testApp,
+      user,
+      simpleScenario('throws', { code: 'throw new Error("boom"); score = 1;' }),
+    );
     const run = await post(`/api/scenario/debug/${throwing}`, user).send({ income: 1, age: 1 });
     expect(run.status).toBe(422);
     expect(run.body.code).toBe('RUN_FAILED');
@@ -140,10 +180,15 @@ describe('debugScenario', () => {
     const user = await testApp.newUser();
     const stranger = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('dbg'));
-    expect((await request(testApp.app).post(`/api/scenario/debug/${id}`).query({ context: user.context() }).send({})).status).toBe(401);
+    expect(
+      (await request(testApp.app).post(`/api/scenario/debug/${id}`).query({ context: user.context() }).send({})).status,
+    ).toBe(401);
     expect((await post(`/api/scenario/debug/${id}`, stranger).send({ income: 1, age: 1 })).status).toBe(403);
     expect((await post('/api/scenario/debug/2000000000', user).send({})).status).toBe(404);
-    expect((await post(`/api/scenario/debug/${id}`, user).send({ big: 'x'.repeat(testApp.config.limits.bodyBytes + 1) })).status).toBe(413);
+    expect(
+      (await post(`/api/scenario/debug/${id}`, user).send({ big: 'x'.repeat(testApp.config.limits.bodyBytes + 1) }))
+        .status,
+    ).toBe(413);
   });
 });
 
@@ -183,18 +228,28 @@ describe('deployScenario', () => {
     const user = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('empty-body'));
     // `{}` as validation data is a run without the required inputs (422); an empty body is none at all.
-    expect((await post(`/api/scenario/validate/${id}`, user).set('Content-Type', 'application/json').send('')).status).toBe(204);
-    expect((await post(`/api/scenario/deploy/${id}`, user).set('Content-Type', 'application/json').send('')).status).toBe(204);
+    expect(
+      (await post(`/api/scenario/validate/${id}`, user).set('Content-Type', 'application/json').send('')).status,
+    ).toBe(204);
+    expect(
+      (await post(`/api/scenario/deploy/${id}`, user).set('Content-Type', 'application/json').send('')).status,
+    ).toBe(204);
     expect(await versionsOf(id, user)).toEqual(['develop', '1']);
     expect((await post(`/api/scenario/validate/${id}`, user).send({})).status).toBe(422);
     // An operation that needs a body says it is missing.
     const noImport = await post('/api/scenario/import', user).set('Content-Type', 'application/json').send('');
     expect(noImport.status).toBe(400);
-    expect(noImport.body).toMatchObject({ code: 'VALIDATION_FAILED', message: 'body is required (application/json, application/yaml)', details: [{ path: 'body' }] });
+    expect(noImport.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'body is required (application/json, application/yaml)',
+      details: [{ path: 'body' }],
+    });
     // A body of a type the operation does not take is 415 naming what it takes.
     const yamlOnly = await post('/api/scenario/import', user).set('Content-Type', 'text/csv').send('a,b\n1,2\n');
     expect(yamlOnly.status).toBe(415);
-    expect(yamlOnly.body.message).toBe(`POST /api/scenario/import takes application/json, application/yaml; the request's Content-Type is "text/csv".`);
+    expect(yamlOnly.body.message).toBe(
+      `POST /api/scenario/import takes application/json, application/yaml; the request's Content-Type is "text/csv".`,
+    );
   });
 
   it('answers 422 COMPILE_ERROR with skip_validation when the document does not compile', async () => {
@@ -230,7 +285,9 @@ describe('deployScenario', () => {
     const stranger = await testApp.newUser();
     const admin = await testApp.newUser({ admin: true });
     const id = await createScenario(testApp, user, simpleScenario('dep'));
-    expect((await request(testApp.app).post(`/api/scenario/deploy/${id}`).query({ context: user.context() })).status).toBe(401);
+    expect(
+      (await request(testApp.app).post(`/api/scenario/deploy/${id}`).query({ context: user.context() })).status,
+    ).toBe(401);
     expect((await post(`/api/scenario/deploy/${id}`, stranger)).status).toBe(403);
     expect((await post('/api/scenario/deploy/2000000000', user)).status).toBe(404);
     expect((await post(`/api/scenario/deploy/${id}`, admin)).status).toBe(204);

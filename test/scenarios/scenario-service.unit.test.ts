@@ -28,7 +28,8 @@ function management() {
   return { store, deployed, service: new ScenarioService(store, engine, deployed) };
 }
 
-const asImport = (name: string, options?: Parameters<typeof simpleScenario>[1]) => simpleScenario(name, options) as unknown as ScenarioImportDto;
+const asImport = (name: string, options?: Parameters<typeof simpleScenario>[1]) =>
+  simpleScenario(name, options) as unknown as ScenarioImportDto;
 const DEVELOP_ONLY = { overwriteDevelop: true, overwriteDeploy: false };
 
 describe('ScenarioService on the in-memory store', () => {
@@ -56,7 +57,11 @@ describe('ScenarioService on the in-memory store', () => {
 
   it('refuses to deploy a scenario whose test case fails (422), and deploys nothing', async () => {
     const { service, store } = management();
-    const [outcome] = await service.importScenarios(ALICE, asImport('credit', { testExpression: 'score === 81' }), DEVELOP_ONLY);
+    const [outcome] = await service.importScenarios(
+      ALICE,
+      asImport('credit', { testExpression: 'score === 81' }),
+      DEVELOP_ONLY,
+    );
     await expect(service.deploy(ALICE, outcome.scenarioId!)).rejects.toMatchObject({ status: 422 });
     expect(await store.findLatestDeployed(Number(outcome.scenarioId))).toBeUndefined();
   });
@@ -66,7 +71,10 @@ describe('ScenarioService on the in-memory store', () => {
     const [first] = await service.importScenarios(ALICE, asImport('one'), DEVELOP_ONLY);
     await service.importScenarios(ALICE, asImport('two'), DEVELOP_ONLY);
     await expect(service.rename(ALICE, 'one', 'two')).rejects.toMatchObject({ status: 409, code: 'NAME_TAKEN' });
-    await expect(service.copy(ALICE, first.scenarioId!, 'two')).rejects.toMatchObject({ status: 409, code: 'NAME_TAKEN' });
+    await expect(service.copy(ALICE, first.scenarioId!, 'two')).rejects.toMatchObject({
+      status: 409,
+      code: 'NAME_TAKEN',
+    });
     const copy = await service.copy(ALICE, first.scenarioId!, 'three');
     expect(copy).toMatchObject({ name: 'three', version: 'develop' });
     expect(copy.testCases).toHaveLength(1);

@@ -6,10 +6,15 @@ import { FakeScenarioStore } from './support/fake-scenario-store.js';
 import { scenarioStoreContract } from './support/scenario-store-contract.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(() => t.close());
 
-scenarioStoreContract('MySqlScenarioStore', () => ({ store: new MySqlScenarioStore(t.services.db, new UserStore(t.services.db)), newOwner: () => t.newUser() }));
+scenarioStoreContract('MySqlScenarioStore', () => ({
+  store: new MySqlScenarioStore(t.services.db, new UserStore(t.services.db)),
+  newOwner: () => t.newUser(),
+}));
 
 let owners = 0;
 scenarioStoreContract('FakeScenarioStore', () => {

@@ -9,8 +9,13 @@ beforeAll(async () => {
 });
 afterAll(async () => testApp.close());
 
-const get = (path: string, user: TestUser, context = user.context()) => request(testApp.app).get(path).query({ context }).set(bearer(user));
-const post = (path: string, user: TestUser, query: Record<string, unknown> = {}) => request(testApp.app).post(path).query({ context: user.context(), ...query }).set(bearer(user));
+const get = (path: string, user: TestUser, context = user.context()) =>
+  request(testApp.app).get(path).query({ context }).set(bearer(user));
+const post = (path: string, user: TestUser, query: Record<string, unknown> = {}) =>
+  request(testApp.app)
+    .post(path)
+    .query({ context: user.context(), ...query })
+    .set(bearer(user));
 
 /** The id-addressed read operations share their access rules. */
 const reads: Array<[string, (id: string) => string]> = [
@@ -46,7 +51,16 @@ describe.each(reads)('%s access', (_operation, path) => {
 
   it('answers 404 SCENARIO_NOT_FOUND for an unknown id and for any string that is not one of our ids', async () => {
     const user = await testApp.newUser();
-    for (const id of ['2000000000', '0', '007', 'abc', '64f1c2a9e4b0d1a2b3c4d5e6', '99999999999999999999', '-1', '1.5']) {
+    for (const id of [
+      '2000000000',
+      '0',
+      '007',
+      'abc',
+      '64f1c2a9e4b0d1a2b3c4d5e6',
+      '99999999999999999999',
+      '-1',
+      '1.5',
+    ]) {
       const missing = await get(path(encodeURIComponent(id)), user);
       expect([id, missing.status, missing.body.code]).toEqual([id, 404, 'SCENARIO_NOT_FOUND']);
     }
@@ -57,11 +71,21 @@ describe('openScenario', () => {
   it('returns the development version if any, else the latest deployed', async () => {
     const user = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('s'));
-    expect((await get(`/api/scenario/open/${id}`, user)).body).toMatchObject({ version: 'develop', status: 'DEVELOP', scenarioId: id, userId: String(user.id), owner: user.username });
+    expect((await get(`/api/scenario/open/${id}`, user)).body).toMatchObject({
+      version: 'develop',
+      status: 'DEVELOP',
+      scenarioId: id,
+      userId: String(user.id),
+      owner: user.username,
+    });
     await post(`/api/scenario/deploy/${id}`, user).expect(204);
     await post(`/api/scenario/deploy/${id}`, user).expect(204);
     await testApp.services.db('scenario_versions').where({ scenario_id: id, status: 'DEVELOP' }).delete();
-    expect((await get(`/api/scenario/open/${id}`, user)).body).toMatchObject({ version: '2', status: 'DEPLOYED', sourceVersion: 'develop' });
+    expect((await get(`/api/scenario/open/${id}`, user)).body).toMatchObject({
+      version: '2',
+      status: 'DEPLOYED',
+      sourceVersion: 'develop',
+    });
   });
 });
 
@@ -76,9 +100,21 @@ describe('listScenarioVersions', () => {
     const response = await get(`/api/scenario/${id}/version`, user);
     expect(response.status).toBe(200);
     expect(response.body.map((v: Record<string, unknown>) => [v.version, v.status, v.sourceVersion])).toEqual([
-      ['develop', 'DEVELOP', 'import'], ['3', 'DEPLOYED', 'develop'], ['2', 'DEPLOYED', 'import'], ['1', 'DEPLOYED', 'develop'],
+      ['develop', 'DEVELOP', 'import'],
+      ['3', 'DEPLOYED', 'develop'],
+      ['2', 'DEPLOYED', 'import'],
+      ['1', 'DEPLOYED', 'develop'],
     ]);
-    expect(response.body[0]).toEqual({ id: expect.stringMatching(/^[1-9][0-9]*$/), scenarioId: id, name: 's', version: 'develop', sourceVersion: 'import', description: 'income and age to a score', status: 'DEVELOP', createdAt: expect.any(String) });
+    expect(response.body[0]).toEqual({
+      id: expect.stringMatching(/^[1-9][0-9]*$/),
+      scenarioId: id,
+      name: 's',
+      version: 'develop',
+      sourceVersion: 'import',
+      description: 'income and age to a score',
+      status: 'DEVELOP',
+      createdAt: expect.any(String),
+    });
   });
 });
 
@@ -88,8 +124,17 @@ describe('getScenarioInput and getScenarioInputVariableNames', () => {
     const id = await createScenario(testApp, user, everyNodeScenario('all'));
     const inputs = await get(`/api/scenario/${id}/input`, user);
     expect(inputs.status).toBe(200);
-    expect(inputs.body.channel).toEqual({ name: 'channel', type: { type: 'DICTIONARY', name: 'channel', options: ['WEB', 'BRANCH'] }, required: true });
-    expect(inputs.body.customerId).toEqual({ name: 'customerId', type: { type: 'STRING' }, required: true, tags: ['id'] });
+    expect(inputs.body.channel).toEqual({
+      name: 'channel',
+      type: { type: 'DICTIONARY', name: 'channel', options: ['WEB', 'BRANCH'] },
+      required: true,
+    });
+    expect(inputs.body.customerId).toEqual({
+      name: 'customerId',
+      type: { type: 'STRING' },
+      required: true,
+      tags: ['id'],
+    });
     const names = await get(`/api/scenario/data/inputvariables/${id}`, user);
     expect(names.body).toEqual(['customerId', 'income', 'age', 'student', 'channel', 'extra', 'history']);
   });
@@ -101,12 +146,19 @@ describe('copyScenario', () => {
     const id = await createScenario(testApp, user, simpleScenario('source'));
     const response = await post(`/api/scenario/copy/${id}/the copy`, user);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ name: 'the copy', version: 'develop', status: 'DEVELOP', sourceVersion: 'copy', owner: user.username });
+    expect(response.body).toMatchObject({
+      name: 'the copy',
+      version: 'develop',
+      status: 'DEVELOP',
+      sourceVersion: 'copy',
+      owner: user.username,
+    });
     expect(response.body.scenarioId).not.toBe(id);
     const source = (await get(`/api/scenario/open/${id}`, user)).body;
     expect(response.body.content).toBe(source.content);
     expect(response.body.nodeProperties).toEqual(source.nodeProperties);
-    const withoutIds = (testCases: Record<string, unknown>[]) => testCases.map(({ id: _id, externalId: _externalId, ...rest }) => rest);
+    const withoutIds = (testCases: Record<string, unknown>[]) =>
+      testCases.map(({ id: _id, externalId: _externalId, ...rest }) => rest);
     expect(withoutIds(response.body.testCases)).toEqual(withoutIds(source.testCases));
     expect(response.body.testCases[0].id).not.toBe(source.testCases[0].id);
   });
@@ -117,18 +169,22 @@ describe('copyScenario', () => {
     const taken = await post(`/api/scenario/copy/${id}/source`, user);
     expect(taken.status).toBe(409);
     expect(taken.body.code).toBe('NAME_TAKEN');
-    const statuses = (await Promise.all([1, 2, 3, 4].map(() => post(`/api/scenario/copy/${id}/racing`, user)))).map((r) => r.status).sort();
+    const statuses = (await Promise.all([1, 2, 3, 4].map(() => post(`/api/scenario/copy/${id}/racing`, user))))
+      .map((r) => r.status)
+      .sort();
     expect(statuses).toEqual([200, 409, 409, 409]);
   });
 
-  it('answers 404 for an unknown source, 403 for another user\'s, 400 for a bad name, 401 without a token', async () => {
+  it("answers 404 for an unknown source, 403 for another user's, 400 for a bad name, 401 without a token", async () => {
     const user = await testApp.newUser();
     const stranger = await testApp.newUser();
     const id = await createScenario(testApp, user, simpleScenario('source'));
     expect((await post('/api/scenario/copy/2000000000/x', user)).status).toBe(404);
     expect((await post(`/api/scenario/copy/${id}/x`, stranger)).status).toBe(403);
     expect((await post(`/api/scenario/copy/${id}/-bad`, user)).status).toBe(400);
-    expect((await request(testApp.app).post(`/api/scenario/copy/${id}/x`).query({ context: user.context() })).status).toBe(401);
+    expect(
+      (await request(testApp.app).post(`/api/scenario/copy/${id}/x`).query({ context: user.context() })).status,
+    ).toBe(401);
   });
 });
 
@@ -151,26 +207,42 @@ describe('renameScenario', () => {
     const taken = await post('/api/scenario/rename/a/b', user);
     expect(taken.status).toBe(409);
     expect(taken.body.code).toBe('NAME_TAKEN');
-    const statuses = (await Promise.all([post('/api/scenario/rename/a/z', user), post('/api/scenario/rename/c/z', user)])).map((r) => r.status).sort();
+    const statuses = (
+      await Promise.all([post('/api/scenario/rename/a/z', user), post('/api/scenario/rename/c/z', user)])
+    )
+      .map((r) => r.status)
+      .sort();
     expect(statuses).toEqual([200, 409]);
   });
 
-  it('answers 404 when the owner has no such scenario (another user\'s name does not count), 403 for another owner, 401 without a token', async () => {
+  it("answers 404 when the owner has no such scenario (another user's name does not count), 403 for another owner, 401 without a token", async () => {
     const user = await testApp.newUser();
     const other = await testApp.newUser();
     await createScenario(testApp, other, simpleScenario('theirs'));
     const missing = await post('/api/scenario/rename/theirs/mine', user);
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('SCENARIO_NOT_FOUND');
-    expect((await request(testApp.app).post('/api/scenario/rename/theirs/mine').query({ context: user.context(other.username) }).set(bearer(user))).status).toBe(403);
-    expect((await request(testApp.app).post('/api/scenario/rename/a/b').query({ context: user.context() })).status).toBe(401);
+    expect(
+      (
+        await request(testApp.app)
+          .post('/api/scenario/rename/theirs/mine')
+          .query({ context: user.context(other.username) })
+          .set(bearer(user))
+      ).status,
+    ).toBe(403);
+    expect(
+      (await request(testApp.app).post('/api/scenario/rename/a/b').query({ context: user.context() })).status,
+    ).toBe(401);
   });
 
-  it('lets an admin rename another owner\'s scenario through context.owner', async () => {
+  it("lets an admin rename another owner's scenario through context.owner", async () => {
     const user = await testApp.newUser();
     const admin = await testApp.newUser({ admin: true });
     await createScenario(testApp, user, simpleScenario('mine'));
-    const response = await request(testApp.app).post('/api/scenario/rename/mine/renamed').query({ context: admin.context(user.username) }).set(bearer(admin));
+    const response = await request(testApp.app)
+      .post('/api/scenario/rename/mine/renamed')
+      .query({ context: admin.context(user.username) })
+      .set(bearer(admin));
     expect(response.status).toBe(200);
     expect(response.body.owner).toBe(user.username);
   });

@@ -11,7 +11,11 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 const importBody = (user: TestUser, body: unknown) =>
-  request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).send(body as object);
+  request(testApp.app)
+    .post('/api/scenario/import')
+    .query({ context: user.context() })
+    .set(bearer(user))
+    .send(body as object);
 
 const withVariables = (variables: unknown) => ({
   ...simpleScenario('s'),
@@ -19,24 +23,48 @@ const withVariables = (variables: unknown) => ({
 });
 
 async function storedTestCases(user: TestUser, scenarioId: number) {
-  const opened = await request(testApp.app).get(`/api/scenario/open/${scenarioId}`).query({ context: user.context() }).set(bearer(user));
+  const opened = await request(testApp.app)
+    .get(`/api/scenario/open/${scenarioId}`)
+    .query({ context: user.context() })
+    .set(bearer(user));
   return opened.body.testCases as Array<{ variables: unknown }>;
 }
 
 describe('test case variables in an import', () => {
   it.each([
     ['a map from name to value (docs/scenarios.md §7)', { income: 50000, age: 30 }],
-    ['a list of {variableName, value}', [{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }]],
-    ['a list of {name, value} (as exported)', [{ name: 'income', value: 50000 }, { name: 'age', value: 30 }]],
-  ])('accepts %s, stores it as the list of {variableName, value} and the test case passes', async (_form, variables) => {
-    const user = await testApp.newUser();
-    const imported = await importBody(user, withVariables(variables));
-    expect(imported.status).toBe(200);
-    const { scenarioId } = imported.body.scenarios[0];
-    expect((await storedTestCases(user, scenarioId))[0].variables).toEqual([{ variableName: 'income', value: 50000 }, { variableName: 'age', value: 30 }]);
-    const validated = await request(testApp.app).post(`/api/scenario/validate/${scenarioId}`).query({ context: user.context() }).set(bearer(user));
-    expect(validated.status).toBe(204);
-  });
+    [
+      'a list of {variableName, value}',
+      [
+        { variableName: 'income', value: 50000 },
+        { variableName: 'age', value: 30 },
+      ],
+    ],
+    [
+      'a list of {name, value} (as exported)',
+      [
+        { name: 'income', value: 50000 },
+        { name: 'age', value: 30 },
+      ],
+    ],
+  ])(
+    'accepts %s, stores it as the list of {variableName, value} and the test case passes',
+    async (_form, variables) => {
+      const user = await testApp.newUser();
+      const imported = await importBody(user, withVariables(variables));
+      expect(imported.status).toBe(200);
+      const { scenarioId } = imported.body.scenarios[0];
+      expect((await storedTestCases(user, scenarioId))[0].variables).toEqual([
+        { variableName: 'income', value: 50000 },
+        { variableName: 'age', value: 30 },
+      ]);
+      const validated = await request(testApp.app)
+        .post(`/api/scenario/validate/${scenarioId}`)
+        .query({ context: user.context() })
+        .set(bearer(user));
+      expect(validated.status).toBe(204);
+    },
+  );
 
   it('accepts the map form in YAML exactly as docs/scenarios.md writes it', async () => {
     const user = await testApp.newUser();
@@ -53,10 +81,17 @@ testCases:
     variables: { age: 40 }
     expression: { language: javascript, code: 'adult === true' }
 `;
-    const imported = await request(testApp.app).post('/api/scenario/import').query({ context: user.context() }).set(bearer(user)).set('Content-Type', 'application/yaml').send(yaml);
+    const imported = await request(testApp.app)
+      .post('/api/scenario/import')
+      .query({ context: user.context() })
+      .set(bearer(user))
+      .set('Content-Type', 'application/yaml')
+      .send(yaml);
     expect(imported.status).toBe(200);
     expect(parseYaml(yaml).nodeProperties.start.type).toBeUndefined();
-    expect((await storedTestCases(user, imported.body.scenarios[0].scenarioId))[0].variables).toEqual([{ variableName: 'age', value: 40 }]);
+    expect((await storedTestCases(user, imported.body.scenarios[0].scenarioId))[0].variables).toEqual([
+      { variableName: 'age', value: 40 },
+    ]);
   });
 
   it('names the real problem of a bad variables value, without the other forms of the body', async () => {
@@ -69,9 +104,17 @@ testCases:
 
   it('names the field of a bad list entry, and nothing about the map form or a list body', async () => {
     const user = await testApp.newUser();
-    const response = await importBody(user, withVariables([{ name: 'income', value: 50000 }, { name: 'age', val: 30 }]));
+    const response = await importBody(
+      user,
+      withVariables([
+        { name: 'income', value: 50000 },
+        { name: 'age', val: 30 },
+      ]),
+    );
     expect(response.status).toBe(400);
-    expect(response.body.details).toEqual([{ path: 'body.testCases.0.variables.1.val', message: expect.stringContaining('additional properties') }]);
+    expect(response.body.details).toEqual([
+      { path: 'body.testCases.0.variables.1.val', message: expect.stringContaining('additional properties') },
+    ]);
   });
 
   it('asks for variableName (or name) when an entry has neither', async () => {
@@ -88,7 +131,9 @@ testCases:
     const user = await testApp.newUser();
     const response = await importBody(user, [simpleScenario('ok'), withVariables(5)]);
     expect(response.status).toBe(400);
-    expect(response.body.details).toEqual([{ path: 'body.1.testCases.0.variables', message: 'must be array or object' }]);
+    expect(response.body.details).toEqual([
+      { path: 'body.1.testCases.0.variables', message: 'must be array or object' },
+    ]);
   });
 });
 
@@ -98,9 +143,15 @@ describe('test case variables in updateScenarioTestCase', () => {
     const imported = await importBody(user, simpleScenario('s'));
     const { scenarioId } = imported.body.scenarios[0];
     const [testCase] = (await storedTestCases(user, scenarioId)) as unknown as Array<{ id: string }>;
-    const response = await request(testApp.app).put(`/api/scenario/${scenarioId}/testcases/${testCase.id}`).query({ context: user.context() }).set(bearer(user))
+    const response = await request(testApp.app)
+      .put(`/api/scenario/${scenarioId}/testcases/${testCase.id}`)
+      .query({ context: user.context() })
+      .set(bearer(user))
       .send({ name: 'map form', variables: { income: 1000, age: 18 }, expression: { code: 'score === 19' } });
     expect(response.status).toBe(200);
-    expect(response.body.variables).toEqual([{ variableName: 'income', value: 1000 }, { variableName: 'age', value: 18 }]);
+    expect(response.body.variables).toEqual([
+      { variableName: 'income', value: 1000 },
+      { variableName: 'age', value: 18 },
+    ]);
   });
 });

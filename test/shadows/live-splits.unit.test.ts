@@ -6,18 +6,45 @@ import type { LiveSplit, SplitRun } from '../../src/shadows/split.js';
 import type { MySqlSplitStore } from '../../src/shadows/split-store.js';
 
 const logger = createLogger('silent');
-const champion = { scenarioId: 7, versionId: 70, ownerId: 1, ownerName: 'alice', name: 's', version: '1', cacheKey: 'version:70', document: { content: 'champion' } } as unknown as DeployedScenario;
+const champion = {
+  scenarioId: 7,
+  versionId: 70,
+  ownerId: 1,
+  ownerName: 'alice',
+  name: 's',
+  version: '1',
+  cacheKey: 'version:70',
+  document: { content: 'champion' },
+} as unknown as DeployedScenario;
 
 function liveSplits(split: Partial<LiveSplit> | null, random = () => 0) {
   const running: LiveSplit | null = split && {
-    id: 'split-1', ownerId: 1, championVersion: '1', championVersionId: 70, stickyBy: 'customerId', decisionOutput: 'decision',
-    challengers: [{ version: 'develop', versionId: 71, contentHash: 'abc', percent: 50, document: { content: 'challenger' } as never }],
+    id: 'split-1',
+    ownerId: 1,
+    championVersion: '1',
+    championVersionId: 70,
+    stickyBy: 'customerId',
+    decisionOutput: 'decision',
+    challengers: [
+      {
+        version: 'develop',
+        versionId: 71,
+        contentHash: 'abc',
+        percent: 50,
+        document: { content: 'challenger' } as never,
+      },
+    ],
     ...split,
   };
   const runs: SplitRun[] = [];
   const counted: string[] = [];
-  const live = new LiveSplits({ running: async () => running } as unknown as MySqlSplitStore, { add: (run) => runs.push(run) },
-    { splitRunFinished: (arm, outcome) => counted.push(`${arm}:${outcome}`) }, logger, { freshMs: 60_000, maxStaleMs: 0, random });
+  const live = new LiveSplits(
+    { running: async () => running } as unknown as MySqlSplitStore,
+    { add: (run) => runs.push(run) },
+    { splitRunFinished: (arm, outcome) => counted.push(`${arm}:${outcome}`) },
+    logger,
+    { freshMs: 60_000, maxStaleMs: 0, random },
+  );
   return { live, runs, counted };
 }
 
@@ -31,10 +58,26 @@ describe('the live path of splits', () => {
   });
 
   it('runs a challenger in the champion\u2019s place: its version, document and content-keyed cache key', async () => {
-    const { live, runs, counted } = liveSplits({ stickyBy: null, challengers: [{ version: 'develop', versionId: 71, contentHash: 'abc', percent: 100, document: { content: 'challenger' } as never }] });
+    const { live, runs, counted } = liveSplits({
+      stickyBy: null,
+      challengers: [
+        {
+          version: 'develop',
+          versionId: 71,
+          contentHash: 'abc',
+          percent: 100,
+          document: { content: 'challenger' } as never,
+        },
+      ],
+    });
     await live.reload(champion.scenarioId);
     const arm = live.assign(champion, {});
-    expect(arm?.deployed).toMatchObject({ scenarioId: 7, versionId: 71, version: 'develop', document: { content: 'challenger' } });
+    expect(arm?.deployed).toMatchObject({
+      scenarioId: 7,
+      versionId: 71,
+      version: 'develop',
+      document: { content: 'challenger' },
+    });
     expect(arm?.deployed.cacheKey).not.toBe('version:70');
     arm?.finished({ decision: 7 }, false, 1.5);
     arm?.finished(null, true, 2);
@@ -53,10 +96,14 @@ describe('the live path of splits', () => {
       expect(arm?.deployed).toBe(champion);
       arm?.finished({ decision: 'APPROVE' }, false, 1);
     }
-    expect(runs.map((run) => [run.arm, run.decision])).toEqual([['1', 'APPROVE'], ['1', 'APPROVE']]);
+    expect(runs.map((run) => [run.arm, run.decision])).toEqual([
+      ['1', 'APPROVE'],
+      ['1', 'APPROVE'],
+    ]);
     for (let n = 0; n < 50; n += 1) {
       const first = live.assign(champion, { customerId: `C-${n}` })?.deployed.version;
-      for (let k = 0; k < 5; k += 1) expect(live.assign(champion, { customerId: `C-${n}` })?.deployed.version).toBe(first);
+      for (let k = 0; k < 5; k += 1)
+        expect(live.assign(champion, { customerId: `C-${n}` })?.deployed.version).toBe(first);
     }
   });
 });

@@ -14,7 +14,12 @@ let alice: TestUser;
 
 beforeAll(async () => {
   isolateJobStore('shadow-skips');
-  t = await createTestApp({ configOverrides: { shadows: { engineShare: 0, maxInFlight: 256, maxPerScenario: 5 }, metrics: { ...loadConfig().metrics, enabled: true } } });
+  t = await createTestApp({
+    configOverrides: {
+      shadows: { engineShare: 0, maxInFlight: 256, maxPerScenario: 5 },
+      metrics: { ...loadConfig().metrics, enabled: true },
+    },
+  });
   alice = await t.newUser();
 });
 afterAll(() => t.close());
@@ -25,14 +30,21 @@ it('skips and counts every sampled shadow run, in the shadow and in Prometheus',
   await putDevelop(t, scenarioId, scriptScenario('out = a * 3;'));
   const attached = await attachShadow(t, alice, scenarioId, { version: 'develop', outputs: ['doubled'] });
   for (let a = 1; a <= 6; a += 1) {
-    const scored = await request(t.app).post('/api/scenario/code/remote/score?name=starved').set('Score-Token', alice.scoreToken).send({ a });
+    const scored = await request(t.app)
+      .post('/api/scenario/code/remote/score?name=starved')
+      .set('Score-Token', alice.scoreToken)
+      .send({ a });
     expect([scored.status, scored.body.result]).toEqual([200, { doubled: 2 * a }]);
   }
-  const shadow = await waitFor(async () => {
-    await t.services.shadows.writer.flush();
-    const { body } = await getShadow(t, alice, scenarioId, attached.body.shadowId);
-    return body.skipped >= 6 ? body : undefined;
-  }, 10_000, 100);
+  const shadow = await waitFor(
+    async () => {
+      await t.services.shadows.writer.flush();
+      const { body } = await getShadow(t, alice, scenarioId, attached.body.shadowId);
+      return body.skipped >= 6 ? body : undefined;
+    },
+    10_000,
+    100,
+  );
   expect(shadow.skipped).toBe(6);
   expect(await storedShadowRuns(t, attached.body.shadowId)).toBe(0);
   const text = await t.services.metricsExposition?.render();

@@ -32,7 +32,10 @@ async function newScenario(name: string, doc = doublingScenario()): Promise<stri
 }
 
 function score(name: string, inputs: Record<string, unknown>) {
-  return request(t.app).post(`/api/scenario/code/remote/score?name=${name}`).set('Score-Token', alice.scoreToken).send(inputs);
+  return request(t.app)
+    .post(`/api/scenario/code/remote/score?name=${name}`)
+    .set('Score-Token', alice.scoreToken)
+    .send(inputs);
 }
 
 const tripling = () => scriptScenario('if (a === 13) { throw new Error("unlucky thirteen"); } out = a * 3;');
@@ -43,15 +46,35 @@ describe('a shadow on live traffic', () => {
     await putDevelop(t, scenarioId, tripling());
     const attached = await attachShadow(t, alice, scenarioId, { version: 'develop', outputs: ['out'] });
     expect(attached.status).toBe(201);
-    expect(attached.body).toMatchObject({ version: 'develop', championVersion: '1', sampleRate: 1, state: 'RUNNING', skipped: 0, createdBy: alice.username, report: { replayed: 0 } });
+    expect(attached.body).toMatchObject({
+      version: 'develop',
+      championVersion: '1',
+      sampleRate: 1,
+      state: 'RUNNING',
+      skipped: 0,
+      createdBy: alice.username,
+      report: { replayed: 0 },
+    });
     const shadowId = attached.body.shadowId as string;
 
     const sync = [];
     for (const a of [1, 2, 3, 4, 13]) sync.push(await score('shadowed', { a }));
-    expect(sync.map((answer) => [answer.status, answer.body.result])).toEqual([[200, { out: 2 }], [200, { out: 4 }], [200, { out: 6 }], [200, { out: 8 }], [200, { out: 26 }]]);
-    const submitted = await request(t.app).post('/api/scenario/code/scoreasync/shadowed').set('Score-Token', alice.scoreToken).send({ a: 5 });
+    expect(sync.map((answer) => [answer.status, answer.body.result])).toEqual([
+      [200, { out: 2 }],
+      [200, { out: 4 }],
+      [200, { out: 6 }],
+      [200, { out: 8 }],
+      [200, { out: 26 }],
+    ]);
+    const submitted = await request(t.app)
+      .post('/api/scenario/code/scoreasync/shadowed')
+      .set('Score-Token', alice.scoreToken)
+      .send({ a: 5 });
     expect(submitted.status).toBe(202);
-    const batch = await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).send({ scenarioName: 'shadowed', parameters: [{ a: 6 }, { a: 7 }] });
+    const batch = await request(t.app)
+      .post('/api/batch/score')
+      .set('Score-Token', alice.scoreToken)
+      .send({ scenarioName: 'shadowed', parameters: [{ a: 6 }, { a: 7 }] });
     expect(batch.status).toBe(202);
 
     const shadow = await shadowWithRuns(t, alice, scenarioId, shadowId, 8);
@@ -61,7 +84,11 @@ describe('a shadow on live traffic', () => {
     expect(report.outputs[0].transitions).toHaveLength(7);
     expect(report.failures).toMatchObject({ onlyOld: 0, onlyNew: 1, both: 0, newErrorCodes: { SCRIPT_ERROR: 1 } });
     // The failed shadow run is shown beside the champion's, under the champion's run id.
-    expect(report.failures.runs[0]).toMatchObject({ recordId: sync[4].body.runId, old: { state: 'SUCCEEDED', result: { out: 26 } }, new: { state: 'FAILED' } });
+    expect(report.failures.runs[0]).toMatchObject({
+      recordId: sync[4].body.runId,
+      old: { state: 'SUCCEEDED', result: { out: 26 } },
+      new: { state: 'FAILED' },
+    });
     const runIds = (await t.services.db('shadow_runs').where({ shadow_id: shadowId }).pluck('run_id')) as string[];
     expect(runIds).toEqual(expect.arrayContaining(sync.map((answer) => answer.body.runId as string)));
   });
@@ -81,14 +108,28 @@ describe('a shadow on live traffic', () => {
 
     const withShadows = [];
     for (const body of inputs) withShadows.push(await score('steady', body));
-    const shape = (answers: request.Response[]) => answers.map((answer) => [answer.status, answer.body.result ?? null, answer.body.code ?? null, answer.body.error ?? null]);
+    const shape = (answers: request.Response[]) =>
+      answers.map((answer) => [
+        answer.status,
+        answer.body.result ?? null,
+        answer.body.code ?? null,
+        answer.body.error ?? null,
+      ]);
     expect(shape(withShadows)).toEqual(shape(without));
 
     const failedThrowing = await shadowWithRuns(t, alice, scenarioId, throwing.body.shadowId, 5);
     // Two inputs fail the champion too (INVALID_INPUT): both sides failed.
-    expect(failedThrowing.report.failures).toMatchObject({ onlyNew: 3, both: 2, newErrorCodes: { SCRIPT_ERROR: 3, INVALID_INPUT: 2 } });
+    expect(failedThrowing.report.failures).toMatchObject({
+      onlyNew: 3,
+      both: 2,
+      newErrorCodes: { SCRIPT_ERROR: 3, INVALID_INPUT: 2 },
+    });
     const failedLooping = await shadowWithRuns(t, alice, scenarioId, looping.body.shadowId, 5);
-    expect(failedLooping.report.failures).toMatchObject({ onlyNew: 3, both: 2, newErrorCodes: { TIME_LIMIT_EXCEEDED: 3, INVALID_INPUT: 2 } });
+    expect(failedLooping.report.failures).toMatchObject({
+      onlyNew: 3,
+      both: 2,
+      newErrorCodes: { TIME_LIMIT_EXCEEDED: 3, INVALID_INPUT: 2 },
+    });
     // The looping runs spent the shadow budget for a while: the next tests start with it refilled.
     await waitFor(async () => (t.services.shadows.budget.available() ? true : undefined), 20_000, 100);
   }, 60_000);
@@ -96,7 +137,11 @@ describe('a shadow on live traffic', () => {
   it('runs a shadow only at its sample rate: 0 runs none', async () => {
     const scenarioId = await newScenario('unsampled');
     await putDevelop(t, scenarioId, tripling());
-    const attached = await attachShadow(t, alice, scenarioId, { version: 'develop', sampleRate: 0, outputs: ['doubled'] });
+    const attached = await attachShadow(t, alice, scenarioId, {
+      version: 'develop',
+      sampleRate: 0,
+      outputs: ['doubled'],
+    });
     for (let a = 1; a <= 5; a += 1) expect((await score('unsampled', { a })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await storedShadowRuns(t, attached.body.shadowId)).toBe(0);
@@ -122,10 +167,19 @@ describe('HTTP calls of a shadow', () => {
     await new Promise((resolve) => bureau.close(resolve));
   });
 
-  const bureauCredit = (cutoff: number) => chain([input('id', 'INTEGER')], [
-    { id: 'bureau', type: 'HTTP_CALL', settings: { method: 'GET', url: `${bureauUrl}/score/{{id}}`, output: 'bureau' } },
-    script('decide', `decision = bureau.body.score >= ${cutoff} ? "APPROVE" : "DECLINE";`, ['decision']),
-  ], { outputs: ['decision'] });
+  const bureauCredit = (cutoff: number) =>
+    chain(
+      [input('id', 'INTEGER')],
+      [
+        {
+          id: 'bureau',
+          type: 'HTTP_CALL',
+          settings: { method: 'GET', url: `${bureauUrl}/score/{{id}}`, output: 'bureau' },
+        },
+        script('decide', `decision = bureau.body.score >= ${cutoff} ? "APPROVE" : "DECLINE";`, ['decision']),
+      ],
+      { outputs: ['decision'] },
+    );
 
   it('are answered from the champion run\u2019s own captures: the bureau is called once per live run, never by the shadow', async () => {
     const scenarioId = await newScenario('bureau-shadowed', bureauCredit(610));
@@ -137,10 +191,14 @@ describe('HTTP calls of a shadow', () => {
     const shadow = await shadowWithRuns(t, alice, scenarioId, attached.body.shadowId, ids.length);
     expect(calls).toBe(ids.length);
     expect(shadow.report.httpCalls).toEqual({ served: ids.length, requestDiffers: 0 });
-    expect(shadow.report.outputs[0].transitions).toEqual(expect.arrayContaining([
-      // Scores 605, 612, 615, 625, 630: the cut-off raised from 610 to 620 turns 612 and 615 down.
-      { from: 'APPROVE', to: 'DECLINE', count: 2 }, { from: 'APPROVE', to: 'APPROVE', count: 2 }, { from: 'DECLINE', to: 'DECLINE', count: 1 },
-    ]));
+    expect(shadow.report.outputs[0].transitions).toEqual(
+      expect.arrayContaining([
+        // Scores 605, 612, 615, 625, 630: the cut-off raised from 610 to 620 turns 612 and 615 down.
+        { from: 'APPROVE', to: 'DECLINE', count: 2 },
+        { from: 'APPROVE', to: 'APPROVE', count: 2 },
+        { from: 'DECLINE', to: 'DECLINE', count: 1 },
+      ]),
+    );
   });
 });
 
@@ -159,14 +217,24 @@ describe('stop, start, and a deploy', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await storedShadowRuns(t, attached.shadowId)).toBe(1);
 
-    expect((await shadowAction(t, alice, scenarioId, attached.shadowId, 'start')).body).toMatchObject({ state: 'RUNNING', stoppedAt: null });
+    expect((await shadowAction(t, alice, scenarioId, attached.shadowId, 'start')).body).toMatchObject({
+      state: 'RUNNING',
+      stoppedAt: null,
+    });
     expect((await score('lifecycle', { a: 3 })).status).toBe(200);
     await shadowWithRuns(t, alice, scenarioId, attached.shadowId, 2);
 
-    const deployed = await request(t.app).post(`/api/scenario/deploy/${scenarioId}?skip_validation=true`).set(bearer(alice));
+    const deployed = await request(t.app)
+      .post(`/api/scenario/deploy/${scenarioId}?skip_validation=true`)
+      .set(bearer(alice));
     expect(deployed.status).toBe(204);
     const ended = await getShadow(t, alice, scenarioId, attached.shadowId);
-    expect(ended.body).toMatchObject({ state: 'ENDED', endedReason: 'version 2 was deployed as champion', endedAt: expect.any(String), report: { replayed: 2 } });
+    expect(ended.body).toMatchObject({
+      state: 'ENDED',
+      endedReason: 'version 2 was deployed as champion',
+      endedAt: expect.any(String),
+      report: { replayed: 2 },
+    });
     expect((await score('lifecycle', { a: 4 })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await storedShadowRuns(t, attached.shadowId)).toBe(2);
@@ -182,11 +250,15 @@ describe('stop, start, and a deploy', () => {
     await putDevelop(t, scenarioId, tripling());
     const unknown = await attachShadow(t, alice, scenarioId, { version: '7', outputs: ['doubled'] });
     expect([unknown.status, unknown.body.code]).toEqual([404, 'VERSION_NOT_FOUND']);
-    for (let k = 0; k < t.services.config.shadows.maxPerScenario; k += 1) expect((await attachShadow(t, alice, scenarioId, { version: '1', outputs: ['doubled'] })).status).toBe(201);
+    for (let k = 0; k < t.services.config.shadows.maxPerScenario; k += 1)
+      expect((await attachShadow(t, alice, scenarioId, { version: '1', outputs: ['doubled'] })).status).toBe(201);
     const refused = await attachShadow(t, alice, scenarioId, { version: 'develop', outputs: ['doubled'] });
     expect([refused.status, refused.body.code]).toEqual([409, 'SHADOW_LIMIT_REACHED']);
     await t.services.db('scenarios').insert({ owner_id: alice.id, name: 'never-deployed' });
-    const undeployed = await attachShadow(t, alice, await scenarioIdOf(t, alice.id, 'never-deployed'), { version: 'develop', outputs: ['doubled'] });
+    const undeployed = await attachShadow(t, alice, await scenarioIdOf(t, alice.id, 'never-deployed'), {
+      version: 'develop',
+      outputs: ['doubled'],
+    });
     expect([undeployed.status, undeployed.body.code]).toEqual([404, 'SCENARIO_NOT_DEPLOYED']);
   });
 });
@@ -204,9 +276,13 @@ describe('who may', () => {
     expect([elsewhere.status, elsewhere.body.code]).toEqual([404, 'SHADOW_NOT_FOUND']);
     const unknown = await getShadow(t, alice, '999999999', attached.shadowId);
     expect([unknown.status, unknown.body.code]).toEqual([404, 'SCENARIO_NOT_FOUND']);
-    expect((await request(t.app).get(`/api/scenario/${scenarioId}/shadows/${attached.shadowId}`).set(bearer(admin))).status).toBe(200);
+    expect(
+      (await request(t.app).get(`/api/scenario/${scenarioId}/shadows/${attached.shadowId}`).set(bearer(admin))).status,
+    ).toBe(200);
     expect((await request(t.app).get(`/api/scenario/${scenarioId}/shadows`)).status).toBe(401);
-    expect(await waitFor(async () => (await storedShadowRuns(t, attached.shadowId)) === 0 ? true : undefined)).toBe(true);
+    expect(await waitFor(async () => ((await storedShadowRuns(t, attached.shadowId)) === 0 ? true : undefined))).toBe(
+      true,
+    );
   });
 });
 
@@ -219,9 +295,15 @@ describe('a shadow whose every run loops to its time limit', () => {
     // Six live runs: six shadow runs of 1,000 ms each wait or run in the background lane now.
     for (let a = 0; a < 6; a += 1) expect((await score('loop-shadowed', { a })).status).toBe(200);
     for (let a = 0; a < 5; a += 1) {
-      for (const [user, name, out] of [[alice, 'loop-shadowed', a + 1], [bob, 'bob-steady', a * 10]] as const) {
+      for (const [user, name, out] of [
+        [alice, 'loop-shadowed', a + 1],
+        [bob, 'bob-steady', a * 10],
+      ] as const) {
         const begun = Date.now();
-        const scored = await request(t.app).post(`/api/scenario/code/remote/score?name=${name}`).set('Score-Token', user.scoreToken).send({ a });
+        const scored = await request(t.app)
+          .post(`/api/scenario/code/remote/score?name=${name}`)
+          .set('Score-Token', user.scoreToken)
+          .send({ a });
         expect([scored.status, scored.body.result]).toEqual([200, { out }]);
         expect(Date.now() - begun).toBeLessThan(500);
       }

@@ -18,7 +18,10 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-const CHALLENGERS = [{ version: 'develop', percent: 10 }, { version: '2', percent: 25 }];
+const CHALLENGERS = [
+  { version: 'develop', percent: 10 },
+  { version: '2', percent: 25 },
+];
 
 /** Counts per arm (`champion` for none) over `points`. */
 function counts(points: Iterable<number>): Record<string, number> {
@@ -28,7 +31,11 @@ function counts(points: Iterable<number>): Record<string, number> {
 }
 
 function expectWithin99(byArm: Record<string, number>): void {
-  for (const [arm, percent] of [['champion', 65], ['develop', 10], ['2', 25]] as const) {
+  for (const [arm, percent] of [
+    ['champion', 65],
+    ['develop', 10],
+    ['2', 25],
+  ] as const) {
     const p = percent / 100;
     const bound = Z99 * Math.sqrt(N * p * (1 - p));
     expect(Math.abs(byArm[arm] - N * p)).toBeLessThanOrEqual(bound);
@@ -37,7 +44,11 @@ function expectWithin99(byArm: Record<string, number>): void {
 
 describe('the assignment of a run to an arm', () => {
   it('agrees with the percentages within the binomial 99 % interval over 100,000 sticky keys', () => {
-    const points = Array.from({ length: N }, (_, i) => splitPoint('0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62', `customer-${i}`, () => { throw new Error('a sticky split draws no random number'); }));
+    const points = Array.from({ length: N }, (_, i) =>
+      splitPoint('0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62', `customer-${i}`, () => {
+        throw new Error('a sticky split draws no random number');
+      }),
+    );
     expectWithin99(counts(points));
   });
 

@@ -4,24 +4,47 @@ import type { TestApp, TestUser } from '../support/test-app.js';
 import { bearer } from '../records/support.js';
 
 export function attachShadow(t: TestApp, user: TestUser, scenarioId: string, body: unknown) {
-  return request(t.app).post(`/api/scenario/${scenarioId}/shadows`).set(bearer(user)).send(body as object);
+  return request(t.app)
+    .post(`/api/scenario/${scenarioId}/shadows`)
+    .set(bearer(user))
+    .send(body as object);
 }
 
 export function getShadow(t: TestApp, user: TestUser, scenarioId: string, shadowId: string) {
-  return request(t.app).get(`/api/scenario/${scenarioId}/shadows/${encodeURIComponent(shadowId)}`).set(bearer(user));
+  return request(t.app)
+    .get(`/api/scenario/${scenarioId}/shadows/${encodeURIComponent(shadowId)}`)
+    .set(bearer(user));
 }
 
-export function shadowAction(t: TestApp, user: TestUser, scenarioId: string, shadowId: string, action: 'stop' | 'start') {
-  return request(t.app).post(`/api/scenario/${scenarioId}/shadows/${encodeURIComponent(shadowId)}/${action}`).set(bearer(user));
+export function shadowAction(
+  t: TestApp,
+  user: TestUser,
+  scenarioId: string,
+  shadowId: string,
+  action: 'stop' | 'start',
+) {
+  return request(t.app)
+    .post(`/api/scenario/${scenarioId}/shadows/${encodeURIComponent(shadowId)}/${action}`)
+    .set(bearer(user));
 }
 
 /** The shadow once its report has folded `runs` shadow runs (the writer flushed, the runs settled). */
-export async function shadowWithRuns(t: TestApp, user: TestUser, scenarioId: string, shadowId: string, runs: number): Promise<Record<string, any>> {
-  return waitFor(async () => {
-    await t.services.shadows.writer.flush();
-    const { body } = await getShadow(t, user, scenarioId, shadowId);
-    return body.report && body.report.replayed >= runs ? body : undefined;
-  }, 20_000, 100);
+export async function shadowWithRuns(
+  t: TestApp,
+  user: TestUser,
+  scenarioId: string,
+  shadowId: string,
+  runs: number,
+): Promise<Record<string, any>> {
+  return waitFor(
+    async () => {
+      await t.services.shadows.writer.flush();
+      const { body } = await getShadow(t, user, scenarioId, shadowId);
+      return body.report && body.report.replayed >= runs ? body : undefined;
+    },
+    20_000,
+    100,
+  );
 }
 
 /** Shadow runs stored for the shadow (its table, not the report). */

@@ -17,7 +17,11 @@ describe('latency buckets', () => {
   });
 
   it('read a percentile as the middle of the bucket that holds its rank', () => {
-    const buckets = new Map<number, number>([[latencyBucket(1000), 18], [latencyBucket(5000), 1], [latencyBucket(50_000), 1]]);
+    const buckets = new Map<number, number>([
+      [latencyBucket(1000), 18],
+      [latencyBucket(5000), 1],
+      [latencyBucket(50_000), 1],
+    ]);
     expect(percentileOf(buckets, 0.95)).toBe(bucketMiddle(latencyBucket(5000)));
     expect(percentileOf(buckets, 0.5)).toBe(bucketMiddle(latencyBucket(1000)));
     expect(percentileOf(buckets, 1)).toBe(bucketMiddle(latencyBucket(50_000)));

@@ -33,15 +33,38 @@ afterAll(async () => {
 });
 
 /** A recorder on its own clock: `clock.at(second)` moves it. */
-function recorder(options: Partial<RecorderSettings> & { store?: StatisticsStore; onDropped?: (runs: number) => void } = {}) {
-  const clock = { ms: BASE * 1000, at(second: number) { this.ms = second * 1000 + 500; } };
-  const instance = new RunStatisticsRecorder(options.store ?? t.services.statistics.store, { flushMs: 60_000, retentionDays: 30, now: () => clock.ms, ...options }, logger, options.onDropped);
+function recorder(
+  options: Partial<RecorderSettings> & { store?: StatisticsStore; onDropped?: (runs: number) => void } = {},
+) {
+  const clock = {
+    ms: BASE * 1000,
+    at(second: number) {
+      this.ms = second * 1000 + 500;
+    },
+  };
+  const instance = new RunStatisticsRecorder(
+    options.store ?? t.services.statistics.store,
+    { flushMs: 60_000, retentionDays: 30, now: () => clock.ms, ...options },
+    logger,
+    options.onDropped,
+  );
   return { recorder: instance, clock };
 }
-const run = (durationMs: number, mode: RunMode = 'sync', errorCode: string | null = null): FinishedRun => ({ scenario, mode, errorCode, durationMs });
-const statistics = (fromSecond: number, toSecond: number) => request(t.app).get(`/api/scenario/${scenario.scenarioId}/statistics`)
-  .query({ context: alice.context(), from: new Date(fromSecond * 1000).toISOString(), to: new Date(toSecond * 1000).toISOString() })
-  .set('Authorization', `Bearer ${alice.accessToken}`);
+const run = (durationMs: number, mode: RunMode = 'sync', errorCode: string | null = null): FinishedRun => ({
+  scenario,
+  mode,
+  errorCode,
+  durationMs,
+});
+const statistics = (fromSecond: number, toSecond: number) =>
+  request(t.app)
+    .get(`/api/scenario/${scenario.scenarioId}/statistics`)
+    .query({
+      context: alice.context(),
+      from: new Date(fromSecond * 1000).toISOString(),
+      to: new Date(toSecond * 1000).toISOString(),
+    })
+    .set('Authorization', `Bearer ${alice.accessToken}`);
 
 describe('RunStatisticsRecorder', () => {
   it('writes exact counts, errors, peak and min/avg/max, and a p95 within 9 %, added up across processes', async () => {
@@ -61,7 +84,12 @@ describe('RunStatisticsRecorder', () => {
 
     const both = await statistics(S, S + 2);
     expect(both.status).toBe(200);
-    expect(both.body.total).toMatchObject({ count: 24, errors: 2, peakPerSecond: 20, byMode: { sync: 19, async: 1, batch: 4 } });
+    expect(both.body.total).toMatchObject({
+      count: 24,
+      errors: 2,
+      peakPerSecond: 20,
+      byMode: { sync: 19, async: 1, batch: 4 },
+    });
     expect(both.body.versions).toEqual([{ version: '1', ...both.body.total }]);
     const { min, avg, max, p95 } = both.body.total.latencyMs;
     expect([min, max]).toEqual([1, 50]);
@@ -71,7 +99,12 @@ describe('RunStatisticsRecorder', () => {
     expect(p95).toBeLessThanOrEqual(5 * 1.09);
 
     const second = await statistics(S + 1, S + 2);
-    expect(second.body.total).toMatchObject({ count: 4, errors: 0, peakPerSecond: 4, byMode: { sync: 0, async: 0, batch: 4 } });
+    expect(second.body.total).toMatchObject({
+      count: 4,
+      errors: 0,
+      peakPerSecond: 4,
+      byMode: { sync: 0, async: 0, batch: 4 },
+    });
     expect(second.body.total.latencyMs).toMatchObject({ min: 2, avg: 2, max: 2 });
     const first = await statistics(S, S + 1);
     expect(first.body.total).toMatchObject({ count: 20, peakPerSecond: 20 });
@@ -94,7 +127,10 @@ describe('RunStatisticsRecorder', () => {
     const target = new URL(t.config.databaseUrl);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 3306));
     await proxy.start();
-    const db: Knex = knex({ ...knexConfig(proxy.rewrite(t.config.databaseUrl), { min: 0, max: 2 }, true), acquireConnectionTimeout: 1000 });
+    const db: Knex = knex({
+      ...knexConfig(proxy.rewrite(t.config.databaseUrl), { min: 0, max: 2 }, true),
+      acquireConnectionTimeout: 1000,
+    });
     try {
       const { recorder: r, clock } = recorder({ store: new StatisticsStore(db) });
       clock.at(S);
@@ -118,7 +154,12 @@ describe('RunStatisticsRecorder', () => {
     const S = BASE + 360;
     let dropped = 0;
     // A run in a new second takes two cells (its second and its latency bucket).
-    const { recorder: r, clock } = recorder({ maxBufferedCells: 2, onDropped: (runs) => { dropped += runs; } });
+    const { recorder: r, clock } = recorder({
+      maxBufferedCells: 2,
+      onDropped: (runs) => {
+        dropped += runs;
+      },
+    });
     clock.at(S);
     r.runFinished(run(1));
     clock.at(S + 1);

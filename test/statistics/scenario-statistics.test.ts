@@ -29,8 +29,12 @@ afterAll(async () => {
 });
 
 const statistics = (id: string, query: Record<string, string> = {}, user: TestUser = alice) =>
-  request(t.app).get(`/api/scenario/${encodeURIComponent(id)}/statistics`).query({ context: user.context(), ...query }).set('Authorization', `Bearer ${user.accessToken}`);
-const score = (a: unknown) => request(t.app).post('/api/scenario/code/remote/score?name=double').set('Score-Token', alice.scoreToken).send({ a });
+  request(t.app)
+    .get(`/api/scenario/${encodeURIComponent(id)}/statistics`)
+    .query({ context: user.context(), ...query })
+    .set('Authorization', `Bearer ${user.accessToken}`);
+const score = (a: unknown) =>
+  request(t.app).post('/api/scenario/code/remote/score?name=double').set('Score-Token', alice.scoreToken).send({ a });
 
 describe('getScenarioStatistics after known traffic', () => {
   let window: { from: string; to: string };
@@ -43,12 +47,40 @@ describe('getScenarioStatistics after known traffic', () => {
     await deployScenario(t.services.db, alice.id, 'double', doublingScenario());
     t.services.deployedScenarios.invalidate(alice.id, 'double');
     for (const a of [4, 'x']) await score(a);
-    const batch = await request(t.app).post('/api/batch/score').set('Score-Token', alice.scoreToken).send({ scenarioName: 'double', parameters: [{ a: 1 }, { a: 2 }, { a: 13 }, { a: 4 }, { a: 5 }] });
-    const submitted = await request(t.app).post('/api/scenario/code/scoreasync/double').set('Score-Token', alice.scoreToken).send({ a: 6 });
-    await waitFor(async () => ((await request(t.app).get(`/api/batch/${batch.body.batchTaskId}`).set('Score-Token', alice.scoreToken)).body.state === 'FINISHED' ? true : undefined));
-    await waitFor(async () => ((await request(t.app).get('/api/scenario/code/scoreasyncresult/double').set('Score-Token', alice.scoreToken).set('X-SCE-RequestId', submitted.body.requestId)).status === 200 ? true : undefined));
+    const batch = await request(t.app)
+      .post('/api/batch/score')
+      .set('Score-Token', alice.scoreToken)
+      .send({ scenarioName: 'double', parameters: [{ a: 1 }, { a: 2 }, { a: 13 }, { a: 4 }, { a: 5 }] });
+    const submitted = await request(t.app)
+      .post('/api/scenario/code/scoreasync/double')
+      .set('Score-Token', alice.scoreToken)
+      .send({ a: 6 });
+    await waitFor(async () =>
+      (await request(t.app).get(`/api/batch/${batch.body.batchTaskId}`).set('Score-Token', alice.scoreToken)).body
+        .state === 'FINISHED'
+        ? true
+        : undefined,
+    );
+    await waitFor(async () =>
+      (
+        await request(t.app)
+          .get('/api/scenario/code/scoreasyncresult/double')
+          .set('Score-Token', alice.scoreToken)
+          .set('X-SCE-RequestId', submitted.body.requestId)
+      ).status === 200
+        ? true
+        : undefined,
+    );
     // A debug run is not counted.
-    expect((await request(t.app).post(`/api/scenario/debug/${scenarioId}`).query({ context: alice.context() }).set('Authorization', `Bearer ${alice.accessToken}`).send({ a: 1 })).status).toBe(200);
+    expect(
+      (
+        await request(t.app)
+          .post(`/api/scenario/debug/${scenarioId}`)
+          .query({ context: alice.context() })
+          .set('Authorization', `Bearer ${alice.accessToken}`)
+          .send({ a: 1 })
+      ).status,
+    ).toBe(200);
     await t.services.statistics.recorder.flush();
     window = { from, to: new Date(Date.now() + 1000).toISOString() };
   });
@@ -60,8 +92,18 @@ describe('getScenarioStatistics after known traffic', () => {
     expect(body).toMatchObject({ scenarioId, name: 'double' });
     expect(body.total).toMatchObject({ count: 12, errors: 3, byMode: { sync: 6, async: 1, batch: 5 } });
     expect(body.versions.map((entry: { version: string }) => entry.version)).toEqual(['2', '1']);
-    expect(body.versions[0]).toMatchObject({ version: '2', count: 8, errors: 2, byMode: { sync: 2, async: 1, batch: 5 } });
-    expect(body.versions[1]).toMatchObject({ version: '1', count: 4, errors: 1, byMode: { sync: 4, async: 0, batch: 0 } });
+    expect(body.versions[0]).toMatchObject({
+      version: '2',
+      count: 8,
+      errors: 2,
+      byMode: { sync: 2, async: 1, batch: 5 },
+    });
+    expect(body.versions[1]).toMatchObject({
+      version: '1',
+      count: 4,
+      errors: 1,
+      byMode: { sync: 4, async: 0, batch: 0 },
+    });
     for (const entry of [body.total, ...body.versions]) {
       const { min, avg, max, p95 } = entry.latencyMs;
       expect(min).toBeGreaterThan(0);
@@ -72,7 +114,9 @@ describe('getScenarioStatistics after known traffic', () => {
       expect(entry.peakPerSecond).toBeGreaterThanOrEqual(1);
       expect(entry.peakPerSecond).toBeLessThanOrEqual(entry.count);
     }
-    expect(body.total.peakPerSecond).toBeGreaterThanOrEqual(Math.max(...body.versions.map((entry: { peakPerSecond: number }) => entry.peakPerSecond)));
+    expect(body.total.peakPerSecond).toBeGreaterThanOrEqual(
+      Math.max(...body.versions.map((entry: { peakPerSecond: number }) => entry.peakPerSecond)),
+    );
     expect(body.total.latencyMs.min).toBe(Math.min(body.versions[0].latencyMs.min, body.versions[1].latencyMs.min));
     expect(body.total.latencyMs.max).toBe(Math.max(body.versions[0].latencyMs.max, body.versions[1].latencyMs.max));
   });
@@ -80,8 +124,18 @@ describe('getScenarioStatistics after known traffic', () => {
   it('echoes the window in whole seconds and answers zeros outside the traffic', async () => {
     const response = await statistics(scenarioId, { from: '2026-01-01T00:00:00.400Z', to: '2026-01-01T00:10:00.200Z' });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:10:01.000Z', versions: [] });
-    expect(response.body.total).toEqual({ count: 0, errors: 0, peakPerSecond: 0, byMode: { sync: 0, async: 0, batch: 0 }, latencyMs: null });
+    expect(response.body).toMatchObject({
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-01-01T00:10:01.000Z',
+      versions: [],
+    });
+    expect(response.body.total).toEqual({
+      count: 0,
+      errors: 0,
+      peakPerSecond: 0,
+      byMode: { sync: 0, async: 0, batch: 0 },
+      latencyMs: null,
+    });
   });
 
   it('covers the hour before now by default', async () => {
@@ -102,7 +156,9 @@ describe('getScenarioStatistics after known traffic', () => {
 describe('getScenarioStatistics refuses', () => {
   it('401 without a valid bearer token', async () => {
     expect((await request(t.app).get(`/api/scenario/${scenarioId}/statistics`)).status).toBe(401);
-    const wrong = await request(t.app).get(`/api/scenario/${scenarioId}/statistics`).set('Authorization', 'Bearer not-a-jwt');
+    const wrong = await request(t.app)
+      .get(`/api/scenario/${scenarioId}/statistics`)
+      .set('Authorization', 'Bearer not-a-jwt');
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('UNAUTHENTICATED');
   });
@@ -111,7 +167,10 @@ describe('getScenarioStatistics refuses', () => {
     const foreign = await statistics(scenarioId, {}, bob);
     expect(foreign.status).toBe(403);
     expect(foreign.body.code).toBe('FORBIDDEN');
-    const impostor = await request(t.app).get(`/api/scenario/${scenarioId}/statistics`).query({ context: contextFor(alice.username) }).set('Authorization', `Bearer ${bob.accessToken}`);
+    const impostor = await request(t.app)
+      .get(`/api/scenario/${scenarioId}/statistics`)
+      .query({ context: contextFor(alice.username) })
+      .set('Authorization', `Bearer ${bob.accessToken}`);
     expect(impostor.status).toBe(403);
     expect(impostor.body.code).toBe('CONTEXT_MISMATCH');
   });
@@ -135,7 +194,12 @@ describe('getScenarioStatistics refuses', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.details[0].path).toBe('query.from');
     // Shaped like a date-time but impossible (an hour 25, 30 February): 400, never a 500.
-    for (const impossible of [{ from: '2026-11-23T25:00:00Z' }, { to: '2026-02-30T00:00:00Z' }, { to: '0000-01-01T00:00:00Z' }, { from: '9999-12-31T00:00:00Z', to: '9999-12-31T23:59:59-23:59' }] as Array<Record<string, string>>) {
+    for (const impossible of [
+      { from: '2026-11-23T25:00:00Z' },
+      { to: '2026-02-30T00:00:00Z' },
+      { to: '0000-01-01T00:00:00Z' },
+      { from: '9999-12-31T00:00:00Z', to: '9999-12-31T23:59:59-23:59' },
+    ] as Array<Record<string, string>>) {
       const response = await statistics(scenarioId, impossible);
       expect(response.status).toBe(400);
       expect(response.body.details[0].path).toBe(`query.${Object.keys(impossible).at(-1)}`);

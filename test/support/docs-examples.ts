@@ -43,15 +43,35 @@ export function docsExamples(page: URL): { examples: DocsExample[]; canonical?: 
   let section = '';
   const blocks = markdown.matchAll(/^(#{2,3} .*)$|^```(yaml|json)\n([\s\S]*?)^```/gm);
   for (const [, heading, language, text] of blocks) {
-    if (heading) { section = heading.replace(/^#+ /, ''); continue; }
+    if (heading) {
+      section = heading.replace(/^#+ /, '');
+      continue;
+    }
     const value = language === 'json' ? JSON.parse(text) : parseYaml(text);
-    if (language === 'json') { canonical = value as ScenarioDocument; continue; }
+    if (language === 'json') {
+      canonical = value as ScenarioDocument;
+      continue;
+    }
     if (value && 'content' in value && 'nodeProperties' in value) {
-      examples.push({ title: `${section}: ${value.name ?? 'complete example'}`, complete: true, document: value, source: text, runs: [] });
+      examples.push({
+        title: `${section}: ${value.name ?? 'complete example'}`,
+        complete: true,
+        document: value,
+        source: text,
+        runs: [],
+      });
     } else if (value && 'nodes' in value && 'nodeProperties' in value) {
-      examples.push({ title: `${section}: ${value.nodes.map((node: { id: string }) => node.id).join(', ')}`, complete: false, document: value, source: text, runs: [] });
+      examples.push({
+        title: `${section}: ${value.nodes.map((node: { id: string }) => node.id).join(', ')}`,
+        complete: false,
+        document: value,
+        source: text,
+        runs: [],
+      });
     } else if (value && 'runs' in value) {
-      const target = value.scenario ? examples.find((example) => example.document.name === value.scenario) : examples.at(-1);
+      const target = value.scenario
+        ? examples.find((example) => example.document.name === value.scenario)
+        : examples.at(-1);
       if (!target) throw new Error(`${section}: runs for an unknown example ${value.scenario ?? ''}`);
       target.runs.push(...(value.runs as DocsRun[]));
     } else if (value && 'testReports' in value) {
@@ -66,5 +86,10 @@ export function docsExamples(page: URL): { examples: DocsExample[]; canonical?: 
 /** Test case variables as documented (a map, or a list of {variableName | name, value}) as a map. */
 export function testCaseVariables(variables: unknown): Record<string, unknown> {
   if (!Array.isArray(variables)) return variables as Record<string, unknown>;
-  return Object.fromEntries(variables.map((v: { variableName?: string; name?: string; value?: unknown }) => [v.variableName ?? v.name, v.value ?? null]));
+  return Object.fromEntries(
+    variables.map((v: { variableName?: string; name?: string; value?: unknown }) => [
+      v.variableName ?? v.name,
+      v.value ?? null,
+    ]),
+  );
 }

@@ -17,7 +17,8 @@ export function copyOf<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyOf) as T;
   if (value instanceof Set) return new Set([...value].map(copyOf)) as T;
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, copyOf(v)])) as T;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyOf(v)])) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyOf(v)])) as T;
   return value;
 }
 
@@ -28,7 +29,10 @@ export function copyOf<T>(value: T): T {
 export class FakeTransactions<State> {
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly snapshot: () => State, private readonly restore: (state: State) => void) {}
+  constructor(
+    private readonly snapshot: () => State,
+    private readonly restore: (state: State) => void,
+  ) {}
 
   run<T>(work: (trx: StoreTransaction) => Promise<T>): Promise<T> {
     const result = this.queue.then(async () => {

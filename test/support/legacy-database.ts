@@ -29,7 +29,8 @@ export async function createLegacyDatabase(suffix: string, collation: string, up
   url.pathname = `/${name}`;
   const db = createDatabase(url.toString(), { min: 0, max: 2 });
   const names = await new StaticMigrationSource().getMigrations();
-  for (const migration of upTo ? names.slice(0, names.indexOf(upTo) + 1) : names) await db.migrate.up({ name: migration });
+  for (const migration of upTo ? names.slice(0, names.indexOf(upTo) + 1) : names)
+    await db.migrate.up({ name: migration });
   return {
     url: url.toString(),
     db,

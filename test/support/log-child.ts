@@ -9,4 +9,7 @@ const logger = createLogger('info');
 logger.info({ mode }, 'one short line');
 if (mode === 'stay') setInterval(() => undefined, 1000);
 else if (mode === 'exit') process.exit(3);
-else if (mode === 'throw') setImmediate(() => { throw new Error('boom'); });
+else if (mode === 'throw')
+  setImmediate(() => {
+    throw new Error('boom');
+  });

@@ -65,7 +65,13 @@ export class LoopProbe {
           if (busyMs !== undefined) held.busyMs = Math.max(held.busyMs ?? 0, busyMs);
         }
         if (late >= 20) {
-          const hold = { at: Date.now(), wallMs: late, busyMs, waitMs, inFlight: [...requests.keys()].map((request) => `${request.method} ${(request.url ?? '').slice(0, 100)}`) };
+          const hold = {
+            at: Date.now(),
+            wallMs: late,
+            busyMs,
+            waitMs,
+            inFlight: [...requests.keys()].map((request) => `${request.method} ${(request.url ?? '').slice(0, 100)}`),
+          };
           keepLongest(this.longestByWall, hold, (h) => h.wallMs);
           keepLongest(this.longestByBusy, hold, (h) => h.busyMs ?? 0);
         }
@@ -104,7 +110,6 @@ function keepLongest(list: LoopHold[], hold: LoopHold, by: (hold: LoopHold) => n
   list.length = Math.min(list.length, 20);
 }
 
-
 /**
  * The longest hold of this process's event loop while `work` runs (and one tick after, so a hold that ends it is
  * seen): for tests that an operation on a large input never holds the loop (`busyMs`, the loop's own work, is
@@ -117,7 +122,10 @@ export async function measureLoopHolds<T>(work: () => Promise<T>): Promise<{ res
     const result = await work();
     await new Promise((resolve) => setTimeout(resolve, 30));
     const { byWall, byBusy } = probe.longest();
-    return { result, longest: { wallMs: byWall[0]?.wallMs ?? 0, busyMs: byBusy[0]?.busyMs ?? (byWall[0] ? undefined : 0) } };
+    return {
+      result,
+      longest: { wallMs: byWall[0]?.wallMs ?? 0, busyMs: byBusy[0]?.busyMs ?? (byWall[0] ? undefined : 0) },
+    };
   } finally {
     probe.stop();
   }

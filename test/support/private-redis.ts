@@ -50,15 +50,32 @@ export class PrivateRedis {
   async start(): Promise<void> {
     if (this.process && this.process.exitCode === null && this.process.signalCode === null) return;
     if (this.port === 0) this.port = await freePort();
-    const child = spawn('redis-server', [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir,
-      '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no',
-    ], { stdio: 'ignore' });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--daemonize',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
     reapOnExit(child);
     this.process = child;
     const deadline = Date.now() + 10_000;
     while (!(await answersPing(this.port))) {
-      if (child.exitCode !== null) throw new Error(`redis-server on port ${this.port} exited with code ${child.exitCode}`);
+      if (child.exitCode !== null)
+        throw new Error(`redis-server on port ${this.port} exited with code ${child.exitCode}`);
       if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

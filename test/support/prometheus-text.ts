@@ -14,7 +14,8 @@ export function parseSamples(text: string): Sample[] {
     const match = SAMPLE.exec(line);
     if (!match || line.startsWith('#')) continue;
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) labels[key] = value.replace(/\\(.)/g, (_all, char: string) => (char === 'n' ? '\n' : char));
+    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL))
+      labels[key] = value.replace(/\\(.)/g, (_all, char: string) => (char === 'n' ? '\n' : char));
     samples.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return samples;
@@ -23,8 +24,11 @@ export function parseSamples(text: string): Sample[] {
 /** The value of the sample with exactly these labels; undefined when the scrape has none. */
 export function sampleValue(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels);
-  const found = parseSamples(text).find((sample) => sample.name === name
-    && Object.keys(sample.labels).length === wanted.length
-    && wanted.every(([key, value]) => sample.labels[key] === value));
+  const found = parseSamples(text).find(
+    (sample) =>
+      sample.name === name &&
+      Object.keys(sample.labels).length === wanted.length &&
+      wanted.every(([key, value]) => sample.labels[key] === value),
+  );
   return found?.value;
 }

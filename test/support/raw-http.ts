@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type RequestListener,
+  type Server,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -25,13 +31,25 @@ export function closeServer(server: Server): Promise<void> {
 }
 
 /** Sends the request as given, with `body` when there is one, and reads the whole answer. */
-export function sendRaw(server: Server, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+export function sendRaw(
+  server: Server,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawResponse> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     outgoing.on('error', reject);
     outgoing.end(body);

@@ -28,4 +28,6 @@ export function sampleUrl(route: RouteDefinition): string {
 const allRoutes: readonly RouteDefinition[] = routes;
 
 export const bearerRoutes = allRoutes.filter((route) => route.security.includes('bearerAuth'));
-export const scoreTokenRoutes = allRoutes.filter((route) => route.security.some((scheme) => scheme.startsWith('scoreToken')));
+export const scoreTokenRoutes = allRoutes.filter((route) =>
+  route.security.some((scheme) => scheme.startsWith('scoreToken')),
+);

@@ -27,19 +27,36 @@ export async function startSeededService(): Promise<SeededService> {
   const suiteUrl = new URL(process.env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_test');
   const databaseUrl = new URL(suiteUrl);
   databaseUrl.pathname = `${suiteUrl.pathname}_docs`;
-  const env = { ...process.env, NODE_OPTIONS: '', APP_ENV: 'test', NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl.toString() };
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: '',
+    APP_ENV: 'test',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl.toString(),
+  };
   const tsx = `${ROOT}node_modules/.bin/tsx`;
   await run(tsx, ['scripts/migrate.ts', '--fresh'], { cwd: ROOT, env });
   await run(tsx, ['scripts/seed-example.ts'], { cwd: ROOT, env });
   const { stdout } = await run(tsx, ['scripts/token.ts', 'demo', '--rotate'], { cwd: ROOT, env });
   const credentials = JSON.parse(stdout) as { accessToken: string; scoreToken: string };
   const port = await freePort();
-  const api = startServiceProcess('src/main.ts', { PORT: String(port), DATABASE_URL: databaseUrl.toString(), JOBS_KEY_PREFIX: `scoring:test:docs:${randomUUID().slice(0, 8)}:` });
+  const api = startServiceProcess('src/main.ts', {
+    PORT: String(port),
+    DATABASE_URL: databaseUrl.toString(),
+    JOBS_KEY_PREFIX: `scoring:test:docs:${randomUUID().slice(0, 8)}:`,
+  });
   try {
     await waitUntilListening(api, port);
   } catch (error) {
     await stopAll([api]);
     throw error;
   }
-  return { port, api, accessToken: credentials.accessToken, scoreToken: credentials.scoreToken, stop: () => stopAll([api]) };
+  return {
+    port,
+    api,
+    accessToken: credentials.accessToken,
+    scoreToken: credentials.scoreToken,
+    stop: () => stopAll([api]),
+  };
 }

@@ -10,7 +10,10 @@ export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   port = 0;
 
-  constructor(private readonly targetHost: string, private readonly targetPort: number) {}
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
 
   /** Starts listening (on a port of the OS's choosing the first time, on the same port after a cut); does nothing while listening. */
   async start(): Promise<void> {

@@ -33,7 +33,11 @@ export interface TestApp {
 
 /** The interface's AccessControlContext as JSON: `requester` acting, on `owner`'s scenarios when given. */
 export function contextFor(requester: string, owner?: string): string {
-  return JSON.stringify({ actors: owner ? { requester: { username: requester }, resourceOwner: { username: owner } } : { requester: { username: requester } } });
+  return JSON.stringify({
+    actors: owner
+      ? { requester: { username: requester }, resourceOwner: { username: owner } }
+      : { requester: { username: requester } },
+  });
 }
 
 /**
@@ -103,7 +107,11 @@ export function useTestApp(options?: TestAppOptions): SharedTestApp {
   });
   afterAll(async () => app?.close());
   return {
-    get app() { return app as TestApp; },
-    get user() { return user as TestUser; },
+    get app() {
+      return app as TestApp;
+    },
+    get user() {
+      return user as TestUser;
+    },
   };
 }

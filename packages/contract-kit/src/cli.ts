@@ -33,7 +33,14 @@ function json(name: string, text: string | undefined): unknown {
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { 'base-url': { type: 'string' }, spec: { type: 'string' }, write: { type: 'boolean', default: false }, 'timeout-ms': { type: 'string' } } });
+    return parseArgs({
+      options: {
+        'base-url': { type: 'string' },
+        spec: { type: 'string' },
+        write: { type: 'boolean', default: false },
+        'timeout-ms': { type: 'string' },
+      },
+    });
   } catch (error) {
     return usage((error as Error).message);
   }
@@ -46,18 +53,32 @@ const scoreScenario = env.CONTRACT_SCORE_SCENARIO;
 try {
   const { report, written } = await runContract({
     baseUrl,
-    credentials: { bearerToken: env.CONTRACT_BEARER_TOKEN || undefined, scoreToken: env.CONTRACT_SCORE_TOKEN || undefined },
+    credentials: {
+      bearerToken: env.CONTRACT_BEARER_TOKEN || undefined,
+      scoreToken: env.CONTRACT_SCORE_TOKEN || undefined,
+    },
     context: json('CONTRACT_CONTEXT', env.CONTRACT_CONTEXT),
     write: values.write,
-    score: scoreScenario ? { scenario: scoreScenario, inputs: (json('CONTRACT_SCORE_INPUTS', env.CONTRACT_SCORE_INPUTS) ?? {}) as JsonObject } : undefined,
+    score: scoreScenario
+      ? {
+          scenario: scoreScenario,
+          inputs: (json('CONTRACT_SCORE_INPUTS', env.CONTRACT_SCORE_INPUTS) ?? {}) as JsonObject,
+        }
+      : undefined,
     timeoutMs: values['timeout-ms'] ? Number(values['timeout-ms']) : undefined,
     spec: values.spec,
   });
-  if (!env.CONTRACT_BEARER_TOKEN) console.log('CONTRACT_BEARER_TOKEN is not set: management and internal data operations were only probed without credentials.');
-  if (!env.CONTRACT_SCORE_TOKEN) console.log('CONTRACT_SCORE_TOKEN is not set: execution operations were only probed without credentials.');
+  if (!env.CONTRACT_BEARER_TOKEN)
+    console.log(
+      'CONTRACT_BEARER_TOKEN is not set: management and internal data operations were only probed without credentials.',
+    );
+  if (!env.CONTRACT_SCORE_TOKEN)
+    console.log('CONTRACT_SCORE_TOKEN is not set: execution operations were only probed without credentials.');
   console.log(formatReport(report));
   if (written) {
-    console.log(`write run ${written.runId}: left scenarios ${written.scenarios.join(', ') || '(none)'} (the interface has no delete for scenarios)${written.collectionLeft ? `; could NOT delete collection ${written.collectionLeft}` : '; its collection was deleted'}`);
+    console.log(
+      `write run ${written.runId}: left scenarios ${written.scenarios.join(', ') || '(none)'} (the interface has no delete for scenarios)${written.collectionLeft ? `; could NOT delete collection ${written.collectionLeft}` : '; its collection was deleted'}`,
+    );
   }
   process.exit(report.passed ? 0 : 1);
 } catch (error) {

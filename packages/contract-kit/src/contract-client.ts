@@ -6,7 +6,13 @@ import type { JsonObject, OperationInfo, ParameterInfo, ServedSpec } from './ser
  * styles, security schemes), and records every exchange with what the response checker found.
  */
 
-export type Credential = 'none' | 'bearer' | 'scoreTokenQuery' | 'scoreTokenHeader' | 'invalidBearer' | 'invalidScoreToken';
+export type Credential =
+  | 'none'
+  | 'bearer'
+  | 'scoreTokenQuery'
+  | 'scoreTokenHeader'
+  | 'invalidBearer'
+  | 'invalidScoreToken';
 
 export interface Credentials {
   bearerToken?: string;
@@ -72,7 +78,8 @@ function serializeQueryParameter(parameter: ParameterInfo, value: unknown): Arra
 function deepObjectPairs(prefix: string, value: JsonObject): Array<[string, string]> {
   return Object.entries(value).flatMap(([key, inner]): Array<[string, string]> => {
     if (inner === undefined || inner === null) return [];
-    if (typeof inner === 'object' && !Array.isArray(inner)) return deepObjectPairs(`${prefix}[${key}]`, inner as JsonObject);
+    if (typeof inner === 'object' && !Array.isArray(inner))
+      return deepObjectPairs(`${prefix}[${key}]`, inner as JsonObject);
     return [[`${prefix}[${key}]`, String(inner)]];
   });
 }
@@ -107,7 +114,13 @@ export class ContractClient {
   /** Records a failure that is not tied to one response (a step that could not go on). */
   fail(operationId: string, label: string, message: string): void {
     const operation = this.spec.operation(operationId);
-    this.exchanges.push({ operationId, label, method: operation?.method.toUpperCase() ?? '', url: operation?.path ?? '', violations: [message] });
+    this.exchanges.push({
+      operationId,
+      label,
+      method: operation?.method.toUpperCase() ?? '',
+      url: operation?.path ?? '',
+      violations: [message],
+    });
   }
 
   async call(operationId: string, options: CallOptions): Promise<CallResult> {
@@ -120,11 +133,22 @@ export class ContractClient {
     const headers = new Headers(options.headers);
     this.authenticate(operation, options.credential, url, headers);
     const body = this.encodeBody(options.body, headers);
-    const exchange: Exchange = { operationId, label: options.label, method: operation.method.toUpperCase(), url: redact(url), violations: [] };
+    const exchange: Exchange = {
+      operationId,
+      label: options.label,
+      method: operation.method.toUpperCase(),
+      url: redact(url),
+      violations: [],
+    };
     this.exchanges.push(exchange);
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { method: operation.method.toUpperCase(), headers, body, redirect: 'manual' });
+      response = await this.fetchImpl(url, {
+        method: operation.method.toUpperCase(),
+        headers,
+        body,
+        redirect: 'manual',
+      });
     } catch (error) {
       exchange.violations.push(`no response: ${(error as Error).message}`);
       return { status: 0, headers: new Headers(), body: undefined, ok: false };
@@ -135,14 +159,22 @@ export class ContractClient {
     exchange.violations.push(...outcome.violations);
     if (options.expect && !options.expect.includes(response.status)) {
       const error = outcome.body as { code?: unknown; message?: unknown } | undefined;
-      const said = typeof error?.code === 'string' ? ` ${error.code}${typeof error.message === 'string' ? `: ${error.message.slice(0, 300)}` : ''}` : '';
+      const said =
+        typeof error?.code === 'string'
+          ? ` ${error.code}${typeof error.message === 'string' ? `: ${error.message.slice(0, 300)}` : ''}`
+          : '';
       exchange.violations.push(`expected ${options.expect.join(' or ')}, got ${response.status}${said}`);
     }
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (options.expectMediaType && response.status < 300 && mediaType !== options.expectMediaType) {
       exchange.violations.push(`expected ${options.expectMediaType}, got ${mediaType || 'no Content-Type'}`);
     }
-    return { status: response.status, headers: response.headers, body: outcome.body, ok: exchange.violations.length === 0 };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: outcome.body,
+      ok: exchange.violations.length === 0,
+    };
   }
 
   private urlFor(operation: OperationInfo, options: CallOptions): URL {
@@ -173,9 +205,13 @@ export class ContractClient {
       return;
     }
     const wanted = credential === 'scoreTokenHeader' ? 'header' : 'query';
-    const apiKey = schemes.find(({ scheme }) => scheme?.type === 'apiKey' && scheme.in === (credential === 'invalidScoreToken' ? scheme.in : wanted));
+    const apiKey = schemes.find(
+      ({ scheme }) =>
+        scheme?.type === 'apiKey' && scheme.in === (credential === 'invalidScoreToken' ? scheme.in : wanted),
+    );
     const token = credential === 'invalidScoreToken' ? 'not-a-valid-score-token' : this.credentials.scoreToken;
-    if (!apiKey?.scheme?.name || !token) throw new Error(`${operation.operationId}: takes no score token in the ${wanted}, or none was given`);
+    if (!apiKey?.scheme?.name || !token)
+      throw new Error(`${operation.operationId}: takes no score token in the ${wanted}, or none was given`);
     if (apiKey.scheme.in === 'header') headers.set(apiKey.scheme.name, token);
     else url.searchParams.set(apiKey.scheme.name, token);
   }
@@ -191,7 +227,11 @@ export class ContractClient {
       return body.yaml;
     }
     const form = new FormData();
-    form.append(body.multipart.field, new Blob([body.multipart.content], { type: body.multipart.contentType }), body.multipart.fileName);
+    form.append(
+      body.multipart.field,
+      new Blob([body.multipart.content], { type: body.multipart.contentType }),
+      body.multipart.fileName,
+    );
     return form;
   }
 }

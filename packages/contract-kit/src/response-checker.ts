@@ -53,15 +53,21 @@ function anchored(schema: unknown): AnySchemaObject {
 function withoutOasDialect(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutOasDialect);
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key, inner]) => !(key === '$schema' && typeof inner === 'string' && OAS_DIALECTS.test(inner)))
-    .map(([key, inner]) => [key, withoutOasDialect(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, inner]) => !(key === '$schema' && typeof inner === 'string' && OAS_DIALECTS.test(inner)))
+      .map(([key, inner]) => [key, withoutOasDialect(inner)]),
+  );
 }
 
 function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false, verbose: false });
   loadAddFormats()(ajv);
   ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example']);
-  ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 });
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
+  });
   ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isInteger(value) });
   ajv.addFormat('float', { type: 'number', validate: () => true });
   ajv.addFormat('double', { type: 'number', validate: () => true });
@@ -72,7 +78,9 @@ function createAjv(): Ajv2020 {
   ajv.removeKeyword('writeOnly');
   const writeOnly: SchemaValidateFunction = (isWriteOnly: boolean) => {
     if (!isWriteOnly) return true;
-    writeOnly.errors = [{ keyword: 'writeOnly', message: 'is writeOnly: a response must not carry it', params: {} } as ErrorObject];
+    writeOnly.errors = [
+      { keyword: 'writeOnly', message: 'is writeOnly: a response must not carry it', params: {} } as ErrorObject,
+    ];
     return false;
   };
   ajv.addKeyword({ keyword: 'writeOnly', schemaType: 'boolean', validate: writeOnly, errors: true });
@@ -83,7 +91,10 @@ function createAjv(): Ajv2020 {
     schemaType: ['object', 'boolean'],
     errors: true,
     compile(contentSchema: unknown, parentSchema: AnySchemaObject) {
-      const mediaType = String(parentSchema.contentMediaType ?? '').toLowerCase().split(';')[0].trim();
+      const mediaType = String(parentSchema.contentMediaType ?? '')
+        .toLowerCase()
+        .split(';')[0]
+        .trim();
       if (!JSON_MEDIA.test(mediaType)) return () => true;
       let validateParsed: ValidateFunction | undefined;
       const check: DataValidateFunction = (data: unknown) => {
@@ -92,14 +103,24 @@ function createAjv(): Ajv2020 {
         try {
           parsed = JSON.parse(data);
         } catch {
-          check.errors = [{ keyword: 'contentSchema', message: `is not JSON text (contentMediaType ${mediaType})`, params: {} } as ErrorObject];
+          check.errors = [
+            {
+              keyword: 'contentSchema',
+              message: `is not JSON text (contentMediaType ${mediaType})`,
+              params: {},
+            } as ErrorObject,
+          ];
           return false;
         }
         // Compiled on first use: compiling inside this keyword's own compilation would recurse.
         validateParsed ??= ajv.compile(anchored(contentSchema));
         if (validateParsed(parsed)) return true;
         // Without instancePath, Ajv fills in where the string is; the message says where inside its JSON text.
-        check.errors = (validateParsed.errors ?? []).map((error) => ({ keyword: 'contentSchema', params: error.params, message: `(in the JSON text${error.instancePath ? ` at ${error.instancePath}` : ''}) ${error.message ?? 'is invalid'}` }));
+        check.errors = (validateParsed.errors ?? []).map((error) => ({
+          keyword: 'contentSchema',
+          params: error.params,
+          message: `(in the JSON text${error.instancePath ? ` at ${error.instancePath}` : ''}) ${error.message ?? 'is invalid'}`,
+        }));
         return false;
       };
       return check;
@@ -109,17 +130,28 @@ function createAjv(): Ajv2020 {
 }
 
 function describe(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).slice(0, 8).map((error) => {
-    const where = error.instancePath || '(root)';
-    const extra = error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties'
-      ? ` (${String((error.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ?? (error.params as { unevaluatedProperty?: string }).unevaluatedProperty)})`
-      : error.keyword === 'enum' ? ` (${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)})` : '';
-    return `${where} ${error.message ?? 'is invalid'}${extra}`;
-  }).join('; ') + ((errors?.length ?? 0) > 8 ? `; … ${(errors?.length ?? 0) - 8} more` : '');
+  return (
+    (errors ?? [])
+      .slice(0, 8)
+      .map((error) => {
+        const where = error.instancePath || '(root)';
+        const extra =
+          error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties'
+            ? ` (${String((error.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ?? (error.params as { unevaluatedProperty?: string }).unevaluatedProperty)})`
+            : error.keyword === 'enum'
+              ? ` (${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)})`
+              : '';
+        return `${where} ${error.message ?? 'is invalid'}${extra}`;
+      })
+      .join('; ') + ((errors?.length ?? 0) > 8 ? `; … ${(errors?.length ?? 0) - 8} more` : '')
+  );
 }
 
 /** The declared response for a status: exact, then its range (`4XX`), then `default`. */
-function declaredResponse(operation: OperationInfo, status: number): { key: string; response: ResponseInfo } | undefined {
+function declaredResponse(
+  operation: OperationInfo,
+  status: number,
+): { key: string; response: ResponseInfo } | undefined {
   const candidates = [String(status), `${Math.floor(status / 100)}XX`, `${Math.floor(status / 100)}xx`, 'default'];
   for (const key of candidates) {
     const response = operation.responses[key];
@@ -131,14 +163,19 @@ function declaredResponse(operation: OperationInfo, status: number): { key: stri
 /** The declared media type matching a Content-Type: exact, then `type/*`, then `*\/*`. */
 function matchMediaType(declared: string[], contentType: string): string | undefined {
   const [type] = contentType.split('/');
-  return declared.find((candidate) => candidate === contentType) ?? declared.find((candidate) => candidate === `${type}/*`) ?? declared.find((candidate) => candidate === '*/*');
+  return (
+    declared.find((candidate) => candidate === contentType) ??
+    declared.find((candidate) => candidate === `${type}/*`) ??
+    declared.find((candidate) => candidate === '*/*')
+  );
 }
 
 /** A header value as the type its schema names (headers travel as text). */
 function headerValue(raw: string, header: HeaderInfo): unknown {
   const type = header.schema?.type;
   const types = Array.isArray(type) ? type : [type];
-  if ((types.includes('integer') || types.includes('number')) && raw.trim() !== '' && !Number.isNaN(Number(raw))) return Number(raw);
+  if ((types.includes('integer') || types.includes('number')) && raw.trim() !== '' && !Number.isNaN(Number(raw)))
+    return Number(raw);
   if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
   return raw;
 }
@@ -167,7 +204,9 @@ export class ResponseChecker {
     const body = parseBody(contentType, response.text, violations);
     const declared = declaredResponse(operation, response.status);
     if (!declared) {
-      violations.push(`status ${response.status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`);
+      violations.push(
+        `status ${response.status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`,
+      );
       return { body, violations };
     }
 
@@ -191,12 +230,16 @@ export class ResponseChecker {
       return { body, violations };
     }
     if (mediaTypes.length === 0) {
-      violations.push(`${declared.key} declares no body but ${response.text.length} bytes of ${contentType || 'unknown type'} were sent`);
+      violations.push(
+        `${declared.key} declares no body but ${response.text.length} bytes of ${contentType || 'unknown type'} were sent`,
+      );
       return { body, violations };
     }
     const mediaType = matchMediaType(mediaTypes, contentType);
     if (!mediaType) {
-      violations.push(`Content-Type ${contentType || '(none)'} is not declared for ${declared.key} (declared: ${mediaTypes.join(', ')})`);
+      violations.push(
+        `Content-Type ${contentType || '(none)'} is not declared for ${declared.key} (declared: ${mediaTypes.join(', ')})`,
+      );
       return { body, violations };
     }
     const schemaPointer = declared.response.content[mediaType];
@@ -220,7 +263,11 @@ function parseBody(contentType: string, text: string, violations: string[]): unk
   try {
     if (JSON_MEDIA.test(contentType)) return JSON.parse(text) as unknown;
     if (YAML_MEDIA.test(contentType)) return parseYaml(text) as unknown;
-    if (NDJSON_MEDIA.test(contentType)) return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as unknown);
+    if (NDJSON_MEDIA.test(contentType))
+      return text
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as unknown);
   } catch (error) {
     violations.push(`the body is not valid ${contentType}: ${(error as Error).message}`);
   }

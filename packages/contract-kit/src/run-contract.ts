@@ -38,13 +38,16 @@ export interface ContractRun {
 export async function runContract(options: ContractOptions): Promise<ContractRun> {
   const fetchImpl = options.fetch ?? fetch;
   const served = await ServedSpec.fetch(options.baseUrl, fetchImpl);
-  const spec = options.spec ? await ServedSpec.load(options.spec, fetchImpl, options.readFile ?? ((path) => readFile(path, 'utf8'))) : served;
+  const spec = options.spec
+    ? await ServedSpec.load(options.spec, fetchImpl, options.readFile ?? ((path) => readFile(path, 'utf8')))
+    : served;
   const client = new ContractClient(options.baseUrl, spec, new ResponseChecker(spec), options.credentials, fetchImpl);
   if (options.spec) checkServedAgainstPinned(client, spec, served);
   const context = options.context ?? {};
   const hasBearer = Boolean(options.credentials.bearerToken);
   const hasScoreToken = Boolean(options.credentials.scoreToken);
-  if (options.write && (!hasBearer || !hasScoreToken)) throw new Error('--write needs both CONTRACT_BEARER_TOKEN and CONTRACT_SCORE_TOKEN');
+  if (options.write && (!hasBearer || !hasScoreToken))
+    throw new Error('--write needs both CONTRACT_BEARER_TOKEN and CONTRACT_SCORE_TOKEN');
   // A step that cannot go on (e.g. the served spec lacks an operation it needs) is a failure of the run, not a crash.
   const guarded = async (phase: string, checks: () => Promise<unknown>) => {
     try {
@@ -53,7 +56,9 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       client.fail('(contract kit)', phase, `stopped: ${(error as Error).message}`);
     }
   };
-  await guarded('read-only checks', () => runReadOnlyChecks(client, spec, { context, hasBearer, hasScoreToken, score: options.score }));
+  await guarded('read-only checks', () =>
+    runReadOnlyChecks(client, spec, { context, hasBearer, hasScoreToken, score: options.score }),
+  );
   let written: WriteRun | undefined;
   if (options.write) {
     await guarded('write checks', async () => {
@@ -68,9 +73,17 @@ function checkServedAgainstPinned(client: ContractClient, pinned: ServedSpec, se
   for (const operation of pinned.operations.values()) {
     const there = served.operation(operation.operationId);
     if (!there) {
-      client.fail(operation.operationId, 'the pinned contract', `the deployment's /openapi.json has no operation ${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`);
+      client.fail(
+        operation.operationId,
+        'the pinned contract',
+        `the deployment's /openapi.json has no operation ${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`,
+      );
     } else if (there.method !== operation.method || there.path !== operation.path) {
-      client.fail(operation.operationId, 'the pinned contract', `pinned as ${operation.method.toUpperCase()} ${operation.path}, served as ${there.method.toUpperCase()} ${there.path}`);
+      client.fail(
+        operation.operationId,
+        'the pinned contract',
+        `pinned as ${operation.method.toUpperCase()} ${operation.path}, served as ${there.method.toUpperCase()} ${there.path}`,
+      );
     }
   }
 }

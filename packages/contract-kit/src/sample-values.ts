@@ -21,14 +21,22 @@ function probeValue(spec: ServedSpec, schema: JsonObject | undefined): string {
 
 /** Path values for every path parameter of an operation. */
 export function probePath(spec: ServedSpec, operation: OperationInfo): Record<string, string> {
-  return Object.fromEntries(operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => [parameter.name, probeValue(spec, parameter.schema)]));
+  return Object.fromEntries(
+    operation.parameters
+      .filter((parameter) => parameter.in === 'path')
+      .map((parameter) => [parameter.name, probeValue(spec, parameter.schema)]),
+  );
 }
 
 /** An id that names nothing: the largest integer the schema allows, or a long digit string. */
 export function missingId(spec: ServedSpec, operation: OperationInfo, name: string): string {
   const parameter = operation.parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
-  const schema = parameter?.schema && typeof parameter.schema.$ref === 'string' ? spec.resolve(parameter.schema, '').value : parameter?.schema;
-  if (typesOf(schema).includes('integer')) return String(typeof schema?.maximum === 'number' ? schema.maximum : 2 ** 31 - 1);
+  const schema =
+    parameter?.schema && typeof parameter.schema.$ref === 'string'
+      ? spec.resolve(parameter.schema, '').value
+      : parameter?.schema;
+  if (typesOf(schema).includes('integer'))
+    return String(typeof schema?.maximum === 'number' ? schema.maximum : 2 ** 31 - 1);
   return '999999999999';
 }
 

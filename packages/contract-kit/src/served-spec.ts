@@ -83,7 +83,8 @@ export class ServedSpec {
 
   constructor(readonly document: JsonObject) {
     const version = String(document.openapi ?? '');
-    if (!version.startsWith('3.1.')) throw new Error(`the served document is OpenAPI "${version || '?'}"; this kit checks OpenAPI 3.1 documents`);
+    if (!version.startsWith('3.1.'))
+      throw new Error(`the served document is OpenAPI "${version || '?'}"; this kit checks OpenAPI 3.1 documents`);
     const components = (document.components ?? {}) as JsonObject;
     this.securitySchemes = (components.securitySchemes ?? {}) as Record<string, SecuritySchemeInfo>;
     const globalSecurity = (document.security ?? []) as Array<Record<string, string[]>>;
@@ -95,13 +96,18 @@ export class ServedSpec {
         if (!operation) continue;
         const operationPointer = `${itemPointer}/${method}`;
         const operationId = String(operation.operationId ?? `${method.toUpperCase()} ${path}`);
-        const security = ((operation.security ?? globalSecurity) as Array<Record<string, string[]>>).flatMap((requirement) => Object.keys(requirement));
+        const security = ((operation.security ?? globalSecurity) as Array<Record<string, string[]>>).flatMap(
+          (requirement) => Object.keys(requirement),
+        );
         this.operations.set(operationId, {
           operationId,
           method,
           path,
           parameters: this.parametersOf(item, operation, itemPointer, operationPointer),
-          requestMediaTypes: Object.keys((this.resolve(operation.requestBody ?? {}, `${operationPointer}/requestBody`).value.content ?? {}) as JsonObject),
+          requestMediaTypes: Object.keys(
+            (this.resolve(operation.requestBody ?? {}, `${operationPointer}/requestBody`).value.content ??
+              {}) as JsonObject,
+          ),
           responses: this.responsesOf(operation, operationPointer),
           security,
         });
@@ -116,8 +122,15 @@ export class ServedSpec {
   }
 
   /** A pinned contract: a file (JSON, or YAML by its extension) or an http(s) URL. */
-  static async load(source: string, fetchImpl: typeof fetch = fetch, readFile: (path: string) => Promise<string>): Promise<ServedSpec> {
-    if (/^https?:\/\//.test(source)) return new ServedSpec(await fetchDocument(new URL(source), fetchImpl, 'is --spec the URL of an OpenAPI document?'));
+  static async load(
+    source: string,
+    fetchImpl: typeof fetch = fetch,
+    readFile: (path: string) => Promise<string>,
+  ): Promise<ServedSpec> {
+    if (/^https?:\/\//.test(source))
+      return new ServedSpec(
+        await fetchDocument(new URL(source), fetchImpl, 'is --spec the URL of an OpenAPI document?'),
+      );
     let text: string;
     try {
       text = await readFile(source);
@@ -137,10 +150,13 @@ export class ServedSpec {
 
   /** The value at a JSON pointer of the document. */
   at(pointer: string): unknown {
-    return pointer.split('/').slice(1).reduce<unknown>((node, token) => {
-      const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-      return node && typeof node === 'object' ? (node as JsonObject)[key] : undefined;
-    }, this.document);
+    return pointer
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((node, token) => {
+        const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+        return node && typeof node === 'object' ? (node as JsonObject)[key] : undefined;
+      }, this.document);
   }
 
   /** Follows `$ref` chains inside the document; answers the object and where it lives. */
@@ -149,7 +165,8 @@ export class ServedSpec {
     let where = pointer;
     for (let hops = 0; current && typeof current.$ref === 'string' && hops < 20; hops += 1) {
       const ref = current.$ref as string;
-      if (!ref.startsWith('#')) throw new Error(`${where}: only references inside the document are supported, not ${ref}`);
+      if (!ref.startsWith('#'))
+        throw new Error(`${where}: only references inside the document are supported, not ${ref}`);
       where = ref.slice(1);
       current = this.at(where) as JsonObject;
       if (current === undefined) throw new Error(`${pointer}: ${ref} points at nothing`);
@@ -162,7 +179,12 @@ export class ServedSpec {
     return this.resolve(this.at(pointer), pointer).value;
   }
 
-  private parametersOf(item: JsonObject, operation: JsonObject, itemPointer: string, operationPointer: string): ParameterInfo[] {
+  private parametersOf(
+    item: JsonObject,
+    operation: JsonObject,
+    itemPointer: string,
+    operationPointer: string,
+  ): ParameterInfo[] {
     const byKey = new Map<string, ParameterInfo>();
     const add = (list: unknown, pointer: string) => {
       ((list ?? []) as unknown[]).forEach((raw, index) => {
@@ -170,12 +192,14 @@ export class ServedSpec {
         const location = value.in as ParameterInfo['in'];
         const content = value.content as Record<string, { schema?: JsonObject }> | undefined;
         const contentType = content ? Object.keys(content)[0] : undefined;
-        const style = (value.style as string | undefined) ?? (location === 'query' || location === 'cookie' ? 'form' : 'simple');
+        const style =
+          (value.style as string | undefined) ?? (location === 'query' || location === 'cookie' ? 'form' : 'simple');
         byKey.set(`${location}:${String(value.name)}`, {
           name: String(value.name),
           in: location,
           required: value.required === true,
-          schema: (value.schema as JsonObject | undefined) ?? (contentType ? content?.[contentType]?.schema : undefined),
+          schema:
+            (value.schema as JsonObject | undefined) ?? (contentType ? content?.[contentType]?.schema : undefined),
           style,
           explode: (value.explode as boolean | undefined) ?? style === 'form',
           contentType,
@@ -196,8 +220,14 @@ export class ServedSpec {
       for (const [mediaType, media] of Object.entries((value.content ?? {}) as Record<string, JsonObject>)) {
         // `x-parsed-schema`: what a text answer holds once parsed (each NDJSON line, the YAML document), where
         // `schema` types it as text for generated clients; the kit checks the parsed body against it.
-        const key = media['x-parsed-schema'] !== undefined ? 'x-parsed-schema' : media.schema !== undefined ? 'schema' : undefined;
-        content[mediaType.toLowerCase()] = key === undefined ? undefined : `${pointer}/content/${pointerToken(mediaType)}/${key}`;
+        const key =
+          media['x-parsed-schema'] !== undefined
+            ? 'x-parsed-schema'
+            : media.schema !== undefined
+              ? 'schema'
+              : undefined;
+        content[mediaType.toLowerCase()] =
+          key === undefined ? undefined : `${pointer}/content/${pointerToken(mediaType)}/${key}`;
       }
       const headers: Record<string, HeaderInfo> = {};
       for (const [name, rawHeader] of Object.entries((value.headers ?? {}) as JsonObject)) {
@@ -205,9 +235,12 @@ export class ServedSpec {
         if (name.toLowerCase() === 'content-type') continue;
         const header = this.resolve(rawHeader, `${pointer}/headers/${pointerToken(name)}`);
         const headerContent = header.value.content as Record<string, JsonObject> | undefined;
-        const schemaPointer = header.value.schema !== undefined
-          ? `${header.pointer}/schema`
-          : headerContent ? `${header.pointer}/content/${pointerToken(Object.keys(headerContent)[0])}/schema` : undefined;
+        const schemaPointer =
+          header.value.schema !== undefined
+            ? `${header.pointer}/schema`
+            : headerContent
+              ? `${header.pointer}/content/${pointerToken(Object.keys(headerContent)[0])}/schema`
+              : undefined;
         headers[name.toLowerCase()] = {
           required: header.value.required === true,
           schemaPointer,

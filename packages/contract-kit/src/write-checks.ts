@@ -33,29 +33,54 @@ export interface WriteRun {
 function scenarioDocument(spec: ServedSpec, client: ContractClient, name: string): JsonObject {
   const importSchema = requestSchemaPointer(client.operation('importScenarios'), 'application/json');
   // The test case variable's name field, as the served spec calls it (`variableName` in interface 1.9).
-  const variableField = propertyName(spec, importSchema, ['testCases', '[]', 'variables', '[]'], ['variableName', 'name']);
+  const variableField = propertyName(
+    spec,
+    importSchema,
+    ['testCases', '[]', 'variables', '[]'],
+    ['variableName', 'name'],
+  );
   return {
     name,
     description: 'Created by the contract test kit (scoring-contract --write); safe to ignore.',
     content: {
-      nodes: [{ id: 'start', type: 'START', name: 'Input' }, { id: 'double', type: 'SCRIPT', name: 'Double' }, { id: 'end', type: 'END', name: 'Result' }],
-      edges: [{ from: 'start', to: 'double' }, { from: 'double', to: 'end' }],
+      nodes: [
+        { id: 'start', type: 'START', name: 'Input' },
+        { id: 'double', type: 'SCRIPT', name: 'Double' },
+        { id: 'end', type: 'END', name: 'Result' },
+      ],
+      edges: [
+        { from: 'start', to: 'double' },
+        { from: 'double', to: 'end' },
+      ],
     },
     nodeProperties: {
       start: { type: 'START', content: { inputs: [{ name: 'a', type: { type: 'INTEGER' }, required: true }] } },
       double: { type: 'SCRIPT', content: { language: 'javascript', code: 'doubled = a * 2;', outputs: ['doubled'] } },
       end: { type: 'END', content: { outputs: ['doubled'] } },
     },
-    testCases: [{ name: 'two doubles to four', variables: [{ [variableField]: 'a', value: 2 }], expression: { code: 'doubled === 4' } }],
+    testCases: [
+      {
+        name: 'two doubles to four',
+        variables: [{ [variableField]: 'a', value: 2 }],
+        expression: { code: 'doubled === 4' },
+      },
+    ],
   };
 }
 
 function field(result: CallResult, ...path: Array<string | number>): unknown {
-  return path.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string | number, unknown>)[key] : undefined), result.body);
+  return path.reduce<unknown>(
+    (node, key) => (node && typeof node === 'object' ? (node as Record<string | number, unknown>)[key] : undefined),
+    result.body,
+  );
 }
 
 /** Calls `poll` until `done` says so or the time is up; answers the last result. */
-async function until(timeoutMs: number, poll: () => Promise<CallResult>, done: (result: CallResult) => boolean): Promise<CallResult> {
+async function until(
+  timeoutMs: number,
+  poll: () => Promise<CallResult>,
+  done: (result: CallResult) => boolean,
+): Promise<CallResult> {
   const deadline = Date.now() + timeoutMs;
   let result = await poll();
   while (!done(result) && result.ok && Date.now() < deadline) {
@@ -65,7 +90,11 @@ async function until(timeoutMs: number, poll: () => Promise<CallResult>, done: (
   return result;
 }
 
-export async function runWriteChecks(client: ContractClient, spec: ServedSpec, options: WriteOptions): Promise<WriteRun> {
+export async function runWriteChecks(
+  client: ContractClient,
+  spec: ServedSpec,
+  options: WriteOptions,
+): Promise<WriteRun> {
   const run = `${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomUUID().slice(0, 8)}`;
   const name = `contract-${run}`;
   const collection = `contract_${run.replace(/-/g, '_')}`;
@@ -83,50 +112,177 @@ export async function runWriteChecks(client: ContractClient, spec: ServedSpec, o
 }
 
 /** Management operations; answers the scenario's id when it ended deployed (execution needs it), else null. */
-async function scenarioTour(client: ContractClient, spec: ServedSpec, options: WriteOptions, name: string, written: WriteRun): Promise<string | null> {
+async function scenarioTour(
+  client: ContractClient,
+  spec: ServedSpec,
+  options: WriteOptions,
+  name: string,
+  written: WriteRun,
+): Promise<string | null> {
   const { context } = options;
-  const imported = await client.call('importScenarios', { label: 'a new scenario (JSON)', credential: 'bearer', query: { context }, body: { json: scenarioDocument(spec, client, name) }, expect: [200] });
+  const imported = await client.call('importScenarios', {
+    label: 'a new scenario (JSON)',
+    credential: 'bearer',
+    query: { context },
+    body: { json: scenarioDocument(spec, client, name) },
+    expect: [200],
+  });
   const scenarioId = field(imported, 'scenarios', 0, 'scenarioId');
   if (scenarioId === undefined || scenarioId === null) {
-    client.fail('importScenarios', 'a new scenario (JSON)', 'the import report names no scenarioId: the scenario steps cannot go on');
+    client.fail(
+      'importScenarios',
+      'a new scenario (JSON)',
+      'the import report names no scenarioId: the scenario steps cannot go on',
+    );
     return null;
   }
   written.scenarios.push(name);
   const path = { id: String(scenarioId) };
-  const opened = await client.call('openScenario', { label: 'the imported scenario', credential: 'bearer', path, query: { context }, expect: [200] });
-  await client.call('getScenarioInput', { label: 'its inputs', credential: 'bearer', path, query: { context }, expect: [200] });
-  await client.call('getScenarioInputVariableNames', { label: 'its input names', credential: 'bearer', path, query: { context }, expect: [200] });
-  await client.call('debugScenario', { label: 'a run with a trace', credential: 'bearer', path, query: { context }, body: { json: { a: 2 } }, expect: [200] });
-  await client.call('debugScenario', { label: 'an input of the wrong type', credential: 'bearer', path, query: { context }, body: { json: { a: 'two' } }, expect: [400, 422] });
-  await client.call('validateScenario', { label: 'compiles and its test case passes', credential: 'bearer', path, query: { context }, expect: [204] });
+  const opened = await client.call('openScenario', {
+    label: 'the imported scenario',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [200],
+  });
+  await client.call('getScenarioInput', {
+    label: 'its inputs',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [200],
+  });
+  await client.call('getScenarioInputVariableNames', {
+    label: 'its input names',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [200],
+  });
+  await client.call('debugScenario', {
+    label: 'a run with a trace',
+    credential: 'bearer',
+    path,
+    query: { context },
+    body: { json: { a: 2 } },
+    expect: [200],
+  });
+  await client.call('debugScenario', {
+    label: 'an input of the wrong type',
+    credential: 'bearer',
+    path,
+    query: { context },
+    body: { json: { a: 'two' } },
+    expect: [400, 422],
+  });
+  await client.call('validateScenario', {
+    label: 'compiles and its test case passes',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [204],
+  });
 
   const testCaseId = field(opened, 'testCases', 0, 'id');
   if (testCaseId !== undefined) {
     const saveOperation = client.operation('updateScenarioTestCase');
-    const variableField = propertyName(spec, requestSchemaPointer(saveOperation, 'application/json'), ['variables', '[]'], ['variableName', 'name']);
+    const variableField = propertyName(
+      spec,
+      requestSchemaPointer(saveOperation, 'application/json'),
+      ['variables', '[]'],
+      ['variableName', 'name'],
+    );
     await client.call('updateScenarioTestCase', {
-      label: 'its test case, renamed', credential: 'bearer', path: { id: String(scenarioId), testCaseId: String(testCaseId) }, query: { context },
-      body: { json: { name: 'two doubles to four (saved)', variables: [{ [variableField]: 'a', value: 2 }], expression: { code: 'doubled === 4' } } }, expect: [200],
+      label: 'its test case, renamed',
+      credential: 'bearer',
+      path: { id: String(scenarioId), testCaseId: String(testCaseId) },
+      query: { context },
+      body: {
+        json: {
+          name: 'two doubles to four (saved)',
+          variables: [{ [variableField]: 'a', value: 2 }],
+          expression: { code: 'doubled === 4' },
+        },
+      },
+      expect: [200],
     });
   } else {
     client.fail('updateScenarioTestCase', 'its test case, renamed', 'the opened scenario lists no test case id');
   }
 
-  const deployed = await client.call('deployScenario', { label: 'deploy', credential: 'bearer', path, query: { context }, expect: [204] });
-  await client.call('listScenarioVersions', { label: 'versions after deploying', credential: 'bearer', path, query: { context }, expect: [200] });
-  if (client.has('getScenarioStatistics')) await client.call('getScenarioStatistics', { label: 'its run statistics', credential: 'bearer', path, query: { context }, expect: [200] });
+  const deployed = await client.call('deployScenario', {
+    label: 'deploy',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [204],
+  });
+  await client.call('listScenarioVersions', {
+    label: 'versions after deploying',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [200],
+  });
+  if (client.has('getScenarioStatistics'))
+    await client.call('getScenarioStatistics', {
+      label: 'its run statistics',
+      credential: 'bearer',
+      path,
+      query: { context },
+      expect: [200],
+    });
 
   const copy = `${name}-copy`;
   const renamed = `${name}-renamed`;
-  const copied = await client.call('copyScenario', { label: 'a copy', credential: 'bearer', path: { id: String(scenarioId), copiedScenarioName: copy }, query: { context }, expect: [200, 201] });
+  const copied = await client.call('copyScenario', {
+    label: 'a copy',
+    credential: 'bearer',
+    path: { id: String(scenarioId), copiedScenarioName: copy },
+    query: { context },
+    expect: [200, 201],
+  });
   if (copied.ok) written.scenarios.push(copy);
-  const renameResult = await client.call('renameScenario', { label: 'the copy, renamed', credential: 'bearer', path: { currentName: copy, newName: renamed }, query: { context }, expect: [200] });
+  const renameResult = await client.call('renameScenario', {
+    label: 'the copy, renamed',
+    credential: 'bearer',
+    path: { currentName: copy, newName: renamed },
+    query: { context },
+    expect: [200],
+  });
   if (renameResult.ok) written.scenarios.splice(written.scenarios.indexOf(copy), 1, renamed);
-  await client.call('copyScenario', { label: 'a copy under a name that is taken', credential: 'bearer', path: { id: String(scenarioId), copiedScenarioName: renamed }, query: { context }, expect: [409] });
-  await client.call('exportScenarios', { label: 'the scenario as JSON', credential: 'bearer', query: { context, name }, expect: [200] });
-  await client.call('exportScenarios', { label: 'the scenario as YAML (type=yaml)', credential: 'bearer', query: { context, name, type: 'yaml' }, expect: [200], expectMediaType: 'application/yaml' });
-  const yamlDeclared = Object.keys(client.operation('exportScenarios').responses['200']?.content ?? {}).includes('application/yaml');
-  if (yamlDeclared) await client.call('exportScenarios', { label: 'the scenario as YAML (Accept: application/yaml)', credential: 'bearer', query: { context, name }, headers: { Accept: 'application/yaml' }, expect: [200], expectMediaType: 'application/yaml' });
+  await client.call('copyScenario', {
+    label: 'a copy under a name that is taken',
+    credential: 'bearer',
+    path: { id: String(scenarioId), copiedScenarioName: renamed },
+    query: { context },
+    expect: [409],
+  });
+  await client.call('exportScenarios', {
+    label: 'the scenario as JSON',
+    credential: 'bearer',
+    query: { context, name },
+    expect: [200],
+  });
+  await client.call('exportScenarios', {
+    label: 'the scenario as YAML (type=yaml)',
+    credential: 'bearer',
+    query: { context, name, type: 'yaml' },
+    expect: [200],
+    expectMediaType: 'application/yaml',
+  });
+  const yamlDeclared = Object.keys(client.operation('exportScenarios').responses['200']?.content ?? {}).includes(
+    'application/yaml',
+  );
+  if (yamlDeclared)
+    await client.call('exportScenarios', {
+      label: 'the scenario as YAML (Accept: application/yaml)',
+      credential: 'bearer',
+      query: { context, name },
+      headers: { Accept: 'application/yaml' },
+      expect: [200],
+      expectMediaType: 'application/yaml',
+    });
   return deployed.ok ? String(scenarioId) : null;
 }
 
@@ -138,56 +294,194 @@ async function scenarioTour(client: ContractClient, spec: ServedSpec, options: W
 async function recordsTour(client: ContractClient, options: WriteOptions, scenarioId: string): Promise<void> {
   const { context } = options;
   const path = { id: scenarioId };
-  const settings = await client.call('getRecordingSettings', { label: 'its recording settings', credential: 'bearer', path, query: { context }, expect: [200] });
+  const settings = await client.call('getRecordingSettings', {
+    label: 'its recording settings',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [200],
+  });
   if (settings.ok && settings.body && typeof settings.body === 'object') {
-    await client.call('updateRecordingSettings', { label: 'the same settings, written back', credential: 'bearer', path, query: { context }, body: { json: settings.body }, expect: [200] });
+    await client.call('updateRecordingSettings', {
+      label: 'the same settings, written back',
+      credential: 'bearer',
+      path,
+      query: { context },
+      body: { json: settings.body },
+      expect: [200],
+    });
   }
-  const listed = await until(options.timeoutMs, () => client.call('listDecisionRecords', { label: 'its decision records (until the runs are recorded)', credential: 'bearer', path, query: { context, limit: 10 }, expect: [200] }),
-    (result) => Array.isArray(field(result, 'records')) && (field(result, 'records') as unknown[]).length > 0);
+  const listed = await until(
+    options.timeoutMs,
+    () =>
+      client.call('listDecisionRecords', {
+        label: 'its decision records (until the runs are recorded)',
+        credential: 'bearer',
+        path,
+        query: { context, limit: 10 },
+        expect: [200],
+      }),
+    (result) => Array.isArray(field(result, 'records')) && (field(result, 'records') as unknown[]).length > 0,
+  );
   const recordId = field(listed, 'records', 0, 'id');
   if (typeof recordId !== 'string') {
-    client.fail('listDecisionRecords', 'its decision records', `no record of the tour's runs within ${options.timeoutMs} ms: getDecisionRecord and the replay cannot go on`);
+    client.fail(
+      'listDecisionRecords',
+      'its decision records',
+      `no record of the tour's runs within ${options.timeoutMs} ms: getDecisionRecord and the replay cannot go on`,
+    );
     return;
   }
-  await client.call('getDecisionRecord', { label: 'one record, by id', credential: 'bearer', path: { id: scenarioId, recordId }, query: { context }, expect: [200] });
-  const started = await client.call('startReplay', { label: 'a replay of the deployed version', credential: 'bearer', path, query: { context }, body: { json: { candidateVersion: '1', outputs: ['doubled'], limit: 10 } }, expect: [202] });
+  await client.call('getDecisionRecord', {
+    label: 'one record, by id',
+    credential: 'bearer',
+    path: { id: scenarioId, recordId },
+    query: { context },
+    expect: [200],
+  });
+  const started = await client.call('startReplay', {
+    label: 'a replay of the deployed version',
+    credential: 'bearer',
+    path,
+    query: { context },
+    body: { json: { candidateVersion: '1', outputs: ['doubled'], limit: 10 } },
+    expect: [202],
+  });
   const replayId = field(started, 'replayId');
   if (typeof replayId === 'string') {
-    const finished = await until(options.timeoutMs, () => client.call('getReplay', { label: 'the replay, until it finished', credential: 'bearer', path: { id: scenarioId, replayId }, query: { context }, expect: [200] }),
-      (result) => ['FINISHED', 'FAILED'].includes(String(field(result, 'state'))));
-    if (field(finished, 'state') !== 'FINISHED') client.fail('getReplay', 'the replay, until it finished', `the replay is ${String(field(finished, 'state'))} after ${options.timeoutMs} ms`);
+    const finished = await until(
+      options.timeoutMs,
+      () =>
+        client.call('getReplay', {
+          label: 'the replay, until it finished',
+          credential: 'bearer',
+          path: { id: scenarioId, replayId },
+          query: { context },
+          expect: [200],
+        }),
+      (result) => ['FINISHED', 'FAILED'].includes(String(field(result, 'state'))),
+    );
+    if (field(finished, 'state') !== 'FINISHED')
+      client.fail(
+        'getReplay',
+        'the replay, until it finished',
+        `the replay is ${String(field(finished, 'state'))} after ${options.timeoutMs} ms`,
+      );
   }
-  await client.call('listReplays', { label: 'its replays', credential: 'bearer', path, query: { context }, expect: [200] });
+  await client.call('listReplays', {
+    label: 'its replays',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [200],
+  });
 }
 
 async function executionTour(client: ContractClient, options: WriteOptions, name: string): Promise<void> {
-  await client.call('scoreScenario', { label: 'a synchronous score (key in the query)', credential: 'scoreTokenQuery', query: { name }, body: { json: { a: 21 } }, expect: [200] });
-  await client.call('scoreScenario', { label: 'a synchronous score (Score-Token header)', credential: 'scoreTokenHeader', query: { name }, body: { json: { a: 21 } }, expect: [200] });
-  await client.call('scoreScenario', { label: 'an input of the wrong type', credential: 'scoreTokenQuery', query: { name }, body: { json: { a: 'twenty-one' } }, expect: [400] });
+  await client.call('scoreScenario', {
+    label: 'a synchronous score (key in the query)',
+    credential: 'scoreTokenQuery',
+    query: { name },
+    body: { json: { a: 21 } },
+    expect: [200],
+  });
+  await client.call('scoreScenario', {
+    label: 'a synchronous score (Score-Token header)',
+    credential: 'scoreTokenHeader',
+    query: { name },
+    body: { json: { a: 21 } },
+    expect: [200],
+  });
+  await client.call('scoreScenario', {
+    label: 'an input of the wrong type',
+    credential: 'scoreTokenQuery',
+    query: { name },
+    body: { json: { a: 'twenty-one' } },
+    expect: [400],
+  });
 
   const requestId = `contract-${randomUUID()}`;
-  const submitted = await client.call('scoreAsync', { label: 'an asynchronous run', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': requestId }, body: { json: { a: 4 } }, expect: [202] });
+  const submitted = await client.call('scoreAsync', {
+    label: 'an asynchronous run',
+    credential: 'scoreTokenHeader',
+    path: { name },
+    headers: { 'X-SCE-RequestId': requestId },
+    body: { json: { a: 4 } },
+    expect: [202],
+  });
   if (submitted.ok) {
-    await until(options.timeoutMs, () => client.call('getAsyncScoreResult', { label: 'its result (202 until it has run)', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': requestId }, expect: [200, 202] }), (result) => result.status === 200)
-      .then((result) => result.status === 200 || client.fail('getAsyncScoreResult', 'its result', `the run did not finish within ${options.timeoutMs} ms`));
-    await client.call('scoreAsync', { label: 'the same request id again', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': requestId }, body: { json: { a: 4 } }, expect: [409] });
+    await until(
+      options.timeoutMs,
+      () =>
+        client.call('getAsyncScoreResult', {
+          label: 'its result (202 until it has run)',
+          credential: 'scoreTokenHeader',
+          path: { name },
+          headers: { 'X-SCE-RequestId': requestId },
+          expect: [200, 202],
+        }),
+      (result) => result.status === 200,
+    ).then(
+      (result) =>
+        result.status === 200 ||
+        client.fail('getAsyncScoreResult', 'its result', `the run did not finish within ${options.timeoutMs} ms`),
+    );
+    await client.call('scoreAsync', {
+      label: 'the same request id again',
+      credential: 'scoreTokenHeader',
+      path: { name },
+      headers: { 'X-SCE-RequestId': requestId },
+      body: { json: { a: 4 } },
+      expect: [409],
+    });
   }
 
-  const batch = await client.call('submitBatch', { label: 'a batch of two', credential: 'scoreTokenQuery', body: { json: { scenarioName: name, parameters: [{ a: 1 }, { a: 2 }] } }, expect: [202] });
+  const batch = await client.call('submitBatch', {
+    label: 'a batch of two',
+    credential: 'scoreTokenQuery',
+    body: { json: { scenarioName: name, parameters: [{ a: 1 }, { a: 2 }] } },
+    expect: [202],
+  });
   const batchTaskId = field(batch, 'batchTaskId');
   if (typeof batchTaskId !== 'string') return;
-  const finished = await until(options.timeoutMs, () => client.call('getBatchStatus', { label: 'its status until it finished', credential: 'scoreTokenQuery', path: { batchTaskId }, expect: [200] }),
-    (result) => Array.isArray(field(result, 'resultsIds')) && (field(result, 'resultsIds') as unknown[]).length > 0);
+  const finished = await until(
+    options.timeoutMs,
+    () =>
+      client.call('getBatchStatus', {
+        label: 'its status until it finished',
+        credential: 'scoreTokenQuery',
+        path: { batchTaskId },
+        expect: [200],
+      }),
+    (result) => Array.isArray(field(result, 'resultsIds')) && (field(result, 'resultsIds') as unknown[]).length > 0,
+  );
   const resultsIds = field(finished, 'resultsIds');
   if (!Array.isArray(resultsIds) || resultsIds.length === 0) {
-    client.fail('getBatchStatus', 'its status until it finished', `the batch did not finish within ${options.timeoutMs} ms`);
+    client.fail(
+      'getBatchStatus',
+      'its status until it finished',
+      `the batch did not finish within ${options.timeoutMs} ms`,
+    );
     return;
   }
-  await client.call('getAsyncScoreResult', { label: 'a batch element\'s result', credential: 'scoreTokenHeader', path: { name }, headers: { 'X-SCE-RequestId': String(resultsIds[0]) }, expect: [200] });
+  await client.call('getAsyncScoreResult', {
+    label: "a batch element's result",
+    credential: 'scoreTokenHeader',
+    path: { name },
+    headers: { 'X-SCE-RequestId': String(resultsIds[0]) },
+    expect: [200],
+  });
   if (client.has('getBatchResults')) {
     const declared = Object.keys(client.operation('getBatchResults').responses['200']?.content ?? {});
     for (const mediaType of declared) {
-      await client.call('getBatchResults', { label: `its results (Accept: ${mediaType})`, credential: 'scoreTokenQuery', path: { batchTaskId }, headers: { Accept: mediaType }, expect: [200], expectMediaType: mediaType });
+      await client.call('getBatchResults', {
+        label: `its results (Accept: ${mediaType})`,
+        credential: 'scoreTokenQuery',
+        path: { batchTaskId },
+        headers: { Accept: mediaType },
+        expect: [200],
+        expectMediaType: mediaType,
+      });
     }
   }
 }
@@ -197,17 +491,52 @@ async function collectionTour(client: ContractClient, collection: string, writte
   const csv = 'customer_id,segment,credit_limit\n1,RETAIL,5000\n2,SME,20000\n';
   const upload = { multipart: { field: 'file', fileName: `${collection}.csv`, contentType: 'text/csv', content: csv } };
   const path = { collection_name: collection };
-  const loaded = await client.call('loadCollectionData', { label: 'a CSV with a unique index', credential: 'bearer', path, query: { fileName: `${collection}.csv`, indexes: 'customer_id,true' }, body: upload, expect: [200, 201] });
+  const loaded = await client.call('loadCollectionData', {
+    label: 'a CSV with a unique index',
+    credential: 'bearer',
+    path,
+    query: { fileName: `${collection}.csv`, indexes: 'customer_id,true' },
+    body: upload,
+    expect: [200, 201],
+  });
   if (loaded.status !== 200 && loaded.status !== 201) return;
   try {
-    await client.call('listCollections', { label: 'the collections, with the new one', credential: 'bearer', expect: [200] });
-    await client.call('getCollectionRows', { label: 'its rows, filtered', credential: 'bearer', path, query: { limit: 10, filter: { segment: 'SME' } }, expect: [200] });
+    await client.call('listCollections', {
+      label: 'the collections, with the new one',
+      credential: 'bearer',
+      expect: [200],
+    });
+    await client.call('getCollectionRows', {
+      label: 'its rows, filtered',
+      credential: 'bearer',
+      path,
+      query: { limit: 10, filter: { segment: 'SME' } },
+      expect: [200],
+    });
     await client.call('getCollectionColumns', { label: 'its columns', credential: 'bearer', path, expect: [200] });
     await client.call('getCollectionIndexes', { label: 'its indexes', credential: 'bearer', path, expect: [200] });
-    await client.call('loadCollectionData', { label: 'the same keys again (unique index)', credential: 'bearer', path, query: { fileName: `${collection}.csv`, indexes: 'customer_id,true' }, body: upload, expect: [409] });
+    await client.call('loadCollectionData', {
+      label: 'the same keys again (unique index)',
+      credential: 'bearer',
+      path,
+      query: { fileName: `${collection}.csv`, indexes: 'customer_id,true' },
+      body: upload,
+      expect: [409],
+    });
   } finally {
-    const deleted = await client.call('deleteCollection', { label: 'the collection, deleted', credential: 'bearer', path, expect: [204] });
-    if (deleted.ok) await client.call('getCollectionRows', { label: 'rows after deleting', credential: 'bearer', path, expect: [404] });
+    const deleted = await client.call('deleteCollection', {
+      label: 'the collection, deleted',
+      credential: 'bearer',
+      path,
+      expect: [204],
+    });
+    if (deleted.ok)
+      await client.call('getCollectionRows', {
+        label: 'rows after deleting',
+        credential: 'bearer',
+        path,
+        expect: [404],
+      });
     else written.collectionLeft = collection;
   }
 }

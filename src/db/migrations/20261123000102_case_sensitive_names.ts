@@ -88,12 +88,18 @@ function caseVariants(rows: NameRow[]): string[][] {
 }
 
 async function columnCollation(db: Knex, table: string, column: string): Promise<string | undefined> {
-  const [rows] = (await db.raw('SELECT COLLATION_NAME AS collation FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?', [table, column])) as [Array<{ collation: string | null }>];
+  const [rows] = (await db.raw(
+    'SELECT COLLATION_NAME AS collation FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
+    [table, column],
+  )) as [Array<{ collation: string | null }>];
   return rows[0]?.collation ?? undefined;
 }
 
 async function tableCollation(db: Knex, table: string): Promise<string | undefined> {
-  const [rows] = (await db.raw('SELECT TABLE_COLLATION AS collation FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [table])) as [Array<{ collation: string | null }>];
+  const [rows] = (await db.raw(
+    'SELECT TABLE_COLLATION AS collation FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
+    [table],
+  )) as [Array<{ collation: string | null }>];
   return rows[0]?.collation ?? undefined;
 }
 
@@ -101,27 +107,43 @@ async function tableCollation(db: Knex, table: string): Promise<string | undefin
 async function useBinaryCollation(db: Knex, { table, column, length }: NameColumn): Promise<void> {
   if ((await columnCollation(db, table, column)) !== COLLATION) {
     // MODIFY keeps the column's unique index, rebuilt under the new collation.
-    await db.raw(`ALTER TABLE ?? MODIFY ?? VARCHAR(${length}) CHARACTER SET utf8mb4 COLLATE ${COLLATION} NOT NULL`, [table, column]);
+    await db.raw(`ALTER TABLE ?? MODIFY ?? VARCHAR(${length}) CHARACTER SET utf8mb4 COLLATE ${COLLATION} NOT NULL`, [
+      table,
+      column,
+    ]);
   }
-  if ((await tableCollation(db, table)) !== COLLATION) await db.raw(`ALTER TABLE ?? CHARACTER SET utf8mb4 COLLATE ${COLLATION}`, [table]);
+  if ((await tableCollation(db, table)) !== COLLATION)
+    await db.raw(`ALTER TABLE ?? CHARACTER SET utf8mb4 COLLATE ${COLLATION}`, [table]);
 }
 
 export async function up(db: Knex): Promise<void> {
-  const [[{ name: database, collation }]] = (await db.raw('SELECT DATABASE() AS name, @@collation_database AS collation')) as [Array<{ name: string; collation: string }>];
+  const [[{ name: database, collation }]] = (await db.raw(
+    'SELECT DATABASE() AS name, @@collation_database AS collation',
+  )) as [Array<{ name: string; collation: string }>];
   // New tables of later migrations get the binary collation too.
   if (collation !== COLLATION) await db.raw(`ALTER DATABASE ?? CHARACTER SET utf8mb4 COLLATE ${COLLATION}`, [database]);
   for (const target of NAME_COLUMNS) {
-    const select = [`id`, `${target.column} as name`, target.scope ? `${target.scope} as scope` : db.raw('NULL as scope')];
+    const select = [
+      `id`,
+      `${target.column} as name`,
+      target.scope ? `${target.scope} as scope` : db.raw('NULL as scope'),
+    ];
     const rows = (await db(target.table).select(select).orderBy('id')) as NameRow[];
     // Renamed before the collation changes: the new names are unique under the old collation as well.
     for (const rename of planRenames(target.table, rows, target.length)) {
-      await db(target.table).where({ id: rename.id }).update({ [target.column]: rename.to });
-      console.warn(`${PREFIX} ${target.kind} ${JSON.stringify(rename.from)} (${target.table} id ${rename.id}) had surrounding whitespace and is now ${JSON.stringify(rename.to)}`);
+      await db(target.table)
+        .where({ id: rename.id })
+        .update({ [target.column]: rename.to });
+      console.warn(
+        `${PREFIX} ${target.kind} ${JSON.stringify(rename.from)} (${target.table} id ${rename.id}) had surrounding whitespace and is now ${JSON.stringify(rename.to)}`,
+      );
     }
     await useBinaryCollation(db, target);
     const renamed = (await db(target.table).select(select).orderBy('id')) as NameRow[];
     for (const group of caseVariants(renamed)) {
-      console.warn(`${PREFIX} ${target.kind}s ${group.map((name) => JSON.stringify(name)).join(', ')} differ only in case: they are distinct ${target.kind}s, and callers must use the exact case`);
+      console.warn(
+        `${PREFIX} ${target.kind}s ${group.map((name) => JSON.stringify(name)).join(', ')} differ only in case: they are distinct ${target.kind}s, and callers must use the exact case`,
+      );
     }
   }
   for (const target of RECORDED_NAME_COLUMNS) await useBinaryCollation(db, target);

@@ -16,7 +16,9 @@ const LEGACY_CHUNK = 500;
  */
 export async function up(db: Knex): Promise<void> {
   // A foreign key needs the referenced column's collation, whatever the database's default.
-  const [[{ collation }]] = (await db.raw("SELECT COLLATION_NAME AS collation FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'batches' AND COLUMN_NAME = 'id'")) as [[{ collation: string }]];
+  const [[{ collation }]] = (await db.raw(
+    "SELECT COLLATION_NAME AS collation FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'batches' AND COLUMN_NAME = 'id'",
+  )) as [[{ collation: string }]];
   await db.schema.createTable('batch_chunks', (table) => {
     table.string('batch_id', 36).collate(collation).notNullable().references('batches.id').onDelete('CASCADE');
     table.integer('from_index').unsigned().notNullable();
@@ -43,11 +45,19 @@ export async function up(db: Knex): Promise<void> {
     .whereNull('b.finished_at')
     .whereIn('r.state', ['QUEUED', 'RUNNING'])
     .orderBy(['r.batch_id', 'r.element_index'])
-    .select('r.batch_id', 'r.element_index', 'r.input')) as Array<{ batch_id: string; element_index: number; input: string | null }>;
+    .select('r.batch_id', 'r.element_index', 'r.input')) as Array<{
+    batch_id: string;
+    element_index: number;
+    input: string | null;
+  }>;
   const chunks: Array<{ batch_id: string; from_index: number; to_index: number; inputs: string }> = [];
   let current: { batch_id: string; from_index: number; to_index: number; inputs: string[] } | undefined;
   for (const row of unfinished) {
-    const contiguous = current && current.batch_id === row.batch_id && current.to_index === row.element_index && current.inputs.length < LEGACY_CHUNK;
+    const contiguous =
+      current &&
+      current.batch_id === row.batch_id &&
+      current.to_index === row.element_index &&
+      current.inputs.length < LEGACY_CHUNK;
     if (!contiguous) {
       if (current) chunks.push({ ...current, inputs: `[${current.inputs.join(',')}]` });
       current = { batch_id: row.batch_id, from_index: row.element_index, to_index: row.element_index, inputs: [] };
@@ -60,25 +70,53 @@ export async function up(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     for (const chunk of chunks) await trx('batch_chunks').insert(chunk);
     if (unfinished.length > 0) {
-      await trx('run_results').whereIn('batch_id', [...new Set(unfinished.map((row) => row.batch_id))]).whereIn('state', ['QUEUED', 'RUNNING']).delete();
+      await trx('run_results')
+        .whereIn('batch_id', [...new Set(unfinished.map((row) => row.batch_id))])
+        .whereIn('state', ['QUEUED', 'RUNNING'])
+        .delete();
     }
   });
 }
 
 export async function down(db: Knex): Promise<void> {
   // Unfinished elements go back to QUEUED run_results rows carrying their inputs.
-  const chunks = (await db('batch_chunks as c').join('batches as b', 'b.id', 'c.batch_id').whereNull('c.finished_at')
-    .select('c.batch_id', 'c.from_index', 'c.inputs', 'b.user_id', 'b.scenario_name')) as Array<{ batch_id: string; from_index: number; inputs: string; user_id: number; scenario_name: string }>;
+  const chunks = (await db('batch_chunks as c')
+    .join('batches as b', 'b.id', 'c.batch_id')
+    .whereNull('c.finished_at')
+    .select('c.batch_id', 'c.from_index', 'c.inputs', 'b.user_id', 'b.scenario_name')) as Array<{
+    batch_id: string;
+    from_index: number;
+    inputs: string;
+    user_id: number;
+    scenario_name: string;
+  }>;
   for (const chunk of chunks) {
-    const written = new Set(((await db('run_results').where('batch_id', chunk.batch_id).select('element_index')) as Array<{ element_index: number }>).map((row) => row.element_index));
+    const written = new Set(
+      (
+        (await db('run_results').where('batch_id', chunk.batch_id).select('element_index')) as Array<{
+          element_index: number;
+        }>
+      ).map((row) => row.element_index),
+    );
     const inputs = JSON.parse(chunk.inputs) as unknown[];
-    const rows = inputs.map((input, offset) => ({ index: chunk.from_index + offset, input }))
+    const rows = inputs
+      .map((input, offset) => ({ index: chunk.from_index + offset, input }))
       .filter((element) => !written.has(element.index))
       .map((element) => {
         const id = randomUUID();
-        return { id, user_id: chunk.user_id, request_id: id, scenario_name: chunk.scenario_name, batch_id: chunk.batch_id, element_index: element.index, state: 'QUEUED', input: JSON.stringify(element.input) };
+        return {
+          id,
+          user_id: chunk.user_id,
+          request_id: id,
+          scenario_name: chunk.scenario_name,
+          batch_id: chunk.batch_id,
+          element_index: element.index,
+          state: 'QUEUED',
+          input: JSON.stringify(element.input),
+        };
       });
-    for (let start = 0; start < rows.length; start += 1000) await db('run_results').insert(rows.slice(start, start + 1000));
+    for (let start = 0; start < rows.length; start += 1000)
+      await db('run_results').insert(rows.slice(start, start + 1000));
   }
   await db.schema.alterTable('run_results', (table) => {
     table.index(['batch_id', 'element_index']);

@@ -33,9 +33,10 @@ export async function up(db: Knex): Promise<void> {
   if (await db.schema.hasTable('decision_records')) {
     // One page per record, oldest first so that newer records get higher `seq`.
     const millis = (column: string) => `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column}) DIV 1000)`;
-    const text = `CONCAT('[', JSON_QUOTE(id), ',', requester_id, ',', JSON_QUOTE(request_id), ',"', mode, '",', IFNULL(JSON_QUOTE(batch_id), 'null'), ',"', state, '",', `
-      + `${millis('began_at')}, ',', ${millis('ended_at')}, ',', duration_micros, ',', inputs, ',', IFNULL(result, 'null'), ',', IFNULL(error, 'null'), ',', `
-      + `IFNULL(masked_inputs, 'null'), ',', IFNULL(trace, 'null'), ',', IFNULL(captures, 'null'), ']')`;
+    const text =
+      `CONCAT('[', JSON_QUOTE(id), ',', requester_id, ',', JSON_QUOTE(request_id), ',"', mode, '",', IFNULL(JSON_QUOTE(batch_id), 'null'), ',"', state, '",', ` +
+      `${millis('began_at')}, ',', ${millis('ended_at')}, ',', duration_micros, ',', inputs, ',', IFNULL(result, 'null'), ',', IFNULL(error, 'null'), ',', ` +
+      `IFNULL(masked_inputs, 'null'), ',', IFNULL(trace, 'null'), ',', IFNULL(captures, 'null'), ']')`;
     await db.raw(`INSERT INTO decision_record_pages (owner_id, scenario_id, scenario_name, version, version_id, format, records, failed, first_began_at, last_began_at, ids, request_ids, ends, body, recorded_at)
       SELECT owner_id, scenario_id, scenario_name, version, version_id, 1, 1, state = 'FAILED', began_at, began_at, CONCAT('\\n', id, '\\n'), CONCAT('\\n', request_id, '\\n'),
         UNHEX(LPAD(HEX(LENGTH(page.body)), 8, '0')), page.body, recorded_at

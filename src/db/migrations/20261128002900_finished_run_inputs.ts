@@ -13,11 +13,19 @@ const ROWS_PER_STATEMENT = 5000;
  */
 export async function up(db: Knex): Promise<void> {
   for (;;) {
-    const changed = await db('run_results').whereIn('state', ['SUCCEEDED', 'FAILED']).whereNotNull('input').limit(ROWS_PER_STATEMENT).update({ input: null });
+    const changed = await db('run_results')
+      .whereIn('state', ['SUCCEEDED', 'FAILED'])
+      .whereNotNull('input')
+      .limit(ROWS_PER_STATEMENT)
+      .update({ input: null });
     if (changed < ROWS_PER_STATEMENT) break;
   }
   for (;;) {
-    const changed = await db('batch_chunks').whereNotNull('finished_at').whereNot('inputs', '[]').limit(ROWS_PER_STATEMENT).update({ inputs: '[]' });
+    const changed = await db('batch_chunks')
+      .whereNotNull('finished_at')
+      .whereNot('inputs', '[]')
+      .limit(ROWS_PER_STATEMENT)
+      .update({ inputs: '[]' });
     if (changed < ROWS_PER_STATEMENT) break;
   }
 }

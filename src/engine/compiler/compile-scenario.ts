@@ -8,8 +8,14 @@ import { definedVariables, prefixOf, variableScopes, type Scope } from './variab
 
 /** Host-side facts about one node of a compiled scenario. */
 export interface NodePlan {
-  index: number; id: string; name: string; type: NodeType; settings: unknown;
-  defs: string[]; prefix: string; mergeType: MergeType;
+  index: number;
+  id: string;
+  name: string;
+  type: NodeType;
+  settings: unknown;
+  defs: string[];
+  prefix: string;
+  mergeType: MergeType;
 }
 
 export interface ScenarioPlan {
@@ -29,7 +35,10 @@ export interface ScenarioPlan {
  * each node defines (definedVariables) and may read (variableScopes), then each node's checks and code
  * (compileNodes, NODE_COMPILERS) and the program around them (programSource).
  */
-export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecker): { plan: ScenarioPlan | null; diagnostics: Diagnostic[] } {
+export function compileScenario(
+  doc: ScenarioDocument,
+  checkSyntax: SyntaxChecker,
+): { plan: ScenarioPlan | null; diagnostics: Diagnostic[] } {
   const parsed = parseScenarioDocument(doc);
   const diagnostics = documentProblems(parsed);
   const shape = checkGraph(parsed.graph, diagnostics);
@@ -38,9 +47,23 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
   const defs = definedVariables(shape, parsed.settings, diagnostics);
   const scopes = variableScopes(shape, defs);
   const index = new Map(shape.order.map((id, i) => [id, i]));
-  const { nodePlans, nodeSources, validatorSources, onnxModels } = compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, checkSyntax });
+  const { nodePlans, nodeSources, validatorSources, onnxModels } = compileNodes({
+    doc,
+    parsed,
+    shape,
+    defs,
+    scopes,
+    index,
+    diagnostics,
+    checkSyntax,
+  });
   if (diagnostics.length > 0 || !shape.start) return { plan: null, diagnostics };
-  const plan: ScenarioPlan = { source: programSource(nodeSources, validatorSources), startIndex: index.get(shape.start.id)!, nodes: nodePlans, inputs };
+  const plan: ScenarioPlan = {
+    source: programSource(nodeSources, validatorSources),
+    startIndex: index.get(shape.start.id)!,
+    nodes: nodePlans,
+    inputs,
+  };
   if (onnxModels.size > 0) plan.onnxModels = [...onnxModels];
   return { plan, diagnostics };
 }
@@ -49,7 +72,12 @@ export function compileScenario(doc: ScenarioDocument, checkSyntax: SyntaxChecke
 function documentProblems(parsed: ParsedDocument): Diagnostic[] {
   return parsed.problems.map((problem) => {
     const nodeId = /^nodeProperties\.([A-Za-z][A-Za-z0-9_-]*)/.exec(problem.path)?.[1];
-    return { code: 'DOCUMENT_INVALID', message: `${problem.path} ${problem.message}`, path: problem.path, ...(nodeId ? { nodeId } : {}) };
+    return {
+      code: 'DOCUMENT_INVALID',
+      message: `${problem.path} ${problem.message}`,
+      path: problem.path,
+      ...(nodeId ? { nodeId } : {}),
+    };
   });
 }
 
@@ -58,11 +86,21 @@ function checkNodeProperties(doc: ScenarioDocument, shape: GraphShape, diagnosti
   const nodeProperties = doc?.nodeProperties && typeof doc.nodeProperties === 'object' ? doc.nodeProperties : {};
   for (const node of shape.nodes.values()) {
     if (node.type !== 'END' && !nodeProperties[node.id]) {
-      diagnostics.push({ code: 'NODE_PROPERTIES_MISSING', message: `${node.type} node "${node.id}" has no nodeProperties`, nodeId: node.id, path: `nodeProperties.${node.id}` });
+      diagnostics.push({
+        code: 'NODE_PROPERTIES_MISSING',
+        message: `${node.type} node "${node.id}" has no nodeProperties`,
+        nodeId: node.id,
+        path: `nodeProperties.${node.id}`,
+      });
     }
   }
   for (const key of Object.keys(nodeProperties)) {
-    if (!shape.nodes.has(key)) diagnostics.push({ code: 'NODE_PROPERTIES_ORPHAN', message: `nodeProperties.${key} belongs to no graph node`, path: `nodeProperties.${key}` });
+    if (!shape.nodes.has(key))
+      diagnostics.push({
+        code: 'NODE_PROPERTIES_ORPHAN',
+        message: `nodeProperties.${key} belongs to no graph node`,
+        path: `nodeProperties.${key}`,
+      });
   }
 }
 
@@ -73,7 +111,13 @@ function checkInputs(shape: GraphShape, parsed: ParsedDocument, diagnostics: Dia
   const inputs = (parsed.settings.get(start.id) as StartNodeSettings | undefined)?.inputs ?? [];
   const seen = new Set<string>();
   inputs.forEach((input, k) => {
-    if (seen.has(input.name)) diagnostics.push({ code: 'DUPLICATE_INPUT', message: `Input "${input.name}" is declared twice`, nodeId: start.id, path: `nodeProperties.${start.id}.content.inputs[${k}].name` });
+    if (seen.has(input.name))
+      diagnostics.push({
+        code: 'DUPLICATE_INPUT',
+        message: `Input "${input.name}" is declared twice`,
+        nodeId: start.id,
+        path: `nodeProperties.${start.id}.content.inputs[${k}].name`,
+      });
     seen.add(input.name);
   });
   return inputs;
@@ -91,7 +135,12 @@ interface NodesInput {
 }
 
 /** Pass: each node reachable from START, in program order: its plan, its checks and its entry in the program. */
-function compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, checkSyntax }: NodesInput): { nodePlans: NodePlan[]; nodeSources: string[]; validatorSources: string[]; onnxModels: Map<string, string> } {
+function compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, checkSyntax }: NodesInput): {
+  nodePlans: NodePlan[];
+  nodeSources: string[];
+  validatorSources: string[];
+  onnxModels: Map<string, string>;
+} {
   const allVariables = new Set<string>([...defs.values()].flatMap((d) => d ?? []));
   const nodePlans: NodePlan[] = [];
   const nodeSources: string[] = [];
@@ -102,13 +151,27 @@ function compileNodes({ doc, parsed, shape, defs, scopes, index, diagnostics, ch
     const settings = parsed.settings.get(id);
     const { vars, open } = scopes.get(id)!;
     const plan: NodePlan = {
-      index: index.get(id)!, id, name: node.name ?? id, type: node.type, settings,
-      defs: defs.get(id) ?? [], prefix: prefixOf(node), mergeType: node.mergeType ?? 'OVERWRITE_ALL',
+      index: index.get(id)!,
+      id,
+      name: node.name ?? id,
+      type: node.type,
+      settings,
+      defs: defs.get(id) ?? [],
+      prefix: prefixOf(node),
+      mergeType: node.mergeType ?? 'OVERWRITE_ALL',
     };
     nodePlans.push(plan);
     if (settings === undefined && node.type !== 'END') continue;
     const ctx = new NodeContext(node, vars, open, allVariables, diagnostics, checkSyntax);
-    const fields = NODE_COMPILERS[node.type]({ ctx, settings, shape, index, doc, validators: validatorSources, onnxModels });
+    const fields = NODE_COMPILERS[node.type]({
+      ctx,
+      settings,
+      shape,
+      index,
+      doc,
+      validators: validatorSources,
+      onnxModels,
+    });
     nodeSources.push(nodeSource(plan, String(index.get(shape.next.get(id) ?? '') ?? -1), fields));
   }
   return { nodePlans, nodeSources, validatorSources, onnxModels };

@@ -17,26 +17,63 @@ export function checkGraph(graph: ScenarioGraph, diagnostics: Diagnostic[]): Gra
   const nodes = new Map<string, GraphNode>();
   graph.nodes.forEach((node, index) => {
     if (nodes.has(node.id)) {
-      diagnostics.push({ code: 'DUPLICATE_NODE_ID', message: `Node id "${node.id}" is used more than once`, nodeId: node.id, path: `content.nodes[${index}].id` });
+      diagnostics.push({
+        code: 'DUPLICATE_NODE_ID',
+        message: `Node id "${node.id}" is used more than once`,
+        nodeId: node.id,
+        path: `content.nodes[${index}].id`,
+      });
     } else nodes.set(node.id, node);
   });
   const starts = graph.nodes.filter((n) => n.type === 'START');
-  if (starts.length === 0) diagnostics.push({ code: 'NO_START_NODE', message: 'The scenario has no START node', path: 'content.nodes' });
+  if (starts.length === 0)
+    diagnostics.push({ code: 'NO_START_NODE', message: 'The scenario has no START node', path: 'content.nodes' });
   if (starts.length > 1) {
-    diagnostics.push({ code: 'MULTIPLE_START_NODES', message: `The scenario has ${starts.length} START nodes (${starts.map((s) => s.id).join(', ')}); it needs exactly one`, path: 'content.nodes' });
+    diagnostics.push({
+      code: 'MULTIPLE_START_NODES',
+      message: `The scenario has ${starts.length} START nodes (${starts.map((s) => s.id).join(', ')}); it needs exactly one`,
+      path: 'content.nodes',
+    });
   }
-  if (!graph.nodes.some((n) => n.type === 'END')) diagnostics.push({ code: 'NO_END_NODE', message: 'The scenario has no END node', path: 'content.nodes' });
+  if (!graph.nodes.some((n) => n.type === 'END'))
+    diagnostics.push({ code: 'NO_END_NODE', message: 'The scenario has no END node', path: 'content.nodes' });
 
   const outgoing = new Map<string, { edge: GraphEdge; index: number }[]>();
   const predecessors = new Map<string, string[]>();
   graph.edges.forEach((edge, index) => {
     const path = `content.edges[${index}]`;
     let ok = true;
-    if (!nodes.has(edge.from)) { diagnostics.push({ code: 'UNKNOWN_EDGE_SOURCE', message: `Edge ${index} starts at unknown node "${edge.from}"`, path: `${path}.from` }); ok = false; }
-    if (!nodes.has(edge.to)) { diagnostics.push({ code: 'UNKNOWN_EDGE_TARGET', message: `Edge ${index} points to unknown node "${edge.to}"`, path: `${path}.to` }); ok = false; }
+    if (!nodes.has(edge.from)) {
+      diagnostics.push({
+        code: 'UNKNOWN_EDGE_SOURCE',
+        message: `Edge ${index} starts at unknown node "${edge.from}"`,
+        path: `${path}.from`,
+      });
+      ok = false;
+    }
+    if (!nodes.has(edge.to)) {
+      diagnostics.push({
+        code: 'UNKNOWN_EDGE_TARGET',
+        message: `Edge ${index} points to unknown node "${edge.to}"`,
+        path: `${path}.to`,
+      });
+      ok = false;
+    }
     if (!ok) return;
-    if (nodes.get(edge.to)!.type === 'START') diagnostics.push({ code: 'EDGE_INTO_START', message: `Edge ${index} enters the START node "${edge.to}"`, nodeId: edge.to, path });
-    if (nodes.get(edge.from)!.type === 'END') diagnostics.push({ code: 'EDGE_FROM_END', message: `Edge ${index} leaves the END node "${edge.from}"`, nodeId: edge.from, path });
+    if (nodes.get(edge.to)!.type === 'START')
+      diagnostics.push({
+        code: 'EDGE_INTO_START',
+        message: `Edge ${index} enters the START node "${edge.to}"`,
+        nodeId: edge.to,
+        path,
+      });
+    if (nodes.get(edge.from)!.type === 'END')
+      diagnostics.push({
+        code: 'EDGE_FROM_END',
+        message: `Edge ${index} leaves the END node "${edge.from}"`,
+        nodeId: edge.from,
+        path,
+      });
     outgoing.set(edge.from, [...(outgoing.get(edge.from) ?? []), { edge, index }]);
     predecessors.set(edge.to, [...(predecessors.get(edge.to) ?? []), edge.from]);
   });
@@ -50,29 +87,60 @@ export function checkGraph(graph: ScenarioGraph, diagnostics: Diagnostic[]): Gra
       const branch: { whenTrue?: string; whenFalse?: string } = {};
       for (const { edge, index } of out) {
         if (typeof edge.when !== 'boolean') {
-          diagnostics.push({ code: 'DECISION_BRANCH_INVALID', message: `Edge ${index} leaves decision "${node.id}" without \`when: true\` or \`when: false\``, nodeId: node.id, path: `content.edges[${index}]` });
+          diagnostics.push({
+            code: 'DECISION_BRANCH_INVALID',
+            message: `Edge ${index} leaves decision "${node.id}" without \`when: true\` or \`when: false\``,
+            nodeId: node.id,
+            path: `content.edges[${index}]`,
+          });
           continue;
         }
         const key = edge.when ? 'whenTrue' : 'whenFalse';
         if (branch[key]) {
-          diagnostics.push({ code: 'DECISION_BRANCH_INVALID', message: `Decision "${node.id}" has more than one \`when: ${edge.when}\` edge`, nodeId: node.id, path: `content.edges[${index}]` });
+          diagnostics.push({
+            code: 'DECISION_BRANCH_INVALID',
+            message: `Decision "${node.id}" has more than one \`when: ${edge.when}\` edge`,
+            nodeId: node.id,
+            path: `content.edges[${index}]`,
+          });
         } else branch[key] = edge.to;
       }
-      for (const [key, when] of [['whenTrue', true], ['whenFalse', false]] as const) {
-        if (!branch[key]) diagnostics.push({ code: 'DECISION_BRANCH_MISSING', message: `Decision "${node.id}" has no \`when: ${when}\` edge`, nodeId: node.id });
+      for (const [key, when] of [
+        ['whenTrue', true],
+        ['whenFalse', false],
+      ] as const) {
+        if (!branch[key])
+          diagnostics.push({
+            code: 'DECISION_BRANCH_MISSING',
+            message: `Decision "${node.id}" has no \`when: ${when}\` edge`,
+            nodeId: node.id,
+          });
       }
       branches.set(node.id, branch);
       continue;
     }
     for (const { edge, index } of out) {
       if (edge.when !== undefined) {
-        diagnostics.push({ code: 'WHEN_ON_NON_DECISION_EDGE', message: `Edge ${index} has \`when\` but leaves ${node.type} node "${node.id}" (only DECISION edges branch)`, nodeId: node.id, path: `content.edges[${index}].when` });
+        diagnostics.push({
+          code: 'WHEN_ON_NON_DECISION_EDGE',
+          message: `Edge ${index} has \`when\` but leaves ${node.type} node "${node.id}" (only DECISION edges branch)`,
+          nodeId: node.id,
+          path: `content.edges[${index}].when`,
+        });
       }
     }
     if (out.length === 0) {
-      diagnostics.push({ code: 'PATH_WITHOUT_END', message: `Node "${node.id}" has no outgoing edge: runs reaching it would not end at an END node`, nodeId: node.id });
+      diagnostics.push({
+        code: 'PATH_WITHOUT_END',
+        message: `Node "${node.id}" has no outgoing edge: runs reaching it would not end at an END node`,
+        nodeId: node.id,
+      });
     } else if (out.length > 1) {
-      diagnostics.push({ code: 'MULTIPLE_OUTGOING_EDGES', message: `${node.type} node "${node.id}" has ${out.length} outgoing edges; only DECISION nodes branch`, nodeId: node.id });
+      diagnostics.push({
+        code: 'MULTIPLE_OUTGOING_EDGES',
+        message: `${node.type} node "${node.id}" has ${out.length} outgoing edges; only DECISION nodes branch`,
+        nodeId: node.id,
+      });
     } else next.set(node.id, out[0].edge.to);
   }
 
@@ -82,19 +150,31 @@ export function checkGraph(graph: ScenarioGraph, diagnostics: Diagnostic[]): Gra
   if (start) {
     const reachable = new Set<string>();
     const stack = [start.id];
-    while (stack.length) { const id = stack.pop()!; if (reachable.has(id)) continue; reachable.add(id); stack.push(...successors(id)); }
+    while (stack.length) {
+      const id = stack.pop()!;
+      if (reachable.has(id)) continue;
+      reachable.add(id);
+      stack.push(...successors(id));
+    }
     for (const node of nodes.values()) {
       if (reachable.has(node.id)) continue;
-      diagnostics.push(node.type === 'END'
-        ? { code: 'UNREACHABLE_END', message: `END node "${node.id}" cannot be reached from START`, nodeId: node.id }
-        : { code: 'UNREACHABLE_NODE', message: `Node "${node.id}" cannot be reached from START`, nodeId: node.id });
+      diagnostics.push(
+        node.type === 'END'
+          ? { code: 'UNREACHABLE_END', message: `END node "${node.id}" cannot be reached from START`, nodeId: node.id }
+          : { code: 'UNREACHABLE_NODE', message: `Node "${node.id}" cannot be reached from START`, nodeId: node.id },
+      );
     }
   }
   return { nodes, start, next, branches, predecessors, order };
 }
 
 /** Depth-first topological sort from START; reports each cycle found with the nodes on it. */
-function topologicalOrder(startId: string, successors: (id: string) => string[], nodes: Map<string, GraphNode>, diagnostics: Diagnostic[]): string[] {
+function topologicalOrder(
+  startId: string,
+  successors: (id: string) => string[],
+  nodes: Map<string, GraphNode>,
+  diagnostics: Diagnostic[],
+): string[] {
   const state = new Map<string, 1 | 2>();
   const order: string[] = [];
   const path: string[] = [];

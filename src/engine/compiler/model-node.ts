@@ -11,29 +11,53 @@ const q = JSON.stringify;
  * no I/O); every input and output it maps must be the model's; each model input reads a variable that
  * some upstream node defines. Generates the model's sandbox function (src/engine/models/model-codegen.ts).
  */
-export function compileModelNode(ctx: NodeContext, s: ModelNodeSettings, models: Record<string, ModelDocument>): { source: string; reads: string[]; onnx?: OnnxModel } {
+export function compileModelNode(
+  ctx: NodeContext,
+  s: ModelNodeSettings,
+  models: Record<string, ModelDocument>,
+): { source: string; reads: string[]; onnx?: OnnxModel } {
   const id = ctx.node.id;
   const base = `nodeProperties.${id}.content`;
   const model = models[modelReferenceKey(s)];
   if (!model) {
     const which = s.version === undefined || s.version === 'latest' ? 'any version' : `version ${s.version}`;
-    ctx.diagnostics.push({ code: 'MODEL_NOT_FOUND', message: `Model node "${id}" uses model "${s.model}", which has no ${which}`, nodeId: id, path: `${base}.model` });
+    ctx.diagnostics.push({
+      code: 'MODEL_NOT_FOUND',
+      message: `Model node "${id}" uses model "${s.model}", which has no ${which}`,
+      nodeId: id,
+      path: `${base}.model`,
+    });
     return { source: 'null', reads: [] };
   }
   const inputNames = new Set(model.inputs.map((i) => i.name));
   for (const field of Object.keys(s.inputs ?? {})) {
     if (!inputNames.has(field)) {
-      ctx.diagnostics.push({ code: 'MODEL_INPUT_UNKNOWN', message: `Model node "${id}" maps "${field}", which is not an input of model "${s.model}" (inputs: ${[...inputNames].join(', ')})`, nodeId: id, path: `${base}.inputs.${field}` });
+      ctx.diagnostics.push({
+        code: 'MODEL_INPUT_UNKNOWN',
+        message: `Model node "${id}" maps "${field}", which is not an input of model "${s.model}" (inputs: ${[...inputNames].join(', ')})`,
+        nodeId: id,
+        path: `${base}.inputs.${field}`,
+      });
     }
   }
   const outputNames = new Set(model.outputs.map((o) => o.name));
   const written = new Map<string, string>();
   for (const [field, variable] of Object.entries(s.outputs)) {
     if (!outputNames.has(field)) {
-      ctx.diagnostics.push({ code: 'MODEL_OUTPUT_UNKNOWN', message: `Model node "${id}" reads output "${field}", which model "${s.model}" does not have (outputs: ${[...outputNames].join(', ')})`, nodeId: id, path: `${base}.outputs.${field}` });
+      ctx.diagnostics.push({
+        code: 'MODEL_OUTPUT_UNKNOWN',
+        message: `Model node "${id}" reads output "${field}", which model "${s.model}" does not have (outputs: ${[...outputNames].join(', ')})`,
+        nodeId: id,
+        path: `${base}.outputs.${field}`,
+      });
     }
     if (written.has(variable)) {
-      ctx.diagnostics.push({ code: 'MODEL_DUPLICATE_OUTPUT', message: `Model node "${id}" writes "${variable}" twice (outputs "${written.get(variable)}" and "${field}")`, nodeId: id, path: `${base}.outputs.${field}` });
+      ctx.diagnostics.push({
+        code: 'MODEL_DUPLICATE_OUTPUT',
+        message: `Model node "${id}" writes "${variable}" twice (outputs "${written.get(variable)}" and "${field}")`,
+        nodeId: id,
+        path: `${base}.outputs.${field}`,
+      });
     }
     written.set(variable, field);
   }
@@ -50,7 +74,12 @@ export function compileModelNode(ctx: NodeContext, s: ModelNodeSettings, models:
   if (model.model.kind === 'onnx') {
     const onnx = model.model;
     if (onnx.file === undefined) {
-      ctx.diagnostics.push({ code: 'MODEL_NOT_FOUND', message: `Model node "${id}" uses ONNX model "${s.model}", whose file was not resolved`, nodeId: id, path: `${base}.model` });
+      ctx.diagnostics.push({
+        code: 'MODEL_NOT_FOUND',
+        message: `Model node "${id}" uses ONNX model "${s.model}", whose file was not resolved`,
+        nodeId: id,
+        path: `${base}.model`,
+      });
       return { source: 'null', reads: [...variables] };
     }
     return { source: onnxFunction({ ...model, model: onnx }, options), reads: [...variables], onnx };

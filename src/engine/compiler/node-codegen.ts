@@ -1,6 +1,4 @@
-import type {
-  DecisionTableNodeSettings, HitPolicy, ScorecardCharacteristic, ScorecardNodeSettings,
-} from '../types.js';
+import type { DecisionTableNodeSettings, HitPolicy, ScorecardCharacteristic, ScorecardNodeSettings } from '../types.js';
 import { reasonCodeOf } from './scorecard-outputs.js';
 import { cellToJs, type CellTest } from './table-cells.js';
 
@@ -30,7 +28,9 @@ export function expressionFunction(expression: string, bound: string[], extraPar
   return `F(${['$$vars', ...extraParams].map((p) => q(p)).join(', ')}, ${q(body)})`;
 }
 
-export interface TableColumnSource { read: string /* JS expression over v */ }
+export interface TableColumnSource {
+  read: string /* JS expression over v */;
+}
 
 /**
  * A decision table as one generated function returning the output values in column order. `outputValues[r][k]`
@@ -38,11 +38,18 @@ export interface TableColumnSource { read: string /* JS expression over v */ }
  * a value is only computed when its rule matched.
  */
 export function decisionTableFunction(
-  nodeId: string, settings: DecisionTableNodeSettings, columns: TableColumnSource[], cells: CellTest[][], outputValues: string[][], preamble: string[],
+  nodeId: string,
+  settings: DecisionTableNodeSettings,
+  columns: TableColumnSource[],
+  cells: CellTest[][],
+  outputValues: string[][],
+  preamble: string[],
 ): string {
   const outputs = settings.outputs.map((o) => o.name);
   const lines: string[] = [];
-  columns.forEach((c, k) => { lines.push(`const c${k} = ${c.read};`); });
+  columns.forEach((c, k) => {
+    lines.push(`const c${k} = ${c.read};`);
+  });
   const condition = (rule: number): string => {
     const parts = cells[rule].map((cell, k) => (cell.kind === 'any' ? null : cellToJs(cell, `c${k}`))).filter(Boolean);
     return parts.length ? parts.join(' && ') : 'true';
@@ -51,16 +58,22 @@ export function decisionTableFunction(
   const policy: HitPolicy = settings.hitPolicy;
   const nulls = `[${outputs.map(() => 'null').join(', ')}]`;
   if (policy === 'FIRST') {
-    settings.rules.forEach((_, r) => { lines.push(`if (${condition(r)}) { if (info) info.m = [${r}]; return [${values(r).join(', ')}]; }`); });
+    settings.rules.forEach((_, r) => {
+      lines.push(`if (${condition(r)}) { if (info) info.m = [${r}]; return [${values(r).join(', ')}]; }`);
+    });
     lines.push(`if (info) info.m = []; return ${nulls};`);
   } else if (policy === 'UNIQUE') {
     lines.push('let hit = -1;');
     settings.rules.forEach((_, r) => {
-      lines.push(`if (${condition(r)}) { if (hit >= 0) throw rt.err("UNIQUE_HIT_VIOLATION", ${q(`decision table '${nodeId}' has more than one matching rule (hit policy UNIQUE): rules `)} + hit + " and " + ${r}); hit = ${r}; }`);
+      lines.push(
+        `if (${condition(r)}) { if (hit >= 0) throw rt.err("UNIQUE_HIT_VIOLATION", ${q(`decision table '${nodeId}' has more than one matching rule (hit policy UNIQUE): rules `)} + hit + " and " + ${r}); hit = ${r}; }`,
+      );
     });
     lines.push('if (info) info.m = hit >= 0 ? [hit] : [];');
     lines.push('switch (hit) {');
-    settings.rules.forEach((_, r) => { lines.push(`case ${r}: return [${values(r).join(', ')}];`); });
+    settings.rules.forEach((_, r) => {
+      lines.push(`case ${r}: return [${values(r).join(', ')}];`);
+    });
     lines.push(`default: return ${nulls};`, '}');
   } else {
     lines.push('const m = [];', `const ${outputs.map((_, k) => `o${k} = []`).join(', ')};`);
@@ -84,7 +97,10 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
   const count = settings.characteristics.length;
   const codes = settings.characteristics.map(reasonCodeOf);
   const best = settings.characteristics.map((c) => Math.max(c.elsePoints, ...c.bins.map((b) => b.points)));
-  const lines = [`let s = ${q(settings.baseScore)};`, `const L = [${settings.characteristics.map(() => '0').join(', ')}];`];
+  const lines = [
+    `let s = ${q(settings.baseScore)};`,
+    `const L = [${settings.characteristics.map(() => '0').join(', ')}];`,
+  ];
   settings.characteristics.forEach((c: ScorecardCharacteristic, k) => {
     const tests = c.bins.map((bin) => {
       const parts: string[] = [];
@@ -99,7 +115,9 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
       return `(${parts.join(' || ')})`;
     });
     lines.push(`let p${k};`, `{ const x = v[${q(c.variable)}];`);
-    c.bins.forEach((bin, b) => { lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p${k} = ${q(bin.points)};`); });
+    c.bins.forEach((bin, b) => {
+      lines.push(`${b === 0 ? '' : 'else '}if (${tests[b]}) p${k} = ${q(bin.points)};`);
+    });
     lines.push(`else p${k} = ${q(c.elsePoints)};`);
     lines.push(`s += p${k}; if (p${k} < ${q(best[k])}) L[${k}] = ${q(best[k])} - p${k}; }`);
   });
@@ -111,10 +129,17 @@ export function scorecardFunction(settings: ScorecardNodeSettings): string {
   lines.push('}');
   const values = ['s', 'reasons'];
   if (settings.breakdownVariable !== undefined) {
-    values.push(`[${settings.characteristics.map((c, k) =>
-      `{ name: ${q(c.name)}, reasonCode: CODES[${k}], points: p${k}, pointsLost: ${q(best[k])} - p${k} }`).join(', ')}]`);
+    values.push(
+      `[${settings.characteristics
+        .map(
+          (c, k) => `{ name: ${q(c.name)}, reasonCode: CODES[${k}], points: p${k}, pointsLost: ${q(best[k])} - p${k} }`,
+        )
+        .join(', ')}]`,
+    );
   }
-  settings.characteristics.forEach((c, k) => { if (c.pointsVariable !== undefined) values.push(`p${k}`); });
+  settings.characteristics.forEach((c, k) => {
+    if (c.pointsVariable !== undefined) values.push(`p${k}`);
+  });
   lines.push(`return [${values.join(', ')}];`);
   return `(function () {\nconst CODES = ${q(codes)};\nreturn function (v, info) {\n${lines.join('\n')}\n};\n})()`;
 }

@@ -1,6 +1,16 @@
 import type {
-  DataLookupNodeSettings, DecisionNodeSettings, DecisionTableNodeSettings, EndNodeSettings, HttpCallNodeSettings, ModelNodeSettings,
-  NodeType, ScenarioCallNodeSettings, ScenarioDocument, ScorecardNodeSettings, ScriptNodeSettings, StartNodeSettings,
+  DataLookupNodeSettings,
+  DecisionNodeSettings,
+  DecisionTableNodeSettings,
+  EndNodeSettings,
+  HttpCallNodeSettings,
+  ModelNodeSettings,
+  NodeType,
+  ScenarioCallNodeSettings,
+  ScenarioDocument,
+  ScorecardNodeSettings,
+  ScriptNodeSettings,
+  StartNodeSettings,
 } from '../types.js';
 import type { GraphShape } from './graph-checks.js';
 import { compileModelNode } from './model-node.js';
@@ -50,16 +60,25 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
     (s.validators ?? []).forEach((validator, k) => {
       const path = `nodeProperties.${id}.content.validators[${k}]`;
       if (!inputNames.has(validator.variable)) {
-        ctx.diagnostics.push({ code: 'UNDEFINED_VARIABLE', message: `Validator ${k} of "${id}" checks "${validator.variable}", which is not an input`, nodeId: id, path: `${path}.variable` });
+        ctx.diagnostics.push({
+          code: 'UNDEFINED_VARIABLE',
+          message: `Validator ${k} of "${id}" checks "${validator.variable}", which is not an input`,
+          nodeId: id,
+          path: `${path}.variable`,
+        });
       }
       const bound = ctx.expression(validator.expression, `${path}.expression`, inputNames);
-      validators.push(`{ variable: ${q(validator.variable)}, message: ${q(validator.message)}, fn: ${expressionFunction(validator.expression, bound, ['value'])} }`);
+      validators.push(
+        `{ variable: ${q(validator.variable)}, message: ${q(validator.message)}, fn: ${expressionFunction(validator.expression, bound, ['value'])} }`,
+      );
     });
     return {};
   },
   END: ({ ctx, settings }) => {
     const s = (settings ?? {}) as EndNodeSettings;
-    s.outputs?.forEach((name, k) => { ctx.reference(name, `nodeProperties.${ctx.node.id}.content.outputs[${k}]`); });
+    s.outputs?.forEach((name, k) => {
+      ctx.reference(name, `nodeProperties.${ctx.node.id}.content.outputs[${k}]`);
+    });
     return { outputs: q(s.outputs ?? null) };
   },
   SCRIPT: ({ ctx, settings }) => {
@@ -69,7 +88,12 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
     const bound = ctx.code(s.code, path, 'statements', new Set(s.outputs));
     for (const output of s.outputs) {
       if (new RegExp(`\\b(let|const|var)\\s+${output}\\b`).test(s.code)) {
-        ctx.diagnostics.push({ code: 'SCRIPT_OUTPUT_SHADOWED', message: `Script "${id}" declares its output "${output}" with let/const/var; assign it instead (the declared variable would be lost)`, nodeId: id, path });
+        ctx.diagnostics.push({
+          code: 'SCRIPT_OUTPUT_SHADOWED',
+          message: `Script "${id}" declares its output "${output}" with let/const/var; assign it instead (the declared variable would be lost)`,
+          nodeId: id,
+          path,
+        });
       }
     }
     return { exec: scriptFunction(s.code, bound, s.outputs), reads: q(bound) };
@@ -80,15 +104,19 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
     const bound = ctx.code(s.condition, `nodeProperties.${id}.content.condition`, 'expression');
     const branch = shape.branches.get(id) ?? {};
     return {
-      exec: expressionFunction(s.condition, bound), reads: q(bound),
-      t: String(index.get(branch.whenTrue ?? '') ?? -1), f: String(index.get(branch.whenFalse ?? '') ?? -1),
+      exec: expressionFunction(s.condition, bound),
+      reads: q(bound),
+      t: String(index.get(branch.whenTrue ?? '') ?? -1),
+      f: String(index.get(branch.whenFalse ?? '') ?? -1),
     };
   },
   DECISION_TABLE: ({ ctx, settings }) => generated(compileTable(ctx, settings as DecisionTableNodeSettings)),
   SCORECARD: ({ ctx, settings }) => {
     const id = ctx.node.id;
     const s = settings as ScorecardNodeSettings;
-    s.characteristics.forEach((c, k) => { ctx.reference(c.variable, `nodeProperties.${id}.content.characteristics[${k}].variable`); });
+    s.characteristics.forEach((c, k) => {
+      ctx.reference(c.variable, `nodeProperties.${id}.content.characteristics[${k}].variable`);
+    });
     ctx.diagnostics.push(...checkScorecardBins(id, s), ...checkScorecardOutputs(id, s));
     return { exec: scorecardFunction(s), reads: q([...new Set(s.characteristics.map((c) => c.variable))]) };
   },
@@ -110,9 +138,13 @@ export const NODE_COMPILERS: Record<NodeType, (input: NodeCompileInput) => NodeF
   HTTP_CALL: ({ ctx, settings }) => {
     const id = ctx.node.id;
     const s = settings as HttpCallNodeSettings;
-    const names = [...templateVariables([s.url, s.headers ?? {}, s.bodyExpression ? null : s.body ?? null])];
-    names.forEach((name) => { ctx.reference(name, `nodeProperties.${id}.content`); });
-    const body = s.bodyExpression ? ctx.code(s.bodyExpression, `nodeProperties.${id}.content.bodyExpression`, 'expression') : null;
+    const names = [...templateVariables([s.url, s.headers ?? {}, s.bodyExpression ? null : (s.body ?? null)])];
+    names.forEach((name) => {
+      ctx.reference(name, `nodeProperties.${id}.content`);
+    });
+    const body = s.bodyExpression
+      ? ctx.code(s.bodyExpression, `nodeProperties.${id}.content.bodyExpression`, 'expression')
+      : null;
     const bodyFn = body ? expressionFunction(s.bodyExpression!, body) : 'null';
     return {
       exec: `(function () { const B = ${bodyFn}; return function ($$vars) { return { vars: { ${names.map((n) => `${n}: $$vars[${q(n)}] === undefined ? null : $$vars[${q(n)}]`).join(', ')} }, body: B ? B($$vars) : null }; }; })()`,
@@ -128,8 +160,14 @@ function generated(compiled: { source: string; reads: string[] }): NodeFields {
 
 function templateVariables(value: unknown, into = new Set<string>()): Set<string> {
   if (typeof value === 'string') for (const m of value.matchAll(TEMPLATE_VAR)) into.add(m[1]);
-  else if (Array.isArray(value)) value.forEach((v) => { templateVariables(v, into); });
-  else if (value && typeof value === 'object') Object.values(value).forEach((v) => { templateVariables(v, into); });
+  else if (Array.isArray(value))
+    value.forEach((v) => {
+      templateVariables(v, into);
+    });
+  else if (value && typeof value === 'object')
+    Object.values(value).forEach((v) => {
+      templateVariables(v, into);
+    });
   return into;
 }
 
@@ -145,16 +183,27 @@ function compileTable(ctx: NodeContext, s: DecisionTableNodeSettings): { source:
       return { read: `v[${q(column.name)}]` };
     }
     const bound = ctx.code(column.expression, `${base}.inputs[${k}].expression`, 'expression');
-    bound.forEach((b) => { reads.add(b); });
+    bound.forEach((b) => {
+      reads.add(b);
+    });
     preamble.push(`const E${k} = ${expressionFunction(column.expression, bound)};`);
     return { read: `E${k}(v)` };
   });
   const inputNames = new Map(s.inputs.map((c, k) => [c.name, k]));
   const outputNames = new Set(s.outputs.map((o) => o.name));
-  for (const [list, label] of [[s.inputs, 'input'], [s.outputs, 'output']] as const) {
+  for (const [list, label] of [
+    [s.inputs, 'input'],
+    [s.outputs, 'output'],
+  ] as const) {
     const seen = new Set<string>();
     list.forEach((c, k) => {
-      if (seen.has(c.name)) ctx.diagnostics.push({ code: 'TABLE_DUPLICATE_COLUMN', message: `Decision table "${id}" has two ${label} columns named "${c.name}"`, nodeId: id, path: `${base}.${label}s[${k}].name` });
+      if (seen.has(c.name))
+        ctx.diagnostics.push({
+          code: 'TABLE_DUPLICATE_COLUMN',
+          message: `Decision table "${id}" has two ${label} columns named "${c.name}"`,
+          nodeId: id,
+          path: `${base}.${label}s[${k}].name`,
+        });
       seen.add(c.name);
     });
   }
@@ -164,36 +213,60 @@ function compileTable(ctx: NodeContext, s: DecisionTableNodeSettings): { source:
       const k = inputNames.get(key);
       const path = `${base}.rules[${r}].when.${key}`;
       if (k === undefined) {
-        ctx.diagnostics.push({ code: 'TABLE_UNKNOWN_COLUMN', message: `Rule ${r} of decision table "${id}" tests "${key}", which is not an input column`, nodeId: id, path });
+        ctx.diagnostics.push({
+          code: 'TABLE_UNKNOWN_COLUMN',
+          message: `Rule ${r} of decision table "${id}" tests "${key}", which is not an input column`,
+          nodeId: id,
+          path,
+        });
         continue;
       }
       try {
         row[k] = parseCell(cell, s.inputs[k].type ?? 'ANY');
       } catch (error) {
         if (!(error instanceof CellSyntaxError)) throw error;
-        ctx.diagnostics.push({ code: 'TABLE_CELL_INVALID', message: `Decision table "${id}", rule ${r}, column "${key}": ${error.message}`, nodeId: id, path });
+        ctx.diagnostics.push({
+          code: 'TABLE_CELL_INVALID',
+          message: `Decision table "${id}", rule ${r}, column "${key}": ${error.message}`,
+          nodeId: id,
+          path,
+        });
       }
     }
     for (const key of Object.keys(rule.then ?? {})) {
       if (!outputNames.has(key)) {
-        ctx.diagnostics.push({ code: 'TABLE_UNKNOWN_COLUMN', message: `Rule ${r} of decision table "${id}" sets "${key}", which is not an output column`, nodeId: id, path: `${base}.rules[${r}].then.${key}` });
+        ctx.diagnostics.push({
+          code: 'TABLE_UNKNOWN_COLUMN',
+          message: `Rule ${r} of decision table "${id}" sets "${key}", which is not an output column`,
+          nodeId: id,
+          path: `${base}.rules[${r}].then.${key}`,
+        });
       }
     }
     return row;
   });
-  const outputValues = s.rules.map((rule, r) => s.outputs.map((output, k) => {
-    const value = rule.then?.[output.name];
-    if (!isOutputExpression(value)) return q(value ?? null);
-    const path = `${base}.rules[${r}].then.${output.name}`;
-    if (typeof value.expr !== 'string' || value.expr.trim() === '') {
-      ctx.diagnostics.push({ code: 'TABLE_CELL_INVALID', message: `Decision table "${id}", rule ${r}, output "${output.name}": {expr} must hold a JavaScript expression (a non-empty string)`, nodeId: id, path: `${path}.expr` });
-      return 'null';
-    }
-    const bound = ctx.code(value.expr, `${path}.expr`, 'expression');
-    bound.forEach((b) => { reads.add(b); });
-    preamble.push(`const O${r}_${k} = ${expressionFunction(value.expr, bound)};`);
-    return `O${r}_${k}(v)`;
-  }));
+  const outputValues = s.rules.map((rule, r) =>
+    s.outputs.map((output, k) => {
+      const value = rule.then?.[output.name];
+      if (!isOutputExpression(value)) return q(value ?? null);
+      const path = `${base}.rules[${r}].then.${output.name}`;
+      if (typeof value.expr !== 'string' || value.expr.trim() === '') {
+        ctx.diagnostics.push({
+          code: 'TABLE_CELL_INVALID',
+          message: `Decision table "${id}", rule ${r}, output "${output.name}": {expr} must hold a JavaScript expression (a non-empty string)`,
+          nodeId: id,
+          path: `${path}.expr`,
+        });
+        return 'null';
+      }
+      const bound = ctx.code(value.expr, `${path}.expr`, 'expression');
+      bound.forEach((b) => {
+        reads.add(b);
+      });
+      preamble.push(`const O${r}_${k} = ${expressionFunction(value.expr, bound)};`);
+      return `O${r}_${k}(v)`;
+    }),
+  );
   return { source: decisionTableFunction(id, s, columns, cells, outputValues, preamble), reads: [...reads] };
 }
 
@@ -202,7 +275,13 @@ function compileTable(ctx: NodeContext, s: DecisionTableNodeSettings): { source:
  * is a literal, so text can never become code by accident.
  */
 function isOutputExpression(value: unknown): value is { expr: unknown } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && 'expr' in value;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 1 &&
+    'expr' in value
+  );
 }
 
 function compileCall(ctx: NodeContext, s: ScenarioCallNodeSettings): { source: string; reads: string[] } {
@@ -224,7 +303,9 @@ function compileCall(ctx: NodeContext, s: ScenarioCallNodeSettings): { source: s
     const parts: string[] = [];
     Object.entries(s.inputs).forEach(([callee, expression], k) => {
       const bound = ctx.code(expression, `${base}.inputs.${callee}`, 'expression');
-      bound.forEach((b) => { reads.add(b); });
+      bound.forEach((b) => {
+        reads.add(b);
+      });
       preamble.push(`const I${k} = ${expressionFunction(expression, bound)};`);
       parts.push(`${q(callee)}: I${k}($$vars)`);
     });

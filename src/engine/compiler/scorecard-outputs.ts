@@ -15,4 +15,5 @@ export function scorecardOutputs(settings: ScorecardNodeSettings): string[] {
 }
 
 /** The reason code a characteristic reports: its own, or its name. */
-export const reasonCodeOf = (characteristic: { name: string; reasonCode?: string }): string => characteristic.reasonCode ?? characteristic.name;
+export const reasonCodeOf = (characteristic: { name: string; reasonCode?: string }): string =>
+  characteristic.reasonCode ?? characteristic.name;

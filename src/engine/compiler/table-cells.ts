@@ -16,7 +16,12 @@ const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BARE_WORD = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export function parseCell(cell: CellCondition, type: TableColumnType): CellTest {
-  const test = typeof cell === 'string' ? parseCellText(cell) : typeof cell === 'object' && cell !== null ? parseCellObject(cell) : { kind: 'eq' as const, value: cell, negate: false };
+  const test =
+    typeof cell === 'string'
+      ? parseCellText(cell)
+      : typeof cell === 'object' && cell !== null
+        ? parseCellObject(cell)
+        : { kind: 'eq' as const, value: cell, negate: false };
   checkType(test, type);
   return test;
 }
@@ -48,18 +53,26 @@ function parseCellObject(cell: Record<string, unknown>): CellTest {
   const tests: CellTest[] = [];
   for (const [key, value] of Object.entries(cell)) {
     switch (key) {
-      case 'eq': case 'ne': tests.push({ kind: 'eq', value: asLiteral(value), negate: key === 'ne' }); break;
-      case 'gt': case 'gte': case 'lt': case 'lte': {
+      case 'eq':
+      case 'ne':
+        tests.push({ kind: 'eq', value: asLiteral(value), negate: key === 'ne' });
+        break;
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte': {
         if (typeof value !== 'number') throw new CellSyntaxError(`${key} needs a number, got ${JSON.stringify(value)}`);
         const op = ({ gt: '>', gte: '>=', lt: '<', lte: '<=' } as const)[key];
         tests.push({ kind: 'cmp', op, value });
         break;
       }
-      case 'in': case 'notIn':
+      case 'in':
+      case 'notIn':
         if (!Array.isArray(value)) throw new CellSyntaxError(`${key} needs a list`);
         tests.push({ kind: 'in', values: value.map(asLiteral), negate: key === 'notIn' });
         break;
-      default: throw new CellSyntaxError(`unknown operator "${key}" (use eq, ne, gt, gte, lt, lte, in, notIn)`);
+      default:
+        throw new CellSyntaxError(`unknown operator "${key}" (use eq, ne, gt, gte, lt, lte, in, notIn)`);
     }
   }
   if (tests.length === 0) throw new CellSyntaxError('empty condition object');
@@ -85,7 +98,12 @@ function parseLiteral(text: string): Literal {
   if (t === 'false') return false;
   if (t === 'null') return null;
   if (t.startsWith('"')) {
-    try { const s = JSON.parse(t); if (typeof s === 'string') return s; } catch { /* reported below */ }
+    try {
+      const s = JSON.parse(t);
+      if (typeof s === 'string') return s;
+    } catch {
+      /* reported below */
+    }
     throw new CellSyntaxError(`bad string ${t}`);
   }
   if (t.startsWith("'") && t.endsWith("'") && t.length >= 2 && !t.slice(1, -1).includes("'")) return t.slice(1, -1);
@@ -102,11 +120,18 @@ function parseList(text: string): Literal[] {
     const c = text[i];
     if (quote) {
       current += c;
-      if (c === '\\' && quote === '"') { current += text[++i] ?? ''; continue; }
+      if (c === '\\' && quote === '"') {
+        current += text[++i] ?? '';
+        continue;
+      }
       if (c === quote) quote = '';
-    } else if (c === '"' || c === "'") { quote = c; current += c; }
-    else if (c === ',') { parts.push(current); current = ''; }
-    else current += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      current += c;
+    } else if (c === ',') {
+      parts.push(current);
+      current = '';
+    } else current += c;
   }
   if (quote) throw new CellSyntaxError('unterminated string');
   parts.push(current);
@@ -115,7 +140,12 @@ function parseList(text: string): Literal[] {
 }
 
 function checkType(test: CellTest, type: TableColumnType): void {
-  if (test.kind === 'all') { test.tests.forEach((t) => { checkType(t, type); }); return; }
+  if (test.kind === 'all') {
+    test.tests.forEach((t) => {
+      checkType(t, type);
+    });
+    return;
+  }
   const wanted = type === 'NUMBER' ? 'number' : type === 'STRING' ? 'string' : type === 'BOOLEAN' ? 'boolean' : null;
   if ((test.kind === 'cmp' || test.kind === 'range') && wanted && wanted !== 'number') {
     throw new CellSyntaxError(`comparisons and ranges need a NUMBER column, this one is ${type}`);
@@ -131,8 +161,10 @@ function checkType(test: CellTest, type: TableColumnType): void {
 /** JS source for the test applied to the variable named `v` (a generated identifier). */
 export function cellToJs(test: CellTest, v: string): string {
   switch (test.kind) {
-    case 'any': return 'true';
-    case 'cmp': return `(typeof ${v} === "number" && ${v} ${test.op} ${JSON.stringify(test.value)})`;
+    case 'any':
+      return 'true';
+    case 'cmp':
+      return `(typeof ${v} === "number" && ${v} ${test.op} ${JSON.stringify(test.value)})`;
     case 'range':
       return `(typeof ${v} === "number" && ${v} ${test.minInclusive ? '>=' : '>'} ${JSON.stringify(test.min)} && ${v} ${test.maxInclusive ? '<=' : '<'} ${JSON.stringify(test.max)})`;
     case 'eq': {
@@ -140,9 +172,13 @@ export function cellToJs(test: CellTest, v: string): string {
       return test.negate ? `!(${js})` : `(${js})`;
     }
     case 'in': {
-      const js = test.values.length === 0 ? 'false' : test.values.map((x) => (x === null ? `${v} == null` : `${v} === ${JSON.stringify(x)}`)).join(' || ');
+      const js =
+        test.values.length === 0
+          ? 'false'
+          : test.values.map((x) => (x === null ? `${v} == null` : `${v} === ${JSON.stringify(x)}`)).join(' || ');
       return test.negate ? `!(${js})` : `(${js})`;
     }
-    case 'all': return `(${test.tests.map((t) => cellToJs(t, v)).join(' && ')})`;
+    case 'all':
+      return `(${test.tests.map((t) => cellToJs(t, v)).join(' && ')})`;
   }
 }

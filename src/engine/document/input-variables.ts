@@ -7,7 +7,9 @@ export function inputVariables(doc: ScenarioDocument): VariableInfo[] {
     const start = graph.nodes?.find((n) => n.type === 'START');
     const props = start ? doc.nodeProperties[start.id] : undefined;
     if (!props) return [];
-    const settings = (typeof props.content === 'string' ? JSON.parse(props.content) : props.content) as StartNodeSettings;
+    const settings = (
+      typeof props.content === 'string' ? JSON.parse(props.content) : props.content
+    ) as StartNodeSettings;
     return Array.isArray(settings?.inputs) ? settings.inputs : [];
   } catch {
     return [];

@@ -30,7 +30,9 @@ function pathOf(frame: Frame, root: string): string {
   for (let at: Frame | undefined = frame; at?.parent; at = at.parent) keys.push(at.key);
   let path = root;
   for (let index = keys.length - 1; index >= 0; index -= 1) path += formatKey(keys[index]);
-  return path.length > MAX_PATH_CHARS ? `${path.slice(0, MAX_PATH_CHARS / 2)}…${path.slice(-MAX_PATH_CHARS / 2)}` : path;
+  return path.length > MAX_PATH_CHARS
+    ? `${path.slice(0, MAX_PATH_CHARS / 2)}…${path.slice(-MAX_PATH_CHARS / 2)}`
+    : path;
 }
 
 /**

@@ -38,7 +38,8 @@ function nodeTypesOf(content: string): Map<string, string> {
   const graph = JSON.parse(content) as { nodes?: unknown } | null;
   if (!graph || !Array.isArray(graph.nodes)) return types;
   for (const node of graph.nodes as Array<{ id?: unknown; type?: unknown } | null>) {
-    if (node && typeof node.id === 'string' && typeof node.type === 'string' && !types.has(node.id)) types.set(node.id, node.type);
+    if (node && typeof node.id === 'string' && typeof node.type === 'string' && !types.has(node.id))
+      types.set(node.id, node.type);
   }
   return types;
 }
@@ -59,7 +60,10 @@ function toJsonString(value: unknown, path: string): string {
 /** A content string does not parse as JSON. */
 export class DocumentNormalizationError extends Error {
   readonly code = 'DOCUMENT_INVALID';
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`${path} ${reason}`);
     this.name = 'DocumentNormalizationError';
   }

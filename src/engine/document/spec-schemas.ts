@@ -8,12 +8,22 @@ import type { NodeType } from '../types.js';
 const SPEC_ID = 'urn:scenario-scoring:openapi';
 
 const SETTINGS_SCHEMA: Record<NodeType, string> = {
-  START: 'StartNodeSettings', END: 'EndNodeSettings', SCRIPT: 'ScriptNodeSettings', DECISION: 'DecisionNodeSettings',
-  DECISION_TABLE: 'DecisionTableNodeSettings', SCORECARD: 'ScorecardNodeSettings', DATA_LOOKUP: 'DataLookupNodeSettings',
-  SCENARIO_CALL: 'ScenarioCallNodeSettings', HTTP_CALL: 'HttpCallNodeSettings', MODEL: 'ModelNodeSettings',
+  START: 'StartNodeSettings',
+  END: 'EndNodeSettings',
+  SCRIPT: 'ScriptNodeSettings',
+  DECISION: 'DecisionNodeSettings',
+  DECISION_TABLE: 'DecisionTableNodeSettings',
+  SCORECARD: 'ScorecardNodeSettings',
+  DATA_LOOKUP: 'DataLookupNodeSettings',
+  SCENARIO_CALL: 'ScenarioCallNodeSettings',
+  HTTP_CALL: 'HttpCallNodeSettings',
+  MODEL: 'ModelNodeSettings',
 };
 
-interface SchemaProblem { path: string; message: string }
+interface SchemaProblem {
+  path: string;
+  message: string;
+}
 export type SchemaCheck = (value: unknown, basePath: string) => SchemaProblem[];
 
 let validators: { graph: SchemaCheck; settings: Record<NodeType, SchemaCheck> } | undefined;
@@ -116,7 +126,9 @@ function pointerToPath(pointer: string): string {
     .split('/')
     .slice(1)
     .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .map((part) =>
+      /^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`,
+    )
     .join('');
 }
 

@@ -1,5 +1,8 @@
 /** The inputs of a run break the START node's declarations; `violations` lists all of them. */
-export interface InputViolation { variable: string; message: string }
+export interface InputViolation {
+  variable: string;
+  message: string;
+}
 
 export class InputValidationError extends Error {
   readonly code = 'INPUT_INVALID';

@@ -5,7 +5,11 @@
  * and a worker tries the job again later.
  */
 export class PortUnavailableError extends Error {
-  constructor(readonly dependency: 'database', message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly dependency: 'database',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'PortUnavailableError';
   }

@@ -4,7 +4,12 @@ import type { Diagnostic } from '../types.js';
 export class ScenarioCompileError extends Error {
   readonly code = 'COMPILE_ERROR';
   constructor(readonly diagnostics: Diagnostic[]) {
-    super(`Scenario does not compile: ${diagnostics.length} problem(s): ${diagnostics.slice(0, 3).map((d) => d.message).join('; ')}`);
+    super(
+      `Scenario does not compile: ${diagnostics.length} problem(s): ${diagnostics
+        .slice(0, 3)
+        .map((d) => d.message)
+        .join('; ')}`,
+    );
     this.name = 'ScenarioCompileError';
   }
 }

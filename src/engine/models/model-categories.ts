@@ -8,11 +8,23 @@ import type { FieldValue, ModelBody, TreeNode } from './model-document.js';
 export function modelCategories(model: ModelBody, declared: FieldValue[] = []): string[] {
   const seen = new Set<string>(declared.map(String));
   const visit = (body: ModelBody): void => {
-    if (body.kind === 'regression' && body.functionName === 'classification') body.tables.forEach((t) => { seen.add(String(t.targetCategory)); });
+    if (body.kind === 'regression' && body.functionName === 'classification')
+      body.tables.forEach((t) => {
+        seen.add(String(t.targetCategory));
+      });
     else if (body.kind === 'tree' && body.functionName === 'classification') {
-      const walk = (n: TreeNode): void => { n.distribution?.forEach((d) => { seen.add(String(d.value)); }); if (n.score !== undefined) seen.add(String(n.score)); n.children.forEach(walk); };
+      const walk = (n: TreeNode): void => {
+        n.distribution?.forEach((d) => {
+          seen.add(String(d.value));
+        });
+        if (n.score !== undefined) seen.add(String(n.score));
+        n.children.forEach(walk);
+      };
       walk(body.root);
-    } else if (body.kind === 'mining') body.segments.forEach((s) => { visit(s.model); });
+    } else if (body.kind === 'mining')
+      body.segments.forEach((s) => {
+        visit(s.model);
+      });
   };
   visit(model);
   return [...seen];
@@ -23,7 +35,10 @@ export function classificationTreeNodes(model: ModelBody): number {
   if (model.kind === 'mining') return model.segments.reduce((sum, s) => sum + classificationTreeNodes(s.model), 0);
   if (model.kind !== 'tree' || model.functionName !== 'classification') return 0;
   let count = 0;
-  const walk = (n: TreeNode): void => { count += 1; n.children.forEach(walk); };
+  const walk = (n: TreeNode): void => {
+    count += 1;
+    n.children.forEach(walk);
+  };
   walk(model.root);
   return count;
 }

@@ -1,5 +1,16 @@
 import type {
-  FieldValue, MiningModel, MiningSegment, ModelBody, ModelInputField, ModelOutputField, Predicate, PmmlModelDocument, RegressionModel, ScorecardModel, TreeModel, TreeNode,
+  FieldValue,
+  MiningModel,
+  MiningSegment,
+  ModelBody,
+  ModelInputField,
+  ModelOutputField,
+  Predicate,
+  PmmlModelDocument,
+  RegressionModel,
+  ScorecardModel,
+  TreeModel,
+  TreeNode,
 } from './model-document.js';
 import { modelCategories } from './model-categories.js';
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
@@ -26,7 +37,11 @@ const q = JSON.stringify;
 const data = (value: unknown) => `JSON.parse(${q(JSON.stringify(value))})`;
 
 /** Where the node reads each model input from: a JavaScript expression over `$$vars` per field name. */
-export interface ModelFunctionOptions { reads: Record<string, string>; outputs: string[]; nodeId: string }
+export interface ModelFunctionOptions {
+  reads: Record<string, string>;
+  outputs: string[];
+  nodeId: string;
+}
 
 class Emitter {
   readonly parts: string[] = [];
@@ -38,7 +53,9 @@ class Emitter {
     this.categoryIndex = new Map(categories.map((c, k) => [c, k]));
   }
 
-  id(prefix: string): string { return `${prefix}${this.next++}`; }
+  id(prefix: string): string {
+    return `${prefix}${this.next++}`;
+  }
   /** The index of a field in X (inputs first, then what a model chain outputs). */
   slot(field: string): number {
     let slot = this.slots.get(field);
@@ -48,7 +65,9 @@ class Emitter {
     }
     return slot;
   }
-  get slotCount(): number { return this.slots.size; }
+  get slotCount(): number {
+    return this.slots.size;
+  }
   category(value: FieldValue): number | undefined {
     return this.categoryIndex.get(String(value));
   }
@@ -67,7 +86,9 @@ class Emitter {
 export function modelFunction(doc: PmmlModelDocument, options: ModelFunctionOptions): string {
   const categories = modelCategories(doc.model, doc.targetCategories);
   const e = new Emitter(categories);
-  doc.inputs.forEach((input) => { e.slot(input.name); });
+  doc.inputs.forEach((input) => {
+    e.slot(input.name);
+  });
   const derived = derivedStatements(e, options.nodeId, doc.derived ?? [], [doc.model, doc.outputExpressions ?? []]);
   const inner = body(e, doc.model, options.nodeId);
   const main = doc.targets ? targetsFunction(e, doc.targets, inner, doc.functionName) : inner;
@@ -84,7 +105,9 @@ export function modelFunction(doc: PmmlModelDocument, options: ModelFunctionOpti
     const byName = new Map(doc.outputs.map((o) => [o.name, o]));
     values = options.outputs.map((name) => outputValue(e, byName.get(name)!, doc.functionName));
   }
-  const slots = Array.from({ length: e.slotCount }, (_, k) => (k < doc.inputs.length ? `P${k}(${options.reads[doc.inputs[k].name] ?? 'undefined'})` : 'null'));
+  const slots = Array.from({ length: e.slotCount }, (_, k) =>
+    k < doc.inputs.length ? `P${k}(${options.reads[doc.inputs[k].name] ?? 'undefined'})` : 'null',
+  );
   return `(function () {
 const TYPED = ${data(categories.map((c) => typed.get(c) ?? c))};
 function A3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === false) return false; if (ps[k] === null) u = true; } return u ? null : true; }
@@ -97,29 +120,51 @@ ${prepFns.join('\n')}
 ${e.parts.join('\n')}
 return function ($$vars) {
 const X = [${slots.join(', ')}];
-${derived.map((d) => `${d}
-`).join('')}const r = ${main}(X);
-${results.map((d) => `${d}
-`).join('')}return [${values.join(', ')}];
+${derived
+  .map(
+    (d) => `${d}
+`,
+  )
+  .join('')}const r = ${main}(X);
+${results
+  .map(
+    (d) => `${d}
+`,
+  )
+  .join('')}return [${values.join(', ')}];
 };
 })()`;
 }
 
 /** The expression of each transformedValue output, as JavaScript over X. */
-function outputExpressions(e: Emitter, nodeId: string, list: { output: string; expression: Parameters<typeof expressionSource>[2] }[]): Map<string, string> {
-  return new Map(list.map((o) => [o.output, expressionSource(e, { nodeId, what: `output "${o.output}"` }, o.expression)]));
+function outputExpressions(
+  e: Emitter,
+  nodeId: string,
+  list: { output: string; expression: Parameters<typeof expressionSource>[2] }[],
+): Map<string, string> {
+  return new Map(
+    list.map((o) => [o.output, expressionSource(e, { nodeId, what: `output "${o.output}"` }, o.expression)]),
+  );
 }
 
-function outputValue(e: Emitter, o: ModelOutputField, functionName: 'regression' | 'classification', expressions: Map<string, string> = new Map()): string {
+function outputValue(
+  e: Emitter,
+  o: ModelOutputField,
+  functionName: 'regression' | 'classification',
+  expressions: Map<string, string> = new Map(),
+): string {
   switch (o.feature) {
-    case 'transformedValue': return expressions.get(o.name) ?? 'null';
-    case 'predictedValue': return functionName === 'classification' ? '(r === null ? null : TYPED[r.v])' : '(r === null ? null : r.v)';
+    case 'transformedValue':
+      return expressions.get(o.name) ?? 'null';
+    case 'predictedValue':
+      return functionName === 'classification' ? '(r === null ? null : TYPED[r.v])' : '(r === null ? null : r.v)';
     case 'probability': {
       if (o.value === undefined) return '(r === null || !r.p ? null : r.p[r.v])';
       const index = e.category(o.value);
       return index === undefined ? '(r === null || !r.p ? null : 0)' : `(r === null || !r.p ? null : r.p[${index}])`;
     }
-    case 'reasonCode': return `(r === null || !r.rc || r.rc[${(o.rank ?? 1) - 1}] === undefined ? null : r.rc[${(o.rank ?? 1) - 1}])`;
+    case 'reasonCode':
+      return `(r === null || !r.rc || r.rc[${(o.rank ?? 1) - 1}] === undefined ? null : r.rc[${(o.rank ?? 1) - 1}])`;
   }
 }
 
@@ -127,9 +172,15 @@ function outputValue(e: Emitter, o: ModelOutputField, functionName: 'regression'
 function prepareFunction(e: Emitter, name: string, input: ModelInputField, nodeId: string): string {
   const numeric = input.dataType !== 'string' && input.dataType !== 'boolean';
   const missing = input.missingValueReplacement !== undefined ? q(input.missingValueReplacement) : 'null';
-  const lines = ['let x = raw;', `if (x === undefined || x === null || (typeof x === "number" && x !== x)) return ${missing};`, 'let ok = true;'];
+  const lines = [
+    'let x = raw;',
+    `if (x === undefined || x === null || (typeof x === "number" && x !== x)) return ${missing};`,
+    'let ok = true;',
+  ];
   if (numeric) {
-    lines.push(`if (typeof x !== "number" || !isFinite(x)${input.dataType === 'integer' ? ' || x % 1 !== 0' : ''}) ok = false;`);
+    lines.push(
+      `if (typeof x !== "number" || !isFinite(x)${input.dataType === 'integer' ? ' || x % 1 !== 0' : ''}) ok = false;`,
+    );
     if (input.intervals) {
       const tests = input.intervals.map((i) => {
         const parts = ['true'];
@@ -143,36 +194,57 @@ function prepareFunction(e: Emitter, name: string, input: ModelInputField, nodeI
     lines.push('if (typeof x !== "boolean") ok = false;');
   } else {
     // numbers and booleans given for a string field compare as their text, as PMML's string conversion does
-    lines.push('if (typeof x === "number" || typeof x === "boolean") x = String(x); else if (typeof x !== "string") ok = false;');
+    lines.push(
+      'if (typeof x === "number" || typeof x === "boolean") x = String(x); else if (typeof x !== "string") ok = false;',
+    );
   }
-  if (input.values && input.optype !== 'continuous') lines.push(`if (ok && !${e.constant(data(input.values))}.includes(x)) ok = false;`);
+  if (input.values && input.optype !== 'continuous')
+    lines.push(`if (ok && !${e.constant(data(input.values))}.includes(x)) ok = false;`);
   switch (input.invalidValueTreatment) {
     case 'returnInvalid':
-      lines.push(`if (!ok) throw rt.err("MODEL_INPUT_INVALID", ${q(`model input "${input.name}" of node '${nodeId}' is invalid: `)} + (typeof x === "string" ? JSON.stringify(x) : String(x)) + ${q(describe(input))});`);
+      lines.push(
+        `if (!ok) throw rt.err("MODEL_INPUT_INVALID", ${q(`model input "${input.name}" of node '${nodeId}' is invalid: `)} + (typeof x === "string" ? JSON.stringify(x) : String(x)) + ${q(describe(input))});`,
+      );
       break;
-    case 'asMissing': lines.push(`if (!ok) return ${missing};`); break;
-    case 'asValue': lines.push(`if (!ok) return ${q(input.invalidValueReplacement)};`); break;
-    case 'asIs': lines.push(`if (!ok && typeof x === "object") return ${missing};`); break;
+    case 'asMissing':
+      lines.push(`if (!ok) return ${missing};`);
+      break;
+    case 'asValue':
+      lines.push(`if (!ok) return ${q(input.invalidValueReplacement)};`);
+      break;
+    case 'asIs':
+      lines.push(`if (!ok && typeof x === "object") return ${missing};`);
+      break;
   }
   lines.push('return x;');
   return `function ${name}(raw) {\n${lines.join('\n')}\n}`;
 }
 
 function describe(input: ModelInputField): string {
-  if (input.values && input.optype !== 'continuous') return ` (valid: ${input.values.map((v) => String(v)).join(', ')})`;
+  if (input.values && input.optype !== 'continuous')
+    return ` (valid: ${input.values.map((v) => String(v)).join(', ')})`;
   if (input.intervals) return ' (outside its valid intervals, or not a number)';
   return ` (expected ${input.dataType})`;
 }
 
 function predicate(e: Emitter, p: Predicate): string {
   switch (p.op) {
-    case 'true': return 'true';
-    case 'false': return 'false';
+    case 'true':
+      return 'true';
+    case 'false':
+      return 'false';
     case 'simple': {
       const x = `X[${e.slot(p.field)}]`;
       if (p.operator === 'isMissing') return `(${x} === null)`;
       if (p.operator === 'isNotMissing') return `(${x} !== null)`;
-      const op = { equal: '===', notEqual: '!==', lessThan: '<', lessOrEqual: '<=', greaterThan: '>', greaterOrEqual: '>=' }[p.operator];
+      const op = {
+        equal: '===',
+        notEqual: '!==',
+        lessThan: '<',
+        lessOrEqual: '<=',
+        greaterThan: '>',
+        greaterOrEqual: '>=',
+      }[p.operator];
       return `(${x} === null ? null : ${x} ${op} ${q(p.value)})`;
     }
     case 'set': {
@@ -189,10 +261,14 @@ function predicate(e: Emitter, p: Predicate): string {
 /** Emits the function(s) of a model body; returns the name of the one to call with X. */
 function body(e: Emitter, model: ModelBody, nodeId: string): string {
   switch (model.kind) {
-    case 'regression': return regression(e, model);
-    case 'tree': return tree(e, model);
-    case 'scorecard': return scorecard(e, model);
-    case 'mining': return mining(e, model, nodeId);
+    case 'regression':
+      return regression(e, model);
+    case 'tree':
+      return tree(e, model);
+    case 'scorecard':
+      return scorecard(e, model);
+    case 'mining':
+      return mining(e, model, nodeId);
   }
 }
 
@@ -215,17 +291,30 @@ function tieOrder(e: Emitter, own: FieldValue[]): number[] {
 
 function regression(e: Emitter, m: RegressionModel): string {
   const name = e.id('R');
-  const used = [...new Set(m.tables.flatMap((t) => [...t.numeric.map((n) => n.field), ...t.categorical.map((c) => c.field)]))];
+  const used = [
+    ...new Set(m.tables.flatMap((t) => [...t.numeric.map((n) => n.field), ...t.categorical.map((c) => c.field)])),
+  ];
   const lines = used.map((field, k) => `const a${k} = X[${e.slot(field)}]; if (a${k} === null) return null;`);
   const local = new Map(used.map((field, k) => [field, `a${k}`]));
   m.tables.forEach((t, j) => {
     const terms = [q(t.intercept)];
-    for (const n of t.numeric) terms.push(n.exponent === 1 ? `${q(n.coefficient)} * ${local.get(n.field)}` : `${q(n.coefficient)} * Math.pow(${local.get(n.field)}, ${q(n.exponent)})`);
+    for (const n of t.numeric)
+      terms.push(
+        n.exponent === 1
+          ? `${q(n.coefficient)} * ${local.get(n.field)}`
+          : `${q(n.coefficient)} * Math.pow(${local.get(n.field)}, ${q(n.exponent)})`,
+      );
     for (const c of t.categorical) terms.push(`(${local.get(c.field)} === ${q(c.value)} ? ${q(c.coefficient)} : 0)`);
     lines.push(`const y${j} = ${terms.join(' + ')};`);
   });
   if (m.functionName === 'regression') {
-    const norm = { none: 'y0', exp: 'Math.exp(y0)', logit: '1 / (1 + Math.exp(-y0))', softmax: '1 / (1 + Math.exp(-y0))', simplemax: 'y0' }[m.normalizationMethod];
+    const norm = {
+      none: 'y0',
+      exp: 'Math.exp(y0)',
+      logit: '1 / (1 + Math.exp(-y0))',
+      softmax: '1 / (1 + Math.exp(-y0))',
+      simplemax: 'y0',
+    }[m.normalizationMethod];
     lines.push(`return { v: ${norm}, p: null, rc: null };`);
   } else {
     const index = m.tables.map((t) => e.category(t.targetCategory!)!);
@@ -234,7 +323,9 @@ function regression(e: Emitter, m: RegressionModel): string {
     const ys = index.map((_, j) => `y${j}`);
     if (m.normalizationMethod === 'softmax') {
       lines.push(`const mx = Math.max(${ys.join(', ')});`);
-      index.forEach((_, j) => { lines.push(`const e${j} = Math.exp(y${j} - mx);`); });
+      index.forEach((_, j) => {
+        lines.push(`const e${j} = Math.exp(y${j} - mx);`);
+      });
       lines.push(`const t = ${index.map((_, j) => `e${j}`).join(' + ')};`);
       lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = e${j} / t;`));
     } else if (m.normalizationMethod === 'simplemax') {
@@ -243,11 +334,29 @@ function regression(e: Emitter, m: RegressionModel): string {
     } else {
       // logit and none: the last category gets what the others leave (PMML 4.4, RegressionModel).
       const f = (j: number) => (m.normalizationMethod === 'logit' ? `1 / (1 + Math.exp(-y${j}))` : `y${j}`);
-      index.slice(0, last).forEach((_, j) => { lines.push(`const p${j} = ${f(j)};`); });
-      lines.push(`const p${last} = 1 - (${n > 1 ? index.slice(0, last).map((_, j) => `p${j}`).join(' + ') : '0'});`);
+      index.slice(0, last).forEach((_, j) => {
+        lines.push(`const p${j} = ${f(j)};`);
+      });
+      lines.push(
+        `const p${last} = 1 - (${
+          n > 1
+            ? index
+                .slice(0, last)
+                .map((_, j) => `p${j}`)
+                .join(' + ')
+            : '0'
+        });`,
+      );
       lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = p${j};`));
     }
-    const order = e.constant(q(tieOrder(e, m.tables.map((t) => t.targetCategory!))));
+    const order = e.constant(
+      q(
+        tieOrder(
+          e,
+          m.tables.map((t) => t.targetCategory!),
+        ),
+      ),
+    );
     lines.push(`return { v: BEST(p, ${order}), p: p, rc: null };`);
   }
   e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);
@@ -257,7 +366,10 @@ function regression(e: Emitter, m: RegressionModel): string {
 function tree(e: Emitter, m: TreeModel): string {
   const name = e.id('T');
   const nodes: TreeNode[] = [];
-  const visit = (n: TreeNode): void => { nodes.push(n); n.children.forEach(visit); };
+  const visit = (n: TreeNode): void => {
+    nodes.push(n);
+    n.children.forEach(visit);
+  };
   visit(m.root);
   const index = new Map(nodes.map((n, k) => [n, k]));
   const results = nodes.map((n) => {
@@ -266,12 +378,16 @@ function tree(e: Emitter, m: TreeModel): string {
     if (n.distribution) {
       const total = n.distribution.reduce((s, d) => s + d.recordCount, 0);
       p = e.categories.map(() => 0);
-      for (const d of n.distribution) p[e.category(d.value)!] = d.probability ?? (total > 0 ? d.recordCount / total : 0);
+      for (const d of n.distribution)
+        p[e.category(d.value)!] = d.probability ?? (total > 0 ? d.recordCount / total : 0);
     }
     let v = n.score !== undefined ? e.category(n.score)! : -1;
     if (v < 0 && p) {
       // the most probable category of the distribution, ties to the first listed (categories it leaves out have 0)
-      for (const d of n.distribution!) { const c = e.category(d.value)!; if (v < 0 || p[c] > p[v]) v = c; }
+      for (const d of n.distribution!) {
+        const c = e.category(d.value)!;
+        if (v < 0 || p[c] > p[v]) v = c;
+      }
     }
     return v < 0 ? null : { v, p, rc: null };
   });
@@ -285,10 +401,17 @@ function tree(e: Emitter, m: TreeModel): string {
       n.children.forEach((c, k) => {
         lines.push(`const t${k} = ${predicate(e, c.predicate)};`);
         switch (m.missingValueStrategy) {
-          case 'none': break;
-          case 'lastPrediction': lines.push(`if (t${k} === null) return ${here};`); break;
-          case 'nullPrediction': lines.push(`if (t${k} === null) return null;`); break;
-          case 'defaultChild': lines.push(`if (t${k} === null) return ${fn(n.children.find((d) => d.id === n.defaultChild)!)}(X);`); break;
+          case 'none':
+            break;
+          case 'lastPrediction':
+            lines.push(`if (t${k} === null) return ${here};`);
+            break;
+          case 'nullPrediction':
+            lines.push(`if (t${k} === null) return null;`);
+            break;
+          case 'defaultChild':
+            lines.push(`if (t${k} === null) return ${fn(n.children.find((d) => d.id === n.defaultChild)!)}(X);`);
+            break;
         }
         lines.push(`if (t${k} === true) return ${fn(c)}(X);`);
       });
@@ -302,16 +425,23 @@ function tree(e: Emitter, m: TreeModel): string {
 
 function scorecard(e: Emitter, m: ScorecardModel): string {
   const name = e.id('S');
-  const codes = [...new Set(m.characteristics.flatMap((c) => c.attributes.map((a) => (a.reasonCode ?? c.reasonCode)!)))];
+  const codes = [
+    ...new Set(m.characteristics.flatMap((c) => c.attributes.map((a) => (a.reasonCode ?? c.reasonCode)!))),
+  ];
   const lines = [`let s = ${q(m.initialScore)};`];
   if (m.useReasonCodes) lines.push(`const L = [${codes.map(() => '0').join(', ')}];`);
   m.characteristics.forEach((c) => {
     lines.push('{');
     c.attributes.forEach((a, j) => {
       const code = codes.indexOf((a.reasonCode ?? c.reasonCode)!);
-      const points = m.reasonCodeAlgorithm === 'pointsBelow' ? (c.baselineScore ?? 0) - a.partialScore : a.partialScore - (c.baselineScore ?? 0);
+      const points =
+        m.reasonCodeAlgorithm === 'pointsBelow'
+          ? (c.baselineScore ?? 0) - a.partialScore
+          : a.partialScore - (c.baselineScore ?? 0);
       const reason = m.useReasonCodes ? ` L[${code}] += ${q(points)};` : '';
-      lines.push(`${j === 0 ? '' : 'else '}if (${predicate(e, a.predicate)} === true) { s += ${q(a.partialScore)};${reason} }`);
+      lines.push(
+        `${j === 0 ? '' : 'else '}if (${predicate(e, a.predicate)} === true) { s += ${q(a.partialScore)};${reason} }`,
+      );
     });
     // PMML: a characteristic none of whose attributes is true makes the score invalid.
     lines.push('else return null;', '}');
@@ -319,7 +449,9 @@ function scorecard(e: Emitter, m: ScorecardModel): string {
   if (m.useReasonCodes) {
     // Codes with positive points, most first; equal points keep the order of first appearance (selection of the largest, first wins).
     lines.push(`const CODES = ${data(codes)};`, 'const rc = [];');
-    lines.push(`for (;;) { let b = -1; for (let k = 0; k < ${codes.length}; k++) if (L[k] > 0 && (b < 0 || L[k] > L[b])) b = k; if (b < 0) break; rc.push(CODES[b]); L[b] = 0; }`);
+    lines.push(
+      `for (;;) { let b = -1; for (let k = 0; k < ${codes.length}; k++) if (L[k] > 0 && (b < 0 || L[k] > L[b])) b = k; if (b < 0) break; rc.push(CODES[b]); L[b] = 0; }`,
+    );
     lines.push('return { v: s, p: null, rc: rc };');
   } else lines.push('return { v: s, p: null, rc: null };');
   e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);
@@ -329,43 +461,66 @@ function scorecard(e: Emitter, m: ScorecardModel): string {
 function mining(e: Emitter, m: MiningModel, nodeId: string): string {
   const name = e.id('M');
   const segs = m.segments.map((s) => ({
-    fn: segmentFunction(e, s, nodeId), predicate: predicate(e, s.predicate), weight: s.weight, outputs: s.outputs, functionName: s.model.functionName,
+    fn: segmentFunction(e, s, nodeId),
+    predicate: predicate(e, s.predicate),
+    weight: s.weight,
+    outputs: s.outputs,
+    functionName: s.model.functionName,
     expressions: outputExpressions(e, nodeId, s.outputExpressions ?? []),
   }));
   const order = e.constant(q(e.categories.map((_, k) => k)));
   const lines: string[] = [];
   switch (m.multipleModelMethod) {
     case 'selectFirst':
-      segs.forEach((s) => { lines.push(`if (${s.predicate} === true) return ${s.fn}(X);`); });
+      segs.forEach((s) => {
+        lines.push(`if (${s.predicate} === true) return ${s.fn}(X);`);
+      });
       lines.push('return null;');
       break;
     case 'modelChain':
       lines.push('X = X.slice();', 'let r = null;');
       segs.forEach((s) => {
-        const assigns = s.outputs.map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, s.functionName, s.expressions)};`).join(' ');
+        const assigns = s.outputs
+          .map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, s.functionName, s.expressions)};`)
+          .join(' ');
         lines.push(`if (${s.predicate} === true) { r = ${s.fn}(X); ${assigns} }`);
       });
       lines.push('return r;');
       break;
-    case 'sum': case 'average': case 'weightedAverage':
+    case 'sum':
+    case 'average':
+    case 'weightedAverage':
       lines.push(`let n = 0, w = 0, t = 0${m.functionName === 'classification' ? ', P = ZEROS()' : ''};`);
       segs.forEach((s) => {
         const weight = m.multipleModelMethod === 'weightedAverage' ? q(s.weight) : '1';
-        lines.push(`if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; n++; w += ${weight};`);
-        if (m.functionName === 'classification') lines.push(`for (let c = 0; c < P.length; c++) P[c] += ${weight === '1' ? 'r.p[c]' : `${weight} * r.p[c]`}; }`);
+        lines.push(
+          `if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; n++; w += ${weight};`,
+        );
+        if (m.functionName === 'classification')
+          lines.push(
+            `for (let c = 0; c < P.length; c++) P[c] += ${weight === '1' ? 'r.p[c]' : `${weight} * r.p[c]`}; }`,
+          );
         else lines.push(`t += ${weight === '1' ? 'r.v' : `${weight} * r.v`}; }`);
       });
       lines.push('if (n === 0) return null;');
-      if (m.functionName === 'classification') lines.push(`for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`);
+      if (m.functionName === 'classification')
+        lines.push(
+          `for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`,
+        );
       else lines.push(`return { v: ${m.multipleModelMethod === 'sum' ? 't' : 't / w'}, p: null, rc: null };`);
       break;
-    case 'majorityVote': case 'weightedMajorityVote':
+    case 'majorityVote':
+    case 'weightedMajorityVote':
       lines.push('let w = 0; const P = ZEROS();');
       segs.forEach((s) => {
         const weight = m.multipleModelMethod === 'weightedMajorityVote' ? q(s.weight) : '1';
-        lines.push(`if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; w += ${weight}; P[r.v] += ${weight}; }`);
+        lines.push(
+          `if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; w += ${weight}; P[r.v] += ${weight}; }`,
+        );
       });
-      lines.push(`if (w === 0) return null; for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`);
+      lines.push(
+        `if (w === 0) return null; for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`,
+      );
       break;
   }
   e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);

@@ -9,7 +9,10 @@ export type ModelDataType = 'string' | 'integer' | 'float' | 'double' | 'boolean
 export type OpType = 'continuous' | 'categorical' | 'ordinal';
 
 /** An ONNX graph input or output: its element type and shape (a name for a symbolic dimension, the batch first). */
-export interface TensorInfo { elementType: 'float32' | 'float64' | 'int64' | 'string'; shape: (number | string)[] }
+export interface TensorInfo {
+  elementType: 'float32' | 'float64' | 'int64' | 'string';
+  shape: (number | string)[];
+}
 
 export interface ModelInputField {
   name: string;
@@ -40,8 +43,22 @@ export interface ModelOutputField {
 }
 
 export type Predicate =
-  | { op: 'true' } | { op: 'false' }
-  | { op: 'simple'; field: string; operator: 'equal' | 'notEqual' | 'lessThan' | 'lessOrEqual' | 'greaterThan' | 'greaterOrEqual' | 'isMissing' | 'isNotMissing'; value?: FieldValue }
+  | { op: 'true' }
+  | { op: 'false' }
+  | {
+      op: 'simple';
+      field: string;
+      operator:
+        | 'equal'
+        | 'notEqual'
+        | 'lessThan'
+        | 'lessOrEqual'
+        | 'greaterThan'
+        | 'greaterOrEqual'
+        | 'isMissing'
+        | 'isNotMissing';
+      value?: FieldValue;
+    }
   | { op: 'set'; field: string; isIn: boolean; values: FieldValue[] }
   | { op: 'compound'; booleanOperator: 'and' | 'or' | 'xor' | 'surrogate'; predicates: Predicate[] };
 
@@ -76,8 +93,17 @@ export interface TreeModel {
   root: TreeNode;
 }
 
-interface ScorecardAttribute { predicate: Predicate; partialScore: number; reasonCode?: string }
-interface ScorecardCharacteristic { name: string; reasonCode?: string; baselineScore?: number; attributes: ScorecardAttribute[] }
+interface ScorecardAttribute {
+  predicate: Predicate;
+  partialScore: number;
+  reasonCode?: string;
+}
+interface ScorecardCharacteristic {
+  name: string;
+  reasonCode?: string;
+  baselineScore?: number;
+  attributes: ScorecardAttribute[];
+}
 export interface ScorecardModel {
   kind: 'scorecard';
   functionName: 'regression';
@@ -89,7 +115,10 @@ export interface ScorecardModel {
 }
 
 export interface MiningSegment {
-  predicate: Predicate; weight: number; model: ModelBody; outputs: ModelOutputField[];
+  predicate: Predicate;
+  weight: number;
+  model: ModelBody;
+  outputs: ModelOutputField[];
   /** the segment model's LocalTransformations, in evaluation order */
   derived?: DerivedField[];
   /** the segment model's Targets */
@@ -100,7 +129,14 @@ export interface MiningSegment {
 export interface MiningModel {
   kind: 'mining';
   functionName: 'regression' | 'classification';
-  multipleModelMethod: 'sum' | 'average' | 'weightedAverage' | 'majorityVote' | 'weightedMajorityVote' | 'selectFirst' | 'modelChain';
+  multipleModelMethod:
+    | 'sum'
+    | 'average'
+    | 'weightedAverage'
+    | 'majorityVote'
+    | 'weightedMajorityVote'
+    | 'selectFirst'
+    | 'modelChain';
   segments: MiningSegment[];
 }
 
@@ -148,15 +184,48 @@ export interface ModelDocument {
 export type Expression =
   | { op: 'field'; field: string; mapMissingTo?: FieldValue }
   | { op: 'constant'; value: FieldValue | null }
-  | { op: 'normContinuous'; field: string; points: { orig: number; norm: number }[]; outliers: 'asIs' | 'asMissingValues' | 'asExtremeValues'; mapMissingTo?: number }
+  | {
+      op: 'normContinuous';
+      field: string;
+      points: { orig: number; norm: number }[];
+      outliers: 'asIs' | 'asMissingValues' | 'asExtremeValues';
+      mapMissingTo?: number;
+    }
   | { op: 'normDiscrete'; field: string; value: FieldValue; mapMissingTo?: number }
-  | { op: 'discretize'; field: string; bins: { value: FieldValue; min?: number; max?: number; minClosed: boolean; maxClosed: boolean }[]; mapMissingTo?: FieldValue; defaultValue?: FieldValue }
-  | { op: 'mapValues'; fields: string[]; rows: { keys: FieldValue[]; value: FieldValue }[]; mapMissingTo?: FieldValue; defaultValue?: FieldValue }
-  | { op: 'apply'; function: string; args: Expression[]; mapMissingTo?: FieldValue; defaultValue?: FieldValue; invalidValueTreatment: 'returnInvalid' | 'asIs' | 'asMissing' };
+  | {
+      op: 'discretize';
+      field: string;
+      bins: { value: FieldValue; min?: number; max?: number; minClosed: boolean; maxClosed: boolean }[];
+      mapMissingTo?: FieldValue;
+      defaultValue?: FieldValue;
+    }
+  | {
+      op: 'mapValues';
+      fields: string[];
+      rows: { keys: FieldValue[]; value: FieldValue }[];
+      mapMissingTo?: FieldValue;
+      defaultValue?: FieldValue;
+    }
+  | {
+      op: 'apply';
+      function: string;
+      args: Expression[];
+      mapMissingTo?: FieldValue;
+      defaultValue?: FieldValue;
+      invalidValueTreatment: 'returnInvalid' | 'asIs' | 'asMissing';
+    };
 
-export interface DerivedField { name: string; dataType: ModelDataType; optype: OpType; expression: Expression }
+export interface DerivedField {
+  name: string;
+  dataType: ModelDataType;
+  optype: OpType;
+  expression: Expression;
+}
 
-export interface OutputExpression { output: string; expression: Expression }
+export interface OutputExpression {
+  output: string;
+  expression: Expression;
+}
 
 /**
  * Targets of a model: a regression's prediction is clipped to [min, max], then multiplied by rescaleFactor

@@ -17,8 +17,13 @@ function rowSize(shape: (number | string)[]): number {
  * (tree ensembles take NaN as missing) and MODEL_INPUT_INVALID for int64 and string inputs, like a value of the
  * wrong type or count.
  */
-export function onnxFunction(doc: ModelDocument & { model: OnnxModel }, options: { reads: Record<string, string>; outputs: string[]; nodeId: string }): string {
-  const prep = doc.inputs.map((input, k) => tensorFunction(`T${k}`, input, input.tensor ?? { elementType: 'float64', shape: ['N'] }));
+export function onnxFunction(
+  doc: ModelDocument & { model: OnnxModel },
+  options: { reads: Record<string, string>; outputs: string[]; nodeId: string },
+): string {
+  const prep = doc.inputs.map((input, k) =>
+    tensorFunction(`T${k}`, input, input.tensor ?? { elementType: 'float64', shape: ['N'] }),
+  );
   const feeds = doc.inputs.map((input, k) => `T${k}(${options.reads[input.name] ?? 'undefined'})`);
   // an input whose first dimension is fixed at 1 takes one row per call: such a model is called run by run
   const single = doc.inputs.some((input) => input.tensor?.shape[0] === 1);
@@ -35,7 +40,8 @@ function tensorFunction(name: string, input: ModelInputField, tensor: TensorInfo
   const field = q(input.name);
   let element: string;
   switch (tensor.elementType) {
-    case 'float32': case 'float64':
+    case 'float32':
+    case 'float64':
       element = `if (v === null || v === undefined) return NaN; if (typeof v !== "number") BAD(${field}, raw, "a number is expected"); return v;`;
       break;
     case 'int64':

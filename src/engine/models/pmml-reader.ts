@@ -1,11 +1,39 @@
 import type {
-  DerivedField, FieldValue, MiningModel, OutputExpression, TargetSpec, MiningSegment, ModelBody, ModelDataType, ModelDocument, ModelInputField, ModelOutputField, OpType, Predicate,
-  RegressionModel, RegressionTable, ScorecardModel, TreeModel, TreeNode,
+  DerivedField,
+  FieldValue,
+  MiningModel,
+  OutputExpression,
+  TargetSpec,
+  MiningSegment,
+  ModelBody,
+  ModelDataType,
+  ModelDocument,
+  ModelInputField,
+  ModelOutputField,
+  OpType,
+  Predicate,
+  RegressionModel,
+  RegressionTable,
+  ScorecardModel,
+  TreeModel,
+  TreeNode,
 } from './model-document.js';
 import { classificationTreeNodes, modelCategories } from './model-categories.js';
 import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml-parser.js';
 import { readDerivedFields, readTargets, expressionOf } from './pmml-transformations.js';
-import { ModelFileError, fieldOf, invalid, kid, kids, number, oneOf, typed, unsupported, type Context, type FieldInfo } from './pmml-values.js';
+import {
+  ModelFileError,
+  fieldOf,
+  invalid,
+  kid,
+  kids,
+  number,
+  oneOf,
+  typed,
+  unsupported,
+  type Context,
+  type FieldInfo,
+} from './pmml-values.js';
 
 export { ModelFileError } from './pmml-values.js';
 
@@ -23,39 +51,102 @@ const MAX_PROBABILITY_CELLS = 5_000_000;
  */
 
 const MODEL_ELEMENTS = ['RegressionModel', 'TreeModel', 'Scorecard', 'MiningModel'];
-const REFUSED_MODELS = ['NeuralNetwork', 'SupportVectorMachineModel', 'NaiveBayesModel', 'GeneralRegressionModel', 'ClusteringModel', 'NearestNeighborModel', 'RuleSetModel', 'AssociationModel', 'SequenceModel', 'TextModel', 'TimeSeriesModel', 'BaselineModel', 'BayesianNetworkModel', 'GaussianProcessModel', 'AnomalyDetectionModel'];
+const REFUSED_MODELS = [
+  'NeuralNetwork',
+  'SupportVectorMachineModel',
+  'NaiveBayesModel',
+  'GeneralRegressionModel',
+  'ClusteringModel',
+  'NearestNeighborModel',
+  'RuleSetModel',
+  'AssociationModel',
+  'SequenceModel',
+  'TextModel',
+  'TimeSeriesModel',
+  'BaselineModel',
+  'BayesianNetworkModel',
+  'GaussianProcessModel',
+  'AnomalyDetectionModel',
+];
 
 function predicateOf(ctx: Context, element: XmlElement, path: string): Predicate {
-  const found = element.children.filter((c) => ['True', 'False', 'SimplePredicate', 'CompoundPredicate', 'SimpleSetPredicate'].includes(c.name));
-  if (found.length !== 1) invalid(path, 'needs exactly one predicate (True, False, SimplePredicate, CompoundPredicate or SimpleSetPredicate)');
+  const found = element.children.filter((c) =>
+    ['True', 'False', 'SimplePredicate', 'CompoundPredicate', 'SimpleSetPredicate'].includes(c.name),
+  );
+  if (found.length !== 1)
+    invalid(
+      path,
+      'needs exactly one predicate (True, False, SimplePredicate, CompoundPredicate or SimpleSetPredicate)',
+    );
   return readPredicate(ctx, found[0], `${path}.${found[0].name}`);
 }
 
 function readPredicate(ctx: Context, p: XmlElement, path: string): Predicate {
   switch (p.name) {
-    case 'True': return { op: 'true' };
-    case 'False': return { op: 'false' };
+    case 'True':
+      return { op: 'true' };
+    case 'False':
+      return { op: 'false' };
     case 'SimplePredicate': {
       const field = fieldOf(ctx, path, p.attributes.field);
-      const operator = oneOf(path, p.attributes.operator, 'operator', ['equal', 'notEqual', 'lessThan', 'lessOrEqual', 'greaterThan', 'greaterOrEqual', 'isMissing', 'isNotMissing'] as const, 'equal');
+      const operator = oneOf(
+        path,
+        p.attributes.operator,
+        'operator',
+        [
+          'equal',
+          'notEqual',
+          'lessThan',
+          'lessOrEqual',
+          'greaterThan',
+          'greaterOrEqual',
+          'isMissing',
+          'isNotMissing',
+        ] as const,
+        'equal',
+      );
       if (operator === 'isMissing' || operator === 'isNotMissing') return { op: 'simple', field: field.name, operator };
       if (p.attributes.value === undefined) invalid(path, `operator "${operator}" needs a value`);
       return { op: 'simple', field: field.name, operator, value: typed(path, field.dataType, p.attributes.value!) };
     }
     case 'SimpleSetPredicate': {
       const field = fieldOf(ctx, path, p.attributes.field);
-      const operator = oneOf(path, p.attributes.booleanOperator, 'booleanOperator', ['isIn', 'isNotIn'] as const, 'isIn');
+      const operator = oneOf(
+        path,
+        p.attributes.booleanOperator,
+        'booleanOperator',
+        ['isIn', 'isNotIn'] as const,
+        'isIn',
+      );
       const array = kid(p, 'Array');
       if (!array) invalid(path, 'needs an Array');
-      return { op: 'set', field: field.name, isIn: operator === 'isIn', values: arrayValues(array!, `${path}.Array`).map((v) => typed(`${path}.Array`, field.dataType, v)) };
+      return {
+        op: 'set',
+        field: field.name,
+        isIn: operator === 'isIn',
+        values: arrayValues(array!, `${path}.Array`).map((v) => typed(`${path}.Array`, field.dataType, v)),
+      };
     }
     case 'CompoundPredicate': {
-      const booleanOperator = oneOf(path, p.attributes.booleanOperator, 'booleanOperator', ['and', 'or', 'xor', 'surrogate'] as const, 'and');
-      const parts = p.children.filter((c) => ['True', 'False', 'SimplePredicate', 'CompoundPredicate', 'SimpleSetPredicate'].includes(c.name));
+      const booleanOperator = oneOf(
+        path,
+        p.attributes.booleanOperator,
+        'booleanOperator',
+        ['and', 'or', 'xor', 'surrogate'] as const,
+        'and',
+      );
+      const parts = p.children.filter((c) =>
+        ['True', 'False', 'SimplePredicate', 'CompoundPredicate', 'SimpleSetPredicate'].includes(c.name),
+      );
       if (parts.length < 2) invalid(path, 'needs at least two predicates');
-      return { op: 'compound', booleanOperator, predicates: parts.map((c, k) => readPredicate(ctx, c, `${path}.${c.name}[${k}]`)) };
+      return {
+        op: 'compound',
+        booleanOperator,
+        predicates: parts.map((c, k) => readPredicate(ctx, c, `${path}.${c.name}[${k}]`)),
+      };
     }
-    default: return invalid(path, `unknown predicate <${p.name}>`);
+    default:
+      return invalid(path, `unknown predicate <${p.name}>`);
   }
 }
 
@@ -64,12 +155,25 @@ function arrayValues(array: XmlElement, path: string): string[] {
   const values: string[] = [];
   const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
   for (const m of array.text.matchAll(re)) values.push(m[1] !== undefined ? m[1].replace(/\\"/g, '"') : m[2]);
-  if (array.attributes.n !== undefined && Number(array.attributes.n) !== values.length) invalid(path, `n="${array.attributes.n}" but the array holds ${values.length} values`);
+  if (array.attributes.n !== undefined && Number(array.attributes.n) !== values.length)
+    invalid(path, `n="${array.attributes.n}" but the array holds ${values.length} values`);
   return values;
 }
 
-function readRegression(ctx: Context, m: XmlElement, path: string, functionName: 'regression' | 'classification'): RegressionModel {
-  const normalizationMethod = oneOf(path, m.attributes.normalizationMethod, 'normalizationMethod', ['none', 'softmax', 'logit', 'exp', 'simplemax'] as const, 'none', ['probit', 'cloglog', 'loglog', 'cauchit']);
+function readRegression(
+  ctx: Context,
+  m: XmlElement,
+  path: string,
+  functionName: 'regression' | 'classification',
+): RegressionModel {
+  const normalizationMethod = oneOf(
+    path,
+    m.attributes.normalizationMethod,
+    'normalizationMethod',
+    ['none', 'softmax', 'logit', 'exp', 'simplemax'] as const,
+    'none',
+    ['probit', 'cloglog', 'loglog', 'cauchit'],
+  );
   const tables: RegressionTable[] = kids(m, 'RegressionTable').map((t, k) => {
     const tpath = `${path}.RegressionTable[${k}]`;
     if (kids(t, 'PredictorTerm').length > 0) unsupported(tpath, 'PredictorTerm (interaction terms) is not supported');
@@ -83,90 +187,176 @@ function readRegression(ctx: Context, m: XmlElement, path: string, functionName:
       })),
       categorical: kids(t, 'CategoricalPredictor').map((c, j) => {
         const field = fieldOf(ctx, `${tpath}.CategoricalPredictor[${j}]`, c.attributes.name);
-        return { field: field.name, value: typed(`${tpath}.CategoricalPredictor[${j}]`, field.dataType, c.attributes.value ?? ''), coefficient: number(`${tpath}.CategoricalPredictor[${j}]`, c.attributes.coefficient, 'coefficient') };
+        return {
+          field: field.name,
+          value: typed(`${tpath}.CategoricalPredictor[${j}]`, field.dataType, c.attributes.value ?? ''),
+          coefficient: number(`${tpath}.CategoricalPredictor[${j}]`, c.attributes.coefficient, 'coefficient'),
+        };
       }),
     };
   });
   if (tables.length === 0) invalid(path, 'needs at least one RegressionTable');
-  if (functionName === 'regression' && tables.length !== 1) invalid(path, 'a regression needs exactly one RegressionTable');
-  if (functionName === 'classification' && tables.some((t) => t.targetCategory === undefined)) invalid(path, 'every RegressionTable of a classification needs a targetCategory');
-  if (functionName === 'regression' && !['none', 'logit', 'exp', 'softmax'].includes(normalizationMethod)) unsupported(path, `normalizationMethod="${normalizationMethod}" of a regression is not supported`);
-  if (functionName === 'classification' && normalizationMethod === 'exp') unsupported(path, 'normalizationMethod="exp" of a classification is not supported');
+  if (functionName === 'regression' && tables.length !== 1)
+    invalid(path, 'a regression needs exactly one RegressionTable');
+  if (functionName === 'classification' && tables.some((t) => t.targetCategory === undefined))
+    invalid(path, 'every RegressionTable of a classification needs a targetCategory');
+  if (functionName === 'regression' && !['none', 'logit', 'exp', 'softmax'].includes(normalizationMethod))
+    unsupported(path, `normalizationMethod="${normalizationMethod}" of a regression is not supported`);
+  if (functionName === 'classification' && normalizationMethod === 'exp')
+    unsupported(path, 'normalizationMethod="exp" of a classification is not supported');
   return { kind: 'regression', functionName, normalizationMethod, tables };
 }
 
 function readTree(ctx: Context, m: XmlElement, path: string, functionName: 'regression' | 'classification'): TreeModel {
-  const missingValueStrategy = oneOf(path, m.attributes.missingValueStrategy, 'missingValueStrategy', ['none', 'lastPrediction', 'nullPrediction', 'defaultChild'] as const, 'none', ['weightedConfidence', 'aggregateNodes']);
-  const noTrueChildStrategy = oneOf(path, m.attributes.noTrueChildStrategy, 'noTrueChildStrategy', ['returnNullPrediction', 'returnLastPrediction'] as const, 'returnNullPrediction');
+  const missingValueStrategy = oneOf(
+    path,
+    m.attributes.missingValueStrategy,
+    'missingValueStrategy',
+    ['none', 'lastPrediction', 'nullPrediction', 'defaultChild'] as const,
+    'none',
+    ['weightedConfidence', 'aggregateNodes'],
+  );
+  const noTrueChildStrategy = oneOf(
+    path,
+    m.attributes.noTrueChildStrategy,
+    'noTrueChildStrategy',
+    ['returnNullPrediction', 'returnLastPrediction'] as const,
+    'returnNullPrediction',
+  );
   const top = kid(m, 'Node');
   if (!top) invalid(path, 'needs a Node');
   const readNode = (n: XmlElement, npath: string): TreeNode => {
     const node: TreeNode = { predicate: predicateOf(ctx, n, npath), children: [] };
     if (n.attributes.id !== undefined) node.id = n.attributes.id;
-    if (n.attributes.score !== undefined) node.score = functionName === 'regression' ? number(npath, n.attributes.score, 'score') : n.attributes.score;
+    if (n.attributes.score !== undefined)
+      node.score = functionName === 'regression' ? number(npath, n.attributes.score, 'score') : n.attributes.score;
     if (n.attributes.defaultChild !== undefined) node.defaultChild = n.attributes.defaultChild;
     const distribution = kids(n, 'ScoreDistribution');
     if (distribution.length > 0) {
       node.distribution = distribution.map((d, k) => ({
         value: d.attributes.value ?? invalid(`${npath}.ScoreDistribution[${k}]`, 'attribute "value" is required'),
         recordCount: number(`${npath}.ScoreDistribution[${k}]`, d.attributes.recordCount, 'recordCount'),
-        ...(d.attributes.probability !== undefined ? { probability: number(`${npath}.ScoreDistribution[${k}]`, d.attributes.probability, 'probability') } : {}),
+        ...(d.attributes.probability !== undefined
+          ? { probability: number(`${npath}.ScoreDistribution[${k}]`, d.attributes.probability, 'probability') }
+          : {}),
       }));
     }
-    if (kid(n, 'Regression') || kid(n, 'DecisionTree')) unsupported(npath, 'embedded models in tree nodes are not supported');
+    if (kid(n, 'Regression') || kid(n, 'DecisionTree'))
+      unsupported(npath, 'embedded models in tree nodes are not supported');
     node.children = kids(n, 'Node').map((c, k) => readNode(c, `${npath}.Node[${k}]`));
-    if (node.score === undefined && !node.distribution && node.children.length === 0) invalid(npath, 'a leaf Node needs a score or a ScoreDistribution');
-    if (node.defaultChild !== undefined && !node.children.some((c) => c.id === node.defaultChild)) invalid(npath, `defaultChild "${node.defaultChild}" is not the id of one of its children`);
-    if (missingValueStrategy === 'defaultChild' && node.children.length > 0 && node.defaultChild === undefined) invalid(npath, 'missingValueStrategy="defaultChild" needs a defaultChild on every Node with children');
+    if (node.score === undefined && !node.distribution && node.children.length === 0)
+      invalid(npath, 'a leaf Node needs a score or a ScoreDistribution');
+    if (node.defaultChild !== undefined && !node.children.some((c) => c.id === node.defaultChild))
+      invalid(npath, `defaultChild "${node.defaultChild}" is not the id of one of its children`);
+    if (missingValueStrategy === 'defaultChild' && node.children.length > 0 && node.defaultChild === undefined)
+      invalid(npath, 'missingValueStrategy="defaultChild" needs a defaultChild on every Node with children');
     return node;
   };
-  return { kind: 'tree', functionName, missingValueStrategy, noTrueChildStrategy, root: readNode(top!, `${path}.Node`) };
+  return {
+    kind: 'tree',
+    functionName,
+    missingValueStrategy,
+    noTrueChildStrategy,
+    root: readNode(top!, `${path}.Node`),
+  };
 }
 
 function readScorecard(ctx: Context, m: XmlElement, path: string): ScorecardModel {
   const useReasonCodes = (m.attributes.useReasonCodes ?? 'true') === 'true';
-  const reasonCodeAlgorithm = oneOf(path, m.attributes.reasonCodeAlgorithm, 'reasonCodeAlgorithm', ['pointsBelow', 'pointsAbove'] as const, 'pointsBelow');
-  const baselineMethod = oneOf(path, m.attributes.baselineMethod, 'baselineMethod', ['max', 'min', 'mean', 'neutral', 'other'] as const, 'other');
-  const modelBaseline = m.attributes.baselineScore !== undefined ? number(path, m.attributes.baselineScore, 'baselineScore') : undefined;
+  const reasonCodeAlgorithm = oneOf(
+    path,
+    m.attributes.reasonCodeAlgorithm,
+    'reasonCodeAlgorithm',
+    ['pointsBelow', 'pointsAbove'] as const,
+    'pointsBelow',
+  );
+  const baselineMethod = oneOf(
+    path,
+    m.attributes.baselineMethod,
+    'baselineMethod',
+    ['max', 'min', 'mean', 'neutral', 'other'] as const,
+    'other',
+  );
+  const modelBaseline =
+    m.attributes.baselineScore !== undefined ? number(path, m.attributes.baselineScore, 'baselineScore') : undefined;
   const characteristics = kid(m, 'Characteristics');
   if (!characteristics) invalid(path, 'needs Characteristics');
   const list = kids(characteristics!, 'Characteristic').map((c, k) => {
     const cpath = `${path}.Characteristics.Characteristic[${k}]`;
     const attributes = kids(c, 'Attribute').map((a, j) => {
       const apath = `${cpath}.Attribute[${j}]`;
-      if (a.attributes.partialScore === undefined) unsupported(apath, 'a ComplexPartialScore (or no partialScore) is not supported: give partialScore');
-      return { predicate: predicateOf(ctx, a, apath), partialScore: number(apath, a.attributes.partialScore, 'partialScore'), ...(a.attributes.reasonCode !== undefined ? { reasonCode: a.attributes.reasonCode } : {}) };
+      if (a.attributes.partialScore === undefined)
+        unsupported(apath, 'a ComplexPartialScore (or no partialScore) is not supported: give partialScore');
+      return {
+        predicate: predicateOf(ctx, a, apath),
+        partialScore: number(apath, a.attributes.partialScore, 'partialScore'),
+        ...(a.attributes.reasonCode !== undefined ? { reasonCode: a.attributes.reasonCode } : {}),
+      };
     });
     if (attributes.length === 0) invalid(cpath, 'needs at least one Attribute');
-    let baselineScore = c.attributes.baselineScore !== undefined ? number(cpath, c.attributes.baselineScore, 'baselineScore') : modelBaseline;
+    let baselineScore =
+      c.attributes.baselineScore !== undefined
+        ? number(cpath, c.attributes.baselineScore, 'baselineScore')
+        : modelBaseline;
     if (useReasonCodes && baselineScore === undefined) {
       // Only max and min say how to compute a baseline from the attributes themselves.
       if (baselineMethod === 'max') baselineScore = Math.max(...attributes.map((a) => a.partialScore));
       else if (baselineMethod === 'min') baselineScore = Math.min(...attributes.map((a) => a.partialScore));
-      else invalid(cpath, `useReasonCodes needs a baselineScore (on the Characteristic or the Scorecard) when baselineMethod="${baselineMethod}"`);
+      else
+        invalid(
+          cpath,
+          `useReasonCodes needs a baselineScore (on the Characteristic or the Scorecard) when baselineMethod="${baselineMethod}"`,
+        );
     }
     if (useReasonCodes) {
       attributes.forEach((a, j) => {
-        if (a.reasonCode === undefined && c.attributes.reasonCode === undefined) invalid(`${cpath}.Attribute[${j}]`, 'useReasonCodes needs a reasonCode on the Attribute or its Characteristic');
+        if (a.reasonCode === undefined && c.attributes.reasonCode === undefined)
+          invalid(
+            `${cpath}.Attribute[${j}]`,
+            'useReasonCodes needs a reasonCode on the Attribute or its Characteristic',
+          );
       });
     }
     return {
-      name: c.attributes.name ?? `characteristic ${k}`, attributes,
+      name: c.attributes.name ?? `characteristic ${k}`,
+      attributes,
       ...(c.attributes.reasonCode !== undefined ? { reasonCode: c.attributes.reasonCode } : {}),
       ...(baselineScore !== undefined ? { baselineScore } : {}),
     };
   });
   if (list.length === 0) invalid(path, 'needs at least one Characteristic');
-  return { kind: 'scorecard', functionName: 'regression', initialScore: number(path, m.attributes.initialScore, 'initialScore', 0), useReasonCodes, reasonCodeAlgorithm, baselineMethod, characteristics: list };
+  return {
+    kind: 'scorecard',
+    functionName: 'regression',
+    initialScore: number(path, m.attributes.initialScore, 'initialScore', 0),
+    useReasonCodes,
+    reasonCodeAlgorithm,
+    baselineMethod,
+    characteristics: list,
+  };
 }
 
-function readMining(ctx: Context, m: XmlElement, path: string, functionName: 'regression' | 'classification', depth: number): MiningModel {
-  const multipleModelMethod = oneOf(path, kid(m, 'Segmentation')?.attributes.multipleModelMethod, 'multipleModelMethod',
-    ['sum', 'average', 'weightedAverage', 'majorityVote', 'weightedMajorityVote', 'selectFirst', 'modelChain'] as const, 'selectFirst', ['median', 'max', 'selectAll', 'weightedSum', 'weightedMedian']);
+function readMining(
+  ctx: Context,
+  m: XmlElement,
+  path: string,
+  functionName: 'regression' | 'classification',
+  depth: number,
+): MiningModel {
+  const multipleModelMethod = oneOf(
+    path,
+    kid(m, 'Segmentation')?.attributes.multipleModelMethod,
+    'multipleModelMethod',
+    ['sum', 'average', 'weightedAverage', 'majorityVote', 'weightedMajorityVote', 'selectFirst', 'modelChain'] as const,
+    'selectFirst',
+    ['median', 'max', 'selectAll', 'weightedSum', 'weightedMedian'],
+  );
   const segmentation = kid(m, 'Segmentation');
   if (!segmentation) invalid(path, 'needs a Segmentation');
-  if (multipleModelMethod === 'sum' && functionName === 'classification') unsupported(path, 'multipleModelMethod="sum" of a classification is not supported');
-  if (['majorityVote', 'weightedMajorityVote'].includes(multipleModelMethod) && functionName !== 'classification') invalid(path, `multipleModelMethod="${multipleModelMethod}" is for classifications`);
+  if (multipleModelMethod === 'sum' && functionName === 'classification')
+    unsupported(path, 'multipleModelMethod="sum" of a classification is not supported');
+  if (['majorityVote', 'weightedMajorityVote'].includes(multipleModelMethod) && functionName !== 'classification')
+    invalid(path, `multipleModelMethod="${multipleModelMethod}" is for classifications`);
   // Fields a model chain's earlier segments output become inputs of the later ones.
   const chained = new Map(ctx.fields);
   const segments: MiningSegment[] = kids(segmentation!, 'Segment').map((s, k) => {
@@ -176,46 +366,91 @@ function readMining(ctx: Context, m: XmlElement, path: string, functionName: 're
     const segCtx: Context = { path: spath, fields: multipleModelMethod === 'modelChain' ? chained : ctx.fields };
     const local = localTransformations(segCtx, inner!, `${spath}.${inner!.name}`);
     // Inputs are prepared once, by the top model's MiningSchema: a segment that treats them otherwise is refused, not ignored.
-    kids(kid(inner!, 'MiningSchema') ?? { name: '', attributes: {}, children: [], text: '' }, 'MiningField').forEach((f, j) => {
-      const treatment = ['missingValueReplacement', 'missingValueTreatment', 'invalidValueTreatment', 'invalidValueReplacement', 'outliers'].find((a) => f.attributes[a] !== undefined);
-      if (treatment) unsupported(`${spath}.${inner!.name}.MiningSchema.MiningField[${j}]`, `${treatment} in a segment's MiningSchema is not supported: declare it on the top model's`);
-    });
-    const innerFunction = oneOf(`${spath}.${inner!.name}`, inner!.attributes.functionName, 'functionName', ['regression', 'classification'] as const, functionName);
+    kids(kid(inner!, 'MiningSchema') ?? { name: '', attributes: {}, children: [], text: '' }, 'MiningField').forEach(
+      (f, j) => {
+        const treatment = [
+          'missingValueReplacement',
+          'missingValueTreatment',
+          'invalidValueTreatment',
+          'invalidValueReplacement',
+          'outliers',
+        ].find((a) => f.attributes[a] !== undefined);
+        if (treatment)
+          unsupported(
+            `${spath}.${inner!.name}.MiningSchema.MiningField[${j}]`,
+            `${treatment} in a segment's MiningSchema is not supported: declare it on the top model's`,
+          );
+      },
+    );
+    const innerFunction = oneOf(
+      `${spath}.${inner!.name}`,
+      inner!.attributes.functionName,
+      'functionName',
+      ['regression', 'classification'] as const,
+      functionName,
+    );
     const model = readBody(local.ctx, inner!, `${spath}.${inner!.name}`, innerFunction, depth + 1);
-    const { outputs, expressions, infos } = readOutputs(kid(inner!, 'Output'), `${spath}.${inner!.name}.Output`, local.ctx.fields, model.functionName);
+    const { outputs, expressions, infos } = readOutputs(
+      kid(inner!, 'Output'),
+      `${spath}.${inner!.name}.Output`,
+      local.ctx.fields,
+      model.functionName,
+    );
     const targets = targetsOf(inner!, `${spath}.${inner!.name}`, model, []);
     // A chained prediction is a number when the segment is a regression; a category (text) when it classifies.
     if (multipleModelMethod === 'modelChain') {
       for (const info of infos) chained.set(info.name, info);
     }
     return {
-      predicate: predicateOf(segCtx, s, spath), weight: number(spath, s.attributes.weight, 'weight', 1), model, outputs,
-      ...(local.derived.length > 0 ? { derived: local.derived } : {}), ...(targets ? { targets } : {}), ...(expressions.length > 0 ? { outputExpressions: expressions } : {}),
+      predicate: predicateOf(segCtx, s, spath),
+      weight: number(spath, s.attributes.weight, 'weight', 1),
+      model,
+      outputs,
+      ...(local.derived.length > 0 ? { derived: local.derived } : {}),
+      ...(targets ? { targets } : {}),
+      ...(expressions.length > 0 ? { outputExpressions: expressions } : {}),
     };
   });
   if (segments.length === 0) invalid(path, 'needs at least one Segment');
   return { kind: 'mining', functionName, multipleModelMethod, segments };
 }
 
-function readBody(ctx: Context, m: XmlElement, path: string, functionName: 'regression' | 'classification', depth: number): ModelBody {
-  if (REFUSED_MODELS.includes(m.name)) unsupported(path, `${m.name} is not supported (supported: ${MODEL_ELEMENTS.join(', ')})`);
+function readBody(
+  ctx: Context,
+  m: XmlElement,
+  path: string,
+  functionName: 'regression' | 'classification',
+  depth: number,
+): ModelBody {
+  if (REFUSED_MODELS.includes(m.name))
+    unsupported(path, `${m.name} is not supported (supported: ${MODEL_ELEMENTS.join(', ')})`);
   if (depth > 8) unsupported(path, 'models nested deeper than 8 levels are not supported');
   switch (m.name) {
-    case 'RegressionModel': return readRegression(ctx, m, path, functionName);
-    case 'TreeModel': return readTree(ctx, m, path, functionName);
+    case 'RegressionModel':
+      return readRegression(ctx, m, path, functionName);
+    case 'TreeModel':
+      return readTree(ctx, m, path, functionName);
     case 'Scorecard':
       if (functionName !== 'regression') invalid(path, 'a Scorecard has functionName="regression"');
       return readScorecard(ctx, m, path);
-    case 'MiningModel': return readMining(ctx, m, path, functionName, depth);
-    default: return invalid(path, `<${m.name}> is not a model element`);
+    case 'MiningModel':
+      return readMining(ctx, m, path, functionName, depth);
+    default:
+      return invalid(path, `<${m.name}> is not a model element`);
   }
 }
 
 /** What an output field holds, as a field later outputs (and a model chain's later segments) read. */
 function outputInfo(o: ModelOutputField, functionName: 'regression' | 'classification', dataType?: string): FieldInfo {
   if (o.feature === 'transformedValue') {
-    const type = (['string', 'integer', 'float', 'double', 'boolean'].includes(dataType ?? '') ? dataType : 'double') as ModelDataType;
-    return { name: o.name, dataType: type, optype: type === 'string' || type === 'boolean' ? 'categorical' : 'continuous' };
+    const type = (
+      ['string', 'integer', 'float', 'double', 'boolean'].includes(dataType ?? '') ? dataType : 'double'
+    ) as ModelDataType;
+    return {
+      name: o.name,
+      dataType: type,
+      optype: type === 'string' || type === 'boolean' ? 'categorical' : 'continuous',
+    };
   }
   const numeric = o.feature === 'probability' || (o.feature === 'predictedValue' && functionName === 'regression');
   return { name: o.name, dataType: numeric ? 'double' : 'string', optype: numeric ? 'continuous' : 'categorical' };
@@ -231,10 +466,17 @@ function localTransformations(ctx: Context, m: XmlElement, path: string): { deri
 
 function targetsOf(m: XmlElement, path: string, model: ModelBody, declared: FieldValue[]): TargetSpec | undefined {
   const targets = kid(m, 'Targets');
-  return targets ? readTargets(targets, `${path}.Targets`, model.functionName, new Set(modelCategories(model, declared))) : undefined;
+  return targets
+    ? readTargets(targets, `${path}.Targets`, model.functionName, new Set(modelCategories(model, declared)))
+    : undefined;
 }
 
-function readOutputs(output: XmlElement | undefined, path: string, fields: Context['fields'], functionName: 'regression' | 'classification'): { outputs: ModelOutputField[]; expressions: OutputExpression[]; infos: FieldInfo[] } {
+function readOutputs(
+  output: XmlElement | undefined,
+  path: string,
+  fields: Context['fields'],
+  functionName: 'regression' | 'classification',
+): { outputs: ModelOutputField[]; expressions: OutputExpression[]; infos: FieldInfo[] } {
   if (!output) return { outputs: [], expressions: [], infos: [] };
   // transformedValue expressions read the model's fields and the output fields declared before them
   const scope = new Map(fields);
@@ -243,17 +485,45 @@ function readOutputs(output: XmlElement | undefined, path: string, fields: Conte
   const outputs = kids(output, 'OutputField').map((o, k) => {
     const opath = `${path}.OutputField[${k}]`;
     const name = o.attributes.name ?? invalid(opath, 'attribute "name" is required');
-    const feature = oneOf(opath, o.attributes.feature, 'feature', ['predictedValue', 'probability', 'reasonCode', 'transformedValue'] as const, 'predictedValue',
-      ['predictedDisplayValue', 'decision', 'entityId', 'clusterId', 'affinity', 'standardError', 'standardDeviation', 'ruleValue', 'confidence', 'residual', 'antecedent', 'consequent', 'rule', 'ruleId', 'warning']);
+    const feature = oneOf(
+      opath,
+      o.attributes.feature,
+      'feature',
+      ['predictedValue', 'probability', 'reasonCode', 'transformedValue'] as const,
+      'predictedValue',
+      [
+        'predictedDisplayValue',
+        'decision',
+        'entityId',
+        'clusterId',
+        'affinity',
+        'standardError',
+        'standardDeviation',
+        'ruleValue',
+        'confidence',
+        'residual',
+        'antecedent',
+        'consequent',
+        'rule',
+        'ruleId',
+        'warning',
+      ],
+    );
     if (o.attributes.segmentId !== undefined) unsupported(opath, 'segmentId outputs are not supported');
     const field: ModelOutputField = { name, feature };
     if (feature === 'probability' && o.attributes.value !== undefined) field.value = o.attributes.value;
     if (feature === 'reasonCode') field.rank = number(opath, o.attributes.rank, 'rank', 1);
     const info = outputInfo(field, functionName, o.attributes.dataType);
     if (feature === 'transformedValue') {
-      const expression = expressionOf(o, opath, scope, new Set(), info.dataType) ?? invalid(opath, 'feature="transformedValue" needs an expression');
+      const expression =
+        expressionOf(o, opath, scope, new Set(), info.dataType) ??
+        invalid(opath, 'feature="transformedValue" needs an expression');
       expressions.push({ output: name, expression });
-    } else if (o.children.some((c) => c.name !== 'Extension')) unsupported(`${opath}.${o.children.find((c) => c.name !== 'Extension')!.name}`, `an expression in an OutputField of feature="${feature}" is not supported`);
+    } else if (o.children.some((c) => c.name !== 'Extension'))
+      unsupported(
+        `${opath}.${o.children.find((c) => c.name !== 'Extension')!.name}`,
+        `an expression in an OutputField of feature="${feature}" is not supported`,
+      );
     scope.set(name, info);
     infos.push(info);
     return field;
@@ -261,30 +531,85 @@ function readOutputs(output: XmlElement | undefined, path: string, fields: Conte
   return { outputs, expressions, infos };
 }
 
-function readInputs(root: XmlElement, miningSchema: XmlElement, path: string): { inputs: ModelInputField[]; target?: string; targetCategories?: FieldValue[]; fields: Context['fields'] } {
+function readInputs(
+  root: XmlElement,
+  miningSchema: XmlElement,
+  path: string,
+): { inputs: ModelInputField[]; target?: string; targetCategories?: FieldValue[]; fields: Context['fields'] } {
   const dictionary = kid(root, 'DataDictionary') ?? invalid('PMML', 'needs a DataDictionary');
-  const dataFields = new Map<string, { name: string; dataType: ModelDataType; optype: OpType; values?: FieldValue[]; intervals?: ModelInputField['intervals'] }>();
+  const dataFields = new Map<
+    string,
+    {
+      name: string;
+      dataType: ModelDataType;
+      optype: OpType;
+      values?: FieldValue[];
+      intervals?: ModelInputField['intervals'];
+    }
+  >();
   kids(dictionary, 'DataField').forEach((f, k) => {
     const fpath = `PMML.DataDictionary.DataField[${k}]`;
     const name = f.attributes.name ?? invalid(fpath, 'attribute "name" is required');
-    const dataType = oneOf(fpath, f.attributes.dataType, 'dataType', ['string', 'integer', 'float', 'double', 'boolean'] as const, 'string', ['date', 'time', 'dateTime', 'dateDaysSince[0]', 'dateDaysSince[1960]', 'dateDaysSince[1970]', 'dateDaysSince[1980]', 'timeSeconds', 'dateTimeSecondsSince[0]', 'dateTimeSecondsSince[1960]', 'dateTimeSecondsSince[1970]', 'dateTimeSecondsSince[1980]']);
-    const optype = oneOf(fpath, f.attributes.optype, 'optype', ['continuous', 'categorical', 'ordinal'] as const, dataType === 'string' || dataType === 'boolean' ? 'categorical' : 'continuous');
+    const dataType = oneOf(
+      fpath,
+      f.attributes.dataType,
+      'dataType',
+      ['string', 'integer', 'float', 'double', 'boolean'] as const,
+      'string',
+      [
+        'date',
+        'time',
+        'dateTime',
+        'dateDaysSince[0]',
+        'dateDaysSince[1960]',
+        'dateDaysSince[1970]',
+        'dateDaysSince[1980]',
+        'timeSeconds',
+        'dateTimeSecondsSince[0]',
+        'dateTimeSecondsSince[1960]',
+        'dateTimeSecondsSince[1970]',
+        'dateTimeSecondsSince[1980]',
+      ],
+    );
+    const optype = oneOf(
+      fpath,
+      f.attributes.optype,
+      'optype',
+      ['continuous', 'categorical', 'ordinal'] as const,
+      dataType === 'string' || dataType === 'boolean' ? 'categorical' : 'continuous',
+    );
     // Only Value elements without a property, or with property="valid", list valid values; "invalid" and "missing" ones are refused.
     const values = kids(f, 'Value');
-    values.forEach((v, j) => { if (v.attributes.property && v.attributes.property !== 'valid') unsupported(`${fpath}.Value[${j}]`, `property="${v.attributes.property}" is not supported`); });
+    values.forEach((v, j) => {
+      if (v.attributes.property && v.attributes.property !== 'valid')
+        unsupported(`${fpath}.Value[${j}]`, `property="${v.attributes.property}" is not supported`);
+    });
     const intervals = kids(f, 'Interval').map((i, j) => {
       const ipath = `${fpath}.Interval[${j}]`;
-      const closure = oneOf(ipath, i.attributes.closure, 'closure', ['openClosed', 'openOpen', 'closedOpen', 'closedClosed'] as const, 'closedClosed');
+      const closure = oneOf(
+        ipath,
+        i.attributes.closure,
+        'closure',
+        ['openClosed', 'openOpen', 'closedOpen', 'closedClosed'] as const,
+        'closedClosed',
+      );
       return {
         ...(i.attributes.leftMargin !== undefined ? { min: number(ipath, i.attributes.leftMargin, 'leftMargin') } : {}),
-        ...(i.attributes.rightMargin !== undefined ? { max: number(ipath, i.attributes.rightMargin, 'rightMargin') } : {}),
-        minClosed: closure.startsWith('closed'), maxClosed: closure.endsWith('Closed'),
+        ...(i.attributes.rightMargin !== undefined
+          ? { max: number(ipath, i.attributes.rightMargin, 'rightMargin') }
+          : {}),
+        minClosed: closure.startsWith('closed'),
+        maxClosed: closure.endsWith('Closed'),
       };
     });
     if (dataFields.has(name)) invalid(fpath, `field "${name}" is declared twice`);
     dataFields.set(name, {
-      name, dataType, optype,
-      ...(values.length > 0 ? { values: values.map((v, j) => typed(`${fpath}.Value[${j}]`, dataType, v.attributes.value ?? '')) } : {}),
+      name,
+      dataType,
+      optype,
+      ...(values.length > 0
+        ? { values: values.map((v, j) => typed(`${fpath}.Value[${j}]`, dataType, v.attributes.value ?? '')) }
+        : {}),
       ...(intervals.length > 0 ? { intervals } : {}),
     });
   });
@@ -294,17 +619,49 @@ function readInputs(root: XmlElement, miningSchema: XmlElement, path: string): {
     const fpath = `${path}.MiningSchema.MiningField[${k}]`;
     const name = f.attributes.name ?? invalid(fpath, 'attribute "name" is required');
     const field = dataFields.get(name) ?? invalid(fpath, `field "${name}" is not in the DataDictionary`);
-    const usage = oneOf(fpath, f.attributes.usageType, 'usageType', ['active', 'target', 'predicted', 'supplementary', 'group', 'order', 'frequencyWeight', 'analysisWeight'] as const, 'active');
-    if (usage === 'target' || usage === 'predicted') { target = name; return; }
+    const usage = oneOf(
+      fpath,
+      f.attributes.usageType,
+      'usageType',
+      [
+        'active',
+        'target',
+        'predicted',
+        'supplementary',
+        'group',
+        'order',
+        'frequencyWeight',
+        'analysisWeight',
+      ] as const,
+      'active',
+    );
+    if (usage === 'target' || usage === 'predicted') {
+      target = name;
+      return;
+    }
     if (usage !== 'active') return;
-    if (f.attributes.outliers !== undefined && f.attributes.outliers !== 'asIs') unsupported(fpath, `outliers="${f.attributes.outliers}" is not supported`);
-    const treatment = oneOf(fpath, f.attributes.invalidValueTreatment, 'invalidValueTreatment', ['returnInvalid', 'asIs', 'asMissing', 'asValue'] as const, 'returnInvalid');
-    const input: ModelInputField = { name, dataType: field.dataType, optype: (f.attributes.optype as OpType | undefined) ?? field.optype, invalidValueTreatment: treatment };
+    if (f.attributes.outliers !== undefined && f.attributes.outliers !== 'asIs')
+      unsupported(fpath, `outliers="${f.attributes.outliers}" is not supported`);
+    const treatment = oneOf(
+      fpath,
+      f.attributes.invalidValueTreatment,
+      'invalidValueTreatment',
+      ['returnInvalid', 'asIs', 'asMissing', 'asValue'] as const,
+      'returnInvalid',
+    );
+    const input: ModelInputField = {
+      name,
+      dataType: field.dataType,
+      optype: (f.attributes.optype as OpType | undefined) ?? field.optype,
+      invalidValueTreatment: treatment,
+    };
     if (field.values) input.values = field.values;
     if (field.intervals) input.intervals = field.intervals;
-    if (f.attributes.missingValueReplacement !== undefined) input.missingValueReplacement = typed(fpath, field.dataType, f.attributes.missingValueReplacement);
+    if (f.attributes.missingValueReplacement !== undefined)
+      input.missingValueReplacement = typed(fpath, field.dataType, f.attributes.missingValueReplacement);
     if (treatment === 'asValue') {
-      if (f.attributes.invalidValueReplacement === undefined) invalid(fpath, 'invalidValueTreatment="asValue" needs invalidValueReplacement');
+      if (f.attributes.invalidValueReplacement === undefined)
+        invalid(fpath, 'invalidValueTreatment="asValue" needs invalidValueReplacement');
       input.invalidValueReplacement = typed(fpath, field.dataType, f.attributes.invalidValueReplacement!);
     }
     inputs.push(input);
@@ -319,7 +676,8 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   try {
     root = parseXml(source, limits);
   } catch (error) {
-    if (error instanceof XmlSyntaxError) throw new ModelFileError('invalid', `The file is not well-formed XML: ${error.message}`, 'file');
+    if (error instanceof XmlSyntaxError)
+      throw new ModelFileError('invalid', `The file is not well-formed XML: ${error.message}`, 'file');
     throw error;
   }
   if (root.name !== 'PMML') invalid(root.name, 'the root element must be <PMML>');
@@ -327,38 +685,60 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   if (models.length !== 1) invalid('PMML', `needs exactly one model element, found ${models.length}`);
   const m = models[0];
   const path = `PMML.${m.name}`;
-  if (REFUSED_MODELS.includes(m.name)) unsupported(path, `${m.name} is not supported (supported: ${MODEL_ELEMENTS.join(', ')})`);
+  if (REFUSED_MODELS.includes(m.name))
+    unsupported(path, `${m.name} is not supported (supported: ${MODEL_ELEMENTS.join(', ')})`);
   if (m.attributes.isScorable === 'false') invalid(path, 'isScorable="false": the model says it cannot score');
-  const functionName = oneOf(path, m.attributes.functionName, 'functionName', ['regression', 'classification'] as const, 'regression', ['clustering', 'associationRules', 'sequences', 'timeSeries', 'mixed']);
+  const functionName = oneOf(
+    path,
+    m.attributes.functionName,
+    'functionName',
+    ['regression', 'classification'] as const,
+    'regression',
+    ['clustering', 'associationRules', 'sequences', 'timeSeries', 'mixed'],
+  );
   const schema = kid(m, 'MiningSchema') ?? invalid(path, 'needs a MiningSchema');
   const { inputs, target, targetCategories, fields } = readInputs(root, schema, path);
   const dictionary = kid(root, 'TransformationDictionary');
-  const global = dictionary ? readDerivedFields(dictionary, 'PMML.TransformationDictionary', fields) : { derived: [], fields };
+  const global = dictionary
+    ? readDerivedFields(dictionary, 'PMML.TransformationDictionary', fields)
+    : { derived: [], fields };
   const local = localTransformations({ path, fields: global.fields }, m, path);
   const derived = [...global.derived, ...local.derived];
   const model = readBody(local.ctx, m, path, functionName, 0);
   const targets = targetsOf(m, path, model, targetCategories ?? []);
   const categories = modelCategories(model, targetCategories).length;
-  if (categories > MAX_CATEGORIES) unsupported(path, `${categories} target categories; at most ${MAX_CATEGORIES} are supported`);
+  if (categories > MAX_CATEGORIES)
+    unsupported(path, `${categories} target categories; at most ${MAX_CATEGORIES} are supported`);
   const cells = categories * classificationTreeNodes(model);
-  if (cells > MAX_PROBABILITY_CELLS) unsupported(path, `its tree nodes would hold ${cells} probabilities (nodes × categories); at most ${MAX_PROBABILITY_CELLS} are supported`);
+  if (cells > MAX_PROBABILITY_CELLS)
+    unsupported(
+      path,
+      `its tree nodes would hold ${cells} probabilities (nodes × categories); at most ${MAX_PROBABILITY_CELLS} are supported`,
+    );
   const read = readOutputs(kid(m, 'Output'), `${path}.Output`, local.ctx.fields, functionName);
   const expressions = read.expressions;
   let outputs = read.outputs;
   if (outputs.length === 0) {
     // Without an Output element: the prediction under the target's name and, for a classification, a probability per category.
     outputs = [{ name: target ?? 'predictedValue', feature: 'predictedValue' }];
-    for (const category of modelCategories(model, targetCategories)) outputs.push({ name: `probability(${String(category)})`, feature: 'probability', value: String(category) });
+    for (const category of modelCategories(model, targetCategories))
+      outputs.push({ name: `probability(${String(category)})`, feature: 'probability', value: String(category) });
   }
   const names = new Set<string>();
   outputs.forEach((o, k) => {
     if (names.has(o.name)) invalid(`${path}.Output.OutputField[${k}]`, `output "${o.name}" is declared twice`);
     names.add(o.name);
-    if (o.feature === 'probability' && functionName !== 'classification') invalid(`${path}.Output.OutputField[${k}]`, 'probability is an output of a classification');
-    if (o.feature === 'reasonCode' && !(model.kind === 'scorecard' && model.useReasonCodes)) invalid(`${path}.Output.OutputField[${k}]`, 'reasonCode is an output of a Scorecard with useReasonCodes');
+    if (o.feature === 'probability' && functionName !== 'classification')
+      invalid(`${path}.Output.OutputField[${k}]`, 'probability is an output of a classification');
+    if (o.feature === 'reasonCode' && !(model.kind === 'scorecard' && model.useReasonCodes))
+      invalid(`${path}.Output.OutputField[${k}]`, 'reasonCode is an output of a Scorecard with useReasonCodes');
   });
   return {
-    modelType: m.name, functionName, inputs, outputs, model,
+    modelType: m.name,
+    functionName,
+    inputs,
+    outputs,
+    model,
     ...(target !== undefined ? { target } : {}),
     ...(targetCategories ? { targetCategories } : {}),
     ...(derived.length > 0 ? { derived } : {}),

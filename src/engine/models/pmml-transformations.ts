@@ -12,13 +12,43 @@ const EXPRESSIONS = ['Constant', 'FieldRef', 'NormContinuous', 'NormDiscrete', '
 
 /** Built-in functions: [fewest, most] arguments. */
 const FUNCTIONS: Record<string, [number, number]> = {
-  '+': [2, 2], '-': [2, 2], '*': [2, 2], '/': [2, 2], pow: [2, 2], threshold: [2, 2],
-  min: [1, Infinity], max: [1, Infinity], sum: [1, Infinity], avg: [1, Infinity],
-  log10: [1, 1], ln: [1, 1], sqrt: [1, 1], abs: [1, 1], exp: [1, 1], floor: [1, 1], ceil: [1, 1], round: [1, 1],
-  isMissing: [1, 1], isNotMissing: [1, 1],
-  equal: [2, 2], notEqual: [2, 2], lessThan: [2, 2], lessOrEqual: [2, 2], greaterThan: [2, 2], greaterOrEqual: [2, 2],
-  and: [2, Infinity], or: [2, Infinity], not: [1, 1], isIn: [2, Infinity], isNotIn: [2, Infinity], if: [2, 3],
-  uppercase: [1, 1], lowercase: [1, 1], substring: [3, 3], trimBlanks: [1, 1], concat: [1, Infinity],
+  '+': [2, 2],
+  '-': [2, 2],
+  '*': [2, 2],
+  '/': [2, 2],
+  pow: [2, 2],
+  threshold: [2, 2],
+  min: [1, Infinity],
+  max: [1, Infinity],
+  sum: [1, Infinity],
+  avg: [1, Infinity],
+  log10: [1, 1],
+  ln: [1, 1],
+  sqrt: [1, 1],
+  abs: [1, 1],
+  exp: [1, 1],
+  floor: [1, 1],
+  ceil: [1, 1],
+  round: [1, 1],
+  isMissing: [1, 1],
+  isNotMissing: [1, 1],
+  equal: [2, 2],
+  notEqual: [2, 2],
+  lessThan: [2, 2],
+  lessOrEqual: [2, 2],
+  greaterThan: [2, 2],
+  greaterOrEqual: [2, 2],
+  and: [2, Infinity],
+  or: [2, Infinity],
+  not: [1, 1],
+  isIn: [2, Infinity],
+  isNotIn: [2, Infinity],
+  if: [2, 3],
+  uppercase: [1, 1],
+  lowercase: [1, 1],
+  substring: [3, 3],
+  trimBlanks: [1, 1],
+  concat: [1, Infinity],
 };
 
 const DATA_TYPES = ['string', 'integer', 'float', 'double', 'boolean'] as const;
@@ -42,14 +72,31 @@ function expressionChildren(element: XmlElement): XmlElement[] {
  * Reads one expression element. `refs` collects the fields it reads (for the dependency order of derived
  * fields); `resultType` types its constants (mapMissingTo, defaultValue, bin and table values).
  */
-function readExpression(x: XmlElement, path: string, fields: Map<string, FieldInfo>, refs: Set<string>, resultType?: ModelDataType): Expression {
-  if (!EXPRESSIONS.includes(x.name)) unsupported(path, `<${x.name}> is not supported in an expression (supported: ${EXPRESSIONS.join(', ')})`);
-  const field = (name: string | undefined) => { const f = fieldOf({ path, fields }, path, name); refs.add(f.name); return f as FieldInfo; };
-  const optional = <T>(raw: string | undefined, read: (raw: string) => T): { [k: string]: T } | Record<string, never> => (raw === undefined ? {} : { v: read(raw) });
+function readExpression(
+  x: XmlElement,
+  path: string,
+  fields: Map<string, FieldInfo>,
+  refs: Set<string>,
+  resultType?: ModelDataType,
+): Expression {
+  if (!EXPRESSIONS.includes(x.name))
+    unsupported(path, `<${x.name}> is not supported in an expression (supported: ${EXPRESSIONS.join(', ')})`);
+  const field = (name: string | undefined) => {
+    const f = fieldOf({ path, fields }, path, name);
+    refs.add(f.name);
+    return f as FieldInfo;
+  };
+  const optional = <T>(
+    raw: string | undefined,
+    read: (raw: string) => T,
+  ): { [k: string]: T } | Record<string, never> => (raw === undefined ? {} : { v: read(raw) });
   switch (x.name) {
     case 'Constant': {
       if (x.attributes.missing === 'true') return { op: 'constant', value: null };
-      const dataType = x.attributes.dataType === undefined ? undefined : oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string');
+      const dataType =
+        x.attributes.dataType === undefined
+          ? undefined
+          : oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string');
       return { op: 'constant', value: typedOrLoose(path, dataType, x.text) };
     }
     case 'FieldRef': {
@@ -59,80 +106,162 @@ function readExpression(x: XmlElement, path: string, fields: Map<string, FieldIn
     }
     case 'NormContinuous': {
       const f = field(x.attributes.field);
-      const points = kids(x, 'LinearNorm').map((n, k) => ({ orig: number(`${path}.LinearNorm[${k}]`, n.attributes.orig, 'orig'), norm: number(`${path}.LinearNorm[${k}]`, n.attributes.norm, 'norm') }));
+      const points = kids(x, 'LinearNorm').map((n, k) => ({
+        orig: number(`${path}.LinearNorm[${k}]`, n.attributes.orig, 'orig'),
+        norm: number(`${path}.LinearNorm[${k}]`, n.attributes.norm, 'norm'),
+      }));
       if (points.length < 2) invalid(path, 'needs at least two LinearNorm');
-      points.forEach((p, k) => { if (k > 0 && !(p.orig > points[k - 1].orig)) invalid(`${path}.LinearNorm[${k}]`, 'orig must increase from one LinearNorm to the next'); });
-      const outliers = oneOf(path, x.attributes.outliers, 'outliers', ['asIs', 'asMissingValues', 'asExtremeValues'] as const, 'asIs');
-      const m = x.attributes.mapMissingTo !== undefined ? number(path, x.attributes.mapMissingTo, 'mapMissingTo') : undefined;
+      points.forEach((p, k) => {
+        if (k > 0 && !(p.orig > points[k - 1].orig))
+          invalid(`${path}.LinearNorm[${k}]`, 'orig must increase from one LinearNorm to the next');
+      });
+      const outliers = oneOf(
+        path,
+        x.attributes.outliers,
+        'outliers',
+        ['asIs', 'asMissingValues', 'asExtremeValues'] as const,
+        'asIs',
+      );
+      const m =
+        x.attributes.mapMissingTo !== undefined ? number(path, x.attributes.mapMissingTo, 'mapMissingTo') : undefined;
       return { op: 'normContinuous', field: f.name, points, outliers, ...(m !== undefined ? { mapMissingTo: m } : {}) };
     }
     case 'NormDiscrete': {
       const f = field(x.attributes.field);
-      if (x.attributes.method !== undefined && x.attributes.method !== 'indicator') unsupported(path, `method="${x.attributes.method}" is not supported (supported: indicator)`);
+      if (x.attributes.method !== undefined && x.attributes.method !== 'indicator')
+        unsupported(path, `method="${x.attributes.method}" is not supported (supported: indicator)`);
       if (x.attributes.value === undefined) invalid(path, 'attribute "value" is required');
-      const m = x.attributes.mapMissingTo !== undefined ? number(path, x.attributes.mapMissingTo, 'mapMissingTo') : undefined;
-      return { op: 'normDiscrete', field: f.name, value: typed(path, f.dataType, x.attributes.value!), ...(m !== undefined ? { mapMissingTo: m } : {}) };
+      const m =
+        x.attributes.mapMissingTo !== undefined ? number(path, x.attributes.mapMissingTo, 'mapMissingTo') : undefined;
+      return {
+        op: 'normDiscrete',
+        field: f.name,
+        value: typed(path, f.dataType, x.attributes.value!),
+        ...(m !== undefined ? { mapMissingTo: m } : {}),
+      };
     }
     case 'Discretize': {
       const f = field(x.attributes.field);
-      const outType = x.attributes.dataType !== undefined ? oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string') : resultType;
+      const outType =
+        x.attributes.dataType !== undefined
+          ? oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string')
+          : resultType;
       const bins = kids(x, 'DiscretizeBin').map((b, k) => {
         const bpath = `${path}.DiscretizeBin[${k}]`;
         const interval = kid(b, 'Interval') ?? invalid(bpath, 'needs an Interval');
         const ipath = `${bpath}.Interval`;
-        const closure = oneOf(ipath, interval.attributes.closure, 'closure', ['openClosed', 'openOpen', 'closedOpen', 'closedClosed'] as const, 'closedClosed');
+        const closure = oneOf(
+          ipath,
+          interval.attributes.closure,
+          'closure',
+          ['openClosed', 'openOpen', 'closedOpen', 'closedClosed'] as const,
+          'closedClosed',
+        );
         if (b.attributes.binValue === undefined) invalid(bpath, 'attribute "binValue" is required');
         return {
           value: typedOrLoose(bpath, outType, b.attributes.binValue!),
-          ...(interval.attributes.leftMargin !== undefined ? { min: number(ipath, interval.attributes.leftMargin, 'leftMargin') } : {}),
-          ...(interval.attributes.rightMargin !== undefined ? { max: number(ipath, interval.attributes.rightMargin, 'rightMargin') } : {}),
-          minClosed: closure.startsWith('closed'), maxClosed: closure.endsWith('Closed'),
+          ...(interval.attributes.leftMargin !== undefined
+            ? { min: number(ipath, interval.attributes.leftMargin, 'leftMargin') }
+            : {}),
+          ...(interval.attributes.rightMargin !== undefined
+            ? { max: number(ipath, interval.attributes.rightMargin, 'rightMargin') }
+            : {}),
+          minClosed: closure.startsWith('closed'),
+          maxClosed: closure.endsWith('Closed'),
         };
       });
       const m = optional(x.attributes.mapMissingTo, (raw) => typedOrLoose(path, outType, raw));
       const d = optional(x.attributes.defaultValue, (raw) => typedOrLoose(path, outType, raw));
-      return { op: 'discretize', field: f.name, bins, ...(m.v !== undefined ? { mapMissingTo: m.v } : {}), ...(d.v !== undefined ? { defaultValue: d.v } : {}) };
+      return {
+        op: 'discretize',
+        field: f.name,
+        bins,
+        ...(m.v !== undefined ? { mapMissingTo: m.v } : {}),
+        ...(d.v !== undefined ? { defaultValue: d.v } : {}),
+      };
     }
     case 'MapValues': {
-      if (kid(x, 'TableLocator')) unsupported(`${path}.TableLocator`, 'TableLocator is not supported: give the table inline (InlineTable)');
-      const outType = x.attributes.dataType !== undefined ? oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string') : resultType;
+      if (kid(x, 'TableLocator'))
+        unsupported(`${path}.TableLocator`, 'TableLocator is not supported: give the table inline (InlineTable)');
+      const outType =
+        x.attributes.dataType !== undefined
+          ? oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string')
+          : resultType;
       const output = x.attributes.outputColumn ?? invalid(path, 'attribute "outputColumn" is required');
       const pairs = kids(x, 'FieldColumnPair').map((p, k) => {
         const ppath = `${path}.FieldColumnPair[${k}]`;
         const f = fieldOf({ path: ppath, fields }, ppath, p.attributes.field);
         refs.add(f.name);
-        return { field: f as FieldInfo, column: p.attributes.column ?? invalid(ppath, 'attribute "column" is required') };
+        return {
+          field: f as FieldInfo,
+          column: p.attributes.column ?? invalid(ppath, 'attribute "column" is required'),
+        };
       });
       if (pairs.length === 0) invalid(path, 'needs at least one FieldColumnPair');
       const table = kid(x, 'InlineTable') ?? invalid(path, 'needs an InlineTable');
-      const cell = (row: XmlElement, column: string) => row.children.find((c) => c.name === column || c.name.endsWith(`:${column}`));
+      const cell = (row: XmlElement, column: string) =>
+        row.children.find((c) => c.name === column || c.name.endsWith(`:${column}`));
       const rows = kids(table, 'row').map((row, k) => {
         const rpath = `${path}.InlineTable.row[${k}]`;
-        const keys = pairs.map((p) => { const c = cell(row, p.column) ?? invalid(rpath, `has no column "${p.column}"`); return typed(rpath, p.field.dataType, c.text); });
+        const keys = pairs.map((p) => {
+          const c = cell(row, p.column) ?? invalid(rpath, `has no column "${p.column}"`);
+          return typed(rpath, p.field.dataType, c.text);
+        });
         const out = cell(row, output) ?? invalid(rpath, `has no column "${output}"`);
         return { keys, value: typedOrLoose(rpath, outType, out.text) };
       });
       const m = optional(x.attributes.mapMissingTo, (raw) => typedOrLoose(path, outType, raw));
       const d = optional(x.attributes.defaultValue, (raw) => typedOrLoose(path, outType, raw));
-      return { op: 'mapValues', fields: pairs.map((p) => p.field.name), rows, ...(m.v !== undefined ? { mapMissingTo: m.v } : {}), ...(d.v !== undefined ? { defaultValue: d.v } : {}) };
+      return {
+        op: 'mapValues',
+        fields: pairs.map((p) => p.field.name),
+        rows,
+        ...(m.v !== undefined ? { mapMissingTo: m.v } : {}),
+        ...(d.v !== undefined ? { defaultValue: d.v } : {}),
+      };
     }
     default: {
       // Apply
       const fn = x.attributes.function ?? invalid(path, 'attribute "function" is required');
-      const arity = Object.hasOwn(FUNCTIONS, fn) ? FUNCTIONS[fn] : unsupported(path, `function "${fn}" is not supported (supported: ${Object.keys(FUNCTIONS).join(', ')})`);
+      const arity = Object.hasOwn(FUNCTIONS, fn)
+        ? FUNCTIONS[fn]
+        : unsupported(path, `function "${fn}" is not supported (supported: ${Object.keys(FUNCTIONS).join(', ')})`);
       const parts = expressionChildren(x);
       const args = parts.map((c, k) => readExpression(c, `${path}.${c.name}[${k}]`, fields, refs));
-      if (args.length < arity[0] || args.length > arity[1]) invalid(path, `function "${fn}" takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1] === Infinity ? 'any number of' : arity[1]}`} arguments, got ${args.length}`);
-      const invalidValueTreatment = oneOf(path, x.attributes.invalidValueTreatment, 'invalidValueTreatment', ['returnInvalid', 'asIs', 'asMissing'] as const, 'returnInvalid');
+      if (args.length < arity[0] || args.length > arity[1])
+        invalid(
+          path,
+          `function "${fn}" takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1] === Infinity ? 'any number of' : arity[1]}`} arguments, got ${args.length}`,
+        );
+      const invalidValueTreatment = oneOf(
+        path,
+        x.attributes.invalidValueTreatment,
+        'invalidValueTreatment',
+        ['returnInvalid', 'asIs', 'asMissing'] as const,
+        'returnInvalid',
+      );
       const m = optional(x.attributes.mapMissingTo, (raw) => typedOrLoose(path, resultType, raw));
       const d = optional(x.attributes.defaultValue, (raw) => typedOrLoose(path, resultType, raw));
-      return { op: 'apply', function: fn, args, invalidValueTreatment, ...(m.v !== undefined ? { mapMissingTo: m.v } : {}), ...(d.v !== undefined ? { defaultValue: d.v } : {}) };
+      return {
+        op: 'apply',
+        function: fn,
+        args,
+        invalidValueTreatment,
+        ...(m.v !== undefined ? { mapMissingTo: m.v } : {}),
+        ...(d.v !== undefined ? { defaultValue: d.v } : {}),
+      };
     }
   }
 }
 
 /** The expression of an element that holds exactly one (DerivedField, OutputField); undefined when it holds none. */
-export function expressionOf(element: XmlElement, path: string, fields: Map<string, FieldInfo>, refs: Set<string>, resultType?: ModelDataType): Expression | undefined {
+export function expressionOf(
+  element: XmlElement,
+  path: string,
+  fields: Map<string, FieldInfo>,
+  refs: Set<string>,
+  resultType?: ModelDataType,
+): Expression | undefined {
   const parts = expressionChildren(element);
   if (parts.length === 0) return undefined;
   if (parts.length > 1) invalid(path, `holds ${parts.length} expressions, one is allowed`);
@@ -143,7 +272,11 @@ export function expressionOf(element: XmlElement, path: string, fields: Map<stri
  * The DerivedFields of a TransformationDictionary or LocalTransformations, dependencies first (they may read
  * each other in any order; a cycle is refused naming a field on it), and the fields in scope after them.
  */
-export function readDerivedFields(container: XmlElement, path: string, fields: Map<string, FieldInfo>): { derived: DerivedField[]; fields: Map<string, FieldInfo> } {
+export function readDerivedFields(
+  container: XmlElement,
+  path: string,
+  fields: Map<string, FieldInfo>,
+): { derived: DerivedField[]; fields: Map<string, FieldInfo> } {
   const defined = kid(container, 'DefineFunction');
   if (defined) unsupported(`${path}.DefineFunction`, 'user-defined functions (DefineFunction) are not supported');
   const scope = new Map(fields);
@@ -151,8 +284,18 @@ export function readDerivedFields(container: XmlElement, path: string, fields: M
     const dpath = `${path}.DerivedField[${k}]`;
     const name = d.attributes.name ?? invalid(dpath, 'attribute "name" is required');
     if (scope.has(name)) invalid(dpath, `field "${name}" is already defined`);
-    const dataType = oneOf(dpath, d.attributes.dataType, 'dataType', DATA_TYPES, 'double', ['date', 'time', 'dateTime']);
-    const optype = oneOf(dpath, d.attributes.optype, 'optype', ['continuous', 'categorical', 'ordinal'] as const, dataType === 'string' || dataType === 'boolean' ? 'categorical' : 'continuous') as OpType;
+    const dataType = oneOf(dpath, d.attributes.dataType, 'dataType', DATA_TYPES, 'double', [
+      'date',
+      'time',
+      'dateTime',
+    ]);
+    const optype = oneOf(
+      dpath,
+      d.attributes.optype,
+      'optype',
+      ['continuous', 'categorical', 'ordinal'] as const,
+      dataType === 'string' || dataType === 'boolean' ? 'categorical' : 'continuous',
+    ) as OpType;
     scope.set(name, { name, dataType, optype });
     return { d, dpath, name, dataType, optype };
   });
@@ -181,7 +324,12 @@ export function readDerivedFields(container: XmlElement, path: string, fields: M
 }
 
 /** A model's Targets: its one Target, for the model's target field. */
-export function readTargets(targets: XmlElement, path: string, functionName: 'regression' | 'classification', categories: Set<string>): TargetSpec {
+export function readTargets(
+  targets: XmlElement,
+  path: string,
+  functionName: 'regression' | 'classification',
+  categories: Set<string>,
+): TargetSpec {
   const list = kids(targets, 'Target');
   if (list.length !== 1) unsupported(path, `${list.length} Target elements: one, for the model's target, is supported`);
   const t = list[0];
@@ -192,14 +340,25 @@ export function readTargets(targets: XmlElement, path: string, functionName: 're
   };
   if (t.attributes.min !== undefined) spec.min = number(tpath, t.attributes.min, 'min');
   if (t.attributes.max !== undefined) spec.max = number(tpath, t.attributes.max, 'max');
-  if (t.attributes.castInteger !== undefined) spec.castInteger = oneOf(tpath, t.attributes.castInteger, 'castInteger', ['round', 'ceiling', 'floor'] as const, 'round');
-  const rescales = ['min', 'max', 'rescaleFactor', 'rescaleConstant', 'castInteger'].filter((a) => t.attributes[a] !== undefined);
-  if (functionName === 'classification' && rescales.length > 0) invalid(tpath, `${rescales[0]} is for the target of a regression`);
+  if (t.attributes.castInteger !== undefined)
+    spec.castInteger = oneOf(
+      tpath,
+      t.attributes.castInteger,
+      'castInteger',
+      ['round', 'ceiling', 'floor'] as const,
+      'round',
+    );
+  const rescales = ['min', 'max', 'rescaleFactor', 'rescaleConstant', 'castInteger'].filter(
+    (a) => t.attributes[a] !== undefined,
+  );
+  if (functionName === 'classification' && rescales.length > 0)
+    invalid(tpath, `${rescales[0]} is for the target of a regression`);
   const values = kids(t, 'TargetValue');
   values.forEach((v, k) => {
     const vpath = `${tpath}.TargetValue[${k}]`;
     if (functionName === 'regression') {
-      if (v.attributes.priorProbability !== undefined) invalid(vpath, 'priorProbability is for the target of a classification');
+      if (v.attributes.priorProbability !== undefined)
+        invalid(vpath, 'priorProbability is for the target of a classification');
       if (v.attributes.defaultValue !== undefined) {
         if (spec.defaultValue !== undefined) invalid(vpath, 'a second defaultValue');
         spec.defaultValue = number(vpath, v.attributes.defaultValue, 'defaultValue');
@@ -209,7 +368,10 @@ export function readTargets(targets: XmlElement, path: string, functionName: 're
       if (v.attributes.priorProbability === undefined) return;
       const value = v.attributes.value ?? invalid(vpath, 'a priorProbability needs the category (value)');
       if (!categories.has(value)) invalid(vpath, `"${value}" is not a category of the target`);
-      spec.priors = [...(spec.priors ?? []), { value, probability: number(vpath, v.attributes.priorProbability, 'priorProbability') }];
+      spec.priors = [
+        ...(spec.priors ?? []),
+        { value, probability: number(vpath, v.attributes.priorProbability, 'priorProbability') },
+      ];
     }
     if (kid(v, 'Partition')) unsupported(`${vpath}.Partition`, 'Partition is not supported');
   });

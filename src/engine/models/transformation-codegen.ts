@@ -58,25 +58,48 @@ function CAST(v, t) {
 const withRuntime = new WeakSet<CodeSink>();
 
 /** Names what an invalid function result fails, in MODEL_INPUT_INVALID's message. */
-interface ExpressionSite { nodeId: string; what: string }
+interface ExpressionSite {
+  nodeId: string;
+  what: string;
+}
 
 const NUMERIC: Record<string, (a: string[]) => string> = {
-  '+': (a) => `${a[0]} + ${a[1]}`, '-': (a) => `${a[0]} - ${a[1]}`, '*': (a) => `${a[0]} * ${a[1]}`, '/': (a) => `${a[0]} / ${a[1]}`,
-  pow: (a) => `Math.pow(${a[0]}, ${a[1]})`, threshold: (a) => `(${a[0]} > ${a[1]} ? 1 : 0)`,
-  min: (a) => `Math.min(${a.join(', ')})`, max: (a) => `Math.max(${a.join(', ')})`,
-  sum: (a) => a.join(' + '), avg: (a) => `(${a.join(' + ')}) / ${a.length}`,
-  log10: (a) => `Math.log10(${a[0]})`, ln: (a) => `Math.log(${a[0]})`, sqrt: (a) => `Math.sqrt(${a[0]})`, abs: (a) => `Math.abs(${a[0]})`,
-  exp: (a) => `Math.exp(${a[0]})`, floor: (a) => `Math.floor(${a[0]})`, ceil: (a) => `Math.ceil(${a[0]})`,
+  '+': (a) => `${a[0]} + ${a[1]}`,
+  '-': (a) => `${a[0]} - ${a[1]}`,
+  '*': (a) => `${a[0]} * ${a[1]}`,
+  '/': (a) => `${a[0]} / ${a[1]}`,
+  pow: (a) => `Math.pow(${a[0]}, ${a[1]})`,
+  threshold: (a) => `(${a[0]} > ${a[1]} ? 1 : 0)`,
+  min: (a) => `Math.min(${a.join(', ')})`,
+  max: (a) => `Math.max(${a.join(', ')})`,
+  sum: (a) => a.join(' + '),
+  avg: (a) => `(${a.join(' + ')}) / ${a.length}`,
+  log10: (a) => `Math.log10(${a[0]})`,
+  ln: (a) => `Math.log(${a[0]})`,
+  sqrt: (a) => `Math.sqrt(${a[0]})`,
+  abs: (a) => `Math.abs(${a[0]})`,
+  exp: (a) => `Math.exp(${a[0]})`,
+  floor: (a) => `Math.floor(${a[0]})`,
+  ceil: (a) => `Math.ceil(${a[0]})`,
   // Java's Math.round, as PMML's reference implementations: halves go up (-2.5 → -2), which JavaScript's Math.round also does
   round: (a) => `Math.round(${a[0]})`,
 };
 
 const OTHER: Record<string, (a: string[]) => string> = {
-  equal: (a) => `${a[0]} === ${a[1]}`, notEqual: (a) => `${a[0]} !== ${a[1]}`,
-  lessThan: (a) => `${a[0]} < ${a[1]}`, lessOrEqual: (a) => `${a[0]} <= ${a[1]}`, greaterThan: (a) => `${a[0]} > ${a[1]}`, greaterOrEqual: (a) => `${a[0]} >= ${a[1]}`,
-  and: (a) => a.map((x) => `${x} === true`).join(' && '), or: (a) => `(${a.map((x) => `${x} === true`).join(' || ')})`, not: (a) => `${a[0]} !== true`,
-  isIn: (a) => `[${a.slice(1).join(', ')}].includes(${a[0]})`, isNotIn: (a) => `![${a.slice(1).join(', ')}].includes(${a[0]})`,
-  uppercase: (a) => `String(${a[0]}).toUpperCase()`, lowercase: (a) => `String(${a[0]}).toLowerCase()`, trimBlanks: (a) => `String(${a[0]}).trim()`,
+  equal: (a) => `${a[0]} === ${a[1]}`,
+  notEqual: (a) => `${a[0]} !== ${a[1]}`,
+  lessThan: (a) => `${a[0]} < ${a[1]}`,
+  lessOrEqual: (a) => `${a[0]} <= ${a[1]}`,
+  greaterThan: (a) => `${a[0]} > ${a[1]}`,
+  greaterOrEqual: (a) => `${a[0]} >= ${a[1]}`,
+  and: (a) => a.map((x) => `${x} === true`).join(' && '),
+  or: (a) => `(${a.map((x) => `${x} === true`).join(' || ')})`,
+  not: (a) => `${a[0]} !== true`,
+  isIn: (a) => `[${a.slice(1).join(', ')}].includes(${a[0]})`,
+  isNotIn: (a) => `![${a.slice(1).join(', ')}].includes(${a[0]})`,
+  uppercase: (a) => `String(${a[0]}).toUpperCase()`,
+  lowercase: (a) => `String(${a[0]}).toLowerCase()`,
+  trimBlanks: (a) => `String(${a[0]}).trim()`,
   // PMML positions start at 1
   substring: (a) => `String(${a[0]}).slice(${a[1]} - 1, ${a[1]} - 1 + ${a[2]})`,
   concat: (a) => a.map((x) => `String(${x})`).join(' + '),
@@ -84,10 +107,14 @@ const OTHER: Record<string, (a: string[]) => string> = {
 
 /** A JavaScript expression over `X` giving the expression's value, null when missing. */
 export function expressionSource(e: CodeSink, site: ExpressionSite, x: Expression): string {
-  if (!withRuntime.has(e)) { withRuntime.add(e); e.parts.push(RUNTIME); }
+  if (!withRuntime.has(e)) {
+    withRuntime.add(e);
+    e.parts.push(RUNTIME);
+  }
   const opt = (v: FieldValue | undefined) => (v === undefined ? 'null' : q(v));
   switch (x.op) {
-    case 'constant': return x.value === null ? 'null' : q(x.value);
+    case 'constant':
+      return x.value === null ? 'null' : q(x.value);
     case 'field': {
       const ref = `X[${e.slot(x.field)}]`;
       return x.mapMissingTo === undefined ? ref : `(${ref} === null ? ${q(x.mapMissingTo)} : ${ref})`;
@@ -100,9 +127,12 @@ export function expressionSource(e: CodeSink, site: ExpressionSite, x: Expressio
       const ref = `X[${e.slot(x.field)}]`;
       return `(${ref} === null ? ${opt(x.mapMissingTo)} : ${ref} === ${q(x.value)} ? 1 : 0)`;
     }
-    case 'discretize': return `DISC(X[${e.slot(x.field)}], ${e.constant(data(x.bins))}, ${opt(x.mapMissingTo)}, ${opt(x.defaultValue)})`;
-    case 'mapValues': return `MAPV([${x.fields.map((f) => `X[${e.slot(f)}]`).join(', ')}], ${e.constant(data(x.rows))}, ${opt(x.mapMissingTo)}, ${opt(x.defaultValue)})`;
-    case 'apply': return `${applyFunction(e, site, x)}(X)`;
+    case 'discretize':
+      return `DISC(X[${e.slot(x.field)}], ${e.constant(data(x.bins))}, ${opt(x.mapMissingTo)}, ${opt(x.defaultValue)})`;
+    case 'mapValues':
+      return `MAPV([${x.fields.map((f) => `X[${e.slot(f)}]`).join(', ')}], ${e.constant(data(x.rows))}, ${opt(x.mapMissingTo)}, ${opt(x.defaultValue)})`;
+    case 'apply':
+      return `${applyFunction(e, site, x)}(X)`;
   }
 }
 
@@ -117,7 +147,8 @@ export function expressionSource(e: CodeSink, site: ExpressionSite, x: Expressio
 function applyFunction(e: CodeSink, site: ExpressionSite, x: Extract<Expression, { op: 'apply' }>): string {
   const name = e.id('F');
   const args = x.args.map((a) => expressionSource(e, site, a));
-  const missing = x.mapMissingTo !== undefined ? q(x.mapMissingTo) : x.defaultValue !== undefined ? q(x.defaultValue) : 'null';
+  const missing =
+    x.mapMissingTo !== undefined ? q(x.mapMissingTo) : x.defaultValue !== undefined ? q(x.defaultValue) : 'null';
   const finish = x.defaultValue !== undefined ? `return y === null ? ${q(x.defaultValue)} : y;` : 'return y;';
   const lines: string[] = [];
   if (x.function === 'isMissing' || x.function === 'isNotMissing') {
@@ -132,12 +163,21 @@ function applyFunction(e: CodeSink, site: ExpressionSite, x: Extract<Expression,
     lines.push(...args.map((a, k) => `const a${k} = ${a};`));
     lines.push(`if (${names.map((a) => `${a} === null`).join(' || ')}) return ${missing};`);
     if (Object.hasOwn(NUMERIC, x.function)) {
-      lines.push(`let y = ${names.map((a) => `typeof ${a} !== "number"`).join(' || ')} ? NaN : ${NUMERIC[x.function](names)};`);
+      lines.push(
+        `let y = ${names.map((a) => `typeof ${a} !== "number"`).join(' || ')} ? NaN : ${NUMERIC[x.function](names)};`,
+      );
       const message = `${site.what} of node '${site.nodeId}' is invalid: function "${x.function}" gave `;
       switch (x.invalidValueTreatment) {
-        case 'returnInvalid': lines.push(`if (!isFinite(y)) throw rt.err("MODEL_INPUT_INVALID", ${q(message)} + String(y) + " for " + ${q(names.length === 1 ? 'input ' : 'inputs ')} + [${names.join(', ')}].map((v) => typeof v === "string" ? JSON.stringify(v) : String(v)).join(", "));`); break;
-        case 'asMissing': lines.push('if (!isFinite(y)) y = null;'); break;
-        case 'asIs': break;
+        case 'returnInvalid':
+          lines.push(
+            `if (!isFinite(y)) throw rt.err("MODEL_INPUT_INVALID", ${q(message)} + String(y) + " for " + ${q(names.length === 1 ? 'input ' : 'inputs ')} + [${names.join(', ')}].map((v) => typeof v === "string" ? JSON.stringify(v) : String(v)).join(", "));`,
+          );
+          break;
+        case 'asMissing':
+          lines.push('if (!isFinite(y)) y = null;');
+          break;
+        case 'asIs':
+          break;
       }
     } else {
       lines.push(`const y = ${OTHER[x.function](names)};`);
@@ -171,10 +211,16 @@ export function derivedStatements(e: CodeSink, nodeId: string, all: DerivedField
   // dependencies come first: walking backwards meets each field's readers before the field itself
   const needed = new Set<DerivedField>();
   for (const d of [...all].reverse()) {
-    if (used.has(d.name)) { needed.add(d); fieldsRead(d.expression, used); }
+    if (used.has(d.name)) {
+      needed.add(d);
+      fieldsRead(d.expression, used);
+    }
   }
   const derived = all.filter((d) => needed.has(d));
-  return derived.map((d) => `X[${e.slot(d.name)}] = CAST(${expressionSource(e, { nodeId, what: `derived field "${d.name}"` }, d.expression)}, ${q(castType(d.dataType))});`);
+  return derived.map(
+    (d) =>
+      `X[${e.slot(d.name)}] = CAST(${expressionSource(e, { nodeId, what: `derived field "${d.name}"` }, d.expression)}, ${q(castType(d.dataType))});`,
+  );
 }
 
 function castType(dataType: ModelDataType): 'string' | 'boolean' | 'number' {
@@ -187,22 +233,34 @@ function castType(dataType: ModelDataType): 'string' | 'boolean' | 'number' {
  * model that predicts nothing gives the TargetValue defaultValue (regression) or, for a classification, the
  * prior probabilities and their most probable category.
  */
-export function targetsFunction(e: CodeSink, t: TargetSpec, inner: string, functionName: 'regression' | 'classification'): string {
+export function targetsFunction(
+  e: CodeSink,
+  t: TargetSpec,
+  inner: string,
+  functionName: 'regression' | 'classification',
+): string {
   const name = e.id('TG');
   const lines = [`const r = ${inner}(X);`];
   if (functionName === 'regression') {
-    lines.push(`if (r === null) return ${t.defaultValue !== undefined ? `{ v: ${q(t.defaultValue)}, p: null, rc: null }` : 'null'};`, 'let v = r.v;');
+    lines.push(
+      `if (r === null) return ${t.defaultValue !== undefined ? `{ v: ${q(t.defaultValue)}, p: null, rc: null }` : 'null'};`,
+      'let v = r.v;',
+    );
     if (t.min !== undefined) lines.push(`if (v < ${q(t.min)}) v = ${q(t.min)};`);
     if (t.max !== undefined) lines.push(`if (v > ${q(t.max)}) v = ${q(t.max)};`);
     if (t.rescaleFactor !== 1) lines.push(`v = v * ${q(t.rescaleFactor)};`);
     if (t.rescaleConstant !== 0) lines.push(`v = v + ${q(t.rescaleConstant)};`);
-    if (t.castInteger) lines.push(`v = ${{ round: 'Math.round', ceiling: 'Math.ceil', floor: 'Math.floor' }[t.castInteger]}(v);`);
+    if (t.castInteger)
+      lines.push(`v = ${{ round: 'Math.round', ceiling: 'Math.ceil', floor: 'Math.floor' }[t.castInteger]}(v);`);
     lines.push('return { v: v, p: r.p, rc: r.rc };');
   } else if (t.priors) {
     const p = e.categories.map(() => 0);
     for (const prior of t.priors) p[e.category(prior.value)!] = prior.probability;
     let v = -1;
-    for (const prior of t.priors) { const c = e.category(prior.value)!; if (v < 0 || p[c] > p[v]) v = c; }
+    for (const prior of t.priors) {
+      const c = e.category(prior.value)!;
+      if (v < 0 || p[c] > p[v]) v = c;
+    }
     lines.push(`if (r === null) return ${e.constant(data({ v, p, rc: null }))};`, 'return r;');
   } else lines.push('return r;');
   e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);

@@ -12,12 +12,18 @@ export interface XmlElement {
   text: string;
 }
 
-export interface XmlLimits { maxDepth: number; maxElements: number }
+export interface XmlLimits {
+  maxDepth: number;
+  maxElements: number;
+}
 
 export const DEFAULT_XML_LIMITS: XmlLimits = { maxDepth: 128, maxElements: 500_000 };
 
 export class XmlSyntaxError extends Error {
-  constructor(message: string, readonly line: number) {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
     super(`${message} (line ${line})`);
     this.name = 'XmlSyntaxError';
   }
@@ -42,19 +48,24 @@ export function parseXml(source: string, limits: XmlLimits = DEFAULT_XML_LIMITS)
     for (let k = 0; k < index && k < source.length; k++) if (source.charCodeAt(k) === 10) line++;
     return line;
   };
-  const fail = (message: string, index = at): never => { throw new XmlSyntaxError(message, lineAt(index)); };
+  const fail = (message: string, index = at): never => {
+    throw new XmlSyntaxError(message, lineAt(index));
+  };
   const decode = (raw: string, start: number): string =>
-    raw.indexOf('&') < 0 ? raw : raw.replace(/&([^;&\s]{0,10});?/g, (match, ref: string) => {
-      if (!match.endsWith(';')) fail('an "&" must start an entity reference ending in ";"', start);
-      if (ref[0] === '#') {
-        const code = ref[1] === 'x' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
-        if (!Number.isInteger(code) || code <= 0 || code > 0x10ffff) fail(`invalid character reference "&${ref};"`, start);
-        return String.fromCodePoint(code);
-      }
-      const value = ENTITIES[ref];
-      if (value === undefined) fail(`unknown entity "&${ref};" (only the predefined entities are accepted)`, start);
-      return value;
-    });
+    raw.indexOf('&') < 0
+      ? raw
+      : raw.replace(/&([^;&\s]{0,10});?/g, (match, ref: string) => {
+          if (!match.endsWith(';')) fail('an "&" must start an entity reference ending in ";"', start);
+          if (ref[0] === '#') {
+            const code = ref[1] === 'x' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+            if (!Number.isInteger(code) || code <= 0 || code > 0x10ffff)
+              fail(`invalid character reference "&${ref};"`, start);
+            return String.fromCodePoint(code);
+          }
+          const value = ENTITIES[ref];
+          if (value === undefined) fail(`unknown entity "&${ref};" (only the predefined entities are accepted)`, start);
+          return value;
+        });
 
   while (at < source.length) {
     const lt = source.indexOf('<', at);
@@ -107,8 +118,15 @@ export function parseXml(source: string, limits: XmlLimits = DEFAULT_XML_LIMITS)
       at += 1 + match![0].length;
       for (;;) {
         while (at < source.length && /\s/.test(source[at])) at++;
-        if (source.startsWith('/>', at)) { at += 2; break; }
-        if (source[at] === '>') { at += 1; stack.push(element); break; }
+        if (source.startsWith('/>', at)) {
+          at += 2;
+          break;
+        }
+        if (source[at] === '>') {
+          at += 1;
+          stack.push(element);
+          break;
+        }
         const attribute = NAME.exec(source.slice(at, at + 260));
         if (!attribute) fail(`malformed attribute in <${element.name}>`);
         at += attribute![0].length;

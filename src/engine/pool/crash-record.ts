@@ -8,7 +8,11 @@ export class CrashRecord {
   /** Quarantined tenants and when their quarantine ends (ms). */
   private readonly quarantined = new Map<number, number>();
 
-  constructor(private readonly threshold: number, private readonly windowMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly threshold: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Counts a host death while `owner`'s code ran; true when this puts the tenant in quarantine. */
   crashed(owner: number): boolean {

@@ -82,7 +82,9 @@ const clock = new ivm.Callback(() => Math.round(performance.now() * 1000));
  * run's time limit and the watchdog cover the model call). Sessions are this process's, per model file (by sha256).
  */
 let onnx = new OnnxSessions(256 * 1_048_576);
-const onnxPort = new ivm.Callback((/** @type {string} */ key, /** @type {string} */ json) => onnx.runJson(String(key), String(json)));
+const onnxPort = new ivm.Callback((/** @type {string} */ key, /** @type {string} */ json) =>
+  onnx.runJson(String(key), String(json)),
+);
 /** The ONNX files each program holds (released when the program is forgotten). @type {Map<number, string[]>} */
 const programModels = new Map();
 
@@ -110,7 +112,10 @@ for (;;) {
 
 /** @param {number} stuckGraceMs */
 function startWatchdog(stuckGraceMs) {
-  const watchdog = new Worker(WATCHDOG_SOURCE, { eval: true, workerData: { watchBuffer, progressBuffer, stuckGraceMs } });
+  const watchdog = new Worker(WATCHDOG_SOURCE, {
+    eval: true,
+    workerData: { watchBuffer, progressBuffer, stuckGraceMs },
+  });
   watchdog.unref();
 }
 
@@ -126,10 +131,15 @@ function createTenant() {
     const context = isolate.createContextSync();
     const bootstrap = context.evalSync(bootstrapSource, { reference: true });
     /** @type {AnyReference} */
-    const rt = bootstrap.applySync(undefined, [clock, progressCopy.copyInto(), windowMs, onnxPort], { result: { reference: true }, timeout: 10_000 });
+    const rt = bootstrap.applySync(undefined, [clock, progressCopy.copyInto(), windowMs, onnxPort], {
+      result: { reference: true },
+      timeout: 10_000,
+    });
     bootstrap.release();
     return {
-      isolate, context, rt,
+      isolate,
+      context,
+      rt,
       batch: rt.getSync('batch', { reference: true }),
       collected: rt.getSync('collected', { reference: true }),
       forget: rt.getSync('forget', { reference: true }),
@@ -168,7 +178,10 @@ function dispose(sandbox) {
 function instantiate(sandbox, pid) {
   const source = sources.get(pid);
   if (source === undefined) throw new Error(`program ${pid} was not sent to this host`);
-  const define = sandbox.context.evalSync(`(function (rt, id) { "use strict"; rt.define(id, (${source})(rt)); })`, { reference: true, timeout: 10_000 });
+  const define = sandbox.context.evalSync(`(function (rt, id) { "use strict"; rt.define(id, (${source})(rt)); })`, {
+    reference: true,
+    timeout: 10_000,
+  });
   try {
     define.applySync(undefined, [sandbox.rt.derefInto(), pid], { timeout: 10_000 });
   } finally {
@@ -240,9 +253,16 @@ function run(msg) {
         onnx.add(key, base64);
         // open the session now, outside any crossing: loading the addon and the model is not the run's time
         // (a session closed later to stay within the bound is reopened inside the run that needs it)
-        try { onnx.session(key); } catch { /* the run that calls it fails with MODEL_RUN_FAILED, naming the error */ }
+        try {
+          onnx.session(key);
+        } catch {
+          /* the run that calls it fails with MODEL_RUN_FAILED, naming the error */
+        }
       }
-      programModels.set(pid, models.map(([key]) => key));
+      programModels.set(
+        pid,
+        models.map(([key]) => key),
+      );
     }
   }
   let queue = items.map((_, i) => i);
@@ -265,7 +285,13 @@ function run(msg) {
       } catch (error) {
         unusable.add(pid);
         const code = classify(error, sandbox) === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
-        for (const j of queue) if (pids[j] === pid) fail(j, code, code === 'SCRIPT_ERROR' ? `The scenario program does not load: ${messageOf(error)}` : undefined);
+        for (const j of queue)
+          if (pids[j] === pid)
+            fail(
+              j,
+              code,
+              code === 'SCRIPT_ERROR' ? `The scenario program does not load: ${messageOf(error)}` : undefined,
+            );
         if (sandbox.isolate.isDisposed) break;
       }
     }
@@ -315,16 +341,24 @@ function run(msg) {
       // the isolate survives a time-out: keep what finished before the culprit started
       let done = 0;
       try {
-        done = deliver(crossing, /** @type {string} */ (sandbox.collected.applySync(undefined, [], { timeout: 1000 })), crossMs);
+        done = deliver(
+          crossing,
+          /** @type {string} */ (sandbox.collected.applySync(undefined, [], { timeout: 1000 })),
+          crossMs,
+        );
       } catch {
         done = 0;
       }
       const finished = new Set(crossing.slice(0, done));
       queue = queue.filter((i) => !finished.has(i));
       // every item finished and only their promise jobs ran on: the outputs stand
-      if (culprit === ITEMS_DONE) { answer(seq, false); continue; }
+      if (culprit === ITEMS_DONE) {
+        answer(seq, false);
+        continue;
+      }
     }
-    const code = kind === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : kind === 'timeout' ? 'TIME_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
+    const code =
+      kind === 'memory' ? 'MEMORY_LIMIT_EXCEEDED' : kind === 'timeout' ? 'TIME_LIMIT_EXCEEDED' : 'SCRIPT_ERROR';
     const message = kind === 'other' ? `The sandbox failed: ${messageOf(error)}` : undefined;
     const blamed = culprit >= 0 ? culprit : crossing.length === 1 ? crossing[0] : -1;
     if (blamed >= 0) {

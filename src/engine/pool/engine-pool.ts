@@ -62,7 +62,11 @@ export const DEFAULT_POOL_SETTINGS: Omit<EnginePoolSettings, 'hosts' | 'hostsPer
  * A compiled program as the hosts know it: its id, the source that instantiates it, and the ONNX files its MODEL
  * nodes call ([sha256, base64]; sent to a host with the source, dropped with it).
  */
-export interface PoolProgram { readonly id: number; readonly source: string; readonly onnxModels?: [string, string][] }
+export interface PoolProgram {
+  readonly id: number;
+  readonly source: string;
+  readonly onnxModels?: [string, string][];
+}
 
 type LimitCode = 'TIME_LIMIT_EXCEEDED' | 'MEMORY_LIMIT_EXCEEDED' | 'SCRIPT_ERROR' | 'ENGINE_CRASHED';
 
@@ -76,7 +80,16 @@ export type ItemOutcome =
 
 /** What the pool tells its owner (logs, metrics): hosts that died or were replaced, tenants quarantined. */
 export type EngineEvent =
-  | { kind: 'host-died'; host: number; pid: number | undefined; exit: string; runsFailed: number; runsRequeued: number; owner: number | null; stderr: string }
+  | {
+      kind: 'host-died';
+      host: number;
+      pid: number | undefined;
+      exit: string;
+      runsFailed: number;
+      runsRequeued: number;
+      owner: number | null;
+      stderr: string;
+    }
   | { kind: 'host-replaced'; host: number; reason: 'stuck' | 'memory' | 'unresponsive' }
   | { kind: 'tenant-quarantined'; owner: number; crashes: number; untilMs: number };
 
@@ -91,7 +104,11 @@ interface Pending {
 }
 
 interface InFlight {
-  seq: number; owner: number; lane: RunLane; items: Pending[]; answered: boolean[];
+  seq: number;
+  owner: number;
+  lane: RunLane;
+  items: Pending[];
+  answered: boolean[];
 }
 
 interface Slot {
@@ -125,7 +142,10 @@ interface Slot {
 }
 
 export interface PoolStats {
-  messages: number; crossings: number; items: number; crossingMs: number;
+  messages: number;
+  crossings: number;
+  items: number;
+  crossingMs: number;
   /** Hosts that died (aborted, killed from outside, or killed by their watchdog). */
   hostDeaths: number;
   /** Hosts replaced for any reason, deaths included. */
@@ -184,9 +204,21 @@ export class EnginePool {
   private pumpQueued = false;
   private closed = false;
   private watchdog: NodeJS.Timeout | null = null;
-  private readonly counters = { messages: 0, crossings: 0, items: 0, crossingMs: 0, hostDeaths: 0, replacedHosts: 0, crashedItems: 0, requeuedItems: 0 };
+  private readonly counters = {
+    messages: 0,
+    crossings: 0,
+    items: 0,
+    crossingMs: 0,
+    hostDeaths: 0,
+    replacedHosts: 0,
+    crashedItems: 0,
+    requeuedItems: 0,
+  };
 
-  constructor(private readonly settings: EnginePoolSettings, private readonly onEvent: (event: EngineEvent) => void = () => {}) {
+  constructor(
+    private readonly settings: EnginePoolSettings,
+    private readonly onEvent: (event: EngineEvent) => void = () => {},
+  ) {
     this.holds = new TenantHolds(Math.max(1, settings.hostsPerTenant));
     const scheduling = { maxBatch: Math.max(1, settings.maxBatch), budgetSpreadMs: settings.windowMs };
     this.lanes = {
@@ -206,8 +238,15 @@ export class EnginePool {
   }
 
   /** Queues one item (`item` is its JSON text without brackets) for `owner` in `lane`; resolves when a host ran it. */
-  submit(owner: number, program: PoolProgram | null, item: string, budgetMs: number, lane: RunLane = 'live'): Promise<ItemOutcome> {
-    if (this.closed) return Promise.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
+  submit(
+    owner: number,
+    program: PoolProgram | null,
+    item: string,
+    budgetMs: number,
+    lane: RunLane = 'live',
+  ): Promise<ItemOutcome> {
+    if (this.closed)
+      return Promise.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     return new Promise((resolve) => {
       this.lanes[lane].enqueue(owner, { owner, program, item, budgetMs, deaths: 0, resolve });
       this.schedulePump();
@@ -229,7 +268,12 @@ export class EnginePool {
 
   /** Items waiting for a host, by lane. */
   queued(): Record<RunLane, number> {
-    return { live: this.lanes.live.pending, validation: this.lanes.validation.pending, bulk: this.lanes.bulk.pending, background: this.lanes.background.pending };
+    return {
+      live: this.lanes.live.pending,
+      validation: this.lanes.validation.pending,
+      bulk: this.lanes.bulk.pending,
+      background: this.lanes.background.pending,
+    };
   }
 
   /** @internal tests and benchmarks: the process ids of the hosts (the quarantine host last, when running). */
@@ -241,7 +285,8 @@ export class EnginePool {
     if (this.closed) return;
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
-    for (const pending of LANES.flatMap((lane) => this.lanes[lane].drain())) pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
+    for (const pending of LANES.flatMap((lane) => this.lanes[lane].drain()))
+      pending.resolve({ ok: false, code: 'SCRIPT_ERROR', message: 'The engine is shut down', node: -1 });
     const slots = this.allSlots();
     for (const slot of slots) this.abandon(slot, 'The engine is shut down');
     this.idle.length = 0;
@@ -257,7 +302,11 @@ export class EnginePool {
     // fd 3: the IPC channel; fd 4: the host's watchdog reports the item it killed the host for (engine-host.mjs)
     const startedFile = join(STARTED_FILES_DIR, `scoring-engine-host-${process.pid}-${randomUUID()}`);
     writeFileSync(startedFile, Buffer.alloc(8));
-    const host = fork(HOST_URL, [], { execArgv: [], serialization: 'json', stdio: ['ignore', 'inherit', 'pipe', 'ipc', 'pipe'] });
+    const host = fork(HOST_URL, [], {
+      execArgv: [],
+      serialization: 'json',
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc', 'pipe'],
+    });
     if (host.pid !== undefined && this.settings.hostNice > 0) {
       try {
         setPriority(host.pid, Math.min(19, getPriority() + this.settings.hostNice));
@@ -266,19 +315,45 @@ export class EnginePool {
       }
     }
     const slot: Slot = {
-      index, host, sent: new Set(), flights: [], tenants: 0, lastHeard: performance.now(), retiring: null, stuckReport: '', stderr: '', discarded: false, quarantine,
-      spawnedAt: performance.now(), answeredOnce: false, killing: false, startedFile,
+      index,
+      host,
+      sent: new Set(),
+      flights: [],
+      tenants: 0,
+      lastHeard: performance.now(),
+      retiring: null,
+      stuckReport: '',
+      stderr: '',
+      discarded: false,
+      quarantine,
+      spawnedAt: performance.now(),
+      answeredOnce: false,
+      killing: false,
+      startedFile,
     };
     host.on('message', (msg: HostMessage) => this.onMessage(slot, msg));
-    (host.stdio[4] as Readable).on('data', (chunk: Buffer) => { slot.stuckReport += chunk.toString('utf8'); });
-    host.stderr!.on('data', (chunk: Buffer) => { slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL); });
-    host.on('error', () => { /* a failed spawn or send ends in 'close' below */ });
+    (host.stdio[4] as Readable).on('data', (chunk: Buffer) => {
+      slot.stuckReport += chunk.toString('utf8');
+    });
+    host.stderr!.on('data', (chunk: Buffer) => {
+      slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    host.on('error', () => {
+      /* a failed spawn or send ends in 'close' below */
+    });
     // 'close': the process has ended and its pipes are drained, so the watchdog's report (if any) has been read
     host.on('close', (code, signal) => this.onHostClosed(slot, signal ?? `exit code ${code}`));
     this.unrefHost(slot);
     this.send(slot, {
-      t: 'init', bootstrapSource: BOOTSTRAP_SOURCE, memoryMb: this.settings.memoryMb, maxIsolates: Math.max(1, this.settings.isolatesPerHost),
-      windowMs: this.settings.windowMs, sliceMs: this.settings.sliceMs, stuckGraceMs: this.settings.stuckGraceMs, retireRssMb: this.settings.hostMemoryMb, startedFile,
+      t: 'init',
+      bootstrapSource: BOOTSTRAP_SOURCE,
+      memoryMb: this.settings.memoryMb,
+      maxIsolates: Math.max(1, this.settings.isolatesPerHost),
+      windowMs: this.settings.windowMs,
+      sliceMs: this.settings.sliceMs,
+      stuckGraceMs: this.settings.stuckGraceMs,
+      retireRssMb: this.settings.hostMemoryMb,
+      startedFile,
       onnxSessionsMb: this.settings.onnxSessionsMb,
     });
     return slot;
@@ -288,7 +363,8 @@ export class EnginePool {
   private unrefHost(slot: Slot): void {
     slot.host.unref();
     slot.host.channel?.unref();
-    for (const stream of [slot.host.stdio[2], slot.host.stdio[4]]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    for (const stream of [slot.host.stdio[2], slot.host.stdio[4]])
+      (stream as unknown as { unref?: () => void } | null)?.unref?.();
   }
 
   private refHost(slot: Slot): void {
@@ -309,7 +385,10 @@ export class EnginePool {
     if (this.pumpQueued) return;
     // items submitted in the same tick leave together
     this.pumpQueued = true;
-    queueMicrotask(() => { this.pumpQueued = false; this.pump(); });
+    queueMicrotask(() => {
+      this.pumpQueued = false;
+      this.pump();
+    });
   }
 
   private pump(): void {
@@ -369,7 +448,9 @@ export class EnginePool {
   }
 
   private pending(): number {
-    return this.lanes.live.pending + this.lanes.validation.pending + this.lanes.bulk.pending + this.lanes.background.pending;
+    return (
+      this.lanes.live.pending + this.lanes.validation.pending + this.lanes.bulk.pending + this.lanes.background.pending
+    );
   }
 
   /**
@@ -411,7 +492,9 @@ export class EnginePool {
       budgets[k] = budgetMs;
       if (program && !slot.sent.has(program.id)) {
         slot.sent.add(program.id);
-        sources.push(program.onnxModels ? [program.id, program.source, program.onnxModels] : [program.id, program.source]);
+        sources.push(
+          program.onnxModels ? [program.id, program.source, program.onnxModels] : [program.id, program.source],
+        );
       }
     }
     if (slot.flights.length === 0) {
@@ -444,7 +527,12 @@ export class EnginePool {
     if (msg.requeue.length > 0) {
       // an item hit a limit, or the message used up its slice: the tenant's items behind it queue again behind the
       // other tenants' work
-      const again = msg.requeue.filter((i) => !flight.answered[i]).map((i) => { flight.answered[i] = true; return flight.items[i]; });
+      const again = msg.requeue
+        .filter((i) => !flight.answered[i])
+        .map((i) => {
+          flight.answered[i] = true;
+          return flight.items[i];
+        });
       this.lanes[flight.lane].requeue(flight.owner, again, true);
     }
     if (msg.done) {
@@ -511,7 +599,13 @@ export class EnginePool {
         flight.answered[i] = true;
         if (f === 0 && report && report.seq === flight.seq) {
           // the watchdog named the item whose crossing overran: it alone fails; the others were not to blame
-          if (i === report.culprit) pending.resolve({ ok: false, code: 'TIME_LIMIT_EXCEEDED', message: 'The run exceeded its CPU time limit', node: report.node });
+          if (i === report.culprit)
+            pending.resolve({
+              ok: false,
+              code: 'TIME_LIMIT_EXCEEDED',
+              message: 'The run exceeded its CPU time limit',
+              node: report.node,
+            });
           else again.push(pending);
           return;
         }
@@ -519,7 +613,12 @@ export class EnginePool {
         // had not started run again elsewhere, once: an item in flight at a second death fails for good
         if (flight.seq === startedSeq || ++pending.deaths >= MAX_DEATHS_WAITING) {
           failed++;
-          pending.resolve({ ok: false, code: 'ENGINE_CRASHED', message: crashMessage(this.settings.memoryMb), node: -1 });
+          pending.resolve({
+            ok: false,
+            code: 'ENGINE_CRASHED',
+            message: crashMessage(this.settings.memoryMb),
+            node: -1,
+          });
         } else {
           again.push(pending);
         }
@@ -531,9 +630,23 @@ export class EnginePool {
     this.counters.requeuedItems += requeued;
     const owner = running && running.seq === startedSeq && !report ? running.owner : null;
     rmSync(slot.startedFile, { force: true });
-    this.onEvent({ kind: 'host-died', host: slot.index, pid: slot.host.pid, exit, runsFailed: failed, runsRequeued: requeued, owner, stderr: slot.stderr.trim() });
+    this.onEvent({
+      kind: 'host-died',
+      host: slot.index,
+      pid: slot.host.pid,
+      exit,
+      runsFailed: failed,
+      runsRequeued: requeued,
+      owner,
+      stderr: slot.stderr.trim(),
+    });
     if (owner !== null && this.crashes.crashed(owner)) {
-      this.onEvent({ kind: 'tenant-quarantined', owner, crashes: this.settings.quarantineAfterCrashes, untilMs: this.settings.quarantineWindowMs });
+      this.onEvent({
+        kind: 'tenant-quarantined',
+        owner,
+        crashes: this.settings.quarantineAfterCrashes,
+        untilMs: this.settings.quarantineWindowMs,
+      });
     }
     this.respawn(slot);
   }
@@ -670,10 +783,21 @@ function parseStuckReport(text: string): { seq: number; culprit: number; node: n
 }
 
 /** Outputs of one crossing: items `idx` of the message, as "[[outputs…],[milliseconds…]]". */
-interface CrossingOutput { idx: number[]; text: string; crossMs: number }
+interface CrossingOutput {
+  idx: number[];
+  text: string;
+  crossMs: number;
+}
 
 /** A host's answer to a run message (`done` ends the message), or its request to be replaced. */
 type HostMessage =
   | { t: 'ready' }
-  | { t: 'r'; seq: number; outs: CrossingOutput[]; fails: { i: number; code: LimitCode; message: string; node: number }[]; requeue: number[]; done: boolean }
+  | {
+      t: 'r';
+      seq: number;
+      outs: CrossingOutput[];
+      fails: { i: number; code: LimitCode; message: string; node: number }[];
+      requeue: number[];
+      done: boolean;
+    }
   | { t: 'retire'; rssMb: number };

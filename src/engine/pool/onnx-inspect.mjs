@@ -12,8 +12,15 @@ let answer;
 try {
   answer = { ok: describeOnnx(readFileSync(process.argv[2])) };
 } catch (error) {
-  answer = error instanceof OnnxModelError
-    ? { refused: { kind: error.kind, message: error.message, path: error.path } }
-    : { refused: { kind: 'invalid', message: `ONNX Runtime cannot load the file: ${String(error instanceof Error ? error.message : error)}`, path: 'file' } };
+  answer =
+    error instanceof OnnxModelError
+      ? { refused: { kind: error.kind, message: error.message, path: error.path } }
+      : {
+          refused: {
+            kind: 'invalid',
+            message: `ONNX Runtime cannot load the file: ${String(error instanceof Error ? error.message : error)}`,
+            path: 'file',
+          },
+        };
 }
 process.stdout.write(`${JSON.stringify(answer)}\n`, () => process.exit(0));

@@ -23,8 +23,30 @@ const require = createRequire(import.meta.url);
 /** The element types a MODEL node maps: variables are JSON numbers and strings. */
 export const ELEMENT_TYPES = ['float32', 'float64', 'int64', 'string'];
 /** The binding's type codes (onnxruntime-node dist/backend.js). */
-const TYPE_NAMES = [undefined, 'float32', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16', 'float64', 'uint32', 'uint64'];
-const SESSION_OPTIONS = { executionProviders: ['cpu'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', enableCpuMemArena: false };
+const TYPE_NAMES = [
+  undefined,
+  'float32',
+  'uint8',
+  'int8',
+  'uint16',
+  'int16',
+  'int32',
+  'int64',
+  'string',
+  'bool',
+  'float16',
+  'float64',
+  'uint32',
+  'uint64',
+];
+const SESSION_OPTIONS = {
+  executionProviders: ['cpu'],
+  graphOptimizationLevel: 'all',
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: 'sequential',
+  enableCpuMemArena: false,
+};
 
 /** @type {{ binding: any, Tensor: any } | undefined} */
 let ort;
@@ -59,7 +81,11 @@ function load(bytes) {
 /** @param {unknown} error */
 function refusal(error) {
   const message = String(error instanceof Error ? error.message : error);
-  if (/opset|not a registered function|Could not find an implementation|NOT_IMPLEMENTED|not supported|No Op registered|domain_to_version/i.test(message)) {
+  if (
+    /opset|not a registered function|Could not find an implementation|NOT_IMPLEMENTED|not supported|No Op registered|domain_to_version/i.test(
+      message,
+    )
+  ) {
     return new OnnxModelError('unsupported', `ONNX Runtime cannot run the model: ${message}`, 'graph');
   }
   return new OnnxModelError('invalid', `ONNX Runtime cannot load the file: ${message}`, 'file');
@@ -84,17 +110,36 @@ export function describeOnnx(bytes) {
     const inputs = [];
     for (const m of session.inputMetadata) {
       const path = `graph.input.${m.name}`;
-      if (!m.isTensor) throw new OnnxModelError('unsupported', `input "${m.name}" is not a tensor: a MODEL node maps variables to tensors only`, path);
+      if (!m.isTensor)
+        throw new OnnxModelError(
+          'unsupported',
+          `input "${m.name}" is not a tensor: a MODEL node maps variables to tensors only`,
+          path,
+        );
       const info = tensorInfo(m, path);
-      if (info.shape.length === 0) throw new OnnxModelError('unsupported', `input "${m.name}" is a scalar: its first dimension must be the batch (symbolic or 1)`, path);
+      if (info.shape.length === 0)
+        throw new OnnxModelError(
+          'unsupported',
+          `input "${m.name}" is a scalar: its first dimension must be the batch (symbolic or 1)`,
+          path,
+        );
       if (typeof info.shape[0] === 'number' && info.shape[0] !== 1) {
-        throw new OnnxModelError('unsupported', `input "${m.name}" has a fixed first dimension of ${info.shape[0]}: it must be the batch (symbolic or 1)`, path);
+        throw new OnnxModelError(
+          'unsupported',
+          `input "${m.name}" has a fixed first dimension of ${info.shape[0]}: it must be the batch (symbolic or 1)`,
+          path,
+        );
       }
       const inner = info.shape.slice(1);
       if (inner.some((d) => typeof d !== 'number' || d < 1)) {
-        throw new OnnxModelError('unsupported', `input "${m.name}" has shape [${info.shape.join(', ')}]: every dimension after the batch must be fixed`, path);
+        throw new OnnxModelError(
+          'unsupported',
+          `input "${m.name}" has shape [${info.shape.join(', ')}]: every dimension after the batch must be fixed`,
+          path,
+        );
       }
-      if (inner.reduce((/** @type {number} */ n, d) => n * Number(d), 1) > 100_000) throw new OnnxModelError('unsupported', `input "${m.name}" takes more than 100,000 values per row`, path);
+      if (inner.reduce((/** @type {number} */ n, d) => n * Number(d), 1) > 100_000)
+        throw new OnnxModelError('unsupported', `input "${m.name}" takes more than 100,000 values per row`, path);
       inputs.push(info);
     }
     /** @type {TensorInfo[]} */
@@ -102,7 +147,13 @@ export function describeOnnx(bytes) {
     /** @type {Skipped[]} */
     const skippedOutputs = [];
     for (const m of session.outputMetadata) {
-      if (!m.isTensor) { skippedOutputs.push({ name: m.name, reason: 'not a tensor (e.g. a ZipMap\'s sequence of maps): ONNX Runtime for Node returns tensors only' }); continue; }
+      if (!m.isTensor) {
+        skippedOutputs.push({
+          name: m.name,
+          reason: "not a tensor (e.g. a ZipMap's sequence of maps): ONNX Runtime for Node returns tensors only",
+        });
+        continue;
+      }
       outputs.push(tensorInfo(m, `graph.output.${m.name}`));
     }
     if (inputs.length === 0) throw new OnnxModelError('unsupported', 'the model has no inputs', 'graph.input');
@@ -117,7 +168,11 @@ export function describeOnnx(bytes) {
 function tensorInfo(m, path) {
   const elementType = TYPE_NAMES[m.type];
   if (!elementType || !ELEMENT_TYPES.includes(elementType)) {
-    throw new OnnxModelError('unsupported', `"${m.name}" holds ${elementType ?? `type ${m.type}`} elements: MODEL nodes map ${ELEMENT_TYPES.join(', ')}`, path);
+    throw new OnnxModelError(
+      'unsupported',
+      `"${m.name}" holds ${elementType ?? `type ${m.type}`} elements: MODEL nodes map ${ELEMENT_TYPES.join(', ')}`,
+      path,
+    );
   }
   /** @type {(number | string)[]} */
   const shape = [];
@@ -162,7 +217,11 @@ export class OnnxSessions {
     if (!open) return;
     this.sessions.delete(key);
     this.openBytes -= open.size;
-    try { open.session.dispose?.(); } catch { /* a session that cannot be closed is dropped all the same */ }
+    try {
+      open.session.dispose?.();
+    } catch {
+      /* a session that cannot be closed is dropped all the same */
+    }
   }
 
   /** @param {string} key */
@@ -195,7 +254,9 @@ export class OnnxSessions {
    */
   runJson(key, json) {
     try {
-      const { rows, feeds, fetch } = /** @type {{ rows: number, feeds: unknown[][], fetch: string[] }} */ (JSON.parse(json));
+      const { rows, feeds, fetch } = /** @type {{ rows: number, feeds: unknown[][], fetch: string[] }} */ (
+        JSON.parse(json)
+      );
       return JSON.stringify({ ok: this.run(key, rows, feeds, fetch) });
     } catch (error) {
       return JSON.stringify({ error: String(error instanceof Error ? error.message : error) });
@@ -219,10 +280,17 @@ export class OnnxSessions {
       let data;
       switch (input.elementType) {
         // a missing value is NaN in the sandbox and null once it has crossed as JSON: NaN again here
-        case 'float32': data = Float32Array.from(/** @type {(number | null)[]} */ (values), (v) => (v === null ? NaN : v)); break;
-        case 'float64': data = Float64Array.from(/** @type {(number | null)[]} */ (values), (v) => (v === null ? NaN : v)); break;
-        case 'int64': data = BigInt64Array.from(/** @type {number[]} */ (values), (v) => BigInt(v)); break;
-        default: data = values;
+        case 'float32':
+          data = Float32Array.from(/** @type {(number | null)[]} */ (values), (v) => (v === null ? NaN : v));
+          break;
+        case 'float64':
+          data = Float64Array.from(/** @type {(number | null)[]} */ (values), (v) => (v === null ? NaN : v));
+          break;
+        case 'int64':
+          data = BigInt64Array.from(/** @type {number[]} */ (values), (v) => BigInt(v));
+          break;
+        default:
+          data = values;
       }
       tensors[input.name] = new Tensor(input.elementType, data, dims);
     });

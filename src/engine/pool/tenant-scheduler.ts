@@ -2,7 +2,9 @@ import type { RunLane } from '../types.js';
 import type { TenantHolds } from './tenant-holds.js';
 
 /** What the scheduler needs to know of a queued item: how much run time it may still use. */
-export interface Schedulable { budgetMs: number }
+export interface Schedulable {
+  budgetMs: number;
+}
 
 interface TenantQueue<T> {
   items: T[];
@@ -33,7 +35,11 @@ export class TenantScheduler<T extends Schedulable> {
   private queued = 0;
   private clock = 0;
 
-  constructor(private readonly settings: SchedulerSettings, private readonly holds: TenantHolds, private readonly lane: RunLane = 'live') {}
+  constructor(
+    private readonly settings: SchedulerSettings,
+    private readonly holds: TenantHolds,
+    private readonly lane: RunLane = 'live',
+  ) {}
 
   get pending(): number {
     return this.queued;
@@ -144,7 +150,12 @@ export class TenantScheduler<T extends Schedulable> {
     const { maxBatch, budgetSpreadMs } = this.settings;
     const first = tenant.items[tenant.head];
     let end = tenant.head + 1;
-    while (end < tenant.items.length && end - tenant.head < maxBatch && Math.abs(tenant.items[end].budgetMs - first.budgetMs) <= budgetSpreadMs) end++;
+    while (
+      end < tenant.items.length &&
+      end - tenant.head < maxBatch &&
+      Math.abs(tenant.items[end].budgetMs - first.budgetMs) <= budgetSpreadMs
+    )
+      end++;
     const items = tenant.items.slice(tenant.head, end);
     this.queued -= items.length;
     if (end >= tenant.items.length) {

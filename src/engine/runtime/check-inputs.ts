@@ -13,14 +13,26 @@ interface InputCheck {
   accepts: (value: unknown) => boolean;
 }
 
-interface InputChecks { checks: InputCheck[]; names: Set<string> }
+interface InputChecks {
+  checks: InputCheck[];
+  names: Set<string>;
+}
 
 const checksByPlan = new WeakMap<VariableInfo[], InputChecks>();
 
 function checksOf(declared: VariableInfo[]): InputChecks {
   let plan = checksByPlan.get(declared);
   if (!plan) {
-    plan = { checks: declared.map((info) => ({ name: info.name, required: info.required, type: info.type, personal: isPiiTagged(info), accepts: acceptor(info.type) })), names: new Set(declared.map((d) => d.name)) };
+    plan = {
+      checks: declared.map((info) => ({
+        name: info.name,
+        required: info.required,
+        type: info.type,
+        personal: isPiiTagged(info),
+        accepts: acceptor(info.type),
+      })),
+      names: new Set(declared.map((d) => d.name)),
+    };
     checksByPlan.set(declared, plan);
   }
   return plan;
@@ -28,21 +40,30 @@ function checksOf(declared: VariableInfo[]): InputChecks {
 
 function acceptor(type: VariableType): (value: unknown) => boolean {
   switch (type.type) {
-    case 'STRING': return (value) => typeof value === 'string';
-    case 'DOUBLE': return (value) => typeof value === 'number' && Number.isFinite(value);
-    case 'INTEGER': return (value) => Number.isInteger(value);
-    case 'BOOLEAN': return (value) => typeof value === 'boolean';
+    case 'STRING':
+      return (value) => typeof value === 'string';
+    case 'DOUBLE':
+      return (value) => typeof value === 'number' && Number.isFinite(value);
+    case 'INTEGER':
+      return (value) => Number.isInteger(value);
+    case 'BOOLEAN':
+      return (value) => typeof value === 'boolean';
     case 'DICTIONARY': {
       const options = new Set(type.options);
       return (value) => typeof value === 'string' && options.has(value);
     }
-    case 'MAP': return isPlainObject;
-    case 'VECTOR': return (value) => Array.isArray(value);
+    case 'MAP':
+      return isPlainObject;
+    case 'VECTOR':
+      return (value) => Array.isArray(value);
   }
 }
 
 /** Type checks of run inputs against the START declarations (validators run later, in the sandbox). */
-export function checkInputs(declared: VariableInfo[], inputs: Record<string, unknown>): { state: Record<string, unknown>; violations: InputViolation[] } {
+export function checkInputs(
+  declared: VariableInfo[],
+  inputs: Record<string, unknown>,
+): { state: Record<string, unknown>; violations: InputViolation[] } {
   const violations: InputViolation[] = [];
   const state: Record<string, unknown> = {};
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
@@ -50,7 +71,8 @@ export function checkInputs(declared: VariableInfo[], inputs: Record<string, unk
   }
   const { checks, names } = checksOf(declared);
   for (const name in inputs) {
-    if (Object.hasOwn(inputs, name) && !names.has(name)) violations.push({ variable: name, message: 'is not an input of this scenario' });
+    if (Object.hasOwn(inputs, name) && !names.has(name))
+      violations.push({ variable: name, message: 'is not an input of this scenario' });
   }
   for (const check of checks) {
     const value = inputs[check.name];
@@ -59,7 +81,11 @@ export function checkInputs(declared: VariableInfo[], inputs: Record<string, unk
       state[check.name] = null;
       continue;
     }
-    if (!check.accepts(value)) violations.push({ variable: check.name, message: typeProblem(check.type, value, check.personal) ?? 'has the wrong type' });
+    if (!check.accepts(value))
+      violations.push({
+        variable: check.name,
+        message: typeProblem(check.type, value, check.personal) ?? 'has the wrong type',
+      });
     state[check.name] = value;
   }
   return { state, violations };
@@ -68,14 +94,24 @@ export function checkInputs(declared: VariableInfo[], inputs: Record<string, unk
 function typeProblem(type: VariableType, value: unknown, personal: boolean): string | null {
   const describe = personal ? describeType : describeValue;
   switch (type.type) {
-    case 'STRING': return typeof value === 'string' ? null : `must be a string, got ${describe(value)}`;
-    case 'DOUBLE': return typeof value === 'number' && Number.isFinite(value) ? null : `must be a finite number, got ${describe(value)}`;
-    case 'INTEGER': return Number.isInteger(value) ? null : `must be an integer, got ${describe(value)}`;
-    case 'BOOLEAN': return typeof value === 'boolean' ? null : `must be a boolean, got ${describe(value)}`;
+    case 'STRING':
+      return typeof value === 'string' ? null : `must be a string, got ${describe(value)}`;
+    case 'DOUBLE':
+      return typeof value === 'number' && Number.isFinite(value)
+        ? null
+        : `must be a finite number, got ${describe(value)}`;
+    case 'INTEGER':
+      return Number.isInteger(value) ? null : `must be an integer, got ${describe(value)}`;
+    case 'BOOLEAN':
+      return typeof value === 'boolean' ? null : `must be a boolean, got ${describe(value)}`;
     case 'DICTIONARY':
-      return typeof value === 'string' && type.options.includes(value) ? null : `must be one of ${type.options.join(', ')} (dictionary ${type.name}), got ${describe(value)}`;
-    case 'MAP': return isPlainObject(value) ? null : `must be an object, got ${describe(value)}`;
-    case 'VECTOR': return Array.isArray(value) ? null : `must be an array, got ${describe(value)}`;
+      return typeof value === 'string' && type.options.includes(value)
+        ? null
+        : `must be one of ${type.options.join(', ')} (dictionary ${type.name}), got ${describe(value)}`;
+    case 'MAP':
+      return isPlainObject(value) ? null : `must be an object, got ${describe(value)}`;
+    case 'VECTOR':
+      return Array.isArray(value) ? null : `must be an array, got ${describe(value)}`;
   }
 }
 

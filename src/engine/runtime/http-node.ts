@@ -4,7 +4,12 @@ import type { HttpCallNodeSettings } from '../types.js';
 const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const EXACT_TEMPLATE = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
-export interface HttpNodeFailure { code: string; message: string; status?: number; body?: unknown }
+export interface HttpNodeFailure {
+  code: string;
+  message: string;
+  status?: number;
+  body?: unknown;
+}
 
 function text(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -23,7 +28,7 @@ function fillText(template: string, vars: Record<string, unknown>): string {
 function fillBody(template: unknown, vars: Record<string, unknown>): unknown {
   if (typeof template === 'string') {
     const exact = EXACT_TEMPLATE.exec(template);
-    return exact ? vars[exact[1]] ?? null : fillText(template, vars);
+    return exact ? (vars[exact[1]] ?? null) : fillText(template, vars);
   }
   if (Array.isArray(template)) return template.map((t) => fillBody(t, vars));
   if (template && typeof template === 'object') {
@@ -37,21 +42,41 @@ function fillBody(template: unknown, vars: Record<string, unknown>): unknown {
  * otherwise a failure description (refusals by the target policy are never retried).
  */
 export async function performHttpCall(
-  port: HttpPort, settings: HttpCallNodeSettings, request: { vars: Record<string, unknown>; body: unknown },
+  port: HttpPort,
+  settings: HttpCallNodeSettings,
+  request: { vars: Record<string, unknown>; body: unknown },
 ): Promise<{ ok: true; response: { status: number; body: unknown } } | { ok: false; failure: HttpNodeFailure }> {
   const url = fillUrl(settings.url, request.vars);
-  const headers = Object.fromEntries(Object.entries(settings.headers ?? {}).map(([k, v]) => [k, fillText(v, request.vars)]));
-  const body = settings.bodyExpression ? request.body : settings.body === undefined ? undefined : fillBody(settings.body, request.vars);
+  const headers = Object.fromEntries(
+    Object.entries(settings.headers ?? {}).map(([k, v]) => [k, fillText(v, request.vars)]),
+  );
+  const body = settings.bodyExpression
+    ? request.body
+    : settings.body === undefined
+      ? undefined
+      : fillBody(settings.body, request.vars);
   const attempts = 1 + (settings.retries ?? 0);
   let failure: HttpNodeFailure = { code: 'HTTP_CALL_FAILED', message: 'not attempted' };
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      const response = await port.request({ method: settings.method, url, headers, body, timeoutMs: settings.timeoutMs ?? 5000 });
+      const response = await port.request({
+        method: settings.method,
+        url,
+        headers,
+        body,
+        timeoutMs: settings.timeoutMs ?? 5000,
+      });
       if (response.status < 400) return { ok: true, response };
-      failure = { code: 'HTTP_STATUS', message: `${settings.method} ${url} answered ${response.status}`, status: response.status, body: response.body };
+      failure = {
+        code: 'HTTP_STATUS',
+        message: `${settings.method} ${url} answered ${response.status}`,
+        status: response.status,
+        body: response.body,
+      };
       if (response.status < 500) break;
     } catch (error) {
-      const code = (error as { code?: string }).code === 'HTTP_TARGET_REFUSED' ? 'HTTP_TARGET_REFUSED' : 'HTTP_CALL_FAILED';
+      const code =
+        (error as { code?: string }).code === 'HTTP_TARGET_REFUSED' ? 'HTTP_TARGET_REFUSED' : 'HTTP_CALL_FAILED';
       failure = { code, message: (error as Error).message };
       if (code === 'HTTP_TARGET_REFUSED') break;
     }

@@ -5,7 +5,11 @@ import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
 // Loaded through require: jest's ESM loader cannot lex this CommonJS module (it re-exports a native binary).
 const ivm = createRequire(import.meta.url)('isolated-vm') as typeof IsolatedVm;
 
-export interface SyntaxProblem { message: string; line?: number; column?: number }
+export interface SyntaxProblem {
+  message: string;
+  line?: number;
+  column?: number;
+}
 
 /**
  * Compile-time checks on the host, in an isolate of its own that never runs scenario code: parsing a
@@ -22,7 +26,10 @@ export class ProgramChecker {
   /** The first syntax error of `code`, with a position relative to the code, or null. */
   checkSyntax(code: string, kind: 'statements' | 'expression'): SyntaxProblem | null {
     const isolate = this.ensure();
-    const wrapped = kind === 'statements' ? `"use strict";(function(){\n${code}\n})` : `"use strict";(function(){return (\n${code}\n);})`;
+    const wrapped =
+      kind === 'statements'
+        ? `"use strict";(function(){\n${code}\n})`
+        : `"use strict";(function(){return (\n${code}\n);})`;
     try {
       isolate.compileScriptSync(wrapped, { filename: 'code', lineOffset: -1 }).release();
       return null;
@@ -39,7 +46,9 @@ export class ProgramChecker {
   checkProgram(source: string): void {
     this.ensure();
     try {
-      const factory = this.context!.evalSync(source, { reference: true, timeout: 10_000 }) as IsolatedVm.Reference<(rt: unknown) => unknown>;
+      const factory = this.context!.evalSync(source, { reference: true, timeout: 10_000 }) as IsolatedVm.Reference<
+        (rt: unknown) => unknown
+      >;
       try {
         factory.applySync(undefined, [this.rt!.derefInto()], { timeout: 10_000 });
       } finally {
@@ -60,10 +69,14 @@ export class ProgramChecker {
     this.reset();
     const isolate = new ivm.Isolate({ memoryLimit: this.memoryMb });
     const context = isolate.createContextSync();
-    const bootstrap = context.evalSync(BOOTSTRAP_SOURCE, { reference: true }) as IsolatedVm.Reference<(...args: unknown[]) => unknown>;
+    const bootstrap = context.evalSync(BOOTSTRAP_SOURCE, { reference: true }) as IsolatedVm.Reference<
+      (...args: unknown[]) => unknown
+    >;
     const clock = new ivm.Callback(() => 0);
     const progress = new ivm.ExternalCopy(new SharedArrayBuffer(8)).copyInto();
-    this.rt = bootstrap.applySync(undefined, [clock, progress, 0], { result: { reference: true } }) as unknown as IsolatedVm.Reference<unknown>;
+    this.rt = bootstrap.applySync(undefined, [clock, progress, 0], {
+      result: { reference: true },
+    }) as unknown as IsolatedVm.Reference<unknown>;
     bootstrap.release();
     this.isolate = isolate;
     this.context = context;
@@ -71,7 +84,11 @@ export class ProgramChecker {
   }
 
   private reset(): void {
-    try { this.rt?.release(); } catch { /* isolate already gone */ }
+    try {
+      this.rt?.release();
+    } catch {
+      /* isolate already gone */
+    }
     this.rt = null;
     this.context = null;
     if (this.isolate && !this.isolate.isDisposed) this.isolate.dispose();

@@ -17,12 +17,26 @@
 import createClient from 'openapi-fetch';
 import type { components, paths } from '../generated/openapi-fetch/schema.js';
 import {
-  APPLICANT, BAD_APPLICANT, check, CUSTOMERS_CSV, DECLINED_APPLICANT, eventually, lastHour, need, PMML_MODEL, runTour, tourEnvironment, unique,
+  APPLICANT,
+  BAD_APPLICANT,
+  check,
+  CUSTOMERS_CSV,
+  DECLINED_APPLICANT,
+  eventually,
+  lastHour,
+  need,
+  PMML_MODEL,
+  runTour,
+  tourEnvironment,
+  unique,
   VARIABLES_CSV,
 } from './steps.js';
 
 const env = tourEnvironment();
-const management = createClient<paths>({ baseUrl: env.baseUrl, headers: { Authorization: `Bearer ${env.accessToken}` } });
+const management = createClient<paths>({
+  baseUrl: env.baseUrl,
+  headers: { Authorization: `Bearer ${env.accessToken}` },
+});
 const execution = createClient<paths>({ baseUrl: env.baseUrl, headers: { 'Score-Token': env.scoreToken } });
 
 /**
@@ -33,20 +47,28 @@ const execution = createClient<paths>({ baseUrl: env.baseUrl, headers: { 'Score-
 const namingUsers = createClient<paths>({
   baseUrl: env.baseUrl,
   headers: { Authorization: `Bearer ${env.accessToken}` },
-  querySerializer: (query) => Object.entries(query).flatMap(([name, value]) => {
-    if (value === undefined) return [];
-    if (name === 'context') return [`context=${encodeURIComponent(JSON.stringify(value))}`];
-    if (typeof value === 'object' && value !== null) return Object.entries(value).map(([key, item]) => `${name}%5B${encodeURIComponent(key)}%5D=${encodeURIComponent(String(item))}`);
-    return [`${name}=${encodeURIComponent(String(value))}`];
-  }).join('&'),
+  querySerializer: (query) =>
+    Object.entries(query)
+      .flatMap(([name, value]) => {
+        if (value === undefined) return [];
+        if (name === 'context') return [`context=${encodeURIComponent(JSON.stringify(value))}`];
+        if (typeof value === 'object' && value !== null)
+          return Object.entries(value).map(
+            ([key, item]) => `${name}%5B${encodeURIComponent(key)}%5D=${encodeURIComponent(String(item))}`,
+          );
+        return [`${name}=${encodeURIComponent(String(value))}`];
+      })
+      .join('&'),
 });
 
 /** openapi-fetch's `bodySerializer` for an upload: the generated body holds the file's text (`file: string`). */
-const multipart = (fileName: string) => (body: { file: string }): FormData => {
-  const form = new FormData();
-  form.append('file', new Blob([body.file]), fileName);
-  return form;
-};
+const multipart =
+  (fileName: string) =>
+  (body: { file: string }): FormData => {
+    const form = new FormData();
+    form.append('file', new Blob([body.file]), fileName);
+    return form;
+  };
 
 /** examples/credit-decision.yaml, typed by the generated schema. */
 const creditDecision: components['schemas']['ScenarioImport'] = {
@@ -63,8 +85,12 @@ const creditDecision: components['schemas']['ScenarioImport'] = {
       { id: 'declined', type: 'END', name: 'Declined' },
     ],
     edges: [
-      { from: 'start', to: 'ratio' }, { from: 'ratio', to: 'card' }, { from: 'card', to: 'band' }, { from: 'band', to: 'accept' },
-      { from: 'accept', to: 'approved', when: true }, { from: 'accept', to: 'declined', when: false },
+      { from: 'start', to: 'ratio' },
+      { from: 'ratio', to: 'card' },
+      { from: 'card', to: 'band' },
+      { from: 'band', to: 'accept' },
+      { from: 'accept', to: 'approved', when: true },
+      { from: 'accept', to: 'declined', when: false },
     ],
   },
   nodeProperties: {
@@ -73,9 +99,18 @@ const creditDecision: components['schemas']['ScenarioImport'] = {
       content: {
         inputs: [
           { name: 'income', type: { type: 'DOUBLE' }, required: true, description: 'Yearly net income' },
-          { name: 'existingDebt', type: { type: 'DOUBLE' }, required: false, description: 'Outstanding debt (absent means none)' },
+          {
+            name: 'existingDebt',
+            type: { type: 'DOUBLE' },
+            required: false,
+            description: 'Outstanding debt (absent means none)',
+          },
           { name: 'age', type: { type: 'INTEGER' }, required: true },
-          { name: 'employment', type: { type: 'DICTIONARY', name: 'employment', options: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'] }, required: true },
+          {
+            name: 'employment',
+            type: { type: 'DICTIONARY', name: 'employment', options: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'] },
+            required: true,
+          },
         ],
         validators: [
           { variable: 'age', expression: 'value >= 18', message: 'the applicant must be an adult' },
@@ -83,15 +118,55 @@ const creditDecision: components['schemas']['ScenarioImport'] = {
         ],
       },
     },
-    ratio: { type: 'SCRIPT', content: { language: 'javascript', code: 'const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n', outputs: ['debtRatio'] } },
+    ratio: {
+      type: 'SCRIPT',
+      content: {
+        language: 'javascript',
+        code: 'const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n',
+        outputs: ['debtRatio'],
+      },
+    },
     card: {
       type: 'SCORECARD',
       content: {
-        baseScore: 500, scoreVariable: 'score', reasonCodesVariable: 'reasonCodes', maxReasonCodes: 2,
+        baseScore: 500,
+        scoreVariable: 'score',
+        reasonCodesVariable: 'reasonCodes',
+        maxReasonCodes: 2,
         characteristics: [
-          { name: 'Age', variable: 'age', reasonCode: 'AGE', elsePoints: 0, bins: [{ max: 25, points: 20 }, { min: 25, max: 60, points: 60 }, { min: 60, points: 40 }] },
-          { name: 'Employment', variable: 'employment', reasonCode: 'EMPLOYMENT', elsePoints: 0, bins: [{ values: ['EMPLOYED'], points: 80 }, { values: ['SELF_EMPLOYED'], points: 50 }, { values: ['UNEMPLOYED'], points: 0 }] },
-          { name: 'Debt ratio', variable: 'debtRatio', reasonCode: 'DEBT', elsePoints: 0, bins: [{ max: 0.2, points: 100 }, { min: 0.2, max: 0.5, points: 50 }, { min: 0.5, points: 0 }] },
+          {
+            name: 'Age',
+            variable: 'age',
+            reasonCode: 'AGE',
+            elsePoints: 0,
+            bins: [
+              { max: 25, points: 20 },
+              { min: 25, max: 60, points: 60 },
+              { min: 60, points: 40 },
+            ],
+          },
+          {
+            name: 'Employment',
+            variable: 'employment',
+            reasonCode: 'EMPLOYMENT',
+            elsePoints: 0,
+            bins: [
+              { values: ['EMPLOYED'], points: 80 },
+              { values: ['SELF_EMPLOYED'], points: 50 },
+              { values: ['UNEMPLOYED'], points: 0 },
+            ],
+          },
+          {
+            name: 'Debt ratio',
+            variable: 'debtRatio',
+            reasonCode: 'DEBT',
+            elsePoints: 0,
+            bins: [
+              { max: 0.2, points: 100 },
+              { min: 0.2, max: 0.5, points: 50 },
+              { min: 0.5, points: 0 },
+            ],
+          },
         ],
       },
     },
@@ -102,8 +177,16 @@ const creditDecision: components['schemas']['ScenarioImport'] = {
         inputs: [{ name: 'score', type: 'NUMBER' }],
         outputs: [{ name: 'riskBand' }, { name: 'decision' }, { name: 'creditLimit' }],
         rules: [
-          { description: 'strong', when: { score: '>= 680' }, then: { riskBand: 'LOW', decision: 'APPROVE', creditLimit: 10000 } },
-          { description: 'fair', when: { score: '[600..680)' }, then: { riskBand: 'MEDIUM', decision: 'APPROVE', creditLimit: 3000 } },
+          {
+            description: 'strong',
+            when: { score: '>= 680' },
+            then: { riskBand: 'LOW', decision: 'APPROVE', creditLimit: 10000 },
+          },
+          {
+            description: 'fair',
+            when: { score: '[600..680)' },
+            then: { riskBand: 'MEDIUM', decision: 'APPROVE', creditLimit: 3000 },
+          },
           { description: 'weak', then: { riskBand: 'HIGH', decision: 'DECLINE', creditLimit: 0 } },
         ],
       },
@@ -115,7 +198,12 @@ const creditDecision: components['schemas']['ScenarioImport'] = {
   testCases: [
     {
       name: 'employed applicant with little debt is approved',
-      variables: [{ variableName: 'income', value: 52000 }, { variableName: 'existingDebt', value: 4000 }, { variableName: 'age', value: 34 }, { variableName: 'employment', value: 'EMPLOYED' }],
+      variables: [
+        { variableName: 'income', value: 52000 },
+        { variableName: 'existingDebt', value: 4000 },
+        { variableName: 'age', value: 34 },
+        { variableName: 'employment', value: 'EMPLOYED' },
+      ],
       expression: { code: "decision === 'APPROVE' && riskBand === 'LOW' && score === 740" },
     },
   ],
@@ -137,214 +225,540 @@ let settings: components['schemas']['RecordingSettings'] | undefined;
 let modelVersion: string | undefined;
 
 const passed = await runTour('openapi-typescript + openapi-fetch', [
-  ['importScenarios: import the credit decision', async () => {
-    const { data, response } = await management.POST('/api/scenario/import', { params: { query: { context } }, body: creditDecision });
-    check(response.status === 200 && data !== undefined, `status ${response.status}`);
-    scenarioId = data.scenarios[0]?.scenarioId ?? undefined;
-    check(scenarioId !== undefined, 'the import report names no scenarioId');
-  }],
-  ['openScenario: open it', async () => {
-    const { data, response } = await management.GET('/api/scenario/open/{id}', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 200 && data !== undefined && data.name === name, `status ${response.status}`);
-    testCaseId = data.testCases[0]?.id;
-  }],
-  ['getScenarioInput: read its inputs', async () => {
-    const { data, response } = await management.GET('/api/scenario/{id}/input', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 200 && data !== undefined && 'income' in data, `status ${response.status}`);
-  }],
-  ['getScenarioInputVariableNames: read its input names', async () => {
-    const { data, response } = await management.GET('/api/scenario/data/inputvariables/{id}', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 200 && data !== undefined && data.includes('employment'), `status ${response.status}, ${JSON.stringify(data)}`);
-  }],
-  ['createInputVariablesFromCsv: declarations from a CSV upload (bodySerializer)', async () => {
-    const { data, response } = await management.POST('/api/scenario/data/inputvariables/create', { body: { file: VARIABLES_CSV }, bodySerializer: multipart('variables.csv') });
-    check(response.status === 200 && data !== undefined && 'income' in data && 'employment' in data, `status ${response.status}, ${JSON.stringify(data)}`);
-  }],
-  ['debugScenario: debug it with a trace', async () => {
-    const { data, response } = await management.POST('/api/scenario/debug/{id}', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } }, body: APPLICANT });
-    check(response.status === 200 && data !== undefined && data.result?.decision === 'APPROVE', `status ${response.status}, ${JSON.stringify(data?.result)}`);
-  }],
-  ['validateScenario: validate it (204)', async () => {
-    const { response } = await management.POST('/api/scenario/validate/{id}', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 204, `status ${response.status}`);
-  }],
-  ['updateScenarioTestCase: save its test case', async () => {
-    const { data, response } = await management.PUT('/api/scenario/{id}/testcases/{testCaseId}', {
-      params: { path: { id: need(scenarioId, 'scenario'), testCaseId: need(testCaseId, 'test case') }, query: { context } },
-      body: {
-        name: 'employed applicant with little debt is approved (saved)',
-        variables: [{ variableName: 'income', value: 52000 }, { variableName: 'existingDebt', value: 4000 }, { variableName: 'age', value: 34 }, { variableName: 'employment', value: 'EMPLOYED' }],
-        expression: { code: "decision === 'APPROVE'" },
-      },
-    });
-    check(response.status === 200 && data !== undefined && data.name.endsWith('(saved)'), `status ${response.status}`);
-  }],
-  ['deployScenario: deploy it (204)', async () => {
-    const { response } = await management.POST('/api/scenario/deploy/{id}', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 204, `status ${response.status}`);
-  }],
-  ['listScenarios: find it among the caller\'s scenarios', async () => {
-    const { data, response } = await management.GET('/api/scenario', { params: { query: { context, limit: 50 } } });
-    check(response.status === 200 && data !== undefined && data.scenarios.some((listed) => listed.id === scenarioId), `status ${response.status}`);
-  }],
-  ['listScenarioVersions: list its versions', async () => {
-    const { data, response } = await management.GET('/api/scenario/{id}/version', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 200 && data !== undefined && data.length >= 2, `status ${response.status}`);
-  }],
-  ['listScenarioVersions: name the requester in the context (querySerializer)', async () => {
-    const id = need(scenarioId, 'scenario');
-    const asked = (username: string) => namingUsers.GET('/api/scenario/{id}/version', { params: { path: { id }, query: { context: { actors: { requester: { username } } } } } });
-    const own = await asked(env.username);
-    check(own.response.status === 200 && own.data !== undefined && own.data.length >= 1, `as ${env.username}: status ${own.response.status}`);
-    const other = await asked(`not-${env.username}`);
-    check(other.response.status === 403 && other.error?.code === 'CONTEXT_MISMATCH', `as someone else: ${other.response.status} ${JSON.stringify(other.error)}`);
-  }],
-  ['copyScenario: copy it', async () => {
-    const { data, response } = await management.POST('/api/scenario/copy/{id}/{copiedScenarioName}', { params: { path: { id: need(scenarioId, 'scenario'), copiedScenarioName: copyName }, query: { context } } });
-    check((response.status === 200 || response.status === 201) && data !== undefined && data.name === copyName, `status ${response.status}`);
-  }],
-  ['renameScenario: rename the copy', async () => {
-    const { data, response } = await management.POST('/api/scenario/rename/{currentName}/{newName}', { params: { path: { currentName: copyName, newName: `${copyName}-renamed` }, query: { context } } });
-    check(response.status === 200 && data !== undefined && data.name === `${copyName}-renamed`, `status ${response.status}`);
-  }],
-  ['exportScenarios: export it as JSON', async () => {
-    const { data, response } = await management.GET('/api/scenario/export', { params: { query: { context, name } } });
-    check(response.status === 200 && data !== undefined && Array.isArray(data) && data[0]?.name === name, `status ${response.status}`);
-  }],
-  ['exportScenarios: export it as YAML (parseAs text)', async () => {
-    const { data, response } = await management.GET('/api/scenario/export', { params: { query: { context, name, type: 'yaml' } }, parseAs: 'text' });
-    check(response.status === 200 && data !== undefined && data.includes(`name: ${name}`), `status ${response.status}`);
-  }],
-  ['getRecordingSettings: read its recording settings', async () => {
-    const { data, response } = await management.GET('/api/scenario/{id}/recording', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 200 && data !== undefined, `status ${response.status}`);
-    settings = data;
-  }],
-  ['updateRecordingSettings: record every synchronous run', async () => {
-    const { data, response } = await management.PUT('/api/scenario/{id}/recording', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } }, body: { ...need(settings, 'settings'), enabled: true, syncSampleRate: 1 } });
-    check(response.status === 200 && data !== undefined && data.enabled && data.syncSampleRate === 1, `status ${response.status}, ${JSON.stringify(data)}`);
-  }],
-  ['scoreScenario: score it synchronously', async () => {
-    const { data, response } = await execution.POST('/api/scenario/code/remote/score', { params: { query: { name } }, body: APPLICANT });
-    check(response.status === 200 && data !== undefined && data.result?.decision === 'APPROVE', `status ${response.status}, ${JSON.stringify(data?.result)}`);
-  }],
-  ['scoreScenario: get a 400 naming each bad input', async () => {
-    const { error, response } = await execution.POST('/api/scenario/code/remote/score', { params: { query: { name } }, body: BAD_APPLICANT });
-    check(response.status === 400 && error !== undefined && (error.details ?? []).length >= 2, `status ${response.status}, ${JSON.stringify(error?.details)}`);
-  }],
-  ['scoreAsync: submit it asynchronously (202)', async () => {
-    const { response } = await execution.POST('/api/scenario/code/scoreasync/{name}', { params: { path: { name }, header: { 'X-SCE-RequestId': requestId } }, body: APPLICANT });
-    check(response.status === 202, `status ${response.status}`);
-  }],
-  ['getAsyncScoreResult: fetch the asynchronous result', async () => {
-    const fetchResult = () => execution.GET('/api/scenario/code/scoreasyncresult/{name}', { params: { path: { name }, header: { 'X-SCE-RequestId': requestId } } });
-    const { response } = await eventually(fetchResult, (result) => result.response.status !== 202);
-    check(response.status === 200, `status ${response.status}`);
-  }],
-  ['submitBatch: submit a batch (202)', async () => {
-    const { data, response } = await execution.POST('/api/batch/score', { body: { scenarioName: name, parameters: [APPLICANT, DECLINED_APPLICANT] } });
-    check(response.status === 202 && data !== undefined, `status ${response.status}`);
-    batchTaskId = data.batchTaskId;
-  }],
-  ['getBatchStatus: read the batch status until it lists its results', async () => {
-    const status = () => execution.GET('/api/batch/{batchTaskId}', { params: { path: { batchTaskId: need(batchTaskId, 'batch') } } });
-    const { data, response } = await eventually(status, (result) => (result.data?.resultsIds.length ?? 0) > 0);
-    check(response.status === 200 && data !== undefined && data.resultsIds.length === 2, `status ${response.status}, ${JSON.stringify(data)}`);
-  }],
-  ['getBatchResults: stream the results (NDJSON, parseAs text)', async () => {
-    const { data, response } = await execution.GET('/api/batch/{batchTaskId}/results', { params: { path: { batchTaskId: need(batchTaskId, 'batch') } }, parseAs: 'text' });
-    check(response.status === 200 && data !== undefined && data.trim().split('\n').length === 2, `status ${response.status}`);
-  }],
-  ['listBatches: find the batch in the list', async () => {
-    const { data, response } = await execution.GET('/api/batch', { params: { query: { limit: 10 } } });
-    check(response.status === 200 && data !== undefined && data.batches.some((batch) => batch.batchTaskId === batchTaskId), `status ${response.status}`);
-  }],
-  ['getScenarioStatistics: its run statistics over the last hour', async () => {
-    const { data, response } = await management.GET('/api/scenario/{id}/statistics', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context, ...lastHour() } } });
-    check(response.status === 200 && data !== undefined && data.scenarioId === scenarioId, `status ${response.status}`);
-  }],
-  ['listDecisionRecords: list its records until the runs are recorded', async () => {
-    const list = () => management.GET('/api/scenario/{id}/records', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context, limit: 10 } } });
-    const { data, response } = await eventually(list, (result) => (result.data?.records.length ?? 0) > 0);
-    check(response.status === 200 && data !== undefined && data.records.length > 0, `status ${response.status}, no records`);
-    recordId = data.records[0]?.id;
-  }],
-  ['getDecisionRecord: read one record', async () => {
-    const { data, response } = await management.GET('/api/scenario/{id}/records/{recordId}', { params: { path: { id: need(scenarioId, 'scenario'), recordId: need(recordId, 'record') }, query: { context } } });
-    check(response.status === 200 && data !== undefined && data.id === recordId, `status ${response.status}`);
-  }],
-  ['startReplay: replay the records on the deployed version (202)', async () => {
-    const { data, response } = await management.POST('/api/scenario/{id}/replays', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } }, body: { candidateVersion: '1', outputs: ['decision', 'score'], limit: 10 } });
-    check(response.status === 202 && data !== undefined, `status ${response.status}`);
-    replayId = data.replayId;
-  }],
-  ['getReplay: read the replay until it finished', async () => {
-    const read = () => management.GET('/api/scenario/{id}/replays/{replayId}', { params: { path: { id: need(scenarioId, 'scenario'), replayId: need(replayId, 'replay') }, query: { context } } });
-    const { data, response } = await eventually(read, (result) => result.data?.state === 'FINISHED' || result.data?.state === 'FAILED');
-    check(response.status === 200 && data?.state === 'FINISHED', `status ${response.status}, ${data?.state}`);
-  }],
-  ['cancelReplay: cancel a second replay (or learn it already ended)', async () => {
-    const id = need(scenarioId, 'scenario');
-    const started = await management.POST('/api/scenario/{id}/replays', { params: { path: { id }, query: { context } }, body: { candidateVersion: 'develop', outputs: ['decision'], limit: 10 } });
-    const second = need(started.data?.replayId, 'second replay');
-    const { error, response } = await management.POST('/api/scenario/{id}/replays/{replayId}/cancel', { params: { path: { id, replayId: second }, query: { context } } });
-    check(response.status === 200 || (response.status === 409 && error?.code === 'REPLAY_ALREADY_ENDED'), `status ${response.status}`);
-  }],
-  ['listReplays: list its replays', async () => {
-    const { data, response } = await management.GET('/api/scenario/{id}/replays', { params: { path: { id: need(scenarioId, 'scenario') }, query: { context } } });
-    check(response.status === 200 && data !== undefined && data.replays.length >= 2, `status ${response.status}`);
-  }],
-  ['loadCollectionData: load a CSV into a collection (bodySerializer)', async () => {
-    const { data, response } = await management.POST('/api/internaldata/collections/loadData/{collection_name}', {
-      params: { path: { collection_name: collection }, query: { fileName: 'customers.csv', indexes: 'customer_id,true;segment,false' } },
-      body: { file: CUSTOMERS_CSV }, bodySerializer: multipart('customers.csv'),
-    });
-    check((response.status === 200 || response.status === 201) && data !== undefined && data.rowsLoaded === 2, `status ${response.status}`);
-  }],
-  ['listCollections: find it in the list', async () => {
-    const { data, response } = await management.GET('/api/internaldata/collections');
-    check(response.status === 200 && data !== undefined && data.some((entry) => entry.name === collection), `status ${response.status}`);
-  }],
-  ['getCollectionRows: read it, filtered', async () => {
-    const { data, response } = await management.GET('/api/internaldata/collections/{collection_name}', { params: { path: { collection_name: collection }, query: { limit: 10, filter: { segment: 'SME' } } } });
-    check(response.status === 200 && data !== undefined && data.rows.length === 1, `status ${response.status}, ${JSON.stringify(data?.rows)}`);
-  }],
-  ['getCollectionColumns: its columns', async () => {
-    const { data, response } = await management.GET('/api/internaldata/columns/{collection_name}', { params: { path: { collection_name: collection } } });
-    check(response.status === 200 && data !== undefined && data.some((column) => column.name === 'segment'), `status ${response.status}`);
-  }],
-  ['getCollectionIndexes: its indexes', async () => {
-    const { data, response } = await management.GET('/api/internaldata/indexes/{collection_name}', { params: { path: { collection_name: collection } } });
-    check(response.status === 200 && data !== undefined && data.length >= 2, `status ${response.status}, ${JSON.stringify(data)}`);
-  }],
-  ['deleteCollection: delete it (204)', async () => {
-    const { response } = await management.DELETE('/api/internaldata/collections/delete/{collection_name}', { params: { path: { collection_name: collection } } });
-    check(response.status === 204, `status ${response.status}`);
-  }],
-  ['uploadModelVersion: upload a PMML model (201, bodySerializer)', async () => {
-    const { data, response } = await management.POST('/api/models/{name}/versions', { params: { path: { name: model } }, body: { file: PMML_MODEL }, bodySerializer: multipart('credit-risk.pmml') });
-    check(response.status === 201 && data !== undefined && data.name === model, `status ${response.status}`);
-    modelVersion = String(data.version);
-  }],
-  ['listModels: find it in the list', async () => {
-    const { data, response } = await management.GET('/api/models');
-    check(response.status === 200 && data !== undefined && data.some((entry) => entry.name === model), `status ${response.status}`);
-  }],
-  ['getModel: read it', async () => {
-    const { data, response } = await management.GET('/api/models/{name}', { params: { path: { name: model } } });
-    check(response.status === 200 && data?.latestVersion === 1, `status ${response.status}`);
-  }],
-  ['getModelVersion: read its version', async () => {
-    const { data, response } = await management.GET('/api/models/{name}/versions/{version}', { params: { path: { name: model, version: need(modelVersion, 'model version') } } });
-    check(response.status === 200 && data !== undefined && data.inputs.length > 0, `status ${response.status}`);
-  }],
-  ['downloadModelVersion: download the file (parseAs text)', async () => {
-    const { data, response } = await management.GET('/api/models/{name}/versions/{version}/file', { params: { path: { name: model, version: need(modelVersion, 'model version') } }, parseAs: 'text' });
-    check(response.status === 200 && data !== undefined && data.includes('<PMML'), `status ${response.status}`);
-  }],
-  ['deleteModelVersion: delete the version (204)', async () => {
-    const { response } = await management.DELETE('/api/models/{name}/versions/{version}', { params: { path: { name: model, version: need(modelVersion, 'model version') } } });
-    check(response.status === 204, `status ${response.status}`);
-  }],
+  [
+    'importScenarios: import the credit decision',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/import', {
+        params: { query: { context } },
+        body: creditDecision,
+      });
+      check(response.status === 200 && data !== undefined, `status ${response.status}`);
+      scenarioId = data.scenarios[0]?.scenarioId ?? undefined;
+      check(scenarioId !== undefined, 'the import report names no scenarioId');
+    },
+  ],
+  [
+    'openScenario: open it',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/open/{id}', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(response.status === 200 && data !== undefined && data.name === name, `status ${response.status}`);
+      testCaseId = data.testCases[0]?.id;
+    },
+  ],
+  [
+    'getScenarioInput: read its inputs',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/input', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(response.status === 200 && data !== undefined && 'income' in data, `status ${response.status}`);
+    },
+  ],
+  [
+    'getScenarioInputVariableNames: read its input names',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/data/inputvariables/{id}', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.includes('employment'),
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'createInputVariablesFromCsv: declarations from a CSV upload (bodySerializer)',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/data/inputvariables/create', {
+        body: { file: VARIABLES_CSV },
+        bodySerializer: multipart('variables.csv'),
+      });
+      check(
+        response.status === 200 && data !== undefined && 'income' in data && 'employment' in data,
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'debugScenario: debug it with a trace',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/debug/{id}', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+        body: APPLICANT,
+      });
+      check(
+        response.status === 200 && data !== undefined && data.result?.decision === 'APPROVE',
+        `status ${response.status}, ${JSON.stringify(data?.result)}`,
+      );
+    },
+  ],
+  [
+    'validateScenario: validate it (204)',
+    async () => {
+      const { response } = await management.POST('/api/scenario/validate/{id}', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(response.status === 204, `status ${response.status}`);
+    },
+  ],
+  [
+    'updateScenarioTestCase: save its test case',
+    async () => {
+      const { data, response } = await management.PUT('/api/scenario/{id}/testcases/{testCaseId}', {
+        params: {
+          path: { id: need(scenarioId, 'scenario'), testCaseId: need(testCaseId, 'test case') },
+          query: { context },
+        },
+        body: {
+          name: 'employed applicant with little debt is approved (saved)',
+          variables: [
+            { variableName: 'income', value: 52000 },
+            { variableName: 'existingDebt', value: 4000 },
+            { variableName: 'age', value: 34 },
+            { variableName: 'employment', value: 'EMPLOYED' },
+          ],
+          expression: { code: "decision === 'APPROVE'" },
+        },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.name.endsWith('(saved)'),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'deployScenario: deploy it (204)',
+    async () => {
+      const { response } = await management.POST('/api/scenario/deploy/{id}', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(response.status === 204, `status ${response.status}`);
+    },
+  ],
+  [
+    "listScenarios: find it among the caller's scenarios",
+    async () => {
+      const { data, response } = await management.GET('/api/scenario', { params: { query: { context, limit: 50 } } });
+      check(
+        response.status === 200 && data !== undefined && data.scenarios.some((listed) => listed.id === scenarioId),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'listScenarioVersions: list its versions',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/version', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(response.status === 200 && data !== undefined && data.length >= 2, `status ${response.status}`);
+    },
+  ],
+  [
+    'listScenarioVersions: name the requester in the context (querySerializer)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const asked = (username: string) =>
+        namingUsers.GET('/api/scenario/{id}/version', {
+          params: { path: { id }, query: { context: { actors: { requester: { username } } } } },
+        });
+      const own = await asked(env.username);
+      check(
+        own.response.status === 200 && own.data !== undefined && own.data.length >= 1,
+        `as ${env.username}: status ${own.response.status}`,
+      );
+      const other = await asked(`not-${env.username}`);
+      check(
+        other.response.status === 403 && other.error?.code === 'CONTEXT_MISMATCH',
+        `as someone else: ${other.response.status} ${JSON.stringify(other.error)}`,
+      );
+    },
+  ],
+  [
+    'copyScenario: copy it',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/copy/{id}/{copiedScenarioName}', {
+        params: { path: { id: need(scenarioId, 'scenario'), copiedScenarioName: copyName }, query: { context } },
+      });
+      check(
+        (response.status === 200 || response.status === 201) && data !== undefined && data.name === copyName,
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'renameScenario: rename the copy',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/rename/{currentName}/{newName}', {
+        params: { path: { currentName: copyName, newName: `${copyName}-renamed` }, query: { context } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.name === `${copyName}-renamed`,
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'exportScenarios: export it as JSON',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/export', { params: { query: { context, name } } });
+      check(
+        response.status === 200 && data !== undefined && Array.isArray(data) && data[0]?.name === name,
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'exportScenarios: export it as YAML (parseAs text)',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/export', {
+        params: { query: { context, name, type: 'yaml' } },
+        parseAs: 'text',
+      });
+      check(
+        response.status === 200 && data !== undefined && data.includes(`name: ${name}`),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'getRecordingSettings: read its recording settings',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/recording', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(response.status === 200 && data !== undefined, `status ${response.status}`);
+      settings = data;
+    },
+  ],
+  [
+    'updateRecordingSettings: record every synchronous run',
+    async () => {
+      const { data, response } = await management.PUT('/api/scenario/{id}/recording', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+        body: { ...need(settings, 'settings'), enabled: true, syncSampleRate: 1 },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.enabled && data.syncSampleRate === 1,
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'scoreScenario: score it synchronously',
+    async () => {
+      const { data, response } = await execution.POST('/api/scenario/code/remote/score', {
+        params: { query: { name } },
+        body: APPLICANT,
+      });
+      check(
+        response.status === 200 && data !== undefined && data.result?.decision === 'APPROVE',
+        `status ${response.status}, ${JSON.stringify(data?.result)}`,
+      );
+    },
+  ],
+  [
+    'scoreScenario: get a 400 naming each bad input',
+    async () => {
+      const { error, response } = await execution.POST('/api/scenario/code/remote/score', {
+        params: { query: { name } },
+        body: BAD_APPLICANT,
+      });
+      check(
+        response.status === 400 && error !== undefined && (error.details ?? []).length >= 2,
+        `status ${response.status}, ${JSON.stringify(error?.details)}`,
+      );
+    },
+  ],
+  [
+    'scoreAsync: submit it asynchronously (202)',
+    async () => {
+      const { response } = await execution.POST('/api/scenario/code/scoreasync/{name}', {
+        params: { path: { name }, header: { 'X-SCE-RequestId': requestId } },
+        body: APPLICANT,
+      });
+      check(response.status === 202, `status ${response.status}`);
+    },
+  ],
+  [
+    'getAsyncScoreResult: fetch the asynchronous result',
+    async () => {
+      const fetchResult = () =>
+        execution.GET('/api/scenario/code/scoreasyncresult/{name}', {
+          params: { path: { name }, header: { 'X-SCE-RequestId': requestId } },
+        });
+      const { response } = await eventually(fetchResult, (result) => result.response.status !== 202);
+      check(response.status === 200, `status ${response.status}`);
+    },
+  ],
+  [
+    'submitBatch: submit a batch (202)',
+    async () => {
+      const { data, response } = await execution.POST('/api/batch/score', {
+        body: { scenarioName: name, parameters: [APPLICANT, DECLINED_APPLICANT] },
+      });
+      check(response.status === 202 && data !== undefined, `status ${response.status}`);
+      batchTaskId = data.batchTaskId;
+    },
+  ],
+  [
+    'getBatchStatus: read the batch status until it lists its results',
+    async () => {
+      const status = () =>
+        execution.GET('/api/batch/{batchTaskId}', { params: { path: { batchTaskId: need(batchTaskId, 'batch') } } });
+      const { data, response } = await eventually(status, (result) => (result.data?.resultsIds.length ?? 0) > 0);
+      check(
+        response.status === 200 && data !== undefined && data.resultsIds.length === 2,
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'getBatchResults: stream the results (NDJSON, parseAs text)',
+    async () => {
+      const { data, response } = await execution.GET('/api/batch/{batchTaskId}/results', {
+        params: { path: { batchTaskId: need(batchTaskId, 'batch') } },
+        parseAs: 'text',
+      });
+      check(
+        response.status === 200 && data !== undefined && data.trim().split('\n').length === 2,
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'listBatches: find the batch in the list',
+    async () => {
+      const { data, response } = await execution.GET('/api/batch', { params: { query: { limit: 10 } } });
+      check(
+        response.status === 200 &&
+          data !== undefined &&
+          data.batches.some((batch) => batch.batchTaskId === batchTaskId),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'getScenarioStatistics: its run statistics over the last hour',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/statistics', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context, ...lastHour() } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.scenarioId === scenarioId,
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'listDecisionRecords: list its records until the runs are recorded',
+    async () => {
+      const list = () =>
+        management.GET('/api/scenario/{id}/records', {
+          params: { path: { id: need(scenarioId, 'scenario') }, query: { context, limit: 10 } },
+        });
+      const { data, response } = await eventually(list, (result) => (result.data?.records.length ?? 0) > 0);
+      check(
+        response.status === 200 && data !== undefined && data.records.length > 0,
+        `status ${response.status}, no records`,
+      );
+      recordId = data.records[0]?.id;
+    },
+  ],
+  [
+    'getDecisionRecord: read one record',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/records/{recordId}', {
+        params: { path: { id: need(scenarioId, 'scenario'), recordId: need(recordId, 'record') }, query: { context } },
+      });
+      check(response.status === 200 && data !== undefined && data.id === recordId, `status ${response.status}`);
+    },
+  ],
+  [
+    'startReplay: replay the records on the deployed version (202)',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/{id}/replays', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+        body: { candidateVersion: '1', outputs: ['decision', 'score'], limit: 10 },
+      });
+      check(response.status === 202 && data !== undefined, `status ${response.status}`);
+      replayId = data.replayId;
+    },
+  ],
+  [
+    'getReplay: read the replay until it finished',
+    async () => {
+      const read = () =>
+        management.GET('/api/scenario/{id}/replays/{replayId}', {
+          params: {
+            path: { id: need(scenarioId, 'scenario'), replayId: need(replayId, 'replay') },
+            query: { context },
+          },
+        });
+      const { data, response } = await eventually(
+        read,
+        (result) => result.data?.state === 'FINISHED' || result.data?.state === 'FAILED',
+      );
+      check(response.status === 200 && data?.state === 'FINISHED', `status ${response.status}, ${data?.state}`);
+    },
+  ],
+  [
+    'cancelReplay: cancel a second replay (or learn it already ended)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const started = await management.POST('/api/scenario/{id}/replays', {
+        params: { path: { id }, query: { context } },
+        body: { candidateVersion: 'develop', outputs: ['decision'], limit: 10 },
+      });
+      const second = need(started.data?.replayId, 'second replay');
+      const { error, response } = await management.POST('/api/scenario/{id}/replays/{replayId}/cancel', {
+        params: { path: { id, replayId: second }, query: { context } },
+      });
+      check(
+        response.status === 200 || (response.status === 409 && error?.code === 'REPLAY_ALREADY_ENDED'),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'listReplays: list its replays',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/replays', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(response.status === 200 && data !== undefined && data.replays.length >= 2, `status ${response.status}`);
+    },
+  ],
+  [
+    'loadCollectionData: load a CSV into a collection (bodySerializer)',
+    async () => {
+      const { data, response } = await management.POST('/api/internaldata/collections/loadData/{collection_name}', {
+        params: {
+          path: { collection_name: collection },
+          query: { fileName: 'customers.csv', indexes: 'customer_id,true;segment,false' },
+        },
+        body: { file: CUSTOMERS_CSV },
+        bodySerializer: multipart('customers.csv'),
+      });
+      check(
+        (response.status === 200 || response.status === 201) && data !== undefined && data.rowsLoaded === 2,
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'listCollections: find it in the list',
+    async () => {
+      const { data, response } = await management.GET('/api/internaldata/collections');
+      check(
+        response.status === 200 && data !== undefined && data.some((entry) => entry.name === collection),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'getCollectionRows: read it, filtered',
+    async () => {
+      const { data, response } = await management.GET('/api/internaldata/collections/{collection_name}', {
+        params: { path: { collection_name: collection }, query: { limit: 10, filter: { segment: 'SME' } } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.rows.length === 1,
+        `status ${response.status}, ${JSON.stringify(data?.rows)}`,
+      );
+    },
+  ],
+  [
+    'getCollectionColumns: its columns',
+    async () => {
+      const { data, response } = await management.GET('/api/internaldata/columns/{collection_name}', {
+        params: { path: { collection_name: collection } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.some((column) => column.name === 'segment'),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'getCollectionIndexes: its indexes',
+    async () => {
+      const { data, response } = await management.GET('/api/internaldata/indexes/{collection_name}', {
+        params: { path: { collection_name: collection } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.length >= 2,
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'deleteCollection: delete it (204)',
+    async () => {
+      const { response } = await management.DELETE('/api/internaldata/collections/delete/{collection_name}', {
+        params: { path: { collection_name: collection } },
+      });
+      check(response.status === 204, `status ${response.status}`);
+    },
+  ],
+  [
+    'uploadModelVersion: upload a PMML model (201, bodySerializer)',
+    async () => {
+      const { data, response } = await management.POST('/api/models/{name}/versions', {
+        params: { path: { name: model } },
+        body: { file: PMML_MODEL },
+        bodySerializer: multipart('credit-risk.pmml'),
+      });
+      check(response.status === 201 && data !== undefined && data.name === model, `status ${response.status}`);
+      modelVersion = String(data.version);
+    },
+  ],
+  [
+    'listModels: find it in the list',
+    async () => {
+      const { data, response } = await management.GET('/api/models');
+      check(
+        response.status === 200 && data !== undefined && data.some((entry) => entry.name === model),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'getModel: read it',
+    async () => {
+      const { data, response } = await management.GET('/api/models/{name}', { params: { path: { name: model } } });
+      check(response.status === 200 && data?.latestVersion === 1, `status ${response.status}`);
+    },
+  ],
+  [
+    'getModelVersion: read its version',
+    async () => {
+      const { data, response } = await management.GET('/api/models/{name}/versions/{version}', {
+        params: { path: { name: model, version: need(modelVersion, 'model version') } },
+      });
+      check(response.status === 200 && data !== undefined && data.inputs.length > 0, `status ${response.status}`);
+    },
+  ],
+  [
+    'downloadModelVersion: download the file (parseAs text)',
+    async () => {
+      const { data, response } = await management.GET('/api/models/{name}/versions/{version}/file', {
+        params: { path: { name: model, version: need(modelVersion, 'model version') } },
+        parseAs: 'text',
+      });
+      check(response.status === 200 && data !== undefined && data.includes('<PMML'), `status ${response.status}`);
+    },
+  ],
+  [
+    'deleteModelVersion: delete the version (204)',
+    async () => {
+      const { response } = await management.DELETE('/api/models/{name}/versions/{version}', {
+        params: { path: { name: model, version: need(modelVersion, 'model version') } },
+      });
+      check(response.status === 204, `status ${response.status}`);
+    },
+  ],
 ]);
 process.exitCode = passed ? 0 : 1;

@@ -8,4 +8,5 @@
  */
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 
-export const orvalAxios = <T>(config: AxiosRequestConfig, options?: AxiosRequestConfig): Promise<AxiosResponse<T>> => axios({ ...config, ...options });
+export const orvalAxios = <T>(config: AxiosRequestConfig, options?: AxiosRequestConfig): Promise<AxiosResponse<T>> =>
+  axios({ ...config, ...options });

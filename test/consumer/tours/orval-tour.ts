@@ -19,16 +19,64 @@
  */
 import axios from 'axios';
 import {
-  cancelReplay, copyScenario, createInputVariablesFromCsv, debugScenario, deleteCollection, deleteModelVersion, deployScenario,
-  downloadModelVersion, exportScenarios, getAsyncScoreResult, getBatchResults, getBatchStatus, getCollectionColumns, getCollectionIndexes,
-  getCollectionRows, getDecisionRecord, getModel, getModelVersion, getRecordingSettings, getReplay, getScenarioInput,
-  getScenarioInputVariableNames, getScenarioStatistics, importScenarios, listBatches, listCollections, listDecisionRecords, listModels,
-  listReplays, listScenarios, listScenarioVersions, loadCollectionData, openScenario, renameScenario, scoreAsync, scoreScenario, startReplay,
-  submitBatch, updateRecordingSettings, updateScenarioTestCase, uploadModelVersion, validateScenario,
-  type RecordingSettings, type ScenarioImport,
+  cancelReplay,
+  copyScenario,
+  createInputVariablesFromCsv,
+  debugScenario,
+  deleteCollection,
+  deleteModelVersion,
+  deployScenario,
+  downloadModelVersion,
+  exportScenarios,
+  getAsyncScoreResult,
+  getBatchResults,
+  getBatchStatus,
+  getCollectionColumns,
+  getCollectionIndexes,
+  getCollectionRows,
+  getDecisionRecord,
+  getModel,
+  getModelVersion,
+  getRecordingSettings,
+  getReplay,
+  getScenarioInput,
+  getScenarioInputVariableNames,
+  getScenarioStatistics,
+  importScenarios,
+  listBatches,
+  listCollections,
+  listDecisionRecords,
+  listModels,
+  listReplays,
+  listScenarios,
+  listScenarioVersions,
+  loadCollectionData,
+  openScenario,
+  renameScenario,
+  scoreAsync,
+  scoreScenario,
+  startReplay,
+  submitBatch,
+  updateRecordingSettings,
+  updateScenarioTestCase,
+  uploadModelVersion,
+  validateScenario,
+  type RecordingSettings,
+  type ScenarioImport,
 } from '../generated/orval/api.js';
 import {
-  APPLICANT, BAD_APPLICANT, check, CUSTOMERS_CSV, DECLINED_APPLICANT, eventually, lastHour, need, PMML_MODEL, runTour, tourEnvironment, unique,
+  APPLICANT,
+  BAD_APPLICANT,
+  check,
+  CUSTOMERS_CSV,
+  DECLINED_APPLICANT,
+  eventually,
+  lastHour,
+  need,
+  PMML_MODEL,
+  runTour,
+  tourEnvironment,
+  unique,
   VARIABLES_CSV,
 } from './steps.js';
 
@@ -38,10 +86,21 @@ axios.defaults.headers.common.Authorization = `Bearer ${env.accessToken}`;
 const asScorer = { headers: { 'Score-Token': env.scoreToken } };
 
 /** The HTTP status of a rejected call (axios rejects outside 2xx), or 0 when it did not fail over HTTP. */
-const statusOf = (error: unknown): number => (axios.isAxiosError(error) ? error.response?.status ?? 0 : 0);
+const statusOf = (error: unknown): number => (axios.isAxiosError(error) ? (error.response?.status ?? 0) : 0);
 /** The error code of a rejected call's `Error` body. */
-const codeOf = (error: unknown): unknown => (axios.isAxiosError(error) && error.response && typeof error.response.data === 'object' && error.response.data !== null && 'code' in error.response.data ? error.response.data.code : undefined);
-const rejection = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
+const codeOf = (error: unknown): unknown =>
+  axios.isAxiosError(error) &&
+  error.response &&
+  typeof error.response.data === 'object' &&
+  error.response.data !== null &&
+  'code' in error.response.data
+    ? error.response.data.code
+    : undefined;
+const rejection = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 /** examples/credit-decision.yaml, typed by the generated schema. */
 const creditDecision: ScenarioImport = {
@@ -58,8 +117,12 @@ const creditDecision: ScenarioImport = {
       { id: 'declined', type: 'END', name: 'Declined' },
     ],
     edges: [
-      { from: 'start', to: 'ratio' }, { from: 'ratio', to: 'card' }, { from: 'card', to: 'band' }, { from: 'band', to: 'accept' },
-      { from: 'accept', to: 'approved', when: true }, { from: 'accept', to: 'declined', when: false },
+      { from: 'start', to: 'ratio' },
+      { from: 'ratio', to: 'card' },
+      { from: 'card', to: 'band' },
+      { from: 'band', to: 'accept' },
+      { from: 'accept', to: 'approved', when: true },
+      { from: 'accept', to: 'declined', when: false },
     ],
   },
   nodeProperties: {
@@ -68,9 +131,18 @@ const creditDecision: ScenarioImport = {
       content: {
         inputs: [
           { name: 'income', type: { type: 'DOUBLE' }, required: true, description: 'Yearly net income' },
-          { name: 'existingDebt', type: { type: 'DOUBLE' }, required: false, description: 'Outstanding debt (absent means none)' },
+          {
+            name: 'existingDebt',
+            type: { type: 'DOUBLE' },
+            required: false,
+            description: 'Outstanding debt (absent means none)',
+          },
           { name: 'age', type: { type: 'INTEGER' }, required: true },
-          { name: 'employment', type: { type: 'DICTIONARY', name: 'employment', options: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'] }, required: true },
+          {
+            name: 'employment',
+            type: { type: 'DICTIONARY', name: 'employment', options: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'] },
+            required: true,
+          },
         ],
         validators: [
           { variable: 'age', expression: 'value >= 18', message: 'the applicant must be an adult' },
@@ -78,15 +150,55 @@ const creditDecision: ScenarioImport = {
         ],
       },
     },
-    ratio: { type: 'SCRIPT', content: { language: 'javascript', code: 'const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n', outputs: ['debtRatio'] } },
+    ratio: {
+      type: 'SCRIPT',
+      content: {
+        language: 'javascript',
+        code: 'const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n',
+        outputs: ['debtRatio'],
+      },
+    },
     card: {
       type: 'SCORECARD',
       content: {
-        baseScore: 500, scoreVariable: 'score', reasonCodesVariable: 'reasonCodes', maxReasonCodes: 2,
+        baseScore: 500,
+        scoreVariable: 'score',
+        reasonCodesVariable: 'reasonCodes',
+        maxReasonCodes: 2,
         characteristics: [
-          { name: 'Age', variable: 'age', reasonCode: 'AGE', elsePoints: 0, bins: [{ max: 25, points: 20 }, { min: 25, max: 60, points: 60 }, { min: 60, points: 40 }] },
-          { name: 'Employment', variable: 'employment', reasonCode: 'EMPLOYMENT', elsePoints: 0, bins: [{ values: ['EMPLOYED'], points: 80 }, { values: ['SELF_EMPLOYED'], points: 50 }, { values: ['UNEMPLOYED'], points: 0 }] },
-          { name: 'Debt ratio', variable: 'debtRatio', reasonCode: 'DEBT', elsePoints: 0, bins: [{ max: 0.2, points: 100 }, { min: 0.2, max: 0.5, points: 50 }, { min: 0.5, points: 0 }] },
+          {
+            name: 'Age',
+            variable: 'age',
+            reasonCode: 'AGE',
+            elsePoints: 0,
+            bins: [
+              { max: 25, points: 20 },
+              { min: 25, max: 60, points: 60 },
+              { min: 60, points: 40 },
+            ],
+          },
+          {
+            name: 'Employment',
+            variable: 'employment',
+            reasonCode: 'EMPLOYMENT',
+            elsePoints: 0,
+            bins: [
+              { values: ['EMPLOYED'], points: 80 },
+              { values: ['SELF_EMPLOYED'], points: 50 },
+              { values: ['UNEMPLOYED'], points: 0 },
+            ],
+          },
+          {
+            name: 'Debt ratio',
+            variable: 'debtRatio',
+            reasonCode: 'DEBT',
+            elsePoints: 0,
+            bins: [
+              { max: 0.2, points: 100 },
+              { min: 0.2, max: 0.5, points: 50 },
+              { min: 0.5, points: 0 },
+            ],
+          },
         ],
       },
     },
@@ -97,8 +209,16 @@ const creditDecision: ScenarioImport = {
         inputs: [{ name: 'score', type: 'NUMBER' }],
         outputs: [{ name: 'riskBand' }, { name: 'decision' }, { name: 'creditLimit' }],
         rules: [
-          { description: 'strong', when: { score: '>= 680' }, then: { riskBand: 'LOW', decision: 'APPROVE', creditLimit: 10000 } },
-          { description: 'fair', when: { score: '[600..680)' }, then: { riskBand: 'MEDIUM', decision: 'APPROVE', creditLimit: 3000 } },
+          {
+            description: 'strong',
+            when: { score: '>= 680' },
+            then: { riskBand: 'LOW', decision: 'APPROVE', creditLimit: 10000 },
+          },
+          {
+            description: 'fair',
+            when: { score: '[600..680)' },
+            then: { riskBand: 'MEDIUM', decision: 'APPROVE', creditLimit: 3000 },
+          },
           { description: 'weak', then: { riskBand: 'HIGH', decision: 'DECLINE', creditLimit: 0 } },
         ],
       },
@@ -110,7 +230,12 @@ const creditDecision: ScenarioImport = {
   testCases: [
     {
       name: 'employed applicant with little debt is approved',
-      variables: [{ variableName: 'income', value: 52000 }, { variableName: 'existingDebt', value: 4000 }, { variableName: 'age', value: 34 }, { variableName: 'employment', value: 'EMPLOYED' }],
+      variables: [
+        { variableName: 'income', value: 52000 },
+        { variableName: 'existingDebt', value: 4000 },
+        { variableName: 'age', value: 34 },
+        { variableName: 'employment', value: 'EMPLOYED' },
+      ],
       expression: { code: "decision === 'APPROVE' && riskBand === 'LOW' && score === 740" },
     },
   ],
@@ -132,204 +257,412 @@ let settings: RecordingSettings | undefined;
 let modelVersion: string | undefined;
 
 const passed = await runTour('orval (axios functions)', [
-  ['importScenarios: import the credit decision', async () => {
-    const { data, status } = await importScenarios(creditDecision, { context });
-    check(status === 200, `status ${status}`);
-    scenarioId = data.scenarios[0]?.scenarioId ?? undefined;
-    check(scenarioId !== undefined, 'the import report names no scenarioId');
-  }],
-  ['openScenario: open it', async () => {
-    const { data, status } = await openScenario(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.name === name, `status ${status}`);
-    testCaseId = data.testCases[0]?.id;
-  }],
-  ['getScenarioInput: read its inputs', async () => {
-    const { data, status } = await getScenarioInput(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && 'income' in data, `status ${status}`);
-  }],
-  ['getScenarioInputVariableNames: read its input names', async () => {
-    const { data, status } = await getScenarioInputVariableNames(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.includes('employment'), `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['createInputVariablesFromCsv: declarations from a CSV upload', async () => {
-    const { data, status } = await createInputVariablesFromCsv({ file: new Blob([VARIABLES_CSV], { type: 'text/csv' }) });
-    check(status === 200 && 'income' in data && 'employment' in data, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['debugScenario: debug it with a trace', async () => {
-    const { data, status } = await debugScenario(need(scenarioId, 'scenario'), { context }, APPLICANT);
-    check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
-  }],
-  ['validateScenario: validate it (204)', async () => {
-    const { status } = await validateScenario(need(scenarioId, 'scenario'), { context });
-    check(status === 204, `status ${status}`);
-  }],
-  ['updateScenarioTestCase: save its test case', async () => {
-    const { data, status } = await updateScenarioTestCase(need(scenarioId, 'scenario'), need(testCaseId, 'test case'), {
-      name: 'employed applicant with little debt is approved (saved)',
-      variables: [{ variableName: 'income', value: 52000 }, { variableName: 'existingDebt', value: 4000 }, { variableName: 'age', value: 34 }, { variableName: 'employment', value: 'EMPLOYED' }],
-      expression: { code: "decision === 'APPROVE'" },
-    }, { context });
-    check(status === 200 && data.name.endsWith('(saved)'), `status ${status}`);
-  }],
-  ['deployScenario: deploy it (204)', async () => {
-    const { status } = await deployScenario(need(scenarioId, 'scenario'), { context });
-    check(status === 204, `status ${status}`);
-  }],
-  ['listScenarios: find it among the caller\'s scenarios', async () => {
-    const { data, status } = await listScenarios({ context, limit: 50 });
-    check(status === 200 && data.scenarios.some((listed) => listed.id === scenarioId), `status ${status}`);
-  }],
-  ['listScenarioVersions: list its versions', async () => {
-    const { data, status } = await listScenarioVersions(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.length >= 2, `status ${status}, ${data.length} versions`);
-  }],
-  ['listScenarioVersions: name the requester in the context (as generated)', async () => {
-    const id = need(scenarioId, 'scenario');
-    const own = await listScenarioVersions(id, { context: { actors: { requester: { username: env.username } } } });
-    check(own.status === 200 && own.data.length >= 1, `as ${env.username}: status ${own.status}`);
-    const other = await rejection(listScenarioVersions(id, { context: { actors: { requester: { username: `not-${env.username}` } } } }));
-    check(statusOf(other) === 403 && codeOf(other) === 'CONTEXT_MISMATCH', `as someone else: ${statusOf(other)} ${String(codeOf(other))}`);
-  }],
-  ['copyScenario: copy it', async () => {
-    const { data, status } = await copyScenario(need(scenarioId, 'scenario'), copyName, { context });
-    check((status === 200 || status === 201) && data.name === copyName, `status ${status}`);
-  }],
-  ['renameScenario: rename the copy', async () => {
-    const { data, status } = await renameScenario(copyName, `${copyName}-renamed`, { context });
-    check(status === 200 && data.name === `${copyName}-renamed`, `status ${status}`);
-  }],
-  ['exportScenarios: export it as JSON', async () => {
-    const { data, status } = await exportScenarios({ context, name });
-    check(status === 200 && Array.isArray(data) && data[0]?.name === name, `status ${status}`);
-  }],
-  ['exportScenarios: export it as YAML (responseType text)', async () => {
-    const { data, status } = await exportScenarios({ context, name, type: 'yaml' }, { responseType: 'text' });
-    check(status === 200 && typeof data === 'string' && data.includes(`name: ${name}`), `status ${status}, ${typeof data}`);
-  }],
-  ['getRecordingSettings: read its recording settings', async () => {
-    const { data, status } = await getRecordingSettings(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && typeof data.enabled === 'boolean', `status ${status}`);
-    settings = data;
-  }],
-  ['updateRecordingSettings: record every synchronous run', async () => {
-    const { data, status } = await updateRecordingSettings(need(scenarioId, 'scenario'), { ...need(settings, 'settings'), enabled: true, syncSampleRate: 1 }, { context });
-    check(status === 200 && data.enabled && data.syncSampleRate === 1, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['scoreScenario: score it synchronously', async () => {
-    const { data, status } = await scoreScenario(APPLICANT, { name }, asScorer);
-    check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
-  }],
-  ['scoreScenario: get a 400 naming each bad input', async () => {
-    const error = await rejection(scoreScenario(BAD_APPLICANT, { name }, asScorer));
-    const details = axios.isAxiosError(error) && error.response && typeof error.response.data === 'object' && error.response.data !== null && 'details' in error.response.data ? error.response.data.details : undefined;
-    check(statusOf(error) === 400 && Array.isArray(details) && details.length >= 2, `status ${statusOf(error)}, ${JSON.stringify(details)}`);
-  }],
-  ['scoreAsync: submit it asynchronously (202)', async () => {
-    const { status } = await scoreAsync(name, APPLICANT, { headers: { ...asScorer.headers, 'X-SCE-RequestId': requestId } });
-    check(status === 202, `status ${status}`);
-  }],
-  ['getAsyncScoreResult: fetch the asynchronous result', async () => {
-    const { status } = await eventually(() => getAsyncScoreResult(name, { headers: { ...asScorer.headers, 'X-SCE-RequestId': requestId } }), (result) => result.status !== 202);
-    check(status === 200, `status ${status}`);
-  }],
-  ['submitBatch: submit a batch (202)', async () => {
-    const { data, status } = await submitBatch({ scenarioName: name, parameters: [APPLICANT, DECLINED_APPLICANT] }, asScorer);
-    check(status === 202, `status ${status}`);
-    batchTaskId = data.batchTaskId;
-  }],
-  ['getBatchStatus: read the batch status until it lists its results', async () => {
-    const { data, status } = await eventually(() => getBatchStatus(need(batchTaskId, 'batch'), asScorer), (result) => result.data.resultsIds.length > 0);
-    check(status === 200 && data.resultsIds.length === 2, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['getBatchResults: stream the results (NDJSON, responseType text)', async () => {
-    const { data, status } = await getBatchResults(need(batchTaskId, 'batch'), { ...asScorer, responseType: 'text' });
-    check(status === 200 && typeof data === 'string' && data.trim().split('\n').length === 2, `status ${status}, ${typeof data}`);
-  }],
-  ['listBatches: find the batch in the list', async () => {
-    const { data, status } = await listBatches({ limit: 10 }, asScorer);
-    check(status === 200 && data.batches.some((batch) => batch.batchTaskId === batchTaskId), `status ${status}`);
-  }],
-  ['getScenarioStatistics: its run statistics over the last hour', async () => {
-    const { data, status } = await getScenarioStatistics(need(scenarioId, 'scenario'), { context, ...lastHour() });
-    check(status === 200 && data.scenarioId === scenarioId, `status ${status}`);
-  }],
-  ['listDecisionRecords: list its records until the runs are recorded', async () => {
-    const { data, status } = await eventually(() => listDecisionRecords(need(scenarioId, 'scenario'), { context, limit: 10 }), (result) => result.data.records.length > 0);
-    check(status === 200 && data.records.length > 0, `status ${status}, no records`);
-    recordId = data.records[0]?.id;
-  }],
-  ['getDecisionRecord: read one record', async () => {
-    const { data, status } = await getDecisionRecord(need(scenarioId, 'scenario'), need(recordId, 'record'), { context });
-    check(status === 200 && data.id === recordId, `status ${status}`);
-  }],
-  ['startReplay: replay the records on the deployed version (202)', async () => {
-    const { data, status } = await startReplay(need(scenarioId, 'scenario'), { candidateVersion: '1', outputs: ['decision', 'score'], limit: 10 }, { context });
-    check(status === 202, `status ${status}`);
-    replayId = data.replayId;
-  }],
-  ['getReplay: read the replay until it finished', async () => {
-    const { data, status } = await eventually(() => getReplay(need(scenarioId, 'scenario'), need(replayId, 'replay'), { context }), (result) => result.data.state === 'FINISHED' || result.data.state === 'FAILED');
-    check(status === 200 && data.state === 'FINISHED', `status ${status}, ${data.state}`);
-  }],
-  ['cancelReplay: cancel a second replay (or learn it already ended)', async () => {
-    const id = need(scenarioId, 'scenario');
-    const started = await startReplay(id, { candidateVersion: 'develop', outputs: ['decision'], limit: 10 }, { context });
-    const cancelled = await cancelReplay(id, started.data.replayId, { context }).then((response) => response.status, (error: unknown) => (codeOf(error) === 'REPLAY_ALREADY_ENDED' ? 409 : statusOf(error)));
-    check(cancelled === 200 || cancelled === 409, `status ${cancelled}`);
-  }],
-  ['listReplays: list its replays', async () => {
-    const { data, status } = await listReplays(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.replays.length >= 2, `status ${status}, ${data.replays.length} replays`);
-  }],
-  ['loadCollectionData: load a CSV into a collection', async () => {
-    const { data, status } = await loadCollectionData(collection, { file: new Blob([CUSTOMERS_CSV], { type: 'text/csv' }) }, { fileName: 'customers.csv', indexes: 'customer_id,true;segment,false' });
-    check((status === 200 || status === 201) && data.rowsLoaded === 2, `status ${status}`);
-  }],
-  ['listCollections: find it in the list', async () => {
-    const { data, status } = await listCollections();
-    check(status === 200 && data.some((entry) => entry.name === collection), `status ${status}`);
-  }],
-  ['getCollectionRows: read it, filtered', async () => {
-    const { data, status } = await getCollectionRows(collection, { limit: 10, filter: { segment: 'SME' } });
-    check(status === 200 && data.rows.length === 1, `status ${status}, ${JSON.stringify(data.rows)}`);
-  }],
-  ['getCollectionColumns: its columns', async () => {
-    const { data, status } = await getCollectionColumns(collection);
-    check(status === 200 && data.some((column) => column.name === 'segment'), `status ${status}`);
-  }],
-  ['getCollectionIndexes: its indexes', async () => {
-    const { data, status } = await getCollectionIndexes(collection);
-    check(status === 200 && data.length >= 2, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['deleteCollection: delete it (204)', async () => {
-    const { status } = await deleteCollection(collection);
-    check(status === 204, `status ${status}`);
-  }],
-  ['uploadModelVersion: upload a PMML model (201)', async () => {
-    const { data, status } = await uploadModelVersion(model, { file: new File([PMML_MODEL], 'credit-risk.pmml', { type: 'application/xml' }) });
-    check(status === 201 && data.name === model, `status ${status}`);
-    modelVersion = String(data.version);
-  }],
-  ['listModels: find it in the list', async () => {
-    const { data, status } = await listModels();
-    check(status === 200 && data.some((entry) => entry.name === model), `status ${status}`);
-  }],
-  ['getModel: read it', async () => {
-    const { data, status } = await getModel(model);
-    check(status === 200 && data.latestVersion === 1, `status ${status}`);
-  }],
-  ['getModelVersion: read its version', async () => {
-    const { data, status } = await getModelVersion(model, need(modelVersion, 'model version'));
-    check(status === 200 && data.inputs.length > 0, `status ${status}`);
-  }],
-  ['downloadModelVersion: download the file', async () => {
-    // typed string | Blob: PMML comes as XML text, ONNX as bytes (application/octet-stream)
-    const { data, status } = await downloadModelVersion(model, need(modelVersion, 'model version'));
-    check(status === 200 && typeof data === 'string' && data.includes('<PMML'), `status ${status}`);
-  }],
-  ['deleteModelVersion: delete the version (204)', async () => {
-    const { status } = await deleteModelVersion(model, need(modelVersion, 'model version'));
-    check(status === 204, `status ${status}`);
-  }],
+  [
+    'importScenarios: import the credit decision',
+    async () => {
+      const { data, status } = await importScenarios(creditDecision, { context });
+      check(status === 200, `status ${status}`);
+      scenarioId = data.scenarios[0]?.scenarioId ?? undefined;
+      check(scenarioId !== undefined, 'the import report names no scenarioId');
+    },
+  ],
+  [
+    'openScenario: open it',
+    async () => {
+      const { data, status } = await openScenario(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.name === name, `status ${status}`);
+      testCaseId = data.testCases[0]?.id;
+    },
+  ],
+  [
+    'getScenarioInput: read its inputs',
+    async () => {
+      const { data, status } = await getScenarioInput(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && 'income' in data, `status ${status}`);
+    },
+  ],
+  [
+    'getScenarioInputVariableNames: read its input names',
+    async () => {
+      const { data, status } = await getScenarioInputVariableNames(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.includes('employment'), `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'createInputVariablesFromCsv: declarations from a CSV upload',
+    async () => {
+      const { data, status } = await createInputVariablesFromCsv({
+        file: new Blob([VARIABLES_CSV], { type: 'text/csv' }),
+      });
+      check(status === 200 && 'income' in data && 'employment' in data, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'debugScenario: debug it with a trace',
+    async () => {
+      const { data, status } = await debugScenario(need(scenarioId, 'scenario'), { context }, APPLICANT);
+      check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
+    },
+  ],
+  [
+    'validateScenario: validate it (204)',
+    async () => {
+      const { status } = await validateScenario(need(scenarioId, 'scenario'), { context });
+      check(status === 204, `status ${status}`);
+    },
+  ],
+  [
+    'updateScenarioTestCase: save its test case',
+    async () => {
+      const { data, status } = await updateScenarioTestCase(
+        need(scenarioId, 'scenario'),
+        need(testCaseId, 'test case'),
+        {
+          name: 'employed applicant with little debt is approved (saved)',
+          variables: [
+            { variableName: 'income', value: 52000 },
+            { variableName: 'existingDebt', value: 4000 },
+            { variableName: 'age', value: 34 },
+            { variableName: 'employment', value: 'EMPLOYED' },
+          ],
+          expression: { code: "decision === 'APPROVE'" },
+        },
+        { context },
+      );
+      check(status === 200 && data.name.endsWith('(saved)'), `status ${status}`);
+    },
+  ],
+  [
+    'deployScenario: deploy it (204)',
+    async () => {
+      const { status } = await deployScenario(need(scenarioId, 'scenario'), { context });
+      check(status === 204, `status ${status}`);
+    },
+  ],
+  [
+    "listScenarios: find it among the caller's scenarios",
+    async () => {
+      const { data, status } = await listScenarios({ context, limit: 50 });
+      check(status === 200 && data.scenarios.some((listed) => listed.id === scenarioId), `status ${status}`);
+    },
+  ],
+  [
+    'listScenarioVersions: list its versions',
+    async () => {
+      const { data, status } = await listScenarioVersions(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.length >= 2, `status ${status}, ${data.length} versions`);
+    },
+  ],
+  [
+    'listScenarioVersions: name the requester in the context (as generated)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const own = await listScenarioVersions(id, { context: { actors: { requester: { username: env.username } } } });
+      check(own.status === 200 && own.data.length >= 1, `as ${env.username}: status ${own.status}`);
+      const other = await rejection(
+        listScenarioVersions(id, { context: { actors: { requester: { username: `not-${env.username}` } } } }),
+      );
+      check(
+        statusOf(other) === 403 && codeOf(other) === 'CONTEXT_MISMATCH',
+        `as someone else: ${statusOf(other)} ${String(codeOf(other))}`,
+      );
+    },
+  ],
+  [
+    'copyScenario: copy it',
+    async () => {
+      const { data, status } = await copyScenario(need(scenarioId, 'scenario'), copyName, { context });
+      check((status === 200 || status === 201) && data.name === copyName, `status ${status}`);
+    },
+  ],
+  [
+    'renameScenario: rename the copy',
+    async () => {
+      const { data, status } = await renameScenario(copyName, `${copyName}-renamed`, { context });
+      check(status === 200 && data.name === `${copyName}-renamed`, `status ${status}`);
+    },
+  ],
+  [
+    'exportScenarios: export it as JSON',
+    async () => {
+      const { data, status } = await exportScenarios({ context, name });
+      check(status === 200 && Array.isArray(data) && data[0]?.name === name, `status ${status}`);
+    },
+  ],
+  [
+    'exportScenarios: export it as YAML (responseType text)',
+    async () => {
+      const { data, status } = await exportScenarios({ context, name, type: 'yaml' }, { responseType: 'text' });
+      check(
+        status === 200 && typeof data === 'string' && data.includes(`name: ${name}`),
+        `status ${status}, ${typeof data}`,
+      );
+    },
+  ],
+  [
+    'getRecordingSettings: read its recording settings',
+    async () => {
+      const { data, status } = await getRecordingSettings(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && typeof data.enabled === 'boolean', `status ${status}`);
+      settings = data;
+    },
+  ],
+  [
+    'updateRecordingSettings: record every synchronous run',
+    async () => {
+      const { data, status } = await updateRecordingSettings(
+        need(scenarioId, 'scenario'),
+        { ...need(settings, 'settings'), enabled: true, syncSampleRate: 1 },
+        { context },
+      );
+      check(status === 200 && data.enabled && data.syncSampleRate === 1, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'scoreScenario: score it synchronously',
+    async () => {
+      const { data, status } = await scoreScenario(APPLICANT, { name }, asScorer);
+      check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
+    },
+  ],
+  [
+    'scoreScenario: get a 400 naming each bad input',
+    async () => {
+      const error = await rejection(scoreScenario(BAD_APPLICANT, { name }, asScorer));
+      const details =
+        axios.isAxiosError(error) &&
+        error.response &&
+        typeof error.response.data === 'object' &&
+        error.response.data !== null &&
+        'details' in error.response.data
+          ? error.response.data.details
+          : undefined;
+      check(
+        statusOf(error) === 400 && Array.isArray(details) && details.length >= 2,
+        `status ${statusOf(error)}, ${JSON.stringify(details)}`,
+      );
+    },
+  ],
+  [
+    'scoreAsync: submit it asynchronously (202)',
+    async () => {
+      const { status } = await scoreAsync(name, APPLICANT, {
+        headers: { ...asScorer.headers, 'X-SCE-RequestId': requestId },
+      });
+      check(status === 202, `status ${status}`);
+    },
+  ],
+  [
+    'getAsyncScoreResult: fetch the asynchronous result',
+    async () => {
+      const { status } = await eventually(
+        () => getAsyncScoreResult(name, { headers: { ...asScorer.headers, 'X-SCE-RequestId': requestId } }),
+        (result) => result.status !== 202,
+      );
+      check(status === 200, `status ${status}`);
+    },
+  ],
+  [
+    'submitBatch: submit a batch (202)',
+    async () => {
+      const { data, status } = await submitBatch(
+        { scenarioName: name, parameters: [APPLICANT, DECLINED_APPLICANT] },
+        asScorer,
+      );
+      check(status === 202, `status ${status}`);
+      batchTaskId = data.batchTaskId;
+    },
+  ],
+  [
+    'getBatchStatus: read the batch status until it lists its results',
+    async () => {
+      const { data, status } = await eventually(
+        () => getBatchStatus(need(batchTaskId, 'batch'), asScorer),
+        (result) => result.data.resultsIds.length > 0,
+      );
+      check(status === 200 && data.resultsIds.length === 2, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'getBatchResults: stream the results (NDJSON, responseType text)',
+    async () => {
+      const { data, status } = await getBatchResults(need(batchTaskId, 'batch'), { ...asScorer, responseType: 'text' });
+      check(
+        status === 200 && typeof data === 'string' && data.trim().split('\n').length === 2,
+        `status ${status}, ${typeof data}`,
+      );
+    },
+  ],
+  [
+    'listBatches: find the batch in the list',
+    async () => {
+      const { data, status } = await listBatches({ limit: 10 }, asScorer);
+      check(status === 200 && data.batches.some((batch) => batch.batchTaskId === batchTaskId), `status ${status}`);
+    },
+  ],
+  [
+    'getScenarioStatistics: its run statistics over the last hour',
+    async () => {
+      const { data, status } = await getScenarioStatistics(need(scenarioId, 'scenario'), { context, ...lastHour() });
+      check(status === 200 && data.scenarioId === scenarioId, `status ${status}`);
+    },
+  ],
+  [
+    'listDecisionRecords: list its records until the runs are recorded',
+    async () => {
+      const { data, status } = await eventually(
+        () => listDecisionRecords(need(scenarioId, 'scenario'), { context, limit: 10 }),
+        (result) => result.data.records.length > 0,
+      );
+      check(status === 200 && data.records.length > 0, `status ${status}, no records`);
+      recordId = data.records[0]?.id;
+    },
+  ],
+  [
+    'getDecisionRecord: read one record',
+    async () => {
+      const { data, status } = await getDecisionRecord(need(scenarioId, 'scenario'), need(recordId, 'record'), {
+        context,
+      });
+      check(status === 200 && data.id === recordId, `status ${status}`);
+    },
+  ],
+  [
+    'startReplay: replay the records on the deployed version (202)',
+    async () => {
+      const { data, status } = await startReplay(
+        need(scenarioId, 'scenario'),
+        { candidateVersion: '1', outputs: ['decision', 'score'], limit: 10 },
+        { context },
+      );
+      check(status === 202, `status ${status}`);
+      replayId = data.replayId;
+    },
+  ],
+  [
+    'getReplay: read the replay until it finished',
+    async () => {
+      const { data, status } = await eventually(
+        () => getReplay(need(scenarioId, 'scenario'), need(replayId, 'replay'), { context }),
+        (result) => result.data.state === 'FINISHED' || result.data.state === 'FAILED',
+      );
+      check(status === 200 && data.state === 'FINISHED', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'cancelReplay: cancel a second replay (or learn it already ended)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const started = await startReplay(
+        id,
+        { candidateVersion: 'develop', outputs: ['decision'], limit: 10 },
+        { context },
+      );
+      const cancelled = await cancelReplay(id, started.data.replayId, { context }).then(
+        (response) => response.status,
+        (error: unknown) => (codeOf(error) === 'REPLAY_ALREADY_ENDED' ? 409 : statusOf(error)),
+      );
+      check(cancelled === 200 || cancelled === 409, `status ${cancelled}`);
+    },
+  ],
+  [
+    'listReplays: list its replays',
+    async () => {
+      const { data, status } = await listReplays(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.replays.length >= 2, `status ${status}, ${data.replays.length} replays`);
+    },
+  ],
+  [
+    'loadCollectionData: load a CSV into a collection',
+    async () => {
+      const { data, status } = await loadCollectionData(
+        collection,
+        { file: new Blob([CUSTOMERS_CSV], { type: 'text/csv' }) },
+        { fileName: 'customers.csv', indexes: 'customer_id,true;segment,false' },
+      );
+      check((status === 200 || status === 201) && data.rowsLoaded === 2, `status ${status}`);
+    },
+  ],
+  [
+    'listCollections: find it in the list',
+    async () => {
+      const { data, status } = await listCollections();
+      check(status === 200 && data.some((entry) => entry.name === collection), `status ${status}`);
+    },
+  ],
+  [
+    'getCollectionRows: read it, filtered',
+    async () => {
+      const { data, status } = await getCollectionRows(collection, { limit: 10, filter: { segment: 'SME' } });
+      check(status === 200 && data.rows.length === 1, `status ${status}, ${JSON.stringify(data.rows)}`);
+    },
+  ],
+  [
+    'getCollectionColumns: its columns',
+    async () => {
+      const { data, status } = await getCollectionColumns(collection);
+      check(status === 200 && data.some((column) => column.name === 'segment'), `status ${status}`);
+    },
+  ],
+  [
+    'getCollectionIndexes: its indexes',
+    async () => {
+      const { data, status } = await getCollectionIndexes(collection);
+      check(status === 200 && data.length >= 2, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'deleteCollection: delete it (204)',
+    async () => {
+      const { status } = await deleteCollection(collection);
+      check(status === 204, `status ${status}`);
+    },
+  ],
+  [
+    'uploadModelVersion: upload a PMML model (201)',
+    async () => {
+      const { data, status } = await uploadModelVersion(model, {
+        file: new File([PMML_MODEL], 'credit-risk.pmml', { type: 'application/xml' }),
+      });
+      check(status === 201 && data.name === model, `status ${status}`);
+      modelVersion = String(data.version);
+    },
+  ],
+  [
+    'listModels: find it in the list',
+    async () => {
+      const { data, status } = await listModels();
+      check(status === 200 && data.some((entry) => entry.name === model), `status ${status}`);
+    },
+  ],
+  [
+    'getModel: read it',
+    async () => {
+      const { data, status } = await getModel(model);
+      check(status === 200 && data.latestVersion === 1, `status ${status}`);
+    },
+  ],
+  [
+    'getModelVersion: read its version',
+    async () => {
+      const { data, status } = await getModelVersion(model, need(modelVersion, 'model version'));
+      check(status === 200 && data.inputs.length > 0, `status ${status}`);
+    },
+  ],
+  [
+    'downloadModelVersion: download the file',
+    async () => {
+      // typed string | Blob: PMML comes as XML text, ONNX as bytes (application/octet-stream)
+      const { data, status } = await downloadModelVersion(model, need(modelVersion, 'model version'));
+      check(status === 200 && typeof data === 'string' && data.includes('<PMML'), `status ${status}`);
+    },
+  ],
+  [
+    'deleteModelVersion: delete the version (204)',
+    async () => {
+      const { status } = await deleteModelVersion(model, need(modelVersion, 'model version'));
+      check(status === 204, `status ${status}`);
+    },
+  ],
 ]);
 process.exitCode = passed ? 0 : 1;

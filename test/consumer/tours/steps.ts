@@ -16,9 +16,16 @@ export interface TourEnvironment {
 export function tourEnvironment(): TourEnvironment {
   const { CONSUMER_BASE_URL, CONSUMER_USERNAME, CONSUMER_ACCESS_TOKEN, CONSUMER_SCORE_TOKEN } = process.env;
   if (!CONSUMER_BASE_URL || !CONSUMER_USERNAME || !CONSUMER_ACCESS_TOKEN || !CONSUMER_SCORE_TOKEN) {
-    throw new Error('set CONSUMER_BASE_URL, CONSUMER_USERNAME, CONSUMER_ACCESS_TOKEN and CONSUMER_SCORE_TOKEN (npm run test:consumer does)');
+    throw new Error(
+      'set CONSUMER_BASE_URL, CONSUMER_USERNAME, CONSUMER_ACCESS_TOKEN and CONSUMER_SCORE_TOKEN (npm run test:consumer does)',
+    );
   }
-  return { baseUrl: CONSUMER_BASE_URL, username: CONSUMER_USERNAME, accessToken: CONSUMER_ACCESS_TOKEN, scoreToken: CONSUMER_SCORE_TOKEN };
+  return {
+    baseUrl: CONSUMER_BASE_URL,
+    username: CONSUMER_USERNAME,
+    accessToken: CONSUMER_ACCESS_TOKEN,
+    scoreToken: CONSUMER_SCORE_TOKEN,
+  };
 }
 
 export class TourFailure extends Error {}
@@ -51,7 +58,11 @@ export async function runTour(title: string, steps: Array<[string, () => Promise
 }
 
 /** Polls until `done` or `timeoutMs`. */
-export async function eventually<T>(poll: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+  poll: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await poll();
   while (!done(value) && Date.now() < deadline) {
@@ -67,7 +78,8 @@ export const DECLINED_APPLICANT = { income: 9000, existingDebt: 8000, age: 19, e
 export const BAD_APPLICANT = { age: 'old', income: 52000, employment: 'RETIRED', colour: 'blue' };
 export const CUSTOMERS_CSV = 'customer_id,segment,limit\n1,RETAIL,5000\n2,SME,20000\n';
 /** Input declarations for createInputVariablesFromCsv (`required;name;type;description;tags`). */
-export const VARIABLES_CSV = 'required;name;type;description;tags\ntrue;income;DOUBLE;Yearly net income;money\nfalse;employment;EMPLOYED#SELF_EMPLOYED#UNEMPLOYED;;\n';
+export const VARIABLES_CSV =
+  'required;name;type;description;tags\ntrue;income;DOUBLE;Yearly net income;money\nfalse;employment;EMPLOYED#SELF_EMPLOYED#UNEMPLOYED;;\n';
 /** A small PMML model (logistic regression) for the model registry operations. */
 export const PMML_MODEL = readFileSync(new URL('../../models/fixtures/logistic-binary.pmml', import.meta.url), 'utf8');
 

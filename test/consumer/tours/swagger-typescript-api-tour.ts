@@ -16,12 +16,26 @@
  */
 import { Api, NodeType, type RecordingSettings, type ScenarioImport } from '../generated/swagger-typescript-api/Api.js';
 import {
-  APPLICANT, BAD_APPLICANT, check, CUSTOMERS_CSV, DECLINED_APPLICANT, eventually, lastHour, need, PMML_MODEL, runTour, tourEnvironment, unique,
+  APPLICANT,
+  BAD_APPLICANT,
+  check,
+  CUSTOMERS_CSV,
+  DECLINED_APPLICANT,
+  eventually,
+  lastHour,
+  need,
+  PMML_MODEL,
+  runTour,
+  tourEnvironment,
+  unique,
   VARIABLES_CSV,
 } from './steps.js';
 
 const env = tourEnvironment();
-const management = new Api({ baseUrl: env.baseUrl, baseApiParams: { headers: { Authorization: `Bearer ${env.accessToken}` } } });
+const management = new Api({
+  baseUrl: env.baseUrl,
+  baseApiParams: { headers: { Authorization: `Bearer ${env.accessToken}` } },
+});
 const execution = new Api({ baseUrl: env.baseUrl, baseApiParams: { headers: { 'Score-Token': env.scoreToken } } });
 
 /**
@@ -31,17 +45,30 @@ const execution = new Api({ baseUrl: env.baseUrl, baseApiParams: { headers: { 'S
 class NamingUsersApi extends Api<unknown> {
   protected encodeQueryParam(key: string, value: unknown): string {
     if (key === 'context') return `context=${encodeURIComponent(JSON.stringify(value))}`;
-    if (typeof value === 'object' && value !== null) return Object.entries(value).map(([field, item]) => `${key}%5B${encodeURIComponent(field)}%5D=${encodeURIComponent(String(item))}`).join('&');
+    if (typeof value === 'object' && value !== null)
+      return Object.entries(value)
+        .map(([field, item]) => `${key}%5B${encodeURIComponent(field)}%5D=${encodeURIComponent(String(item))}`)
+        .join('&');
     return super.encodeQueryParam(key, value);
   }
 }
-const namingUsers = new NamingUsersApi({ baseUrl: env.baseUrl, baseApiParams: { headers: { Authorization: `Bearer ${env.accessToken}` } } });
+const namingUsers = new NamingUsersApi({
+  baseUrl: env.baseUrl,
+  baseApiParams: { headers: { Authorization: `Bearer ${env.accessToken}` } },
+});
 
 /** What a call threw (the client throws its response outside 2xx), or undefined when it succeeded. */
-const rejection = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
+const rejection = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 const statusOf = (thrown: unknown): number => (thrown instanceof Response ? thrown.status : 0);
 /** The `Error` body the thrown response carries (the client parses it into `error`). */
-const bodyOf = (thrown: unknown): object | undefined => (thrown instanceof Response && 'error' in thrown && typeof thrown.error === 'object' && thrown.error !== null ? thrown.error : undefined);
+const bodyOf = (thrown: unknown): object | undefined =>
+  thrown instanceof Response && 'error' in thrown && typeof thrown.error === 'object' && thrown.error !== null
+    ? thrown.error
+    : undefined;
 const codeOf = (thrown: unknown): unknown => {
   const body = bodyOf(thrown);
   return body && 'code' in body ? body.code : undefined;
@@ -62,8 +89,12 @@ const creditDecision: ScenarioImport = {
       { id: 'declined', type: NodeType.END, name: 'Declined' },
     ],
     edges: [
-      { from: 'start', to: 'ratio' }, { from: 'ratio', to: 'card' }, { from: 'card', to: 'band' }, { from: 'band', to: 'accept' },
-      { from: 'accept', to: 'approved', when: true }, { from: 'accept', to: 'declined', when: false },
+      { from: 'start', to: 'ratio' },
+      { from: 'ratio', to: 'card' },
+      { from: 'card', to: 'band' },
+      { from: 'band', to: 'accept' },
+      { from: 'accept', to: 'approved', when: true },
+      { from: 'accept', to: 'declined', when: false },
     ],
   },
   nodeProperties: {
@@ -72,9 +103,18 @@ const creditDecision: ScenarioImport = {
       content: {
         inputs: [
           { name: 'income', type: { type: 'DOUBLE' }, required: true, description: 'Yearly net income' },
-          { name: 'existingDebt', type: { type: 'DOUBLE' }, required: false, description: 'Outstanding debt (absent means none)' },
+          {
+            name: 'existingDebt',
+            type: { type: 'DOUBLE' },
+            required: false,
+            description: 'Outstanding debt (absent means none)',
+          },
           { name: 'age', type: { type: 'INTEGER' }, required: true },
-          { name: 'employment', type: { type: 'DICTIONARY', name: 'employment', options: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'] }, required: true },
+          {
+            name: 'employment',
+            type: { type: 'DICTIONARY', name: 'employment', options: ['EMPLOYED', 'SELF_EMPLOYED', 'UNEMPLOYED'] },
+            required: true,
+          },
         ],
         validators: [
           { variable: 'age', expression: 'value >= 18', message: 'the applicant must be an adult' },
@@ -82,15 +122,55 @@ const creditDecision: ScenarioImport = {
         ],
       },
     },
-    ratio: { type: NodeType.SCRIPT, content: { language: 'javascript', code: 'const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n', outputs: ['debtRatio'] } },
+    ratio: {
+      type: NodeType.SCRIPT,
+      content: {
+        language: 'javascript',
+        code: 'const debt = existingDebt ?? 0;\ndebtRatio = income > 0 ? debt / income : 1;\n',
+        outputs: ['debtRatio'],
+      },
+    },
     card: {
       type: NodeType.SCORECARD,
       content: {
-        baseScore: 500, scoreVariable: 'score', reasonCodesVariable: 'reasonCodes', maxReasonCodes: 2,
+        baseScore: 500,
+        scoreVariable: 'score',
+        reasonCodesVariable: 'reasonCodes',
+        maxReasonCodes: 2,
         characteristics: [
-          { name: 'Age', variable: 'age', reasonCode: 'AGE', elsePoints: 0, bins: [{ max: 25, points: 20 }, { min: 25, max: 60, points: 60 }, { min: 60, points: 40 }] },
-          { name: 'Employment', variable: 'employment', reasonCode: 'EMPLOYMENT', elsePoints: 0, bins: [{ values: ['EMPLOYED'], points: 80 }, { values: ['SELF_EMPLOYED'], points: 50 }, { values: ['UNEMPLOYED'], points: 0 }] },
-          { name: 'Debt ratio', variable: 'debtRatio', reasonCode: 'DEBT', elsePoints: 0, bins: [{ max: 0.2, points: 100 }, { min: 0.2, max: 0.5, points: 50 }, { min: 0.5, points: 0 }] },
+          {
+            name: 'Age',
+            variable: 'age',
+            reasonCode: 'AGE',
+            elsePoints: 0,
+            bins: [
+              { max: 25, points: 20 },
+              { min: 25, max: 60, points: 60 },
+              { min: 60, points: 40 },
+            ],
+          },
+          {
+            name: 'Employment',
+            variable: 'employment',
+            reasonCode: 'EMPLOYMENT',
+            elsePoints: 0,
+            bins: [
+              { values: ['EMPLOYED'], points: 80 },
+              { values: ['SELF_EMPLOYED'], points: 50 },
+              { values: ['UNEMPLOYED'], points: 0 },
+            ],
+          },
+          {
+            name: 'Debt ratio',
+            variable: 'debtRatio',
+            reasonCode: 'DEBT',
+            elsePoints: 0,
+            bins: [
+              { max: 0.2, points: 100 },
+              { min: 0.2, max: 0.5, points: 50 },
+              { min: 0.5, points: 0 },
+            ],
+          },
         ],
       },
     },
@@ -101,20 +181,36 @@ const creditDecision: ScenarioImport = {
         inputs: [{ name: 'score', type: 'NUMBER' }],
         outputs: [{ name: 'riskBand' }, { name: 'decision' }, { name: 'creditLimit' }],
         rules: [
-          { description: 'strong', when: { score: '>= 680' }, then: { riskBand: 'LOW', decision: 'APPROVE', creditLimit: 10000 } },
-          { description: 'fair', when: { score: '[600..680)' }, then: { riskBand: 'MEDIUM', decision: 'APPROVE', creditLimit: 3000 } },
+          {
+            description: 'strong',
+            when: { score: '>= 680' },
+            then: { riskBand: 'LOW', decision: 'APPROVE', creditLimit: 10000 },
+          },
+          {
+            description: 'fair',
+            when: { score: '[600..680)' },
+            then: { riskBand: 'MEDIUM', decision: 'APPROVE', creditLimit: 3000 },
+          },
           { description: 'weak', then: { riskBand: 'HIGH', decision: 'DECLINE', creditLimit: 0 } },
         ],
       },
     },
     accept: { type: NodeType.DECISION, content: { language: 'javascript', condition: "decision === 'APPROVE'" } },
-    approved: { type: NodeType.END, content: { outputs: ['decision', 'score', 'riskBand', 'creditLimit', 'reasonCodes'] } },
+    approved: {
+      type: NodeType.END,
+      content: { outputs: ['decision', 'score', 'riskBand', 'creditLimit', 'reasonCodes'] },
+    },
     declined: { type: NodeType.END, content: { outputs: ['decision', 'score', 'reasonCodes'] } },
   },
   testCases: [
     {
       name: 'employed applicant with little debt is approved',
-      variables: [{ variableName: 'income', value: 52000 }, { variableName: 'existingDebt', value: 4000 }, { variableName: 'age', value: 34 }, { variableName: 'employment', value: 'EMPLOYED' }],
+      variables: [
+        { variableName: 'income', value: 52000 },
+        { variableName: 'existingDebt', value: 4000 },
+        { variableName: 'age', value: 34 },
+        { variableName: 'employment', value: 'EMPLOYED' },
+      ],
       expression: { code: "decision === 'APPROVE' && riskBand === 'LOW' && score === 740" },
     },
   ],
@@ -137,206 +233,414 @@ let modelVersion: string | undefined;
 const api = management.api;
 
 const passed = await runTour('swagger-typescript-api (Api class, fetch)', [
-  ['importScenarios: import the credit decision', async () => {
-    const { data, status } = await api.importScenarios({ context }, creditDecision);
-    check(status === 200, `status ${status}`);
-    scenarioId = data.scenarios[0]?.scenarioId ?? undefined;
-    check(scenarioId !== undefined, 'the import report names no scenarioId');
-  }],
-  ['openScenario: open it', async () => {
-    const { data, status } = await api.openScenario(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.name === name, `status ${status}`);
-    testCaseId = data.testCases[0]?.id;
-  }],
-  ['getScenarioInput: read its inputs', async () => {
-    const { data, status } = await api.getScenarioInput(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && 'income' in data, `status ${status}`);
-  }],
-  ['getScenarioInputVariableNames: read its input names', async () => {
-    const { data, status } = await api.getScenarioInputVariableNames(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.includes('employment'), `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['createInputVariablesFromCsv: declarations from a CSV upload', async () => {
-    const { data, status } = await api.createInputVariablesFromCsv({ file: new File([VARIABLES_CSV], 'variables.csv', { type: 'text/csv' }) });
-    check(status === 200 && 'income' in data && 'employment' in data, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['debugScenario: debug it with a trace', async () => {
-    const { data, status } = await api.debugScenario(need(scenarioId, 'scenario'), { context }, APPLICANT);
-    check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
-  }],
-  ['validateScenario: validate it (204)', async () => {
-    const { status } = await api.validateScenario(need(scenarioId, 'scenario'), { context });
-    check(status === 204, `status ${status}`);
-  }],
-  ['updateScenarioTestCase: save its test case', async () => {
-    const { data, status } = await api.updateScenarioTestCase(need(scenarioId, 'scenario'), need(testCaseId, 'test case'), { context }, {
-      name: 'employed applicant with little debt is approved (saved)',
-      variables: [{ variableName: 'income', value: 52000 }, { variableName: 'existingDebt', value: 4000 }, { variableName: 'age', value: 34 }, { variableName: 'employment', value: 'EMPLOYED' }],
-      expression: { code: "decision === 'APPROVE'" },
-    });
-    check(status === 200 && data.name.endsWith('(saved)'), `status ${status}`);
-  }],
-  ['deployScenario: deploy it (204)', async () => {
-    const { status } = await api.deployScenario(need(scenarioId, 'scenario'), { context });
-    check(status === 204, `status ${status}`);
-  }],
-  ['listScenarios: find it among the caller\'s scenarios', async () => {
-    const { data, status } = await api.listScenarios({ context, limit: 50 });
-    check(status === 200 && data.scenarios.some((listed) => listed.id === scenarioId), `status ${status}`);
-  }],
-  ['listScenarioVersions: list its versions', async () => {
-    const { data, status } = await api.listScenarioVersions(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.length >= 2, `status ${status}, ${data.length} versions`);
-  }],
-  ['listScenarioVersions: name the requester in the context (NamingUsersApi)', async () => {
-    const id = need(scenarioId, 'scenario');
-    const own = await namingUsers.api.listScenarioVersions(id, { context: { actors: { requester: { username: env.username } } } });
-    check(own.status === 200 && own.data.length >= 1, `as ${env.username}: status ${own.status}`);
-    const other = await rejection(namingUsers.api.listScenarioVersions(id, { context: { actors: { requester: { username: `not-${env.username}` } } } }));
-    check(statusOf(other) === 403 && codeOf(other) === 'CONTEXT_MISMATCH', `as someone else: ${statusOf(other)} ${String(codeOf(other))}`);
-  }],
-  ['copyScenario: copy it', async () => {
-    const { data, status } = await api.copyScenario(need(scenarioId, 'scenario'), copyName, { context });
-    check((status === 200 || status === 201) && data.name === copyName, `status ${status}`);
-  }],
-  ['renameScenario: rename the copy', async () => {
-    const { data, status } = await api.renameScenario(copyName, `${copyName}-renamed`, { context });
-    check(status === 200 && data.name === `${copyName}-renamed`, `status ${status}`);
-  }],
-  ['exportScenarios: export it as JSON', async () => {
-    const { data, status } = await api.exportScenarios({ context, name });
-    check(status === 200 && data[0]?.name === name, `status ${status}`);
-  }],
-  ['exportScenarios: export it as YAML (read with text())', async () => {
-    const response = await api.exportScenarios({ context, name, type: 'yaml' });
-    const yaml = await response.text();
-    check(response.status === 200 && yaml.includes(`name: ${name}`), `status ${response.status}`);
-  }],
-  ['getRecordingSettings: read its recording settings', async () => {
-    const { data, status } = await api.getRecordingSettings(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && typeof data.enabled === 'boolean', `status ${status}`);
-    settings = data;
-  }],
-  ['updateRecordingSettings: record every synchronous run', async () => {
-    const { data, status } = await api.updateRecordingSettings(need(scenarioId, 'scenario'), { context }, { ...need(settings, 'settings'), enabled: true, syncSampleRate: 1 });
-    check(status === 200 && data.enabled && data.syncSampleRate === 1, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['scoreScenario: score it synchronously', async () => {
-    const { data, status } = await execution.api.scoreScenario({ name }, APPLICANT);
-    check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
-  }],
-  ['scoreScenario: get a 400 naming each bad input', async () => {
-    const thrown = await rejection(execution.api.scoreScenario({ name }, BAD_APPLICANT));
-    const body = bodyOf(thrown);
-    const details = body && 'details' in body ? body.details : undefined;
-    check(statusOf(thrown) === 400 && Array.isArray(details) && details.length >= 2, `status ${statusOf(thrown)}, ${JSON.stringify(details)}`);
-  }],
-  ['scoreAsync: submit it asynchronously (202)', async () => {
-    const { status } = await execution.api.scoreAsync(name, APPLICANT, { headers: { 'Score-Token': env.scoreToken, 'X-SCE-RequestId': requestId } });
-    check(status === 202, `status ${status}`);
-  }],
-  ['getAsyncScoreResult: fetch the asynchronous result', async () => {
-    const { status } = await eventually(() => execution.api.getAsyncScoreResult(name, { headers: { 'Score-Token': env.scoreToken, 'X-SCE-RequestId': requestId } }), (result) => result.status !== 202);
-    check(status === 200, `status ${status}`);
-  }],
-  ['submitBatch: submit a batch (202)', async () => {
-    const { data, status } = await execution.api.submitBatch({ scenarioName: name, parameters: [APPLICANT, DECLINED_APPLICANT] });
-    check(status === 202, `status ${status}`);
-    batchTaskId = data.batchTaskId;
-  }],
-  ['getBatchStatus: read the batch status until it lists its results', async () => {
-    const { data, status } = await eventually(() => execution.api.getBatchStatus(need(batchTaskId, 'batch')), (result) => result.data.resultsIds.length > 0);
-    check(status === 200 && data.resultsIds.length === 2, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['getBatchResults: stream the results (NDJSON, read with text())', async () => {
-    const response = await execution.api.getBatchResults(need(batchTaskId, 'batch'));
-    const lines = (await response.text()).trim().split('\n');
-    check(response.status === 200 && lines.length === 2, `status ${response.status}, ${lines.length} lines`);
-  }],
-  ['listBatches: find the batch in the list', async () => {
-    const { data, status } = await execution.api.listBatches({ limit: 10 });
-    check(status === 200 && data.batches.some((batch) => batch.batchTaskId === batchTaskId), `status ${status}`);
-  }],
-  ['getScenarioStatistics: its run statistics over the last hour', async () => {
-    const { data, status } = await api.getScenarioStatistics(need(scenarioId, 'scenario'), { context, ...lastHour() });
-    check(status === 200 && data.scenarioId === scenarioId, `status ${status}`);
-  }],
-  ['listDecisionRecords: list its records until the runs are recorded', async () => {
-    const { data, status } = await eventually(() => api.listDecisionRecords(need(scenarioId, 'scenario'), { context, limit: 10 }), (result) => result.data.records.length > 0);
-    check(status === 200 && data.records.length > 0, `status ${status}, no records`);
-    recordId = data.records[0]?.id;
-  }],
-  ['getDecisionRecord: read one record', async () => {
-    const { data, status } = await api.getDecisionRecord(need(scenarioId, 'scenario'), need(recordId, 'record'), { context });
-    check(status === 200 && data.id === recordId, `status ${status}`);
-  }],
-  ['startReplay: replay the records on the deployed version (202)', async () => {
-    const { data, status } = await api.startReplay(need(scenarioId, 'scenario'), { context }, { candidateVersion: '1', outputs: ['decision', 'score'], limit: 10 });
-    check(status === 202, `status ${status}`);
-    replayId = data.replayId;
-  }],
-  ['getReplay: read the replay until it finished', async () => {
-    const { data, status } = await eventually(() => api.getReplay(need(scenarioId, 'scenario'), need(replayId, 'replay'), { context }), (result) => result.data.state === 'FINISHED' || result.data.state === 'FAILED');
-    check(status === 200 && data.state === 'FINISHED', `status ${status}, ${data.state}`);
-  }],
-  ['cancelReplay: cancel a second replay (or learn it already ended)', async () => {
-    const id = need(scenarioId, 'scenario');
-    const started = await api.startReplay(id, { context }, { candidateVersion: 'develop', outputs: ['decision'], limit: 10 });
-    const cancelled = await api.cancelReplay(id, started.data.replayId, { context }).then((response) => response.status, (thrown: unknown) => (codeOf(thrown) === 'REPLAY_ALREADY_ENDED' ? 409 : statusOf(thrown)));
-    check(cancelled === 200 || cancelled === 409, `status ${cancelled}`);
-  }],
-  ['listReplays: list its replays', async () => {
-    const { data, status } = await api.listReplays(need(scenarioId, 'scenario'), { context });
-    check(status === 200 && data.replays.length >= 2, `status ${status}, ${data.replays.length} replays`);
-  }],
-  ['loadCollectionData: load a CSV into a collection', async () => {
-    const { data, status } = await api.loadCollectionData(collection, { fileName: 'customers.csv', indexes: 'customer_id,true;segment,false' }, { file: new File([CUSTOMERS_CSV], 'customers.csv', { type: 'text/csv' }) });
-    check((status === 200 || status === 201) && data.rowsLoaded === 2, `status ${status}`);
-  }],
-  ['listCollections: find it in the list', async () => {
-    const { data, status } = await api.listCollections();
-    check(status === 200 && data.some((entry) => entry.name === collection), `status ${status}`);
-  }],
-  ['getCollectionRows: read it, filtered (NamingUsersApi writes the map)', async () => {
-    const { data, status } = await namingUsers.api.getCollectionRows(collection, { limit: 10, filter: { segment: 'SME' } });
-    check(status === 200 && data.rows.length === 1, `status ${status}, ${JSON.stringify(data.rows)}`);
-  }],
-  ['getCollectionColumns: its columns', async () => {
-    const { data, status } = await api.getCollectionColumns(collection);
-    check(status === 200 && data.some((column) => column.name === 'segment'), `status ${status}`);
-  }],
-  ['getCollectionIndexes: its indexes', async () => {
-    const { data, status } = await api.getCollectionIndexes(collection);
-    check(status === 200 && data.length >= 2, `status ${status}, ${JSON.stringify(data)}`);
-  }],
-  ['deleteCollection: delete it (204)', async () => {
-    const { status } = await api.deleteCollection(collection);
-    check(status === 204, `status ${status}`);
-  }],
-  ['uploadModelVersion: upload a PMML model (201)', async () => {
-    const { data, status } = await api.uploadModelVersion(model, { file: new File([PMML_MODEL], 'credit-risk.pmml', { type: 'application/xml' }) });
-    check(status === 201 && data.name === model, `status ${status}`);
-    modelVersion = String(data.version);
-  }],
-  ['listModels: find it in the list', async () => {
-    const { data, status } = await api.listModels();
-    check(status === 200 && data.some((entry) => entry.name === model), `status ${status}`);
-  }],
-  ['getModel: read it', async () => {
-    const { data, status } = await api.getModel(model);
-    check(status === 200 && data.latestVersion === 1, `status ${status}`);
-  }],
-  ['getModelVersion: read its version', async () => {
-    const { data, status } = await api.getModelVersion(model, need(modelVersion, 'model version'));
-    check(status === 200 && data.inputs.length > 0, `status ${status}`);
-  }],
-  ['downloadModelVersion: download the file (read with text())', async () => {
-    const response = await api.downloadModelVersion(model, need(modelVersion, 'model version'));
-    check(response.status === 200 && (await response.text()).includes('<PMML'), `status ${response.status}`);
-  }],
-  ['deleteModelVersion: delete the version (204)', async () => {
-    const { status } = await api.deleteModelVersion(model, need(modelVersion, 'model version'));
-    check(status === 204, `status ${status}`);
-  }],
+  [
+    'importScenarios: import the credit decision',
+    async () => {
+      const { data, status } = await api.importScenarios({ context }, creditDecision);
+      check(status === 200, `status ${status}`);
+      scenarioId = data.scenarios[0]?.scenarioId ?? undefined;
+      check(scenarioId !== undefined, 'the import report names no scenarioId');
+    },
+  ],
+  [
+    'openScenario: open it',
+    async () => {
+      const { data, status } = await api.openScenario(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.name === name, `status ${status}`);
+      testCaseId = data.testCases[0]?.id;
+    },
+  ],
+  [
+    'getScenarioInput: read its inputs',
+    async () => {
+      const { data, status } = await api.getScenarioInput(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && 'income' in data, `status ${status}`);
+    },
+  ],
+  [
+    'getScenarioInputVariableNames: read its input names',
+    async () => {
+      const { data, status } = await api.getScenarioInputVariableNames(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.includes('employment'), `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'createInputVariablesFromCsv: declarations from a CSV upload',
+    async () => {
+      const { data, status } = await api.createInputVariablesFromCsv({
+        file: new File([VARIABLES_CSV], 'variables.csv', { type: 'text/csv' }),
+      });
+      check(status === 200 && 'income' in data && 'employment' in data, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'debugScenario: debug it with a trace',
+    async () => {
+      const { data, status } = await api.debugScenario(need(scenarioId, 'scenario'), { context }, APPLICANT);
+      check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
+    },
+  ],
+  [
+    'validateScenario: validate it (204)',
+    async () => {
+      const { status } = await api.validateScenario(need(scenarioId, 'scenario'), { context });
+      check(status === 204, `status ${status}`);
+    },
+  ],
+  [
+    'updateScenarioTestCase: save its test case',
+    async () => {
+      const { data, status } = await api.updateScenarioTestCase(
+        need(scenarioId, 'scenario'),
+        need(testCaseId, 'test case'),
+        { context },
+        {
+          name: 'employed applicant with little debt is approved (saved)',
+          variables: [
+            { variableName: 'income', value: 52000 },
+            { variableName: 'existingDebt', value: 4000 },
+            { variableName: 'age', value: 34 },
+            { variableName: 'employment', value: 'EMPLOYED' },
+          ],
+          expression: { code: "decision === 'APPROVE'" },
+        },
+      );
+      check(status === 200 && data.name.endsWith('(saved)'), `status ${status}`);
+    },
+  ],
+  [
+    'deployScenario: deploy it (204)',
+    async () => {
+      const { status } = await api.deployScenario(need(scenarioId, 'scenario'), { context });
+      check(status === 204, `status ${status}`);
+    },
+  ],
+  [
+    "listScenarios: find it among the caller's scenarios",
+    async () => {
+      const { data, status } = await api.listScenarios({ context, limit: 50 });
+      check(status === 200 && data.scenarios.some((listed) => listed.id === scenarioId), `status ${status}`);
+    },
+  ],
+  [
+    'listScenarioVersions: list its versions',
+    async () => {
+      const { data, status } = await api.listScenarioVersions(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.length >= 2, `status ${status}, ${data.length} versions`);
+    },
+  ],
+  [
+    'listScenarioVersions: name the requester in the context (NamingUsersApi)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const own = await namingUsers.api.listScenarioVersions(id, {
+        context: { actors: { requester: { username: env.username } } },
+      });
+      check(own.status === 200 && own.data.length >= 1, `as ${env.username}: status ${own.status}`);
+      const other = await rejection(
+        namingUsers.api.listScenarioVersions(id, {
+          context: { actors: { requester: { username: `not-${env.username}` } } },
+        }),
+      );
+      check(
+        statusOf(other) === 403 && codeOf(other) === 'CONTEXT_MISMATCH',
+        `as someone else: ${statusOf(other)} ${String(codeOf(other))}`,
+      );
+    },
+  ],
+  [
+    'copyScenario: copy it',
+    async () => {
+      const { data, status } = await api.copyScenario(need(scenarioId, 'scenario'), copyName, { context });
+      check((status === 200 || status === 201) && data.name === copyName, `status ${status}`);
+    },
+  ],
+  [
+    'renameScenario: rename the copy',
+    async () => {
+      const { data, status } = await api.renameScenario(copyName, `${copyName}-renamed`, { context });
+      check(status === 200 && data.name === `${copyName}-renamed`, `status ${status}`);
+    },
+  ],
+  [
+    'exportScenarios: export it as JSON',
+    async () => {
+      const { data, status } = await api.exportScenarios({ context, name });
+      check(status === 200 && data[0]?.name === name, `status ${status}`);
+    },
+  ],
+  [
+    'exportScenarios: export it as YAML (read with text())',
+    async () => {
+      const response = await api.exportScenarios({ context, name, type: 'yaml' });
+      const yaml = await response.text();
+      check(response.status === 200 && yaml.includes(`name: ${name}`), `status ${response.status}`);
+    },
+  ],
+  [
+    'getRecordingSettings: read its recording settings',
+    async () => {
+      const { data, status } = await api.getRecordingSettings(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && typeof data.enabled === 'boolean', `status ${status}`);
+      settings = data;
+    },
+  ],
+  [
+    'updateRecordingSettings: record every synchronous run',
+    async () => {
+      const { data, status } = await api.updateRecordingSettings(
+        need(scenarioId, 'scenario'),
+        { context },
+        { ...need(settings, 'settings'), enabled: true, syncSampleRate: 1 },
+      );
+      check(status === 200 && data.enabled && data.syncSampleRate === 1, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'scoreScenario: score it synchronously',
+    async () => {
+      const { data, status } = await execution.api.scoreScenario({ name }, APPLICANT);
+      check(status === 200 && data.result?.decision === 'APPROVE', `status ${status}, ${JSON.stringify(data.result)}`);
+    },
+  ],
+  [
+    'scoreScenario: get a 400 naming each bad input',
+    async () => {
+      const thrown = await rejection(execution.api.scoreScenario({ name }, BAD_APPLICANT));
+      const body = bodyOf(thrown);
+      const details = body && 'details' in body ? body.details : undefined;
+      check(
+        statusOf(thrown) === 400 && Array.isArray(details) && details.length >= 2,
+        `status ${statusOf(thrown)}, ${JSON.stringify(details)}`,
+      );
+    },
+  ],
+  [
+    'scoreAsync: submit it asynchronously (202)',
+    async () => {
+      const { status } = await execution.api.scoreAsync(name, APPLICANT, {
+        headers: { 'Score-Token': env.scoreToken, 'X-SCE-RequestId': requestId },
+      });
+      check(status === 202, `status ${status}`);
+    },
+  ],
+  [
+    'getAsyncScoreResult: fetch the asynchronous result',
+    async () => {
+      const { status } = await eventually(
+        () =>
+          execution.api.getAsyncScoreResult(name, {
+            headers: { 'Score-Token': env.scoreToken, 'X-SCE-RequestId': requestId },
+          }),
+        (result) => result.status !== 202,
+      );
+      check(status === 200, `status ${status}`);
+    },
+  ],
+  [
+    'submitBatch: submit a batch (202)',
+    async () => {
+      const { data, status } = await execution.api.submitBatch({
+        scenarioName: name,
+        parameters: [APPLICANT, DECLINED_APPLICANT],
+      });
+      check(status === 202, `status ${status}`);
+      batchTaskId = data.batchTaskId;
+    },
+  ],
+  [
+    'getBatchStatus: read the batch status until it lists its results',
+    async () => {
+      const { data, status } = await eventually(
+        () => execution.api.getBatchStatus(need(batchTaskId, 'batch')),
+        (result) => result.data.resultsIds.length > 0,
+      );
+      check(status === 200 && data.resultsIds.length === 2, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'getBatchResults: stream the results (NDJSON, read with text())',
+    async () => {
+      const response = await execution.api.getBatchResults(need(batchTaskId, 'batch'));
+      const lines = (await response.text()).trim().split('\n');
+      check(response.status === 200 && lines.length === 2, `status ${response.status}, ${lines.length} lines`);
+    },
+  ],
+  [
+    'listBatches: find the batch in the list',
+    async () => {
+      const { data, status } = await execution.api.listBatches({ limit: 10 });
+      check(status === 200 && data.batches.some((batch) => batch.batchTaskId === batchTaskId), `status ${status}`);
+    },
+  ],
+  [
+    'getScenarioStatistics: its run statistics over the last hour',
+    async () => {
+      const { data, status } = await api.getScenarioStatistics(need(scenarioId, 'scenario'), {
+        context,
+        ...lastHour(),
+      });
+      check(status === 200 && data.scenarioId === scenarioId, `status ${status}`);
+    },
+  ],
+  [
+    'listDecisionRecords: list its records until the runs are recorded',
+    async () => {
+      const { data, status } = await eventually(
+        () => api.listDecisionRecords(need(scenarioId, 'scenario'), { context, limit: 10 }),
+        (result) => result.data.records.length > 0,
+      );
+      check(status === 200 && data.records.length > 0, `status ${status}, no records`);
+      recordId = data.records[0]?.id;
+    },
+  ],
+  [
+    'getDecisionRecord: read one record',
+    async () => {
+      const { data, status } = await api.getDecisionRecord(need(scenarioId, 'scenario'), need(recordId, 'record'), {
+        context,
+      });
+      check(status === 200 && data.id === recordId, `status ${status}`);
+    },
+  ],
+  [
+    'startReplay: replay the records on the deployed version (202)',
+    async () => {
+      const { data, status } = await api.startReplay(
+        need(scenarioId, 'scenario'),
+        { context },
+        { candidateVersion: '1', outputs: ['decision', 'score'], limit: 10 },
+      );
+      check(status === 202, `status ${status}`);
+      replayId = data.replayId;
+    },
+  ],
+  [
+    'getReplay: read the replay until it finished',
+    async () => {
+      const { data, status } = await eventually(
+        () => api.getReplay(need(scenarioId, 'scenario'), need(replayId, 'replay'), { context }),
+        (result) => result.data.state === 'FINISHED' || result.data.state === 'FAILED',
+      );
+      check(status === 200 && data.state === 'FINISHED', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'cancelReplay: cancel a second replay (or learn it already ended)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const started = await api.startReplay(
+        id,
+        { context },
+        { candidateVersion: 'develop', outputs: ['decision'], limit: 10 },
+      );
+      const cancelled = await api.cancelReplay(id, started.data.replayId, { context }).then(
+        (response) => response.status,
+        (thrown: unknown) => (codeOf(thrown) === 'REPLAY_ALREADY_ENDED' ? 409 : statusOf(thrown)),
+      );
+      check(cancelled === 200 || cancelled === 409, `status ${cancelled}`);
+    },
+  ],
+  [
+    'listReplays: list its replays',
+    async () => {
+      const { data, status } = await api.listReplays(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.replays.length >= 2, `status ${status}, ${data.replays.length} replays`);
+    },
+  ],
+  [
+    'loadCollectionData: load a CSV into a collection',
+    async () => {
+      const { data, status } = await api.loadCollectionData(
+        collection,
+        { fileName: 'customers.csv', indexes: 'customer_id,true;segment,false' },
+        { file: new File([CUSTOMERS_CSV], 'customers.csv', { type: 'text/csv' }) },
+      );
+      check((status === 200 || status === 201) && data.rowsLoaded === 2, `status ${status}`);
+    },
+  ],
+  [
+    'listCollections: find it in the list',
+    async () => {
+      const { data, status } = await api.listCollections();
+      check(status === 200 && data.some((entry) => entry.name === collection), `status ${status}`);
+    },
+  ],
+  [
+    'getCollectionRows: read it, filtered (NamingUsersApi writes the map)',
+    async () => {
+      const { data, status } = await namingUsers.api.getCollectionRows(collection, {
+        limit: 10,
+        filter: { segment: 'SME' },
+      });
+      check(status === 200 && data.rows.length === 1, `status ${status}, ${JSON.stringify(data.rows)}`);
+    },
+  ],
+  [
+    'getCollectionColumns: its columns',
+    async () => {
+      const { data, status } = await api.getCollectionColumns(collection);
+      check(status === 200 && data.some((column) => column.name === 'segment'), `status ${status}`);
+    },
+  ],
+  [
+    'getCollectionIndexes: its indexes',
+    async () => {
+      const { data, status } = await api.getCollectionIndexes(collection);
+      check(status === 200 && data.length >= 2, `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
+    'deleteCollection: delete it (204)',
+    async () => {
+      const { status } = await api.deleteCollection(collection);
+      check(status === 204, `status ${status}`);
+    },
+  ],
+  [
+    'uploadModelVersion: upload a PMML model (201)',
+    async () => {
+      const { data, status } = await api.uploadModelVersion(model, {
+        file: new File([PMML_MODEL], 'credit-risk.pmml', { type: 'application/xml' }),
+      });
+      check(status === 201 && data.name === model, `status ${status}`);
+      modelVersion = String(data.version);
+    },
+  ],
+  [
+    'listModels: find it in the list',
+    async () => {
+      const { data, status } = await api.listModels();
+      check(status === 200 && data.some((entry) => entry.name === model), `status ${status}`);
+    },
+  ],
+  [
+    'getModel: read it',
+    async () => {
+      const { data, status } = await api.getModel(model);
+      check(status === 200 && data.latestVersion === 1, `status ${status}`);
+    },
+  ],
+  [
+    'getModelVersion: read its version',
+    async () => {
+      const { data, status } = await api.getModelVersion(model, need(modelVersion, 'model version'));
+      check(status === 200 && data.inputs.length > 0, `status ${status}`);
+    },
+  ],
+  [
+    'downloadModelVersion: download the file (read with text())',
+    async () => {
+      const response = await api.downloadModelVersion(model, need(modelVersion, 'model version'));
+      check(response.status === 200 && (await response.text()).includes('<PMML'), `status ${response.status}`);
+    },
+  ],
+  [
+    'deleteModelVersion: delete the version (204)',
+    async () => {
+      const { status } = await api.deleteModelVersion(model, need(modelVersion, 'model version'));
+      check(status === 204, `status ${status}`);
+    },
+  ],
 ]);
 process.exitCode = passed ? 0 : 1;

@@ -14,7 +14,9 @@ const FIXTURES = new URL('../../models/fixtures/', import.meta.url);
 const engine = new ScenarioEngine({ ports: fakePorts() });
 afterAll(() => engine.dispose());
 
-interface Expected { rows: { inputs: Record<string, unknown>; expected: Record<string, unknown> }[] }
+interface Expected {
+  rows: { inputs: Record<string, unknown>; expected: Record<string, unknown> }[];
+}
 
 /**
  * START takes the row as one MAP (so that rows may hold values of the wrong type, to exercise invalid
@@ -22,10 +24,24 @@ interface Expected { rows: { inputs: Record<string, unknown>; expected: Record<s
  */
 function modelScenario(model: ModelDocument, outputs: string[]) {
   const fields = model.inputs.map((i) => i.name);
-  const doc = chain([input('row', 'MAP')], [
-    script('spread', fields.map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`).join('\n'), fields),
-    { id: 'model', type: 'MODEL', settings: { model: 'm', version: 1, outputs: Object.fromEntries(outputs.map((o) => [o, `out_${o}`])) } },
-  ], { outputs: outputs.map((o) => `out_${o}`) });
+  const doc = chain(
+    [input('row', 'MAP')],
+    [
+      script(
+        'spread',
+        fields
+          .map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`)
+          .join('\n'),
+        fields,
+      ),
+      {
+        id: 'model',
+        type: 'MODEL',
+        settings: { model: 'm', version: 1, outputs: Object.fromEntries(outputs.map((o) => [o, `out_${o}`])) },
+      },
+    ],
+    { outputs: outputs.map((o) => `out_${o}`) },
+  );
   return { ...doc, models: { 'm@1': model } };
 }
 
@@ -33,23 +49,46 @@ function disagreement(actual: unknown, expected: unknown): string | null {
   if (typeof expected === 'number') {
     if (typeof actual !== 'number') return `expected ${expected}, got ${String(actual)}`;
     const scale = Math.max(Math.abs(expected), Math.abs(actual));
-    return actual === expected || Math.abs(actual - expected) <= 1e-9 * scale ? null : `expected ${expected}, got ${actual}`;
+    return actual === expected || Math.abs(actual - expected) <= 1e-9 * scale
+      ? null
+      : `expected ${expected}, got ${actual}`;
   }
   return actual === expected ? null : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
 /** Hand-written models, with outputs worked by hand (a few rows each, each explained); the others are scikit-learn's. */
 const HAND_WRITTEN = [
-  'mining-model-chain', 'mining-select-first', 'scorecard-baseline-max', 'scorecard-points-above', 'scorecard-reasons', 'targets-classification', 'targets-regression',
-  'transformations', 'tree-default-child', 'tree-last-prediction',
+  'mining-model-chain',
+  'mining-select-first',
+  'scorecard-baseline-max',
+  'scorecard-points-above',
+  'scorecard-reasons',
+  'targets-classification',
+  'targets-regression',
+  'transformations',
+  'tree-default-child',
+  'tree-last-prediction',
 ];
 
 const SCIKIT_LEARN = [
-  'credit-scorecard-v1', 'credit-scorecard-v2', 'decision-tree-classifier', 'decision-tree-regressor', 'gradient-boosting-classifier', 'gradient-boosting-regressor', 'linear-regression',
-  'logistic-binary', 'logistic-multinomial', 'preprocessed-logistic', 'random-forest-classifier', 'random-forest-regressor',
+  'credit-scorecard-v1',
+  'credit-scorecard-v2',
+  'decision-tree-classifier',
+  'decision-tree-regressor',
+  'gradient-boosting-classifier',
+  'gradient-boosting-regressor',
+  'linear-regression',
+  'logistic-binary',
+  'logistic-multinomial',
+  'preprocessed-logistic',
+  'random-forest-classifier',
+  'random-forest-regressor',
 ];
 
-const names = readdirSync(FIXTURES).filter((f) => f.endsWith('.expected.json')).map((f) => f.replace('.expected.json', '')).sort();
+const names = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.expected.json'))
+  .map((f) => f.replace('.expected.json', ''))
+  .sort();
 
 describe('PMML conformance against scikit-learn (and a hand-worked scorecard)', () => {
   it('has the fixtures the script writes', () => {

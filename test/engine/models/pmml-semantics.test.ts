@@ -10,22 +10,45 @@ let counter = 0;
 
 const pmml = (dictionary: string, model: string) =>
   `<?xml version="1.0"?><PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4"><Header/><DataDictionary>${dictionary}</DataDictionary>${model}</PMML>`;
-const xy = '<DataField name="x" optype="continuous" dataType="double"/><DataField name="y" optype="continuous" dataType="double"/><DataField name="t" optype="continuous" dataType="double"/>';
-const schemaXY = '<MiningSchema><MiningField name="x"/><MiningField name="y"/><MiningField name="t" usageType="target"/></MiningSchema>';
+const xy =
+  '<DataField name="x" optype="continuous" dataType="double"/><DataField name="y" optype="continuous" dataType="double"/><DataField name="t" optype="continuous" dataType="double"/>';
+const schemaXY =
+  '<MiningSchema><MiningField name="x"/><MiningField name="y"/><MiningField name="t" usageType="target"/></MiningSchema>';
 
 /** Scores `rows` through a MODEL node; each row is a MAP spread into the model's inputs (so values may be of any type). */
-async function score(model: ModelDocument, rows: Record<string, unknown>[], outputs = model.outputs.map((o) => o.name)) {
+async function score(
+  model: ModelDocument,
+  rows: Record<string, unknown>[],
+  outputs = model.outputs.map((o) => o.name),
+) {
   const fields = model.inputs.map((i) => i.name);
-  const doc = chain([input('row', 'MAP')], [
-    script('spread', fields.map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`).join('\n'), fields),
-    { id: 'model', type: 'MODEL', settings: { model: 'm', outputs: Object.fromEntries(outputs.map((o) => [o, `o_${o.replace(/\W/g, '_')}`])) } },
-  ]);
+  const doc = chain(
+    [input('row', 'MAP')],
+    [
+      script(
+        'spread',
+        fields
+          .map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`)
+          .join('\n'),
+        fields,
+      ),
+      {
+        id: 'model',
+        type: 'MODEL',
+        settings: { model: 'm', outputs: Object.fromEntries(outputs.map((o) => [o, `o_${o.replace(/\W/g, '_')}`])) },
+      },
+    ],
+  );
   const compiled = engine.compile(`semantics-${++counter}`, { ...doc, models: { 'm@latest': model } });
   const results = await Promise.all(rows.map((row) => engine.run(compiled, { row }, { ownerId: 1 })));
   return results.map(({ result }) => Object.fromEntries(outputs.map((o) => [o, result[`o_${o.replace(/\W/g, '_')}`]])));
 }
 
-const tree = (missingValueStrategy: string, noTrueChildStrategy = 'returnNullPrediction') => readPmml(pmml(xy, `
+const tree = (missingValueStrategy: string, noTrueChildStrategy = 'returnNullPrediction') =>
+  readPmml(
+    pmml(
+      xy,
+      `
   <TreeModel functionName="regression" missingValueStrategy="${missingValueStrategy}" noTrueChildStrategy="${noTrueChildStrategy}">${schemaXY}
     <Node id="root" score="0" defaultChild="right"><True/>
       <Node id="never" score="-1"><False/></Node>
@@ -35,10 +58,17 @@ const tree = (missingValueStrategy: string, noTrueChildStrategy = 'returnNullPre
       </Node>
       <Node id="right" score="2"><SimplePredicate field="x" operator="greaterOrEqual" value="10"/></Node>
     </Node>
-  </TreeModel>`));
+  </TreeModel>`,
+    ),
+  );
 
 describe('TreeModel', () => {
-  const rows = [{ x: 5, y: 3 }, { x: 15, y: null }, { x: null, y: 3 }, { x: 5, y: null }];
+  const rows = [
+    { x: 5, y: 3 },
+    { x: 15, y: null },
+    { x: null, y: 3 },
+    { x: 5, y: null },
+  ];
   it.each([
     // [strategy, noTrueChild, x=5 y=3, x=15, x missing, y missing]
     ['none', 'returnNullPrediction', [11, 2, null, null]],
@@ -55,10 +85,17 @@ describe('TreeModel', () => {
 describe('MiningModel segmentation', () => {
   const segment = (predicate: string, intercept: number, slope: number, weight = 1, output = '') =>
     `<Segment weight="${weight}">${predicate}<RegressionModel functionName="regression">${schemaXY}${output}<RegressionTable intercept="${intercept}"><NumericPredictor name="x" coefficient="${slope}"/></RegressionTable></RegressionModel></Segment>`;
-  const mining = (method: string, segments: string) => readPmml(pmml(xy,
-    `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="${method}">${segments}</Segmentation></MiningModel>`));
+  const mining = (method: string, segments: string) =>
+    readPmml(
+      pmml(
+        xy,
+        `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="${method}">${segments}</Segmentation></MiningModel>`,
+      ),
+    );
   const three = (weights: [number, number, number]) =>
-    segment('<True/>', 1, 2, weights[0]) + segment('<True/>', 10, 1, weights[1]) + segment('<SimplePredicate field="x" operator="greaterThan" value="100"/>', 1000, 0, weights[2]);
+    segment('<True/>', 1, 2, weights[0]) +
+    segment('<True/>', 10, 1, weights[1]) +
+    segment('<SimplePredicate field="x" operator="greaterThan" value="100"/>', 1000, 0, weights[2]);
 
   const cases: [string, [number, number, number], number[]][] = [
     // x = 3: segments give 7 and 13 (the third's predicate is false); x = 200: 401, 210 and 1000
@@ -76,38 +113,74 @@ describe('MiningModel segmentation', () => {
     const dictionary = `${xy}<DataField name="a" optype="continuous" dataType="double"/>`;
     const first = `<Segment><True/><RegressionModel functionName="regression">${schemaXY}<Output><OutputField name="a" feature="predictedValue"/></Output><RegressionTable intercept="1"><NumericPredictor name="x" coefficient="2"/></RegressionTable></RegressionModel></Segment>`;
     const second = `<Segment><True/><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="0"><NumericPredictor name="a" coefficient="10"/></RegressionTable></RegressionModel></Segment>`;
-    const model = readPmml(pmml(dictionary, `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="modelChain">${first}${second}</Segmentation></MiningModel>`));
+    const model = readPmml(
+      pmml(
+        dictionary,
+        `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="modelChain">${first}${second}</Segmentation></MiningModel>`,
+      ),
+    );
     expect((await score(model, [{ x: 3 }])).map((r) => r.t)).toEqual([70]);
   });
 
   it('majorityVote: the most voted category, its share as probability (ties: category order)', async () => {
     const dictionary = `${xy.replace('<DataField name="t" optype="continuous" dataType="double"/>', '')}<DataField name="c" optype="categorical" dataType="string"><Value value="A"/><Value value="B"/></DataField>`;
     const schema = '<MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema>';
-    const vote = (category: string, predicate = '<True/>') => `<Segment>${predicate}<TreeModel functionName="classification">${schema}<Node score="${category}"><True/></Node></TreeModel></Segment>`;
-    const model = readPmml(pmml(dictionary, `<MiningModel functionName="classification">${schema}<Output><OutputField name="c" feature="predictedValue"/><OutputField name="pA" feature="probability" value="A"/></Output>` +
-      `<Segmentation multipleModelMethod="majorityVote">${vote('B')}${vote('A')}${vote('A', '<SimplePredicate field="x" operator="lessThan" value="0"/>')}</Segmentation></MiningModel>`));
-    expect(await score(model, [{ x: -1 }, { x: 1 }])).toEqual([{ c: 'A', pA: 2 / 3 }, { c: 'A', pA: 0.5 }]);
+    const vote = (category: string, predicate = '<True/>') =>
+      `<Segment>${predicate}<TreeModel functionName="classification">${schema}<Node score="${category}"><True/></Node></TreeModel></Segment>`;
+    const model = readPmml(
+      pmml(
+        dictionary,
+        `<MiningModel functionName="classification">${schema}<Output><OutputField name="c" feature="predictedValue"/><OutputField name="pA" feature="probability" value="A"/></Output>` +
+          `<Segmentation multipleModelMethod="majorityVote">${vote('B')}${vote('A')}${vote('A', '<SimplePredicate field="x" operator="lessThan" value="0"/>')}</Segmentation></MiningModel>`,
+      ),
+    );
+    expect(await score(model, [{ x: -1 }, { x: 1 }])).toEqual([
+      { c: 'A', pA: 2 / 3 },
+      { c: 'A', pA: 0.5 },
+    ]);
   });
 });
 
 describe('Scorecard baselines and algorithms', () => {
-  const card = (algorithm: string, method: string) => readPmml(pmml(xy, `
+  const card = (algorithm: string, method: string) =>
+    readPmml(
+      pmml(
+        xy,
+        `
     <Scorecard functionName="regression" useReasonCodes="true" reasonCodeAlgorithm="${algorithm}" baselineMethod="${method}">${schemaXY}
       <Output><OutputField name="t" feature="predictedValue"/><OutputField name="r1" feature="reasonCode" rank="1"/><OutputField name="r2" feature="reasonCode"  rank="2"/></Output>
       <Characteristics>
         <Characteristic name="A" reasonCode="RA"><Attribute partialScore="5"><SimplePredicate field="x" operator="lessThan" value="10"/></Attribute><Attribute partialScore="15"><True/></Attribute></Characteristic>
         <Characteristic name="B" reasonCode="RB"><Attribute partialScore="0"><SimplePredicate field="y" operator="lessThan" value="10"/></Attribute><Attribute partialScore="8"><True/></Attribute></Characteristic>
       </Characteristics>
-    </Scorecard>`));
+    </Scorecard>`,
+      ),
+    );
 
   it('pointsAbove against the lowest partial score (baselineMethod min): points above it rank', async () => {
     // A: 15 − 5 = 10, B: 8 − 0 = 8; then A: 5 − 5 = 0 (no reason), B: 8
-    expect(await score(card('pointsAbove', 'min'), [{ x: 20, y: 20 }, { x: 1, y: 20 }])).toEqual([{ t: 23, r1: 'RA', r2: 'RB' }, { t: 13, r1: 'RB', r2: null }]);
+    expect(
+      await score(card('pointsAbove', 'min'), [
+        { x: 20, y: 20 },
+        { x: 1, y: 20 },
+      ]),
+    ).toEqual([
+      { t: 23, r1: 'RA', r2: 'RB' },
+      { t: 13, r1: 'RB', r2: null },
+    ]);
   });
 
   it('pointsBelow against the highest partial score (baselineMethod max)', async () => {
     // A: 15 − 5 = 10, B: 8 − 0 = 8
-    expect(await score(card('pointsBelow', 'max'), [{ x: 1, y: 1 }, { x: 20, y: 20 }])).toEqual([{ t: 5, r1: 'RA', r2: 'RB' }, { t: 23, r1: null, r2: null }]);
+    expect(
+      await score(card('pointsBelow', 'max'), [
+        { x: 1, y: 1 },
+        { x: 20, y: 20 },
+      ]),
+    ).toEqual([
+      { t: 5, r1: 'RA', r2: 'RB' },
+      { t: 23, r1: null, r2: null },
+    ]);
   });
 
   it('refuses reason codes without a baseline when the method does not say how to compute one', () => {
@@ -119,48 +192,93 @@ describe('categories that are names of Object.prototype', () => {
   it('predicts and gives probabilities for categories named constructor and __proto__', async () => {
     const dictionary = `${xy.replace('<DataField name="t" optype="continuous" dataType="double"/>', '')}<DataField name="c" optype="categorical" dataType="string"><Value value="constructor"/><Value value="__proto__"/></DataField>`;
     const schema = '<MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema>';
-    const model = readPmml(pmml(dictionary, `<TreeModel functionName="classification">${schema}<Output><OutputField name="c" feature="predictedValue"/><OutputField name="pc" feature="probability" value="constructor"/><OutputField name="pp" feature="probability" value="__proto__"/></Output>` +
-      '<Node><True/><Node score="__proto__"><SimplePredicate field="x" operator="lessThan" value="0"/><ScoreDistribution value="constructor" recordCount="1"/><ScoreDistribution value="__proto__" recordCount="3"/></Node>' +
-      '<Node score="constructor"><True/><ScoreDistribution value="constructor" recordCount="1"/></Node></Node></TreeModel>'));
-    expect(await score(model, [{ x: -1 }, { x: 1 }])).toEqual([{ c: '__proto__', pc: 0.25, pp: 0.75 }, { c: 'constructor', pc: 1, pp: 0 }]);
+    const model = readPmml(
+      pmml(
+        dictionary,
+        `<TreeModel functionName="classification">${schema}<Output><OutputField name="c" feature="predictedValue"/><OutputField name="pc" feature="probability" value="constructor"/><OutputField name="pp" feature="probability" value="__proto__"/></Output>` +
+          '<Node><True/><Node score="__proto__"><SimplePredicate field="x" operator="lessThan" value="0"/><ScoreDistribution value="constructor" recordCount="1"/><ScoreDistribution value="__proto__" recordCount="3"/></Node>' +
+          '<Node score="constructor"><True/><ScoreDistribution value="constructor" recordCount="1"/></Node></Node></TreeModel>',
+      ),
+    );
+    expect(await score(model, [{ x: -1 }, { x: 1 }])).toEqual([
+      { c: '__proto__', pc: 0.25, pp: 0.75 },
+      { c: 'constructor', pc: 1, pp: 0 },
+    ]);
   });
 });
 
 describe('RegressionModel details', () => {
   it('returns no prediction when an input it needs is missing, and replaces a missing value when told to', async () => {
-    const model = readPmml(pmml(xy, `<RegressionModel functionName="regression" normalizationMethod="exp"><MiningSchema><MiningField name="x" missingValueReplacement="0"/><MiningField name="y"/><MiningField name="t" usageType="target"/></MiningSchema>
-      <RegressionTable intercept="0.5"><NumericPredictor name="x" coefficient="1" exponent="2"/><NumericPredictor name="y" coefficient="-1"/></RegressionTable></RegressionModel>`));
-    expect((await score(model, [{ x: 2, y: 1 }, { y: 1 }, { x: 2 }])).map((r) => r.t)).toEqual([Math.exp(0.5 + 4 - 1), Math.exp(0.5 - 1), null]);
+    const model = readPmml(
+      pmml(
+        xy,
+        `<RegressionModel functionName="regression" normalizationMethod="exp"><MiningSchema><MiningField name="x" missingValueReplacement="0"/><MiningField name="y"/><MiningField name="t" usageType="target"/></MiningSchema>
+      <RegressionTable intercept="0.5"><NumericPredictor name="x" coefficient="1" exponent="2"/><NumericPredictor name="y" coefficient="-1"/></RegressionTable></RegressionModel>`,
+      ),
+    );
+    expect((await score(model, [{ x: 2, y: 1 }, { y: 1 }, { x: 2 }])).map((r) => r.t)).toEqual([
+      Math.exp(0.5 + 4 - 1),
+      Math.exp(0.5 - 1),
+      null,
+    ]);
   });
 
   it('fails the run with MODEL_INPUT_INVALID naming the field under returnInvalid (the default)', async () => {
-    const model = readPmml(pmml('<DataField name="x" optype="continuous" dataType="double"><Interval closure="closedOpen" leftMargin="0" rightMargin="1"/></DataField><DataField name="t" optype="continuous" dataType="double"/>',
-      '<RegressionModel functionName="regression"><MiningSchema><MiningField name="x"/><MiningField name="t" usageType="target"/></MiningSchema><RegressionTable intercept="1"><NumericPredictor name="x" coefficient="1"/></RegressionTable></RegressionModel>'));
-    await expect(score(model, [{ x: 1 }])).rejects.toMatchObject({ code: 'MODEL_INPUT_INVALID', nodeId: 'model', message: expect.stringContaining('model input "x"') });
+    const model = readPmml(
+      pmml(
+        '<DataField name="x" optype="continuous" dataType="double"><Interval closure="closedOpen" leftMargin="0" rightMargin="1"/></DataField><DataField name="t" optype="continuous" dataType="double"/>',
+        '<RegressionModel functionName="regression"><MiningSchema><MiningField name="x"/><MiningField name="t" usageType="target"/></MiningSchema><RegressionTable intercept="1"><NumericPredictor name="x" coefficient="1"/></RegressionTable></RegressionModel>',
+      ),
+    );
+    await expect(score(model, [{ x: 1 }])).rejects.toMatchObject({
+      code: 'MODEL_INPUT_INVALID',
+      nodeId: 'model',
+      message: expect.stringContaining('model input "x"'),
+    });
     expect((await score(model, [{ x: 0.5 }])).map((r) => r.t)).toEqual([1.5]);
   });
 });
 
 describe('transformations and Targets', () => {
-  const derived = (expression: string, local = '') => readPmml(pmml(xy, `<TransformationDictionary><DerivedField name="d" dataType="double" optype="continuous">${expression}</DerivedField></TransformationDictionary>
-    <RegressionModel functionName="regression">${schemaXY}${local}<RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`));
+  const derived = (expression: string, local = '') =>
+    readPmml(
+      pmml(
+        xy,
+        `<TransformationDictionary><DerivedField name="d" dataType="double" optype="continuous">${expression}</DerivedField></TransformationDictionary>
+    <RegressionModel functionName="regression">${schemaXY}${local}<RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`,
+      ),
+    );
   const ln = (treatment: string) => derived(`<Apply function="ln"${treatment}><FieldRef field="x"/></Apply>`);
 
   it('fails the run with MODEL_INPUT_INVALID naming the derived field when a function result is invalid under returnInvalid (the default)', async () => {
-    await expect(score(ln(''), [{ x: -1 }])).rejects.toMatchObject({ code: 'MODEL_INPUT_INVALID', nodeId: 'model', message: expect.stringContaining('derived field "d" of node \'model\' is invalid: function "ln" gave NaN for input -1') });
+    await expect(score(ln(''), [{ x: -1 }])).rejects.toMatchObject({
+      code: 'MODEL_INPUT_INVALID',
+      nodeId: 'model',
+      message: expect.stringContaining(
+        'derived field "d" of node \'model\' is invalid: function "ln" gave NaN for input -1',
+      ),
+    });
     expect((await score(ln(''), [{ x: Math.E }])).map((r) => r.t)).toEqual([1]);
   });
 
   it('computes only the derived fields the model reads: an unused one that would be invalid fails nothing', async () => {
-    const model = readPmml(pmml(xy, `<TransformationDictionary>
+    const model = readPmml(
+      pmml(
+        xy,
+        `<TransformationDictionary>
       <DerivedField name="unused" dataType="double"><Apply function="ln"><FieldRef field="x"/></Apply></DerivedField>
       <DerivedField name="d" dataType="double"><Apply function="*"><FieldRef field="x"/><Constant>2</Constant></Apply></DerivedField>
-      </TransformationDictionary><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`));
+      </TransformationDictionary><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`,
+      ),
+    );
     expect((await score(model, [{ x: -1 }])).map((r) => r.t)).toEqual([-2]);
   });
 
   it('keeps an invalid result under asIs and makes it missing under asMissing (a regression then predicts nothing)', async () => {
-    const big = (treatment: string) => derived(`<Apply function="if"><Apply function="greaterThan"><Apply function="/" invalidValueTreatment="${treatment}"><Constant>1</Constant><FieldRef field="x"/></Apply><Constant>1000</Constant></Apply><Constant>7</Constant><Constant>8</Constant></Apply>`);
+    const big = (treatment: string) =>
+      derived(
+        `<Apply function="if"><Apply function="greaterThan"><Apply function="/" invalidValueTreatment="${treatment}"><Constant>1</Constant><FieldRef field="x"/></Apply><Constant>1000</Constant></Apply><Constant>7</Constant><Constant>8</Constant></Apply>`,
+      );
     // 1 / 0 is Infinity (> 1000) under asIs; missing under asMissing, and so is the condition of the if
     expect((await score(big('asIs'), [{ x: 0 }, { x: 4 }])).map((r) => r.t)).toEqual([7, 8]);
     expect((await score(big('asMissing'), [{ x: 0 }, { x: 4 }])).map((r) => r.t)).toEqual([null, 8]);
@@ -169,16 +287,21 @@ describe('transformations and Targets', () => {
 
   it('isMissing answers for a missing input, unless mapMissingTo is given (PMML applies it whatever the function)', async () => {
     // a derived double: true and false become 1 and 0
-    const missing = (attributes: string) => derived(`<Apply function="isMissing"${attributes}><FieldRef field="x"/></Apply>`);
+    const missing = (attributes: string) =>
+      derived(`<Apply function="isMissing"${attributes}><FieldRef field="x"/></Apply>`);
     expect((await score(missing(''), [{ x: null }, { x: 3 }])).map((r) => r.t)).toEqual([1, 0]);
     expect((await score(missing(' mapMissingTo="7"'), [{ x: null }, { x: 3 }])).map((r) => r.t)).toEqual([7, 0]);
   });
 
   it('a number function given text is invalid, not concatenated', async () => {
-    const model = readPmml(pmml('<DataField name="s" optype="categorical" dataType="string"/><DataField name="t" optype="continuous" dataType="double"/>',
-      `<RegressionModel functionName="regression"><MiningSchema><MiningField name="s"/><MiningField name="t" usageType="target"/></MiningSchema>
+    const model = readPmml(
+      pmml(
+        '<DataField name="s" optype="categorical" dataType="string"/><DataField name="t" optype="continuous" dataType="double"/>',
+        `<RegressionModel functionName="regression"><MiningSchema><MiningField name="s"/><MiningField name="t" usageType="target"/></MiningSchema>
         <LocalTransformations><DerivedField name="d" dataType="double"><Apply function="+" invalidValueTreatment="asMissing" defaultValue="-1"><FieldRef field="s"/><Constant>1</Constant></Apply></DerivedField></LocalTransformations>
-        <RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`));
+        <RegressionTable intercept="0"><NumericPredictor name="d" coefficient="1"/></RegressionTable></RegressionModel>`,
+      ),
+    );
     expect((await score(model, [{ s: 'a' }])).map((r) => r.t)).toEqual([-1]);
   });
 
@@ -187,38 +310,100 @@ describe('transformations and Targets', () => {
       <Targets><Target field="t" rescaleFactor="${factor}"/></Targets>
       <LocalTransformations><DerivedField name="x2" dataType="double"><Apply function="*"><FieldRef field="x"/><FieldRef field="x"/></Apply></DerivedField></LocalTransformations>
       <RegressionTable intercept="1"><NumericPredictor name="x2" coefficient="1"/></RegressionTable></RegressionModel></Segment>`;
-    const model = readPmml(pmml(xy, `<MiningModel functionName="regression">${schemaXY}<Targets><Target field="t" rescaleConstant="1000"/></Targets><Segmentation multipleModelMethod="sum">${segment(1)}${segment(10)}</Segmentation></MiningModel>`));
+    const model = readPmml(
+      pmml(
+        xy,
+        `<MiningModel functionName="regression">${schemaXY}<Targets><Target field="t" rescaleConstant="1000"/></Targets><Segmentation multipleModelMethod="sum">${segment(1)}${segment(10)}</Segmentation></MiningModel>`,
+      ),
+    );
     // x = 3: (1 + 9) × 1 + (1 + 9) × 10, then + 1000
     expect((await score(model, [{ x: 3 }])).map((r) => r.t)).toEqual([1110]);
   });
 
   it('a model chain passes a transformedValue output on with its dataType: text compares as text', async () => {
-    const model = readPmml(pmml(xy, `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="modelChain">
+    const model = readPmml(
+      pmml(
+        xy,
+        `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="modelChain">
       <Segment><True/><RegressionModel functionName="regression">${schemaXY}<Output><OutputField name="band" feature="transformedValue" dataType="string">
         <Apply function="if"><Apply function="lessThan"><FieldRef field="x"/><Constant>10</Constant></Apply><Constant dataType="string">007</Constant><Constant dataType="string">high</Constant></Apply>
       </OutputField></Output><RegressionTable intercept="0"/></RegressionModel></Segment>
       <Segment><True/><TreeModel functionName="regression">${schemaXY}<Node score="0"><True/><Node score="1"><SimplePredicate field="band" operator="equal" value="007"/></Node><Node score="2"><True/></Node></Node></TreeModel></Segment>
-      </Segmentation></MiningModel>`));
+      </Segmentation></MiningModel>`,
+      ),
+    );
     // "007" stays text: read as a number it would be 7 and match nothing
     expect((await score(model, [{ x: 3 }, { x: 30 }])).map((r) => r.t)).toEqual([1, 2]);
   });
 
   it('keeps what it read through the JSON the registry stores', () => {
-    const model = derived('<Discretize field="x" defaultValue="0"><DiscretizeBin binValue="1"><Interval closure="closedOpen" leftMargin="0"/></DiscretizeBin></Discretize>');
+    const model = derived(
+      '<Discretize field="x" defaultValue="0"><DiscretizeBin binValue="1"><Interval closure="closedOpen" leftMargin="0"/></DiscretizeBin></Discretize>',
+    );
     expect(JSON.parse(JSON.stringify(model))).toEqual(model);
-    expect(model.derived).toEqual([{ name: 'd', dataType: 'double', optype: 'continuous', expression: { op: 'discretize', field: 'x', defaultValue: 0, bins: [{ value: 1, min: 0, minClosed: true, maxClosed: false }] } }]);
+    expect(model.derived).toEqual([
+      {
+        name: 'd',
+        dataType: 'double',
+        optype: 'continuous',
+        expression: {
+          op: 'discretize',
+          field: 'x',
+          defaultValue: 0,
+          bins: [{ value: 1, min: 0, minClosed: true, maxClosed: false }],
+        },
+      },
+    ]);
   });
 
   it('refuses, naming the element, what it does not run and what is not well-formed', () => {
-    const refused = (text: () => unknown) => { try { text(); } catch (error) { return error instanceof ModelFileError ? `${error.kind}: ${error.message}` : String(error); } return 'accepted'; };
-    expect(refused(() => derived('<Apply function="myFunction"><FieldRef field="x"/></Apply>'))).toMatch(/^unsupported: .*Apply: function "myFunction" is not supported/);
-    expect(refused(() => derived('<Apply function="sqrt"><FieldRef field="x"/><FieldRef field="y"/></Apply>'))).toMatch(/^invalid: .*function "sqrt" takes 1 arguments, got 2/);
-    expect(refused(() => derived('<MapValues outputColumn="o"><FieldColumnPair field="x" column="c"/><TableLocator/></MapValues>'))).toMatch(/^unsupported: .*MapValues\.TableLocator/);
-    expect(refused(() => derived('<NormContinuous field="x"><LinearNorm orig="2" norm="0"/><LinearNorm orig="1" norm="1"/></NormContinuous>'))).toMatch(/^invalid: .*LinearNorm\[1\]: orig must increase/);
-    expect(refused(() => derived('<FieldRef field="d"/>'))).toMatch(/^invalid: PMML\.TransformationDictionary\.DerivedField\[0\]: derived field "d" depends on itself \(d → d\)/);
-    expect(refused(() => derived('<FieldRef field="x"/>', '<LocalTransformations><DerivedField name="d" dataType="double"><FieldRef field="x"/></DerivedField></LocalTransformations>'))).toMatch(/^invalid: .*field "d" is already defined/);
-    expect(refused(() => readPmml(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<Targets><Target field="t"><TargetValue priorProbability="0.5" value="a"/></Target></Targets><RegressionTable intercept="0"/></RegressionModel>`))))
-      .toMatch(/^invalid: .*TargetValue\[0\]: priorProbability is for the target of a classification/);
+    const refused = (text: () => unknown) => {
+      try {
+        text();
+      } catch (error) {
+        return error instanceof ModelFileError ? `${error.kind}: ${error.message}` : String(error);
+      }
+      return 'accepted';
+    };
+    expect(refused(() => derived('<Apply function="myFunction"><FieldRef field="x"/></Apply>'))).toMatch(
+      /^unsupported: .*Apply: function "myFunction" is not supported/,
+    );
+    expect(refused(() => derived('<Apply function="sqrt"><FieldRef field="x"/><FieldRef field="y"/></Apply>'))).toMatch(
+      /^invalid: .*function "sqrt" takes 1 arguments, got 2/,
+    );
+    expect(
+      refused(() =>
+        derived('<MapValues outputColumn="o"><FieldColumnPair field="x" column="c"/><TableLocator/></MapValues>'),
+      ),
+    ).toMatch(/^unsupported: .*MapValues\.TableLocator/);
+    expect(
+      refused(() =>
+        derived(
+          '<NormContinuous field="x"><LinearNorm orig="2" norm="0"/><LinearNorm orig="1" norm="1"/></NormContinuous>',
+        ),
+      ),
+    ).toMatch(/^invalid: .*LinearNorm\[1\]: orig must increase/);
+    expect(refused(() => derived('<FieldRef field="d"/>'))).toMatch(
+      /^invalid: PMML\.TransformationDictionary\.DerivedField\[0\]: derived field "d" depends on itself \(d → d\)/,
+    );
+    expect(
+      refused(() =>
+        derived(
+          '<FieldRef field="x"/>',
+          '<LocalTransformations><DerivedField name="d" dataType="double"><FieldRef field="x"/></DerivedField></LocalTransformations>',
+        ),
+      ),
+    ).toMatch(/^invalid: .*field "d" is already defined/);
+    expect(
+      refused(() =>
+        readPmml(
+          pmml(
+            xy,
+            `<RegressionModel functionName="regression">${schemaXY}<Targets><Target field="t"><TargetValue priorProbability="0.5" value="a"/></Target></Targets><RegressionTable intercept="0"/></RegressionModel>`,
+          ),
+        ),
+      ),
+    ).toMatch(/^invalid: .*TargetValue\[0\]: priorProbability is for the target of a classification/);
   });
 });
 
@@ -234,38 +419,84 @@ describe('files the reader refuses', () => {
   };
 
   it('refuses a DOCTYPE (entity bomb) before expanding anything', () => {
-    const bomb = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><PMML>&lol2;</PMML>';
+    const bomb =
+      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><PMML>&lol2;</PMML>';
     expect(refuse(bomb)).toEqual({ kind: 'invalid', message: expect.stringContaining('DOCTYPE') });
   });
 
   it('refuses nesting deeper than 128 elements without recursing', () => {
-    expect(refuse(`<PMML>${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}</PMML>`)).toEqual({ kind: 'invalid', message: expect.stringContaining('deeper than 128') });
+    expect(refuse(`<PMML>${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}</PMML>`)).toEqual({
+      kind: 'invalid',
+      message: expect.stringContaining('deeper than 128'),
+    });
   });
 
   it('refuses what is not XML, not PMML, or an unknown entity, naming where', () => {
     expect(refuse('<PMML><DataDictionary></PMML>').message).toMatch(/does not match/);
     expect(refuse('<root/>').message).toMatch(/root element must be <PMML>/);
     expect(refuse('<PMML a="&ext;"/>').message).toMatch(/unknown entity/);
-    expect(refuse(pmml(xy, `<TreeModel functionName="regression">${schemaXY}<Node score="1"><SimplePredicate field="nope" operator="equal" value="1"/></Node></TreeModel>`)).message)
-      .toMatch(/PMML\.TreeModel\.Node\.SimplePredicate: field "nope" is not in the DataDictionary/);
+    expect(
+      refuse(
+        pmml(
+          xy,
+          `<TreeModel functionName="regression">${schemaXY}<Node score="1"><SimplePredicate field="nope" operator="equal" value="1"/></Node></TreeModel>`,
+        ),
+      ).message,
+    ).toMatch(/PMML\.TreeModel\.Node\.SimplePredicate: field "nope" is not in the DataDictionary/);
   });
 
   it('refuses, as unsupported, other model types, derived fields and strategies it does not implement', () => {
-    expect(refuse(pmml(xy, `<NeuralNetwork functionName="regression">${schemaXY}</NeuralNetwork>`))).toEqual({ kind: 'unsupported', message: expect.stringContaining('NeuralNetwork is not supported') });
-    expect(refuse(pmml(xy, `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schemaXY}<Node score="1"><True/></Node></TreeModel>`)).kind).toBe('unsupported');
-    expect(refuse(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations><DerivedField name="d" dataType="double"><TextIndex textField="x"/></DerivedField></LocalTransformations><RegressionTable intercept="1"/></RegressionModel>`)))
-      .toEqual({ kind: 'unsupported', message: expect.stringContaining('PMML.RegressionModel.LocalTransformations.DerivedField[0].TextIndex: <TextIndex> is not supported') });
+    expect(refuse(pmml(xy, `<NeuralNetwork functionName="regression">${schemaXY}</NeuralNetwork>`))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('NeuralNetwork is not supported'),
+    });
+    expect(
+      refuse(
+        pmml(
+          xy,
+          `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schemaXY}<Node score="1"><True/></Node></TreeModel>`,
+        ),
+      ).kind,
+    ).toBe('unsupported');
+    expect(
+      refuse(
+        pmml(
+          xy,
+          `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations><DerivedField name="d" dataType="double"><TextIndex textField="x"/></DerivedField></LocalTransformations><RegressionTable intercept="1"/></RegressionModel>`,
+        ),
+      ),
+    ).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining(
+        'PMML.RegressionModel.LocalTransformations.DerivedField[0].TextIndex: <TextIndex> is not supported',
+      ),
+    });
     const manyCategories = `<DataField name="x" optype="continuous" dataType="double"/><DataField name="c" optype="categorical" dataType="string">${Array.from({ length: 1001 }, (_, k) => `<Value value="c${k}"/>`).join('')}</DataField>`;
-    expect(refuse(pmml(manyCategories, '<TreeModel functionName="classification"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema><Node score="c0"><True/></Node></TreeModel>')))
-      .toEqual({ kind: 'unsupported', message: expect.stringContaining('1001 target categories; at most 1000') });
+    expect(
+      refuse(
+        pmml(
+          manyCategories,
+          '<TreeModel functionName="classification"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema><Node score="c0"><True/></Node></TreeModel>',
+        ),
+      ),
+    ).toEqual({ kind: 'unsupported', message: expect.stringContaining('1001 target categories; at most 1000') });
     const segmentTreatment = `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="sum"><Segment><True/><RegressionModel functionName="regression"><MiningSchema><MiningField name="x" missingValueReplacement="1"/></MiningSchema><RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`;
-    expect(refuse(pmml(xy, segmentTreatment))).toEqual({ kind: 'unsupported', message: expect.stringContaining("missingValueReplacement in a segment's MiningSchema") });
+    expect(refuse(pmml(xy, segmentTreatment))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining("missingValueReplacement in a segment's MiningSchema"),
+    });
   });
 });
 
 describe('MODEL node compile checks', () => {
-  const model = readPmml(pmml(xy, `<RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="1"><NumericPredictor name="x" coefficient="1"/></RegressionTable></RegressionModel>`));
-  const node = (settings: Record<string, unknown>) => chain([input('x', 'DOUBLE'), input('y', 'DOUBLE')], [{ id: 'model', type: 'MODEL', settings }]);
+  const model = readPmml(
+    pmml(
+      xy,
+      `<RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="1"><NumericPredictor name="x" coefficient="1"/></RegressionTable></RegressionModel>`,
+    ),
+  );
+  const node = (settings: Record<string, unknown>) =>
+    chain([input('x', 'DOUBLE'), input('y', 'DOUBLE')], [{ id: 'model', type: 'MODEL', settings }]);
 
   it('reports a model that was not resolved, unknown inputs and outputs, and inputs no variable feeds', () => {
     const codes = (doc: ReturnType<typeof node> & { models?: Record<string, ModelDocument> }) => {
@@ -273,14 +504,23 @@ describe('MODEL node compile checks', () => {
         engine.compile(`checks-${++counter}`, doc);
         return [];
       } catch (error) {
-        return (error as { diagnostics: { code: string; path?: string }[] }).diagnostics.map((d) => `${d.code} ${d.path}`);
+        return (error as { diagnostics: { code: string; path?: string }[] }).diagnostics.map(
+          (d) => `${d.code} ${d.path}`,
+        );
       }
     };
-    expect(codes(node({ model: 'm', version: 2, outputs: { t: 't' } }))).toEqual(['MODEL_NOT_FOUND nodeProperties.model.content.model']);
-    expect(codes({ ...node({ model: 'm', inputs: { z: 'x' }, outputs: { nope: 't' } }), models: { 'm@latest': model } })).toEqual([
-      'MODEL_INPUT_UNKNOWN nodeProperties.model.content.inputs.z', 'MODEL_OUTPUT_UNKNOWN nodeProperties.model.content.outputs.nope',
+    expect(codes(node({ model: 'm', version: 2, outputs: { t: 't' } }))).toEqual([
+      'MODEL_NOT_FOUND nodeProperties.model.content.model',
     ]);
-    expect(codes({ ...node({ model: 'm', inputs: { x: 'w' }, outputs: { t: 't' } }), models: { 'm@latest': model } })).toEqual(['UNDEFINED_VARIABLE nodeProperties.model.content.inputs.x']);
+    expect(
+      codes({ ...node({ model: 'm', inputs: { z: 'x' }, outputs: { nope: 't' } }), models: { 'm@latest': model } }),
+    ).toEqual([
+      'MODEL_INPUT_UNKNOWN nodeProperties.model.content.inputs.z',
+      'MODEL_OUTPUT_UNKNOWN nodeProperties.model.content.outputs.nope',
+    ]);
+    expect(
+      codes({ ...node({ model: 'm', inputs: { x: 'w' }, outputs: { t: 't' } }), models: { 'm@latest': model } }),
+    ).toEqual(['UNDEFINED_VARIABLE nodeProperties.model.content.inputs.x']);
     expect(codes({ ...node({ model: 'm', outputs: { t: 't' } }), models: { 'm@latest': model } })).toEqual([]);
   });
 });

@@ -3,9 +3,13 @@ import { parseXml, XmlSyntaxError } from '../../../src/engine/models/xml-parser.
 
 describe('parseXml', () => {
   it('reads elements, attributes (either quote), text, CDATA, and drops namespace prefixes, comments and declarations', () => {
-    const root = parseXml(`<?xml version="1.0"?>\n<!-- a comment --><p:PMML xmlns:p="urn:x" version='4.4'><p:Array n="2">a &amp; b<![CDATA[<raw>]]></p:Array><Empty a="&lt;&#65;&#x42;&quot;"/></p:PMML>`);
+    const root = parseXml(
+      `<?xml version="1.0"?>\n<!-- a comment --><p:PMML xmlns:p="urn:x" version='4.4'><p:Array n="2">a &amp; b<![CDATA[<raw>]]></p:Array><Empty a="&lt;&#65;&#x42;&quot;"/></p:PMML>`,
+    );
     expect(root).toEqual({
-      name: 'PMML', attributes: { 'xmlns:p': 'urn:x', version: '4.4' }, text: '',
+      name: 'PMML',
+      attributes: { 'xmlns:p': 'urn:x', version: '4.4' },
+      text: '',
       children: [
         { name: 'Array', attributes: { n: '2' }, text: 'a & b<raw>', children: [] },
         { name: 'Empty', attributes: { a: '<AB"' }, text: '', children: [] },
@@ -30,8 +34,12 @@ describe('parseXml', () => {
   });
 
   it('bounds depth and element count', () => {
-    expect(() => parseXml(`${'<a>'.repeat(5)}${'</a>'.repeat(5)}`, { maxDepth: 4, maxElements: 100 })).toThrow(/deeper than 4/);
-    expect(() => parseXml(`<a>${'<b/>'.repeat(10)}</a>`, { maxDepth: 4, maxElements: 10 })).toThrow(/more than 10 elements/);
+    expect(() => parseXml(`${'<a>'.repeat(5)}${'</a>'.repeat(5)}`, { maxDepth: 4, maxElements: 100 })).toThrow(
+      /deeper than 4/,
+    );
+    expect(() => parseXml(`<a>${'<b/>'.repeat(10)}</a>`, { maxDepth: 4, maxElements: 10 })).toThrow(
+      /more than 10 elements/,
+    );
     expect(parseXml(`<a>${'<b/>'.repeat(9)}</a>`, { maxDepth: 4, maxElements: 10 }).children).toHaveLength(9);
   });
 });

@@ -2,11 +2,17 @@ import { describe, expect, it } from '@jest/globals';
 import { TenantHolds } from '../../../src/engine/pool/tenant-holds.js';
 import { TenantScheduler } from '../../../src/engine/pool/tenant-scheduler.js';
 
-interface Item { budgetMs: number; name: string }
+interface Item {
+  budgetMs: number;
+  name: string;
+}
 const item = (name: string, budgetMs = 1000): Item => ({ name, budgetMs });
 const names = (batch: { items: Item[] } | null) => batch?.items.map((i) => i.name);
 /** What the pool does when a host no longer holds any batch of `owner`. */
-const release = (holds: TenantHolds, scheduler: TenantScheduler<Item>, owner: number) => { holds.release(owner); scheduler.prune(owner); };
+const release = (holds: TenantHolds, scheduler: TenantScheduler<Item>, owner: number) => {
+  holds.release(owner);
+  scheduler.prune(owner);
+};
 
 describe('TenantScheduler', () => {
   it('serves tenants in turn, whatever one of them has queued', () => {

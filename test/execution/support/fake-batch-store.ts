@@ -1,4 +1,14 @@
-import { inputParts, type BatchElementResult, type BatchListing, type BatchProgress, type BatchRecord, type ChunkPart, type ChunkRange, type ElementOutcome, type NewBatch } from '../../../src/execution/batch-store.js';
+import {
+  inputParts,
+  type BatchElementResult,
+  type BatchListing,
+  type BatchProgress,
+  type BatchRecord,
+  type ChunkPart,
+  type ChunkRange,
+  type ElementOutcome,
+  type NewBatch,
+} from '../../../src/execution/batch-store.js';
 import type { BatchStore } from '../../../src/execution/batch-store-type.js';
 import type { HeldRecord } from '../../../src/records/run-recorder.js';
 import { parseObject, storedError } from '../../../src/execution/run-columns.js';
@@ -6,9 +16,32 @@ import { storedOutcomeTexts } from '../../../src/execution/stored-outcome.js';
 import { timeOrderedId } from '../../../src/ids/time-ordered-id.js';
 import { copyOf, duplicateKeyError } from '../../support/fake-transactions.js';
 
-interface StoredBatch extends BatchRecord { idempotencyKey: string | null; bodyHash: Buffer | null }
-interface StoredPart { batchId: string; from: number; to: number; inputs: string; queuedAt: Date; startedAt: Date | null; finishedAt: Date | null; attempts: number; succeeded: number; failed: number }
-interface StoredElement { id: string; batchId: string; index: number; state: 'SUCCEEDED' | 'FAILED'; result: string | null; errorCode: string | null; errorMessage: string | null; errorDetails: string | null }
+interface StoredBatch extends BatchRecord {
+  idempotencyKey: string | null;
+  bodyHash: Buffer | null;
+}
+interface StoredPart {
+  batchId: string;
+  from: number;
+  to: number;
+  inputs: string;
+  queuedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  attempts: number;
+  succeeded: number;
+  failed: number;
+}
+interface StoredElement {
+  id: string;
+  batchId: string;
+  index: number;
+  state: 'SUCCEEDED' | 'FAILED';
+  result: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  errorDetails: string | null;
+}
 
 /**
  * BatchStore in memory, for fast service tests; held to the same contract as MySqlBatchStore
@@ -24,20 +57,42 @@ export class FakeBatchStore implements BatchStore {
   async insertBatch(batch: NewBatch): Promise<void> {
     const key = batch.idempotency?.key ?? null;
     if (this.batches.has(batch.id)) throw duplicateKeyError(batch.id);
-    if (key !== null && [...this.batches.values()].some((b) => b.userId === batch.userId && b.idempotencyKey === key)) throw duplicateKeyError(`${batch.userId}-${key}`);
+    if (key !== null && [...this.batches.values()].some((b) => b.userId === batch.userId && b.idempotencyKey === key))
+      throw duplicateKeyError(`${batch.userId}-${key}`);
     const now = new Date();
     this.batches.set(batch.id, {
-      id: batch.id, userId: batch.userId, scenarioName: batch.scenarioName, total: batch.inputs.length, chunkCount: Math.ceil(batch.inputs.length / batch.chunkSize),
-      createdAt: now, finishedAt: null, idempotencyKey: key, bodyHash: batch.idempotency ? Buffer.from(batch.idempotency.bodyHash) : null,
+      id: batch.id,
+      userId: batch.userId,
+      scenarioName: batch.scenarioName,
+      total: batch.inputs.length,
+      chunkCount: Math.ceil(batch.inputs.length / batch.chunkSize),
+      createdAt: now,
+      finishedAt: null,
+      idempotencyKey: key,
+      bodyHash: batch.idempotency ? Buffer.from(batch.idempotency.bodyHash) : null,
     });
     for (const part of inputParts(batch)) {
-      this.parts.push({ batchId: batch.id, from: part.from, to: part.to, inputs: part.inputs.toString('utf8'), queuedAt: now, startedAt: null, finishedAt: null, attempts: 0, succeeded: 0, failed: 0 });
+      this.parts.push({
+        batchId: batch.id,
+        from: part.from,
+        to: part.to,
+        inputs: part.inputs.toString('utf8'),
+        queuedAt: now,
+        startedAt: null,
+        finishedAt: null,
+        attempts: 0,
+        succeeded: 0,
+        failed: 0,
+      });
     }
   }
 
   async finishedBefore(cutoff: Date, limit: number): Promise<string[]> {
-    return [...this.batches.values()].filter((b) => b.finishedAt !== null && b.finishedAt < cutoff)
-      .sort((a, b) => a.finishedAt!.getTime() - b.finishedAt!.getTime()).slice(0, limit).map((b) => b.id);
+    return [...this.batches.values()]
+      .filter((b) => b.finishedAt !== null && b.finishedAt < cutoff)
+      .sort((a, b) => a.finishedAt!.getTime() - b.finishedAt!.getTime())
+      .slice(0, limit)
+      .map((b) => b.id);
   }
 
   async deleteElements(batchId: string, limit: number): Promise<number> {
@@ -52,19 +107,32 @@ export class FakeBatchStore implements BatchStore {
     this.elements = this.elements.filter((e) => e.batchId !== id);
   }
 
-  async findByIdempotencyKey(userId: number, key: string): Promise<{ id: string; bodyHash: Buffer | null } | undefined> {
+  async findByIdempotencyKey(
+    userId: number,
+    key: string,
+  ): Promise<{ id: string; bodyHash: Buffer | null } | undefined> {
     const found = [...this.batches.values()].find((b) => b.userId === userId && b.idempotencyKey === key);
     return found && { id: found.id, bodyHash: found.bodyHash && Buffer.from(found.bodyHash) };
   }
 
   async listBatches(userId: number, limit: number, before?: { createdAt: Date; id: string }): Promise<BatchListing[]> {
-    const newestFirst = (a: StoredBatch, b: StoredBatch) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+    const newestFirst = (a: StoredBatch, b: StoredBatch) =>
+      b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
     return [...this.batches.values()]
       .filter((b) => b.userId === userId)
-      .filter((b) => !before || b.createdAt < before.createdAt || (b.createdAt.getTime() === before.createdAt.getTime() && b.id < before.id))
+      .filter(
+        (b) =>
+          !before ||
+          b.createdAt < before.createdAt ||
+          (b.createdAt.getTime() === before.createdAt.getTime() && b.id < before.id),
+      )
       .sort(newestFirst)
       .slice(0, limit)
-      .map((b) => ({ ...record(b), started: this.partsOf(b.id).some((p) => p.startedAt !== null), idempotencyKey: b.idempotencyKey }));
+      .map((b) => ({
+        ...record(b),
+        started: this.partsOf(b.id).some((p) => p.startedAt !== null),
+        idempotencyKey: b.idempotencyKey,
+      }));
   }
 
   async findBatch(id: string): Promise<BatchRecord | undefined> {
@@ -75,8 +143,15 @@ export class FakeBatchStore implements BatchStore {
   async chunkWork(range: ChunkRange): Promise<{ batch: BatchRecord; parts: ChunkPart[] } | undefined> {
     const batch = this.batches.get(range.batchId);
     if (!batch) return undefined;
-    const parts = this.inRange(range).filter((p) => p.finishedAt === null)
-      .map((p) => ({ from: p.from, to: p.to, inputs: JSON.parse(p.inputs) as Record<string, unknown>[], started: p.startedAt !== null, attempts: p.attempts }));
+    const parts = this.inRange(range)
+      .filter((p) => p.finishedAt === null)
+      .map((p) => ({
+        from: p.from,
+        to: p.to,
+        inputs: JSON.parse(p.inputs) as Record<string, unknown>[],
+        started: p.startedAt !== null,
+        attempts: p.attempts,
+      }));
     return { batch: record(batch), parts };
   }
 
@@ -97,8 +172,14 @@ export class FakeBatchStore implements BatchStore {
       if (this.elements.some((e) => e.batchId === batch.id && e.index === index)) continue;
       const texts = storedOutcomeTexts(outcome);
       this.elements.push({
-        id: resultId ?? timeOrderedId(), batchId: batch.id, index, state: texts.state, result: texts.result,
-        errorCode: texts.errorCode, errorMessage: texts.errorMessage, errorDetails: texts.errorDetails,
+        id: resultId ?? timeOrderedId(),
+        batchId: batch.id,
+        index,
+        state: texts.state,
+        result: texts.result,
+        errorCode: texts.errorCode,
+        errorMessage: texts.errorMessage,
+        errorDetails: texts.errorDetails,
       });
     }
   }
@@ -108,7 +189,8 @@ export class FakeBatchStore implements BatchStore {
     if (!stored) return;
     const elements = this.elementsIn(batchId, part.from, part.to);
     Object.assign(stored, {
-      finishedAt: new Date(), inputs: '[]',
+      finishedAt: new Date(),
+      inputs: '[]',
       succeeded: Math.max(stored.succeeded, elements.filter((e) => e.state === 'SUCCEEDED').length),
       failed: Math.max(stored.failed, elements.filter((e) => e.state === 'FAILED').length),
     });
@@ -131,7 +213,8 @@ export class FakeBatchStore implements BatchStore {
         progress.succeeded += part.succeeded;
         progress.failed += part.failed;
       } else if (part.startedAt !== null) {
-        for (const element of this.elementsIn(batchId, part.from, part.to)) progress[element.state === 'SUCCEEDED' ? 'succeeded' : 'failed'] += 1;
+        for (const element of this.elementsIn(batchId, part.from, part.to))
+          progress[element.state === 'SUCCEEDED' ? 'succeeded' : 'failed'] += 1;
       }
     }
     return { batch: record(batch), progress };
@@ -150,18 +233,31 @@ export class FakeBatchStore implements BatchStore {
     const all = this.elementsIn(batchId, 0, Infinity);
     for (let from = 0; from < all.length; from += pageSize) {
       yield all.slice(from, from + pageSize).map((e) => ({
-        index: e.index, resultId: e.id, state: e.state, result: e.state === 'SUCCEEDED' ? parseObject(e.result) : null,
-        error: storedError({ state: e.state, error_code: e.errorCode, error_message: e.errorMessage, error_details: e.errorDetails }),
+        index: e.index,
+        resultId: e.id,
+        state: e.state,
+        result: e.state === 'SUCCEEDED' ? parseObject(e.result) : null,
+        error: storedError({
+          state: e.state,
+          error_code: e.errorCode,
+          error_message: e.errorMessage,
+          error_details: e.errorDetails,
+        }),
       }));
     }
   }
 
   async stalledChunks(cutoff: Date, limit: number): Promise<ChunkRange[]> {
-    return this.parts.filter((p) => p.finishedAt === null && p.queuedAt < cutoff).slice(0, limit).map((p) => ({ batchId: p.batchId, from: p.from, to: p.to }));
+    return this.parts
+      .filter((p) => p.finishedAt === null && p.queuedAt < cutoff)
+      .slice(0, limit)
+      .map((p) => ({ batchId: p.batchId, from: p.from, to: p.to }));
   }
 
   async claimStalled(cutoff: Date, chunk: ChunkRange): Promise<boolean> {
-    const part = this.parts.find((p) => p.batchId === chunk.batchId && p.from === chunk.from && p.finishedAt === null && p.queuedAt < cutoff);
+    const part = this.parts.find(
+      (p) => p.batchId === chunk.batchId && p.from === chunk.from && p.finishedAt === null && p.queuedAt < cutoff,
+    );
     if (!part) return false;
     part.queuedAt = new Date();
     return true;
@@ -176,7 +272,9 @@ export class FakeBatchStore implements BatchStore {
   }
 
   private elementsIn(batchId: string, from: number, to: number): StoredElement[] {
-    return this.elements.filter((e) => e.batchId === batchId && e.index >= from && e.index < to).sort((a, b) => a.index - b.index);
+    return this.elements
+      .filter((e) => e.batchId === batchId && e.index >= from && e.index < to)
+      .sort((a, b) => a.index - b.index);
   }
 }
 

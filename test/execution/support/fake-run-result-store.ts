@@ -2,7 +2,14 @@ import type { RunOutcome } from '../../../src/execution/run-outcome.js';
 import { parseObject, storedError } from '../../../src/execution/run-columns.js';
 import { FINISHED_BEFORE, type RunResultStore } from '../../../src/execution/run-result-store-type.js';
 import type { HeldRecord } from '../../../src/records/run-recorder.js';
-import type { CallbackAttemptRecord, CallbackState, NewAsyncRun, RunIdentity, RunRecord, RunState } from '../../../src/execution/run-result-store.js';
+import type {
+  CallbackAttemptRecord,
+  CallbackState,
+  NewAsyncRun,
+  RunIdentity,
+  RunRecord,
+  RunState,
+} from '../../../src/execution/run-result-store.js';
 import { storedOutcomeTexts } from '../../../src/execution/stored-outcome.js';
 import { copyOf, duplicateKeyError } from '../../support/fake-transactions.js';
 
@@ -36,13 +43,30 @@ export class FakeRunResultStore implements RunResultStore {
   private readonly attempts: Array<CallbackAttemptRecord & { resultId: string }> = [];
 
   async insertAsyncRun(run: NewAsyncRun): Promise<void> {
-    if (this.runs.has(run.id) || this.byRequest(run.userId, run.requestId)) throw duplicateKeyError(`${run.userId}-${run.requestId}`);
+    if (this.runs.has(run.id) || this.byRequest(run.userId, run.requestId))
+      throw duplicateKeyError(`${run.userId}-${run.requestId}`);
     const now = new Date();
     this.runs.set(run.id, {
-      id: run.id, userId: run.userId, requestId: run.requestId, scenarioName: run.scenarioName, batchId: null, elementIndex: null,
-      state: 'QUEUED', input: JSON.stringify(run.input), result: null, errorCode: null, errorMessage: null, errorDetails: null, version: null,
-      callback: run.callback && { ...run.callback }, callbackState: run.callback ? 'PENDING' : 'NONE',
-      createdAt: now, queuedAt: now, startedAt: null, finishedAt: null, attempts: 0,
+      id: run.id,
+      userId: run.userId,
+      requestId: run.requestId,
+      scenarioName: run.scenarioName,
+      batchId: null,
+      elementIndex: null,
+      state: 'QUEUED',
+      input: JSON.stringify(run.input),
+      result: null,
+      errorCode: null,
+      errorMessage: null,
+      errorDetails: null,
+      version: null,
+      callback: run.callback && { ...run.callback },
+      callbackState: run.callback ? 'PENDING' : 'NONE',
+      createdAt: now,
+      queuedAt: now,
+      startedAt: null,
+      finishedAt: null,
+      attempts: 0,
     });
   }
 
@@ -74,7 +98,10 @@ export class FakeRunResultStore implements RunResultStore {
   }
 
   async stalledRuns(cutoff: Date, limit: number): Promise<string[]> {
-    return [...this.runs.values()].filter((run) => this.isStalled(run, cutoff)).slice(0, limit).map((run) => run.id);
+    return [...this.runs.values()]
+      .filter((run) => this.isStalled(run, cutoff))
+      .slice(0, limit)
+      .map((run) => run.id);
   }
 
   async claimStalled(cutoff: Date, id: string): Promise<boolean> {
@@ -86,7 +113,14 @@ export class FakeRunResultStore implements RunResultStore {
 
   async pendingCallbacks(cutoff: Date, limit: number): Promise<Array<{ id: string; attempts: number }>> {
     return [...this.runs.values()]
-      .filter((run) => run.callbackState === 'PENDING' && run.queuedAt < cutoff && isDone(run) && run.finishedAt !== null && run.finishedAt < cutoff)
+      .filter(
+        (run) =>
+          run.callbackState === 'PENDING' &&
+          run.queuedAt < cutoff &&
+          isDone(run) &&
+          run.finishedAt !== null &&
+          run.finishedAt < cutoff,
+      )
       .slice(0, limit)
       .map((run) => ({ id: run.id, attempts: this.attempts.filter((a) => a.resultId === run.id).length }));
   }
@@ -113,14 +147,23 @@ export class FakeRunResultStore implements RunResultStore {
   }
 
   /** Decision records are not modelled here (`held` is ignored); outcomes follow the contract, first finisher first. */
-  async finishRuns(finished: Array<{ run: RunIdentity; outcome: RunOutcome }>, _held?: readonly HeldRecord[]): Promise<Array<Error | null | typeof FINISHED_BEFORE>> {
+  async finishRuns(
+    finished: Array<{ run: RunIdentity; outcome: RunOutcome }>,
+    _held?: readonly HeldRecord[],
+  ): Promise<Array<Error | null | typeof FINISHED_BEFORE>> {
     const answers: Array<null | typeof FINISHED_BEFORE> = [];
     const storedNow = new Set<string>();
     for (const { run, outcome } of finished) {
       const texts = storedOutcomeTexts(outcome);
       const columns = {
-        state: texts.state, result: texts.result, errorCode: texts.errorCode, errorMessage: texts.errorMessage, errorDetails: texts.errorDetails,
-        version: outcome.version, startedAt: new Date(outcome.beganAt), finishedAt: new Date(outcome.endedAt),
+        state: texts.state,
+        result: texts.result,
+        errorCode: texts.errorCode,
+        errorMessage: texts.errorMessage,
+        errorDetails: texts.errorDetails,
+        version: outcome.version,
+        startedAt: new Date(outcome.beganAt),
+        finishedAt: new Date(outcome.endedAt),
       };
       // ON DUPLICATE KEY: the row of this id, or of this user's request id; a finished row keeps its first outcome.
       const existing = this.runs.get(run.id) ?? this.byRequest(run.userId, run.requestId);
@@ -136,7 +179,14 @@ export class FakeRunResultStore implements RunResultStore {
       }
       const now = new Date();
       this.runs.set(run.id, {
-        ...run, ...columns, input: null, callback: null, callbackState: 'NONE', createdAt: now, queuedAt: now, attempts: 0,
+        ...run,
+        ...columns,
+        input: null,
+        callback: null,
+        callbackState: 'NONE',
+        createdAt: now,
+        queuedAt: now,
+        attempts: 0,
       });
     }
     return answers;
@@ -144,14 +194,26 @@ export class FakeRunResultStore implements RunResultStore {
 
   async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
     const doomed = [...this.runs.values()]
-      .filter((run) => run.batchId === null && run.finishedAt !== null && run.finishedAt < cutoff && isDone(run) && run.callbackState !== 'PENDING')
+      .filter(
+        (run) =>
+          run.batchId === null &&
+          run.finishedAt !== null &&
+          run.finishedAt < cutoff &&
+          isDone(run) &&
+          run.callbackState !== 'PENDING',
+      )
       .sort((a, b) => a.finishedAt!.getTime() - b.finishedAt!.getTime())
       .slice(0, limit);
     for (const run of doomed) this.remove(run.id);
     return doomed.length;
   }
 
-  async recordCallbackAttempt(resultId: string, attempt: number, httpStatus: number | null, error: string | null): Promise<void> {
+  async recordCallbackAttempt(
+    resultId: string,
+    attempt: number,
+    httpStatus: number | null,
+    error: string | null,
+  ): Promise<void> {
     if (!this.runs.has(resultId)) throw new Error(`no run ${resultId} (a foreign key refuses the attempt)`);
     this.attempts.push({ resultId, attempt, httpStatus, error: error ? error.slice(0, 1000) : null });
   }
@@ -162,7 +224,9 @@ export class FakeRunResultStore implements RunResultStore {
   }
 
   async callbackAttempts(resultId: string): Promise<CallbackAttemptRecord[]> {
-    return this.attempts.filter((a) => a.resultId === resultId).map(({ attempt, httpStatus, error }) => ({ attempt, httpStatus, error }));
+    return this.attempts
+      .filter((a) => a.resultId === resultId)
+      .map(({ attempt, httpStatus, error }) => ({ attempt, httpStatus, error }));
   }
 
   private byRequest(userId: number, requestId: string): StoredRun | undefined {
@@ -175,19 +239,33 @@ export class FakeRunResultStore implements RunResultStore {
 
   private remove(id: string): void {
     this.runs.delete(id);
-    for (let i = this.attempts.length - 1; i >= 0; i -= 1) if (this.attempts[i].resultId === id) this.attempts.splice(i, 1);
+    for (let i = this.attempts.length - 1; i >= 0; i -= 1)
+      if (this.attempts[i].resultId === id) this.attempts.splice(i, 1);
   }
 }
 
 function toRecord(run: StoredRun): RunRecord {
   return copyOf({
-    id: run.id, userId: run.userId, requestId: run.requestId, scenarioName: run.scenarioName, batchId: run.batchId, elementIndex: run.elementIndex,
+    id: run.id,
+    userId: run.userId,
+    requestId: run.requestId,
+    scenarioName: run.scenarioName,
+    batchId: run.batchId,
+    elementIndex: run.elementIndex,
     state: run.state,
     input: parseObject(run.input),
     result: run.state === 'SUCCEEDED' ? parseObject(run.result) : null,
-    error: storedError({ state: run.state, error_code: run.errorCode, error_message: run.errorMessage, error_details: run.errorDetails }),
+    error: storedError({
+      state: run.state,
+      error_code: run.errorCode,
+      error_message: run.errorMessage,
+      error_details: run.errorDetails,
+    }),
     version: run.version,
     callback: run.callback && { ...run.callback, state: run.callbackState },
-    createdAt: run.createdAt, startedAt: run.startedAt, finishedAt: run.finishedAt, attempts: run.attempts,
+    createdAt: run.createdAt,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    attempts: run.attempts,
   });
 }

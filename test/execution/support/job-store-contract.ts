@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../../src/config/config.js';
-import { CALLBACK_JOB, CHUNK_JOB, ExecutionQueue, RUN_JOB, type ChunkJobData, type JobHandlers, type RunJobData } from '../../../src/execution/execution-queue.js';
+import {
+  CALLBACK_JOB,
+  CHUNK_JOB,
+  ExecutionQueue,
+  RUN_JOB,
+  type ChunkJobData,
+  type JobHandlers,
+  type RunJobData,
+} from '../../../src/execution/execution-queue.js';
 import { loadExecutionSettings } from '../../../src/execution/execution-settings.js';
 import { openJobStore } from '../../../src/execution/job-store.js';
 import { JobStoreUnavailableError } from '../../../src/execution/job-store-unavailable-error.js';
@@ -13,7 +21,9 @@ import { waitFor } from '../support.js';
  * backend JOBS_URL may name: one suite, each backend (test/execution/job-store-*.test.ts). `newJobsUrl`
  * answers a store no other test sees (a key prefix of its own is given as well).
  */
-export interface JobStoreUnderTest { newJobsUrl(): Promise<string> }
+export interface JobStoreUnderTest {
+  newJobsUrl(): Promise<string>;
+}
 
 const noWork: JobHandlers = { run: async () => undefined, chunk: async () => true, callback: async () => undefined };
 
@@ -24,9 +34,16 @@ export function jobStoreContract(label: string, setUp: () => JobStoreUnderTest):
       for (const step of cleanup.splice(0).reverse()) await step();
     });
 
-    async function newQueue(jobsUrl?: string, prefix = `scoring:test:job-store:${randomUUID().slice(0, 8)}:`): Promise<{ queue: ExecutionQueue; jobsUrl: string; prefix: string }> {
+    async function newQueue(
+      jobsUrl?: string,
+      prefix = `scoring:test:job-store:${randomUUID().slice(0, 8)}:`,
+    ): Promise<{ queue: ExecutionQueue; jobsUrl: string; prefix: string }> {
       const url = jobsUrl ?? (await setUp().newJobsUrl());
-      const settings = { ...loadExecutionSettings(loadConfig(), { JOBS_KEY_PREFIX: prefix }), lockLifetimeMs: 2000, processEveryMs: 500 };
+      const settings = {
+        ...loadExecutionSettings(loadConfig(), { JOBS_KEY_PREFIX: prefix }),
+        lockLifetimeMs: 2000,
+        processEveryMs: 500,
+      };
       const queue = new ExecutionQueue(url, settings, createLogger('silent'));
       cleanup.push(() => queue.close());
       return { queue, jobsUrl: url, prefix };
@@ -46,19 +63,45 @@ export function jobStoreContract(label: string, setUp: () => JobStoreUnderTest):
       expect(await queue.dueJobs()).toBe(6);
       const { pending, removed } = await queue.jobsInStore();
       expect(removed).toBe(0);
-      expect(pending.filter((job) => job.name === CHUNK_JOB).map((job) => job.data).sort((a, b) => (a as ChunkJobData).from - (b as ChunkJobData).from))
-        .toEqual([{ batchId: 'batch-1', from: 0, to: 4 }, { batchId: 'batch-1', from: 4, to: 8 }, { batchId: 'batch-1', from: 8, to: 10 }]);
-      expect(pending.filter((job) => job.name === RUN_JOB).map((job) => (job.data as RunJobData).resultIds).sort()).toEqual([['r1', 'r2'], ['r3']]);
-      expect(pending.filter((job) => job.name === CALLBACK_JOB).map((job) => job.data)).toEqual(expect.arrayContaining([{ resultId: 'r1', attempt: 1 }, { resultId: 'r2', attempt: 2 }]));
+      expect(
+        pending
+          .filter((job) => job.name === CHUNK_JOB)
+          .map((job) => job.data)
+          .sort((a, b) => (a as ChunkJobData).from - (b as ChunkJobData).from),
+      ).toEqual([
+        { batchId: 'batch-1', from: 0, to: 4 },
+        { batchId: 'batch-1', from: 4, to: 8 },
+        { batchId: 'batch-1', from: 8, to: 10 },
+      ]);
+      expect(
+        pending
+          .filter((job) => job.name === RUN_JOB)
+          .map((job) => (job.data as RunJobData).resultIds)
+          .sort(),
+      ).toEqual([['r1', 'r2'], ['r3']]);
+      expect(pending.filter((job) => job.name === CALLBACK_JOB).map((job) => job.data)).toEqual(
+        expect.arrayContaining([
+          { resultId: 'r1', attempt: 1 },
+          { resultId: 'r2', attempt: 2 },
+        ]),
+      );
     });
 
     it('runs every job once with its data, and keeps none once they are done', async () => {
       const { queue } = await newQueue();
       const seen: string[] = [];
       await queue.startProcessing({
-        run: async (data, keepAlive) => { await keepAlive(); seen.push(`run:${data.resultIds.join(',')}`); },
-        chunk: async (data) => { seen.push(`chunk:${data.from}-${data.to}`); return true; },
-        callback: async (data) => { seen.push(`callback:${data.resultId}#${data.attempt}`); },
+        run: async (data, keepAlive) => {
+          await keepAlive();
+          seen.push(`run:${data.resultIds.join(',')}`);
+        },
+        chunk: async (data) => {
+          seen.push(`chunk:${data.from}-${data.to}`);
+          return true;
+        },
+        callback: async (data) => {
+          seen.push(`callback:${data.resultId}#${data.attempt}`);
+        },
       });
       await queue.enqueueRuns(['a', 'b']);
       await queue.enqueueChunks('batch', 5, 3);
@@ -73,7 +116,12 @@ export function jobStoreContract(label: string, setUp: () => JobStoreUnderTest):
     it('runs a delayed callback when it is due, not before', async () => {
       const { queue } = await newQueue();
       const ranAt: number[] = [];
-      await queue.startProcessing({ ...noWork, callback: async () => { ranAt.push(Date.now()); } });
+      await queue.startProcessing({
+        ...noWork,
+        callback: async () => {
+          ranAt.push(Date.now());
+        },
+      });
       const queuedAt = Date.now();
       await queue.scheduleCallback('late', 1, 2);
       await waitFor(async () => (ranAt.length === 1 ? true : undefined), 15_000);
@@ -84,7 +132,8 @@ export function jobStoreContract(label: string, setUp: () => JobStoreUnderTest):
       const { queue } = await newQueue();
       const runs: Array<{ step: number; at: number }> = [];
       queue.registerJobKind<{ step: number }>({
-        name: 'test.resumable', concurrency: 1,
+        name: 'test.resumable',
+        concurrency: 1,
         run: async (data) => {
           runs.push({ step: data.step, at: Date.now() });
           return runs.length === 1 ? false : runs.length === 2 ? 1500 : true;
@@ -105,7 +154,8 @@ export function jobStoreContract(label: string, setUp: () => JobStoreUnderTest):
         ...noWork,
         run: async (data) => {
           tries.push(data.resultIds[0]);
-          if (data.resultIds[0] === 'flaky' && tries.filter((id) => id === 'flaky').length < 3) throw new JobStoreUnavailableError('not now');
+          if (data.resultIds[0] === 'flaky' && tries.filter((id) => id === 'flaky').length < 3)
+            throw new JobStoreUnavailableError('not now');
           if (data.resultIds[0] === 'broken') throw new Error('a bug');
         },
       });
@@ -122,8 +172,14 @@ export function jobStoreContract(label: string, setUp: () => JobStoreUnderTest):
       // What a job-store death between recording a completion and removing the job leaves: unlocked, finished, no next run.
       const store = await openJobStore(jobsUrl, prefix, { onLost() {}, onRestored() {}, onError() {} });
       const { repository } = store.backend;
-      const saved = await repository.saveJob({ name: RUN_JOB, data: { resultIds: ['left-over'] }, priority: 0, nextRunAt: null, type: 'normal' } as never, undefined);
-      await repository.saveJobState({ ...saved, lockedAt: undefined, lastRunAt: new Date(), lastFinishedAt: new Date(), nextRunAt: null } as never, undefined);
+      const saved = await repository.saveJob(
+        { name: RUN_JOB, data: { resultIds: ['left-over'] }, priority: 0, nextRunAt: null, type: 'normal' } as never,
+        undefined,
+      );
+      await repository.saveJobState(
+        { ...saved, lockedAt: undefined, lastRunAt: new Date(), lastFinishedAt: new Date(), nextRunAt: null } as never,
+        undefined,
+      );
       await store.close();
       expect(await queue.pendingJobs()).toBe(2);
       const { pending, removed } = await queue.jobsInStore();

@@ -6,7 +6,10 @@ import { FINISHED_BEFORE, type RunResultStore } from '../../../src/execution/run
 import type { NewAsyncRun, RunIdentity } from '../../../src/execution/run-result-store.js';
 
 /** What the fake and the MySQL store both promise (one suite, every implementation). */
-export interface RunResultStoreUnderTest { store: RunResultStore; newOwner(): Promise<number> }
+export interface RunResultStoreUnderTest {
+  store: RunResultStore;
+  newOwner(): Promise<number>;
+}
 
 const HOUR = 3_600_000;
 /** Cut-offs around now (the MySQL store stamps queue times with the server's clock), and far from it. */
@@ -16,13 +19,36 @@ const earlier = () => new Date(Date.now() - HOUR);
 const longAgo = (day: number) => new Date(Date.UTC(2001, 0, day));
 
 const newRun = (userId: number, callback = false): NewAsyncRun => ({
-  id: randomUUID(), userId, requestId: randomUUID(), scenarioName: 'double', input: { x: 1, nested: { y: [1, 'two'] } },
+  id: randomUUID(),
+  userId,
+  requestId: randomUUID(),
+  scenarioName: 'double',
+  input: { x: 1, nested: { y: [1, 'two'] } },
   callback: callback ? { url: 'http://127.0.0.1:9/hook', retryCount: 3, retryDelaySeconds: 5 } : null,
 });
-const identity = (run: NewAsyncRun): RunIdentity => ({ id: run.id, userId: run.userId, requestId: run.requestId, scenarioName: run.scenarioName, batchId: null, elementIndex: null });
-const succeeded = (result: Record<string, unknown>, endedAt = new Date()): RunOutcome => ({ state: 'SUCCEEDED', result, error: null, version: '3', beganAt: new Date(endedAt.getTime() - 5), endedAt });
+const identity = (run: NewAsyncRun): RunIdentity => ({
+  id: run.id,
+  userId: run.userId,
+  requestId: run.requestId,
+  scenarioName: run.scenarioName,
+  batchId: null,
+  elementIndex: null,
+});
+const succeeded = (result: Record<string, unknown>, endedAt = new Date()): RunOutcome => ({
+  state: 'SUCCEEDED',
+  result,
+  error: null,
+  version: '3',
+  beganAt: new Date(endedAt.getTime() - 5),
+  endedAt,
+});
 const failed = (endedAt = new Date()): RunOutcome => ({
-  state: 'FAILED', result: null, error: { code: 'NODE_FAILED', message: 'boom', nodeId: 'n1', nodeName: 'Score', nodeType: 'SCRIPT' }, version: '3', beganAt: endedAt, endedAt,
+  state: 'FAILED',
+  result: null,
+  error: { code: 'NODE_FAILED', message: 'boom', nodeId: 'n1', nodeName: 'Score', nodeType: 'SCRIPT' },
+  version: '3',
+  beganAt: endedAt,
+  endedAt,
 });
 
 export function runResultStoreContract(label: string, setUp: () => RunResultStoreUnderTest): void {
@@ -34,9 +60,17 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
       await store.insertAsyncRun(run);
       const found = await store.findById(run.id);
       expect(found).toEqual({
-        ...identity(run), state: 'QUEUED', input: run.input, result: null, error: null, version: null,
+        ...identity(run),
+        state: 'QUEUED',
+        input: run.input,
+        result: null,
+        error: null,
+        version: null,
         callback: { url: 'http://127.0.0.1:9/hook', retryCount: 3, retryDelaySeconds: 5, state: 'PENDING' },
-        createdAt: expect.any(Date), startedAt: null, finishedAt: null, attempts: 0,
+        createdAt: expect.any(Date),
+        startedAt: null,
+        finishedAt: null,
+        attempts: 0,
       });
       expect(await store.findByRequestId(user, run.requestId)).toEqual(found);
       expect(await store.findByRequestId(await newOwner(), run.requestId)).toBeUndefined();
@@ -51,10 +85,19 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
       const first = newRun(user);
       await store.insertAsyncRun(first);
       const again = { ...newRun(user), requestId: first.requestId };
-      expect(isDuplicateKey(await store.insertAsyncRun(again).then(() => undefined, (error: unknown) => error))).toBe(true);
+      expect(
+        isDuplicateKey(
+          await store.insertAsyncRun(again).then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+        ),
+      ).toBe(true);
       const group = [newRun(user), again, newRun(user)];
       expect(await store.insertAsyncRuns(group)).toEqual([true, false, true]);
-      expect((await store.findByIds(group.map((r) => r.id))).map((r) => r.id).sort()).toEqual([group[0].id, group[2].id].sort());
+      expect((await store.findByIds(group.map((r) => r.id))).map((r) => r.id).sort()).toEqual(
+        [group[0].id, group[2].id].sort(),
+      );
       expect(await store.insertAsyncRuns([newRun(user), newRun(user)])).toEqual([true, true]);
       await store.deleteRuns([group[0].id, group[2].id]);
       expect(await store.findByIds(group.map((r) => r.id))).toEqual([]);
@@ -70,7 +113,11 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
       const started = await store.findById(queued.id);
       expect(started).toMatchObject({ state: 'RUNNING', attempts: 1, startedAt: expect.any(Date) });
       await store.markRunning([queued.id]);
-      expect(await store.findById(queued.id)).toMatchObject({ state: 'RUNNING', attempts: 2, startedAt: started?.startedAt });
+      expect(await store.findById(queued.id)).toMatchObject({
+        state: 'RUNNING',
+        attempts: 2,
+        startedAt: started?.startedAt,
+      });
       expect(await store.findById(done.id)).toMatchObject({ state: 'SUCCEEDED', attempts: 0 });
     });
 
@@ -80,13 +127,29 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
       const [ok, bad] = [newRun(user), newRun(user)];
       await store.insertAsyncRuns([ok, bad]);
       const endedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-      const outcomes = [{ run: identity(ok), outcome: succeeded({ score: 0.5, list: [1, 2] }, endedAt) }, { run: identity(bad), outcome: failed(endedAt) }];
+      const outcomes = [
+        { run: identity(ok), outcome: succeeded({ score: 0.5, list: [1, 2] }, endedAt) },
+        { run: identity(bad), outcome: failed(endedAt) },
+      ];
       expect(await store.finishRuns(outcomes)).toEqual([null, null]);
-      expect(await store.finishRuns([{ run: identity(ok), outcome: failed(endedAt) }, outcomes[1]])).toEqual([FINISHED_BEFORE, FINISHED_BEFORE]);
+      expect(await store.finishRuns([{ run: identity(ok), outcome: failed(endedAt) }, outcomes[1]])).toEqual([
+        FINISHED_BEFORE,
+        FINISHED_BEFORE,
+      ]);
       expect(await store.finishRuns([])).toEqual([]);
-      expect(await store.findById(ok.id)).toMatchObject({ state: 'SUCCEEDED', input: null, result: { score: 0.5, list: [1, 2] }, error: null, version: '3', finishedAt: endedAt });
+      expect(await store.findById(ok.id)).toMatchObject({
+        state: 'SUCCEEDED',
+        input: null,
+        result: { score: 0.5, list: [1, 2] },
+        error: null,
+        version: '3',
+        finishedAt: endedAt,
+      });
       expect(await store.findById(bad.id)).toMatchObject({
-        state: 'FAILED', input: null, result: null, finishedAt: endedAt,
+        state: 'FAILED',
+        input: null,
+        result: null,
+        finishedAt: endedAt,
         error: { code: 'NODE_FAILED', message: 'boom', nodeId: 'n1', nodeName: 'Score', nodeType: 'SCRIPT' },
       });
     });
@@ -95,7 +158,13 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
       const { store, newOwner } = setUp();
       const run = newRun(await newOwner());
       expect(await store.finishRuns([{ run: identity(run), outcome: succeeded({ z: true }) }])).toEqual([null]);
-      expect(await store.findById(run.id)).toMatchObject({ ...identity(run), state: 'SUCCEEDED', input: null, result: { z: true }, callback: null });
+      expect(await store.findById(run.id)).toMatchObject({
+        ...identity(run),
+        state: 'SUCCEEDED',
+        input: null,
+        result: { z: true },
+        callback: null,
+      });
     });
 
     it('answers unfinished async runs queued before the cut-off as stalled, and lets one sweeper claim each', async () => {
@@ -121,12 +190,19 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
       const user = await newOwner();
       const [pending, unfinished, without] = [newRun(user, true), newRun(user, true), newRun(user)];
       await store.insertAsyncRuns([pending, unfinished, without]);
-      await store.finishRuns([{ run: identity(pending), outcome: succeeded({}) }, { run: identity(without), outcome: succeeded({}) }]);
+      await store.finishRuns([
+        { run: identity(pending), outcome: succeeded({}) },
+        { run: identity(without), outcome: succeeded({}) },
+      ]);
       await store.recordCallbackAttempt(pending.id, 1, 503, 'x'.repeat(1500));
       await store.recordCallbackAttempt(pending.id, 2, null, 'connect ECONNREFUSED');
-      expect(await store.callbackAttempts(pending.id)).toEqual([{ attempt: 1, httpStatus: 503, error: 'x'.repeat(1000) }, { attempt: 2, httpStatus: null, error: 'connect ECONNREFUSED' }]);
+      expect(await store.callbackAttempts(pending.id)).toEqual([
+        { attempt: 1, httpStatus: 503, error: 'x'.repeat(1000) },
+        { attempt: 2, httpStatus: null, error: 'connect ECONNREFUSED' },
+      ]);
       const ids = [pending.id, unfinished.id, without.id];
-      const mine = async (cutoff: Date) => (await store.pendingCallbacks(cutoff, 100_000)).filter((c) => ids.includes(c.id));
+      const mine = async (cutoff: Date) =>
+        (await store.pendingCallbacks(cutoff, 100_000)).filter((c) => ids.includes(c.id));
       expect(await mine(later())).toEqual([{ id: pending.id, attempts: 2 }]);
       expect(await mine(earlier())).toEqual([]);
       expect(await store.claimCallback(later(), pending.id)).toBe(true);
@@ -140,7 +216,13 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
     it('deletes finished async runs, oldest first and with their attempts, but not one whose callback is pending', async () => {
       const { store, newOwner } = setUp();
       const user = await newOwner();
-      const [oldest, old, pending, recent, unfinished] = [newRun(user, true), newRun(user), newRun(user, true), newRun(user), newRun(user)];
+      const [oldest, old, pending, recent, unfinished] = [
+        newRun(user, true),
+        newRun(user),
+        newRun(user, true),
+        newRun(user),
+        newRun(user),
+      ];
       await store.insertAsyncRuns([oldest, old, pending, recent, unfinished]);
       await store.finishRuns([
         { run: identity(old), outcome: failed(longAgo(3)) },
@@ -154,7 +236,9 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
       expect(await store.findById(oldest.id)).toBeUndefined();
       expect(await store.callbackAttempts(oldest.id)).toEqual([]);
       expect(await store.deleteFinishedBefore(longAgo(10), 10)).toBe(1);
-      expect((await store.findByIds([old.id, pending.id, recent.id, unfinished.id])).map((r) => r.id).sort()).toEqual([pending.id, recent.id, unfinished.id].sort());
+      expect((await store.findByIds([old.id, pending.id, recent.id, unfinished.id])).map((r) => r.id).sort()).toEqual(
+        [pending.id, recent.id, unfinished.id].sort(),
+      );
       expect(await store.deleteFinishedBefore(longAgo(10), 10)).toBe(0);
     });
   });

@@ -13,7 +13,13 @@ import type { CellValue } from '../../../src/internal-data/row-encoder.js';
 export interface CollectionReadsUnderTest {
   reads: CollectionReads;
   newOwner(): Promise<{ id: number; username: string }>;
-  newCollection(owner: { id: number; username: string }, name: string, columns: ColumnSpec[], rows: CellValue[][], indexes?: Array<{ column: string; unique: boolean }>): Promise<CollectionRecord>;
+  newCollection(
+    owner: { id: number; username: string },
+    name: string,
+    columns: ColumnSpec[],
+    rows: CellValue[][],
+    indexes?: Array<{ column: string; unique: boolean }>,
+  ): Promise<CollectionRecord>;
   drop(record: CollectionRecord): Promise<void>;
 }
 
@@ -32,7 +38,7 @@ const ROWS: CellValue[][] = [
 
 export function collectionReadsContract(label: string, setUp: () => CollectionReadsUnderTest): void {
   describe(`${label} (CollectionReads contract)`, () => {
-    it('lists the owner\'s collections in binary name order with their registry fields, and finds one by its exact name', async () => {
+    it("lists the owner's collections in binary name order with their registry fields, and finds one by its exact name", async () => {
       const { reads, newOwner, newCollection } = setUp();
       const [owner, other] = [await newOwner(), await newOwner()];
       for (const name of ['b', 'B', 'a']) await newCollection(owner, name, COLUMNS, ROWS.slice(0, 1));
@@ -40,8 +46,16 @@ export function collectionReadsContract(label: string, setUp: () => CollectionRe
       const listed = await reads.list(owner.id);
       expect(listed.map((c) => c.name)).toEqual(['B', 'a', 'b']);
       expect(listed[1]).toEqual({
-        id: expect.any(Number), ownerId: owner.id, owner: owner.username, name: 'a', table: `idc_${listed[1].id}`, columns: COLUMNS,
-        rowCount: 1, fileName: 'a.csv', createdAt: expect.any(Date), updatedAt: expect.any(Date),
+        id: expect.any(Number),
+        ownerId: owner.id,
+        owner: owner.username,
+        name: 'a',
+        table: `idc_${listed[1].id}`,
+        columns: COLUMNS,
+        rowCount: 1,
+        fileName: 'a.csv',
+        createdAt: expect.any(Date),
+        updatedAt: expect.any(Date),
       });
       expect(await reads.find(owner.id, 'a')).toEqual(listed[1]);
       expect(await reads.find(owner.id, 'A')).toBeUndefined();
@@ -68,10 +82,16 @@ export function collectionReadsContract(label: string, setUp: () => CollectionRe
     it('filters by equality with typed values (strings exactly, booleans, bigints beyond 2^53) and by NULL', async () => {
       const { reads, newOwner, newCollection } = setUp();
       const record = await newCollection(await newOwner(), 'people', COLUMNS, ROWS);
-      const ids = async (filters: Array<{ column: string; value: unknown }>) => (await reads.page(record.table, ['id'], filters, 10, 0)).map((row) => row.id);
+      const ids = async (filters: Array<{ column: string; value: unknown }>) =>
+        (await reads.page(record.table, ['id'], filters, 10, 0)).map((row) => row.id);
       expect(await ids([{ column: 'name', value: 'ann' }])).toEqual([1]);
       expect(await ids([{ column: 'active', value: true }])).toEqual([3, 2]);
-      expect(await ids([{ column: 'active', value: true }, { column: 'name', value: 'Bob' }])).toEqual([2]);
+      expect(
+        await ids([
+          { column: 'active', value: true },
+          { column: 'name', value: 'Bob' },
+        ]),
+      ).toEqual([2]);
       expect(await ids([{ column: 'id', value: 9007199254740993n }])).toEqual(['9007199254740993']);
       expect(await ids([{ column: 'score', value: 0.5 }])).toEqual([3]);
       expect(await ids([{ column: 'score', value: null }])).toEqual([1]);
@@ -80,10 +100,16 @@ export function collectionReadsContract(label: string, setUp: () => CollectionRe
       expect(await reads.count(record.table, [{ column: 'name', value: null }])).toBe(1);
     });
 
-    it('lists a table\'s indexes by name, the primary key excepted', async () => {
+    it("lists a table's indexes by name, the primary key excepted", async () => {
       const { reads, newOwner, newCollection } = setUp();
-      const record = await newCollection(await newOwner(), 'indexed', COLUMNS, ROWS, [{ column: 'name', unique: false }, { column: 'id', unique: true }]);
-      expect(await reads.indexes(record.table)).toEqual([{ name: 'ix_name', columns: ['name'], unique: false }, { name: 'ux_id', columns: ['id'], unique: true }]);
+      const record = await newCollection(await newOwner(), 'indexed', COLUMNS, ROWS, [
+        { column: 'name', unique: false },
+        { column: 'id', unique: true },
+      ]);
+      expect(await reads.indexes(record.table)).toEqual([
+        { name: 'ix_name', columns: ['name'], unique: false },
+        { name: 'ux_id', columns: ['id'], unique: true },
+      ]);
       const plain = await newCollection(await newOwner(), 'plain', COLUMNS, []);
       expect(await reads.indexes(plain.table)).toEqual([]);
     });
@@ -94,8 +120,19 @@ export function collectionReadsContract(label: string, setUp: () => CollectionRe
       const record = await newCollection(owner, 'gone', COLUMNS, ROWS);
       await drop(record);
       expect(await reads.find(owner.id, 'gone')).toBeUndefined();
-      for (const read of [() => reads.page(record.table, ['id'], [], 1, 0), () => reads.count(record.table, []), () => reads.indexes(record.table)]) {
-        expect(mysqlErrno(await read().then(() => undefined, (error: unknown) => error))).toBe(ER_NO_SUCH_TABLE);
+      for (const read of [
+        () => reads.page(record.table, ['id'], [], 1, 0),
+        () => reads.count(record.table, []),
+        () => reads.indexes(record.table),
+      ]) {
+        expect(
+          mysqlErrno(
+            await read().then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+          ),
+        ).toBe(ER_NO_SUCH_TABLE);
       }
     });
   });

@@ -18,7 +18,10 @@ const COLUMNS: ColumnSpec[] = [
 ];
 
 async function failure(work: Promise<unknown>): Promise<{ errno?: number; message: string }> {
-  return work.then(() => ({ message: 'no error' }), (error: unknown) => ({ errno: mysqlErrno(error), message: (error as Error).message }));
+  return work.then(
+    () => ({ message: 'no error' }),
+    (error: unknown) => ({ errno: mysqlErrno(error), message: (error as Error).message }),
+  );
 }
 
 export function collectionWritesContract(label: string, setUp: () => CollectionWritesUnderTest): void {
@@ -29,10 +32,22 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const trx = await store.begin();
       const id = await store.insertEntry(trx, { ownerId: owner.id, name: 'fresh', fileName: 'a.csv' });
       expect(await store.find(owner.id, 'fresh')).toBeUndefined();
-      expect(await store.findForUpdate(trx, owner.id, 'fresh')).toMatchObject({ id, name: 'fresh', rowCount: 0, columns: [], table: tableName(id) });
+      expect(await store.findForUpdate(trx, owner.id, 'fresh')).toMatchObject({
+        id,
+        name: 'fresh',
+        rowCount: 0,
+        columns: [],
+        table: tableName(id),
+      });
       await store.updateEntry(trx, id, { columns: COLUMNS, rowCount: 2, fileName: 'b.csv' });
       await store.commit(trx);
-      expect(await store.find(owner.id, 'fresh')).toMatchObject({ id, owner: owner.username, columns: COLUMNS, rowCount: 2, fileName: 'b.csv' });
+      expect(await store.find(owner.id, 'fresh')).toMatchObject({
+        id,
+        owner: owner.username,
+        columns: COLUMNS,
+        rowCount: 2,
+        fileName: 'b.csv',
+      });
 
       const undone = await store.begin();
       await store.insertEntry(undone, { ownerId: owner.id, name: 'undone', fileName: 'c.csv' });
@@ -49,7 +64,9 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const id = await store.insertEntry(trx, { ownerId: owner.id, name: 'taken', fileName: 'a.csv' });
       await store.commit(trx);
       const again = await store.begin();
-      expect((await failure(store.insertEntry(again, { ownerId: owner.id, name: 'taken', fileName: 'b.csv' }))).errno).toBe(ER_DUP_ENTRY);
+      expect(
+        (await failure(store.insertEntry(again, { ownerId: owner.id, name: 'taken', fileName: 'b.csv' }))).errno,
+      ).toBe(ER_DUP_ENTRY);
       await store.rollback(again);
       const removal = await store.begin();
       await store.deleteEntry(removal, id);
@@ -62,8 +79,17 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const table = newTable();
       await store.createTable(table, COLUMNS);
       await store.addIndex(table, { name: 'ux_name', column: 'name', unique: true });
-      await store.insertRows(undefined, table, ['id', 'name'], 1, [['1', 'Ann'], ['2', null], ['3', null]]);
-      const refused = await failure(store.insertRows(undefined, table, ['id', 'name'], 4, [['4', 'Bob'], ['5', 'Ann']]));
+      await store.insertRows(undefined, table, ['id', 'name'], 1, [
+        ['1', 'Ann'],
+        ['2', null],
+        ['3', null],
+      ]);
+      const refused = await failure(
+        store.insertRows(undefined, table, ['id', 'name'], 4, [
+          ['4', 'Bob'],
+          ['5', 'Ann'],
+        ]),
+      );
       expect(refused.errno).toBe(ER_DUP_ENTRY);
       expect(refused.message).toMatch(/Duplicate entry 'Ann' for key 'ux_name'/);
       expect(await store.count(table, [])).toBe(3);
@@ -75,13 +101,28 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const { store, tableName: newTable } = setUp();
       const table = newTable();
       await store.createTable(table, COLUMNS);
-      await store.insertRows(undefined, table, ['id', 'name'], 1, [['1', 'Ann'], ['2', 'Ann']]);
+      await store.insertRows(undefined, table, ['id', 'name'], 1, [
+        ['1', 'Ann'],
+        ['2', 'Ann'],
+      ]);
       const refused = await failure(store.addIndex(table, { name: 'ux_name', column: 'name', unique: true }));
       expect(refused.errno).toBe(ER_DUP_ENTRY);
       expect(refused.message).toMatch(/Duplicate entry 'Ann' for key 'ux_name'/);
-      expect((await failure(store.addIndexes(table, [{ name: 'ix_id', columns: ['id'], unique: false }, { name: 'ux_name', columns: ['name'], unique: true }]))).errno).toBe(ER_DUP_ENTRY);
+      expect(
+        (
+          await failure(
+            store.addIndexes(table, [
+              { name: 'ix_id', columns: ['id'], unique: false },
+              { name: 'ux_name', columns: ['name'], unique: true },
+            ]),
+          )
+        ).errno,
+      ).toBe(ER_DUP_ENTRY);
       expect(await store.indexes(table)).toEqual([]);
-      await store.addIndexes(table, [{ name: 'ux_id', columns: ['id'], unique: true }, { name: 'ix_name', columns: ['name'], unique: false }]);
+      await store.addIndexes(table, [
+        { name: 'ux_id', columns: ['id'], unique: true },
+        { name: 'ix_name', columns: ['name'], unique: false },
+      ]);
       expect((await store.indexes(table)).map((i) => i.name)).toEqual(['ix_name', 'ux_id']);
       await store.dropIndex(table, 'ix_name');
       expect((await store.indexes(table)).map((i) => i.name)).toEqual(['ux_id']);
@@ -94,7 +135,10 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       await store.insertRows(undefined, table, ['id', 'name'], 1, [['1', 'a']]);
       const trx = await store.begin();
       expect(await store.maxRowId(trx, table)).toBe(1);
-      await store.insertRows(trx, table, ['name', 'id'], 2, [['b', '2'], ['c', '3']]);
+      await store.insertRows(trx, table, ['name', 'id'], 2, [
+        ['b', '2'],
+        ['c', '3'],
+      ]);
       expect(await store.maxRowId(trx, table)).toBe(3);
       expect(await store.count(table, [])).toBe(1);
       await store.rollback(trx);
@@ -102,7 +146,10 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const kept = await store.begin();
       await store.insertRows(kept, table, ['name', 'id'], 2, [['b', '2']]);
       await store.commit(kept);
-      expect(await store.page(table, ['id', 'name'], [], 10, 0)).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
+      expect(await store.page(table, ['id', 'name'], [], 10, 0)).toEqual([
+        { id: 1, name: 'a' },
+        { id: 2, name: 'b' },
+      ]);
     });
 
     it('answers tables no entry owns as orphans once older than asked, and drops a table', async () => {

@@ -14,7 +14,13 @@ export function bearer(user: TestUser): { Authorization: string } {
 }
 
 /** Uploads `csv` as the multipart file part `file` to loadCollectionData. */
-export function upload(testApp: TestApp, user: TestUser, collection: string, csv: string | Buffer, options: { indexes?: string; fileName?: string } = {}) {
+export function upload(
+  testApp: TestApp,
+  user: TestUser,
+  collection: string,
+  csv: string | Buffer,
+  options: { indexes?: string; fileName?: string } = {},
+) {
   const query: Record<string, string> = { fileName: options.fileName ?? 'data.csv' };
   if (options.indexes !== undefined) query.indexes = options.indexes;
   return request(testApp.app)
@@ -25,11 +31,18 @@ export function upload(testApp: TestApp, user: TestUser, collection: string, csv
 }
 
 export function getRows(testApp: TestApp, user: TestUser, collection: string, query: Record<string, unknown> = {}) {
-  return request(testApp.app).get(`/api/internaldata/collections/${encodeURIComponent(collection)}`).query(query).set(bearer(user));
+  return request(testApp.app)
+    .get(`/api/internaldata/collections/${encodeURIComponent(collection)}`)
+    .query(query)
+    .set(bearer(user));
 }
 
 /** Every row of a collection (load order), read through the API. */
-export async function allRows(testApp: TestApp, user: TestUser, collection: string): Promise<Array<Record<string, unknown>>> {
+export async function allRows(
+  testApp: TestApp,
+  user: TestUser,
+  collection: string,
+): Promise<Array<Record<string, unknown>>> {
   const response = await getRows(testApp, user, collection, { limit: 10000 });
   if (response.status !== 200) throw new Error(`rows: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.rows as Array<Record<string, unknown>>;
@@ -37,6 +50,8 @@ export async function allRows(testApp: TestApp, user: TestUser, collection: stri
 
 /** Names of the collection tables (`idc_<id>`) in the test database. */
 export async function collectionTables(testApp: TestApp): Promise<string[]> {
-  const [rows] = (await testApp.services.db.raw("SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'idc\\_%'")) as [Array<{ name: string }>, unknown];
+  const [rows] = (await testApp.services.db.raw(
+    "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'idc\\_%'",
+  )) as [Array<{ name: string }>, unknown];
   return rows.map((row) => row.name).sort();
 }

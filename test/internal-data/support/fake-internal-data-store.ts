@@ -3,24 +3,47 @@ import { ER_DUP_ENTRY, ER_NO_SUCH_TABLE } from '../../../src/db/mysql-errors.js'
 import type { StoreTransaction } from '../../../src/db/store-transaction.js';
 import { ROW_ID_COLUMN, tableName } from '../../../src/internal-data/collection-rules.js';
 import type { ColumnSpec } from '../../../src/internal-data/column-types.js';
-import type { CollectionStore, ColumnFilter, EntryChange } from '../../../src/internal-data/internal-data-store-type.js';
+import type {
+  CollectionStore,
+  ColumnFilter,
+  EntryChange,
+} from '../../../src/internal-data/internal-data-store-type.js';
 import type { CollectionRecord, IndexRecord, LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
 import type { CellValue } from '../../../src/internal-data/row-encoder.js';
 import { copyOf } from '../../support/fake-transactions.js';
 
 type Row = Record<string, unknown>;
 /** A collection table: its rows as MySQL answers them (see sqlValue), by `_row_id`, its indexes, when it was made. */
-interface FakeTable { columns: ColumnSpec[]; rows: Row[]; indexes: IndexRecord[]; createdAt: number }
-interface Entry { id: number; ownerId: number; name: string; columns: ColumnSpec[]; rowCount: number; fileName: string | null; createdAt: Date; updatedAt: Date }
+interface FakeTable {
+  columns: ColumnSpec[];
+  rows: Row[];
+  indexes: IndexRecord[];
+  createdAt: number;
+}
+interface Entry {
+  id: number;
+  ownerId: number;
+  name: string;
+  columns: ColumnSpec[];
+  rowCount: number;
+  fileName: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 /** What a transaction changed, applied when it commits: the registry as it sees it, and rows it inserted per table. */
-interface Pending { entries: Entry[]; rows: Map<string, Row[]> }
+interface Pending {
+  entries: Entry[];
+  rows: Map<string, Row[]>;
+}
 
 /** A cell as mysql2 reads it back (supportBigNumbers): BIGINT a number, or a string past 2^53; DOUBLE and BOOLEAN numbers; text a string. */
 function sqlValue(cell: CellValue, sqlType: string): unknown {
   if (cell === null) return null;
   if (sqlType === 'BIGINT') {
     const value = BigInt(cell);
-    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
   }
   if (sqlType === 'DOUBLE' || sqlType === 'BOOLEAN') return Number(cell);
   return cell;
@@ -39,8 +62,10 @@ function matches(cell: unknown, value: unknown): boolean {
 function mysqlError(errno: number, code: string, message: string): Error {
   return Object.assign(new Error(message), { errno, code, sqlMessage: message });
 }
-const noSuchTable = (table: string) => mysqlError(ER_NO_SUCH_TABLE, 'ER_NO_SUCH_TABLE', `Table '${table}' doesn't exist`);
-const duplicateEntry = (value: string, key: string) => mysqlError(ER_DUP_ENTRY, 'ER_DUP_ENTRY', `Duplicate entry '${value}' for key '${key}'`);
+const noSuchTable = (table: string) =>
+  mysqlError(ER_NO_SUCH_TABLE, 'ER_NO_SUCH_TABLE', `Table '${table}' doesn't exist`);
+const duplicateEntry = (value: string, key: string) =>
+  mysqlError(ER_DUP_ENTRY, 'ER_DUP_ENTRY', `Duplicate entry '${value}' for key '${key}'`);
 
 /**
  * Internal data's store in memory, for fast tests of loads and reads; held to the same contracts as
@@ -62,12 +87,40 @@ export class FakeInternalDataStore implements CollectionStore {
   }
 
   /** A collection as a load leaves it, made at once (rows as the row encoder writes them). */
-  addCollection(owner: { id: number; username: string }, name: string, columns: ColumnSpec[], rows: CellValue[][], indexes: IndexRecord[] = [], fileName = `${name}.csv`): CollectionRecord {
+  addCollection(
+    owner: { id: number; username: string },
+    name: string,
+    columns: ColumnSpec[],
+    rows: CellValue[][],
+    indexes: IndexRecord[] = [],
+    fileName = `${name}.csv`,
+  ): CollectionRecord {
     this.addOwner(owner.id, owner.username);
     const now = new Date();
-    const entry: Entry = { id: this.nextId++, ownerId: owner.id, name, columns: copyOf(columns), rowCount: rows.length, fileName, createdAt: now, updatedAt: now };
+    const entry: Entry = {
+      id: this.nextId++,
+      ownerId: owner.id,
+      name,
+      columns: copyOf(columns),
+      rowCount: rows.length,
+      fileName,
+      createdAt: now,
+      updatedAt: now,
+    };
     this.entries.push(entry);
-    this.tables.set(tableName(entry.id), { columns: copyOf(columns), rows: rows.map((row, index) => this.toRow(columns, columns.map((c) => c.name), index + 1, row)), indexes: copyOf(indexes), createdAt: Date.now() });
+    this.tables.set(tableName(entry.id), {
+      columns: copyOf(columns),
+      rows: rows.map((row, index) =>
+        this.toRow(
+          columns,
+          columns.map((c) => c.name),
+          index + 1,
+          row,
+        ),
+      ),
+      indexes: copyOf(indexes),
+      createdAt: Date.now(),
+    });
     return this.record(entry);
   }
 
@@ -82,7 +135,10 @@ export class FakeInternalDataStore implements CollectionStore {
   // ── reads (what other requests see: committed entries and rows) ──
 
   async list(ownerId: number): Promise<CollectionRecord[]> {
-    return this.entries.filter((e) => e.ownerId === ownerId).sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name))).map((e) => this.record(e));
+    return this.entries
+      .filter((e) => e.ownerId === ownerId)
+      .sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)))
+      .map((e) => this.record(e));
   }
 
   async find(ownerId: number, name: string): Promise<CollectionRecord | undefined> {
@@ -94,9 +150,18 @@ export class FakeInternalDataStore implements CollectionStore {
     return copyOf(this.table(table).indexes).sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  async page(table: string, select: readonly string[], filters: readonly ColumnFilter[], limit: number, offset: number): Promise<Record<string, unknown>[]> {
-    if (!Number.isSafeInteger(limit) || limit < 0 || !Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`page bounds must be non-negative safe integers, not limit ${limit}, offset ${offset}`);
-    return this.matching(table, filters).slice(offset, offset + limit).map((row) => Object.fromEntries(select.map((column) => [column, row[column]])));
+  async page(
+    table: string,
+    select: readonly string[],
+    filters: readonly ColumnFilter[],
+    limit: number,
+    offset: number,
+  ): Promise<Record<string, unknown>[]> {
+    if (!Number.isSafeInteger(limit) || limit < 0 || !Number.isSafeInteger(offset) || offset < 0)
+      throw new RangeError(`page bounds must be non-negative safe integers, not limit ${limit}, offset ${offset}`);
+    return this.matching(table, filters)
+      .slice(offset, offset + limit)
+      .map((row) => Object.fromEntries(select.map((column) => [column, row[column]])));
   }
 
   async count(table: string, filters: readonly ColumnFilter[]): Promise<number> {
@@ -108,7 +173,9 @@ export class FakeInternalDataStore implements CollectionStore {
   async begin(): Promise<StoreTransaction> {
     let release!: () => void;
     const previous = this.lock;
-    this.lock = new Promise<void>((resolve) => { release = resolve; });
+    this.lock = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     await previous;
     const trx = { release } as unknown as StoreTransaction;
     this.open.set(trx, { entries: copyOf(this.entries), rows: new Map() });
@@ -132,18 +199,37 @@ export class FakeInternalDataStore implements CollectionStore {
     return found && this.record(found);
   }
 
-  async insertEntry(trx: StoreTransaction, entry: { ownerId: number; name: string; fileName: string }): Promise<number> {
+  async insertEntry(
+    trx: StoreTransaction,
+    entry: { ownerId: number; name: string; fileName: string },
+  ): Promise<number> {
     const { entries } = this.pending(trx);
-    if (entries.some((e) => e.ownerId === entry.ownerId && e.name === entry.name)) throw duplicateEntry(`${entry.ownerId}-${entry.name}`, 'internal_collections_owner_id_name_unique');
+    if (entries.some((e) => e.ownerId === entry.ownerId && e.name === entry.name))
+      throw duplicateEntry(`${entry.ownerId}-${entry.name}`, 'internal_collections_owner_id_name_unique');
     const now = new Date();
     const id = this.nextId++;
-    entries.push({ id, ownerId: entry.ownerId, name: entry.name, columns: [], rowCount: 0, fileName: entry.fileName, createdAt: now, updatedAt: now });
+    entries.push({
+      id,
+      ownerId: entry.ownerId,
+      name: entry.name,
+      columns: [],
+      rowCount: 0,
+      fileName: entry.fileName,
+      createdAt: now,
+      updatedAt: now,
+    });
     return id;
   }
 
   async updateEntry(trx: StoreTransaction, id: number, change: EntryChange): Promise<void> {
     const found = this.pending(trx).entries.find((e) => e.id === id);
-    if (found) Object.assign(found, { columns: copyOf(change.columns), rowCount: change.rowCount, fileName: change.fileName, updatedAt: new Date() });
+    if (found)
+      Object.assign(found, {
+        columns: copyOf(change.columns),
+        rowCount: change.rowCount,
+        fileName: change.fileName,
+        updatedAt: new Date(),
+      });
   }
 
   async deleteEntry(trx: StoreTransaction, id: number): Promise<void> {
@@ -168,15 +254,21 @@ export class FakeInternalDataStore implements CollectionStore {
 
   async dropIndex(table: string, name: string): Promise<void> {
     const found = this.table(table);
-    if (!found.indexes.some((i) => i.name === name)) throw mysqlError(1091, 'ER_CANT_DROP_FIELD_OR_KEY', `Can't DROP INDEX \`${name}\`; check that it exists`);
+    if (!found.indexes.some((i) => i.name === name))
+      throw mysqlError(1091, 'ER_CANT_DROP_FIELD_OR_KEY', `Can't DROP INDEX \`${name}\`; check that it exists`);
     found.indexes = found.indexes.filter((i) => i.name !== name);
   }
 
-  async addIndexes(table: string, indexes: ReadonlyArray<{ name: string; columns: readonly string[]; unique: boolean }>): Promise<void> {
+  async addIndexes(
+    table: string,
+    indexes: ReadonlyArray<{ name: string; columns: readonly string[]; unique: boolean }>,
+  ): Promise<void> {
     const found = this.table(table);
     for (const index of indexes) {
-      if (found.indexes.some((i) => i.name.toLowerCase() === index.name.toLowerCase())) throw mysqlError(1061, 'ER_DUP_KEYNAME', `Duplicate key name '${index.name}'`);
-      if (index.unique) this.refuseDuplicates(found.rows, { name: index.name, columns: [...index.columns], unique: true });
+      if (found.indexes.some((i) => i.name.toLowerCase() === index.name.toLowerCase()))
+        throw mysqlError(1061, 'ER_DUP_KEYNAME', `Duplicate key name '${index.name}'`);
+      if (index.unique)
+        this.refuseDuplicates(found.rows, { name: index.name, columns: [...index.columns], unique: true });
     }
     found.indexes.push(...indexes.map((i) => ({ name: i.name, columns: [...i.columns], unique: i.unique })));
   }
@@ -184,7 +276,12 @@ export class FakeInternalDataStore implements CollectionStore {
   async orphanTables(olderThanSeconds: number): Promise<string[]> {
     const owned = new Set(this.entries.map((e) => tableName(e.id)));
     const cutoff = Date.now() - olderThanSeconds * 1000;
-    return [...this.tables].filter(([name, t]) => (name.startsWith('idcstage_') || (name.startsWith('idc_') && !owned.has(name))) && t.createdAt < cutoff).map(([name]) => name);
+    return [...this.tables]
+      .filter(
+        ([name, t]) =>
+          (name.startsWith('idcstage_') || (name.startsWith('idc_') && !owned.has(name))) && t.createdAt < cutoff,
+      )
+      .map(([name]) => name);
   }
 
   async maxRowId(trx: StoreTransaction, table: string): Promise<number> {
@@ -192,7 +289,13 @@ export class FakeInternalDataStore implements CollectionStore {
     return rows.reduce((max, row) => Math.max(max, row[ROW_ID_COLUMN] as number), 0);
   }
 
-  async insertRows(trx: StoreTransaction | undefined, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
+  async insertRows(
+    trx: StoreTransaction | undefined,
+    table: string,
+    columns: readonly string[],
+    firstRowId: number,
+    rows: readonly CellValue[][],
+  ): Promise<void> {
     if (rows.length === 0) return;
     const found = this.table(table);
     const pending = trx ? this.pending(trx) : undefined;

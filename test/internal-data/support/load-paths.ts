@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { StoreTransaction } from '../../../src/db/store-transaction.js';
-import { createInternalDataHandlers, type InternalDataHandlerDeps } from '../../../src/internal-data/internal-data-routes.js';
+import {
+  createInternalDataHandlers,
+  type InternalDataHandlerDeps,
+} from '../../../src/internal-data/internal-data-routes.js';
 import { InternalDataService } from '../../../src/internal-data/internal-data-service.js';
 import { InternalDataStore, type LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
 import type { ColumnSpec } from '../../../src/internal-data/column-types.js';
@@ -23,7 +26,10 @@ export class RecordingStore extends InternalDataStore {
   /** Runs once a collection or staging table exists: after the first pass, before the rows are sent. */
   afterCreateTable?: () => Promise<void>;
 
-  constructor(db: Knex, private readonly localInfile: boolean) {
+  constructor(
+    db: Knex,
+    private readonly localInfile: boolean,
+  ) {
     super(db, new UserStore(db));
   }
 
@@ -36,10 +42,18 @@ export class RecordingStore extends InternalDataStore {
     return this.localInfile && super.localInfileEnabled();
   }
 
-  override async loadLocal(table: string, columns: readonly string[], firstRowId: number, rows: AsyncIterable<CellValue[][]>): Promise<LocalLoadResult> {
+  override async loadLocal(
+    table: string,
+    columns: readonly string[],
+    firstRowId: number,
+    rows: AsyncIterable<CellValue[][]>,
+  ): Promise<LocalLoadResult> {
     this.localLoads += 1;
     if (this.refuseLocal) {
-      throw Object.assign(new Error('The used command is not allowed with this MariaDB version'), { errno: 1148, code: 'ER_NOT_ALLOWED_COMMAND' });
+      throw Object.assign(new Error('The used command is not allowed with this MariaDB version'), {
+        errno: 1148,
+        code: 'ER_NOT_ALLOWED_COMMAND',
+      });
     }
     const result = await super.loadLocal(table, columns, firstRowId, rows);
     if (this.loseOneRow) {
@@ -49,7 +63,13 @@ export class RecordingStore extends InternalDataStore {
     return result;
   }
 
-  override async insertRows(trx: StoreTransaction | undefined, table: string, columns: readonly string[], firstRowId: number, rows: readonly CellValue[][]): Promise<void> {
+  override async insertRows(
+    trx: StoreTransaction | undefined,
+    table: string,
+    columns: readonly string[],
+    firstRowId: number,
+    rows: readonly CellValue[][],
+  ): Promise<void> {
     this.insertStatements += 1;
     await super.insertRows(trx, table, columns, firstRowId, rows);
   }
@@ -71,7 +91,9 @@ export async function createLoadTestApp(path: LoadPath): Promise<{ testApp: Test
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(service) : value;
     },
   });
-  const testApp = await createTestApp({ handlers: createInternalDataHandlers({ internalData: delegate } as unknown as InternalDataHandlerDeps) });
+  const testApp = await createTestApp({
+    handlers: createInternalDataHandlers({ internalData: delegate } as unknown as InternalDataHandlerDeps),
+  });
   const store = new RecordingStore(testApp.services.db, path === 'LOAD DATA LOCAL INFILE');
   slot.service = new InternalDataService(store, testApp.services.collectionLookups, testApp.services.logger);
   return { testApp, store };

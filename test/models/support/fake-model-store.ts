@@ -1,7 +1,12 @@
 import type { ModelDocument } from '../../../src/engine/index.js';
 import type { ModelStore, ModelVersionRecord, NewModelVersion } from '../../../src/models/model-store-type.js';
 
-interface StoredVersion { ownerId: number; record: ModelVersionRecord; file: Buffer; document: ModelDocument }
+interface StoredVersion {
+  ownerId: number;
+  record: ModelVersionRecord;
+  file: Buffer;
+  document: ModelDocument;
+}
 
 /** ModelStore in memory, for fast service tests; held to the same contract as MySqlModelStore (model-store-contract.ts). */
 export class FakeModelStore implements ModelStore {
@@ -14,11 +19,23 @@ export class FakeModelStore implements ModelStore {
     const number = this.nextVersion.get(key) ?? 1;
     this.nextVersion.set(key, number + 1);
     const record: ModelVersionRecord = {
-      id: this.nextId++, name, version: number, format: version.format, modelType: version.modelType,
-      functionName: version.functionName as ModelVersionRecord['functionName'], fileName: version.fileName, sizeBytes: version.sizeBytes,
-      sha256: version.sha256, createdAt: new Date(),
+      id: this.nextId++,
+      name,
+      version: number,
+      format: version.format,
+      modelType: version.modelType,
+      functionName: version.functionName as ModelVersionRecord['functionName'],
+      fileName: version.fileName,
+      sizeBytes: version.sizeBytes,
+      sha256: version.sha256,
+      createdAt: new Date(),
     };
-    this.versions.push({ ownerId, record, file: Buffer.from(version.file), document: structuredClone(version.document) });
+    this.versions.push({
+      ownerId,
+      record,
+      file: Buffer.from(version.file),
+      document: structuredClone(version.document),
+    });
     return { ...record };
   }
 
@@ -29,8 +46,14 @@ export class FakeModelStore implements ModelStore {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : b.version - a.version));
   }
 
-  async findVersion(ownerId: number, name: string, version: number | 'latest'): Promise<ModelVersionRecord | undefined> {
-    const [found] = (await this.listVersions(ownerId, name)).filter((v) => version === 'latest' || v.version === version);
+  async findVersion(
+    ownerId: number,
+    name: string,
+    version: number | 'latest',
+  ): Promise<ModelVersionRecord | undefined> {
+    const [found] = (await this.listVersions(ownerId, name)).filter(
+      (v) => version === 'latest' || v.version === version,
+    );
     return found;
   }
 

@@ -1,16 +1,39 @@
 import type { StoreTransaction } from '../../../src/db/store-transaction.js';
 import type { LockedScenario, ScenarioStore } from '../../../src/scenarios/scenario-store-type.js';
-import type { NewTestCase, ScenarioListing, ScenarioRecord, TestCaseRecord, VersionContent, VersionRecord } from '../../../src/scenarios/scenario-types.js';
+import type {
+  NewTestCase,
+  ScenarioListing,
+  ScenarioRecord,
+  TestCaseRecord,
+  VersionContent,
+  VersionRecord,
+} from '../../../src/scenarios/scenario-types.js';
 import { copyOf, duplicateKeyError, FakeTransactions } from '../../support/fake-transactions.js';
 
-interface StoredScenario { id: number; ownerId: number; name: string; nextVersion: number; createdAt: Date; updatedAt: Date }
-interface StoredTestCase extends TestCaseRecord { position: number }
-interface State { scenarios: StoredScenario[]; versions: VersionRecord[]; testCases: StoredTestCase[]; ids: { scenario: number; version: number; testCase: number } }
+interface StoredScenario {
+  id: number;
+  ownerId: number;
+  name: string;
+  nextVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+interface StoredTestCase extends TestCaseRecord {
+  position: number;
+}
+interface State {
+  scenarios: StoredScenario[];
+  versions: VersionRecord[];
+  testCases: StoredTestCase[];
+  ids: { scenario: number; version: number; testCase: number };
+}
 
 /** Binary order of names, as the `utf8mb4_bin` columns sort them. */
-const byName = (a: { name: string }, b: { name: string }): number => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
+const byName = (a: { name: string }, b: { name: string }): number =>
+  Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
 /** Develop first, then deployed by descending number (the MySQL store's `version_number IS NOT NULL, version_number DESC`). */
-const openedFirst = (a: VersionRecord, b: VersionRecord): number => (a.versionNumber === null ? -1 : b.versionNumber === null ? 1 : b.versionNumber - a.versionNumber);
+const openedFirst = (a: VersionRecord, b: VersionRecord): number =>
+  a.versionNumber === null ? -1 : b.versionNumber === null ? 1 : b.versionNumber - a.versionNumber;
 
 /**
  * ScenarioStore in memory, for fast service tests; held to the same contract as MySqlScenarioStore
@@ -20,7 +43,12 @@ const openedFirst = (a: VersionRecord, b: VersionRecord): number => (a.versionNu
 export class FakeScenarioStore implements ScenarioStore {
   private state: State = { scenarios: [], versions: [], testCases: [], ids: { scenario: 0, version: 0, testCase: 0 } };
   private readonly owners = new Map<number, string>();
-  private readonly transactions = new FakeTransactions(() => copyOf(this.state), (state) => { this.state = state; });
+  private readonly transactions = new FakeTransactions(
+    () => copyOf(this.state),
+    (state) => {
+      this.state = state;
+    },
+  );
 
   addOwner(id: number, username: string): this {
     this.owners.set(id, username);
@@ -40,17 +68,31 @@ export class FakeScenarioStore implements ScenarioStore {
   }
 
   async listByOwner(ownerId: number): Promise<ScenarioRecord[]> {
-    return this.state.scenarios.filter((s) => s.ownerId === ownerId).sort(byName).flatMap((s) => this.toRecord(s) ?? []);
+    return this.state.scenarios
+      .filter((s) => s.ownerId === ownerId)
+      .sort(byName)
+      .flatMap((s) => this.toRecord(s) ?? []);
   }
 
   async listPage(ownerId: number, limit: number, beforeId?: number): Promise<ScenarioListing[]> {
-    return this.state.scenarios.filter((s) => s.ownerId === ownerId && (beforeId === undefined || s.id < beforeId))
-      .sort((a, b) => b.id - a.id).slice(0, limit)
+    return this.state.scenarios
+      .filter((s) => s.ownerId === ownerId && (beforeId === undefined || s.id < beforeId))
+      .sort((a, b) => b.id - a.id)
+      .slice(0, limit)
       .flatMap((s) => {
         const record = this.toRecord(s);
         if (!record) return [];
-        const deployed = this.versionsOf(s.id).filter((v) => v.status === 'DEPLOYED').map((v) => v.versionNumber ?? 0);
-        return [{ ...record, createdAt: new Date(s.createdAt), updatedAt: new Date(s.updatedAt), deployedVersion: deployed.length > 0 ? Math.max(...deployed) : null }];
+        const deployed = this.versionsOf(s.id)
+          .filter((v) => v.status === 'DEPLOYED')
+          .map((v) => v.versionNumber ?? 0);
+        return [
+          {
+            ...record,
+            createdAt: new Date(s.createdAt),
+            updatedAt: new Date(s.updatedAt),
+            deployedVersion: deployed.length > 0 ? Math.max(...deployed) : null,
+          },
+        ];
       });
   }
 
@@ -87,25 +129,49 @@ export class FakeScenarioStore implements ScenarioStore {
   }
 
   async findLatestDeployed(scenarioId: number): Promise<VersionRecord | undefined> {
-    return copy(this.versionsOf(scenarioId).filter((v) => v.status === 'DEPLOYED').sort(openedFirst)[0]);
+    return copy(
+      this.versionsOf(scenarioId)
+        .filter((v) => v.status === 'DEPLOYED')
+        .sort(openedFirst)[0],
+    );
   }
 
   async findDeployedVersion(scenarioId: number, versionNumber: number): Promise<VersionRecord | undefined> {
     return copy(this.versionsOf(scenarioId).find((v) => v.status === 'DEPLOYED' && v.versionNumber === versionNumber));
   }
 
-  async findLatestDeployedByName(ownerId: number, name: string): Promise<{ scenarioId: number; ownerName: string; version: VersionRecord | null } | undefined> {
+  async findLatestDeployedByName(
+    ownerId: number,
+    name: string,
+  ): Promise<{ scenarioId: number; ownerName: string; version: VersionRecord | null } | undefined> {
     const scenario = await this.findByName(ownerId, name);
     if (!scenario) return undefined;
-    return { scenarioId: scenario.id, ownerName: scenario.ownerName, version: (await this.findLatestDeployed(scenario.id)) ?? null };
+    return {
+      scenarioId: scenario.id,
+      ownerName: scenario.ownerName,
+      version: (await this.findLatestDeployed(scenario.id)) ?? null,
+    };
   }
 
   async listVersions(scenarioId: number): Promise<Omit<VersionRecord, 'content' | 'nodeProperties'>[]> {
-    return this.versionsOf(scenarioId).sort(openedFirst).map(({ content: _content, nodeProperties: _nodeProperties, ...rest }) => copyOf(rest));
+    return this.versionsOf(scenarioId)
+      .sort(openedFirst)
+      .map(({ content: _content, nodeProperties: _nodeProperties, ...rest }) => copyOf(rest));
   }
 
-  async putDevelopVersion(_trx: StoreTransaction, scenarioId: number, version: VersionContent, sourceVersion: string): Promise<number> {
-    const values = { content: version.content, nodeProperties: version.nodeProperties, description: version.description, sourceVersion, createdAt: new Date() };
+  async putDevelopVersion(
+    _trx: StoreTransaction,
+    scenarioId: number,
+    version: VersionContent,
+    sourceVersion: string,
+  ): Promise<number> {
+    const values = {
+      content: version.content,
+      nodeProperties: version.nodeProperties,
+      description: version.description,
+      sourceVersion,
+      createdAt: new Date(),
+    };
     const existing = this.versionsOf(scenarioId).find((v) => v.status === 'DEVELOP');
     if (existing) {
       Object.assign(existing, values);
@@ -116,13 +182,28 @@ export class FakeScenarioStore implements ScenarioStore {
     return id;
   }
 
-  async insertDeployedVersion(_trx: StoreTransaction, scenario: LockedScenario, version: VersionContent, sourceVersion: string, replayId?: string): Promise<{ id: number; versionNumber: number }> {
+  async insertDeployedVersion(
+    _trx: StoreTransaction,
+    scenario: LockedScenario,
+    version: VersionContent,
+    sourceVersion: string,
+    replayId?: string,
+  ): Promise<{ id: number; versionNumber: number }> {
     const versionNumber = scenario.nextVersion;
-    if (this.versionsOf(scenario.id).some((v) => v.versionNumber === versionNumber)) throw duplicateKeyError(`${scenario.id}-${versionNumber}`);
+    if (this.versionsOf(scenario.id).some((v) => v.versionNumber === versionNumber))
+      throw duplicateKeyError(`${scenario.id}-${versionNumber}`);
     const id = ++this.state.ids.version;
     this.state.versions.push({
-      id, scenarioId: scenario.id, status: 'DEPLOYED', versionNumber, sourceVersion, description: version.description,
-      content: version.content, nodeProperties: version.nodeProperties, createdAt: new Date(), replayId: replayId ?? null,
+      id,
+      scenarioId: scenario.id,
+      status: 'DEPLOYED',
+      versionNumber,
+      sourceVersion,
+      description: version.description,
+      content: version.content,
+      nodeProperties: version.nodeProperties,
+      createdAt: new Date(),
+      replayId: replayId ?? null,
     });
     const stored = this.state.scenarios.find((s) => s.id === scenario.id);
     if (stored) Object.assign(stored, { nextVersion: versionNumber + 1, updatedAt: new Date() });
@@ -159,12 +240,15 @@ export class FakeScenarioStore implements ScenarioStore {
   }
 
   private refuseTaken(ownerId: number, name: string): void {
-    if (this.state.scenarios.some((s) => s.ownerId === ownerId && s.name === name)) throw duplicateKeyError(`${ownerId}-${name}`);
+    if (this.state.scenarios.some((s) => s.ownerId === ownerId && s.name === name))
+      throw duplicateKeyError(`${ownerId}-${name}`);
   }
 
   private toRecord(scenario: StoredScenario | undefined): ScenarioRecord | undefined {
     const ownerName = scenario && this.owners.get(scenario.ownerId);
-    return scenario && ownerName !== undefined ? { id: scenario.id, ownerId: scenario.ownerId, ownerName, name: scenario.name } : undefined;
+    return scenario && ownerName !== undefined
+      ? { id: scenario.id, ownerId: scenario.ownerId, ownerName, name: scenario.name }
+      : undefined;
   }
 }
 
@@ -174,7 +258,12 @@ function copy(version: VersionRecord | undefined): VersionRecord | undefined {
 
 /** A test case as its columns hold it: variables as JSON text (what JSON drops is gone), `ignore` a boolean. */
 function stored(testCase: NewTestCase): NewTestCase {
-  return { name: testCase.name, variables: JSON.parse(JSON.stringify(testCase.variables)) as NewTestCase['variables'], expression: testCase.expression, ignore: Boolean(testCase.ignore) };
+  return {
+    name: testCase.name,
+    variables: JSON.parse(JSON.stringify(testCase.variables)) as NewTestCase['variables'],
+    expression: testCase.expression,
+    ignore: Boolean(testCase.ignore),
+  };
 }
 
 function testCaseRecord({ position: _position, ...record }: StoredTestCase): TestCaseRecord {

@@ -4,17 +4,29 @@ import type { ScenarioStore } from '../../../src/scenarios/scenario-store-type.j
 import type { VersionContent } from '../../../src/scenarios/scenario-types.js';
 
 /** What the fake and the MySQL store both promise (one suite, every implementation). */
-export interface ScenarioStoreUnderTest { store: ScenarioStore; newOwner(): Promise<{ id: number; username: string }> }
+export interface ScenarioStoreUnderTest {
+  store: ScenarioStore;
+  newOwner(): Promise<{ id: number; username: string }>;
+}
 
-const content = (description: string): VersionContent => ({ content: `{"nodes":["${description}"]}`, nodeProperties: '{"n":{}}', description });
+const content = (description: string): VersionContent => ({
+  content: `{"nodes":["${description}"]}`,
+  nodeProperties: '{"n":{}}',
+  description,
+});
 
 async function rejection(work: Promise<unknown>): Promise<unknown> {
-  return work.then(() => { throw new Error('expected a rejection'); }, (error: unknown) => error);
+  return work.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
 }
 
 export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreUnderTest): void {
   describe(`${label} (ScenarioStore contract)`, () => {
-    it('finds a scenario by id and by its owner\'s case-sensitive name, with the owner\'s name', async () => {
+    it("finds a scenario by id and by its owner's case-sensitive name, with the owner's name", async () => {
       const { store, newOwner } = setUp();
       const owner = await newOwner();
       const id = await store.transaction((trx) => store.insertScenario(trx, owner.id, 'Credit'));
@@ -26,7 +38,7 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
       expect(await store.findById(id + 1000)).toBeUndefined();
     });
 
-    it('lists the owner\'s scenarios in binary name order and no one else\'s', async () => {
+    it("lists the owner's scenarios in binary name order and no one else's", async () => {
       const { store, newOwner } = setUp();
       const [owner, other] = [await newOwner(), await newOwner()];
       await store.transaction(async (trx) => {
@@ -36,7 +48,7 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
       expect((await store.listByOwner(owner.id)).map((s) => s.name)).toEqual(['B', 'a', 'b']);
     });
 
-    it('pages the owner\'s scenarios newest first, with each one\'s latest deployed version', async () => {
+    it("pages the owner's scenarios newest first, with each one's latest deployed version", async () => {
       const { store, newOwner } = setUp();
       const [owner, other] = [await newOwner(), await newOwner()];
       const ids = await store.transaction(async (trx) => {
@@ -53,7 +65,10 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
         await store.insertDeployedVersion(trx, { ...locked, nextVersion: versionNumber + 1 }, content, 'develop');
       });
       const first = await store.listPage(owner.id, 2);
-      expect(first.map((s) => [s.name, s.deployedVersion])).toEqual([['third', null], ['second', 2]]);
+      expect(first.map((s) => [s.name, s.deployedVersion])).toEqual([
+        ['third', null],
+        ['second', 2],
+      ]);
       expect(first[0]).toMatchObject({ ownerId: owner.id, createdAt: expect.any(Date), updatedAt: expect.any(Date) });
       expect((await store.listPage(owner.id, 2, first[1].id)).map((s) => s.name)).toEqual(['first']);
     });
@@ -61,8 +76,13 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
     it('refuses a name the owner already has, on insert and on rename, with a duplicate-key error; another owner may take it', async () => {
       const { store, newOwner } = setUp();
       const [owner, other] = [await newOwner(), await newOwner()];
-      const [first, second] = await store.transaction(async (trx) => [await store.insertScenario(trx, owner.id, 'x'), await store.insertScenario(trx, owner.id, 'y')]);
-      expect(isDuplicateKey(await rejection(store.transaction((trx) => store.insertScenario(trx, owner.id, 'x'))))).toBe(true);
+      const [first, second] = await store.transaction(async (trx) => [
+        await store.insertScenario(trx, owner.id, 'x'),
+        await store.insertScenario(trx, owner.id, 'y'),
+      ]);
+      expect(
+        isDuplicateKey(await rejection(store.transaction((trx) => store.insertScenario(trx, owner.id, 'x')))),
+      ).toBe(true);
       expect(isDuplicateKey(await rejection(store.transaction((trx) => store.rename(trx, second, 'x'))))).toBe(true);
       await store.transaction((trx) => store.insertScenario(trx, other.id, 'x'));
       await store.transaction((trx) => store.rename(trx, first, 'z'));
@@ -74,12 +94,14 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
       const owner = await newOwner();
       const kept = await store.transaction((trx) => store.insertScenario(trx, owner.id, 'kept'));
       const failure = new Error('work failed');
-      await expect(store.transaction(async (trx) => {
-        const id = await store.insertScenario(trx, owner.id, 'lost');
-        await store.putDevelopVersion(trx, id, content('lost'), 'import');
-        await store.rename(trx, kept, 'renamed');
-        throw failure;
-      })).rejects.toBe(failure);
+      await expect(
+        store.transaction(async (trx) => {
+          const id = await store.insertScenario(trx, owner.id, 'lost');
+          await store.putDevelopVersion(trx, id, content('lost'), 'import');
+          await store.rename(trx, kept, 'renamed');
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
       expect((await store.listByOwner(owner.id)).map((s) => s.name)).toEqual(['kept']);
     });
 
@@ -89,11 +111,23 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
       const id = await store.transaction((trx) => store.insertScenario(trx, owner.id, 's'));
       expect(await store.findOpenedVersion(id)).toBeUndefined();
       const developId = await store.transaction((trx) => store.putDevelopVersion(trx, id, content('one'), 'import'));
-      await store.transaction(async (trx) => store.insertDeployedVersion(trx, (await store.lockById(trx, id))!, content('one'), 'develop'));
-      expect(await store.transaction((trx) => store.putDevelopVersion(trx, id, content('two'), 'develop'))).toBe(developId);
+      await store.transaction(async (trx) =>
+        store.insertDeployedVersion(trx, (await store.lockById(trx, id))!, content('one'), 'develop'),
+      );
+      expect(await store.transaction((trx) => store.putDevelopVersion(trx, id, content('two'), 'develop'))).toBe(
+        developId,
+      );
       expect(await store.findDevelopVersion(id)).toEqual({
-        id: developId, scenarioId: id, status: 'DEVELOP', versionNumber: null, sourceVersion: 'develop', description: 'two',
-        content: content('two').content, nodeProperties: content('two').nodeProperties, createdAt: expect.any(Date), replayId: null,
+        id: developId,
+        scenarioId: id,
+        status: 'DEVELOP',
+        versionNumber: null,
+        sourceVersion: 'develop',
+        description: 'two',
+        content: content('two').content,
+        nodeProperties: content('two').nodeProperties,
+        createdAt: expect.any(Date),
+        replayId: null,
       });
       expect((await store.findOpenedVersion(id))?.id).toBe(developId);
     });
@@ -113,8 +147,20 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
       expect(deployed.map((v) => v.versionNumber)).toEqual([1, 2]);
       expect(await store.transaction(async (trx) => (await store.lockById(trx, id))?.nextVersion)).toBe(3);
       expect(await store.transaction((trx) => store.lockById(trx, id + 1000))).toBeUndefined();
-      expect(await store.findLatestDeployed(id)).toMatchObject({ id: deployed[1].id, versionNumber: 2, status: 'DEPLOYED', description: 'v2', sourceVersion: 'develop', replayId: 'replay-1' });
-      expect(await store.findDeployedVersion(id, 1)).toMatchObject({ id: deployed[0].id, description: 'v1', content: content('v1').content, replayId: null });
+      expect(await store.findLatestDeployed(id)).toMatchObject({
+        id: deployed[1].id,
+        versionNumber: 2,
+        status: 'DEPLOYED',
+        description: 'v2',
+        sourceVersion: 'develop',
+        replayId: 'replay-1',
+      });
+      expect(await store.findDeployedVersion(id, 1)).toMatchObject({
+        id: deployed[0].id,
+        description: 'v1',
+        content: content('v1').content,
+        replayId: null,
+      });
       expect(await store.findDeployedVersion(id, 3)).toBeUndefined();
       expect((await store.findOpenedVersion(id))?.versionNumber).toBe(2);
     });
@@ -130,7 +176,11 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
         await store.insertDeployedVersion(trx, locked, content('v2'), 'develop');
       });
       const versions = await store.listVersions(id);
-      expect(versions.map((v) => [v.status, v.versionNumber, v.description])).toEqual([['DEVELOP', null, 'dev'], ['DEPLOYED', 2, 'v2'], ['DEPLOYED', 1, 'v1']]);
+      expect(versions.map((v) => [v.status, v.versionNumber, v.description])).toEqual([
+        ['DEVELOP', null, 'dev'],
+        ['DEPLOYED', 2, 'v2'],
+        ['DEPLOYED', 1, 'v1'],
+      ]);
       expect(versions[0]).not.toHaveProperty('content');
       expect(versions[0]).not.toHaveProperty('nodeProperties');
       expect(versions[1].createdAt).toBeInstanceOf(Date);
@@ -145,14 +195,22 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
         await store.putDevelopVersion(trx, created, content('dev'), 'import');
         return created;
       });
-      expect(await store.findLatestDeployedByName(owner.id, 's')).toEqual({ scenarioId: id, ownerName: owner.username, version: null });
+      expect(await store.findLatestDeployedByName(owner.id, 's')).toEqual({
+        scenarioId: id,
+        ownerName: owner.username,
+        version: null,
+      });
       await store.transaction(async (trx) => {
         const locked = (await store.lockById(trx, id))!;
         await store.insertDeployedVersion(trx, locked, content('v1'), 'import');
         await store.insertDeployedVersion(trx, locked, content('v2'), 'develop');
       });
       const found = await store.findLatestDeployedByName(owner.id, 's');
-      expect(found).toMatchObject({ scenarioId: id, ownerName: owner.username, version: { versionNumber: 2, description: 'v2', status: 'DEPLOYED', content: content('v2').content } });
+      expect(found).toMatchObject({
+        scenarioId: id,
+        ownerName: owner.username,
+        version: { versionNumber: 2, description: 'v2', status: 'DEPLOYED', content: content('v2').content },
+      });
       expect(found?.version).toEqual(await store.findLatestDeployed(id));
     });
 
@@ -164,7 +222,12 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
       await store.transaction(async (trx) => {
         await store.replaceTestCases(trx, id, [
           { name: 'z', variables: [{ name: 'a', value: 1 }], expression: 'true', ignore: false },
-          { name: 'a', variables: [{ name: 'b', value: { deep: [1, 'x', null] } }, { name: 'c' }], expression: 'score > 1', ignore: true },
+          {
+            name: 'a',
+            variables: [{ name: 'b', value: { deep: [1, 'x', null] } }, { name: 'c' }],
+            expression: 'score > 1',
+            ignore: true,
+          },
         ]);
         await store.replaceTestCases(trx, other, [{ name: 'o', variables: [], expression: 'true', ignore: false }]);
       });
@@ -174,8 +237,22 @@ export function scenarioStoreContract(label: string, setUp: () => ScenarioStoreU
         ['a', [{ name: 'b', value: { deep: [1, 'x', null] } }, { name: 'c' }], 'score > 1', true, id],
       ]);
       expect(await store.findTestCase(cases[1].id)).toEqual(cases[1]);
-      await store.transaction((trx) => store.updateTestCase(trx, cases[0].id, { name: 'renamed', variables: [{ name: 'a', value: 'two' }], expression: 'false', ignore: true }));
-      expect(await store.findTestCase(cases[0].id)).toEqual({ id: cases[0].id, scenarioId: id, name: 'renamed', variables: [{ name: 'a', value: 'two' }], expression: 'false', ignore: true });
+      await store.transaction((trx) =>
+        store.updateTestCase(trx, cases[0].id, {
+          name: 'renamed',
+          variables: [{ name: 'a', value: 'two' }],
+          expression: 'false',
+          ignore: true,
+        }),
+      );
+      expect(await store.findTestCase(cases[0].id)).toEqual({
+        id: cases[0].id,
+        scenarioId: id,
+        name: 'renamed',
+        variables: [{ name: 'a', value: 'two' }],
+        expression: 'false',
+        ignore: true,
+      });
       await store.transaction((trx) => store.replaceTestCases(trx, id, []));
       expect(await store.listTestCases(id)).toEqual([]);
       expect(await store.findTestCase(cases[0].id)).toBeUndefined();

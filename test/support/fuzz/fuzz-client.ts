@@ -16,7 +16,11 @@ export interface FuzzResponse {
 export class FuzzClient {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
-  constructor(private readonly host: string, private readonly port: number, private readonly timeoutMs = 30_000) {}
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly timeoutMs = 30_000,
+  ) {}
 
   send(request: FuzzRequest): Promise<FuzzResponse> {
     const started = Date.now();
@@ -32,15 +36,32 @@ export class FuzzClient {
       };
       let outgoing: http.ClientRequest;
       try {
-        outgoing = http.request({
-          host: this.host, port: this.port, method: request.method, path: `${request.path}${request.query ? `?${request.query}` : ''}`,
-          headers, agent: this.agent, timeout: this.timeoutMs,
-        }, (incoming) => {
-          const chunks: Buffer[] = [];
-          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-          incoming.on('end', () => finish({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }));
-          incoming.on('error', (error) => finish({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks), error: `response cut: ${error.message}` }));
-        });
+        outgoing = http.request(
+          {
+            host: this.host,
+            port: this.port,
+            method: request.method,
+            path: `${request.path}${request.query ? `?${request.query}` : ''}`,
+            headers,
+            agent: this.agent,
+            timeout: this.timeoutMs,
+          },
+          (incoming) => {
+            const chunks: Buffer[] = [];
+            incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+            incoming.on('end', () =>
+              finish({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }),
+            );
+            incoming.on('error', (error) =>
+              finish({
+                status: incoming.statusCode ?? 0,
+                headers: incoming.headers,
+                body: Buffer.concat(chunks),
+                error: `response cut: ${error.message}`,
+              }),
+            );
+          },
+        );
       } catch (error) {
         // The request could not even be written (Node refuses some paths and header values): a generator bug.
         finish({ status: 0, headers: {}, body: Buffer.alloc(0), error: `not sendable: ${(error as Error).message}` });
@@ -51,7 +72,9 @@ export class FuzzClient {
       });
       // A server may answer (413, 401) before it has read a large body and then close the connection:
       // the answer counts, a write error after it does not.
-      outgoing.on('error', (error) => setTimeout(() => finish({ status: 0, headers: {}, body: Buffer.alloc(0), error: error.message }), 50));
+      outgoing.on('error', (error) =>
+        setTimeout(() => finish({ status: 0, headers: {}, body: Buffer.alloc(0), error: error.message }), 50),
+      );
       outgoing.end(body);
     });
   }

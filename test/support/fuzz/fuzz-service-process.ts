@@ -11,14 +11,18 @@ let service: FuzzService | undefined;
 async function answer(message: { id: number; type: string; requestId?: string }): Promise<unknown> {
   const running = service as FuzzService;
   switch (message.type) {
-    case 'causeOf': return running.errorLog.causeOf(message.requestId) ?? null;
-    case 'eventLoop': return { holdsByRequestId: [...running.holdsByRequestId().entries()], longestHolds: running.longestHolds() };
-    case 'backgroundErrors': return running.errorLog.background;
+    case 'causeOf':
+      return running.errorLog.causeOf(message.requestId) ?? null;
+    case 'eventLoop':
+      return { holdsByRequestId: [...running.holdsByRequestId().entries()], longestHolds: running.longestHolds() };
+    case 'backgroundErrors':
+      return running.errorLog.background;
     case 'close':
       await running.close();
       service = undefined;
       return null;
-    default: throw new Error(`unknown fuzz service question ${message.type}`);
+    default:
+      throw new Error(`unknown fuzz service question ${message.type}`);
   }
 }
 

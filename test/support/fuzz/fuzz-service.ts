@@ -51,8 +51,11 @@ export async function startFuzzService(options: { echoErrors?: boolean } = {}): 
     let writtenId: string | undefined;
     const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
     response.writeHead = ((...args: unknown[]) => {
-      const headers = args.slice(1).find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg)) as Record<string, unknown> | undefined;
-      for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() === 'x-request-id') writtenId = String(value);
+      const headers = args.slice(1).find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg)) as
+        | Record<string, unknown>
+        | undefined;
+      for (const [name, value] of Object.entries(headers ?? {}))
+        if (name.toLowerCase() === 'x-request-id') writtenId = String(value);
       return writeHead(...args);
     }) as ServerResponse['writeHead'];
     response.once('close', () => {
@@ -65,7 +68,10 @@ export async function startFuzzService(options: { echoErrors?: boolean } = {}): 
     testApp.app(request, response);
   };
   // The service's own server (src/main.ts): requests its HTTP parser refuses get the API's JSON errors too.
-  const server: Server = createHttpServer(measuring, { maxHeaderBytes: testApp.config.limits.headerBytes, logger: errorLog.logger });
+  const server: Server = createHttpServer(measuring, {
+    maxHeaderBytes: testApp.config.limits.headerBytes,
+    logger: errorLog.logger,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -84,8 +90,18 @@ export async function startFuzzService(options: { echoErrors?: boolean } = {}): 
   holds.clear();
   probe.start();
   return {
-    testApp, baseUrl, port, fixtures, errorLog,
-    holdsByRequestId: () => new Map([...holds].map(([id, seen]) => [id, { wallMs: Math.max(...seen.map((h) => h.wallMs)), busyMs: Math.max(...seen.map((h) => h.busyMs ?? 0)) }])),
+    testApp,
+    baseUrl,
+    port,
+    fixtures,
+    errorLog,
+    holdsByRequestId: () =>
+      new Map(
+        [...holds].map(([id, seen]) => [
+          id,
+          { wallMs: Math.max(...seen.map((h) => h.wallMs)), busyMs: Math.max(...seen.map((h) => h.busyMs ?? 0)) },
+        ]),
+      ),
     longestHolds: () => probe.longest(),
     async close() {
       probe.stop();

@@ -53,7 +53,8 @@ function sessionOver(service: ServiceHandle): FuzzSession {
     async run(request) {
       const response = await client.send(request);
       const findings = checker.check(request, response);
-      const cause = response.status >= 500 ? await service.causeOf(String(response.headers['x-request-id'] ?? '')) : undefined;
+      const cause =
+        response.status >= 500 ? await service.causeOf(String(response.headers['x-request-id'] ?? '')) : undefined;
       return { response, findings: cause ? findings.map((finding) => ({ ...finding, cause })) : findings };
     },
     eventLoop: () => service.eventLoop(),
@@ -87,7 +88,9 @@ const SERVICE_PROCESS = new URL('./fuzz-service-process.ts', import.meta.url);
  */
 export async function startFuzzSessionInChild(options: { echoErrors?: boolean } = {}): Promise<FuzzSession> {
   // FUZZ_SERVICE_CPU_PROF=<dir>: the service writes a CPU profile there when it exits (to find what holds its loop).
-  const profile = process.env.FUZZ_SERVICE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FUZZ_SERVICE_CPU_PROF}`] : [];
+  const profile = process.env.FUZZ_SERVICE_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FUZZ_SERVICE_CPU_PROF}`]
+    : [];
   const child: ChildProcess = fork(SERVICE_PROCESS, [], {
     execArgv: [...process.execArgv, ...profile],
     env: { ...process.env, FUZZ_ECHO_ERRORS: options.echoErrors ? '1' : '0' },
@@ -97,16 +100,27 @@ export async function startFuzzSessionInChild(options: { echoErrors?: boolean } 
   let nextId = 1;
   let exited = false;
   const ready = new Promise<{ baseUrl: string; port: number; fixtures: FuzzFixtures }>((resolve, reject) => {
-    child.on('message', (message: { type?: string; id?: number; result?: unknown; error?: string; baseUrl?: string; port?: number; fixtures?: FuzzFixtures }) => {
-      if (message.type === 'ready') resolve(message as { baseUrl: string; port: number; fixtures: FuzzFixtures });
-      else if (message.type === 'failed') reject(new Error(`the fuzz service did not start: ${message.error}`));
-      else if (message.id !== undefined) {
-        const waiting = pending.get(message.id);
-        pending.delete(message.id);
-        if (message.error !== undefined) waiting?.reject(new Error(message.error));
-        else waiting?.resolve(message.result);
-      }
-    });
+    child.on(
+      'message',
+      (message: {
+        type?: string;
+        id?: number;
+        result?: unknown;
+        error?: string;
+        baseUrl?: string;
+        port?: number;
+        fixtures?: FuzzFixtures;
+      }) => {
+        if (message.type === 'ready') resolve(message as { baseUrl: string; port: number; fixtures: FuzzFixtures });
+        else if (message.type === 'failed') reject(new Error(`the fuzz service did not start: ${message.error}`));
+        else if (message.id !== undefined) {
+          const waiting = pending.get(message.id);
+          pending.delete(message.id);
+          if (message.error !== undefined) waiting?.reject(new Error(message.error));
+          else waiting?.resolve(message.result);
+        }
+      },
+    );
     child.once('exit', (code, signal) => {
       exited = true;
       const error = new Error(`the fuzz service process exited (${signal ?? code})`);
@@ -115,15 +129,16 @@ export async function startFuzzSessionInChild(options: { echoErrors?: boolean } 
       pending.clear();
     });
   });
-  const ask = <T>(type: string, extra: Record<string, unknown> = {}): Promise<T> => new Promise<T>((resolve, reject) => {
-    if (exited) {
-      reject(new Error('the fuzz service process has exited'));
-      return;
-    }
-    const id = nextId++;
-    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-    child.send({ id, type, ...extra });
-  });
+  const ask = <T>(type: string, extra: Record<string, unknown> = {}): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (exited) {
+        reject(new Error('the fuzz service process has exited'));
+        return;
+      }
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      child.send({ id, type, ...extra });
+    });
   let started: { baseUrl: string; port: number; fixtures: FuzzFixtures };
   try {
     started = await ready;
@@ -135,7 +150,9 @@ export async function startFuzzSessionInChild(options: { echoErrors?: boolean } 
     ...started,
     causeOf: async (requestId) => (await ask<string | null>('causeOf', { requestId })) ?? undefined,
     eventLoop: async () => {
-      const report = await ask<Omit<EventLoopReport, 'holdsByRequestId'> & { holdsByRequestId: Array<[string, Hold]> }>('eventLoop');
+      const report = await ask<Omit<EventLoopReport, 'holdsByRequestId'> & { holdsByRequestId: Array<[string, Hold]> }>(
+        'eventLoop',
+      );
       return { ...report, holdsByRequestId: new Map(report.holdsByRequestId) };
     },
     backgroundErrors: () => ask<string[]>('backgroundErrors'),

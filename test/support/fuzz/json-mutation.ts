@@ -9,7 +9,16 @@ import { hostileStrings, wrongTypeValues } from './hostile-values.js';
 
 type Path = Array<string | number>;
 
-const MUTATIONS = ['replace', 'remove', 'hostile-string', 'number-edge', 'nest', 'duplicate', 'add-key', 'empty'] as const;
+const MUTATIONS = [
+  'replace',
+  'remove',
+  'hostile-string',
+  'number-edge',
+  'nest',
+  'duplicate',
+  'add-key',
+  'empty',
+] as const;
 type Mutation = (typeof MUTATIONS)[number];
 
 interface MutationStep {
@@ -21,7 +30,19 @@ interface MutationStep {
   depth: number;
 }
 
-const numberEdges = fc.constantFrom(0, -1, -0, 0.1, 1e308, -1e308, 5e-324, 2 ** 31, 2 ** 53 + 1, -(2 ** 63), Number.MAX_SAFE_INTEGER);
+const numberEdges = fc.constantFrom(
+  0,
+  -1,
+  -0,
+  0.1,
+  1e308,
+  -1e308,
+  5e-324,
+  2 ** 31,
+  2 ** 53 + 1,
+  -(2 ** 63),
+  Number.MAX_SAFE_INTEGER,
+);
 
 /** Every node of `value`, up to `limit` of them (root first). */
 function pathsOf(value: unknown, limit = 4000): Path[] {
@@ -29,8 +50,12 @@ function pathsOf(value: unknown, limit = 4000): Path[] {
   const walk = (node: unknown, path: Path) => {
     if (paths.length >= limit) return;
     paths.push(path);
-    if (Array.isArray(node)) node.forEach((item, index) => { walk(item, [...path, index]); });
-    else if (node && typeof node === 'object') for (const [key, item] of Object.entries(node)) walk(item, [...path, key]);
+    if (Array.isArray(node))
+      node.forEach((item, index) => {
+        walk(item, [...path, index]);
+      });
+    else if (node && typeof node === 'object')
+      for (const [key, item] of Object.entries(node)) walk(item, [...path, key]);
   };
   walk(value, []);
   return paths;
@@ -45,20 +70,32 @@ function nest(value: unknown, depth: number): unknown {
 function apply(root: unknown, path: Path, step: MutationStep): unknown {
   const replacement = (current: unknown): unknown => {
     switch (step.how) {
-      case 'replace': return step.value;
-      case 'hostile-string': return step.text;
-      case 'number-edge': return step.number;
-      case 'nest': return nest(current, step.depth);
-      case 'empty': return Array.isArray(current) ? [] : current && typeof current === 'object' ? {} : '';
-      default: return current;
+      case 'replace':
+        return step.value;
+      case 'hostile-string':
+        return step.text;
+      case 'number-edge':
+        return step.number;
+      case 'nest':
+        return nest(current, step.depth);
+      case 'empty':
+        return Array.isArray(current) ? [] : current && typeof current === 'object' ? {} : '';
+      default:
+        return current;
     }
   };
   if (path.length === 0) {
     if (step.how === 'remove') return undefined;
-    if (step.how === 'add-key' && root && typeof root === 'object' && !Array.isArray(root)) return { ...root, [step.text]: step.value };
+    if (step.how === 'add-key' && root && typeof root === 'object' && !Array.isArray(root))
+      return { ...root, [step.text]: step.value };
     return replacement(root);
   }
-  const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], root) as Record<string | number, unknown> | unknown[] | undefined;
+  const parent = path
+    .slice(0, -1)
+    .reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], root) as
+    | Record<string | number, unknown>
+    | unknown[]
+    | undefined;
   const key = path[path.length - 1];
   if (!parent || typeof parent !== 'object') return root;
   if (step.how === 'remove') {
@@ -68,7 +105,8 @@ function apply(root: unknown, path: Path, step: MutationStep): unknown {
     parent.splice(Number(key), 0, structuredClone(parent[Number(key)]));
   } else if (step.how === 'add-key') {
     const target = (parent as Record<string | number, unknown>)[key];
-    if (target && typeof target === 'object' && !Array.isArray(target)) (target as Record<string, unknown>)[step.text] = step.value;
+    if (target && typeof target === 'object' && !Array.isArray(target))
+      (target as Record<string, unknown>)[step.text] = step.value;
     else (parent as Record<string | number, unknown>)[key] = replacement(target);
   } else {
     (parent as Record<string | number, unknown>)[key] = replacement((parent as Record<string | number, unknown>)[key]);
@@ -107,7 +145,12 @@ export function jsonTextAroundANode(seed: unknown): fc.Arbitrary<{ before: strin
   return fc.nat({ max: paths.length - 1 }).map((index) => {
     const value = structuredClone(seed);
     const path = paths[index];
-    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], value) as Record<string | number, unknown>;
+    const parent = path
+      .slice(0, -1)
+      .reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], value) as Record<
+      string | number,
+      unknown
+    >;
     parent[path[path.length - 1]] = PLACEHOLDER;
     const [before, after] = JSON.stringify(value).split(JSON.stringify(PLACEHOLDER));
     return { before, after };

@@ -27,7 +27,13 @@ interface SpecDocument {
   components: { schemas: Record<string, unknown>; responses?: Record<string, SpecResponse> };
 }
 
-export type FindingKind = '5xx' | 'no-response' | 'non-json-error' | 'error-schema' | 'undeclared-status' | 'response-schema';
+export type FindingKind =
+  | '5xx'
+  | 'no-response'
+  | 'non-json-error'
+  | 'error-schema'
+  | 'undeclared-status'
+  | 'response-schema';
 
 export interface Finding {
   kind: FindingKind;
@@ -45,7 +51,8 @@ export class ResponseChecker {
 
   constructor(spec: SpecDocument) {
     this.ajv = new Ajv2020({ allErrors: false, strict: false });
-    const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+    const addFormats =
+      (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
     (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
     this.ajv.addSchema({ $id: SPEC_ID, components: { schemas: spec.components.schemas } });
     this.validateError = this.ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/Error` });
@@ -53,7 +60,9 @@ export class ResponseChecker {
       for (const operation of Object.values(item)) {
         const byStatus = new Map<string, Map<string, ValidateFunction | undefined>>();
         for (const [status, declaredResponse] of Object.entries(operation.responses)) {
-          const response = declaredResponse.$ref ? spec.components.responses?.[declaredResponse.$ref.split('/').pop() as string] ?? {} : declaredResponse;
+          const response = declaredResponse.$ref
+            ? (spec.components.responses?.[declaredResponse.$ref.split('/').pop() as string] ?? {})
+            : declaredResponse;
           const media = new Map<string, ValidateFunction | undefined>();
           // A text answer's parsed form (NDJSON lines, a YAML document) is held to `x-parsed-schema` when it names one.
           for (const [type, declaredMedia] of Object.entries(response.content ?? {})) {
@@ -70,42 +79,90 @@ export class ResponseChecker {
   check(request: FuzzRequest, response: FuzzResponse): Finding[] {
     if (response.error) return [{ kind: 'no-response', message: response.error }];
     const findings: Finding[] = [];
-    const type = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(response.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     if (response.status >= 500) findings.push({ kind: '5xx', message: `${response.status} ${excerpt(response.body)}` });
     let errorCode: string | undefined;
     if (response.status >= 400) {
       const parsed = type === 'application/json' ? parseJson(response.body) : undefined;
       if (!parsed) {
-        findings.push({ kind: 'non-json-error', message: `${response.status} with ${type || 'no content type'}: ${excerpt(response.body)}` });
+        findings.push({
+          kind: 'non-json-error',
+          message: `${response.status} with ${type || 'no content type'}: ${excerpt(response.body)}`,
+        });
         return findings;
       }
       const body = parsed.value as { status?: unknown; code?: string };
       errorCode = body.code;
-      if (!this.validateError(body)) findings.push({ kind: 'error-schema', message: `${this.ajv.errorsText(this.validateError.errors)}: ${excerpt(response.body)}` });
-      else if (body.status !== response.status) findings.push({ kind: 'error-schema', message: `body status ${String(body.status)} but HTTP status ${response.status}` });
+      if (!this.validateError(body))
+        findings.push({
+          kind: 'error-schema',
+          message: `${this.ajv.errorsText(this.validateError.errors)}: ${excerpt(response.body)}`,
+        });
+      else if (body.status !== response.status)
+        findings.push({
+          kind: 'error-schema',
+          message: `body status ${String(body.status)} but HTTP status ${response.status}`,
+        });
     }
-    if (response.status >= 500 || !request.addressesOperation || addressesNothing(response.status, errorCode)) return findings;
+    if (response.status >= 500 || !request.addressesOperation || addressesNothing(response.status, errorCode))
+      return findings;
     // A path mangled into another operation's path (or none) is held to what it addresses.
     const operationId = this.matchRoute(request.method.toUpperCase(), request.path)?.operationId ?? request.operationId;
     const media = this.declared.get(operationId)?.get(String(response.status));
     if (!media) {
-      findings.push({ kind: 'undeclared-status', message: `${operationId} does not declare ${response.status}: ${excerpt(response.body)}` });
+      findings.push({
+        kind: 'undeclared-status',
+        message: `${operationId} does not declare ${response.status}: ${excerpt(response.body)}`,
+      });
       return findings;
     }
     if (response.status < 400) findings.push(...this.checkSuccess(operationId, response, type, media));
     return findings;
   }
 
-  private checkSuccess(operationId: string, response: FuzzResponse, type: string, media: Map<string, ValidateFunction | undefined>): Finding[] {
+  private checkSuccess(
+    operationId: string,
+    response: FuzzResponse,
+    type: string,
+    media: Map<string, ValidateFunction | undefined>,
+  ): Finding[] {
     if (media.size === 0) {
-      return response.body.length === 0 ? [] : [{ kind: 'response-schema', message: `${operationId} ${response.status} declares no body but got ${excerpt(response.body)}` }];
+      return response.body.length === 0
+        ? []
+        : [
+            {
+              kind: 'response-schema',
+              message: `${operationId} ${response.status} declares no body but got ${excerpt(response.body)}`,
+            },
+          ];
     }
-    if (!media.has(type)) return [{ kind: 'response-schema', message: `${operationId} ${response.status} answered ${type || 'no content type'}, not ${[...media.keys()].join(' or ')}` }];
+    if (!media.has(type))
+      return [
+        {
+          kind: 'response-schema',
+          message: `${operationId} ${response.status} answered ${type || 'no content type'}, not ${[...media.keys()].join(' or ')}`,
+        },
+      ];
     const validate = media.get(type);
     const values = parseBody(type, response.body);
-    if (!values) return [{ kind: 'response-schema', message: `${operationId} ${response.status}: the body is not ${type}: ${excerpt(response.body)}` }];
+    if (!values)
+      return [
+        {
+          kind: 'response-schema',
+          message: `${operationId} ${response.status}: the body is not ${type}: ${excerpt(response.body)}`,
+        },
+      ];
     const broken = validate ? values.findIndex((value) => !validate(value)) : -1;
-    if (broken >= 0) return [{ kind: 'response-schema', message: `${operationId} ${response.status}${values.length > 1 ? ` (line ${broken + 1})` : ''}: ${this.ajv.errorsText(validate?.errors)}` }];
+    if (broken >= 0)
+      return [
+        {
+          kind: 'response-schema',
+          message: `${operationId} ${response.status}${values.length > 1 ? ` (line ${broken + 1})` : ''}: ${this.ajv.errorsText(validate?.errors)}`,
+        },
+      ];
     return [];
   }
 }
@@ -122,7 +179,10 @@ function anchored(schema: unknown): object {
 function parseBody(type: string, body: Buffer): unknown[] | undefined {
   if (type === 'application/yaml') return wrap(parseYamlText(body));
   if (type === 'application/x-ndjson') {
-    const lines = body.toString('utf8').split('\n').filter((line) => line.trim() !== '');
+    const lines = body
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const parsed = lines.map((line) => parseJson(Buffer.from(line, 'utf8')));
     return parsed.every(Boolean) ? parsed.map((each) => (each as { value: unknown }).value) : undefined;
   }

@@ -49,11 +49,20 @@ export class SchemaArbitraries {
 
   resolve(ref: string): Schema {
     if (!ref.startsWith('#/')) throw new Error(`only local references are supported: ${ref}`);
-    return ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.options.root) as Schema;
+    return ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>(
+        (node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        this.options.root,
+      ) as Schema;
   }
 
   private build(schema: Schema, depth: number): fc.Arbitrary<unknown> {
-    if (schema === true || (typeof schema === 'object' && Object.keys(schema).every((key) => key === 'description' || key === 'examples'))) {
+    if (
+      schema === true ||
+      (typeof schema === 'object' && Object.keys(schema).every((key) => key === 'description' || key === 'examples'))
+    ) {
       return fc.jsonValue({ maxDepth: 2 });
     }
     if (schema === false) return fc.constant(undefined);
@@ -69,9 +78,15 @@ export class SchemaArbitraries {
       return fc.oneof(...chosen.map((branch) => this.of(branch, depth + 1)));
     }
     if (Array.isArray(s.allOf)) {
-      return fc.tuple(...(s.allOf as Schema[]).map((part) => this.of(part, depth))).map((parts) => Object.assign({}, ...parts.filter((part) => part && typeof part === 'object')) as unknown);
+      return fc
+        .tuple(...(s.allOf as Schema[]).map((part) => this.of(part, depth)))
+        .map((parts) => Object.assign({}, ...parts.filter((part) => part && typeof part === 'object')) as unknown);
     }
-    const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [this.inferType(s)];
+    const types = Array.isArray(s.type)
+      ? (s.type as string[])
+      : typeof s.type === 'string'
+        ? [s.type]
+        : [this.inferType(s)];
     if (types.length > 1) return fc.oneof(...types.map((type) => this.ofType(type, s, depth)));
     return this.ofType(types[0], s, depth);
   }
@@ -86,14 +101,30 @@ export class SchemaArbitraries {
 
   private ofType(type: string, s: Record<string, unknown>, depth: number): fc.Arbitrary<unknown> {
     switch (type) {
-      case 'string': return this.string(s, depth);
-      case 'integer': return fc.integer({ min: bound(s.minimum, s.exclusiveMinimum, 1, -(2 ** 31)), max: bound(s.maximum, s.exclusiveMaximum, -1, 2 ** 31 - 1) });
-      case 'number': return fc.double({ min: bound(s.minimum, s.exclusiveMinimum, 0, -1e12), max: bound(s.maximum, s.exclusiveMaximum, 0, 1e12), noNaN: true, noDefaultInfinity: true });
-      case 'boolean': return fc.boolean();
-      case 'null': return fc.constant(null);
-      case 'array': return this.array(s, depth);
-      case 'object': return this.object(s, depth);
-      default: return fc.jsonValue({ maxDepth: 2 });
+      case 'string':
+        return this.string(s, depth);
+      case 'integer':
+        return fc.integer({
+          min: bound(s.minimum, s.exclusiveMinimum, 1, -(2 ** 31)),
+          max: bound(s.maximum, s.exclusiveMaximum, -1, 2 ** 31 - 1),
+        });
+      case 'number':
+        return fc.double({
+          min: bound(s.minimum, s.exclusiveMinimum, 0, -1e12),
+          max: bound(s.maximum, s.exclusiveMaximum, 0, 1e12),
+          noNaN: true,
+          noDefaultInfinity: true,
+        });
+      case 'boolean':
+        return fc.boolean();
+      case 'null':
+        return fc.constant(null);
+      case 'array':
+        return this.array(s, depth);
+      case 'object':
+        return this.object(s, depth);
+      default:
+        return fc.jsonValue({ maxDepth: 2 });
     }
   }
 
@@ -102,19 +133,32 @@ export class SchemaArbitraries {
     const maxLength = (s.maxLength as number | undefined) ?? 10_000;
     const fits = (value: string) => value.length >= minLength && value.length <= maxLength;
     if (typeof s.format === 'string') {
-      const format = this.options.formats?.[s.format] ?? (s.format === 'uuid' ? fc.uuid() : s.format === 'date-time' ? fc.date({ noInvalidDate: true }).map((date) => date.toISOString()) : undefined);
+      const format =
+        this.options.formats?.[s.format] ??
+        (s.format === 'uuid'
+          ? fc.uuid()
+          : s.format === 'date-time'
+            ? fc.date({ noInvalidDate: true }).map((date) => date.toISOString())
+            : undefined);
       if (format) return format.filter(fits);
     }
     if (typeof s.pattern === 'string') {
       return fc.stringMatching(new RegExp(s.pattern as string), { size: 'small' }).filter(fits);
     }
     if (s.contentMediaType === 'application/json' && s.contentSchema && depth <= this.maxDepth) {
-      return fc.oneof(
-        { arbitrary: this.of(s.contentSchema as Schema, depth + 1).map((value) => JSON.stringify(value) ?? 'null'), weight: 3 },
-        { arbitrary: fc.string({ minLength, maxLength: Math.min(maxLength, 40) }), weight: 1 },
-      ).filter(fits);
+      return fc
+        .oneof(
+          {
+            arbitrary: this.of(s.contentSchema as Schema, depth + 1).map((value) => JSON.stringify(value) ?? 'null'),
+            weight: 3,
+          },
+          { arbitrary: fc.string({ minLength, maxLength: Math.min(maxLength, 40) }), weight: 1 },
+        )
+        .filter(fits);
     }
-    return fc.string({ unit: 'grapheme', minLength, maxLength: Math.max(minLength, Math.min(maxLength, 40)) }).filter(fits);
+    return fc
+      .string({ unit: 'grapheme', minLength, maxLength: Math.max(minLength, Math.min(maxLength, 40)) })
+      .filter(fits);
   }
 
   private array(s: Record<string, unknown>, depth: number): fc.Arbitrary<unknown[]> {
@@ -122,7 +166,8 @@ export class SchemaArbitraries {
     const limit = depth >= this.maxDepth ? minLength : 4;
     const maxLength = Math.max(minLength, Math.min((s.maxItems as number | undefined) ?? limit, limit));
     const items = this.of((s.items as Schema | undefined) ?? true, depth + 1);
-    if (s.uniqueItems) return fc.uniqueArray(items, { minLength, maxLength, selector: (value) => JSON.stringify(value) });
+    if (s.uniqueItems)
+      return fc.uniqueArray(items, { minLength, maxLength, selector: (value) => JSON.stringify(value) });
     return fc.array(items, { minLength, maxLength });
   }
 
@@ -138,10 +183,19 @@ export class SchemaArbitraries {
     for (const name of required) record[name] ??= fc.jsonValue({ maxDepth: 1 });
     const known = fc.record(record, { requiredKeys: [...required].filter((name) => name in record) });
     const extra = s.additionalProperties ?? s.unevaluatedProperties;
-    const withExtras = extra === undefined || extra === false || deep
-      ? known
-      : fc.tuple(known, fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !(key in properties)), this.of(extra as Schema, depth + 1), { maxKeys: 3 }))
-        .map(([fixed, more]) => Object.assign(more, fixed));
+    const withExtras =
+      extra === undefined || extra === false || deep
+        ? known
+        : fc
+            .tuple(
+              known,
+              fc.dictionary(
+                fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !(key in properties)),
+                this.of(extra as Schema, depth + 1),
+                { maxKeys: 3 },
+              ),
+            )
+            .map(([fixed, more]) => Object.assign(more, fixed));
     const minProperties = (s.minProperties as number | undefined) ?? 0;
     return minProperties > 0 ? withExtras.filter((value) => Object.keys(value).length >= minProperties) : withExtras;
   }

@@ -11,12 +11,15 @@ export class ServerErrorLog {
   private readonly byRequest = new Map<string, string>();
 
   constructor(echo = false) {
-    this.logger = pino({ level: 'error', base: null }, {
-      write: (line: string) => {
-        this.record(line);
-        if (echo) process.stderr.write(line);
+    this.logger = pino(
+      { level: 'error', base: null },
+      {
+        write: (line: string) => {
+          this.record(line);
+          if (echo) process.stderr.write(line);
+        },
       },
-    });
+    );
   }
 
   /** The logged cause of the failed request `requestId`: the error's type, message and first frames. */
@@ -32,9 +35,12 @@ export class ServerErrorLog {
       return;
     }
     const err = entry.err;
-    const cause = typeof err === 'string' ? err
-      : err ? `${err.type ?? 'Error'}: ${err.message ?? ''}${err.stack ? `\n${err.stack.split('\n').slice(1, 5).join('\n')}` : ''}`
-        : entry.msg ?? line;
+    const cause =
+      typeof err === 'string'
+        ? err
+        : err
+          ? `${err.type ?? 'Error'}: ${err.message ?? ''}${err.stack ? `\n${err.stack.split('\n').slice(1, 5).join('\n')}` : ''}`
+          : (entry.msg ?? line);
     if (entry.requestId) {
       if (this.byRequest.size > 10_000) this.byRequest.clear();
       this.byRequest.set(entry.requestId, cause);
