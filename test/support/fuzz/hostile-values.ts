@@ -44,12 +44,12 @@ export const hostileStrings: fc.Arbitrary<string> = fc.oneof(
       '\u0000',
       'a\u0000b',
       '\u001b[31m',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: template-injection probes, sent as plain text
       "' OR '1'='1",
       '"; DROP TABLE users; --',
       "\\'; SELECT SLEEP(5); --",
       '`id`',
       '$(id)',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
       '${7*7}',
       '{{7*7}}',
       '#{7*7}',
