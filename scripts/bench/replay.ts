@@ -50,25 +50,21 @@ async function deploy(
     content: doc.content,
     node_properties: JSON.stringify(doc.nodeProperties),
   });
-  await services
-    .db('scenario_versions')
-    .insert({
-      scenario_id: id,
-      status: 'DEPLOYED',
-      version_number: 1,
-      source_version: 'develop',
-      ...version(referenceScenario(variant)),
-    });
+  await services.db('scenario_versions').insert({
+    scenario_id: id,
+    status: 'DEPLOYED',
+    version_number: 1,
+    source_version: 'develop',
+    ...version(referenceScenario(variant)),
+  });
   if (develop !== undefined)
-    await services
-      .db('scenario_versions')
-      .insert({
-        scenario_id: id,
-        status: 'DEVELOP',
-        version_number: null,
-        source_version: 'develop',
-        ...version(referenceScenario(develop)),
-      });
+    await services.db('scenario_versions').insert({
+      scenario_id: id,
+      status: 'DEVELOP',
+      version_number: null,
+      source_version: 'develop',
+      ...version(referenceScenario(develop)),
+    });
   return Number(id);
 }
 

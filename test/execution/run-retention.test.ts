@@ -22,32 +22,28 @@ afterAll(async () => t.close());
 
 async function run(overrides: Record<string, unknown>): Promise<string> {
   const id = randomUUID();
-  await t.services
-    .db('run_results')
-    .insert({
-      id,
-      user_id: alice.id,
-      request_id: randomUUID(),
-      scenario_name: 'double',
-      state: 'SUCCEEDED',
-      result: '{"doubled":2}',
-      ...overrides,
-    });
+  await t.services.db('run_results').insert({
+    id,
+    user_id: alice.id,
+    request_id: randomUUID(),
+    scenario_name: 'double',
+    state: 'SUCCEEDED',
+    result: '{"doubled":2}',
+    ...overrides,
+  });
   return id;
 }
 
 async function batch(finishedAt: Date | null, elements: number): Promise<string> {
   const id = randomUUID();
-  await t.services
-    .db('batches')
-    .insert({
-      id,
-      user_id: alice.id,
-      scenario_name: 'double',
-      total: elements,
-      chunk_count: 1,
-      finished_at: finishedAt,
-    });
+  await t.services.db('batches').insert({
+    id,
+    user_id: alice.id,
+    scenario_name: 'double',
+    total: elements,
+    chunk_count: 1,
+    finished_at: finishedAt,
+  });
   await t.services
     .db('batch_chunks')
     .insert({ batch_id: id, from_index: 0, to_index: elements, inputs: '[]', finished_at: finishedAt });

@@ -43,15 +43,13 @@ export async function putDevelop(t: TestApp, scenarioId: string, doc: ScenarioDo
     .where({ scenario_id: Number(scenarioId), status: 'DEVELOP' })
     .update(values);
   if (updated === 0)
-    await t.services
-      .db('scenario_versions')
-      .insert({
-        ...values,
-        scenario_id: Number(scenarioId),
-        status: 'DEVELOP',
-        version_number: null,
-        source_version: 'import',
-      });
+    await t.services.db('scenario_versions').insert({
+      ...values,
+      scenario_id: Number(scenarioId),
+      status: 'DEVELOP',
+      version_number: null,
+      source_version: 'import',
+    });
 }
 
 /** Scores every input set in one batch (the real recording path) and waits until all are recorded. */

@@ -941,14 +941,12 @@ export class FuzzRequestGenerator {
       ),
       bad(
         'body:json:deep-inside',
-        fc
-          .tuple(around, jsonNestings)
-          .map(([{ before, after }, { depth, open, leaf, close }]) => ({
-            contentType: 'application/json',
-            body: {
-              repeat: { head: before, unit: open, count: depth, tail: leaf, closing: close, end: after },
-            } as FuzzBody,
-          })),
+        fc.tuple(around, jsonNestings).map(([{ before, after }, { depth, open, leaf, close }]) => ({
+          contentType: 'application/json',
+          body: {
+            repeat: { head: before, unit: open, count: depth, tail: leaf, closing: close, end: after },
+          } as FuzzBody,
+        })),
       ),
       bad(
         'body:json:huge',
@@ -956,30 +954,24 @@ export class FuzzRequestGenerator {
       ),
       bad(
         'body:json:huge-inside',
-        fc
-          .tuple(around, fc.constantFrom(100_000, 900_000, 2_000_000))
-          .map(([{ before, after }, size]) => ({
-            contentType: 'application/json',
-            body: { repeat: { head: `${before}"`, unit: 'x', count: size, tail: '"', end: after } } as FuzzBody,
-          })),
+        fc.tuple(around, fc.constantFrom(100_000, 900_000, 2_000_000)).map(([{ before, after }, size]) => ({
+          contentType: 'application/json',
+          body: { repeat: { head: `${before}"`, unit: 'x', count: size, tail: '"', end: after } } as FuzzBody,
+        })),
       ),
       bad(
         'body:json:bytes',
-        fc
-          .uint8Array({ minLength: 1, maxLength: 200 })
-          .map((bytes) => ({
-            contentType: 'application/json',
-            body: { bytes: Buffer.from(bytes).toString('base64') } as FuzzBody,
-          })),
+        fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => ({
+          contentType: 'application/json',
+          body: { bytes: Buffer.from(bytes).toString('base64') } as FuzzBody,
+        })),
       ),
       bad(
         'body:json:invalid-utf8',
-        fc
-          .constantFrom('{"a":"\xff\xfe"}', '{"\xc3":1}', '\xef\xbb\xbf{"a":1}')
-          .map((latin1) => ({
-            contentType: 'application/json',
-            body: { bytes: Buffer.from(latin1, 'latin1').toString('base64') } as FuzzBody,
-          })),
+        fc.constantFrom('{"a":"\xff\xfe"}', '{"\xc3":1}', '\xef\xbb\xbf{"a":1}').map((latin1) => ({
+          contentType: 'application/json',
+          body: { bytes: Buffer.from(latin1, 'latin1').toString('base64') } as FuzzBody,
+        })),
       ),
     ];
   }
