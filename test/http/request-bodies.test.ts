@@ -57,11 +57,14 @@ function authorized(route: RouteDefinition) {
 describe('operations with a request body', () => {
   it('are the ones expected', () => {
     expect(withBody.map((route) => route.operationId).sort()).toEqual([
+      'attachShadow',
       'createInputVariablesFromCsv',
+      'createSplit',
       'debugScenario',
       'deployScenario',
       'importScenarios',
       'loadCollectionData',
+      'promoteSplit',
       'scoreAsync',
       'scoreScenario',
       'startReplay',
