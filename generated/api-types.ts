@@ -813,7 +813,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a shadow version
-         * @description Runs a version of the scenario (its development version or a deployed one) as a shadow of the deployed (champion) version: every live run (sync, async, batch element) picked at `sampleRate` also runs the shadow on the same inputs, in the engine pool's background lane, after the champion's answer; HTTP_CALL nodes get the champion run's own answers (no call is made again). The shadow's outcome is recorded beside the champion's under its run id and folded into the report; a shadow's failure never reaches the caller. The shadow starts RUNNING. 404 SCENARIO_NOT_DEPLOYED when the scenario has no live version; 409 SHADOW_LIMIT_REACHED when it has SHADOW_MAX_PER_SCENARIO (5) shadows not ENDED. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         * @description Runs a version of the scenario (its development version or a deployed one) as a shadow of the deployed (champion) version: every live run (sync, async, batch element) picked at `sampleRate` also runs the shadow on the same inputs, in the engine pool's background lane, after the champion's answer; HTTP_CALL nodes get the champion run's own answers (no call is made again). The shadow's outcome is recorded beside the champion's under its run id and folded into the report; a shadow's failure never reaches the caller. The shadow starts RUNNING. 404 SCENARIO_NOT_DEPLOYED when the scenario has no live version; 409 SHADOW_LIMIT_REACHED when it has as many shadows not ENDED as the service allows per scenario (5 by default; the live tests guide). Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
          */
         post: operations["attachShadow"];
         delete?: never;
@@ -2563,7 +2563,7 @@ export interface components {
             state: "RUNNING" | "STOPPED" | "ENDED";
             /** @description Why the shadow ENDED (the deploy that replaced its champion); null otherwise. */
             endedReason: string | null;
-            /** @description Sampled runs not run because the shadow budget (SHADOW_ENGINE_SHARE, SHADOW_MAX_IN_FLIGHT) was spent, as counted by the processes so far (written about every second). */
+            /** @description Sampled runs not run because the shadow budget (the share of engine time and the runs in flight the service allows shadows; the live tests guide) was spent, as counted by the processes so far (written about every second). */
             skipped: number;
             /** @description Who attached it. */
             createdBy: string;
@@ -2597,7 +2597,7 @@ export interface components {
             state: "RUNNING" | "STOPPED" | "ENDED";
             /** @description Why the shadow ENDED (the deploy that replaced its champion); null otherwise. */
             endedReason: string | null;
-            /** @description Sampled runs not run because the shadow budget (SHADOW_ENGINE_SHARE, SHADOW_MAX_IN_FLIGHT) was spent, as counted by the processes so far (written about every second). */
+            /** @description Sampled runs not run because the shadow budget (the share of engine time and the runs in flight the service allows shadows; the live tests guide) was spent, as counted by the processes so far (written about every second). */
             skipped: number;
             /** @description Who attached it. */
             createdBy: string;
