@@ -7134,7 +7134,7 @@ export interface operations {
                 id: components["parameters"]["ScenarioId"];
                 /**
                  * @description The replay id (`replayId` of startReplay). One this scenario does not have is 404 REPLAY_NOT_FOUND.
-                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f60
+                 * @example 0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f63
                  */
                 replayId: string;
             };
@@ -7151,7 +7151,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *       "replayId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f63",
                      *       "scenarioId": "1",
                      *       "candidateVersion": "develop",
                      *       "state": "CANCELLED",

@@ -59,13 +59,15 @@ export class BatchService {
    * Stores the batch with its inputs (one transaction), then enqueues one job per chunk; answers the
    * batch id. With an idempotency key, a batch the user submitted with that key before is answered
    * instead (nothing new is queued) when the body is the same, and 409 IDEMPOTENCY_KEY_REUSED when it
-   * is not; two such submissions at once store one batch (the key is unique per user).
+   * is not; two such submissions at once store one batch (the key is unique per user). `batchId` is new unless the
+   * caller names one: the example seeder does, so the batch id the spec's examples name exists on a new install.
    */
   async submit(
     caller: ScoringUser,
     scenarioName: string,
     parameters: Record<string, unknown>[],
     idempotencyKey?: string,
+    batchId = timeOrderedId(),
   ): Promise<string> {
     const max = this.config.limits.batchMaxElements;
     if (parameters.length > max) {
@@ -85,7 +87,6 @@ export class BatchService {
     const phases = new PhaseTimes();
     await this.runner.requireDeployed(caller.id, scenarioName);
     phases.lap('resolve');
-    const batchId = timeOrderedId();
     const chunkSize = Math.max(this.config.batchChunkSize, 1);
     try {
       await this.store.insertBatch({

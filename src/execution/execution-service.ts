@@ -41,16 +41,17 @@ export class ExecutionService {
   /**
    * The hot path: the resolver and the engine's compilations are cached, and the only write, the
    * run's decision record (when its scenario records sync runs and this one is sampled), is queued
-   * and inserted in bulk later. `requestId` is the HTTP request's id (X-Request-Id).
+   * and inserted in bulk later. `requestId` is the HTTP request's id (X-Request-Id). `runId` is new unless the
+   * caller names one: the example seeder does, so the record id the spec's examples name exists on a new install.
    */
   async score(
     caller: ScoringUser,
     name: string,
     inputs: Record<string, unknown>,
     requestId: string,
+    runId = timeOrderedId(),
   ): Promise<ScoreResult> {
     const champion = await this.runner.requireDeployed(caller.id, name);
-    const runId = timeOrderedId();
     const beginTime = new Date().toISOString();
     const record = { id: runId, mode: 'SYNC' as const, requesterId: caller.id, requestId };
     // A split may give the run to a challenger: the version that decided is the answer's `version`.

@@ -52,7 +52,14 @@ export class ReplayService {
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async start(actor: ScenarioActor, requesterId: number, scenarioId: string, request: StartReplay): Promise<ReplayDto> {
+  /** `id` is new unless the caller names one: the example seeder does, so the replay ids the spec's examples name exist. */
+  async start(
+    actor: ScenarioActor,
+    requesterId: number,
+    scenarioId: string,
+    request: StartReplay,
+    id = timeOrderedId(),
+  ): Promise<ReplayDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const limit = request.limit ?? this.config.maxRecords;
     if (limit > this.config.maxRecords) {
@@ -83,7 +90,6 @@ export class ReplayService {
     // Records that begin after this moment never join the replay.
     const filter = recordFilter(request.filter ?? {}, new Date());
     const total = await this.records.count(scenario.id, filter, limit);
-    const id = timeOrderedId();
     const refused = await this.store.insertWithinLimit(
       {
         id,

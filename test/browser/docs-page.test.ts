@@ -4,14 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { loadSpec } from '../../src/http/api-docs.js';
 import { httpRequest } from '../support/service-process.js';
 import { startSeededService, type SeededService } from '../support/seeded-service.js';
 
 /**
  * /docs in a real browser, as a new user meets it: the service as `make run` leaves it (a new database, the example
  * scenario seeded), Swagger UI authorized with demo's bearer token and score token (the only typing), and
- * openScenario, scoreScenario, submitBatch and listDecisionRecords (and listScenarios, scoreAsync and
- * getAsyncScoreResult) executed with the values the page pre-fills. Debian's Chromium (/usr/bin/chromium) driven by playwright-core; screenshots in
+ * openScenario, scoreScenario, submitBatch and listDecisionRecords (and listScenarios, scoreAsync,
+ * getAsyncScoreResult, and the operations naming the seeded record, batch and replays by id) executed with the
+ * values the page pre-fills. Debian's Chromium (/usr/bin/chromium) driven by playwright-core; screenshots in
  * test/browser/screenshots/ (not committed). Without /usr/bin/chromium the browser tests are skipped.
  */
 const CHROMIUM = '/usr/bin/chromium';
@@ -69,7 +71,66 @@ describe('a new install', () => {
     const opened = await httpRequest(service.port, 'GET', '/api/scenario/open/1', { headers: bearer });
     expect(opened.body.testCases[0].id).toBe('1');
   });
+
+  it('has the record, batch and replays the path examples name: each answers 2xx as pre-filled', async () => {
+    const bearer = { Authorization: `Bearer ${service.accessToken}` };
+    const scorer = { 'Score-Token': service.scoreToken };
+    const answers: string[] = [];
+    for (const [operationId, headers] of [
+      ['getDecisionRecord', bearer],
+      ['getBatchStatus', scorer],
+      ['getBatchResults', scorer],
+      ['getReplay', bearer],
+      ['cancelReplay', bearer],
+    ] as const) {
+      const [method, path] = prefilledPath(operationId);
+      const answer = await httpRequest(service.port, method, path, { headers });
+      answers.push(`${operationId} ${method} ${path}: ${answer.status}`);
+    }
+    expect(answers.filter((answer) => !/: 2\d\d$/.test(answer))).toEqual([]);
+  });
+
+  it('has the batch finished and the replay of getReplay finished, with the seeded record in its report', async () => {
+    const [, batchPath] = prefilledPath('getBatchStatus');
+    let batch = await httpRequest(service.port, 'GET', batchPath, { headers: { 'Score-Token': service.scoreToken } });
+    for (let attempt = 0; attempt < 100 && batch.body.state !== 'FINISHED'; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      batch = await httpRequest(service.port, 'GET', batchPath, { headers: { 'Score-Token': service.scoreToken } });
+    }
+    expect([batch.body.state, batch.body.resultsIds.length]).toEqual(['FINISHED', 2]);
+    const [, replayPath] = prefilledPath('getReplay');
+    const replay = await httpRequest(service.port, 'GET', replayPath, {
+      headers: { Authorization: `Bearer ${service.accessToken}` },
+    });
+    expect([replay.body.state, replay.body.report.replayed]).toEqual(['FINISHED', 1]);
+  });
 });
+
+/** The method and path /docs sends for an operation, its path parameters pre-filled with their examples (no query: `context` {} sends nothing). */
+function prefilledPath(operationId: string): [string, string] {
+  const spec = loadSpec() as unknown as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        { operationId?: string; parameters?: Array<{ name?: string; in?: string; example?: unknown; $ref?: string }> }
+      >
+    >;
+    components: { parameters: Record<string, { name: string; example?: unknown }> };
+  };
+  for (const [template, item] of Object.entries(spec.paths))
+    for (const [method, operation] of Object.entries(item)) {
+      if (operation.operationId !== operationId) continue;
+      const parameters = (operation.parameters ?? []).map((parameter) =>
+        parameter.$ref ? spec.components.parameters[parameter.$ref.split('/').pop() ?? ''] : parameter,
+      );
+      const path = template.replace(/\{([^}]+)\}/g, (_match, name: string) =>
+        encodeURIComponent(String(parameters.find((parameter) => parameter?.name === name)?.example)),
+      );
+      return [method.toUpperCase(), path];
+    }
+  throw new Error(`no operation ${operationId}`);
+}
 
 (hasChromium ? describe : describe.skip)('/docs in Chromium', () => {
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
@@ -125,6 +186,11 @@ describe('a new install', () => {
     'listDecisionRecords',
     'scoreAsync',
     'getAsyncScoreResult',
+    'getDecisionRecord',
+    'getBatchStatus',
+    'getBatchResults',
+    'getReplay',
+    'cancelReplay',
   ])(
     'executes %s with its pre-filled values: 2xx',
     async (operationId) => {

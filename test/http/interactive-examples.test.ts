@@ -377,7 +377,11 @@ describe('the pre-filled parameters work as they are', () => {
 });
 
 describe('every operation executed with its pre-filled values', () => {
-  /** Ids the service makes at run time (a batch, a record, a replay): their examples have the right shape, and name nothing on a new install. */
+  /**
+   * Ids the service makes at run time: here (seedExample alone, on the suite's shared database) their examples name
+   * nothing. On a new install scripts/seed-example.ts makes the record, batch and replays they name
+   * (test/browser/docs-page.test.ts executes them: 2xx); shadows and splits are not seeded yet.
+   */
   const RUNTIME_IDS: Record<string, string> = {
     getBatchStatus: 'BATCH_NOT_FOUND',
     getBatchResults: 'BATCH_NOT_FOUND',

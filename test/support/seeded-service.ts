@@ -19,7 +19,8 @@ export interface SeededService {
 
 /**
  * The service as `make run` leaves it, on a database of its own: migrated from scratch (so the example scenario
- * gets the ids a new install gives it, the ones the spec's examples name), `scripts/seed-example.ts` run, demo's
+ * gets the ids a new install gives it, the ones the spec's examples name), `scripts/seed-example.ts` run (the
+ * record, batch and replays the spec's examples name by id included), demo's
  * credentials issued with `scripts/token.ts`, and `src/main.ts` (API and worker) listening on a free port.
  * The database is the suite's DATABASE_URL with `_docs` appended to its name.
  */
@@ -27,6 +28,8 @@ export async function startSeededService(): Promise<SeededService> {
   const suiteUrl = new URL(process.env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_test');
   const databaseUrl = new URL(suiteUrl);
   databaseUrl.pathname = `${suiteUrl.pathname}_docs`;
+  // The seed queues the example batch's jobs: the service's worker takes them from the same job store prefix.
+  const jobsKeyPrefix = `scoring:test:docs:${randomUUID().slice(0, 8)}:`;
   const env = {
     ...process.env,
     NODE_OPTIONS: '',
@@ -34,6 +37,7 @@ export async function startSeededService(): Promise<SeededService> {
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DATABASE_URL: databaseUrl.toString(),
+    JOBS_KEY_PREFIX: jobsKeyPrefix,
   };
   const tsx = `${ROOT}node_modules/.bin/tsx`;
   await run(tsx, ['scripts/migrate.ts', '--fresh'], { cwd: ROOT, env });
@@ -44,7 +48,7 @@ export async function startSeededService(): Promise<SeededService> {
   const api = startServiceProcess('src/main.ts', {
     PORT: String(port),
     DATABASE_URL: databaseUrl.toString(),
-    JOBS_KEY_PREFIX: `scoring:test:docs:${randomUUID().slice(0, 8)}:`,
+    JOBS_KEY_PREFIX: jobsKeyPrefix,
   });
   try {
     await waitUntilListening(api, port);

@@ -17,14 +17,17 @@
  */
 import { client } from '../generated/hey-api/client.gen.js';
 import {
+  attachShadow,
   cancelReplay,
   copyScenario,
   createInputVariablesFromCsv,
+  createSplit,
   debugScenario,
   deleteCollection,
   deleteModelVersion,
   deployScenario,
   downloadModelVersion,
+  endSplit,
   exportScenarios,
   getAsyncScoreResult,
   getBatchResults,
@@ -40,6 +43,8 @@ import {
   getScenarioInput,
   getScenarioInputVariableNames,
   getScenarioStatistics,
+  getShadow,
+  getSplit,
   importScenarios,
   listBatches,
   listCollections,
@@ -48,12 +53,16 @@ import {
   listReplays,
   listScenarios,
   listScenarioVersions,
+  listShadows,
   loadCollectionData,
   openScenario,
+  promoteSplit,
   renameScenario,
   scoreAsync,
   scoreScenario,
   startReplay,
+  startShadow,
+  stopShadow,
   submitBatch,
   updateRecordingSettings,
   updateScenarioTestCase,
@@ -248,6 +257,8 @@ let testCaseId: string | undefined;
 let batchTaskId: string | undefined;
 let recordId: string | undefined;
 let replayId: string | undefined;
+let shadowId: string | undefined;
+let splitId: string | undefined;
 let settings: RecordingSettings | undefined;
 let modelVersion: string | undefined;
 
@@ -635,6 +646,149 @@ const passed = await runTour('@hey-api/openapi-ts (fetch client)', [
     async () => {
       const { data, response } = await listReplays({ path: { id: need(scenarioId, 'scenario') }, query: { context } });
       check(response.status === 200 && data !== undefined && data.replays.length >= 2, `status ${response.status}`);
+    },
+  ],
+  [
+    'attachShadow: shadow the development version on live traffic (201)',
+    async () => {
+      const { data, response } = await attachShadow({
+        path: { id: need(scenarioId, 'scenario') },
+        query: { context },
+        body: { version: 'develop', sampleRate: 1, outputs: ['decision', 'score'] },
+      });
+      check(
+        response.status === 201 && data !== undefined && data.state === 'RUNNING' && data.championVersion === '1',
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+      shadowId = data.shadowId;
+    },
+  ],
+  [
+    'listShadows: find it in the list',
+    async () => {
+      const { data, response } = await listShadows({ path: { id: need(scenarioId, 'scenario') }, query: { context } });
+      check(
+        response.status === 200 && data !== undefined && data.shadows.some((shadow) => shadow.shadowId === shadowId),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'getShadow: score two applicants, then read the report until the shadow compared both',
+    async () => {
+      const path = { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') };
+      for (const applicant of [APPLICANT, DECLINED_APPLICANT]) {
+        const scored = await scoreScenario({ query: { name }, body: applicant });
+        check(scored.response.status === 200, `score: status ${scored.response.status}`);
+      }
+      const { data, response } = await eventually(
+        () => getShadow({ path, query: { context } }),
+        (result) => (result.data?.report.compared ?? 0) >= 2,
+      );
+      // The development version decides as version 1 does: nothing changed.
+      check(
+        response.status === 200 && data !== undefined && data.report.compared >= 2 && data.report.changed === 0,
+        `status ${response.status}, ${JSON.stringify(data?.report)}`,
+      );
+    },
+  ],
+  [
+    'stopShadow: stop it',
+    async () => {
+      const { data, response } = await stopShadow({
+        path: { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') },
+        query: { context },
+      });
+      check(response.status === 200 && data?.state === 'STOPPED', `status ${response.status}, ${data?.state}`);
+    },
+  ],
+  [
+    'startShadow: start it again',
+    async () => {
+      const { data, response } = await startShadow({
+        path: { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') },
+        query: { context },
+      });
+      check(response.status === 200 && data?.state === 'RUNNING', `status ${response.status}, ${data?.state}`);
+    },
+  ],
+  [
+    'createSplit: let the development version answer half of live traffic (201)',
+    async () => {
+      const { data, response } = await createSplit({
+        path: { id: need(scenarioId, 'scenario') },
+        query: { context },
+        body: { challengers: [{ version: 'develop', percent: 50 }], decisionOutput: 'decision' },
+      });
+      check(
+        response.status === 201 && data !== undefined && data.state === 'RUNNING' && data.arms.length === 2,
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+      splitId = data.splitId;
+    },
+  ],
+  [
+    'getSplit: score four applicants, then read the report per arm until it counts them',
+    async () => {
+      const path = { id: need(scenarioId, 'scenario'), splitId: need(splitId, 'split') };
+      for (let run = 0; run < 4; run += 1) {
+        const { data, response } = await scoreScenario({ query: { name }, body: APPLICANT });
+        check(
+          response.status === 200 && (data?.version === '1' || data?.version === 'develop'),
+          `score: status ${response.status}, version ${data?.version}`,
+        );
+      }
+      const { data, response } = await eventually(
+        () => getSplit({ path, query: { context } }),
+        (result) => (result.data?.report.runs ?? 0) >= 4,
+      );
+      check(
+        response.status === 200 &&
+          data !== undefined &&
+          data.report.runs >= 4 &&
+          data.report.arms.reduce((runs, arm) => runs + arm.runs, 0) === data.report.runs,
+        `status ${response.status}, ${JSON.stringify(data?.report)}`,
+      );
+    },
+  ],
+  [
+    'endSplit: end it (every run goes to the champion again)',
+    async () => {
+      const { data, response } = await endSplit({
+        path: { id: need(scenarioId, 'scenario'), splitId: need(splitId, 'split') },
+        query: { context },
+      });
+      check(response.status === 200 && data?.state === 'ENDED', `status ${response.status}, ${data?.state}`);
+    },
+  ],
+  [
+    'promoteSplit: start a second split and promote its challenger (deployed as version 2)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const started = await createSplit({
+        path: { id },
+        query: { context },
+        body: { challengers: [{ version: 'develop', percent: 10 }], stickyBy: 'age', decisionOutput: 'decision' },
+      });
+      const { data, response } = await promoteSplit({
+        path: { id, splitId: need(started.data?.splitId, 'second split') },
+        query: { context },
+        body: { version: 'develop' },
+      });
+      check(
+        response.status === 200 && data?.state === 'ENDED' && data.promotedVersion === '2',
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'startShadow: 409 SHADOW_ENDED once the promotion deployed a new champion',
+    async () => {
+      const { error, response } = await startShadow({
+        path: { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') },
+        query: { context },
+      });
+      check(response.status === 409 && error?.code === 'SHADOW_ENDED', `status ${response.status}`);
     },
   ],
   [

@@ -221,6 +221,8 @@ let testCaseId: string | undefined;
 let batchTaskId: string | undefined;
 let recordId: string | undefined;
 let replayId: string | undefined;
+let shadowId: string | undefined;
+let splitId: string | undefined;
 let settings: components['schemas']['RecordingSettings'] | undefined;
 let modelVersion: string | undefined;
 
@@ -629,6 +631,148 @@ const passed = await runTour('openapi-typescript + openapi-fetch', [
         params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
       });
       check(response.status === 200 && data !== undefined && data.replays.length >= 2, `status ${response.status}`);
+    },
+  ],
+  [
+    'attachShadow: shadow the development version on live traffic (201)',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/{id}/shadows', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+        body: { version: 'develop', sampleRate: 1, outputs: ['decision', 'score'] },
+      });
+      check(
+        response.status === 201 && data !== undefined && data.state === 'RUNNING' && data.championVersion === '1',
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+      shadowId = data.shadowId;
+    },
+  ],
+  [
+    'listShadows: find it in the list',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/shadows', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.shadows.some((shadow) => shadow.shadowId === shadowId),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
+    'getShadow: score two applicants, then read the report until the shadow compared both',
+    async () => {
+      const path = { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') };
+      for (const applicant of [APPLICANT, DECLINED_APPLICANT]) {
+        const scored = await execution.POST('/api/scenario/code/remote/score', {
+          params: { query: { name } },
+          body: applicant,
+        });
+        check(scored.response.status === 200, `score: status ${scored.response.status}`);
+      }
+      const read = () =>
+        management.GET('/api/scenario/{id}/shadows/{shadowId}', { params: { path, query: { context } } });
+      const { data, response } = await eventually(read, (result) => (result.data?.report.compared ?? 0) >= 2);
+      // The development version decides as version 1 does: nothing changed.
+      check(
+        response.status === 200 && data !== undefined && data.report.compared >= 2 && data.report.changed === 0,
+        `status ${response.status}, ${JSON.stringify(data?.report)}`,
+      );
+    },
+  ],
+  [
+    'stopShadow: stop it',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/{id}/shadows/{shadowId}/stop', {
+        params: { path: { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') }, query: { context } },
+      });
+      check(response.status === 200 && data?.state === 'STOPPED', `status ${response.status}, ${data?.state}`);
+    },
+  ],
+  [
+    'startShadow: start it again',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/{id}/shadows/{shadowId}/start', {
+        params: { path: { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') }, query: { context } },
+      });
+      check(response.status === 200 && data?.state === 'RUNNING', `status ${response.status}, ${data?.state}`);
+    },
+  ],
+  [
+    'createSplit: let the development version answer half of live traffic (201)',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/{id}/splits', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+        body: { challengers: [{ version: 'develop', percent: 50 }], decisionOutput: 'decision' },
+      });
+      check(
+        response.status === 201 && data !== undefined && data.state === 'RUNNING' && data.arms.length === 2,
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+      splitId = data.splitId;
+    },
+  ],
+  [
+    'getSplit: score four applicants, then read the report per arm until it counts them',
+    async () => {
+      const path = { id: need(scenarioId, 'scenario'), splitId: need(splitId, 'split') };
+      for (let run = 0; run < 4; run += 1) {
+        const { data, response } = await execution.POST('/api/scenario/code/remote/score', {
+          params: { query: { name } },
+          body: APPLICANT,
+        });
+        check(
+          response.status === 200 && (data?.version === '1' || data?.version === 'develop'),
+          `score: status ${response.status}, version ${data?.version}`,
+        );
+      }
+      const read = () =>
+        management.GET('/api/scenario/{id}/splits/{splitId}', { params: { path, query: { context } } });
+      const { data, response } = await eventually(read, (result) => (result.data?.report.runs ?? 0) >= 4);
+      check(
+        response.status === 200 &&
+          data !== undefined &&
+          data.report.runs >= 4 &&
+          data.report.arms.reduce((runs, arm) => runs + arm.runs, 0) === data.report.runs,
+        `status ${response.status}, ${JSON.stringify(data?.report)}`,
+      );
+    },
+  ],
+  [
+    'endSplit: end it (every run goes to the champion again)',
+    async () => {
+      const { data, response } = await management.POST('/api/scenario/{id}/splits/{splitId}/end', {
+        params: { path: { id: need(scenarioId, 'scenario'), splitId: need(splitId, 'split') }, query: { context } },
+      });
+      check(response.status === 200 && data?.state === 'ENDED', `status ${response.status}, ${data?.state}`);
+    },
+  ],
+  [
+    'promoteSplit: start a second split and promote its challenger (deployed as version 2)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const started = await management.POST('/api/scenario/{id}/splits', {
+        params: { path: { id }, query: { context } },
+        body: { challengers: [{ version: 'develop', percent: 10 }], stickyBy: 'age', decisionOutput: 'decision' },
+      });
+      const second = need(started.data?.splitId, 'second split');
+      const { data, response } = await management.POST('/api/scenario/{id}/splits/{splitId}/promote', {
+        params: { path: { id, splitId: second }, query: { context } },
+        body: { version: 'develop' },
+      });
+      check(
+        response.status === 200 && data?.state === 'ENDED' && data.promotedVersion === '2',
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'startShadow: 409 SHADOW_ENDED once the promotion deployed a new champion',
+    async () => {
+      const { error, response } = await management.POST('/api/scenario/{id}/shadows/{shadowId}/start', {
+        params: { path: { id: need(scenarioId, 'scenario'), shadowId: need(shadowId, 'shadow') }, query: { context } },
+      });
+      check(response.status === 409 && error?.code === 'SHADOW_ENDED', `status ${response.status}`);
     },
   ],
   [

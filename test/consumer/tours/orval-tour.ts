@@ -19,14 +19,17 @@
  */
 import axios from 'axios';
 import {
+  attachShadow,
   cancelReplay,
   copyScenario,
   createInputVariablesFromCsv,
+  createSplit,
   debugScenario,
   deleteCollection,
   deleteModelVersion,
   deployScenario,
   downloadModelVersion,
+  endSplit,
   exportScenarios,
   getAsyncScoreResult,
   getBatchResults,
@@ -42,6 +45,8 @@ import {
   getScenarioInput,
   getScenarioInputVariableNames,
   getScenarioStatistics,
+  getShadow,
+  getSplit,
   importScenarios,
   listBatches,
   listCollections,
@@ -50,12 +55,16 @@ import {
   listReplays,
   listScenarios,
   listScenarioVersions,
+  listShadows,
   loadCollectionData,
   openScenario,
+  promoteSplit,
   renameScenario,
   scoreAsync,
   scoreScenario,
   startReplay,
+  startShadow,
+  stopShadow,
   submitBatch,
   updateRecordingSettings,
   updateScenarioTestCase,
@@ -253,6 +262,8 @@ let testCaseId: string | undefined;
 let batchTaskId: string | undefined;
 let recordId: string | undefined;
 let replayId: string | undefined;
+let shadowId: string | undefined;
+let splitId: string | undefined;
 let settings: RecordingSettings | undefined;
 let modelVersion: string | undefined;
 
@@ -570,6 +581,134 @@ const passed = await runTour('orval (axios functions)', [
     async () => {
       const { data, status } = await listReplays(need(scenarioId, 'scenario'), { context });
       check(status === 200 && data.replays.length >= 2, `status ${status}, ${data.replays.length} replays`);
+    },
+  ],
+  [
+    'attachShadow: shadow the development version on live traffic (201)',
+    async () => {
+      const { data, status } = await attachShadow(
+        need(scenarioId, 'scenario'),
+        { version: 'develop', sampleRate: 1, outputs: ['decision', 'score'] },
+        { context },
+      );
+      check(
+        status === 201 && data.state === 'RUNNING' && data.championVersion === '1',
+        `status ${status}, ${JSON.stringify(data)}`,
+      );
+      shadowId = data.shadowId;
+    },
+  ],
+  [
+    'listShadows: find it in the list',
+    async () => {
+      const { data, status } = await listShadows(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.shadows.some((shadow) => shadow.shadowId === shadowId), `status ${status}`);
+    },
+  ],
+  [
+    'getShadow: score two applicants, then read the report until the shadow compared both',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const shadow = need(shadowId, 'shadow');
+      for (const applicant of [APPLICANT, DECLINED_APPLICANT]) {
+        const scored = await scoreScenario(applicant, { name }, asScorer);
+        check(scored.status === 200, `score: status ${scored.status}`);
+      }
+      const { data, status } = await eventually(
+        () => getShadow(id, shadow, { context }),
+        (result) => result.data.report.compared >= 2,
+      );
+      // The development version decides as version 1 does: nothing changed.
+      check(
+        status === 200 && data.report.compared >= 2 && data.report.changed === 0,
+        `status ${status}, ${JSON.stringify(data.report)}`,
+      );
+    },
+  ],
+  [
+    'stopShadow: stop it',
+    async () => {
+      const { data, status } = await stopShadow(need(scenarioId, 'scenario'), need(shadowId, 'shadow'), { context });
+      check(status === 200 && data.state === 'STOPPED', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'startShadow: start it again',
+    async () => {
+      const { data, status } = await startShadow(need(scenarioId, 'scenario'), need(shadowId, 'shadow'), { context });
+      check(status === 200 && data.state === 'RUNNING', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'createSplit: let the development version answer half of live traffic (201)',
+    async () => {
+      const { data, status } = await createSplit(
+        need(scenarioId, 'scenario'),
+        { challengers: [{ version: 'develop', percent: 50 }], decisionOutput: 'decision' },
+        { context },
+      );
+      check(
+        status === 201 && data.state === 'RUNNING' && data.arms.length === 2,
+        `status ${status}, ${JSON.stringify(data)}`,
+      );
+      splitId = data.splitId;
+    },
+  ],
+  [
+    'getSplit: score four applicants, then read the report per arm until it counts them',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const split = need(splitId, 'split');
+      for (let run = 0; run < 4; run += 1) {
+        const { data, status } = await scoreScenario(APPLICANT, { name }, asScorer);
+        check(
+          status === 200 && (data.version === '1' || data.version === 'develop'),
+          `score: status ${status}, version ${data.version}`,
+        );
+      }
+      const { data, status } = await eventually(
+        () => getSplit(id, split, { context }),
+        (result) => result.data.report.runs >= 4,
+      );
+      check(
+        status === 200 &&
+          data.report.runs >= 4 &&
+          data.report.arms.reduce((runs, arm) => runs + arm.runs, 0) === data.report.runs,
+        `status ${status}, ${JSON.stringify(data.report)}`,
+      );
+    },
+  ],
+  [
+    'endSplit: end it (every run goes to the champion again)',
+    async () => {
+      const { data, status } = await endSplit(need(scenarioId, 'scenario'), need(splitId, 'split'), { context });
+      check(status === 200 && data.state === 'ENDED', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'promoteSplit: start a second split and promote its challenger (deployed as version 2)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const started = await createSplit(
+        id,
+        { challengers: [{ version: 'develop', percent: 10 }], stickyBy: 'age', decisionOutput: 'decision' },
+        { context },
+      );
+      const { data, status } = await promoteSplit(id, started.data.splitId, { version: 'develop' }, { context });
+      check(
+        status === 200 && data.state === 'ENDED' && data.promotedVersion === '2',
+        `status ${status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'startShadow: 409 SHADOW_ENDED once the promotion deployed a new champion',
+    async () => {
+      const error = await rejection(startShadow(need(scenarioId, 'scenario'), need(shadowId, 'shadow'), { context }));
+      check(
+        statusOf(error) === 409 && codeOf(error) === 'SHADOW_ENDED',
+        `status ${statusOf(error)}, ${String(codeOf(error))}`,
+      );
     },
   ],
   [

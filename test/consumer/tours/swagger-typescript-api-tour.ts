@@ -228,6 +228,8 @@ let testCaseId: string | undefined;
 let batchTaskId: string | undefined;
 let recordId: string | undefined;
 let replayId: string | undefined;
+let shadowId: string | undefined;
+let splitId: string | undefined;
 let settings: RecordingSettings | undefined;
 let modelVersion: string | undefined;
 const api = management.api;
@@ -546,6 +548,140 @@ const passed = await runTour('swagger-typescript-api (Api class, fetch)', [
     async () => {
       const { data, status } = await api.listReplays(need(scenarioId, 'scenario'), { context });
       check(status === 200 && data.replays.length >= 2, `status ${status}, ${data.replays.length} replays`);
+    },
+  ],
+  [
+    'attachShadow: shadow the development version on live traffic (201)',
+    async () => {
+      const { data, status } = await api.attachShadow(
+        need(scenarioId, 'scenario'),
+        { context },
+        { version: 'develop', sampleRate: 1, outputs: ['decision', 'score'] },
+      );
+      check(
+        status === 201 && data.state === 'RUNNING' && data.championVersion === '1',
+        `status ${status}, ${JSON.stringify(data)}`,
+      );
+      shadowId = data.shadowId;
+    },
+  ],
+  [
+    'listShadows: find it in the list',
+    async () => {
+      const { data, status } = await api.listShadows(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.shadows.some((shadow) => shadow.shadowId === shadowId), `status ${status}`);
+    },
+  ],
+  [
+    'getShadow: score two applicants, then read the report until the shadow compared both',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const shadow = need(shadowId, 'shadow');
+      for (const applicant of [APPLICANT, DECLINED_APPLICANT]) {
+        const scored = await execution.api.scoreScenario({ name }, applicant);
+        check(scored.status === 200, `score: status ${scored.status}`);
+      }
+      const { data, status } = await eventually(
+        () => api.getShadow(id, shadow, { context }),
+        (result) => result.data.report.compared >= 2,
+      );
+      // The development version decides as version 1 does: nothing changed.
+      check(
+        status === 200 && data.report.compared >= 2 && data.report.changed === 0,
+        `status ${status}, ${JSON.stringify(data.report)}`,
+      );
+    },
+  ],
+  [
+    'stopShadow: stop it',
+    async () => {
+      const { data, status } = await api.stopShadow(need(scenarioId, 'scenario'), need(shadowId, 'shadow'), {
+        context,
+      });
+      check(status === 200 && data.state === 'STOPPED', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'startShadow: start it again',
+    async () => {
+      const { data, status } = await api.startShadow(need(scenarioId, 'scenario'), need(shadowId, 'shadow'), {
+        context,
+      });
+      check(status === 200 && data.state === 'RUNNING', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'createSplit: let the development version answer half of live traffic (201)',
+    async () => {
+      const { data, status } = await api.createSplit(
+        need(scenarioId, 'scenario'),
+        { context },
+        { challengers: [{ version: 'develop', percent: 50 }], decisionOutput: 'decision' },
+      );
+      check(
+        status === 201 && data.state === 'RUNNING' && data.arms.length === 2,
+        `status ${status}, ${JSON.stringify(data)}`,
+      );
+      splitId = data.splitId;
+    },
+  ],
+  [
+    'getSplit: score four applicants, then read the report per arm until it counts them',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const split = need(splitId, 'split');
+      for (let run = 0; run < 4; run += 1) {
+        const { data, status } = await execution.api.scoreScenario({ name }, APPLICANT);
+        check(
+          status === 200 && (data.version === '1' || data.version === 'develop'),
+          `score: status ${status}, version ${data.version}`,
+        );
+      }
+      const { data, status } = await eventually(
+        () => api.getSplit(id, split, { context }),
+        (result) => result.data.report.runs >= 4,
+      );
+      check(
+        status === 200 &&
+          data.report.runs >= 4 &&
+          data.report.arms.reduce((runs, arm) => runs + arm.runs, 0) === data.report.runs,
+        `status ${status}, ${JSON.stringify(data.report)}`,
+      );
+    },
+  ],
+  [
+    'endSplit: end it (every run goes to the champion again)',
+    async () => {
+      const { data, status } = await api.endSplit(need(scenarioId, 'scenario'), need(splitId, 'split'), { context });
+      check(status === 200 && data.state === 'ENDED', `status ${status}, ${data.state}`);
+    },
+  ],
+  [
+    'promoteSplit: start a second split and promote its challenger (deployed as version 2)',
+    async () => {
+      const id = need(scenarioId, 'scenario');
+      const started = await api.createSplit(
+        id,
+        { context },
+        { challengers: [{ version: 'develop', percent: 10 }], stickyBy: 'age', decisionOutput: 'decision' },
+      );
+      const { data, status } = await api.promoteSplit(id, started.data.splitId, { context }, { version: 'develop' });
+      check(
+        status === 200 && data.state === 'ENDED' && data.promotedVersion === '2',
+        `status ${status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
+    'startShadow: 409 SHADOW_ENDED once the promotion deployed a new champion',
+    async () => {
+      const thrown = await rejection(
+        api.startShadow(need(scenarioId, 'scenario'), need(shadowId, 'shadow'), { context }),
+      );
+      check(
+        statusOf(thrown) === 409 && codeOf(thrown) === 'SHADOW_ENDED',
+        `status ${statusOf(thrown)}, ${String(codeOf(thrown))}`,
+      );
     },
   ],
   [

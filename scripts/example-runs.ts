@@ -1,0 +1,103 @@
+/**
+ * What the spec's examples name by id besides the example scenario (issue #29, "the interactive view works as
+ * pre-filled for a new user"): a decision record (getDecisionRecord's `recordId`), a batch (getBatchStatus's and
+ * getBatchResults' `batchTaskId`), a finished replay (getReplay's `replayId`) and a cancelled one (cancelReplay's
+ * `replayId`: a cancel answers a CANCELLED replay as it is, so Execute keeps answering 200). They are made through
+ * the services, with the ids the spec's examples name, read from spec/openapi.json itself so the two never drift.
+ * Each is made once: an id that is found already is left as it is, so running the seed again changes nothing.
+ * Shadows and splits (getShadow's `shadowId`, getSplit's `splitId`, …) are not made here yet: their services choose
+ * their ids themselves.
+ */
+import { readFile } from 'node:fs/promises';
+import { NotFoundError } from '../src/errors/not-found-error.js';
+import type { StartReplay } from '../src/replay/replay-service.js';
+import type { SeedResult } from '../src/scenarios/example-seeder.js';
+import type { Services } from '../src/services.js';
+
+const SPEC = new URL('../spec/openapi.json', import.meta.url);
+/** The request id the seeded run is recorded under. */
+const SEED_REQUEST_ID = 'example-seed';
+
+interface Operation {
+  operationId?: string;
+  parameters?: Array<{ name?: string; example?: unknown }>;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+}
+
+/** The spec's example ids and bodies, by operationId. */
+async function specExamples() {
+  const spec = JSON.parse(await readFile(SPEC, 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+  const operations = Object.values(spec.paths).flatMap((item) => Object.values(item));
+  const operation = (id: string) => {
+    const found = operations.find((candidate) => candidate.operationId === id);
+    if (!found) throw new Error(`spec/openapi.json has no operation ${id}`);
+    return found;
+  };
+  return {
+    pathId: (id: string, name: string): string => {
+      const example = operation(id).parameters?.find((parameter) => parameter.name === name)?.example;
+      if (typeof example !== 'string') throw new Error(`${id} has no example ${name}`);
+      return example;
+    },
+    body: (id: string): unknown => operation(id).requestBody?.content['application/json']?.example,
+  };
+}
+
+/** Whether `read` finds what it asks for (false on a 404). */
+async function found(read: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await read();
+    return true;
+  } catch (error) {
+    if (error instanceof NotFoundError) return false;
+    throw error;
+  }
+}
+
+/** Makes what is missing of the example's runs, batch and replays; answers the ids it made. */
+export async function seedExampleRuns(services: Services, seeded: SeedResult): Promise<string[]> {
+  const examples = await specExamples();
+  const user = await services.users.ensureUser(seeded.username, false);
+  const actor = { owner: { id: user.id, username: user.username }, isAdmin: false };
+  const caller = { id: user.id };
+  const { scenarioId, scenarioName } = seeded;
+  const made: string[] = [];
+
+  // The record first: the finished replay replays it.
+  const recordId = examples.pathId('getDecisionRecord', 'recordId');
+  if (!(await found(() => services.records.service.get(actor, scenarioId, recordId)))) {
+    const inputs = examples.body('scoreScenario') as Record<string, unknown>;
+    await services.execution.service.score(caller, scenarioName, inputs, SEED_REQUEST_ID, recordId);
+    // Records are written in bulk a moment later: stored now, before the replay counts them.
+    await services.records.recorder.flush();
+    made.push(`decision record ${recordId}`);
+  }
+
+  const batchId = examples.pathId('getBatchStatus', 'batchTaskId');
+  if (!(await found(() => services.execution.batches.status(caller, batchId)))) {
+    const batch = examples.body('submitBatch') as { scenarioName: string; parameters: Record<string, unknown>[] };
+    await services.execution.batches.submit(caller, batch.scenarioName, batch.parameters, undefined, batchId);
+    made.push(`batch ${batchId}`);
+  }
+
+  const request = examples.body('startReplay') as StartReplay;
+  const finishedId = examples.pathId('getReplay', 'replayId');
+  if (!(await found(() => services.replay.service.get(actor, scenarioId, finishedId)))) {
+    await services.replay.service.start(actor, user.id, scenarioId, request, finishedId);
+    // Run here, so it has FINISHED before the service starts; its queued job then finds it ended and does nothing.
+    await services.replay.job.run(
+      { replayId: finishedId },
+      async () => undefined,
+      () => false,
+    );
+    made.push(`replay ${finishedId}`);
+  }
+
+  const cancelledId = examples.pathId('cancelReplay', 'replayId');
+  if (!(await found(() => services.replay.service.get(actor, scenarioId, cancelledId)))) {
+    await services.replay.service.start(actor, user.id, scenarioId, request, cancelledId);
+    await services.replay.service.cancel(actor, user.username, scenarioId, cancelledId);
+    made.push(`replay ${cancelledId} (cancelled)`);
+  }
+  return made;
+}
