@@ -12,7 +12,7 @@ import type {
 } from './model-document.js';
 import { modelCategories } from './model-categories.js';
 import { type FieldRead, PREDICATE_RUNTIME, truthSource } from './predicate-codegen.js';
-import { FieldLocals, scoreLeaf, treeFunction, treeSize, treeStatements } from './tree-codegen.js';
+import { FieldLocals, NODES_PER_FUNCTION, scoreLeaf, treeFunction, treeSize, treeStatements } from './tree-codegen.js';
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
 
 /**
@@ -386,9 +386,6 @@ function inlineTree(m: MiningModel, s: MiningSegment): s is MiningSegment & { mo
     s.targets === undefined
   );
 }
-
-/** Trees per generated function: at most about this many nodes, so that V8 still optimises each function. */
-const NODES_PER_FUNCTION = 400;
 
 /**
  * Statements adding consecutive inline trees (inlineTree) to `t`, `n` and `w` of a sum-like segmentation, in the

@@ -41,8 +41,15 @@ export class FieldLocals {
 }
 
 /**
+ * Tree nodes per generated function, at most: V8 optimises functions up to a bytecode size, and compiles each lazily
+ * on its first call, so a large tree is cut into functions of subtrees (a first run then compiles only those on
+ * its path, not the whole tree). Also what ensembles pack their trees into functions by.
+ */
+export const NODES_PER_FUNCTION = 400;
+
+/**
  * Statements that set `v` to the tree's result, as `leaf` writes a node's result, and leave the block
- * `label`. The caller declares `let v`.
+ * `label`. The caller declares `let v`. Subtrees past NODES_PER_FUNCTION go to functions of their own.
  */
 export function treeStatements(
   e: TreeSink,
@@ -51,8 +58,38 @@ export function treeStatements(
   leaf: (n: TreeNode) => string,
   label: string,
 ): string {
+  const sizes = new Map<TreeNode, number>();
+  const size = (n: TreeNode): number => {
+    let total = 1;
+    for (const c of n.children) total += size(c);
+    sizes.set(n, total);
+    return total;
+  };
+  size(m.root);
+  return subtreeBlock(e, m, { read, leaf, sizes }, m.root, label, true);
+}
+
+interface TreeEmit {
+  read: FieldRead;
+  leaf: (n: TreeNode) => string;
+  sizes: Map<TreeNode, number>;
+}
+
+/** The labelled block of the subtree at `top`: children fit in while the function's node budget lasts. */
+function subtreeBlock(e: TreeSink, m: TreeModel, t: TreeEmit, top: TreeNode, label: string, isRoot: boolean): string {
+  const { read, leaf } = t;
   const set = (value: string) => `v = ${value}; break ${label};`;
   const lines: string[] = [];
+  let budget = NODES_PER_FUNCTION - 1;
+  const descend = (c: TreeNode): void => {
+    const size = t.sizes.get(c)!;
+    if (size > budget) {
+      lines.push(set(`${subtreeFunction(e, m, t, c)}(X)`));
+      return;
+    }
+    budget -= size;
+    node(c);
+  };
   const node = (n: TreeNode): void => {
     if (n.children.length === 0) {
       lines.push(set(leaf(n)));
@@ -67,13 +104,13 @@ export function treeStatements(
           // a compound predicate: its three-valued value, once
           lines.push(`{ const t = ${predicateSource(e, c.predicate, read)};`);
           lines.push(`if (t === null) { ${set(onUnknown!)} }`, 'if (t === true) {');
-          node(c);
+          descend(c);
           lines.push('} }');
           continue;
         }
         if (unknown !== 'false') lines.push(`if (${unknown}) { ${set(onUnknown!)} }`);
         lines.push(`if (${truthSource(e, c.predicate, read)}) {`);
-        node(c);
+        descend(c);
         lines.push('}');
       }
       lines.push(noTrueChild(n));
@@ -100,7 +137,7 @@ export function treeStatements(
     lines.push(close);
     n.children.forEach((c, k) => {
       lines.push(`if (c === ${k}) {`);
-      node(c);
+      descend(c);
       lines.push('}');
     });
     lines.push(`${noTrueChild(n)} }`);
@@ -108,14 +145,24 @@ export function treeStatements(
   const noTrueChild = (n: TreeNode) => set(m.noTrueChildStrategy === 'returnLastPrediction' ? leaf(n) : 'null');
 
   lines.push(`${label}: {`);
-  if (m.root.predicate.op === 'true') node(m.root);
+  if (!isRoot || top.predicate.op === 'true') node(top);
   else {
-    lines.push(`if (${truthSource(e, m.root.predicate, read)}) {`);
-    node(m.root);
+    // the root's own predicate: not true, no prediction (a subtree's predicate was tested by its parent)
+    lines.push(`if (${truthSource(e, top.predicate, read)}) {`);
+    node(top);
     lines.push('}', set('null'));
   }
   lines.push('}');
   return lines.join('\n');
+}
+
+/** Emits a function `(X) → the subtree's result` (as `leaf` writes it); returns its name. */
+function subtreeFunction(e: TreeSink, m: TreeModel, t: TreeEmit, top: TreeNode): string {
+  const name = e.id('N');
+  const locals = new FieldLocals(e);
+  const body = subtreeBlock(e, m, { ...t, read: locals.read }, top, 'L', false);
+  e.parts.push(`function ${name}(X) {\n${locals.declarations()}\nlet v;\n${body}\nreturn v;\n}`);
+  return name;
 }
 
 /** The result `{ v, p, rc }` of every node, by its position in a depth-first walk (null: the node predicts nothing). */

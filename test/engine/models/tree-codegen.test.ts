@@ -82,6 +82,30 @@ describe('a tree with compound predicates', () => {
   });
 });
 
+describe('a large tree', () => {
+  it('is cut into functions of subtrees, and scores as one tree', async () => {
+    // a balanced tree of depth 11 (4,095 nodes) over [0, 1): each leaf scores the middle of its interval
+    const node = (depth: number, lo: number, hi: number, predicate: string): string => {
+      const mid = (lo + hi) / 2;
+      if (depth === 11) return `<Node score="${mid}">${predicate}</Node>`;
+      return `<Node score="${mid}">${predicate}${node(depth + 1, lo, mid, simple('x', 'lessThan', mid))}${node(depth + 1, mid, hi, simple('x', 'greaterOrEqual', mid))}</Node>`;
+    };
+    const model = readPmml(
+      pmml(`<TreeModel functionName="regression">${schema}${node(0, 0, 1, '<True/>')}</TreeModel>`),
+    );
+    const source = modelFunction(model as PmmlModelDocument, { reads: {}, outputs: ['t'], nodeId: 'model' });
+    // at most about 400 nodes a function: a first run compiles the functions on its path, not the whole tree
+    expect(source.match(/\bfunction N\d+\(/g)?.length).toBeGreaterThanOrEqual(10);
+    const leaf = (x: number) => (Math.floor(x * 2048) + 0.5) / 2048;
+    expect(await score(model, [{ x: 0.3 }, { x: 0 }, { x: 0.999 }, { x: null }])).toEqual([
+      leaf(0.3),
+      leaf(0),
+      leaf(0.999),
+      null,
+    ]);
+  });
+});
+
 describe('ensembles of trees added in line', () => {
   const tree = (strategy: string, field: string, cut: number, low: number, high: number) =>
     `<TreeModel functionName="regression" missingValueStrategy="${strategy}">${schema}<Node score="0"><True/>` +
