@@ -3,10 +3,11 @@
  * (test/models/fixtures), against the same scenario without the model (START → SCRIPT spreading the
  * inputs → END), every figure from one run. Also the time to read each file and to compile it.
  * Then the same 100 gradient-boosted trees of depth 3 (test/models/fixtures/onnx/gbm-100.*, from
- * scripts/fixtures/make-onnx-models.py) four ways, in the same run: a plain hand-written JavaScript function
+ * scripts/fixtures/make-onnx-models.py) several ways, in the same run: a plain hand-written JavaScript function
  * (the ceiling), onnxruntime-node one row per call (its public promise API, and the synchronous binding the
- * engine hosts call), the PMML model through a MODEL node and the ONNX model through a MODEL node (256 runs in
- * flight, and one at a time); and a batch of 10,000 runs of the ONNX scenario submitted at once to the engine.
+ * engine hosts call), the function generated for the PMML model called directly, the PMML model and the ONNX
+ * model through a MODEL node (256 runs in flight, and one at a time) beside the same scenario without the node (the
+ * engine's own ceiling); and a batch of 10,000 runs of the ONNX scenario submitted at once to the engine.
  * Run: npm run bench:models (env: BENCH_SECONDS per measurement, default 2; BENCH_ONLY=gbm for the trees only).
  */
 import { createHash } from 'node:crypto';
@@ -22,6 +23,8 @@ import {
   type ModelDocument,
   type ScenarioDocument,
 } from '../../src/engine/index.js';
+import { modelFunction } from '../../src/engine/models/model-codegen.js';
+import type { PmmlModelDocument } from '../../src/engine/models/model-document.js';
 import { ChildProcessOnnxInspector } from '../../src/models/onnx-inspector.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -216,8 +219,29 @@ async function gradientBoosting(engine: ScenarioEngine): Promise<string[]> {
     null,
   );
 
-  // 3. The PMML and the ONNX model through a MODEL node.
+  // 3. The PMML model's generated function called directly (what the sandbox runs, without the engine around it),
+  // then the PMML and the ONNX model through a MODEL node.
   const pmml = readPmml(readFileSync(new URL('gbm-100.pmml', dir), 'utf8'));
+  const generated = new Function(
+    'rt',
+    `return ${modelFunction(pmml as PmmlModelDocument, {
+      reads: Object.fromEntries(pmml.inputs.map((i) => [i.name, `$$vars[${JSON.stringify(i.name)}]`])),
+      outputs: pmml.outputs.map((o) => o.name),
+      nodeId: 'model',
+    })}`,
+  )({ err: (code: string, message: string) => new Error(`${code}: ${message}`) }) as (v: unknown) => number[];
+  line(
+    "the PMML model's generated function, called directly (this process)",
+    await callRate((k) => {
+      sink += generated(inputs[k % inputs.length])[0];
+    }),
+    null,
+  );
+  line(
+    'the same scenario without the MODEL node (runs/s: the engine without a model)',
+    await throughput(engine, 'gbm-none-1', scenario(pmml, false), inputs, 1),
+    await throughput(engine, 'gbm-none', scenario(pmml, false), inputs),
+  );
   line(
     'PMML through a MODEL node (runs/s)',
     await throughput(engine, 'gbm-pmml-1', scenario(pmml, true), inputs, 1),

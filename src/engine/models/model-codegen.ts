@@ -5,19 +5,20 @@ import type {
   ModelBody,
   ModelInputField,
   ModelOutputField,
-  Predicate,
   PmmlModelDocument,
   RegressionModel,
   ScorecardModel,
   TreeModel,
-  TreeNode,
 } from './model-document.js';
 import { modelCategories } from './model-categories.js';
+import { type FieldRead, PREDICATE_RUNTIME, truthSource } from './predicate-codegen.js';
+import { FieldLocals, NODES_PER_FUNCTION, scoreLeaf, treeFunction, treeSize, treeStatements } from './tree-codegen.js';
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
 
 /**
- * A model as JavaScript for the tenant's sandbox: one generated function per model body (and per tree
- * node), all data as JSON, so a model file can never inject code. The generated program follows PMML 4.4:
+ * A model as JavaScript for the tenant's sandbox: one generated function per model body (a tree is one function of
+ * nested ifs, tree-codegen.ts; the trees an ensemble adds up are added in line), all data as JSON literals, so a
+ * model file can never inject code. The generated program follows PMML 4.4:
  * three-valued predicates (a comparison with a missing value is unknown), MiningSchema missing and invalid
  * value treatment, then the model, then the Output fields asked for.
  *
@@ -110,10 +111,7 @@ export function modelFunction(doc: PmmlModelDocument, options: ModelFunctionOpti
   );
   return `(function () {
 const TYPED = ${data(categories.map((c) => typed.get(c) ?? c))};
-function A3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === false) return false; if (ps[k] === null) u = true; } return u ? null : true; }
-function O3(ps) { let u = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === true) return true; if (ps[k] === null) u = true; } return u ? null : false; }
-function X3(ps) { let t = false; for (let k = 0; k < ps.length; k++) { if (ps[k] === null) return null; if (ps[k]) t = !t; } return t; }
-function S3(ps) { for (let k = 0; k < ps.length; k++) if (ps[k] !== null) return ps[k]; return null; }
+${PREDICATE_RUNTIME}
 function BEST(p, order) { let b = -1; for (let k = 0; k < order.length; k++) { const i = order[k]; if (b < 0 || p[i] > p[b]) b = i; } return b; }
 function ZEROS() { const p = new Array(${categories.length}); for (let k = 0; k < ${categories.length}; k++) p[k] = 0; return p; }
 ${prepFns.join('\n')}
@@ -227,36 +225,11 @@ function describe(input: ModelInputField): string {
   return ` (expected ${input.dataType})`;
 }
 
-function predicate(e: Emitter, p: Predicate): string {
-  switch (p.op) {
-    case 'true':
-      return 'true';
-    case 'false':
-      return 'false';
-    case 'simple': {
-      const x = `X[${e.slot(p.field)}]`;
-      if (p.operator === 'isMissing') return `(${x} === null)`;
-      if (p.operator === 'isNotMissing') return `(${x} !== null)`;
-      const op = {
-        equal: '===',
-        notEqual: '!==',
-        lessThan: '<',
-        lessOrEqual: '<=',
-        greaterThan: '>',
-        greaterOrEqual: '>=',
-      }[p.operator];
-      return `(${x} === null ? null : ${x} ${op} ${q(p.value)})`;
-    }
-    case 'set': {
-      const x = `X[${e.slot(p.field)}]`;
-      return `(${x} === null ? null : ${p.isIn ? '' : '!'}${e.constant(data(p.values))}.includes(${x}))`;
-    }
-    case 'compound': {
-      const fn = { and: 'A3', or: 'O3', xor: 'X3', surrogate: 'S3' }[p.booleanOperator];
-      return `${fn}([${p.predicates.map((c) => predicate(e, c)).join(', ')}])`;
-    }
-  }
-}
+/** Reads a field from the model's field array, where it is read once per use (segment and attribute predicates). */
+const fromX =
+  (e: Emitter): FieldRead =>
+  (field) =>
+    `X[${e.slot(field)}]`;
 
 /** Emits the function(s) of a model body; returns the name of the one to call with X. */
 function body(e: Emitter, model: ModelBody, nodeId: string): string {
@@ -264,7 +237,7 @@ function body(e: Emitter, model: ModelBody, nodeId: string): string {
     case 'regression':
       return regression(e, model);
     case 'tree':
-      return tree(e, model);
+      return treeFunction(e, model);
     case 'scorecard':
       return scorecard(e, model);
     case 'mining':
@@ -363,66 +336,6 @@ function regression(e: Emitter, m: RegressionModel): string {
   return name;
 }
 
-function tree(e: Emitter, m: TreeModel): string {
-  const name = e.id('T');
-  const nodes: TreeNode[] = [];
-  const visit = (n: TreeNode): void => {
-    nodes.push(n);
-    n.children.forEach(visit);
-  };
-  visit(m.root);
-  const index = new Map(nodes.map((n, k) => [n, k]));
-  const results = nodes.map((n) => {
-    if (m.functionName === 'regression') return n.score === undefined ? null : { v: n.score, p: null, rc: null };
-    let p: number[] | null = null;
-    if (n.distribution) {
-      const total = n.distribution.reduce((s, d) => s + d.recordCount, 0);
-      p = e.categories.map(() => 0);
-      for (const d of n.distribution)
-        p[e.category(d.value)!] = d.probability ?? (total > 0 ? d.recordCount / total : 0);
-    }
-    let v = n.score !== undefined ? e.category(n.score)! : -1;
-    if (v < 0 && p) {
-      // the most probable category of the distribution, ties to the first listed (categories it leaves out have 0)
-      for (const d of n.distribution!) {
-        const c = e.category(d.value)!;
-        if (v < 0 || p[c] > p[v]) v = c;
-      }
-    }
-    return v < 0 ? null : { v, p, rc: null };
-  });
-  const fn = (n: TreeNode) => `${name}_${index.get(n)}`;
-  e.parts.push(`const RS${name} = ${data(results)};`);
-  for (const n of nodes) {
-    const here = `RS${name}[${index.get(n)}]`;
-    const lines: string[] = [];
-    if (n.children.length === 0) lines.push(`return ${here};`);
-    else {
-      n.children.forEach((c, k) => {
-        lines.push(`const t${k} = ${predicate(e, c.predicate)};`);
-        switch (m.missingValueStrategy) {
-          case 'none':
-            break;
-          case 'lastPrediction':
-            lines.push(`if (t${k} === null) return ${here};`);
-            break;
-          case 'nullPrediction':
-            lines.push(`if (t${k} === null) return null;`);
-            break;
-          case 'defaultChild':
-            lines.push(`if (t${k} === null) return ${fn(n.children.find((d) => d.id === n.defaultChild)!)}(X);`);
-            break;
-        }
-        lines.push(`if (t${k} === true) return ${fn(c)}(X);`);
-      });
-      lines.push(`return ${m.noTrueChildStrategy === 'returnLastPrediction' ? here : 'null'};`);
-    }
-    e.parts.push(`function ${fn(n)}(X) {\n${lines.join('\n')}\n}`);
-  }
-  e.parts.push(`function ${name}(X) { return ${predicate(e, m.root.predicate)} === true ? ${fn(m.root)}(X) : null; }`);
-  return name;
-}
-
 function scorecard(e: Emitter, m: ScorecardModel): string {
   const name = e.id('S');
   const codes = [
@@ -440,7 +353,7 @@ function scorecard(e: Emitter, m: ScorecardModel): string {
           : a.partialScore - (c.baselineScore ?? 0);
       const reason = m.useReasonCodes ? ` L[${code}] += ${q(points)};` : '';
       lines.push(
-        `${j === 0 ? '' : 'else '}if (${predicate(e, a.predicate)} === true) { s += ${q(a.partialScore)};${reason} }`,
+        `${j === 0 ? '' : 'else '}if (${truthSource(e, a.predicate, fromX(e))}) { s += ${q(a.partialScore)};${reason} }`,
       );
     });
     // PMML: a characteristic none of whose attributes is true makes the score invalid.
@@ -458,11 +371,58 @@ function scorecard(e: Emitter, m: ScorecardModel): string {
   return name;
 }
 
+/**
+ * A segment that a sum, average or weightedAverage of a regression adds in line (see treeSums): a regression tree
+ * that always applies, with no transformations or Targets of its own. Gradient boosting and random forests, as
+ * exporters write them, are made of these.
+ */
+function inlineTree(m: MiningModel, s: MiningSegment): s is MiningSegment & { model: TreeModel } {
+  return (
+    m.functionName === 'regression' &&
+    s.predicate.op === 'true' &&
+    s.model.kind === 'tree' &&
+    s.model.functionName === 'regression' &&
+    (s.derived ?? []).length === 0 &&
+    s.targets === undefined
+  );
+}
+
+/**
+ * Statements adding consecutive inline trees (inlineTree) to `t`, `n` and `w` of a sum-like segmentation, in the
+ * order and with the arithmetic of one segment at a time: the trees are cut into functions `(X, t) → t`, each
+ * reading its fields once and adding its trees' scores in line; null when a tree predicts nothing.
+ */
+function treeSums(e: Emitter, trees: (MiningSegment & { model: TreeModel })[], weighted: boolean): string[] {
+  const lines: string[] = [];
+  for (let first = 0; first < trees.length; ) {
+    let last = first;
+    let nodes = treeSize(trees[first].model);
+    while (last + 1 < trees.length && nodes + treeSize(trees[last + 1].model) <= NODES_PER_FUNCTION)
+      nodes += treeSize(trees[++last].model);
+    const chunk = trees.slice(first, last + 1);
+    const name = e.id('K');
+    const locals = new FieldLocals(e);
+    const body = chunk.map((s, k) => {
+      const add = weighted ? `${q(s.weight)} * v` : 'v';
+      return `${treeStatements(e, s.model, locals.read, scoreLeaf, `L${k}`)}\nif (v === null) return null; t += ${add};`;
+    });
+    e.parts.push(`function ${name}(X, t) {\n${locals.declarations()}\nlet v;\n${body.join('\n')}\nreturn t;\n}`);
+    lines.push(
+      `t = ${name}(X, t); if (t === null) return null; n += ${chunk.length};`,
+      weighted ? chunk.map((s) => `w += ${q(s.weight)};`).join(' ') : `w += ${chunk.length};`,
+    );
+    first = last + 1;
+  }
+  return lines;
+}
+
 function mining(e: Emitter, m: MiningModel, nodeId: string): string {
   const name = e.id('M');
+  const sumLike = ['sum', 'average', 'weightedAverage'].includes(m.multipleModelMethod);
   const segs = m.segments.map((s) => ({
-    fn: segmentFunction(e, s, nodeId),
-    predicate: predicate(e, s.predicate),
+    fn: sumLike && inlineTree(m, s) ? null : segmentFunction(e, s, nodeId),
+    segment: s,
+    predicate: truthSource(e, s.predicate, fromX(e)),
     weight: s.weight,
     outputs: s.outputs,
     functionName: s.model.functionName,
@@ -473,7 +433,7 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
   switch (m.multipleModelMethod) {
     case 'selectFirst':
       segs.forEach((s) => {
-        lines.push(`if (${s.predicate} === true) return ${s.fn}(X);`);
+        lines.push(`if (${s.predicate}) return ${s.fn}(X);`);
       });
       lines.push('return null;');
       break;
@@ -483,7 +443,7 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
         const assigns = s.outputs
           .map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, s.functionName, s.expressions)};`)
           .join(' ');
-        lines.push(`if (${s.predicate} === true) { r = ${s.fn}(X); ${assigns} }`);
+        lines.push(`if (${s.predicate}) { r = ${s.fn}(X); ${assigns} }`);
       });
       lines.push('return r;');
       break;
@@ -491,11 +451,18 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
     case 'average':
     case 'weightedAverage':
       lines.push(`let n = 0, w = 0, t = 0${m.functionName === 'classification' ? ', P = ZEROS()' : ''};`);
-      segs.forEach((s) => {
+      segs.forEach((s, k) => {
+        if (s.fn === null) {
+          // the first of a run of inline trees adds them all
+          if (k > 0 && segs[k - 1].fn === null) return;
+          let end = k;
+          while (end < segs.length && segs[end].fn === null) end++;
+          const trees = segs.slice(k, end).map((t) => t.segment as MiningSegment & { model: TreeModel });
+          lines.push(...treeSums(e, trees, m.multipleModelMethod === 'weightedAverage'));
+          return;
+        }
         const weight = m.multipleModelMethod === 'weightedAverage' ? q(s.weight) : '1';
-        lines.push(
-          `if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; n++; w += ${weight};`,
-        );
+        lines.push(`if (${s.predicate}) { const r = ${s.fn}(X); if (r === null) return null; n++; w += ${weight};`);
         if (m.functionName === 'classification')
           lines.push(
             `for (let c = 0; c < P.length; c++) P[c] += ${weight === '1' ? 'r.p[c]' : `${weight} * r.p[c]`}; }`,
@@ -515,7 +482,7 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
       segs.forEach((s) => {
         const weight = m.multipleModelMethod === 'weightedMajorityVote' ? q(s.weight) : '1';
         lines.push(
-          `if (${s.predicate} === true) { const r = ${s.fn}(X); if (r === null) return null; w += ${weight}; P[r.v] += ${weight}; }`,
+          `if (${s.predicate}) { const r = ${s.fn}(X); if (r === null) return null; w += ${weight}; P[r.v] += ${weight}; }`,
         );
       });
       lines.push(

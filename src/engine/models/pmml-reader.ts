@@ -20,6 +20,7 @@ import type {
 } from './model-document.js';
 import { classificationTreeNodes, modelCategories } from './model-categories.js';
 import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml-parser.js';
+import { attribute, fieldTypes, readInterval } from './pmml-attributes.js';
 import { readDerivedFields, readTargets, expressionOf } from './pmml-transformations.js';
 import {
   ModelFileError,
@@ -28,7 +29,6 @@ import {
   kid,
   kids,
   number,
-  oneOf,
   typed,
   unsupported,
   type Context,
@@ -89,35 +89,14 @@ function readPredicate(ctx: Context, p: XmlElement, path: string): Predicate {
       return { op: 'false' };
     case 'SimplePredicate': {
       const field = fieldOf(ctx, path, p.attributes.field);
-      const operator = oneOf(
-        path,
-        p.attributes.operator,
-        'operator',
-        [
-          'equal',
-          'notEqual',
-          'lessThan',
-          'lessOrEqual',
-          'greaterThan',
-          'greaterOrEqual',
-          'isMissing',
-          'isNotMissing',
-        ] as const,
-        'equal',
-      );
+      const operator = attribute(p, path, 'SimplePredicate.operator');
       if (operator === 'isMissing' || operator === 'isNotMissing') return { op: 'simple', field: field.name, operator };
       if (p.attributes.value === undefined) invalid(path, `operator "${operator}" needs a value`);
       return { op: 'simple', field: field.name, operator, value: typed(path, field.dataType, p.attributes.value!) };
     }
     case 'SimpleSetPredicate': {
       const field = fieldOf(ctx, path, p.attributes.field);
-      const operator = oneOf(
-        path,
-        p.attributes.booleanOperator,
-        'booleanOperator',
-        ['isIn', 'isNotIn'] as const,
-        'isIn',
-      );
+      const operator = attribute(p, path, 'SimpleSetPredicate.booleanOperator');
       const array = kid(p, 'Array');
       if (!array) invalid(path, 'needs an Array');
       return {
@@ -128,13 +107,7 @@ function readPredicate(ctx: Context, p: XmlElement, path: string): Predicate {
       };
     }
     case 'CompoundPredicate': {
-      const booleanOperator = oneOf(
-        path,
-        p.attributes.booleanOperator,
-        'booleanOperator',
-        ['and', 'or', 'xor', 'surrogate'] as const,
-        'and',
-      );
+      const booleanOperator = attribute(p, path, 'CompoundPredicate.booleanOperator');
       const parts = p.children.filter((c) =>
         ['True', 'False', 'SimplePredicate', 'CompoundPredicate', 'SimpleSetPredicate'].includes(c.name),
       );
@@ -166,14 +139,7 @@ function readRegression(
   path: string,
   functionName: 'regression' | 'classification',
 ): RegressionModel {
-  const normalizationMethod = oneOf(
-    path,
-    m.attributes.normalizationMethod,
-    'normalizationMethod',
-    ['none', 'softmax', 'logit', 'exp', 'simplemax'] as const,
-    'none',
-    ['probit', 'cloglog', 'loglog', 'cauchit'],
-  );
+  const normalizationMethod = attribute(m, path, 'RegressionModel.normalizationMethod');
   const tables: RegressionTable[] = kids(m, 'RegressionTable').map((t, k) => {
     const tpath = `${path}.RegressionTable[${k}]`;
     if (kids(t, 'PredictorTerm').length > 0) unsupported(tpath, 'PredictorTerm (interaction terms) is not supported');
@@ -208,21 +174,8 @@ function readRegression(
 }
 
 function readTree(ctx: Context, m: XmlElement, path: string, functionName: 'regression' | 'classification'): TreeModel {
-  const missingValueStrategy = oneOf(
-    path,
-    m.attributes.missingValueStrategy,
-    'missingValueStrategy',
-    ['none', 'lastPrediction', 'nullPrediction', 'defaultChild'] as const,
-    'none',
-    ['weightedConfidence', 'aggregateNodes'],
-  );
-  const noTrueChildStrategy = oneOf(
-    path,
-    m.attributes.noTrueChildStrategy,
-    'noTrueChildStrategy',
-    ['returnNullPrediction', 'returnLastPrediction'] as const,
-    'returnNullPrediction',
-  );
+  const missingValueStrategy = attribute(m, path, 'TreeModel.missingValueStrategy');
+  const noTrueChildStrategy = attribute(m, path, 'TreeModel.noTrueChildStrategy');
   const top = kid(m, 'Node');
   if (!top) invalid(path, 'needs a Node');
   const readNode = (n: XmlElement, npath: string): TreeNode => {
@@ -263,20 +216,8 @@ function readTree(ctx: Context, m: XmlElement, path: string, functionName: 'regr
 
 function readScorecard(ctx: Context, m: XmlElement, path: string): ScorecardModel {
   const useReasonCodes = (m.attributes.useReasonCodes ?? 'true') === 'true';
-  const reasonCodeAlgorithm = oneOf(
-    path,
-    m.attributes.reasonCodeAlgorithm,
-    'reasonCodeAlgorithm',
-    ['pointsBelow', 'pointsAbove'] as const,
-    'pointsBelow',
-  );
-  const baselineMethod = oneOf(
-    path,
-    m.attributes.baselineMethod,
-    'baselineMethod',
-    ['max', 'min', 'mean', 'neutral', 'other'] as const,
-    'other',
-  );
+  const reasonCodeAlgorithm = attribute(m, path, 'Scorecard.reasonCodeAlgorithm');
+  const baselineMethod = attribute(m, path, 'Scorecard.baselineMethod');
   const modelBaseline =
     m.attributes.baselineScore !== undefined ? number(path, m.attributes.baselineScore, 'baselineScore') : undefined;
   const characteristics = kid(m, 'Characteristics');
@@ -343,23 +284,15 @@ function readMining(
   functionName: 'regression' | 'classification',
   depth: number,
 ): MiningModel {
-  const multipleModelMethod = oneOf(
-    path,
-    kid(m, 'Segmentation')?.attributes.multipleModelMethod,
-    'multipleModelMethod',
-    ['sum', 'average', 'weightedAverage', 'majorityVote', 'weightedMajorityVote', 'selectFirst', 'modelChain'] as const,
-    'selectFirst',
-    ['median', 'max', 'selectAll', 'weightedSum', 'weightedMedian'],
-  );
-  const segmentation = kid(m, 'Segmentation');
-  if (!segmentation) invalid(path, 'needs a Segmentation');
+  const segmentation = kid(m, 'Segmentation') ?? invalid(path, 'needs a Segmentation');
+  const multipleModelMethod = attribute(segmentation, path, 'Segmentation.multipleModelMethod');
   if (multipleModelMethod === 'sum' && functionName === 'classification')
     unsupported(path, 'multipleModelMethod="sum" of a classification is not supported');
   if (['majorityVote', 'weightedMajorityVote'].includes(multipleModelMethod) && functionName !== 'classification')
     invalid(path, `multipleModelMethod="${multipleModelMethod}" is for classifications`);
   // Fields a model chain's earlier segments output become inputs of the later ones.
   const chained = new Map(ctx.fields);
-  const segments: MiningSegment[] = kids(segmentation!, 'Segment').map((s, k) => {
+  const segments: MiningSegment[] = kids(segmentation, 'Segment').map((s, k) => {
     const spath = `${path}.Segmentation.Segment[${k}]`;
     const inner = s.children.find((c) => MODEL_ELEMENTS.includes(c.name) || REFUSED_MODELS.includes(c.name));
     if (!inner) invalid(spath, 'needs a model');
@@ -382,13 +315,7 @@ function readMining(
           );
       },
     );
-    const innerFunction = oneOf(
-      `${spath}.${inner!.name}`,
-      inner!.attributes.functionName,
-      'functionName',
-      ['regression', 'classification'] as const,
-      functionName,
-    );
+    const innerFunction = attribute(inner!, `${spath}.${inner!.name}`, 'model.functionName', functionName);
     const model = readBody(local.ctx, inner!, `${spath}.${inner!.name}`, innerFunction, depth + 1);
     const { outputs, expressions, infos } = readOutputs(
       kid(inner!, 'Output'),
@@ -485,30 +412,7 @@ function readOutputs(
   const outputs = kids(output, 'OutputField').map((o, k) => {
     const opath = `${path}.OutputField[${k}]`;
     const name = o.attributes.name ?? invalid(opath, 'attribute "name" is required');
-    const feature = oneOf(
-      opath,
-      o.attributes.feature,
-      'feature',
-      ['predictedValue', 'probability', 'reasonCode', 'transformedValue'] as const,
-      'predictedValue',
-      [
-        'predictedDisplayValue',
-        'decision',
-        'entityId',
-        'clusterId',
-        'affinity',
-        'standardError',
-        'standardDeviation',
-        'ruleValue',
-        'confidence',
-        'residual',
-        'antecedent',
-        'consequent',
-        'rule',
-        'ruleId',
-        'warning',
-      ],
-    );
+    const feature = attribute(o, opath, 'OutputField.feature');
     if (o.attributes.segmentId !== undefined) unsupported(opath, 'segmentId outputs are not supported');
     const field: ModelOutputField = { name, feature };
     if (feature === 'probability' && o.attributes.value !== undefined) field.value = o.attributes.value;
@@ -550,58 +454,14 @@ function readInputs(
   kids(dictionary, 'DataField').forEach((f, k) => {
     const fpath = `PMML.DataDictionary.DataField[${k}]`;
     const name = f.attributes.name ?? invalid(fpath, 'attribute "name" is required');
-    const dataType = oneOf(
-      fpath,
-      f.attributes.dataType,
-      'dataType',
-      ['string', 'integer', 'float', 'double', 'boolean'] as const,
-      'string',
-      [
-        'date',
-        'time',
-        'dateTime',
-        'dateDaysSince[0]',
-        'dateDaysSince[1960]',
-        'dateDaysSince[1970]',
-        'dateDaysSince[1980]',
-        'timeSeconds',
-        'dateTimeSecondsSince[0]',
-        'dateTimeSecondsSince[1960]',
-        'dateTimeSecondsSince[1970]',
-        'dateTimeSecondsSince[1980]',
-      ],
-    );
-    const optype = oneOf(
-      fpath,
-      f.attributes.optype,
-      'optype',
-      ['continuous', 'categorical', 'ordinal'] as const,
-      dataType === 'string' || dataType === 'boolean' ? 'categorical' : 'continuous',
-    );
+    const { dataType, optype } = fieldTypes(f, fpath, 'string');
     // Only Value elements without a property, or with property="valid", list valid values; "invalid" and "missing" ones are refused.
     const values = kids(f, 'Value');
     values.forEach((v, j) => {
       if (v.attributes.property && v.attributes.property !== 'valid')
         unsupported(`${fpath}.Value[${j}]`, `property="${v.attributes.property}" is not supported`);
     });
-    const intervals = kids(f, 'Interval').map((i, j) => {
-      const ipath = `${fpath}.Interval[${j}]`;
-      const closure = oneOf(
-        ipath,
-        i.attributes.closure,
-        'closure',
-        ['openClosed', 'openOpen', 'closedOpen', 'closedClosed'] as const,
-        'closedClosed',
-      );
-      return {
-        ...(i.attributes.leftMargin !== undefined ? { min: number(ipath, i.attributes.leftMargin, 'leftMargin') } : {}),
-        ...(i.attributes.rightMargin !== undefined
-          ? { max: number(ipath, i.attributes.rightMargin, 'rightMargin') }
-          : {}),
-        minClosed: closure.startsWith('closed'),
-        maxClosed: closure.endsWith('Closed'),
-      };
-    });
+    const intervals = kids(f, 'Interval').map((i, j) => readInterval(i, `${fpath}.Interval[${j}]`));
     if (dataFields.has(name)) invalid(fpath, `field "${name}" is declared twice`);
     dataFields.set(name, {
       name,
@@ -619,22 +479,7 @@ function readInputs(
     const fpath = `${path}.MiningSchema.MiningField[${k}]`;
     const name = f.attributes.name ?? invalid(fpath, 'attribute "name" is required');
     const field = dataFields.get(name) ?? invalid(fpath, `field "${name}" is not in the DataDictionary`);
-    const usage = oneOf(
-      fpath,
-      f.attributes.usageType,
-      'usageType',
-      [
-        'active',
-        'target',
-        'predicted',
-        'supplementary',
-        'group',
-        'order',
-        'frequencyWeight',
-        'analysisWeight',
-      ] as const,
-      'active',
-    );
+    const usage = attribute(f, fpath, 'MiningField.usageType');
     if (usage === 'target' || usage === 'predicted') {
       target = name;
       return;
@@ -642,13 +487,7 @@ function readInputs(
     if (usage !== 'active') return;
     if (f.attributes.outliers !== undefined && f.attributes.outliers !== 'asIs')
       unsupported(fpath, `outliers="${f.attributes.outliers}" is not supported`);
-    const treatment = oneOf(
-      fpath,
-      f.attributes.invalidValueTreatment,
-      'invalidValueTreatment',
-      ['returnInvalid', 'asIs', 'asMissing', 'asValue'] as const,
-      'returnInvalid',
-    );
+    const treatment = attribute(f, fpath, 'MiningField.invalidValueTreatment');
     const input: ModelInputField = {
       name,
       dataType: field.dataType,
@@ -688,14 +527,7 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   if (REFUSED_MODELS.includes(m.name))
     unsupported(path, `${m.name} is not supported (supported: ${MODEL_ELEMENTS.join(', ')})`);
   if (m.attributes.isScorable === 'false') invalid(path, 'isScorable="false": the model says it cannot score');
-  const functionName = oneOf(
-    path,
-    m.attributes.functionName,
-    'functionName',
-    ['regression', 'classification'] as const,
-    'regression',
-    ['clustering', 'associationRules', 'sequences', 'timeSeries', 'mixed'],
-  );
+  const functionName = attribute(m, path, 'model.functionName');
   const schema = kid(m, 'MiningSchema') ?? invalid(path, 'needs a MiningSchema');
   const { inputs, target, targetCategories, fields } = readInputs(root, schema, path);
   const dictionary = kid(root, 'TransformationDictionary');

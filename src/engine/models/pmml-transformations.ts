@@ -1,5 +1,6 @@
-import type { DerivedField, Expression, FieldValue, ModelDataType, OpType, TargetSpec } from './model-document.js';
-import { fieldOf, invalid, kid, kids, number, oneOf, typed, unsupported, type FieldInfo } from './pmml-values.js';
+import type { DerivedField, Expression, FieldValue, ModelDataType, TargetSpec } from './model-document.js';
+import { attribute, declaredType, fieldTypes, readInterval } from './pmml-attributes.js';
+import { fieldOf, invalid, kid, kids, number, typed, unsupported, type FieldInfo } from './pmml-values.js';
 import type { XmlElement } from './xml-parser.js';
 
 /**
@@ -10,48 +11,20 @@ import type { XmlElement } from './xml-parser.js';
 
 const EXPRESSIONS = ['Constant', 'FieldRef', 'NormContinuous', 'NormDiscrete', 'Discretize', 'MapValues', 'Apply'];
 
-/** Built-in functions: [fewest, most] arguments. */
-const FUNCTIONS: Record<string, [number, number]> = {
-  '+': [2, 2],
-  '-': [2, 2],
-  '*': [2, 2],
-  '/': [2, 2],
-  pow: [2, 2],
-  threshold: [2, 2],
-  min: [1, Infinity],
-  max: [1, Infinity],
-  sum: [1, Infinity],
-  avg: [1, Infinity],
-  log10: [1, 1],
-  ln: [1, 1],
-  sqrt: [1, 1],
-  abs: [1, 1],
-  exp: [1, 1],
-  floor: [1, 1],
-  ceil: [1, 1],
-  round: [1, 1],
-  isMissing: [1, 1],
-  isNotMissing: [1, 1],
-  equal: [2, 2],
-  notEqual: [2, 2],
-  lessThan: [2, 2],
-  lessOrEqual: [2, 2],
-  greaterThan: [2, 2],
-  greaterOrEqual: [2, 2],
-  and: [2, Infinity],
-  or: [2, Infinity],
-  not: [1, 1],
-  isIn: [2, Infinity],
-  isNotIn: [2, Infinity],
-  if: [2, 3],
-  uppercase: [1, 1],
-  lowercase: [1, 1],
-  substring: [3, 3],
-  trimBlanks: [1, 1],
-  concat: [1, Infinity],
-};
-
-const DATA_TYPES = ['string', 'integer', 'float', 'double', 'boolean'] as const;
+/** Built-in functions by how many arguments they take: [fewest, most], then the functions. */
+const ARITIES: [number, number, string[]][] = [
+  [1, 1, ['log10', 'ln', 'sqrt', 'abs', 'exp', 'floor', 'ceil', 'round', 'isMissing', 'isNotMissing', 'not']],
+  [1, 1, ['uppercase', 'lowercase', 'trimBlanks']],
+  [2, 2, ['+', '-', '*', '/', 'pow', 'threshold']],
+  [2, 2, ['equal', 'notEqual', 'lessThan', 'lessOrEqual', 'greaterThan', 'greaterOrEqual']],
+  [1, Infinity, ['min', 'max', 'sum', 'avg', 'concat']],
+  [2, Infinity, ['and', 'or', 'isIn', 'isNotIn']],
+  [2, 3, ['if']],
+  [3, 3, ['substring']],
+];
+const FUNCTIONS: Record<string, [number, number]> = Object.fromEntries(
+  ARITIES.flatMap(([fewest, most, names]) => names.map((name) => [name, [fewest, most]])),
+);
 
 /** A value without a declared type: a number when it reads as one, else text. */
 function loose(raw: string): FieldValue {
@@ -93,11 +66,7 @@ function readExpression(
   switch (x.name) {
     case 'Constant': {
       if (x.attributes.missing === 'true') return { op: 'constant', value: null };
-      const dataType =
-        x.attributes.dataType === undefined
-          ? undefined
-          : oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string');
-      return { op: 'constant', value: typedOrLoose(path, dataType, x.text) };
+      return { op: 'constant', value: typedOrLoose(path, declaredType(x, path, undefined), x.text) };
     }
     case 'FieldRef': {
       const f = field(x.attributes.field);
@@ -115,13 +84,7 @@ function readExpression(
         if (k > 0 && !(p.orig > points[k - 1].orig))
           invalid(`${path}.LinearNorm[${k}]`, 'orig must increase from one LinearNorm to the next');
       });
-      const outliers = oneOf(
-        path,
-        x.attributes.outliers,
-        'outliers',
-        ['asIs', 'asMissingValues', 'asExtremeValues'] as const,
-        'asIs',
-      );
+      const outliers = attribute(x, path, 'NormContinuous.outliers');
       const m =
         x.attributes.mapMissingTo !== undefined ? number(path, x.attributes.mapMissingTo, 'mapMissingTo') : undefined;
       return { op: 'normContinuous', field: f.name, points, outliers, ...(m !== undefined ? { mapMissingTo: m } : {}) };
@@ -142,32 +105,14 @@ function readExpression(
     }
     case 'Discretize': {
       const f = field(x.attributes.field);
-      const outType =
-        x.attributes.dataType !== undefined
-          ? oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string')
-          : resultType;
+      const outType = declaredType(x, path, resultType);
       const bins = kids(x, 'DiscretizeBin').map((b, k) => {
         const bpath = `${path}.DiscretizeBin[${k}]`;
         const interval = kid(b, 'Interval') ?? invalid(bpath, 'needs an Interval');
-        const ipath = `${bpath}.Interval`;
-        const closure = oneOf(
-          ipath,
-          interval.attributes.closure,
-          'closure',
-          ['openClosed', 'openOpen', 'closedOpen', 'closedClosed'] as const,
-          'closedClosed',
-        );
         if (b.attributes.binValue === undefined) invalid(bpath, 'attribute "binValue" is required');
         return {
           value: typedOrLoose(bpath, outType, b.attributes.binValue!),
-          ...(interval.attributes.leftMargin !== undefined
-            ? { min: number(ipath, interval.attributes.leftMargin, 'leftMargin') }
-            : {}),
-          ...(interval.attributes.rightMargin !== undefined
-            ? { max: number(ipath, interval.attributes.rightMargin, 'rightMargin') }
-            : {}),
-          minClosed: closure.startsWith('closed'),
-          maxClosed: closure.endsWith('Closed'),
+          ...readInterval(interval, `${bpath}.Interval`),
         };
       });
       const m = optional(x.attributes.mapMissingTo, (raw) => typedOrLoose(path, outType, raw));
@@ -183,10 +128,7 @@ function readExpression(
     case 'MapValues': {
       if (kid(x, 'TableLocator'))
         unsupported(`${path}.TableLocator`, 'TableLocator is not supported: give the table inline (InlineTable)');
-      const outType =
-        x.attributes.dataType !== undefined
-          ? oneOf(path, x.attributes.dataType, 'dataType', DATA_TYPES, 'string')
-          : resultType;
+      const outType = declaredType(x, path, resultType);
       const output = x.attributes.outputColumn ?? invalid(path, 'attribute "outputColumn" is required');
       const pairs = kids(x, 'FieldColumnPair').map((p, k) => {
         const ppath = `${path}.FieldColumnPair[${k}]`;
@@ -233,13 +175,7 @@ function readExpression(
           path,
           `function "${fn}" takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1] === Infinity ? 'any number of' : arity[1]}`} arguments, got ${args.length}`,
         );
-      const invalidValueTreatment = oneOf(
-        path,
-        x.attributes.invalidValueTreatment,
-        'invalidValueTreatment',
-        ['returnInvalid', 'asIs', 'asMissing'] as const,
-        'returnInvalid',
-      );
+      const invalidValueTreatment = attribute(x, path, 'Apply.invalidValueTreatment');
       const m = optional(x.attributes.mapMissingTo, (raw) => typedOrLoose(path, resultType, raw));
       const d = optional(x.attributes.defaultValue, (raw) => typedOrLoose(path, resultType, raw));
       return {
@@ -284,18 +220,7 @@ export function readDerivedFields(
     const dpath = `${path}.DerivedField[${k}]`;
     const name = d.attributes.name ?? invalid(dpath, 'attribute "name" is required');
     if (scope.has(name)) invalid(dpath, `field "${name}" is already defined`);
-    const dataType = oneOf(dpath, d.attributes.dataType, 'dataType', DATA_TYPES, 'double', [
-      'date',
-      'time',
-      'dateTime',
-    ]);
-    const optype = oneOf(
-      dpath,
-      d.attributes.optype,
-      'optype',
-      ['continuous', 'categorical', 'ordinal'] as const,
-      dataType === 'string' || dataType === 'boolean' ? 'categorical' : 'continuous',
-    ) as OpType;
+    const { dataType, optype } = fieldTypes(d, dpath, 'double');
     scope.set(name, { name, dataType, optype });
     return { d, dpath, name, dataType, optype };
   });
@@ -340,14 +265,7 @@ export function readTargets(
   };
   if (t.attributes.min !== undefined) spec.min = number(tpath, t.attributes.min, 'min');
   if (t.attributes.max !== undefined) spec.max = number(tpath, t.attributes.max, 'max');
-  if (t.attributes.castInteger !== undefined)
-    spec.castInteger = oneOf(
-      tpath,
-      t.attributes.castInteger,
-      'castInteger',
-      ['round', 'ceiling', 'floor'] as const,
-      'round',
-    );
+  if (t.attributes.castInteger !== undefined) spec.castInteger = attribute(t, tpath, 'Target.castInteger');
   const rescales = ['min', 'max', 'rescaleFactor', 'rescaleConstant', 'castInteger'].filter(
     (a) => t.attributes[a] !== undefined,
   );

@@ -480,6 +480,17 @@ describe('files the reader refuses', () => {
         ),
       ),
     ).toEqual({ kind: 'unsupported', message: expect.stringContaining('1001 target categories; at most 1000') });
+    // the same value refused the same way wherever PMML allows it: a date type in a derived field, a function of a segment
+    const derivedDate = `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations><DerivedField name="d" dataType="dateDaysSince[1970]"><FieldRef field="x"/></DerivedField></LocalTransformations><RegressionTable intercept="1"/></RegressionModel>`;
+    expect(refuse(pmml(xy, derivedDate))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('dataType="dateDaysSince[1970]" is not supported'),
+    });
+    const segmentClustering = `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="sum"><Segment><True/><RegressionModel functionName="clustering">${schemaXY}<RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`;
+    expect(refuse(pmml(xy, segmentClustering))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('functionName="clustering" is not supported'),
+    });
     const segmentTreatment = `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="sum"><Segment><True/><RegressionModel functionName="regression"><MiningSchema><MiningField name="x" missingValueReplacement="1"/></MiningSchema><RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`;
     expect(refuse(pmml(xy, segmentTreatment))).toEqual({
       kind: 'unsupported',
