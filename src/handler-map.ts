@@ -7,6 +7,7 @@ import { createModelHandlers } from './models/model-routes.js';
 import { createRecordsHandlers } from './records/records-routes.js';
 import { createReplayHandlers } from './replay/replay-routes.js';
 import { scenarioActors } from './scenarios/scenario-access.js';
+import { scenarioAnswers } from './scenarios/scenario-answers.js';
 import { createScenarioHandlers } from './scenarios/scenario-routes.js';
 import type { Services } from './services.js';
 import { createShadowHandlers } from './shadows/shadow-routes.js';
@@ -19,18 +20,18 @@ import { createStatisticsHandlers } from './statistics/statistics-routes.js';
  */
 export function createHandlerMap(services: Services): OperationHandlers {
   const users = services.users;
-  const actorOf = scenarioActors(users);
+  const answer = scenarioAnswers(scenarioActors(users));
   return {
     ...createScenarioHandlers({ scenarios: services.scenarios, users }),
     ...createExecutionHandlers({ execution: services.execution.service }),
     ...createBatchHandlers({ batches: services.execution.batches }),
     ...createInternalDataHandlers({ internalData: services.internalData }),
-    ...createStatisticsHandlers({ statistics: services.statistics.service, actorOf }),
-    ...createRecordsHandlers({ records: services.records.service, actorOf }),
-    ...createReplayHandlers({ replays: services.replay.service, actorOf }),
+    ...createStatisticsHandlers(services.statistics.service, answer),
+    ...createRecordsHandlers(services.records.service, answer),
+    ...createReplayHandlers(services.replay.service, answer),
     ...createModelHandlers({ models: services.models }),
-    ...createShadowHandlers({ shadows: services.shadows.service, actorOf }),
-    ...createSplitHandlers({ splits: services.shadows.splits, actorOf }),
+    ...createShadowHandlers(services.shadows.service, answer),
+    ...createSplitHandlers(services.shadows.splits, answer),
   };
 }
 
