@@ -82,12 +82,13 @@ export function createScenarioHandlers({
       return { status: 200, body: variables };
     },
 
-    importScenarios: answer(200, async (actor, { query, body }) => ({
-      scenarios: await scenarios.importScenarios(actor, body, {
-        overwriteDevelop: query.overwrite_develop === true,
-        overwriteDeploy: query.overwrite_deploy === true,
-      }),
-    })),
+    async importScenarios(request) {
+      const outcomes = await scenarios.importScenarios(await actorOf(request), request.body, {
+        overwriteDevelop: request.query.overwrite_develop === true,
+        overwriteDeploy: request.query.overwrite_deploy === true,
+      });
+      return { status: 200, body: { scenarios: outcomes } };
+    },
 
     async exportScenarios(request) {
       const versions = await scenarios.exportScenarios(await actorOf(request), request.query.name);
