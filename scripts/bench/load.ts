@@ -65,7 +65,8 @@ async function serve(): Promise<void> {
   // The same wiring as services.ts, with the tuning under test.
   const store = new InternalDataStore(services.db, new UserStore(services.db));
   services.internalData = new InternalDataService(store, services.collectionLookups, logger, tuning);
-  const app = createApp(appDependencies(services));
+  // Uploads through Express alone, as this benchmark has always measured them (the fast lane serves none of them).
+  const app = createApp({ ...appDependencies(services), fastLane: undefined });
   // The measuring parent holds the IPC channel: when it ends, however it ends, so does this service.
   process.on('disconnect', () => process.exit(0));
   const server: Server = createServer(app).listen(0, '127.0.0.1', () => {
