@@ -1,11 +1,11 @@
 import { createApp } from './app.js';
-import { createHandlerMap, fastLaneOperations } from './handler-map.js';
+import { appDependencies } from './handler-map.js';
 import { listen } from './net/listen.js';
 import { createLogger } from './logger.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { createHttpServer } from './http/server.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
-import { closeServices, createServices, healthChecks, startWorkerRole } from './services.js';
+import { closeServices, createServices, startWorkerRole } from './services.js';
 import { logUnhandledRejections } from './process-guards.js';
 import { loadConfigOrExit } from './startup-checks.js';
 import { stopOnSignals } from './process-shutdown.js';
@@ -28,15 +28,7 @@ async function main(): Promise<void> {
   await services.internalData
     .removeOrphanTables()
     .catch((error: unknown) => logger.error({ err: error }, 'could not look for tables left by interrupted loads'));
-  const app = createApp({
-    config,
-    logger,
-    users: services.users,
-    handlers: createHandlerMap(services),
-    health: healthChecks(services),
-    fastLane: fastLaneOperations(services),
-    yamlParser: services.yamlParser,
-  });
+  const app = createApp(appDependencies(services));
   // Every operation's request validator is built now, not at its first request in the middle of serving.
   const warmStarted = performance.now();
   const warmed = await app.warmUp();

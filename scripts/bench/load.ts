@@ -28,13 +28,13 @@ import { UserStore } from '../../src/auth/user-store.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '../../src/db/database.js';
 import { ScenarioEngine, normalizeScenarioDocument, type EnginePorts } from '../../src/engine/index.js';
-import { createHandlerMap } from '../../src/handler-map.js';
+import { appDependencies } from '../../src/handler-map.js';
 import { CollectionLookupPort } from '../../src/internal-data/collection-lookup-port.js';
 import { DEFAULT_INSERT_TUNING, type InsertTuning } from '../../src/internal-data/csv-inserter.js';
 import { InternalDataService } from '../../src/internal-data/internal-data-service.js';
 import { InternalDataStore } from '../../src/internal-data/internal-data-store.js';
 import { createLogger } from '../../src/logger.js';
-import { createServices, healthChecks } from '../../src/services.js';
+import { createServices } from '../../src/services.js';
 
 const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/scoring_bench';
 
@@ -65,14 +65,8 @@ async function serve(): Promise<void> {
   // The same wiring as services.ts, with the tuning under test.
   const store = new InternalDataStore(services.db, new UserStore(services.db));
   services.internalData = new InternalDataService(store, services.collectionLookups, logger, tuning);
-  const app = createApp({
-    config,
-    logger,
-    users: services.users,
-    handlers: createHandlerMap(services),
-    health: healthChecks(services),
-    yamlParser: services.yamlParser,
-  });
+  // Uploads through Express alone, as this benchmark has always measured them (the fast lane serves none of them).
+  const app = createApp({ ...appDependencies(services), fastLane: undefined });
   // The measuring parent holds the IPC channel: when it ends, however it ends, so does this service.
   process.on('disconnect', () => process.exit(0));
   const server: Server = createServer(app).listen(0, '127.0.0.1', () => {

@@ -228,18 +228,12 @@ export const MAX_BODY_DEPTH = 256;
 
 const DEV_SECRET = 'local-development-secret-change-me';
 
-const DEFAULT_DATABASE_URL: Record<Environment, string> = {
-  production: '',
-  staging: '',
-  local: 'mysql://root@127.0.0.1:3306/scoring',
-  test: 'mysql://root@127.0.0.1:3306/scoring_test',
-};
-
-const DEFAULT_JOBS_URL: Record<Environment, string> = {
-  production: '',
-  staging: '',
-  local: 'redis://127.0.0.1:6379/0',
-  test: 'redis://127.0.0.1:6379/1',
+/** The database and the job store used when DATABASE_URL and JOBS_URL are not set: none where deployed. */
+const DEFAULT_URLS: Record<Environment, Pick<AppConfig, 'databaseUrl' | 'jobsUrl'>> = {
+  production: { databaseUrl: '', jobsUrl: '' },
+  staging: { databaseUrl: '', jobsUrl: '' },
+  local: { databaseUrl: 'mysql://root@127.0.0.1:3306/scoring', jobsUrl: 'redis://127.0.0.1:6379/0' },
+  test: { databaseUrl: 'mysql://root@127.0.0.1:3306/scoring_test', jobsUrl: 'redis://127.0.0.1:6379/1' },
 };
 
 function readEnvironment(env: NodeJS.ProcessEnv): Environment {
@@ -257,8 +251,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     environment,
     host: env.HOST || (deployed ? undefined : '127.0.0.1'),
     port: readInt(env, 'PORT', 8080),
-    databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL[environment],
-    jobsUrl: env.JOBS_URL ?? DEFAULT_JOBS_URL[environment],
+    databaseUrl: env.DATABASE_URL ?? DEFAULT_URLS[environment].databaseUrl,
+    jobsUrl: env.JOBS_URL ?? DEFAULT_URLS[environment].jobsUrl,
     logLevel: env.LOG_LEVEL ?? (environment === 'test' ? 'silent' : 'info'),
     jwt: {
       secret: env.JWT_SECRET ?? (deployed ? undefined : DEV_SECRET),

@@ -3,9 +3,10 @@ import type { Logger } from 'pino';
 /**
  * A background sweep started every `everyMs`: the first at once, never two at the same time (a sweep that
  * outlasts the interval is not joined by the next one), its failure reported and the timer going on. The timer
- * never keeps the process alive. The retention sweepers of records and of run results run on it (BatchedSweeper).
+ * never keeps the process alive. The retention sweepers of records and of run results run on it (BatchedSweeper), and
+ * so does execution's stalled-work sweeper.
  */
-class PeriodicSweep {
+export class PeriodicSweep {
   private timer?: NodeJS.Timeout;
 
   constructor(

@@ -8,6 +8,7 @@ import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
 import type { BatchStore } from './batch-store-type.js';
 import { camelCased } from '../db/row-fields.js';
+import { selectIds } from '../db/selected-ids.js';
 
 export type { BatchStore } from './batch-store-type.js';
 
@@ -93,6 +94,17 @@ interface BatchRow {
   finished_at: Date | null;
 }
 
+/** The columns of a BatchRow, as the queries that join `batches as b` to other tables select them. */
+const BATCH_COLUMNS = [
+  'b.id',
+  'b.user_id',
+  'b.scenario_name',
+  'b.total',
+  'b.chunk_count',
+  'b.created_at',
+  'b.finished_at',
+] as const satisfies ReadonlyArray<`b.${keyof BatchRow}`>;
+
 /** A part's progress columns, as batchProgress reads them next to its batch's (null when the batch has no parts). */
 interface PartProgressRow {
   from_index: number | null;
@@ -169,12 +181,7 @@ export class MySqlBatchStore implements BatchStore {
   /** Undoes insertBatch (its chunks and results go with it) when its jobs could not be saved. */
   /** Up to `limit` batches that finished before `cutoff`, oldest first. */
   async finishedBefore(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.db('batches')
-      .where('finished_at', '<', cutoff)
-      .orderBy('finished_at')
-      .limit(limit)
-      .select('id')) as Array<{ id: string }>;
-    return rows.map((row) => row.id);
+    return selectIds(this.db('batches').where('finished_at', '<', cutoff).orderBy('finished_at').limit(limit));
   }
 
   /** Deletes up to `limit` of a batch's element rows (with their callback attempts); answers how many. */
@@ -221,13 +228,7 @@ export class MySqlBatchStore implements BatchStore {
       ])
       .limit(limit)
       .select(
-        'b.id',
-        'b.user_id',
-        'b.scenario_name',
-        'b.total',
-        'b.chunk_count',
-        'b.created_at',
-        'b.finished_at',
+        ...BATCH_COLUMNS,
         'b.idempotency_key',
         this.db.raw(
           'EXISTS (SELECT 1 FROM batch_chunks c WHERE c.batch_id = b.id AND c.started_at IS NOT NULL) AS started',
@@ -260,20 +261,7 @@ export class MySqlBatchStore implements BatchStore {
       })
       .where('b.id', range.batchId)
       .orderBy('c.from_index')
-      .select(
-        'b.id',
-        'b.user_id',
-        'b.scenario_name',
-        'b.total',
-        'b.chunk_count',
-        'b.created_at',
-        'b.finished_at',
-        'c.from_index',
-        'c.to_index',
-        'c.inputs',
-        'c.started_at',
-        'c.attempts',
-      )) as Array<
+      .select(...BATCH_COLUMNS, 'c.from_index', 'c.to_index', 'c.inputs', 'c.started_at', 'c.attempts')) as Array<
       BatchRow & {
         from_index: number | null;
         to_index: number;
@@ -365,10 +353,7 @@ export class MySqlBatchStore implements BatchStore {
   ): Promise<HeldRecord[]> {
     const stored = new Set<string>();
     for (let k = 0; k < ids.length; k += 1000) {
-      const rows = (await trx('run_results')
-        .whereIn('id', ids.slice(k, k + 1000))
-        .select('id')) as Array<{ id: string }>;
-      for (const row of rows) stored.add(row.id);
+      for (const id of await selectIds(trx('run_results').whereIn('id', ids.slice(k, k + 1000)))) stored.add(id);
     }
     return held.filter((record) => stored.delete(record.id));
   }
@@ -426,13 +411,7 @@ export class MySqlBatchStore implements BatchStore {
       .where('b.id', batchId)
       .orderBy('c.from_index')
       .select(
-        'b.id',
-        'b.user_id',
-        'b.scenario_name',
-        'b.total',
-        'b.chunk_count',
-        'b.created_at',
-        'b.finished_at',
+        ...BATCH_COLUMNS,
         'c.from_index',
         'c.to_index',
         { part_started_at: 'c.started_at', part_finished_at: 'c.finished_at' },
@@ -492,11 +471,7 @@ export class MySqlBatchStore implements BatchStore {
   }
 
   async resultIds(batchId: string): Promise<string[]> {
-    const rows = (await this.db('run_results')
-      .where('batch_id', batchId)
-      .orderBy('element_index')
-      .select('id')) as Array<{ id: string }>;
-    return rows.map((row) => row.id);
+    return selectIds(this.db('run_results').where('batch_id', batchId).orderBy('element_index'));
   }
 
   /**

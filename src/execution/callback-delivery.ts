@@ -115,7 +115,7 @@ export class CallbackDelivery {
     } finally {
       await slot.release();
     }
-    await this.store.recordCallbackAttempt(resultId, attempt, status, failure);
+    await this.store.recordCallbackAttempt(resultId, { attempt, httpStatus: status, error: failure });
     if (failure === null) {
       await this.store.setCallbackState(resultId, 'DELIVERED');
       this.metrics.callbackDelivered('delivered');

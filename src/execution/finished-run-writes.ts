@@ -4,11 +4,11 @@ import { ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, isDatabaseUnavailable, mysqlErr
 import type { SqlValue } from '../db/sql-literals.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import type { RunOutcome } from './run-outcome.js';
-import { finishedRunValues, insertFinishedRuns, type FinishedRunIdentity } from './run-columns.js';
+import { finishedRunValues, insertFinishedRuns, type RunIdentity } from './run-columns.js';
 import { databaseErrorReason, replacementOutcome } from './stored-outcome.js';
 
 export interface FinishedRun {
-  run: FinishedRunIdentity;
+  run: RunIdentity;
   outcome: RunOutcome;
 }
 

@@ -2,8 +2,8 @@ import { insertStatement, type SqlValue } from '../db/sql-literals.js';
 import type { RunError, RunOutcome } from './run-outcome.js';
 import { storedOutcomeTexts } from './stored-outcome.js';
 
-/** What identifies a finished run's row. */
-export interface FinishedRunIdentity {
+/** What identifies a stored run's row (enough to upsert its outcome): its RUN_IDENTITY_COLUMNS. */
+export interface RunIdentity {
   id: string;
   userId: number;
   requestId: string;
@@ -33,7 +33,7 @@ const RUN_IDENTITY_COLUMNS = ['id', 'user_id', 'request_id', 'scenario_name', 'b
  * One finished run as a row of RUN_IDENTITY_COLUMNS followed by OUTCOME_COLUMNS (the result and error
  * as JSON text), within the bounds of stored-outcome.ts.
  */
-export function finishedRunValues(run: FinishedRunIdentity, outcome: RunOutcome): SqlValue[] {
+export function finishedRunValues(run: RunIdentity, outcome: RunOutcome): SqlValue[] {
   const texts = storedOutcomeTexts(outcome);
   return [
     run.id,

@@ -48,12 +48,7 @@ export interface RunResultStore {
    */
   deleteFinishedBefore(cutoff: Date, limit: number): Promise<number>;
   /** Adds an attempt to deliver the run's callback (`error` kept to 1,000 characters). */
-  recordCallbackAttempt(
-    resultId: string,
-    attempt: number,
-    httpStatus: number | null,
-    error: string | null,
-  ): Promise<void>;
+  recordCallbackAttempt(resultId: string, attempt: CallbackAttemptRecord): Promise<void>;
   setCallbackState(resultId: string, state: CallbackState): Promise<void>;
   /** The run's callback attempts in the order they were recorded. */
   callbackAttempts(resultId: string): Promise<CallbackAttemptRecord[]>;

@@ -3,25 +3,17 @@ import type { RunError, RunOutcome } from './run-outcome.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { isDuplicateKey } from '../db/mysql-errors.js';
 import { writeFinishedRuns } from './finished-run-writes.js';
-import { OUTCOME_COLUMNS, parseObject, storedError } from './run-columns.js';
+import { OUTCOME_COLUMNS, parseObject, storedError, type RunIdentity } from './run-columns.js';
 import { NO_STORED_RUN_RECORDS, type HeldRecord, type StoredRunRecords } from '../records/run-recorder.js';
 import { FINISHED_BEFORE, type RunResultStore } from './run-result-store-type.js';
-import { snakeCased } from '../db/row-fields.js';
+import { camelCased, snakeCased } from '../db/row-fields.js';
+import { selectIds } from '../db/selected-ids.js';
 
 export { FINISHED_BEFORE, type RunResultStore } from './run-result-store-type.js';
+export type { RunIdentity } from './run-columns.js';
 
 export type RunState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 export type CallbackState = 'NONE' | 'PENDING' | 'DELIVERED' | 'FAILED';
-
-/** What identifies a stored run (enough to upsert its outcome). */
-export interface RunIdentity {
-  id: string;
-  userId: number;
-  requestId: string;
-  scenarioName: string;
-  batchId: string | null;
-  elementIndex: number | null;
-}
 
 /** Where and how a run's result is delivered (async runs submitted with X-SCE-CallbackUrl). */
 interface StoredCallback {
@@ -60,6 +52,22 @@ export interface CallbackAttemptRecord {
   attempt: number;
   httpStatus: number | null;
   error: string | null;
+}
+
+/** A callback_attempts row as callbackAttempts reads it, and its columns. */
+interface CallbackAttemptRow {
+  attempt: number;
+  http_status: number | null;
+  error: string | null;
+}
+const ATTEMPT_COLUMNS = ['attempt', 'http_status', 'error'] as const;
+
+/** The most of an attempt's error callback_attempts keeps. */
+const ATTEMPT_ERROR_MAX_CHARS = 1000;
+
+/** An attempt as it is stored: its error cut to ATTEMPT_ERROR_MAX_CHARS, an empty one as none. */
+export function storedCallbackAttempt(attempt: CallbackAttemptRecord): CallbackAttemptRecord {
+  return { ...attempt, error: attempt.error ? attempt.error.slice(0, ATTEMPT_ERROR_MAX_CHARS) : null };
 }
 
 interface RunRow {
@@ -161,13 +169,13 @@ export class MySqlRunResultStore implements RunResultStore {
    * the sweeper's candidates, kept only when no pending job covers them. On the (state, queued_at) index.
    */
   async stalledRuns(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.db('run_results')
-      .whereIn('state', ['QUEUED', 'RUNNING'])
-      .andWhere('queued_at', '<', cutoff)
-      .whereNull('batch_id')
-      .limit(limit)
-      .select('id')) as Array<{ id: string }>;
-    return rows.map((row) => row.id);
+    return selectIds(
+      this.db('run_results')
+        .whereIn('state', ['QUEUED', 'RUNNING'])
+        .andWhere('queued_at', '<', cutoff)
+        .whereNull('batch_id')
+        .limit(limit),
+    );
   }
 
   /** Claims a stalled run for re-queuing (moves its queued_at); false when another sweeper was first or it finished meanwhile. */
@@ -293,17 +301,11 @@ export class MySqlRunResultStore implements RunResultStore {
     return result.affectedRows;
   }
 
-  async recordCallbackAttempt(
-    resultId: string,
-    attempt: number,
-    httpStatus: number | null,
-    error: string | null,
-  ): Promise<void> {
+  async recordCallbackAttempt(resultId: string, attempt: CallbackAttemptRecord): Promise<void> {
+    const stored = storedCallbackAttempt(attempt);
     await this.db('callback_attempts').insert({
       result_id: resultId,
-      attempt,
-      http_status: httpStatus,
-      error: error ? error.slice(0, 1000) : null,
+      ...snakeCased(stored, ['attempt', 'httpStatus', 'error']),
     });
   }
 
@@ -315,12 +317,8 @@ export class MySqlRunResultStore implements RunResultStore {
     const rows = (await this.db('callback_attempts')
       .where({ result_id: resultId })
       .orderBy('id')
-      .select('attempt', 'http_status', 'error')) as Array<{
-      attempt: number;
-      http_status: number | null;
-      error: string | null;
-    }>;
-    return rows.map((row) => ({ attempt: row.attempt, httpStatus: row.http_status, error: row.error }));
+      .select(...ATTEMPT_COLUMNS)) as CallbackAttemptRow[];
+    return rows.map((row) => camelCased(row, ATTEMPT_COLUMNS));
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicSweep } from '../db/periodic-sweep.js';
 import type { Metrics } from '../metrics/metrics.js';
 import {
   CALLBACK_JOB,
@@ -54,7 +55,7 @@ export type SweepCounts = { runs: number; chunks: number; callbacks: number } & 
  * the store (a worker killed between recording a job's completion and removing it).
  */
 export class StalledWorkSweeper {
-  private timer?: NodeJS.Timeout;
+  private readonly periodic: PeriodicSweep;
   private readonly sources: StalledWorkSource[] = [];
   private sweeps = 0;
 
@@ -65,23 +66,17 @@ export class StalledWorkSweeper {
     private readonly settings: { stalledAfterMs: number; sweepEveryMs: number },
     private readonly logger: Logger,
     private readonly metrics: Pick<Metrics, 'workRecovered'>,
-  ) {}
+  ) {
+    // A sweep slower than the interval (a large backlog to list) is not overlapped by the next.
+    this.periodic = new PeriodicSweep(
+      () => this.sweepOnce(),
+      settings.sweepEveryMs,
+      (error) => this.logger.error({ err: error }, 'stalled-work sweep failed'),
+    );
+  }
 
   start(): void {
-    let sweeping = false;
-    const sweep = (): void => {
-      // A sweep slower than the interval (a large backlog to list) is not overlapped by the next.
-      if (sweeping) return;
-      sweeping = true;
-      this.sweepOnce()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'stalled-work sweep failed'))
-        .finally(() => {
-          sweeping = false;
-        });
-    };
-    sweep();
-    this.timer = setInterval(sweep, this.settings.sweepEveryMs);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   /** Sweeps another feature's work too (wired in src/services.ts). */
@@ -90,8 +85,7 @@ export class StalledWorkSweeper {
   }
 
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.periodic.stop();
   }
 
   /** One sweep; answers how many runs, batch chunks, callbacks and items of each source it queued again. */

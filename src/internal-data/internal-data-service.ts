@@ -215,12 +215,12 @@ export class InternalDataService {
     expectedRows: number,
   ): Promise<number> {
     const started = performance.now();
-    const result = await this.store.loadLocal(
+    const result = await this.store.loadLocal({
       table,
-      columns.map((column) => column.name),
+      columns: columns.map((column) => column.name),
       firstRowId,
-      encodedRows(csv, columns),
-    );
+      rows: encodedRows(csv, columns),
+    });
     const sent = result.rowsSent;
     this.logger.debug(
       { table, rows: sent, ms: Math.round(performance.now() - started) },
@@ -258,7 +258,7 @@ export class InternalDataService {
     return insertRows(
       encodedRows(csv, columns),
       firstRowId,
-      (first, rows) => this.store.insertRows(trx, table, names, first, rows),
+      (first, rows) => this.store.insertRows(trx, { table, columns: names, firstRowId: first, rows }),
       tuning,
     );
   }

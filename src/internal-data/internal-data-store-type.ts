@@ -3,6 +3,14 @@ import type { ColumnSpec } from './column-types.js';
 import type { CollectionRecord, IndexRecord, LocalLoadResult } from './internal-data-store.js';
 import type { CellValue } from './row-encoder.js';
 
+/** Encoded rows bound for `table`, their cells in the order of `columns`, numbered (`_row_id`) from `firstRowId`. */
+export interface NumberedRows<Rows> {
+  table: string;
+  columns: readonly string[];
+  firstRowId: number;
+  rows: Rows;
+}
+
 /** A filter of a page or count: equality with a value already converted to the column's type, or IS NULL for null. */
 export interface ColumnFilter {
   column: string;
@@ -80,21 +88,10 @@ interface CollectionWrites {
    * Inserts encoded rows numbered from `firstRowId`, inside `trx` or on their own; a value a unique index holds
    * already fails with ER_DUP_ENTRY naming the value and the index, and inserts none of the rows.
    */
-  insertRows(
-    trx: StoreTransaction | undefined,
-    table: string,
-    columns: readonly string[],
-    firstRowId: number,
-    rows: readonly CellValue[][],
-  ): Promise<void>;
+  insertRows(trx: StoreTransaction | undefined, rows: NumberedRows<readonly CellValue[][]>): Promise<void>;
   /** Whether `LOAD DATA LOCAL INFILE` is available (the fast path). */
   localInfileEnabled(): Promise<boolean>;
-  loadLocal(
-    table: string,
-    columns: readonly string[],
-    firstRowId: number,
-    rows: AsyncIterable<CellValue[][]>,
-  ): Promise<LocalLoadResult>;
+  loadLocal(rows: NumberedRows<AsyncIterable<CellValue[][]>>): Promise<LocalLoadResult>;
   stagingTableName(collectionId: number): string;
   firstSharedValue(staging: string, target: string, columns: readonly string[]): Promise<string | undefined>;
   insertFromStaging(

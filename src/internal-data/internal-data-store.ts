@@ -7,7 +7,7 @@ import type { ColumnSpec } from './column-types.js';
 import { loadDataSource } from './load-data-format.js';
 import type { CellValue } from './row-encoder.js';
 import { knexOf, storeTransactionOf, type StoreTransaction } from '../db/store-transaction.js';
-import type { CollectionStore, EntryChange } from './internal-data-store-type.js';
+import type { CollectionStore, EntryChange, NumberedRows } from './internal-data-store-type.js';
 import { camelCased } from '../db/row-fields.js';
 
 /** A registry entry (`internal_collections`) with its owner's username. */
@@ -244,12 +244,12 @@ export class InternalDataStore implements CollectionStore {
    * not stop at a bad row: a duplicate key or a value that does not convert is skipped or changed
    * with a warning, so callers compare `rowsSent`, `affectedRows` and `warnings`.
    */
-  async loadLocal(
-    table: string,
-    columns: readonly string[],
-    firstRowId: number,
-    rows: AsyncIterable<CellValue[][]>,
-  ): Promise<LocalLoadResult> {
+  async loadLocal({
+    table,
+    columns,
+    firstRowId,
+    rows,
+  }: NumberedRows<AsyncIterable<CellValue[][]>>): Promise<LocalLoadResult> {
     const sql = this.db
       .raw(
         `LOAD DATA LOCAL INFILE 'collection-rows.tsv' INTO TABLE ?? ${LOAD_DATA_FORMAT} (${[ROW_ID_COLUMN, ...columns].map(() => '??').join(', ')})`,
@@ -350,10 +350,7 @@ export class InternalDataStore implements CollectionStore {
    */
   async insertRows(
     trx: StoreTransaction | undefined,
-    table: string,
-    columns: readonly string[],
-    firstRowId: number,
-    rows: readonly CellValue[][],
+    { table, columns, firstRowId, rows }: NumberedRows<readonly CellValue[][]>,
   ): Promise<void> {
     if (rows.length === 0) return;
     const placeholders = `(${new Array(columns.length + 1).fill('?').join(', ')})`;

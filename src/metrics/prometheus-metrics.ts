@@ -5,6 +5,7 @@ import type { MeasuredRun } from './measured-run.js';
 import type { CallbackOutcome, Metrics, MetricsExposition, ScrapeProbes } from './metrics.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { registerProcessMetrics } from './process-metrics.js';
+import { registeredCounter } from './registered-counter.js';
 import { RunCounters } from './run-counters.js';
 import { ScrapeProbe } from './scrape-probe.js';
 
@@ -80,37 +81,35 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       'Duration of runs of deployed scenario versions (compile, cached after the first run, and run in the engine pool), by mode.',
       DURATION_BUCKETS_SECONDS,
     );
-    this.sandboxLimitFailures = new Counter({
-      name: 'scoring_sandbox_limit_failures_total',
-      help: 'Runs that failed at a sandbox limit (limit: time = TIME_LIMIT_EXCEEDED, memory = MEMORY_LIMIT_EXCEEDED, crash = ENGINE_CRASHED: its engine host died), by owner, scenario and mode.',
-      labelNames: ['owner', 'scenario', 'mode', 'limit'],
-      registers,
-    });
-    this.callbacks = new Counter({
-      name: 'scoring_callback_deliveries_total',
-      help: 'Callback attempts by outcome: delivered (2xx), retrying (failed, another attempt scheduled), failed (failed, retries used up).',
-      labelNames: ['outcome'],
-      registers,
-    });
-    for (const outcome of ['delivered', 'retrying', 'failed'] as const) this.callbacks.inc({ outcome }, 0);
-    this.droppedRecords = new Counter({
-      name: 'scoring_records_dropped_total',
-      help: 'Decision records not kept, by reason.',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.recoveredWork = new Counter({
-      name: 'scoring_recovered_work_total',
-      help: 'Stored work found without a pending job and queued again, by kind (runs, chunks, callbacks, replays).',
-      labelNames: ['kind'],
-      registers,
-    });
-    for (const kind of ['runs', 'chunks', 'callbacks', 'replays']) this.recoveredWork.inc({ kind }, 0);
-    this.droppedStatistics = new Counter({
-      name: 'scoring_statistics_dropped_total',
-      help: 'Runs left out of the run statistics because their buffer was full while MySQL refused the writes.',
-      registers,
-    });
+    this.sandboxLimitFailures = registeredCounter(
+      this.registry,
+      'scoring_sandbox_limit_failures_total',
+      'Runs that failed at a sandbox limit (limit: time = TIME_LIMIT_EXCEEDED, memory = MEMORY_LIMIT_EXCEEDED, crash = ENGINE_CRASHED: its engine host died), by owner, scenario and mode.',
+      { owner: [], scenario: [], mode: [], limit: [] },
+    );
+    this.callbacks = registeredCounter(
+      this.registry,
+      'scoring_callback_deliveries_total',
+      'Callback attempts by outcome: delivered (2xx), retrying (failed, another attempt scheduled), failed (failed, retries used up).',
+      { outcome: ['delivered', 'retrying', 'failed'] },
+    );
+    this.droppedRecords = registeredCounter(
+      this.registry,
+      'scoring_records_dropped_total',
+      'Decision records not kept, by reason.',
+      { reason: [] },
+    );
+    this.recoveredWork = registeredCounter(
+      this.registry,
+      'scoring_recovered_work_total',
+      'Stored work found without a pending job and queued again, by kind (runs, chunks, callbacks, replays).',
+      { kind: ['runs', 'chunks', 'callbacks', 'replays'] },
+    );
+    this.droppedStatistics = registeredCounter(
+      this.registry,
+      'scoring_statistics_dropped_total',
+      'Runs left out of the run statistics because their buffer was full while MySQL refused the writes.',
+    );
     const probes = () => this.probes;
     new Gauge({
       name: 'scoring_batch_elements_pending',
@@ -147,50 +146,46 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
         this.set(probes()?.engineQuarantinedTenants() ?? Number.NaN);
       },
     });
-    this.hostDeaths = new Counter({
-      name: 'scoring_engine_host_deaths_total',
-      help: 'Engine host processes of this process that died (aborted, killed, or killed by their watchdog for a crossing that overran).',
-      registers,
-    });
-    this.hostReplacements = new Counter({
-      name: 'scoring_engine_host_replacements_total',
-      help: 'Engine hosts replaced while alive, by reason: memory (resident memory past ENGINE_HOST_MEMORY_MB), unresponsive.',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.crashedRuns = new Counter({
-      name: 'scoring_engine_crash_items_total',
-      help: 'Sandbox work items in an engine host when it died, by outcome: failed (ENGINE_CRASHED, the message that was running, or a second death), requeued (run again on another host).',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.quarantines = new Counter({
-      name: 'scoring_engine_quarantines_total',
-      help: 'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).',
-      registers,
-    });
-    this.shadowRuns = new Counter({
-      name: 'scoring_shadow_runs_total',
-      help: 'Shadow runs beside live runs (docs/live-tests.md), by how the shadow ended: succeeded, failed.',
-      labelNames: ['outcome'],
-      registers,
-    });
-    for (const outcome of ['succeeded', 'failed']) this.shadowRuns.inc({ outcome }, 0);
-    this.shadowSkips = new Counter({
-      name: 'scoring_shadow_skips_total',
-      help: 'Sampled shadow runs not run, by reason: budget (SHADOW_ENGINE_SHARE of engine time spent), in_flight (SHADOW_MAX_IN_FLIGHT reached).',
-      labelNames: ['reason'],
-      registers,
-    });
-    for (const reason of ['budget', 'in_flight']) this.shadowSkips.inc({ reason }, 0);
-    this.splitRuns = new Counter({
-      name: 'scoring_split_runs_total',
-      help: 'Live runs of champion/challenger splits (docs/live-tests.md), by arm (champion, challenger) and how they ended (succeeded, failed).',
-      labelNames: ['arm', 'outcome'],
-      registers,
-    });
-    for (const arm of ['champion', 'challenger'])
-      for (const outcome of ['succeeded', 'failed']) this.splitRuns.inc({ arm, outcome }, 0);
+    this.hostDeaths = registeredCounter(
+      this.registry,
+      'scoring_engine_host_deaths_total',
+      'Engine host processes of this process that died (aborted, killed, or killed by their watchdog for a crossing that overran).',
+    );
+    this.hostReplacements = registeredCounter(
+      this.registry,
+      'scoring_engine_host_replacements_total',
+      'Engine hosts replaced while alive, by reason: memory (resident memory past ENGINE_HOST_MEMORY_MB), unresponsive.',
+      { reason: [] },
+    );
+    this.crashedRuns = registeredCounter(
+      this.registry,
+      'scoring_engine_crash_items_total',
+      'Sandbox work items in an engine host when it died, by outcome: failed (ENGINE_CRASHED, the message that was running, or a second death), requeued (run again on another host).',
+      { outcome: [] },
+    );
+    this.quarantines = registeredCounter(
+      this.registry,
+      'scoring_engine_quarantines_total',
+      'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).',
+    );
+    this.shadowRuns = registeredCounter(
+      this.registry,
+      'scoring_shadow_runs_total',
+      'Shadow runs beside live runs (docs/live-tests.md), by how the shadow ended: succeeded, failed.',
+      { outcome: ['succeeded', 'failed'] },
+    );
+    this.shadowSkips = registeredCounter(
+      this.registry,
+      'scoring_shadow_skips_total',
+      'Sampled shadow runs not run, by reason: budget (SHADOW_ENGINE_SHARE of engine time spent), in_flight (SHADOW_MAX_IN_FLIGHT reached).',
+      { reason: ['budget', 'in_flight'] },
+    );
+    this.splitRuns = registeredCounter(
+      this.registry,
+      'scoring_split_runs_total',
+      'Live runs of champion/challenger splits (docs/live-tests.md), by arm (champion, challenger) and how they ended (succeeded, failed).',
+      { arm: ['champion', 'challenger'], outcome: ['succeeded', 'failed'] },
+    );
   }
 
   runFinished(run: MeasuredRun): void {

@@ -1,6 +1,6 @@
 import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { ScenarioActorOf } from '../scenarios/scenario-access.js';
+import type { ScenarioAnswer } from '../scenarios/scenario-answers.js';
 import type { RecordsService } from './records-service.js';
 
 export type RecordsOperation =
@@ -9,54 +9,20 @@ export type RecordsOperation =
   | 'getRecordingSettings'
   | 'updateRecordingSettings';
 
-/** What the decision-record handlers need. */
-export interface RecordsHandlerDeps {
-  records: RecordsService;
-  actorOf: ScenarioActorOf;
-}
-
 /** HTTP in/out of the decision-record operations; the rules live in RecordsService. Requests reach here validated by the spec. */
-export function createRecordsHandlers({
-  records,
-  actorOf,
-}: RecordsHandlerDeps): Pick<OperationHandlers, RecordsOperation> {
+export function createRecordsHandlers(
+  records: RecordsService,
+  answer: ScenarioAnswer,
+): Pick<OperationHandlers, RecordsOperation> {
   return {
-    async listDecisionRecords(request) {
-      const { version, state, requestId, output, cursor, limit } = request.query;
-      const actor = await actorOf(request);
-      const from = optionalDateTimeParameter(request.query.from, 'query.from');
-      const to = optionalDateTimeParameter(request.query.to, 'query.to');
-      return {
-        status: 200,
-        body: await records.list(actor, request.params.id, {
-          version,
-          state,
-          requestId,
-          from,
-          to,
-          output,
-          cursor,
-          limit,
-        }),
-      };
-    },
-
-    async getDecisionRecord(request) {
-      return {
-        status: 200,
-        body: await records.get(await actorOf(request), request.params.id, request.params.recordId),
-      };
-    },
-
-    async getRecordingSettings(request) {
-      return { status: 200, body: await records.settingsOf(await actorOf(request), request.params.id) };
-    },
-
-    async updateRecordingSettings(request) {
-      return {
-        status: 200,
-        body: await records.updateSettings(await actorOf(request), request.params.id, request.body),
-      };
-    },
+    listDecisionRecords: answer(200, (actor, { params, query }) => {
+      const { version, state, requestId, output, cursor, limit } = query;
+      const from = optionalDateTimeParameter(query.from, 'query.from');
+      const to = optionalDateTimeParameter(query.to, 'query.to');
+      return records.list(actor, params.id, { version, state, requestId, from, to, output, cursor, limit });
+    }),
+    getDecisionRecord: answer(200, (actor, { params }) => records.get(actor, params.id, params.recordId)),
+    getRecordingSettings: answer(200, (actor, { params }) => records.settingsOf(actor, params.id)),
+    updateRecordingSettings: answer(200, (actor, { params, body }) => records.updateSettings(actor, params.id, body)),
   };
 }

@@ -1,3 +1,8 @@
+import type { components } from '../../generated/api-types.js';
+
+/** The summary as a replay report carries it. */
+type ReplayDifferences = components['schemas']['ReplayDifferences'];
+
 /**
  * Differences new − old of one numeric output, kept exactly (8 bytes each: 800 KB for the largest
  * replay), summarised once at the end with exact nearest-rank quantiles.
@@ -21,17 +26,7 @@ export class DifferenceStats {
   }
 
   /** null when no pair was added. */
-  summary(): {
-    count: number;
-    meanOld: number;
-    meanNew: number;
-    mean: number;
-    p5: number;
-    p50: number;
-    p95: number;
-    min: number;
-    max: number;
-  } | null {
+  summary(): ReplayDifferences | null {
     const n = this.count;
     if (n === 0) return null;
     const sorted = this.values.slice(0, n).sort();

@@ -6,6 +6,7 @@ import type { RecordFilter } from '../records/recorded-runs.js';
 import type { NewReplay, ReplayListing, ReplayRecord, ReplayReport, ReplayState } from './replay.js';
 import type { ReplayStore } from './replay-store-type.js';
 import { camelCased, snakeCased } from '../db/row-fields.js';
+import { selectIds } from '../db/selected-ids.js';
 import { databaseAnswers } from '../db/database.js';
 
 const TABLE = 'replays';
@@ -189,11 +190,7 @@ export class MySqlReplayStore implements ReplayStore {
   }
 
   async stalled(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = (await this.stalledAt(this.db(TABLE), cutoff)
-      .orderBy('queued_at')
-      .limit(limit)
-      .select('id')) as Array<{ id: string }>;
-    return rows.map((row) => row.id);
+    return selectIds(this.stalledAt(this.db(TABLE), cutoff).orderBy('queued_at').limit(limit));
   }
 
   async claimStalled(cutoff: Date, id: string): Promise<boolean> {

@@ -37,7 +37,7 @@ export interface ManagementRequest {
 }
 
 /** The actor of a bearer request: its `context` read against the token's user (403/404/400 as resolveOwner decides). */
-export async function scenarioActorOf({ user, query }: ManagementRequest, users: UserLookup): Promise<ScenarioActor> {
+async function scenarioActorOf({ user, query }: ManagementRequest, users: UserLookup): Promise<ScenarioActor> {
   return { owner: await resolveOwner(user, query.context, users), isAdmin: user.isAdmin };
 }
 

@@ -1,9 +1,10 @@
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import type { UserLookup } from '../auth/access-context.js';
-import { scenarioActorOf, type ManagementRequest, type ScenarioActor } from './scenario-access.js';
+import { scenarioActors } from './scenario-access.js';
 import type { ScenarioService } from './scenario-service.js';
 import { readVariablesCsv } from './variables-csv.js';
+import { scenarioAnswers } from './scenario-answers.js';
 
 export type ScenarioOperation =
   | 'listScenarios'
@@ -32,52 +33,18 @@ export function createScenarioHandlers({
   scenarios,
   users,
 }: ScenarioHandlerDeps): Pick<OperationHandlers, ScenarioOperation> {
-  const actorOf = (request: ManagementRequest): Promise<ScenarioActor> => scenarioActorOf(request, users);
+  const actorOf = scenarioActors(users);
+  const answer = scenarioAnswers(actorOf);
 
   return {
-    async listScenarios(request) {
-      return {
-        status: 200,
-        body: await scenarios.list(await actorOf(request), request.query.cursor, request.query.limit),
-      };
-    },
-
-    async openScenario(request) {
-      return { status: 200, body: await scenarios.open(await actorOf(request), request.params.id) };
-    },
-
-    async listScenarioVersions(request) {
-      return { status: 200, body: await scenarios.listVersions(await actorOf(request), request.params.id) };
-    },
-
-    async getScenarioInput(request) {
-      return { status: 200, body: await scenarios.inputs(await actorOf(request), request.params.id) };
-    },
-
-    async getScenarioInputVariableNames(request) {
-      return { status: 200, body: await scenarios.inputNames(await actorOf(request), request.params.id) };
-    },
-
-    async copyScenario(request) {
-      return {
-        status: 200,
-        body: await scenarios.copy(await actorOf(request), request.params.id, request.params.copiedScenarioName),
-      };
-    },
-
-    async renameScenario(request) {
-      return {
-        status: 200,
-        body: await scenarios.rename(await actorOf(request), request.params.currentName, request.params.newName),
-      };
-    },
-
-    async debugScenario(request) {
-      return {
-        status: 200,
-        body: await scenarios.debug(await actorOf(request), request.params.id, request.body ?? {}),
-      };
-    },
+    listScenarios: answer(200, (actor, { query }) => scenarios.list(actor, query.cursor, query.limit)),
+    openScenario: answer(200, (actor, { params }) => scenarios.open(actor, params.id)),
+    listScenarioVersions: answer(200, (actor, { params }) => scenarios.listVersions(actor, params.id)),
+    getScenarioInput: answer(200, (actor, { params }) => scenarios.inputs(actor, params.id)),
+    getScenarioInputVariableNames: answer(200, (actor, { params }) => scenarios.inputNames(actor, params.id)),
+    copyScenario: answer(200, (actor, { params }) => scenarios.copy(actor, params.id, params.copiedScenarioName)),
+    renameScenario: answer(200, (actor, { params }) => scenarios.rename(actor, params.currentName, params.newName)),
+    debugScenario: answer(200, (actor, { params, body }) => scenarios.debug(actor, params.id, body ?? {})),
 
     async validateScenario(request) {
       await scenarios.validate(await actorOf(request), request.params.id, request.body);
@@ -133,16 +100,8 @@ export function createScenarioHandlers({
       return { status: 200, body: versions };
     },
 
-    async updateScenarioTestCase(request) {
-      return {
-        status: 200,
-        body: await scenarios.updateTestCase(
-          await actorOf(request),
-          request.params.id,
-          request.params.testCaseId,
-          request.body,
-        ),
-      };
-    },
+    updateScenarioTestCase: answer(200, (actor, { params, body }) =>
+      scenarios.updateTestCase(actor, params.id, params.testCaseId, body),
+    ),
   };
 }

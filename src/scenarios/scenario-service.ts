@@ -126,24 +126,12 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
       label === DEVELOP_LABEL
         ? await this.store.findDevelopVersion(scenarioId)
         : await this.store.findDeployedVersion(scenarioId, Number(label));
-    if (!version) return undefined;
-    return {
-      versionId: version.id,
-      label: labelOf(version),
-      contentHash: contentHash(version.content, version.nodeProperties),
-      document: documentOf(version),
-    };
+    return version ? snapshotOf(version) : undefined;
   }
 
   async latestDeployed(scenarioId: number): Promise<VersionSnapshot | undefined> {
     const version = await this.store.findLatestDeployed(scenarioId);
-    if (!version) return undefined;
-    return {
-      versionId: version.id,
-      label: labelOf(version),
-      contentHash: contentHash(version.content, version.nodeProperties),
-      document: documentOf(version),
-    };
+    return version ? snapshotOf(version) : undefined;
   }
 
   async inputs(actor: ScenarioActor, id: string): Promise<VariableInfoMapDto> {
@@ -602,6 +590,16 @@ export class ScenarioService implements ScenarioAccess, ScenarioVersions {
       testCases: testCases.map(testCaseDto),
     };
   }
+}
+
+/** A stored version as other features are given it (ScenarioVersions): label, content hash, document. */
+function snapshotOf(version: VersionRecord): VersionSnapshot {
+  return {
+    versionId: version.id,
+    label: labelOf(version),
+    contentHash: contentHash(version.content, version.nodeProperties),
+    document: documentOf(version),
+  };
 }
 
 /** Compile-cache key: deployed versions share the resolver's key (`version:<id>`); anything editable is keyed by its content. */

@@ -44,22 +44,23 @@ interface TestCaseRow {
 
 const SCENARIO_COLUMNS = ['s.id', 's.owner_id', 's.name'];
 
+/** The columns a version listing and a version read both map as they are (a read adds the content, a listing the dates). */
+const VERSION_HEAD_COLUMNS = [
+  'id',
+  'scenario_id',
+  'status',
+  'version_number',
+  'source_version',
+  'description',
+] as const satisfies ReadonlyArray<keyof VersionRow>;
+
 function toScenario(row: ScenarioRow, ownerName: string): ScenarioRecord {
   return { id: row.id, ownerId: row.owner_id, ownerName, name: row.name };
 }
 
 function toVersion(row: VersionRow): VersionRecord {
   return {
-    ...camelCased(row, [
-      'id',
-      'scenario_id',
-      'status',
-      'version_number',
-      'source_version',
-      'description',
-      'content',
-      'node_properties',
-    ]),
+    ...camelCased(row, [...VERSION_HEAD_COLUMNS, 'content', 'node_properties']),
     createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
     replayId: row.replay_id ?? null,
   };
@@ -264,16 +265,7 @@ export class MySqlScenarioStore implements ScenarioStore {
     const rows = (await this.db('scenario_versions')
       .where({ scenario_id: scenarioId })
       .orderByRaw('version_number IS NOT NULL, version_number DESC')
-      .select(
-        'id',
-        'scenario_id',
-        'status',
-        'version_number',
-        'source_version',
-        'description',
-        'created_at',
-        'replay_id',
-      )) as VersionRow[];
+      .select(...VERSION_HEAD_COLUMNS, 'created_at', 'replay_id')) as VersionRow[];
     return rows.map((row) => {
       const {
         content: _content,

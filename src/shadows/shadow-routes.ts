@@ -1,51 +1,19 @@
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { ScenarioActorOf } from '../scenarios/scenario-access.js';
+import type { ScenarioAnswer } from '../scenarios/scenario-answers.js';
 import type { ShadowService } from './shadow-service.js';
 
 export type ShadowOperation = 'listShadows' | 'attachShadow' | 'getShadow' | 'stopShadow' | 'startShadow';
 
-/** What the shadow handlers need. */
-export interface ShadowHandlerDeps {
-  shadows: ShadowService;
-  actorOf: ScenarioActorOf;
-}
-
 /** HTTP in/out of the shadow operations; the rules live in ShadowService. Requests reach here validated by the spec. */
-export function createShadowHandlers({
-  shadows,
-  actorOf,
-}: ShadowHandlerDeps): Pick<OperationHandlers, ShadowOperation> {
+export function createShadowHandlers(
+  shadows: ShadowService,
+  answer: ScenarioAnswer,
+): Pick<OperationHandlers, ShadowOperation> {
   return {
-    async listShadows(request) {
-      return { status: 200, body: await shadows.list(await actorOf(request), request.params.id) };
-    },
-
-    async attachShadow(request) {
-      return {
-        status: 201,
-        body: await shadows.attach(await actorOf(request), request.user.username, request.params.id, request.body),
-      };
-    },
-
-    async getShadow(request) {
-      return {
-        status: 200,
-        body: await shadows.get(await actorOf(request), request.params.id, request.params.shadowId),
-      };
-    },
-
-    async stopShadow(request) {
-      return {
-        status: 200,
-        body: await shadows.stop(await actorOf(request), request.params.id, request.params.shadowId),
-      };
-    },
-
-    async startShadow(request) {
-      return {
-        status: 200,
-        body: await shadows.start(await actorOf(request), request.params.id, request.params.shadowId),
-      };
-    },
+    listShadows: answer(200, (actor, { params }) => shadows.list(actor, params.id)),
+    attachShadow: answer(201, (actor, { user, params, body }) => shadows.attach(actor, user.username, params.id, body)),
+    getShadow: answer(200, (actor, { params }) => shadows.get(actor, params.id, params.shadowId)),
+    stopShadow: answer(200, (actor, { params }) => shadows.stop(actor, params.id, params.shadowId)),
+    startShadow: answer(200, (actor, { params }) => shadows.start(actor, params.id, params.shadowId)),
   };
 }

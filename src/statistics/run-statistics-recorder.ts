@@ -22,10 +22,7 @@ interface MinuteHistogram {
 }
 
 /** Counts of one scenario version and mode not written yet. */
-interface Series {
-  scenarioId: number;
-  version: string;
-  mode: RunMode;
+interface Series extends Pick<SecondCounts, 'scenarioId' | 'version' | 'mode'> {
   seconds: Map<number, SecondCounts>;
   minutes: Map<number, MinuteHistogram>;
   /** The cells of the last second and minute counted: consecutive runs mostly end in the same ones. */

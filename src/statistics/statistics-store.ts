@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { snakeCased } from '../db/row-fields.js';
 import type { RunMode } from '../execution/run-listener.js';
 
 /** Runs of one scenario version and mode that ended in one second. Latencies in microseconds. */
@@ -29,6 +30,23 @@ export interface LatencyCounts {
 /** A window's totals of one version and mode: the same counts, over every second of the window. */
 export type ModeTotals = Omit<SecondCounts, 'scenarioId' | 'second'>;
 
+/** The columns of a row of run_statistics_seconds, and its primary key. */
+const SECOND_FIELDS = [
+  'scenarioId',
+  'second',
+  'version',
+  'mode',
+  'runs',
+  'errors',
+  'latencySumUs',
+  'latencyMinUs',
+  'latencyMaxUs',
+] as const satisfies ReadonlyArray<keyof SecondCounts>;
+const SECOND_KEY = ['scenarioId', 'second', 'version', 'mode'] as const;
+/** The columns of a row of run_statistics_latency, and its primary key. */
+const LATENCY_FIELDS = ['scenarioId', 'minute', 'version', 'mode', 'bucket', 'runs'] as const;
+const LATENCY_KEY = ['scenarioId', 'minute', 'version', 'mode', 'bucket'] as const;
+
 /** Rows per statement (a few hundred bytes each). */
 const ROWS_PER_STATEMENT = 1000;
 /** Rows removed per statement while pruning, so a prune never holds locks long. */
@@ -44,42 +62,8 @@ export class StatisticsStore {
    * in key order, so concurrent writers lock them in the same order.
    */
   async add(seconds: SecondCounts[], latencies: LatencyCounts[]): Promise<void> {
-    const secondRows = seconds
-      .map((cell) => ({
-        scenario_id: cell.scenarioId,
-        second: cell.second,
-        version: cell.version,
-        mode: cell.mode,
-        runs: cell.runs,
-        errors: cell.errors,
-        latency_sum_us: cell.latencySumUs,
-        latency_min_us: cell.latencyMinUs,
-        latency_max_us: cell.latencyMaxUs,
-      }))
-      .sort(
-        (a, b) =>
-          a.scenario_id - b.scenario_id ||
-          a.second - b.second ||
-          compareText(a.version, b.version) ||
-          compareText(a.mode, b.mode),
-      );
-    const latencyRows = latencies
-      .map((cell) => ({
-        scenario_id: cell.scenarioId,
-        minute: cell.minute,
-        version: cell.version,
-        mode: cell.mode,
-        bucket: cell.bucket,
-        runs: cell.runs,
-      }))
-      .sort(
-        (a, b) =>
-          a.scenario_id - b.scenario_id ||
-          a.minute - b.minute ||
-          compareText(a.version, b.version) ||
-          compareText(a.mode, b.mode) ||
-          a.bucket - b.bucket,
-      );
+    const secondRows = inKeyOrder(seconds, SECOND_KEY).map((cell) => snakeCased(cell, SECOND_FIELDS));
+    const latencyRows = inKeyOrder(latencies, LATENCY_KEY).map((cell) => snakeCased(cell, LATENCY_FIELDS));
     await this.db.transaction(async (trx) => {
       for (let start = 0; start < secondRows.length; start += ROWS_PER_STATEMENT) {
         await trx('run_statistics_seconds')
@@ -196,6 +180,10 @@ export class StatisticsStore {
   }
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** The cells ordered by `key`, field by field (numbers by value, text by code unit, as the primary keys). */
+function inKeyOrder<T>(cells: readonly T[], key: readonly (keyof T)[]): T[] {
+  return [...cells].sort((a, b) => {
+    for (const field of key) if (a[field] !== b[field]) return a[field] < b[field] ? -1 : 1;
+    return 0;
+  });
 }

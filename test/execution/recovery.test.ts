@@ -96,7 +96,11 @@ describe('recovery of work without a job', () => {
 
   it('schedules the next attempt of a PENDING callback whose job is gone, at once', async () => {
     const id = await queuedRun('SUCCEEDED', true);
-    await t.services.execution.store.recordCallbackAttempt(id, 1, 500, 'answered HTTP 500');
+    await t.services.execution.store.recordCallbackAttempt(id, {
+      attempt: 1,
+      httpStatus: 500,
+      error: 'answered HTTP 500',
+    });
     const before = recovered.callbacks ?? 0;
     await sweeper.sweepOnce();
     expect(recovered.callbacks! - before).toBeGreaterThanOrEqual(1);

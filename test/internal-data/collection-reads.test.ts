@@ -25,13 +25,7 @@ collectionReadsContract('InternalDataStore', () => {
       await store.createTable(table, columns);
       for (const index of indexes)
         await store.addIndex(table, { name: indexName(index), column: index.column, unique: index.unique });
-      await store.insertRows(
-        undefined,
-        table,
-        columns.map((column) => column.name),
-        1,
-        rows,
-      );
+      await store.insertRows(undefined, { table, columns: columns.map((column) => column.name), firstRowId: 1, rows });
       await store.updateEntry(trx, id, { columns, rowCount: rows.length, fileName: `${name}.csv` });
       await store.commit(trx);
       return (await store.find(owner.id, name))!;

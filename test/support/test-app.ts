@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { issueAccessToken } from '../../src/auth/access-token.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
-import { createHandlerMap, fastLaneOperations } from '../../src/handler-map.js';
+import { appDependencies } from '../../src/handler-map.js';
 import { createLogger } from '../../src/logger.js';
-import { closeServices, createServices, healthChecks, type Services } from '../../src/services.js';
+import { closeServices, createServices, type Services } from '../../src/services.js';
 import type { OperationHandlers } from '../../src/http/operation-handler.js';
 import { applyTestEnvironment } from './test-environment.js';
 
@@ -59,14 +59,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const config = { ...loadConfig(), ...options.configOverrides };
   const logger = options.logger ?? createLogger(config.logLevel);
   const services = await createServices(config, logger);
+  const served = appDependencies(services);
   const app = createApp({
-    config,
-    logger,
-    users: services.users,
-    handlers: { ...createHandlerMap(services), ...options.handlers },
-    health: healthChecks(services),
-    fastLane: config.scoreFastLane ? { ...fastLaneOperations(services), ...options.fastLane } : undefined,
-    yamlParser: services.yamlParser,
+    ...served,
+    handlers: { ...served.handlers, ...options.handlers },
+    fastLane: served.fastLane && { ...served.fastLane, ...options.fastLane },
   });
   return {
     app,

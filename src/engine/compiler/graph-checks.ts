@@ -13,6 +13,18 @@ export interface GraphShape {
   order: string[];
 }
 
+/** The two ends of an edge, each of which must name a node of the graph, and what a dangling one is called. */
+const EDGE_ENDS = [
+  { field: 'from', code: 'UNKNOWN_EDGE_SOURCE', verb: 'starts at' },
+  { field: 'to', code: 'UNKNOWN_EDGE_TARGET', verb: 'points to' },
+] as const;
+
+/** What an edge may not touch at each end: nothing enters START, nothing leaves END. */
+const EDGE_END_RULES = [
+  { field: 'to', type: 'START', code: 'EDGE_INTO_START', verb: 'enters' },
+  { field: 'from', type: 'END', code: 'EDGE_FROM_END', verb: 'leaves' },
+] as const;
+
 export function checkGraph(graph: ScenarioGraph, diagnostics: Diagnostic[]): GraphShape {
   const nodes = new Map<string, GraphNode>();
   graph.nodes.forEach((node, index) => {
@@ -42,38 +54,24 @@ export function checkGraph(graph: ScenarioGraph, diagnostics: Diagnostic[]): Gra
   const predecessors = new Map<string, string[]>();
   graph.edges.forEach((edge, index) => {
     const path = `content.edges[${index}]`;
-    let ok = true;
-    if (!nodes.has(edge.from)) {
+    const unknownEnds = EDGE_ENDS.filter((end) => !nodes.has(edge[end.field]));
+    for (const end of unknownEnds)
       diagnostics.push({
-        code: 'UNKNOWN_EDGE_SOURCE',
-        message: `Edge ${index} starts at unknown node "${edge.from}"`,
-        path: `${path}.from`,
+        code: end.code,
+        message: `Edge ${index} ${end.verb} unknown node "${edge[end.field]}"`,
+        path: `${path}.${end.field}`,
       });
-      ok = false;
+    if (unknownEnds.length > 0) return;
+    for (const rule of EDGE_END_RULES) {
+      const nodeId = edge[rule.field];
+      if (nodes.get(nodeId)!.type === rule.type)
+        diagnostics.push({
+          code: rule.code,
+          message: `Edge ${index} ${rule.verb} the ${rule.type} node "${nodeId}"`,
+          nodeId,
+          path,
+        });
     }
-    if (!nodes.has(edge.to)) {
-      diagnostics.push({
-        code: 'UNKNOWN_EDGE_TARGET',
-        message: `Edge ${index} points to unknown node "${edge.to}"`,
-        path: `${path}.to`,
-      });
-      ok = false;
-    }
-    if (!ok) return;
-    if (nodes.get(edge.to)!.type === 'START')
-      diagnostics.push({
-        code: 'EDGE_INTO_START',
-        message: `Edge ${index} enters the START node "${edge.to}"`,
-        nodeId: edge.to,
-        path,
-      });
-    if (nodes.get(edge.from)!.type === 'END')
-      diagnostics.push({
-        code: 'EDGE_FROM_END',
-        message: `Edge ${index} leaves the END node "${edge.from}"`,
-        nodeId: edge.from,
-        path,
-      });
     outgoing.set(edge.from, [...(outgoing.get(edge.from) ?? []), { edge, index }]);
     predecessors.set(edge.to, [...(predecessors.get(edge.to) ?? []), edge.from]);
   });

@@ -10,6 +10,7 @@ import type {
   RunRecord,
   RunState,
 } from '../../../src/execution/run-result-store.js';
+import { storedCallbackAttempt } from '../../../src/execution/run-result-store.js';
 import { storedOutcomeTexts } from '../../../src/execution/stored-outcome.js';
 import { copyOf, duplicateKeyError } from '../../support/fake-transactions.js';
 
@@ -208,14 +209,9 @@ export class FakeRunResultStore implements RunResultStore {
     return doomed.length;
   }
 
-  async recordCallbackAttempt(
-    resultId: string,
-    attempt: number,
-    httpStatus: number | null,
-    error: string | null,
-  ): Promise<void> {
+  async recordCallbackAttempt(resultId: string, attempt: CallbackAttemptRecord): Promise<void> {
     if (!this.runs.has(resultId)) throw new Error(`no run ${resultId} (a foreign key refuses the attempt)`);
-    this.attempts.push({ resultId, attempt, httpStatus, error: error ? error.slice(0, 1000) : null });
+    this.attempts.push({ resultId, ...storedCallbackAttempt(attempt) });
   }
 
   async setCallbackState(resultId: string, state: CallbackState): Promise<void> {

@@ -194,8 +194,8 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
         { run: identity(pending), outcome: succeeded({}) },
         { run: identity(without), outcome: succeeded({}) },
       ]);
-      await store.recordCallbackAttempt(pending.id, 1, 503, 'x'.repeat(1500));
-      await store.recordCallbackAttempt(pending.id, 2, null, 'connect ECONNREFUSED');
+      await store.recordCallbackAttempt(pending.id, { attempt: 1, httpStatus: 503, error: 'x'.repeat(1500) });
+      await store.recordCallbackAttempt(pending.id, { attempt: 2, httpStatus: null, error: 'connect ECONNREFUSED' });
       expect(await store.callbackAttempts(pending.id)).toEqual([
         { attempt: 1, httpStatus: 503, error: 'x'.repeat(1000) },
         { attempt: 2, httpStatus: null, error: 'connect ECONNREFUSED' },
@@ -230,7 +230,7 @@ export function runResultStoreContract(label: string, setUp: () => RunResultStor
         { run: identity(pending), outcome: succeeded({}, longAgo(2)) },
         { run: identity(recent), outcome: succeeded({}) },
       ]);
-      await store.recordCallbackAttempt(oldest.id, 1, 200, null);
+      await store.recordCallbackAttempt(oldest.id, { attempt: 1, httpStatus: 200, error: null });
       await store.setCallbackState(oldest.id, 'DELIVERED');
       expect(await store.deleteFinishedBefore(longAgo(10), 1)).toBe(1);
       expect(await store.findById(oldest.id)).toBeUndefined();

@@ -79,21 +79,31 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const table = newTable();
       await store.createTable(table, COLUMNS);
       await store.addIndex(table, { name: 'ux_name', column: 'name', unique: true });
-      await store.insertRows(undefined, table, ['id', 'name'], 1, [
-        ['1', 'Ann'],
-        ['2', null],
-        ['3', null],
-      ]);
+      await store.insertRows(undefined, {
+        table,
+        columns: ['id', 'name'],
+        firstRowId: 1,
+        rows: [
+          ['1', 'Ann'],
+          ['2', null],
+          ['3', null],
+        ],
+      });
       const refused = await failure(
-        store.insertRows(undefined, table, ['id', 'name'], 4, [
-          ['4', 'Bob'],
-          ['5', 'Ann'],
-        ]),
+        store.insertRows(undefined, {
+          table,
+          columns: ['id', 'name'],
+          firstRowId: 4,
+          rows: [
+            ['4', 'Bob'],
+            ['5', 'Ann'],
+          ],
+        }),
       );
       expect(refused.errno).toBe(ER_DUP_ENTRY);
       expect(refused.message).toMatch(/Duplicate entry 'Ann' for key 'ux_name'/);
       expect(await store.count(table, [])).toBe(3);
-      await store.insertRows(undefined, table, ['id', 'name'], 4, [['4', 'ann']]);
+      await store.insertRows(undefined, { table, columns: ['id', 'name'], firstRowId: 4, rows: [['4', 'ann']] });
       expect((await store.page(table, ['name'], [], 10, 0)).map((row) => row.name)).toEqual(['Ann', null, null, 'ann']);
     });
 
@@ -101,10 +111,15 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const { store, tableName: newTable } = setUp();
       const table = newTable();
       await store.createTable(table, COLUMNS);
-      await store.insertRows(undefined, table, ['id', 'name'], 1, [
-        ['1', 'Ann'],
-        ['2', 'Ann'],
-      ]);
+      await store.insertRows(undefined, {
+        table,
+        columns: ['id', 'name'],
+        firstRowId: 1,
+        rows: [
+          ['1', 'Ann'],
+          ['2', 'Ann'],
+        ],
+      });
       const refused = await failure(store.addIndex(table, { name: 'ux_name', column: 'name', unique: true }));
       expect(refused.errno).toBe(ER_DUP_ENTRY);
       expect(refused.message).toMatch(/Duplicate entry 'Ann' for key 'ux_name'/);
@@ -132,19 +147,24 @@ export function collectionWritesContract(label: string, setUp: () => CollectionW
       const { store, tableName: newTable } = setUp();
       const table = newTable();
       await store.createTable(table, COLUMNS);
-      await store.insertRows(undefined, table, ['id', 'name'], 1, [['1', 'a']]);
+      await store.insertRows(undefined, { table, columns: ['id', 'name'], firstRowId: 1, rows: [['1', 'a']] });
       const trx = await store.begin();
       expect(await store.maxRowId(trx, table)).toBe(1);
-      await store.insertRows(trx, table, ['name', 'id'], 2, [
-        ['b', '2'],
-        ['c', '3'],
-      ]);
+      await store.insertRows(trx, {
+        table,
+        columns: ['name', 'id'],
+        firstRowId: 2,
+        rows: [
+          ['b', '2'],
+          ['c', '3'],
+        ],
+      });
       expect(await store.maxRowId(trx, table)).toBe(3);
       expect(await store.count(table, [])).toBe(1);
       await store.rollback(trx);
       expect(await store.count(table, [])).toBe(1);
       const kept = await store.begin();
-      await store.insertRows(kept, table, ['name', 'id'], 2, [['b', '2']]);
+      await store.insertRows(kept, { table, columns: ['name', 'id'], firstRowId: 2, rows: [['b', '2']] });
       await store.commit(kept);
       expect(await store.page(table, ['id', 'name'], [], 10, 0)).toEqual([
         { id: 1, name: 'a' },

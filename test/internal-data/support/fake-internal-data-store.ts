@@ -10,6 +10,7 @@ import type {
 } from '../../../src/internal-data/internal-data-store-type.js';
 import type { CollectionRecord, IndexRecord, LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
 import type { CellValue } from '../../../src/internal-data/row-encoder.js';
+import type { NumberedRows } from '../../../src/internal-data/internal-data-store-type.js';
 import { copyOf } from '../../support/fake-transactions.js';
 
 type Row = Record<string, unknown>;
@@ -291,10 +292,7 @@ export class FakeInternalDataStore implements CollectionStore {
 
   async insertRows(
     trx: StoreTransaction | undefined,
-    table: string,
-    columns: readonly string[],
-    firstRowId: number,
-    rows: readonly CellValue[][],
+    { table, columns, firstRowId, rows }: NumberedRows<readonly CellValue[][]>,
   ): Promise<void> {
     if (rows.length === 0) return;
     const found = this.table(table);

@@ -8,6 +8,7 @@ import { InternalDataService } from '../../../src/internal-data/internal-data-se
 import { InternalDataStore, type LocalLoadResult } from '../../../src/internal-data/internal-data-store.js';
 import type { ColumnSpec } from '../../../src/internal-data/column-types.js';
 import type { CellValue } from '../../../src/internal-data/row-encoder.js';
+import type { NumberedRows } from '../../../src/internal-data/internal-data-store-type.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { UserStore } from '../../../src/auth/user-store.js';
 
@@ -42,12 +43,7 @@ export class RecordingStore extends InternalDataStore {
     return this.localInfile && super.localInfileEnabled();
   }
 
-  override async loadLocal(
-    table: string,
-    columns: readonly string[],
-    firstRowId: number,
-    rows: AsyncIterable<CellValue[][]>,
-  ): Promise<LocalLoadResult> {
+  override async loadLocal(rows: NumberedRows<AsyncIterable<CellValue[][]>>): Promise<LocalLoadResult> {
     this.localLoads += 1;
     if (this.refuseLocal) {
       throw Object.assign(new Error('The used command is not allowed with this MariaDB version'), {
@@ -55,7 +51,7 @@ export class RecordingStore extends InternalDataStore {
         code: 'ER_NOT_ALLOWED_COMMAND',
       });
     }
-    const result = await super.loadLocal(table, columns, firstRowId, rows);
+    const result = await super.loadLocal(rows);
     if (this.loseOneRow) {
       this.loseOneRow = false;
       return { ...result, affectedRows: result.affectedRows - 1 };
@@ -65,13 +61,10 @@ export class RecordingStore extends InternalDataStore {
 
   override async insertRows(
     trx: StoreTransaction | undefined,
-    table: string,
-    columns: readonly string[],
-    firstRowId: number,
-    rows: readonly CellValue[][],
+    rows: NumberedRows<readonly CellValue[][]>,
   ): Promise<void> {
     this.insertStatements += 1;
-    await super.insertRows(trx, table, columns, firstRowId, rows);
+    await super.insertRows(trx, rows);
   }
 
   reset(): void {
