@@ -1,24 +1,15 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { ScenarioEngine } from '../../src/engine/index.js';
 import { createLogger } from '../../src/logger.js';
-import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
 import { LiveShadows, type ShadowMetrics } from '../../src/shadows/live-shadows.js';
 import { ShadowBudget } from '../../src/shadows/shadow-budget.js';
 import { ShadowRunWriter } from '../../src/shadows/shadow-run-writer.js';
 import type { LiveShadow, ShadowRun } from '../../src/shadows/shadow.js';
 import type { MySqlShadowStore } from '../../src/shadows/shadow-store.js';
+import { championOf } from './live-fixtures.js';
 
 const logger = createLogger('silent');
-const deployed = {
-  scenarioId: 7,
-  versionId: 70,
-  ownerId: 1,
-  ownerName: 'alice',
-  name: 's',
-  version: '1',
-  cacheKey: 'version:70',
-  document: {},
-} as unknown as DeployedScenario;
+const deployed = championOf({});
 const shadow = {
   id: 'sh-1',
   ownerId: 1,
