@@ -165,8 +165,8 @@ export interface ReplayConfig {
 export interface ShadowsConfig {
   /**
    * SHADOW_ENGINE_SHARE: the most of the engine time this process spends (every lane, shadows included; or, when
-   * that is more, of its event loop's idle time) that shadow work may cost, its API-side work included, 0–1; past
-   * it sampled shadow runs are skipped and counted.
+   * that is more, of its event loop's idle time, weighted by how idle it was) that shadow work may cost, its
+   * API-side work included, 0–1; past it sampled shadow runs are skipped and counted.
    */
   engineShare: number;
   /** SHADOW_MAX_IN_FLIGHT: shadow runs waiting or running at once in this process; past it they are skipped and counted. */

@@ -28,8 +28,8 @@ const MAX_ESTIMATES = 10_000;
 /**
  * What shadow work may cost one process, as a token bucket (docs/adr/0023-shadow-budget-of-spent-engine-time.md).
  * It fills with `share` of the engine time the process spends, every lane and the shadows' own included — or, when
- * that is more, of the time its event loop was idle (so an idle process still runs shadows, and a busy one's shadows
- * are paid by its live runs' engine time alone) — and holds at most `share` × one second. Shadow work
+ * that is more, of the time its event loop was idle, weighted by how idle it was (so an idle process still runs
+ * shadows, and a busy one's shadows are paid by its live runs' engine time) — and holds at most `share` × one second. Shadow work
  * takes from it everything it costs: each run's sandbox time as the engine measured it (a looping run its whole
  * time limit) and the API process's own time for it (the champion's outcome handed over, the run started and
  * finished, its row written: `charge`). A run reserves the recent mean cost of its shadow's runs when it starts
@@ -118,7 +118,10 @@ export class ShadowBudget {
     if (now - this.creditedAt < 1) return;
     const engine = this.options.engineMs();
     const idle = this.idleMs();
-    const earned = Math.max(engine - this.engineSeen, idle - this.idleSeen);
+    // Idle time counts as much as the loop was idle: a busy API's loop is idle mostly while it waits for the engine
+    // hosts, which are then busy (at full load under the bench: about a third of the time idle, a ninth counted).
+    const idleShare = Math.min(1, (idle - this.idleSeen) / (now - this.creditedAt));
+    const earned = Math.max(engine - this.engineSeen, (idle - this.idleSeen) * idleShare);
     this.engineSeen = engine;
     this.idleSeen = idle;
     this.creditedAt = now;

@@ -118,6 +118,18 @@ describe('the shadow budget', () => {
     expect(budget.available()).toBe(false);
   });
 
+  it('counts idle time as much as the loop was idle: a loop idle half the time earns a quarter as much', () => {
+    const { budget, clock } = budgetOf(0.25);
+    budget.charge(250);
+    // 1,000 ms, 500 of them idle: 250 ms counted, 62.5 ms earned.
+    clock.now += 1000;
+    clock.idleMs += 500;
+    budget.charge(62);
+    expect(budget.available()).toBe(true);
+    budget.charge(1);
+    expect(budget.available()).toBe(false);
+  });
+
   it('skips when SHADOW_MAX_IN_FLIGHT runs wait or run, whatever the time left', () => {
     const { budget } = budgetOf(1, 2);
     expect([budget.tryStart('sh'), budget.tryStart('sh'), budget.tryStart('sh')]).toEqual([null, null, 'in_flight']);
