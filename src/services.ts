@@ -34,7 +34,6 @@ import { createShadows, type Shadows } from './shadows/shadows-module.js';
 import type { DeployListener } from './scenarios/deploy-listener.js';
 import { YamlBodyParser } from './http/yaml-body-parser.js';
 import { migrationProblem, pendingMigrations } from './db/pending-migrations.js';
-import { defaultEngineHosts } from './engine/pool/pool-size.js';
 
 /**
  * The composition root: every long-lived object of a process, built once here and passed to the
@@ -190,7 +189,6 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   const shadows = createShadows({
     config: config.shadows,
     scenarioLocks: scenarioStore,
-    engineHosts: config.engine.hosts ?? defaultEngineHosts(),
     logger,
     db,
     scenarios,
@@ -267,10 +265,11 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
   };
 }
 
-/** The worker role of a process: take jobs (execution's and replays') and delete expired decision records. */
+/** The worker role of a process: take jobs (execution's and replays') and delete expired decision records and live test runs. */
 export async function startWorkerRole(services: Services): Promise<void> {
   await services.execution.startWorker();
   services.records.startSweeper();
+  services.shadows.startSweeper();
 }
 
 export async function closeServices(services: Services): Promise<void> {

@@ -57,7 +57,7 @@ import { ChildProcessOnnxInspector } from '../../src/models/onnx-inspector.js';
 import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
 import { RunStatisticsRecorder } from '../../src/statistics/run-statistics-recorder.js';
 import { StatisticsStore } from '../../src/statistics/statistics-store.js';
-import { databaseServerPids, processCpuMs, threadCpuMs, totalCpuMs } from './proc-cpu.js';
+import { childPids, databaseServerPids, processCpuMs, threadCpuMs, totalCpuMs } from './proc-cpu.js';
 import { referenceScenario, sampleInputs } from './reference-scenario.js';
 import { contentHash } from '../../src/scenarios/version-content.js';
 
@@ -333,6 +333,8 @@ interface CannonResult {
   mainCpuMicros: number;
   /** CPU time of this process (autocannon, the load) per answered request, in µs. */
   loadCpuMicros: number;
+  /** CPU time of the API's child processes (its engine hosts) per answered request, in µs; NaN where /proc is unavailable. */
+  hostCpuMicros: number;
 }
 
 async function cannon(
@@ -343,6 +345,8 @@ async function cannon(
   { scenario = SCENARIO, seconds = SYNC_SECONDS } = {},
 ): Promise<CannonResult> {
   const database = databaseServerPids();
+  const hosts = childPids(pid);
+  const hostsBefore = totalCpuMs(hosts);
   const cpuBefore = processCpuMs(pid);
   const mainBefore = threadCpuMs(pid, pid);
   const loadBefore = process.cpuUsage();
@@ -358,6 +362,7 @@ async function cannon(
   const answered = Math.max(result['2xx'], 1);
   const cpuMicros = ((processCpuMs(pid) - cpuBefore) * 1000) / answered;
   const mainCpuMicros = ((threadCpuMs(pid, pid) - mainBefore) * 1000) / answered;
+  const hostCpuMicros = hosts.length > 0 ? ((totalCpuMs(hosts) - hostsBefore) * 1000) / answered : NaN;
   const load = process.cpuUsage(loadBefore);
   const loadCpuMicros = (load.user + load.system) / answered;
   // Records are written up to RECORDS_FLUSH_MS (50 ms) after their run: the database's CPU is read a little later.
@@ -373,6 +378,7 @@ async function cannon(
     dbCpuMicros,
     mainCpuMicros,
     loadCpuMicros,
+    hostCpuMicros,
   };
 }
 
@@ -389,6 +395,7 @@ function mean(results: CannonResult[]): CannonResult {
     dbCpuMicros: average((r) => r.dbCpuMicros),
     mainCpuMicros: average((r) => r.mainCpuMicros),
     loadCpuMicros: average((r) => r.loadCpuMicros),
+    hostCpuMicros: average((r) => r.hostCpuMicros),
   };
 }
 
@@ -823,6 +830,11 @@ async function main(): Promise<void> {
       );
       report(
         `  shadow runs stored ${Number(stored)}, skipped ${Number(skipped)} (budget or in flight), for the ${answered} shadowed answers autocannon counted (warm-up not included)`,
+      );
+      // Where a shadow's cost lands: the API process (its event loop: capture, hand-off, rows) and its engine hosts.
+      const [without, withShadow] = [mean(runs.without), mean(runs.with)];
+      report(
+        `  API process CPU per answered request: ${fixed(without.cpuMicros, 0)} µs without, ${fixed(withShadow.cpuMicros, 0)} µs with (main thread ${fixed(without.mainCpuMicros, 0)} → ${fixed(withShadow.mainCpuMicros, 0)} µs); engine hosts ${fixed(without.hostCpuMicros, 0)} → ${fixed(withShadow.hostCpuMicros, 0)} µs; MariaDB ${fixed(without.dbCpuMicros, 0)} → ${fixed(withShadow.dbCpuMicros, 0)} µs`,
       );
       const exhausted = process.env.SHADOW_ENGINE_SHARE === '0';
       goal(

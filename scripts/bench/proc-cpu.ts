@@ -53,3 +53,15 @@ export function databaseServerPids(): number[] {
     return [];
   }
 }
+
+/** The child processes of a process (an API's engine hosts); none where /proc cannot be read. */
+export function childPids(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((thread) =>
+      readFileSync(`/proc/${pid}/task/${thread}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}

@@ -164,14 +164,17 @@ export interface ReplayConfig {
 /** Shadows (docs/live-tests.md): their budget of engine time, and how many a scenario may have. */
 export interface ShadowsConfig {
   /**
-   * SHADOW_ENGINE_SHARE: the most of this process's engine time (ENGINE_HOSTS × wall time) shadow runs
-   * may take, 0–1; past it sampled shadow runs are skipped and counted.
+   * SHADOW_ENGINE_SHARE: the most of the engine time this process spends (every lane, shadows included; or, when
+   * that is more, of its event loop's idle time, weighted by how idle it was) that shadow work may cost, its
+   * API-side work included, 0–1; past it sampled shadow runs are skipped and counted.
    */
   engineShare: number;
   /** SHADOW_MAX_IN_FLIGHT: shadow runs waiting or running at once in this process; past it they are skipped and counted. */
   maxInFlight: number;
   /** SHADOW_MAX_PER_SCENARIO: shadows a scenario may have that have not ENDED. */
   maxPerScenario: number;
+  /** LIVE_TEST_RUNS_RETENTION_DAYS: shadow and split runs are deleted this long after they were stored. */
+  runsRetentionDays: number;
 }
 
 /** The spec's ceiling on a replay's `limit`, whatever REPLAY_MAX_RECORDS says. */
@@ -327,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       engineShare: readNumber(env, 'SHADOW_ENGINE_SHARE', 0.25),
       maxInFlight: readInt(env, 'SHADOW_MAX_IN_FLIGHT', 256),
       maxPerScenario: readInt(env, 'SHADOW_MAX_PER_SCENARIO', 5),
+      runsRetentionDays: readInt(env, 'LIVE_TEST_RUNS_RETENTION_DAYS', 30),
     },
     models: {
       maxBytes: readInt(env, 'MODEL_MAX_BYTES', 8 * 1_048_576),
@@ -401,6 +405,7 @@ function assertUsable(config: AppConfig): void {
     problems.push('SHADOW_ENGINE_SHARE must be between 0 and 1');
   if (config.shadows.maxInFlight < 1) problems.push('SHADOW_MAX_IN_FLIGHT must be at least 1');
   if (config.shadows.maxPerScenario < 1) problems.push('SHADOW_MAX_PER_SCENARIO must be at least 1');
+  if (config.shadows.runsRetentionDays < 1) problems.push('LIVE_TEST_RUNS_RETENTION_DAYS must be at least 1');
   if (config.engine.hosts !== undefined && config.engine.hosts < 1) problems.push('ENGINE_HOSTS must be at least 1');
   if (config.engine.hostsPerTenant !== undefined && config.engine.hostsPerTenant < 1)
     problems.push('ENGINE_HOSTS_PER_TENANT must be at least 1');

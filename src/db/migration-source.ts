@@ -30,6 +30,7 @@ import * as callbackSecretOverlap from './migrations/20261128003100_callback_sec
 import * as modelFilesBinary from './migrations/20261128003200_model_files_binary.js';
 import * as shadows from './migrations/20261129003200_shadows.js';
 import * as splits from './migrations/20261129003300_splits.js';
+import * as liveTestRunsRetention from './migrations/20261129003400_live_test_runs_retention.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -72,6 +73,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261128003200_model_files_binary', modelFilesBinary],
   ['20261129003200_shadows', shadows],
   ['20261129003300_splits', splits],
+  ['20261129003400_live_test_runs_retention', liveTestRunsRetention],
 ];
 
 export class StaticMigrationSource implements Knex.MigrationSource<string> {

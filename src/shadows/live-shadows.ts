@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { CompiledScenario, PortHooks, ScenarioEngine } from '../engine/index.js';
-import { StaleWhileRevalidateCache } from '../db/stale-while-revalidate.js';
 import type { ChampionRun, RunShadows, SampledShadows } from '../execution/run-shadows.js';
 import { toRunError } from '../execution/run-outcome.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
@@ -8,6 +7,7 @@ import { RecordedCalls } from '../replay/recorded-calls.js';
 import type { DeployedScenario } from '../scenarios/deployed-scenarios.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 import { ChampionCapture } from './champion-capture.js';
+import { LiveTestCache } from './live-test-cache.js';
 import type { ShadowBudget, SkipReason } from './shadow-budget.js';
 import type { ShadowRunWriter } from './shadow-run-writer.js';
 import type { LiveShadow, SideOutcome } from './shadow.js';
@@ -33,21 +33,34 @@ export interface LiveShadowsOptions {
   random?: () => number;
 }
 
+/** A champion run that ended, with the shadows sampled beside it: started on the next turn of the event loop. */
+interface Handed {
+  shadows: readonly LiveShadow[];
+  run: ChampionRun;
+  capture: ChampionCapture;
+}
+
 /**
  * The live path of shadows (RunShadows, for execution's ScenarioRunner). A scenario's RUNNING shadows
- * come from a cache (fresh 1 s, then stale while read again), so a live run never waits on MySQL for
- * them: a scenario not in the cache yet is read in the background and its run goes unshadowed. Each
- * shadow beside the same champion version is sampled at its rate; the champion then runs with
- * ChampionCapture as its port hooks, and once it has ended (its caller's answer on its way: the shadows
- * start on a later turn of the event loop, setImmediate) each sampled shadow takes a place in the budget
- * (charged the sandbox time the engine measured for it) or is skipped and counted, runs in the engine pool's background lane under the owner's fairness rules,
- * with HTTP_CALL nodes answered from the champion's captures, and its outcome goes to the writer beside
- * the champion's. Nothing of a shadow ever reaches the champion's caller: every failure is an outcome.
+ * come from a cache (LiveTestCache), so a live run never waits on MySQL for them. Each shadow beside the
+ * same champion version is sampled at its rate, and skipped at once (counted) when the budget is spent:
+ * the champion then runs exactly as without shadows. A sampled champion runs with ChampionCapture as its
+ * port hooks; once it has ended (its caller's answer on its way) it is handed over, and the champions
+ * handed over in one turn of the event loop start their shadows together on the next (setImmediate, one
+ * per turn). Each shadow run takes a place in the budget or is skipped and counted, runs in the engine
+ * pool's background lane under the owner's fairness rules (the pool sends one tenant's waiting items to a
+ * host as one message), with HTTP_CALL nodes answered from the champion's captures, and its outcome goes
+ * to the writer beside the champion's. The budget is charged what the shadows cost this process too: the
+ * time of the hand-over turn, of each run's ending, and of writing the rows (ShadowRunWriter). Nothing of
+ * a shadow ever reaches the champion's caller: every failure is an outcome.
  */
 export class LiveShadows implements RunShadows {
-  private readonly cache: StaleWhileRevalidateCache<number, LiveShadow[]>;
-  private readonly compiled = new Map<string, Promise<CompiledScenario>>();
+  private readonly cache: LiveTestCache<LiveShadow[]>;
+  private readonly compiling = new Map<string, Promise<CompiledScenario>>();
+  /** Shadows compiled, for starting a run in the hand-over turn itself (no await before the engine). */
+  private readonly compiled = new Map<string, CompiledScenario>();
   private readonly random: () => number;
+  private handed: Handed[] = [];
 
   constructor(
     private readonly store: MySqlShadowStore,
@@ -60,23 +73,17 @@ export class LiveShadows implements RunShadows {
     private readonly models: ModelDocuments = NO_MODELS,
   ) {
     this.random = options.random ?? Math.random;
-    this.cache = new StaleWhileRevalidateCache((scenarioId) => this.store.running(scenarioId), {
-      freshMs: options.freshMs,
-      maxStaleMs: options.maxStaleMs,
-      max: 10_000,
-      onRefreshError: (error) =>
-        this.logger.warn({ err: error }, 'shadows of a scenario could not be read again; using the ones in hand'),
-    });
+    this.cache = new LiveTestCache(
+      (scenarioId) => this.store.running(scenarioId),
+      options,
+      logger,
+      'the shadows of a scenario',
+    );
   }
 
   sample(deployed: DeployedScenario): SampledShadows | undefined {
     const shadows = this.cache.peek(deployed.scenarioId);
-    if (shadows === undefined) {
-      this.cache
-        .get(deployed.scenarioId)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'shadows of a scenario could not be read'));
-      return undefined;
-    }
+    if (shadows === undefined) return undefined;
     let picked: LiveShadow[] | undefined;
     for (const shadow of shadows) {
       // A shadow runs beside the champion it was attached to only (a deploy ends it: docs/live-tests.md).
@@ -95,24 +102,47 @@ export class LiveShadows implements RunShadows {
   }
 
   /** A change made in this process (attach, stop, start, a deploy) applies at once here: the scenario's shadows are read again now. */
-  async reload(scenarioId: number): Promise<void> {
-    this.cache.delete(scenarioId);
-    await this.cache.get(scenarioId);
+  reload(scenarioId: number): Promise<void> {
+    return this.cache.reload(scenarioId);
   }
 
-  /** Runs each shadow after its champion; never throws. */
-  runAll(shadows: readonly LiveShadow[], run: ChampionRun, capture: ChampionCapture): void {
-    let champion: SideOutcome | undefined;
+  /** A champion ended: its shadows start on the next turn, with every other champion's of this turn. */
+  handOver(handed: Handed): void {
+    this.handed.push(handed);
+    if (this.handed.length === 1) setImmediate(() => this.startHanded());
+  }
+
+  /** Starts the shadow runs handed over in the last turn; never throws. */
+  private startHanded(): void {
+    const started = performance.now();
+    const handed = this.handed;
+    this.handed = [];
+    for (const { shadows, run, capture } of handed) {
+      try {
+        this.startShadows(shadows, run, capture);
+      } catch (error) {
+        this.logger.error({ err: error, runId: run.runId }, 'shadow runs not started');
+      }
+    }
+    this.budget.charge(performance.now() - started);
+  }
+
+  /** Starts each shadow of one champion run that finds its place in the budget. */
+  private startShadows(shadows: readonly LiveShadow[], run: ChampionRun, capture: ChampionCapture): void {
+    let champion: string | undefined;
     for (const shadow of shadows) {
-      const refused = this.budget.tryStart();
+      const refused = this.budget.tryStart(shadow.id);
       if (refused) {
         this.skipped(shadow, refused);
         continue;
       }
-      champion ??= stored({ result: run.result, error: run.error && run.maskError(run.error) }, shadow.outputs);
-      this.runOne(shadow, run, capture, champion).catch((error: unknown) =>
-        this.logger.error({ err: error, shadowId: shadow.id }, 'shadow run not recorded'),
-      );
+      try {
+        champion ??= storedJson({ result: run.result, error: run.error && run.maskError(run.error) }, shadow.outputs);
+      } catch (error) {
+        this.budget.finish(shadow.id, 0);
+        throw error;
+      }
+      this.startOne(shadow, run, capture, champion);
     }
   }
 
@@ -121,60 +151,79 @@ export class LiveShadows implements RunShadows {
     this.writer.skip(shadow.id);
   }
 
-  private async runOne(
-    shadow: LiveShadow,
-    run: ChampionRun,
-    capture: ChampionCapture,
-    champion: SideOutcome,
-  ): Promise<void> {
+  private startOne(shadow: LiveShadow, run: ChampionRun, capture: ChampionCapture, champion: string): void {
     const started = performance.now();
     const calls = new RecordedCalls(capture.captures);
     // The engine adds the sandbox time of each crossing here (the run's and its called scenarios'): the budget's charge.
     const engineTime = { usedMs: 0, limitMs: this.options.runTimeoutMs };
-    let outcome: SideOutcome;
+    const context = { ownerId: run.ownerId, lane: 'background' as const, portHooks: calls, budget: engineTime };
+    const compiled = this.compiled.get(shadow.id);
+    const running = compiled
+      ? this.engine.run(compiled, run.inputs, context)
+      : this.compile(shadow).then((ready) => this.engine.run(ready, run.inputs, context));
+    running
+      .then(
+        (outcome) =>
+          this.ended(shadow, run, champion, calls, engineTime.usedMs, started, () => ({
+            result: outcome.result,
+            error: null,
+          })),
+        (error: unknown) =>
+          this.ended(shadow, run, champion, calls, engineTime.usedMs, started, () => ({
+            result: null,
+            error: run.maskError(toRunError(error)),
+          })),
+      )
+      .catch((error: unknown) => this.logger.error({ err: error, shadowId: shadow.id }, 'shadow run not recorded'));
+  }
+
+  /** A shadow run ended: its outcome goes to the writer, and the budget is charged its engine time and this turn's. */
+  private ended(
+    shadow: LiveShadow,
+    run: ChampionRun,
+    champion: string,
+    calls: RecordedCalls,
+    engineMs: number,
+    started: number,
+    outcomeOf: () => SideOutcome,
+  ): void {
+    const ending = performance.now();
     try {
-      const compiled = await this.compile(shadow);
-      outcome = {
-        result: (
-          await this.engine.run(compiled, run.inputs, {
-            ownerId: run.ownerId,
-            lane: 'background',
-            portHooks: calls,
-            budget: engineTime,
-          })
-        ).result,
-        error: null,
-      };
-    } catch (error) {
-      outcome = { result: null, error: run.maskError(toRunError(error)) };
+      const outcome = outcomeOf();
+      this.metrics.shadowRunFinished(outcome.error ? 'failed' : 'succeeded');
+      this.writer.add({
+        shadowId: shadow.id,
+        runId: run.runId,
+        requestId: run.requestId,
+        beganAt: run.beganAt,
+        champion,
+        shadow: storedJson(outcome, shadow.outputs),
+        calls: { unrecorded: calls.unrecorded, served: calls.served, requestDiffers: calls.requestDiffers },
+        durationMicros: Math.round((ending - started) * 1000),
+      });
     } finally {
-      this.budget.finish(engineTime.usedMs);
+      this.budget.finish(shadow.id, engineMs + (performance.now() - ending));
     }
-    this.metrics.shadowRunFinished(outcome.error ? 'failed' : 'succeeded');
-    this.writer.add({
-      shadowId: shadow.id,
-      runId: run.runId,
-      requestId: run.requestId,
-      beganAt: run.beganAt,
-      champion,
-      shadow: stored(outcome, shadow.outputs),
-      calls: { unrecorded: calls.unrecorded, served: calls.served, requestDiffers: calls.requestDiffers },
-      durationMicros: Math.round((performance.now() - started) * 1000),
-    });
   }
 
   /** The shadow compiled once per process (its document is fixed when attached: the content hash names it). */
   private compile(shadow: LiveShadow): Promise<CompiledScenario> {
-    let compiled = this.compiled.get(shadow.id);
-    if (!compiled) {
-      if (this.compiled.size >= MAX_COMPILED) this.compiled.clear();
-      compiled = this.models
+    let compiling = this.compiling.get(shadow.id);
+    if (!compiling) {
+      if (this.compiling.size >= MAX_COMPILED) {
+        this.compiling.clear();
+        this.compiled.clear();
+      }
+      compiling = this.models
         .resolve(shadow.ownerId, shadow.document, hashCacheKey(shadow.contentHash))
         .then((resolved) => this.engine.compile(resolved.cacheKey, resolved.document));
-      compiled.catch(() => this.compiled.delete(shadow.id));
-      this.compiled.set(shadow.id, compiled);
+      compiling.then(
+        (compiled) => this.compiled.set(shadow.id, compiled),
+        () => this.compiling.delete(shadow.id),
+      );
+      this.compiling.set(shadow.id, compiling);
     }
-    return compiled;
+    return compiling;
   }
 }
 
@@ -193,16 +242,20 @@ class ShadowedRun implements SampledShadows {
   }
 
   championFinished(run: ChampionRun): void {
-    // A later turn of the event loop: the champion's answer is written first (its reply is sent in the
-    // promise continuations of this turn).
-    setImmediate(() => this.owner.runAll(this.shadows, run, this.capture));
+    // Started on a later turn of the event loop: the champion's answer is written first (its reply is sent in
+    // the promise continuations of this turn).
+    this.owner.handOver({ shadows: this.shadows, run, capture: this.capture });
   }
 }
 
-/** An outcome as stored: a result too large keeps only the compared outputs. */
-function stored(outcome: SideOutcome, outputs: readonly string[]): SideOutcome {
-  if (!outcome.result || JSON.stringify(outcome.result).length <= MAX_STORED_RESULT_CHARS) return outcome;
+/**
+ * An outcome as stored, as JSON text (made once: its length is what decides): a result whose JSON passes
+ * MAX_STORED_RESULT_CHARS keeps only the compared outputs.
+ */
+function storedJson(outcome: SideOutcome, outputs: readonly string[]): string {
+  const json = JSON.stringify(outcome);
+  if (!outcome.result || json.length <= MAX_STORED_RESULT_CHARS) return json;
   const kept: Record<string, unknown> = {};
   for (const name of outputs) if (Object.hasOwn(outcome.result, name)) kept[name] = outcome.result[name];
-  return { result: kept, error: outcome.error };
+  return JSON.stringify({ result: kept, error: outcome.error });
 }

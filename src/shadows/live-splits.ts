@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { StaleWhileRevalidateCache } from '../db/stale-while-revalidate.js';
 import type { RunSplits, SplitArmRun } from '../execution/run-splits.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployedScenario } from '../scenarios/deployed-scenarios.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
+import { LiveTestCache } from './live-test-cache.js';
 import { armAt, splitPoint, type LiveSplit, type SplitRun } from './split.js';
 import type { MySqlSplitStore } from './split-store.js';
 
@@ -44,35 +44,24 @@ export interface LiveSplitsOptions {
  * its label as the answer's `version`. Each run's arm, outcome, decision and time go to the writer.
  */
 export class LiveSplits implements RunSplits {
-  private readonly cache: StaleWhileRevalidateCache<number, { armed: ArmedSplit | null }>;
+  private readonly cache: LiveTestCache<{ armed: ArmedSplit | null }>;
   private readonly random: () => number;
 
   constructor(
     private readonly store: MySqlSplitStore,
     private readonly writer: SplitRunSink,
     private readonly metrics: SplitMetrics,
-    private readonly logger: Logger,
+    logger: Logger,
     options: LiveSplitsOptions,
     private readonly models: ModelDocuments = NO_MODELS,
   ) {
     this.random = options.random ?? Math.random;
-    this.cache = new StaleWhileRevalidateCache((scenarioId) => this.load(scenarioId), {
-      freshMs: options.freshMs,
-      maxStaleMs: options.maxStaleMs,
-      max: 10_000,
-      onRefreshError: (error) =>
-        this.logger.warn({ err: error }, 'the split of a scenario could not be read again; using the one in hand'),
-    });
+    this.cache = new LiveTestCache((scenarioId) => this.load(scenarioId), options, logger, 'the split of a scenario');
   }
 
   assign(deployed: DeployedScenario, inputs: Record<string, unknown>): SplitArmRun | undefined {
     const cached = this.cache.peek(deployed.scenarioId);
-    if (cached === undefined) {
-      this.cache
-        .get(deployed.scenarioId)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'the split of a scenario could not be read'));
-      return undefined;
-    }
+    if (cached === undefined) return undefined;
     const { armed } = cached;
     // A split runs beside the champion it was started beside only (a deploy ends it: docs/live-tests.md).
     if (armed === null || armed.split.championVersionId !== deployed.versionId) return undefined;
@@ -107,9 +96,8 @@ export class LiveSplits implements RunSplits {
   }
 
   /** A change made in this process (start, end, promote, a deploy) applies at once here. */
-  async reload(scenarioId: number): Promise<void> {
-    this.cache.delete(scenarioId);
-    await this.cache.get(scenarioId);
+  reload(scenarioId: number): Promise<void> {
+    return this.cache.reload(scenarioId);
   }
 
   /** The scenario's RUNNING split (armed: null when it has none: cached as well). */

@@ -6,10 +6,10 @@ import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
 import type { AccessibleScenario, ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
-import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
-import { hashCacheKey } from '../scenarios/version-content.js';
+import type { ScenarioVersions, VersionSnapshot } from '../scenarios/scenario-versions.js';
 import type { LiveShadows } from './live-shadows.js';
-import type { ShadowRecord } from './shadow.js';
+import { checkCompiles, ofScenario } from './live-test-checks.js';
+import type { NewShadow, ShadowRecord } from './shadow.js';
 import type { ShadowReports } from './shadow-reports.js';
 import type { MySqlShadowStore } from './shadow-store.js';
 
@@ -53,27 +53,15 @@ export class ShadowService implements DeployListener {
         { path: 'body.version', message: 'is not a version of this scenario' },
       ]);
     }
-    // A shadow that does not compile is refused now (422 COMPILE_ERROR), not found out by every live run.
-    const resolved = await this.models.resolve(scenario.ownerId, shadow.document, hashCacheKey(shadow.contentHash));
-    this.engine.compile(resolved.cacheKey, resolved.document);
-    const id = timeOrderedId();
-    const refused = await this.store.insertWithinLimit(
-      {
-        id,
-        scenarioId: scenario.id,
-        ownerId: scenario.ownerId,
-        createdBy,
-        version: shadow.label,
-        versionId: shadow.versionId,
-        contentHash: shadow.contentHash,
-        document: shadow.document,
-        championVersion: champion.label,
-        championVersionId: champion.versionId,
-        sampleRate: request.sampleRate ?? 1,
-        outputs: request.outputs,
-      },
-      this.maxPerScenario,
-    );
+    await checkCompiles(this.models, this.engine, scenario.ownerId, shadow);
+    const attached: NewShadow = {
+      ...shadowTerms(scenario, createdBy, champion, request),
+      version: shadow.label,
+      versionId: shadow.versionId,
+      contentHash: shadow.contentHash,
+      document: shadow.document,
+    };
+    const refused = await this.store.insertWithinLimit(attached, this.maxPerScenario);
     if (refused !== null) {
       throw new ConflictError(
         `Scenario "${scenario.name}" has ${refused} shadows that have not ended, the most this server allows (SHADOW_MAX_PER_SCENARIO); stop one and let a deploy end it, or attach this one later.`,
@@ -81,7 +69,7 @@ export class ShadowService implements DeployListener {
       );
     }
     await this.live.reload(scenario.id);
-    return this.withReport(await this.found(scenario, id));
+    return this.withReport(await this.found(scenario, attached.id));
   }
 
   async list(actor: ScenarioActor, scenarioId: string): Promise<{ shadows: ShadowSummaryDto[] }> {
@@ -96,20 +84,12 @@ export class ShadowService implements DeployListener {
 
   /** RUNNING → STOPPED; a STOPPED or ENDED shadow is answered as it is. */
   async stop(actor: ScenarioActor, scenarioId: string, shadowId: string): Promise<ShadowDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
-    await this.found(scenario, shadowId);
-    await this.store.stop(shadowId);
-    await this.live.reload(scenario.id);
-    return this.withReport(await this.found(scenario, shadowId));
+    return this.withReport(await this.change(actor, scenarioId, shadowId, (id) => this.store.stop(id)));
   }
 
   /** STOPPED → RUNNING; a RUNNING shadow is answered as it is, an ENDED one is 409 SHADOW_ENDED. */
   async start(actor: ScenarioActor, scenarioId: string, shadowId: string): Promise<ShadowDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
-    await this.found(scenario, shadowId);
-    await this.store.start(shadowId);
-    await this.live.reload(scenario.id);
-    const now = await this.found(scenario, shadowId);
+    const now = await this.change(actor, scenarioId, shadowId, (id) => this.store.start(id));
     if (now.state === 'ENDED')
       throw new ConflictError(
         `Shadow "${shadowId}" ended: ${now.endedReason ?? 'its champion was replaced'}. Attach a new shadow.`,
@@ -124,16 +104,46 @@ export class ShadowService implements DeployListener {
     await this.live.reload(scenario.id);
   }
 
+  /** Changes the shadow's state (stop, start), applies it to this process's live path at once, and answers the shadow as it is now. */
+  private async change(
+    actor: ScenarioActor,
+    scenarioId: string,
+    shadowId: string,
+    change: (shadowId: string) => Promise<boolean>,
+  ): Promise<ShadowRecord> {
+    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    await this.found(scenario, shadowId);
+    await change(shadowId);
+    await this.live.reload(scenario.id);
+    return this.found(scenario, shadowId);
+  }
+
   private async found(scenario: AccessibleScenario, shadowId: string): Promise<ShadowRecord> {
-    const shadow = await this.store.find(shadowId);
-    if (!shadow || shadow.scenarioId !== scenario.id)
-      throw new NotFoundError(`Scenario "${scenario.name}" has no shadow "${shadowId}".`, 'SHADOW_NOT_FOUND');
-    return shadow;
+    return ofScenario(scenario, await this.store.find(shadowId), `shadow "${shadowId}"`, 'SHADOW_NOT_FOUND');
   }
 
   private async withReport(shadow: ShadowRecord): Promise<ShadowDto> {
     return { ...summaryDto(shadow), report: await this.reports.report(shadow) };
   }
+}
+
+/** What attach fixes besides the shadow version: a new id, who, the champion it runs beside, sampling and outputs. */
+function shadowTerms(
+  scenario: AccessibleScenario,
+  createdBy: string,
+  champion: VersionSnapshot,
+  request: ShadowRequestDto,
+): Omit<NewShadow, 'version' | 'versionId' | 'contentHash' | 'document'> {
+  return {
+    id: timeOrderedId(),
+    scenarioId: scenario.id,
+    ownerId: scenario.ownerId,
+    createdBy,
+    championVersion: champion.label,
+    championVersionId: champion.versionId,
+    sampleRate: request.sampleRate ?? 1,
+    outputs: request.outputs,
+  };
 }
 
 function summaryDto(shadow: ShadowRecord): ShadowSummaryDto {

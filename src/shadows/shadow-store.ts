@@ -1,87 +1,81 @@
 import type { Knex } from 'knex';
 import type { LiveShadow, NewShadow, ShadowRecord, ShadowRun, ShadowState, StoredShadowRun } from './shadow.js';
-import { storeTransactionOf } from '../db/store-transaction.js';
 import type { ScenarioLocks } from '../scenarios/scenario-store-type.js';
+import { LIVE_TEST_COLUMNS, type LiveTestRow, liveTestOf, newLiveTestRow } from './live-test-rows.js';
+import { LiveTestStore, type RunsTable } from './live-test-runs.js';
 
 /** Shadows listed per scenario, newest first. */
 const LIST_LIMIT = 100;
-/** Shadow runs written per statement. */
-const INSERT_CHUNK = 200;
+/** The shadow_runs table: shadow runs written 200 a statement. */
+const SHADOW_RUNS: RunsTable<ShadowRunRow, StoredShadowRun> = {
+  table: 'shadow_runs',
+  testColumn: 'shadow_id',
+  columns: ['shadow_id', 'run_id', 'request_id', 'began_at', 'champion', 'shadow', 'calls', 'duration_micros'],
+  readColumns: ['id', 'run_id', 'request_id', 'began_at', 'champion', 'shadow', 'calls', 'duration_micros'],
+  chunk: 200,
+  stored: (row, testId) => ({
+    seq: Number(row.id),
+    shadowId: testId,
+    runId: row.run_id,
+    requestId: row.request_id,
+    beganAt: new Date(row.began_at),
+    champion: JSON.parse(row.champion),
+    shadow: JSON.parse(row.shadow),
+    calls: JSON.parse(row.calls),
+    durationMicros: row.duration_micros,
+  }),
+};
 
-interface ShadowRow {
-  id: string;
-  scenario_id: number;
-  owner_id: number;
-  created_by: string;
+interface ShadowRow extends LiveTestRow {
   shadow_version: string;
   shadow_version_id: number;
   shadow_hash: string;
-  champion_version: string;
-  champion_version_id: number;
   sample_rate: number;
   outputs: string;
   state: ShadowState;
-  ended_reason: string | null;
   skipped: number | string;
-  created_at: Date;
   stopped_at: Date | null;
-  ended_at: Date | null;
 }
 
 const COLUMNS = [
-  'id',
-  'scenario_id',
-  'owner_id',
-  'created_by',
+  ...LIVE_TEST_COLUMNS,
   'shadow_version',
   'shadow_version_id',
   'shadow_hash',
-  'champion_version',
-  'champion_version_id',
   'sample_rate',
   'outputs',
   'state',
-  'ended_reason',
   'skipped',
-  'created_at',
   'stopped_at',
-  'ended_at',
 ];
 
+/** A shadow_runs row as a report reads it. */
+interface ShadowRunRow {
+  id: number | string;
+  run_id: string;
+  request_id: string;
+  began_at: Date;
+  champion: string;
+  shadow: string;
+  calls: string;
+  duration_micros: number;
+}
+
 /** The shadows and shadow_runs tables (migration 20261129003200_shadows). */
-export class MySqlShadowStore {
+export class MySqlShadowStore extends LiveTestStore<ShadowRunRow, StoredShadowRun> {
   /** `scenarioLocks`: the scenarios feature's row lock (the scenarios table is theirs). */
-  constructor(
-    private readonly db: Knex,
-    private readonly scenarioLocks: ScenarioLocks,
-  ) {}
+  constructor(db: Knex, scenarioLocks: ScenarioLocks) {
+    super(db, scenarioLocks, SHADOW_RUNS);
+  }
 
   /** Inserts the shadow unless the scenario has `maxActive` shadows not ENDED: then answers how many it has (nothing stored). */
-  async insertWithinLimit(shadow: NewShadow, maxActive: number): Promise<number | null> {
-    return this.db.transaction(async (trx) => {
-      // The scenario's row is the lock that serialises attaches of one scenario.
-      await this.scenarioLocks.lockById(storeTransactionOf(trx), shadow.scenarioId);
+  insertWithinLimit(shadow: NewShadow, maxActive: number): Promise<number | null> {
+    return this.insertUnderScenarioLock(shadow.scenarioId, 'shadows', shadowRow(shadow), async (trx) => {
       const [{ active }] = await trx('shadows')
         .where({ scenario_id: shadow.scenarioId })
         .whereNot({ state: 'ENDED' })
         .count({ active: '*' });
-      if (Number(active) >= maxActive) return Number(active);
-      await trx('shadows').insert({
-        id: shadow.id,
-        scenario_id: shadow.scenarioId,
-        owner_id: shadow.ownerId,
-        created_by: shadow.createdBy,
-        shadow_version: shadow.version,
-        shadow_version_id: shadow.versionId,
-        shadow_hash: shadow.contentHash,
-        shadow_document: JSON.stringify(shadow.document),
-        champion_version: shadow.championVersion,
-        champion_version_id: shadow.championVersionId,
-        sample_rate: shadow.sampleRate,
-        outputs: JSON.stringify(shadow.outputs),
-        state: 'RUNNING',
-      });
-      return null;
+      return Number(active) >= maxActive ? Number(active) : null;
     });
   }
 
@@ -152,84 +146,49 @@ export class MySqlShadowStore {
     );
   }
 
-  async insertRuns(runs: readonly ShadowRun[]): Promise<void> {
-    for (let from = 0; from < runs.length; from += INSERT_CHUNK) {
-      await this.db('shadow_runs').insert(
-        runs.slice(from, from + INSERT_CHUNK).map((run) => ({
-          shadow_id: run.shadowId,
-          run_id: run.runId,
-          request_id: run.requestId,
-          began_at: run.beganAt,
-          champion: JSON.stringify(run.champion),
-          shadow: JSON.stringify(run.shadow),
-          calls: JSON.stringify(run.calls),
-          duration_micros: run.durationMicros,
-        })),
-      );
-    }
+  /** The runs as stored: each side's outcome and the calls as JSON text (SideOutcome.json when the live path made it). */
+  insertRuns(runs: readonly ShadowRun[]): Promise<void> {
+    return this.runs.insert(runs, (run) => [
+      run.shadowId,
+      run.runId,
+      run.requestId,
+      run.beganAt,
+      run.champion,
+      run.shadow,
+      JSON.stringify(run.calls),
+      run.durationMicros,
+    ]);
   }
 
   /** Adds budget skips to each shadow's count. */
   async addSkipped(skipped: ReadonlyMap<string, number>): Promise<void> {
     for (const [id, count] of skipped) await this.db('shadows').where({ id }).increment('skipped', count);
   }
+}
 
-  /**
-   * The shadow's runs after `afterSeq`, in order, at most `limit`, stored at least `settledMs` ago: a
-   * row whose insert committed later than a row with a higher id (two processes writing at once) is
-   * then still read before the cursor passes it.
-   */
-  async runsAfter(shadowId: string, afterSeq: number, limit: number, settledMs: number): Promise<StoredShadowRun[]> {
-    const rows = await this.db('shadow_runs')
-      .where({ shadow_id: shadowId })
-      .andWhere('id', '>', afterSeq)
-      .andWhereRaw('created_at <= NOW(3) - INTERVAL ? MICROSECOND', [settledMs * 1000])
-      .orderBy('id')
-      .limit(limit)
-      .select('id', 'run_id', 'request_id', 'began_at', 'champion', 'shadow', 'calls', 'duration_micros');
-    return rows.map(
-      (row: {
-        id: number | string;
-        run_id: string;
-        request_id: string;
-        began_at: Date;
-        champion: string;
-        shadow: string;
-        calls: string;
-        duration_micros: number;
-      }) => ({
-        seq: Number(row.id),
-        shadowId,
-        runId: row.run_id,
-        requestId: row.request_id,
-        beganAt: new Date(row.began_at),
-        champion: JSON.parse(row.champion),
-        shadow: JSON.parse(row.shadow),
-        calls: JSON.parse(row.calls),
-        durationMicros: row.duration_micros,
-      }),
-    );
-  }
+/** The row attach stores. */
+function shadowRow(shadow: NewShadow): Record<string, unknown> {
+  return {
+    ...newLiveTestRow(shadow),
+    shadow_version: shadow.version,
+    shadow_version_id: shadow.versionId,
+    shadow_hash: shadow.contentHash,
+    shadow_document: JSON.stringify(shadow.document),
+    sample_rate: shadow.sampleRate,
+    outputs: JSON.stringify(shadow.outputs),
+  };
 }
 
 function shadowOf(row: ShadowRow): ShadowRecord {
   return {
-    id: row.id,
-    scenarioId: row.scenario_id,
-    ownerId: row.owner_id,
-    createdBy: row.created_by,
+    ...liveTestOf(row),
     version: row.shadow_version,
     versionId: row.shadow_version_id,
     contentHash: row.shadow_hash,
-    championVersion: row.champion_version,
-    championVersionId: row.champion_version_id,
     sampleRate: Number(row.sample_rate),
     outputs: JSON.parse(row.outputs) as string[],
     state: row.state,
-    endedReason: row.ended_reason,
     skipped: Number(row.skipped),
-    createdAt: new Date(row.created_at),
     stoppedAt: row.stopped_at ? new Date(row.stopped_at) : null,
-    endedAt: row.ended_at ? new Date(row.ended_at) : null,
   };
 }

@@ -1,24 +1,23 @@
 import type { PortCallSite, ScenarioDocument } from '../engine/index.js';
 import type { RunError } from '../execution/run-outcome.js';
+import type { LiveTestTerms } from './live-test.js';
 
 /** RUNNING: sampled live runs run it; STOPPED: none do until started again; ENDED: its champion was replaced, for good. */
 export type ShadowState = 'RUNNING' | 'STOPPED' | 'ENDED';
 
-/** A shadow as stored (without its document, which only the live path reads). */
-export interface ShadowRecord {
-  id: string;
-  scenarioId: number;
-  ownerId: number;
-  createdBy: string;
+/** What attaching a shadow fixes: which version runs beside which champion, how often, comparing what. */
+interface ShadowTerms extends LiveTestTerms {
   /** The shadow version's label (`develop`, `1`, …) and its row. */
   version: string;
   versionId: number;
   contentHash: string;
-  /** The deployed version it runs beside. */
-  championVersion: string;
-  championVersionId: number;
   sampleRate: number;
+  /** Kept beside a result too large to store whole: the report compares only these. */
   outputs: string[];
+}
+
+/** A shadow as stored (without its document, which only the live path reads). */
+export interface ShadowRecord extends ShadowTerms {
   state: ShadowState;
   endedReason: string | null;
   skipped: number;
@@ -27,17 +26,16 @@ export interface ShadowRecord {
   endedAt: Date | null;
 }
 
-/** What the live path needs of a RUNNING shadow. */
-export interface LiveShadow {
-  id: string;
-  ownerId: number;
-  championVersionId: number;
-  sampleRate: number;
-  contentHash: string;
+/** What attach stores: the terms and the shadow version's document as it was then. */
+export interface NewShadow extends ShadowTerms {
   document: ScenarioDocument;
-  /** Kept beside a result too large to store whole: the report compares only these. */
-  outputs: string[];
 }
+
+/** What the live path needs of a RUNNING shadow. */
+export type LiveShadow = Pick<
+  NewShadow,
+  'id' | 'ownerId' | 'championVersionId' | 'sampleRate' | 'contentHash' | 'document' | 'outputs'
+>;
 
 /** How one side of a pair ended. */
 export interface SideOutcome {
@@ -52,35 +50,21 @@ interface ShadowCalls {
   requestDiffers: number;
 }
 
-/** One shadow run, beside its champion run. */
+/** One shadow run, beside its champion run, as written: each side's outcome as the JSON text stored. */
 export interface ShadowRun {
   shadowId: string;
   runId: string;
   requestId: string;
   beganAt: Date;
-  champion: SideOutcome;
-  shadow: SideOutcome;
+  champion: string;
+  shadow: string;
   calls: ShadowCalls;
   durationMicros: number;
 }
 
-/** A stored shadow run with its position (the report's cursor). */
-export interface StoredShadowRun extends ShadowRun {
+/** A stored shadow run as a report reads it: its position (the report's cursor) and each side's outcome. */
+export interface StoredShadowRun extends Omit<ShadowRun, 'champion' | 'shadow'> {
   seq: number;
-}
-
-/** What attach stores. */
-export interface NewShadow {
-  id: string;
-  scenarioId: number;
-  ownerId: number;
-  createdBy: string;
-  version: string;
-  versionId: number;
-  contentHash: string;
-  document: ScenarioDocument;
-  championVersion: string;
-  championVersionId: number;
-  sampleRate: number;
-  outputs: string[];
+  champion: SideOutcome;
+  shadow: SideOutcome;
 }

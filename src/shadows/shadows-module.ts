@@ -14,6 +14,7 @@ import { ShadowRunWriter } from './shadow-run-writer.js';
 import { ShadowService } from './shadow-service.js';
 import { MySqlShadowStore } from './shadow-store.js';
 import { LiveSplits, type SplitMetrics } from './live-splits.js';
+import { LiveTestRetentionSweeper } from './live-test-retention.js';
 import { SplitReports } from './split-reports.js';
 import { SplitRunWriter } from './split-run-writer.js';
 import { SplitService, type ChallengerDeploys } from './split-service.js';
@@ -23,6 +24,8 @@ import { MySqlSplitStore } from './split-store.js';
 const FLUSH_MS = 250;
 /** Shadow runs held in memory while MySQL is slow or down. */
 const MAX_BUFFERED = 10_000;
+/** How often worker processes delete shadow and split runs past their retention. */
+const RETENTION_SWEEP_MS = 600_000;
 /** How old a stored shadow run must be before a report folds it (late commits of other processes: shadow-reports.ts). */
 const SETTLED_MS = 1000;
 
@@ -39,12 +42,14 @@ export interface Shadows {
   splitWriter: SplitRunWriter;
   /** Told of every deploy: the scenario's shadows and split end. */
   deployListener: DeployListener;
+  /** Deletes shadow and split runs past LIVE_TEST_RUNS_RETENTION_DAYS (worker role: startSweeper). */
+  retention: LiveTestRetentionSweeper;
+  startSweeper(): void;
   close(): Promise<void>;
 }
 
 export interface ShadowsDependencies {
   config: ShadowsConfig;
-  engineHosts: number;
   logger: Logger;
   db: Knex;
   scenarios: ScenarioAccess & ScenarioVersions & ChallengerDeploys;
@@ -61,22 +66,25 @@ export interface ShadowsDependencies {
 
 export function createShadows(deps: ShadowsDependencies): Shadows {
   const logger = deps.logger.child({ component: 'shadows' });
+  const writing = (reason: string) => ({
+    flushMs: FLUSH_MS,
+    maxBuffered: MAX_BUFFERED,
+    onDropped: (count: number) => deps.metrics.recordsDropped(count, reason),
+  });
+  const cached = { freshMs: 1000, maxStaleMs: deps.maxStaleMs };
+  const models = deps.modelDocuments ?? NO_MODELS;
+
   const store = new MySqlShadowStore(deps.db, deps.scenarioLocks);
   const budget = new ShadowBudget({
     share: deps.config.engineShare,
-    engineHosts: deps.engineHosts,
     maxInFlight: deps.config.maxInFlight,
+    engineMs: () => deps.engine.poolStats()?.crossingMs ?? 0,
   });
   const writer = new ShadowRunWriter(
     store,
-    {
-      flushMs: FLUSH_MS,
-      maxBuffered: MAX_BUFFERED,
-      onDropped: (count) => deps.metrics.recordsDropped(count, 'shadow_buffer_full'),
-    },
+    { ...writing('shadow_buffer_full'), onWriteMs: (ms) => budget.charge(ms) },
     logger,
   );
-  const models = deps.modelDocuments ?? NO_MODELS;
   const live = new LiveShadows(
     store,
     deps.engine,
@@ -84,7 +92,7 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
     writer,
     deps.metrics,
     logger,
-    { freshMs: 1000, maxStaleMs: deps.maxStaleMs, runTimeoutMs: deps.runTimeoutMs },
+    { ...cached, runTimeoutMs: deps.runTimeoutMs },
     models,
   );
   const service = new ShadowService(
@@ -96,24 +104,10 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
     deps.config.maxPerScenario,
     models,
   );
+
   const splitStore = new MySqlSplitStore(deps.db, deps.scenarioLocks);
-  const splitWriter = new SplitRunWriter(
-    splitStore,
-    {
-      flushMs: FLUSH_MS,
-      maxBuffered: MAX_BUFFERED,
-      onDropped: (count) => deps.metrics.recordsDropped(count, 'split_buffer_full'),
-    },
-    logger,
-  );
-  const splitsLive = new LiveSplits(
-    splitStore,
-    splitWriter,
-    deps.metrics,
-    logger,
-    { freshMs: 1000, maxStaleMs: deps.maxStaleMs },
-    models,
-  );
+  const splitWriter = new SplitRunWriter(splitStore, writing('split_buffer_full'), logger);
+  const splitsLive = new LiveSplits(splitStore, splitWriter, deps.metrics, logger, cached, models);
   const splits = new SplitService(
     deps.scenarios,
     deps.scenarios,
@@ -122,6 +116,11 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
     splitsLive,
     deps.engine,
     models,
+  );
+  const retention = new LiveTestRetentionSweeper(
+    [store.runs, splitStore.runs],
+    { everyMs: RETENTION_SWEEP_MS, retentionDays: deps.config.runsRetentionDays },
+    deps.logger.child({ component: 'live-test-retention' }),
   );
   const deployListener: DeployListener = {
     async deployed(scenario, label) {
@@ -138,7 +137,10 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
     splitsLive,
     splitWriter,
     deployListener,
+    retention,
+    startSweeper: () => retention.start(),
     close: async () => {
+      retention.stop();
       await writer.close();
       await splitWriter.close();
     },

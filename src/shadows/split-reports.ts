@@ -1,14 +1,11 @@
 import type { components } from '../../generated/api-types.js';
-import type { SplitRecord } from './split.js';
+import { FoldedReports } from './folded-reports.js';
+import type { SplitRecord, StoredSplitRun } from './split.js';
 import type { MySqlSplitStore } from './split-store.js';
 
 type SplitReportDto = components['schemas']['SplitReport'];
 type SplitArmReportDto = components['schemas']['SplitArmReport'];
 
-/** Split runs read per query while folding. */
-const PAGE = 5000;
-/** Reports kept folded per process (least recently read go first). */
-const MAX_REPORTS = 100;
 /** z of a two-sided 95 % interval. */
 const Z95 = 1.959963984540054;
 
@@ -33,62 +30,35 @@ interface ArmTotals {
   latencySum: number;
 }
 
-interface Folded {
-  arms: Map<string, ArmTotals>;
-  cursor: number;
-  built?: SplitReportDto;
-  chain: Promise<unknown>;
+/**
+ * Reports of splits per arm (counts, decision rates with Wilson intervals, latency), folded per process up
+ * to a cursor as shadow reports are (FoldedReports): a read folds only the split runs stored since the last
+ * one, read once `settledMs` old.
+ */
+export class SplitReports extends FoldedReports<SplitRecord, StoredSplitRun, Map<string, ArmTotals>, SplitReportDto> {
+  constructor(store: MySqlSplitStore, settledMs: number) {
+    super({
+      page: 5000,
+      runsAfter: (split, afterSeq, limit) => store.runsAfter(split.id, afterSeq, limit, settledMs),
+      start: () => new Map(),
+      add: addRun,
+      build: (arms, split) => build(split, arms),
+    });
+  }
 }
 
-/**
- * Reports of splits per arm, folded per process up to a cursor as shadow reports are (ShadowReports):
- * a read folds only the split runs stored since the last one, read once `settledMs` old.
- */
-export class SplitReports {
-  private readonly folded = new Map<string, Folded>();
-
-  constructor(
-    private readonly store: MySqlSplitStore,
-    private readonly settledMs: number,
-  ) {}
-
-  report(split: SplitRecord): Promise<SplitReportDto> {
-    let entry = this.folded.get(split.id);
-    if (entry) this.folded.delete(split.id);
-    else entry = { arms: new Map(), cursor: 0, chain: Promise.resolve() };
-    this.folded.set(split.id, entry);
-    if (this.folded.size > MAX_REPORTS) this.folded.delete(this.folded.keys().next().value as string);
-    const folded = entry;
-    const next = folded.chain.catch(() => undefined).then(() => this.fold(split, folded));
-    folded.chain = next;
-    return next;
+function addRun(arms: Map<string, ArmTotals>, run: StoredSplitRun): void {
+  let arm = arms.get(run.arm);
+  if (!arm) {
+    arm = { runs: 0, failed: 0, decisions: new Map(), latencies: [], latencySum: 0 };
+    arms.set(run.arm, arm);
   }
-
-  private async fold(split: SplitRecord, entry: Folded): Promise<SplitReportDto> {
-    for (;;) {
-      const runs = await this.store.runsAfter(split.id, entry.cursor, PAGE, this.settledMs);
-      for (const run of runs) {
-        let arm = entry.arms.get(run.arm);
-        if (!arm) {
-          arm = { runs: 0, failed: 0, decisions: new Map(), latencies: [], latencySum: 0 };
-          entry.arms.set(run.arm, arm);
-        }
-        arm.runs++;
-        const ms = run.durationMicros / 1000;
-        arm.latencies.push(ms);
-        arm.latencySum += ms;
-        if (run.failed) arm.failed++;
-        else arm.decisions.set(run.decision ?? 'null', (arm.decisions.get(run.decision ?? 'null') ?? 0) + 1);
-      }
-      if (runs.length > 0) {
-        entry.cursor = runs[runs.length - 1].seq;
-        entry.built = undefined;
-      }
-      if (runs.length < PAGE) break;
-    }
-    entry.built ??= build(split, entry.arms);
-    return entry.built;
-  }
+  arm.runs++;
+  const ms = run.durationMicros / 1000;
+  arm.latencies.push(ms);
+  arm.latencySum += ms;
+  if (run.failed) arm.failed++;
+  else arm.decisions.set(run.decision ?? 'null', (arm.decisions.get(run.decision ?? 'null') ?? 0) + 1);
 }
 
 function build(split: SplitRecord, arms: Map<string, ArmTotals>): SplitReportDto {

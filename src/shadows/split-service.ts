@@ -8,8 +8,8 @@ import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
 import type { AccessibleScenario, ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
-import { hashCacheKey } from '../scenarios/version-content.js';
 import type { LiveSplits } from './live-splits.js';
+import { checkCompiles, ofScenario } from './live-test-checks.js';
 import type { NewSplit, SplitRecord } from './split.js';
 import type { SplitReports } from './split-reports.js';
 import type { MySqlSplitStore } from './split-store.js';
@@ -85,13 +85,7 @@ export class SplitService implements DeployListener {
           [{ path: `body.challengers.${index}.version`, message: 'is the champion' }],
         );
       }
-      // A challenger that does not compile is refused now (422 COMPILE_ERROR), not found out by live runs.
-      const resolved = await this.models.resolve(
-        scenario.ownerId,
-        snapshot.document,
-        hashCacheKey(snapshot.contentHash),
-      );
-      this.engine.compile(resolved.cacheKey, resolved.document);
+      await checkCompiles(this.models, this.engine, scenario.ownerId, snapshot);
       challengers.push({
         version: snapshot.label,
         versionId: snapshot.versionId,
@@ -183,10 +177,7 @@ export class SplitService implements DeployListener {
   }
 
   private async found(scenario: AccessibleScenario, splitId: string): Promise<SplitRecord> {
-    const split = await this.store.find(splitId);
-    if (!split || split.scenarioId !== scenario.id)
-      throw new NotFoundError(`Scenario "${scenario.name}" has no split "${splitId}".`, 'SPLIT_NOT_FOUND');
-    return split;
+    return ofScenario(scenario, await this.store.find(splitId), `split "${splitId}"`, 'SPLIT_NOT_FOUND');
   }
 
   private async withReport(split: SplitRecord): Promise<SplitDto> {

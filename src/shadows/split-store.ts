@@ -1,76 +1,58 @@
 import type { Knex } from 'knex';
 import type { LiveSplit, NewSplit, SplitRecord, SplitRun, SplitState, StoredSplitRun } from './split.js';
-import { storeTransactionOf } from '../db/store-transaction.js';
 import type { ScenarioLocks } from '../scenarios/scenario-store-type.js';
+import { LIVE_TEST_COLUMNS, type LiveTestRow, liveTestOf, newLiveTestRow } from './live-test-rows.js';
+import { LiveTestStore, type RunsTable } from './live-test-runs.js';
 
-/** Split runs written per statement. */
-const INSERT_CHUNK = 500;
+/** The split_runs table: split runs written 500 a statement. */
+const SPLIT_RUNS: RunsTable<SplitRunRow, StoredSplitRun> = {
+  table: 'split_runs',
+  testColumn: 'split_id',
+  columns: ['split_id', 'arm', 'failed', 'decision', 'duration_micros'],
+  readColumns: ['id', 'arm', 'failed', 'decision', 'duration_micros'],
+  chunk: 500,
+  stored: (row, testId) => ({
+    seq: Number(row.id),
+    splitId: testId,
+    arm: row.arm,
+    failed: Boolean(row.failed),
+    decision: row.decision,
+    durationMicros: row.duration_micros,
+  }),
+};
 
-interface SplitRow {
-  id: string;
-  scenario_id: number;
-  owner_id: number;
-  created_by: string;
-  champion_version: string;
-  champion_version_id: number;
+interface SplitRow extends LiveTestRow {
   arms: string;
   sticky_by: string | null;
   decision_output: string;
   state: SplitState;
-  ended_reason: string | null;
   ended_by: string | null;
   promoted_version: string | null;
-  created_at: Date;
-  ended_at: Date | null;
 }
 
-const COLUMNS = [
-  'id',
-  'scenario_id',
-  'owner_id',
-  'created_by',
-  'champion_version',
-  'champion_version_id',
-  'arms',
-  'sticky_by',
-  'decision_output',
-  'state',
-  'ended_reason',
-  'ended_by',
-  'promoted_version',
-  'created_at',
-  'ended_at',
-];
+const COLUMNS = [...LIVE_TEST_COLUMNS, 'arms', 'sticky_by', 'decision_output', 'state', 'ended_by', 'promoted_version'];
+
+/** A split_runs row as a report reads it. */
+interface SplitRunRow {
+  id: number | string;
+  arm: string;
+  failed: number | boolean;
+  decision: string | null;
+  duration_micros: number;
+}
 
 /** The splits and split_runs tables (migration 20261129003300_splits). */
-export class MySqlSplitStore {
+export class MySqlSplitStore extends LiveTestStore<SplitRunRow, StoredSplitRun> {
   /** `scenarioLocks`: the scenarios feature's row lock (the scenarios table is theirs). */
-  constructor(
-    private readonly db: Knex,
-    private readonly scenarioLocks: ScenarioLocks,
-  ) {}
+  constructor(db: Knex, scenarioLocks: ScenarioLocks) {
+    super(db, scenarioLocks, SPLIT_RUNS);
+  }
 
   /** Inserts the split unless the scenario has a RUNNING one: then answers its id (nothing stored). */
-  async insertUnlessRunning(split: NewSplit): Promise<string | null> {
-    return this.db.transaction(async (trx) => {
-      // The scenario's row is the lock that serialises starts of one scenario's splits.
-      await this.scenarioLocks.lockById(storeTransactionOf(trx), split.scenarioId);
+  insertUnlessRunning(split: NewSplit): Promise<string | null> {
+    return this.insertUnderScenarioLock(split.scenarioId, 'splits', splitRow(split), async (trx) => {
       const running = await trx('splits').where({ scenario_id: split.scenarioId, state: 'RUNNING' }).first('id');
-      if (running) return running.id as string;
-      await trx('splits').insert({
-        id: split.id,
-        scenario_id: split.scenarioId,
-        owner_id: split.ownerId,
-        created_by: split.createdBy,
-        champion_version: split.championVersion,
-        champion_version_id: split.championVersionId,
-        arms: JSON.stringify(split.challengers.map(({ document: _, ...arm }) => arm)),
-        arm_documents: JSON.stringify(split.challengers.map((arm) => arm.document)),
-        sticky_by: split.stickyBy,
-        decision_output: split.decisionOutput,
-        state: 'RUNNING',
-      });
-      return null;
+      return running ? (running.id as string) : null;
     });
   }
 
@@ -136,64 +118,30 @@ export class MySqlSplitStore {
     };
   }
 
-  async insertRuns(runs: readonly SplitRun[]): Promise<void> {
-    for (let from = 0; from < runs.length; from += INSERT_CHUNK) {
-      await this.db('split_runs').insert(
-        runs.slice(from, from + INSERT_CHUNK).map((run) => ({
-          split_id: run.splitId,
-          arm: run.arm,
-          failed: run.failed,
-          decision: run.decision,
-          duration_micros: run.durationMicros,
-        })),
-      );
-    }
+  insertRuns(runs: readonly SplitRun[]): Promise<void> {
+    return this.runs.insert(runs, (run) => [run.splitId, run.arm, run.failed, run.decision, run.durationMicros]);
   }
+}
 
-  /** The split's runs after `afterSeq`, in order, at most `limit`, stored at least `settledMs` ago (see MySqlShadowStore.runsAfter). */
-  async runsAfter(splitId: string, afterSeq: number, limit: number, settledMs: number): Promise<StoredSplitRun[]> {
-    const rows = await this.db('split_runs')
-      .where({ split_id: splitId })
-      .andWhere('id', '>', afterSeq)
-      .andWhereRaw('created_at <= NOW(3) - INTERVAL ? MICROSECOND', [settledMs * 1000])
-      .orderBy('id')
-      .limit(limit)
-      .select('id', 'arm', 'failed', 'decision', 'duration_micros');
-    return rows.map(
-      (row: {
-        id: number | string;
-        arm: string;
-        failed: number | boolean;
-        decision: string | null;
-        duration_micros: number;
-      }) => ({
-        seq: Number(row.id),
-        splitId,
-        arm: row.arm,
-        failed: Boolean(row.failed),
-        decision: row.decision,
-        durationMicros: row.duration_micros,
-      }),
-    );
-  }
+/** The row start stores: the challengers' terms, and apart their documents (only the live path and promote read those). */
+function splitRow(split: NewSplit): Record<string, unknown> {
+  return {
+    ...newLiveTestRow(split),
+    arms: JSON.stringify(split.challengers.map(({ document: _, ...arm }) => arm)),
+    arm_documents: JSON.stringify(split.challengers.map((arm) => arm.document)),
+    sticky_by: split.stickyBy,
+    decision_output: split.decisionOutput,
+  };
 }
 
 function splitOf(row: SplitRow): SplitRecord {
   return {
-    id: row.id,
-    scenarioId: row.scenario_id,
-    ownerId: row.owner_id,
-    createdBy: row.created_by,
-    championVersion: row.champion_version,
-    championVersionId: row.champion_version_id,
+    ...liveTestOf(row),
     challengers: JSON.parse(row.arms) as SplitRecord['challengers'],
     stickyBy: row.sticky_by,
     decisionOutput: row.decision_output,
     state: row.state,
-    endedReason: row.ended_reason,
     endedBy: row.ended_by,
     promotedVersion: row.promoted_version,
-    createdAt: new Date(row.created_at),
-    endedAt: row.ended_at ? new Date(row.ended_at) : null,
   };
 }

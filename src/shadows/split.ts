@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ScenarioDocument } from '../engine/index.js';
+import type { LiveTestTerms } from './live-test.js';
 
 /** RUNNING: live runs are split; ENDED (end, promote or a deploy): every run goes to the champion, for good. */
 export type SplitState = 'RUNNING' | 'ENDED';
@@ -12,16 +13,14 @@ interface SplitChallenger {
   percent: number;
 }
 
-export interface SplitRecord {
-  id: string;
-  scenarioId: number;
-  ownerId: number;
-  createdBy: string;
-  championVersion: string;
-  championVersionId: number;
-  challengers: SplitChallenger[];
+/** What starting a split fixes: the champion it shares traffic with, how runs are keyed, what is compared. */
+interface SplitTerms extends LiveTestTerms {
   stickyBy: string | null;
   decisionOutput: string;
+}
+
+export interface SplitRecord extends SplitTerms {
+  challengers: SplitChallenger[];
   state: SplitState;
   endedReason: string | null;
   endedBy: string | null;
@@ -30,16 +29,16 @@ export interface SplitRecord {
   endedAt: Date | null;
 }
 
-/** What the live path needs of a RUNNING split. */
-export interface LiveSplit {
-  id: string;
-  ownerId: number;
-  championVersion: string;
-  championVersionId: number;
+/** What start stores: the terms and the challengers with their documents as they were then. */
+export interface NewSplit extends SplitTerms {
   challengers: (SplitChallenger & { document: ScenarioDocument })[];
-  stickyBy: string | null;
-  decisionOutput: string;
 }
+
+/** What the live path needs of a RUNNING split. */
+export type LiveSplit = Pick<
+  NewSplit,
+  'id' | 'ownerId' | 'championVersion' | 'championVersionId' | 'challengers' | 'stickyBy' | 'decisionOutput'
+>;
 
 /** One live run given to an arm (`arm`: the version label that ran). */
 export interface SplitRun {
@@ -53,18 +52,6 @@ export interface SplitRun {
 
 export interface StoredSplitRun extends SplitRun {
   seq: number;
-}
-
-export interface NewSplit {
-  id: string;
-  scenarioId: number;
-  ownerId: number;
-  createdBy: string;
-  championVersion: string;
-  championVersionId: number;
-  challengers: (SplitChallenger & { document: ScenarioDocument })[];
-  stickyBy: string | null;
-  decisionOutput: string;
 }
 
 /**

@@ -1,24 +1,15 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { ScenarioEngine } from '../../src/engine/index.js';
 import { createLogger } from '../../src/logger.js';
-import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
 import { LiveShadows, type ShadowMetrics } from '../../src/shadows/live-shadows.js';
 import { ShadowBudget } from '../../src/shadows/shadow-budget.js';
 import { ShadowRunWriter } from '../../src/shadows/shadow-run-writer.js';
 import type { LiveShadow, ShadowRun } from '../../src/shadows/shadow.js';
 import type { MySqlShadowStore } from '../../src/shadows/shadow-store.js';
+import { championOf } from './live-fixtures.js';
 
 const logger = createLogger('silent');
-const deployed = {
-  scenarioId: 7,
-  versionId: 70,
-  ownerId: 1,
-  ownerName: 'alice',
-  name: 's',
-  version: '1',
-  cacheKey: 'version:70',
-  document: {},
-} as unknown as DeployedScenario;
+const deployed = championOf({});
 const shadow = {
   id: 'sh-1',
   ownerId: 1,
@@ -62,8 +53,12 @@ describe('the live path of shadows', () => {
   it('with the budget spent, skips and counts at sampling: the champion runs without hooks or follow-up', async () => {
     const { store } = fakeStore();
     const counted = metrics();
-    const writer = new ShadowRunWriter(store, { flushMs: 10_000, maxBuffered: 10, onDropped: () => undefined }, logger);
-    const budget = new ShadowBudget({ share: 0, engineHosts: 4, maxInFlight: 10 });
+    const writer = new ShadowRunWriter(
+      store,
+      { flushMs: 10_000, maxBuffered: 10, onDropped: () => undefined, onWriteMs: () => undefined },
+      logger,
+    );
+    const budget = new ShadowBudget({ share: 0, maxInFlight: 10, engineMs: () => 0 });
     const run = jest.fn();
     const live = new LiveShadows(store, { run } as unknown as ScenarioEngine, budget, writer, counted, logger, {
       freshMs: 60_000,
@@ -78,11 +73,15 @@ describe('the live path of shadows', () => {
 
   it('samples the shadows of the champion they were attached to only', async () => {
     const { store } = fakeStore();
-    const writer = new ShadowRunWriter(store, { flushMs: 10_000, maxBuffered: 10, onDropped: () => undefined }, logger);
+    const writer = new ShadowRunWriter(
+      store,
+      { flushMs: 10_000, maxBuffered: 10, onDropped: () => undefined, onWriteMs: () => undefined },
+      logger,
+    );
     const live = new LiveShadows(
       store,
       {} as ScenarioEngine,
-      new ShadowBudget({ share: 1, engineHosts: 4, maxInFlight: 10 }),
+      new ShadowBudget({ share: 1, maxInFlight: 10, engineMs: () => 0 }),
       writer,
       metrics(),
       logger,
@@ -95,14 +94,60 @@ describe('the live path of shadows', () => {
   });
 });
 
+describe('the live path of shadows, what the budget is charged', () => {
+  const champion = {
+    runId: 'run-1',
+    requestId: 'req-1',
+    ownerId: 1,
+    inputs: { a: 1 },
+    beganAt: new Date(),
+    result: { out: 1 },
+    error: null,
+    maskError: (error: never) => error,
+  };
+
+  it('charges the API process’s own time for a shadow run, not only its sandbox time', async () => {
+    const { store, inserted } = fakeStore();
+    // A frozen clock and no engine time spent: the bucket holds only what it started with (1 µs).
+    const budget = new ShadowBudget({ share: 0.000_001, maxInFlight: 10, engineMs: () => 0, now: () => 0 });
+    const writer = new ShadowRunWriter(
+      store,
+      { flushMs: 10_000, maxBuffered: 10, onDropped: () => undefined, onWriteMs: (ms) => budget.charge(ms) },
+      logger,
+    );
+    // The engine measures no sandbox time at all for the shadow's run.
+    const run = jest.fn(async () => ({ result: { out: 2 } }));
+    const engine = { run, compile: () => ({}) } as unknown as ScenarioEngine;
+    const counted = metrics();
+    const live = new LiveShadows(store, engine, budget, writer, counted, logger, {
+      freshMs: 60_000,
+      maxStaleMs: 0,
+      runTimeoutMs: 1000,
+    });
+    await live.reload(deployed.scenarioId);
+    const sampled = live.sample(deployed);
+    expect(sampled).toBeDefined();
+    sampled?.championFinished(champion);
+    // Started on a later turn, never in the champion's.
+    expect(run).not.toHaveBeenCalled();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(run).toHaveBeenCalledTimes(1);
+    await writer.flush();
+    expect(inserted.map((row) => JSON.parse(row.shadow))).toEqual([{ result: { out: 2 }, error: null }]);
+    // The hand-over, the run's ending and its row's write cost this process time: the next one is skipped.
+    expect(live.sample(deployed)).toBeUndefined();
+    expect(counted.skips).toEqual(['budget']);
+  });
+});
+
 describe('the shadow run writer', () => {
   const aRun = (runId: string): ShadowRun => ({
     shadowId: 'sh-1',
     runId,
     requestId: runId,
     beganAt: new Date(),
-    champion: { result: { out: 1 }, error: null },
-    shadow: { result: { out: 2 }, error: null },
+    champion: JSON.stringify({ result: { out: 1 }, error: null }),
+    shadow: JSON.stringify({ result: { out: 2 }, error: null }),
     calls: { unrecorded: [], served: 0, requestDiffers: 0 },
     durationMicros: 1,
   });
@@ -124,6 +169,7 @@ describe('the shadow run writer', () => {
         onDropped: (count) => {
           dropped.push(count);
         },
+        onWriteMs: () => undefined,
       },
       logger,
     );

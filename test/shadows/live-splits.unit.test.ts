@@ -1,21 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../src/logger.js';
-import type { DeployedScenario } from '../../src/scenarios/deployed-scenarios.js';
 import { LiveSplits } from '../../src/shadows/live-splits.js';
 import type { LiveSplit, SplitRun } from '../../src/shadows/split.js';
 import type { MySqlSplitStore } from '../../src/shadows/split-store.js';
+import { championOf } from './live-fixtures.js';
 
 const logger = createLogger('silent');
-const champion = {
-  scenarioId: 7,
-  versionId: 70,
-  ownerId: 1,
-  ownerName: 'alice',
-  name: 's',
-  version: '1',
-  cacheKey: 'version:70',
-  document: { content: 'champion' },
-} as unknown as DeployedScenario;
+const champion = championOf({ content: 'champion' });
 
 function liveSplits(split: Partial<LiveSplit> | null, random = () => 0) {
   const running: LiveSplit | null = split && {

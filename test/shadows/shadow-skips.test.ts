@@ -16,7 +16,7 @@ beforeAll(async () => {
   isolateJobStore('shadow-skips');
   t = await createTestApp({
     configOverrides: {
-      shadows: { engineShare: 0, maxInFlight: 256, maxPerScenario: 5 },
+      shadows: { ...loadConfig().shadows, engineShare: 0 },
       metrics: { ...loadConfig().metrics, enabled: true },
     },
   });
