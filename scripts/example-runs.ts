@@ -4,15 +4,23 @@
  * getBatchResults' `batchTaskId`), a finished replay (getReplay's `replayId`) and a cancelled one (cancelReplay's
  * `replayId`: a cancel answers a CANCELLED replay as it is, so Execute keeps answering 200). They are made through
  * the services, with the ids the spec's examples name, read from spec/openapi.json itself so the two never drift.
+ * Also a shadow of the development version (getShadow's `shadowId`), stopped so that the example's scores cost
+ * nothing until a user starts it, and a running 10 % split sticky by `customerId` (getSplit's `splitId`): the example
+ * scenario has no such input, so every run still goes to the champion until a user sends one. Promoting it deploys
+ * the challenger, which ends the shadow and the split (startShadow is then 409 SHADOW_ENDED, as docs/live-tests.md
+ * says); endSplit answers an ended split as it is.
  * Each is made once: an id that is found already is left as it is, so running the seed again changes nothing.
- * Shadows and splits (getShadow's `shadowId`, getSplit's `splitId`, …) are not made here yet: their services choose
- * their ids themselves.
  */
 import { readFile } from 'node:fs/promises';
 import { NotFoundError } from '../src/errors/not-found-error.js';
 import type { StartReplay } from '../src/replay/replay-service.js';
 import type { SeedResult } from '../src/scenarios/example-seeder.js';
 import type { Services } from '../src/services.js';
+import type { ShadowService } from '../src/shadows/shadow-service.js';
+import type { SplitService } from '../src/shadows/split-service.js';
+
+type ShadowRequest = Parameters<ShadowService['attach']>[3];
+type SplitRequest = Parameters<SplitService['create']>[3];
 
 const SPEC = new URL('../spec/openapi.json', import.meta.url);
 /** The request id the seeded run is recorded under. */
@@ -98,6 +106,21 @@ export async function seedExampleRuns(services: Services, seeded: SeedResult): P
     await services.replay.service.start(actor, user.id, scenarioId, request, cancelledId);
     await services.replay.service.cancel(actor, user.username, scenarioId, cancelledId);
     made.push(`replay ${cancelledId} (cancelled)`);
+  }
+
+  const shadowId = examples.pathId('getShadow', 'shadowId');
+  if (!(await found(() => services.shadows.service.get(actor, scenarioId, shadowId)))) {
+    const shadow = examples.body('attachShadow') as ShadowRequest;
+    await services.shadows.service.attach(actor, user.username, scenarioId, shadow, shadowId);
+    await services.shadows.service.stop(actor, scenarioId, shadowId);
+    made.push(`shadow ${shadowId} (stopped)`);
+  }
+
+  const splitId = examples.pathId('getSplit', 'splitId');
+  if (!(await found(() => services.shadows.splits.get(actor, scenarioId, splitId)))) {
+    const split = examples.body('createSplit') as SplitRequest;
+    await services.shadows.splits.create(actor, user.username, scenarioId, split, splitId);
+    made.push(`split ${splitId}`);
   }
   return made;
 }

@@ -39,6 +39,7 @@ export class ShadowService implements DeployListener {
     createdBy: string,
     scenarioId: string,
     request: ShadowRequestDto,
+    id: string = timeOrderedId(),
   ): Promise<ShadowDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const champion = await this.scenarios.latestDeployed(scenario.id);
@@ -55,7 +56,7 @@ export class ShadowService implements DeployListener {
     }
     await checkCompiles(this.models, this.engine, scenario.ownerId, shadow);
     const attached: NewShadow = {
-      ...shadowTerms(scenario, createdBy, champion, request),
+      ...shadowTerms(id, scenario, createdBy, champion, request),
       version: shadow.label,
       versionId: shadow.versionId,
       contentHash: shadow.contentHash,
@@ -127,15 +128,16 @@ export class ShadowService implements DeployListener {
   }
 }
 
-/** What attach fixes besides the shadow version: a new id, who, the champion it runs beside, sampling and outputs. */
+/** What attach fixes besides the shadow version: its id, who, the champion it runs beside, sampling and outputs. */
 function shadowTerms(
+  id: string,
   scenario: AccessibleScenario,
   createdBy: string,
   champion: VersionSnapshot,
   request: ShadowRequestDto,
 ): Omit<NewShadow, 'version' | 'versionId' | 'contentHash' | 'document'> {
   return {
-    id: timeOrderedId(),
+    id,
     scenarioId: scenario.id,
     ownerId: scenario.ownerId,
     createdBy,

@@ -49,6 +49,7 @@ export class SplitService implements DeployListener {
     createdBy: string,
     scenarioId: string,
     request: SplitRequestDto,
+    id: string = timeOrderedId(),
   ): Promise<SplitDto> {
     const scenario = await this.scenarios.accessible(actor, scenarioId);
     const total = request.challengers.reduce((sum, challenger) => sum + challenger.percent, 0);
@@ -94,7 +95,6 @@ export class SplitService implements DeployListener {
         document: snapshot.document,
       });
     }
-    const id = timeOrderedId();
     const running = await this.store.insertUnlessRunning({
       id,
       scenarioId: scenario.id,

@@ -72,7 +72,7 @@ describe('a new install', () => {
     expect(opened.body.testCases[0].id).toBe('1');
   });
 
-  it('has the record, batch and replays the path examples name: each answers 2xx as pre-filled', async () => {
+  it('has the record, batch, replays, shadow and split the path examples name: each answers 2xx as pre-filled', async () => {
     const bearer = { Authorization: `Bearer ${service.accessToken}` };
     const scorer = { 'Score-Token': service.scoreToken };
     const answers: string[] = [];
@@ -82,9 +82,18 @@ describe('a new install', () => {
       ['getBatchResults', scorer],
       ['getReplay', bearer],
       ['cancelReplay', bearer],
+      // The shadow is seeded stopped: start it, stop it again. Promote before end: promoting deploys the challenger,
+      // which ends the shadow and the split, and endSplit answers an ended split as it is.
+      ['getShadow', bearer],
+      ['startShadow', bearer],
+      ['stopShadow', bearer],
+      ['getSplit', bearer],
+      ['promoteSplit', bearer],
+      ['endSplit', bearer],
     ] as const) {
       const [method, path] = prefilledPath(operationId);
-      const answer = await httpRequest(service.port, method, path, { headers });
+      const body = prefilledBody(operationId);
+      const answer = await httpRequest(service.port, method, path, { headers, body });
       answers.push(`${operationId} ${method} ${path}: ${answer.status}`);
     }
     expect(answers.filter((answer) => !/: 2\d\d$/.test(answer))).toEqual([]);
@@ -105,6 +114,20 @@ describe('a new install', () => {
     expect([replay.body.state, replay.body.report.replayed]).toEqual(['FINISHED', 1]);
   });
 });
+
+/** The JSON body /docs pre-fills for an operation: its request body's example (undefined without one). */
+function prefilledBody(operationId: string): unknown {
+  const spec = loadSpec() as unknown as {
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; requestBody?: { content?: Record<string, { example?: unknown }> } }>
+    >;
+  };
+  for (const item of Object.values(spec.paths))
+    for (const operation of Object.values(item))
+      if (operation.operationId === operationId) return operation.requestBody?.content?.['application/json']?.example;
+  throw new Error(`no operation ${operationId}`);
+}
 
 /** The method and path /docs sends for an operation, its path parameters pre-filled with their examples (no query: `context` {} sends nothing). */
 function prefilledPath(operationId: string): [string, string] {
