@@ -61,7 +61,7 @@ export function createApp(deps: AppDependencies): ServiceApp {
   const shapeOf = (route: { operationId: string }) =>
     operationShape(spec as unknown as OpenApiDocument, route.operationId);
   const app = express();
-  // Before any route: the one matching rule shared with the validator, authentication and the fast lane.
+  // Before any route: the one matching rule shared with authentication, the fast lane and unknownRoute.
   applyRouteMatching(app);
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.

@@ -5,7 +5,14 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import { explainValidatorErrors, type ValidatorErrorItem } from '../errors/validator-error-details.js';
 import { mediaTypeOf } from './body-presence.js';
-import { anchored, createAjv, resolve, type OpenApiDocument, type SpecParameter } from './operation-validator.js';
+import {
+  anchored,
+  createAjv,
+  declaredHeaders,
+  resolve,
+  type OpenApiDocument,
+  type SpecParameter,
+} from './operation-validator.js';
 
 /**
  * The request checks of every operation, compiled once from the spec at start-up on one Ajv, and run by both lanes
@@ -90,14 +97,19 @@ function compileRequestCheck(
     .map((name) => spec.components.securitySchemes?.[name])
     .filter((scheme) => scheme?.in === 'query' && typeof scheme.name === 'string')
     .map((scheme) => ({ name: scheme?.name as string, in: 'query' as const, schema: { type: 'string' } }));
-  const locations: LocationCheck[] = [
-    locationCheck(ajv, 'query', [...parameters.filter((parameter) => parameter.in === 'query'), ...securityQuery]),
+  const [queryCheck, paramsCheck, headersCheck] = [
+    locationCheck(spec, ajv, 'query', [
+      ...parameters.filter((parameter) => parameter.in === 'query'),
+      ...securityQuery,
+    ]),
     locationCheck(
+      spec,
       ajv,
       'params',
       parameters.filter((parameter) => parameter.in === 'path'),
     ),
     locationCheck(
+      spec,
       ajv,
       'headers',
       parameters
@@ -114,10 +126,7 @@ function compileRequestCheck(
   const firstBodyValidator = bodyValidators.values().next().value as ValidateFunction;
   const requiresBody = operation.requestBody?.required === true;
   const missingBody: ErrorDetail = { path: 'body', message: `is required (${bodyMediaTypes.join(', ')})` };
-  const headerNames = parameters
-    .filter((parameter) => parameter.in === 'header')
-    .map((parameter) => parameter.name.toLowerCase());
-  const [queryCheck, paramsCheck, headersCheck] = locations;
+  const headerNames = declaredHeaders(spec, operation.operationId);
   const validatorOf = (mediaType: string | undefined): ValidateFunction | undefined =>
     (mediaType && bodyValidators.get(mediaType)) ||
     (takesJson && mediaType?.endsWith('+json') ? bodyValidators.get('application/json') : undefined);
@@ -160,13 +169,15 @@ function compileRequestCheck(
 }
 
 function locationCheck(
+  spec: OpenApiDocument,
   ajv: ReturnType<typeof createAjv>,
   location: Location,
   parameters: SpecParameter[],
 ): LocationCheck {
   const coerced: CoercedParameter[] = [];
   for (const parameter of parameters) {
-    const as = coercionOf(resolveSchema(parameter.schema));
+    // A parameter's schema may be a `$ref` to one of the spec's schemas: its type decides the coercion.
+    const as = coercionOf(resolve<{ type?: string | string[] }>(spec, (parameter.schema ?? {}) as { $ref: string }));
     if (as) coerced.push({ name: parameter.name, as });
   }
   const schema = {
@@ -180,10 +191,6 @@ function locationCheck(
     additionalProperties: location !== 'query',
   };
   return { location, coerced, validate: ajv.compile(schema) };
-}
-
-function resolveSchema(schema: unknown): { type?: string | string[] } {
-  return (schema ?? {}) as { type?: string | string[] };
 }
 
 function coercionOf(schema: { type?: string | string[] }): Coercion | undefined {
