@@ -160,7 +160,6 @@ export function createApp(deps: AppDependencies): ServiceApp {
     users: deps.users,
     bodyLimitBytes: config.limits.bodyBytes,
     bodyDepthLimit: config.limits.bodyDepth,
-    requestChecks,
     responseChecks,
   });
   return (request: IncomingMessage, response: ServerResponse) => {

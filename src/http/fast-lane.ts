@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { RouteDefinition } from '../../generated/routes.js';
@@ -8,33 +9,26 @@ import { BadRequestError } from '../errors/bad-request-error.js';
 import { errorHeaders } from '../errors/error-handler.js';
 import { toApiErrorBody } from './error-body.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
-import { carriesBody } from './body-presence.js';
+import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import { assertNestingWithin } from './nesting-depth.js';
 import { replyHeaders, type AnyOperationHandler, type WireReply } from './operation-handler.js';
 import { operationShape } from './operation-shape.js';
-import type { OpenApiDocument, ResponseCheck } from './operation-validator.js';
-import { parseQueryString } from './query-string.js';
-import { declaredHeaderValues, type RequestCheck } from './request-check.js';
+import { compileRequestCheck, type OpenApiDocument, type ResponseCheck } from './operation-validator.js';
 import { createOperationMatcher } from './route-matching.js';
 
 /**
  * The fast lane serves the execution hot paths (synchronous scoring, async submission and async
  * result) on Node's request listener, before Express: Express's own per-request work cost more than
- * a whole score (measured in docs/benchmarks.md). It is a transport of the one request pipeline
- * (docs/adr/0014-one-request-pipeline.md), calling the same rules as the Express lane, in the same order:
- * a request id and one access-log line, the query read by the one parser (query-string.ts), the score
- * token checked first (401 whatever else is wrong), the operation's media type (415) before the body is
- * read, no body bytes as no body (body-presence.ts), the body limit (413) and nesting-depth limit (400),
- * the operation's request check compiled from the spec (request-check.ts: 400 naming the field), errors
- * through the one mapping of src/errors, and, when VALIDATE_RESPONSES is on, every response checked against
- * the spec (one that breaks it is logged and becomes a 500). It runs the same typed handlers as Express
- * (src/http/operation-handler.ts) and sends their reply as JSON. It recognises its operations with the
- * service's one route-matching rule (src/http/route-matching.ts); a request it does not serve (or whose
- * path parameter has a malformed escape) goes to Express untouched. `SCORE_FAST_LANE=false` turns it off.
- *
- * What it adds to the rules is only what keeps the hot path cheap: everything per operation is looked up when
- * the lane is built, and the typed request is one object literal of the same shape every time (no spreads, no
- * closures per request), so the handler's call sites stay monomorphic.
+ * a whole score (measured in docs/benchmarks.md). It keeps every rule of the Express chain: a request
+ * id and one access-log line, the score token checked first (401 whatever else is wrong), the body
+ * limit (413) and nesting-depth limit (400), JSON only (415), the spec's validation of query, path and
+ * header parameters and body (400 naming each field), errors through the one mapping of src/errors,
+ * and, when VALIDATE_RESPONSES is on, every response checked against the spec (one that breaks it is
+ * logged and becomes a 500). It runs the same typed handlers as Express (src/http/operation-handler.ts):
+ * it builds their request from what it validated and sends their reply as JSON. It recognises its
+ * operations with the service's one route-matching rule (src/http/route-matching.ts); a request it
+ * does not serve (or whose path parameter has a malformed escape) goes to Express untouched.
+ * `SCORE_FAST_LANE=false` turns it off.
  */
 
 interface FastLaneOperation {
@@ -51,8 +45,6 @@ export interface FastLaneOptions {
   bodyLimitBytes: number;
   /** Deepest nesting of the body (LIMIT_BODY_DEPTH); deeper is 400 NESTING_TOO_DEEP, before validation. */
   bodyDepthLimit: number;
-  /** The request checks by operationId (request-check.ts), the Express lane's too. */
-  requestChecks: Map<string, RequestCheck>;
   /** Checks of responses by operationId (VALIDATE_RESPONSES): one that breaks the spec is logged and becomes a 500. */
   responseChecks?: Map<string, ResponseCheck>;
 }
@@ -61,16 +53,14 @@ export interface FastLaneOptions {
 export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 interface LaneOperation extends FastLaneOperation {
-  method: string;
-  check: RequestCheck;
+  headerNames: string[];
+  /** The operation declares a request body; without one, a body sent is ignored. */
+  takesBody: boolean;
+  check: ReturnType<typeof compileRequestCheck>;
   checkResponse?: ResponseCheck;
-}
-
-/** `accepts` of the lane's typed requests: its operations answer JSON only, so there is nothing to negotiate. */
-function firstMediaType(mediaTypes: string[]): string | false {
-  return mediaTypes[0] ?? false;
 }
 
 /** What one request's log line reports. */
@@ -90,17 +80,11 @@ function compileOperation(options: FastLaneOptions, operation: FastLaneOperation
     throw new Error(
       `the fast lane answers JSON only, and ${route.operationId} answers ${shape.replyMediaTypes.join(', ')}`,
     );
-  if (shape.bodyMediaTypes.some((mediaType) => mediaType !== 'application/json'))
-    throw new Error(
-      `the fast lane reads JSON bodies only, and ${route.operationId} takes ${shape.bodyMediaTypes.join(', ')}`,
-    );
-  const check = options.requestChecks.get(route.operationId);
-  if (!check) throw new Error(`no request check for ${route.operationId}`);
   return {
-    route,
-    handle: operation.handle,
-    method: route.method.toUpperCase(),
-    check,
+    ...operation,
+    headerNames: shape.headerNames,
+    takesBody: shape.takesBody,
+    check: compileRequestCheck(options.spec, route.operationId),
     checkResponse: options.responseChecks?.get(route.operationId),
   };
 }
@@ -129,28 +113,35 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     operation: LaneOperation,
     params: Record<string, string>,
     log: RequestLog,
-    pathname: string,
     queryString: string,
   ): Promise<WireReply> {
-    const { check } = operation;
-    const query = parseQueryString(queryString);
-    const user = await authenticateScoreToken(options.users, request.headers, query.key, operation.route);
+    const user = await authenticateScoreToken(options.users, request.headers, request.url ?? '', operation.route);
     log.user = user.username;
+    const query = parseQuery(queryString) as Record<string, unknown>;
     // An operation that declares no body (the async result) ignores one, whatever its type or size.
-    const hasBody = check.takesBody && carriesBody(request.headers);
-    if (!hasBody) request.resume();
-    const contentType = request.headers['content-type'];
-    try {
-      check.checkMediaType(operation.method, pathname, contentType, hasBody);
-    } catch (error) {
+    const contentType = operation.takesBody ? request.headers['content-type'] : undefined;
+    const isJson = JSON_TYPE.test(contentType ?? '');
+    if (!operation.takesBody) request.resume();
+    else if (contentType && !isJson) {
       request.resume();
-      throw error;
+      throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${contentType.split(';')[0]}.`);
     }
-    const body = hasBody ? await readJsonBody(request, options.bodyLimitBytes) : undefined;
+    const body = operation.takesBody ? await readJsonBody(request, options.bodyLimitBytes, isJson) : undefined;
     assertNestingWithin(body, options.bodyDepthLimit);
-    const headers = declaredHeaderValues(check, request.headers);
-    check.check(query, params, headers, body, contentType);
-    // Checked above: the handler's types hold from here on. One shape for every request of the lane.
+    const headers: Record<string, unknown> = {};
+    for (const name of operation.headerNames) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const problems = operation.check({ query, params, headers, body, isJson });
+    if (problems.length > 0) {
+      throw new BadRequestError(
+        problems.map((problem) => `${problem.path} ${problem.message}`).join('; '),
+        'VALIDATION_FAILED',
+        problems,
+      );
+    }
+    // Validated above: the handler's types hold from here on. Its operation answers JSON only: nothing to negotiate.
     const typed = {
       user,
       requestId: log.requestId,
@@ -158,7 +149,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       query,
       headers,
       body,
-      accepts: firstMediaType,
+      accepts: (mediaTypes: string[]) => mediaTypes[0] ?? false,
     };
     return operation.handle(typed as never);
   }
@@ -226,7 +217,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       started: process.hrtime.bigint(),
       route: served.route,
     };
-    serve(request, served, params, log, pathname, mark < 0 ? '' : url.slice(mark + 1)).then(
+    serve(request, served, params, log, mark < 0 ? '' : url.slice(mark + 1)).then(
       (outcome) => reply(response, served, log, outcome),
       (error: unknown) => {
         const body = toApiErrorBody(error);
@@ -239,8 +230,8 @@ export function createFastLane(options: FastLaneOptions): FastLane {
   };
 }
 
-/** Reads the JSON body up to `limitBytes` (413 past it) and parses it; undefined when it has no bytes after all. */
-function readJsonBody(request: IncomingMessage, limitBytes: number): Promise<unknown> {
+/** Reads the body up to `limitBytes` (413 past it) and parses it when it is JSON; undefined when there is none. */
+function readJsonBody(request: IncomingMessage, limitBytes: number, isJson: boolean): Promise<unknown> {
   const declared = Number(request.headers['content-length'] ?? NaN);
   if (declared > limitBytes) {
     request.resume();
@@ -269,6 +260,10 @@ function readJsonBody(request: IncomingMessage, limitBytes: number): Promise<unk
         return;
       }
       const text = Buffer.concat(chunks, size).toString('utf8');
+      if (!isJson) {
+        resolve(text);
+        return;
+      }
       try {
         resolve(JSON.parse(text) as unknown);
       } catch (error) {

@@ -7,7 +7,7 @@ import { explainValidatorErrors, type ValidatorErrorItem } from '../errors/valid
 import { mediaTypeOf } from './body-presence.js';
 import {
   anchored,
-  createAjv,
+  createSpecAjv,
   declaredHeaders,
   resolve,
   type OpenApiDocument,
@@ -71,7 +71,7 @@ interface LocationCheck {
 export function compileRequestChecks(spec: OpenApiDocument): Map<string, RequestCheck> {
   // One Ajv for every request of every operation: the first problem only; defaults written in; no coercion of its
   // own (parameters are coerced here, bodies never are).
-  const ajv = createAjv(spec, { allErrors: false, useDefaults: true });
+  const ajv = createSpecAjv(spec, { allErrors: false, useDefaults: true, strictNumbers: true });
   const checks = new Map<string, RequestCheck>();
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -84,7 +84,7 @@ export function compileRequestChecks(spec: OpenApiDocument): Map<string, Request
 
 function compileRequestCheck(
   spec: OpenApiDocument,
-  ajv: ReturnType<typeof createAjv>,
+  ajv: ReturnType<typeof createSpecAjv>,
   where: string,
   operation: OpenApiDocument['paths'][string][string],
 ): RequestCheck {
@@ -170,7 +170,7 @@ function compileRequestCheck(
 
 function locationCheck(
   spec: OpenApiDocument,
-  ajv: ReturnType<typeof createAjv>,
+  ajv: ReturnType<typeof createSpecAjv>,
   location: Location,
   parameters: SpecParameter[],
 ): LocationCheck {
