@@ -9,8 +9,8 @@
  * (test/support/fuzz/fuzz-service-process.ts) and measures its own loop (test/support/loop-probe.ts: how late a
  * 10 ms timer fires, and how much of that its main thread was on a core, from schedstat), so the fuzzer's generation
  * of requests (up to ~900 ms per chunk) is never charged to it, and a machine busy with other work is told apart
- * from the service's own work. "Cold" requests (the first of each operation and status, when express-openapi-validator
- * compiles validators) are printed apart. With --concurrency above 1 a hold is charged to every request in flight,
+ * from the service's own work. "Cold" requests (the first of each operation and status, when whatever initialises
+ * lazily does) are printed apart. With --concurrency above 1 a hold is charged to every request in flight,
  * so the per-operation figures are an upper bound (exact with --concurrency 1).
  * FUZZ_SERVICE_CPU_PROF=<dir> writes the service's CPU profile there (node --cpu-prof), to see what held the loop.
  *
@@ -215,9 +215,9 @@ async function main(): Promise<void> {
   // Two figures per hold: wall time (how late the loop answered) and the loop's own work in it (its thread's time on
   // a core). On a machine whose cores are busy with other work the OS stretches the first; the second is the
   // service's code. The goal is judged on the loop's own work; both are printed.
-  // "Cold" requests: the first of each operation and status in the run. express-openapi-validator compiles an
-  // operation's request validator on its first request, and a response validator on the first answer of each status
-  // (with VALIDATE_RESPONSES, on in tests), lazily on the event loop: those holds are printed apart from the rest.
+  // "Cold" requests: the first of each operation and status in the run. Request and response checks are compiled
+  // before the service listens (ADR 0010, 0014); what still initialises lazily (an error path, a parser) shows in
+  // those holds, printed apart from the rest.
   const seenStatus = new Set<string>();
   const cold = new Set<Observation>();
   for (const observation of [...observations].sort((a, b) => a.index - b.index)) {

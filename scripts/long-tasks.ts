@@ -1,9 +1,8 @@
 /**
  * `npx tsx scripts/long-tasks.ts <file.cpuprofile> [minMs=100] [top=40]`: the long tasks of a CPU profile (node
  * --cpu-prof; `FUZZ_SERVICE_CPU_PROF=<dir> npm run fuzz` writes the fuzz service's), i.e. runs of samples with no
- * idle sample between them, longest first, each with its share of garbage collection, a cause (the lazy compile of
- * an express-openapi-validator request or response validator, garbage collection, or the frames of this project
- * that dominate it) and the frames that dominate it. The profiler's own overhead stretches every task (about 1.5×).
+ * idle sample between them, longest first, each with its share of garbage collection, a cause (a lazy compile of an
+ * Ajv validator, garbage collection, or the frames of this project that dominate it) and the frames that dominate it. The profiler's own overhead stretches every task (about 1.5×).
  */
 import { readFileSync } from 'node:fs';
 

@@ -1,7 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import express from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import multer from 'multer';
 import passport from 'passport';
 import type { Logger } from 'pino';
@@ -11,18 +10,15 @@ import { createJwtStrategy } from './auth/jwt-strategy.js';
 import { requireAuthentication } from './auth/require-authentication.js';
 import type { UserService } from './auth/user-service.js';
 import type { AppConfig } from './config/config.js';
-import { createErrorHandler, unknownRouteHandler } from './errors/error-handler.js';
+import { createErrorHandler } from './errors/error-handler.js';
 import { API_ERROR_TRANSLATORS } from './http/error-body.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
-import { bodyDepthLimit, jsonBody, requiredBody, yamlBody } from './http/body-parsers.js';
+import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
 import { contextQuery } from './http/context-query.js';
 import { mapQuery } from './http/map-query.js';
-import { validatedAsGet } from './http/head-requests.js';
-import { warmUpValidator } from './http/validator-warm-up.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
 import { expressHandler } from './http/express-adapter.js';
 import { createFastLane } from './http/fast-lane.js';
-import { refuseInfiniteNumbers } from './http/finite-numbers.js';
 import type { OperationHandlers } from './http/operation-handler.js';
 import { operationShape } from './http/operation-shape.js';
 import { compileResponseChecks, type OpenApiDocument } from './http/operation-validator.js';
@@ -34,7 +30,10 @@ import { removeUploadsWhenDone } from './http/upload-cleanup.js';
 import type { YamlBodyParser } from './http/yaml-body-parser.js';
 import { importPrecheck } from './scenarios/import-precheck.js';
 import { noBytesNoBody } from './http/body-presence.js';
-import { canonicalQuery } from './http/query-string.js';
+import { parseQueryString } from './http/query-string.js';
+import { compileRequestChecks, type RequestCheck } from './http/request-check.js';
+import { unknownRoute } from './http/unknown-route.js';
+import { checkMediaType, validateRequest } from './http/validate-request.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -51,11 +50,8 @@ export interface AppDependencies {
   yamlParser: YamlBodyParser;
 }
 
-/**
- * The service's HTTP request listener (the fast lane for the execution hot paths, then the Express app), and
- * `warmUp`: builds every operation's request validator before the service listens (validator-warm-up.ts).
- */
-export type ServiceApp = RequestListener & { warmUp(): Promise<number> };
+/** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
+export type ServiceApp = RequestListener;
 
 /** The service's HTTP request listener: the fast lane for the execution hot paths, then the Express app. */
 export function createApp(deps: AppDependencies): ServiceApp {
@@ -65,34 +61,44 @@ export function createApp(deps: AppDependencies): ServiceApp {
   const shapeOf = (route: { operationId: string }) =>
     operationShape(spec as unknown as OpenApiDocument, route.operationId);
   const app = express();
-  // Before any route: the one matching rule shared with the validator, authentication and the fast lane.
+  // Before any route: the one matching rule shared with authentication, the fast lane and unknownRoute.
   applyRouteMatching(app);
   app.disable('x-powered-by');
   // API responses are not cached by validators; computing an ETag hashes every response body.
   app.set('etag', false);
-  // node:querystring; the validator itself expands `filter[column]=value` (deepObject); `context` is decoded by contextQuery.
-  app.set('query parser', 'simple');
+  // The one query parser of both lanes (query-string.ts); `context` and the `filter[…]`/`output[…]` maps are read
+  // from the raw query by contextQuery and mapQuery.
+  app.set('query parser', (text: string | null | undefined) => parseQueryString(text ?? ''));
   app.set('trust proxy', false);
 
   // One authenticator per app (not passport's global one): each app checks tokens with its own configuration.
   const authenticator = new passport.Authenticator();
   authenticator.use('jwt', createJwtStrategy(config.jwt, deps.users));
   app.use(requestContext(deps.logger));
-  // One reading of the query and of an empty body on both lanes (the fast lane reads them the same way).
-  app.use(canonicalQuery, noBytesNoBody);
+  // No body bytes is no body, whatever the Content-Type (the fast lane reads it the same way).
+  app.use(noBytesNoBody);
   app.use(healthRouter(deps.health));
   app.use(apiDocsRouter(spec));
 
+  // Every operation's request check, compiled from the spec now (one Ajv), run by both lanes (request-check.ts).
+  const requestChecks = compileRequestChecks(spec as unknown as OpenApiDocument);
+  const checkOf = (route: { operationId: string }): RequestCheck => {
+    const check = requestChecks.get(route.operationId);
+    if (!check) throw new Error(`the spec has no operation ${route.operationId}`);
+    return check;
+  };
+
   app.use(authenticate(deps.users, authenticator, createRouteMatcher(routes)));
-  // Bodies are read only for operations that declare one. Any other operation ignores a body, as the
-  // spec gives it no body to answer about (no 400 for broken JSON on a GET, no 413 for its size).
+  // Bodies are read only for operations that declare one, and only of a media type they take (415 before
+  // reading). Any other operation ignores a body, as the spec gives it no body to answer about (no 400 for
+  // broken JSON on a GET, no 413 for its size).
   for (const route of routes) {
     const shape = shapeOf(route);
     if (!shape.takesBody) continue;
     const limit = route.operationId === 'submitBatch' ? config.limits.batchBodyBytes : config.limits.bodyBytes;
-    if (shape.requiresBody) app[route.method](route.expressPath, requiredBody(shape.bodyMediaTypes));
     app[route.method](
       route.expressPath,
+      checkMediaType(checkOf(route)),
       jsonBody(limit),
       yamlBody(limit, config.limits.bodyDepth, deps.yamlParser),
       bodyDepthLimit(config.limits.bodyDepth),
@@ -116,26 +122,6 @@ export function createApp(deps: AppDependencies): ServiceApp {
   app.use(mapQuery(spec as never));
   const importRoute = routes.find((route) => route.operationId === 'importScenarios');
   if (importRoute) app.post(importRoute.expressPath, importPrecheck);
-  const specValidator = OpenApiValidator.middleware({
-    apiSpec: spec as never,
-    validateApiSpec: false,
-    // The first problem only: Ajv's every-problem mode copies its error list once per failing `$ref`'d
-    // element, so its work grows with the square of the problems (an 800 KB import of 100,000 broken
-    // scenarios held the event loop for ten minutes). Scenario documents still get every problem from the compiler.
-    validateRequests: { allowUnknownQueryParameters: false, allErrors: false },
-    // Responses are checked by checkResponses below, with checks compiled now rather than lazily.
-    validateResponses: false,
-    validateSecurity: false,
-    // Formats checked in full: the fast mode takes `2026-11-23T25:00:00Z` and `2026-02-30` for date-times,
-    // which the services could only turn into an invalid Date (a 500 instead of the 400 naming the field).
-    ajvFormats: { mode: 'full' },
-    // Multipart bodies are read by multipartBody above (so a malformed form is a 400, not a 500).
-    fileUploader: false,
-    operationHandlers: false,
-  });
-  app.use(validatedAsGet(specValidator));
-  app.use(refuseInfiniteNumbers(spec as never));
-
   // VALIDATE_RESPONSES: every operation's response checks, compiled here (about 0.3 s) so that no
   // operation's first answer compiles them on the event loop. A break becomes a logged 500.
   const responseChecks = config.validateResponses
@@ -143,14 +129,18 @@ export function createApp(deps: AppDependencies): ServiceApp {
     : undefined;
   for (const route of routes) {
     const check = responseChecks?.get(route.operationId);
-    const handlers = [requireAuthentication(route), expressHandler(deps.handlers[route.operationId], shapeOf(route))];
+    const handlers = [
+      validateRequest(checkOf(route)),
+      requireAuthentication(route),
+      expressHandler(deps.handlers[route.operationId], shapeOf(route)),
+    ];
     app[route.method](
       route.expressPath,
       ...(check ? [checkResponses(route.operationId, check), ...handlers] : handlers),
     );
   }
 
-  app.use(unknownRouteHandler);
+  app.use(unknownRoute(routes));
   app.use(createErrorHandler(API_ERROR_TRANSLATORS));
   // Once more, for what the error handler's own answer raises: with response validation (tests) an error
   // status the operation does not declare comes back as a contract break, to be answered as a JSON 500
@@ -161,18 +151,8 @@ export function createApp(deps: AppDependencies): ServiceApp {
     const handle = deps.fastLane?.[route.operationId];
     return handle ? [{ route, handle }] : [];
   });
-  const warmUp = () =>
-    warmUpValidator(
-      app,
-      specValidator,
-      routes.map((route) => ({
-        method: route.method,
-        path: route.path,
-        bodyMediaTypes: shapeOf(route).bodyMediaTypes,
-      })),
-    );
   if (laneOperations.length === 0)
-    return Object.assign((request: IncomingMessage, response: ServerResponse) => app(request, response), { warmUp });
+    return (request: IncomingMessage, response: ServerResponse) => app(request, response);
   const fastLane = createFastLane({
     spec: spec as unknown as OpenApiDocument,
     operations: laneOperations,
@@ -182,8 +162,7 @@ export function createApp(deps: AppDependencies): ServiceApp {
     bodyDepthLimit: config.limits.bodyDepth,
     responseChecks,
   });
-  const listener = (request: IncomingMessage, response: ServerResponse) => {
+  return (request: IncomingMessage, response: ServerResponse) => {
     if (!fastLane(request, response)) app(request, response);
   };
-  return Object.assign(listener, { warmUp });
 }

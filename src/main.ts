@@ -29,10 +29,6 @@ async function main(): Promise<void> {
     .removeOrphanTables()
     .catch((error: unknown) => logger.error({ err: error }, 'could not look for tables left by interrupted loads'));
   const app = createApp(appDependencies(services));
-  // Every operation's request validator is built now, not at its first request in the middle of serving.
-  const warmStarted = performance.now();
-  const warmed = await app.warmUp();
-  logger.info({ requests: warmed, ms: Math.round(performance.now() - warmStarted) }, 'request validators built');
   const server = createHttpServer(app, { maxHeaderBytes: config.limits.headerBytes, logger });
   server.keepAliveTimeout = 65_000;
   // Attached before listening, so that every connection is known to the close.

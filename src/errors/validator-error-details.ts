@@ -1,4 +1,4 @@
-/** One problem as express-openapi-validator reports it: a JSON-pointer-like path, Ajv's message and `<keyword>.openapi.validation`. */
+/** One problem of a request check (src/http/request-check.ts): a JSON-pointer-like path, Ajv's message and `<keyword>.openapi.validation`. */
 export interface ValidatorErrorItem {
   path?: string;
   message?: string;

@@ -97,21 +97,3 @@ export function bodyDepthLimit(maxDepth: number): RequestHandler {
 
 /** Requests whose body came from the YAML parser (a hop to the next task between the steps that walk it). */
 const yamlBodies = new WeakSet<object>();
-
-/**
- * Before the parsers, for an operation whose body is required: a request that carries no body at all
- * (no bytes, whatever its content type) is 400 naming the body and the media types it may have. (The
- * spec's validation would see no body to check: the handler would then get none.) A body of the wrong
- * media type is left to the validation, which answers 415.
- */
-export function requiredBody(mediaTypes: string[]): RequestHandler {
-  return (request, _response, next) => {
-    // Worded as the fast lane's check words it (operation-validator.ts).
-    const problem = { path: 'body', message: `is required (${mediaTypes.join(', ')})` };
-    next(
-      carriesBody(request.headers)
-        ? undefined
-        : new BadRequestError(`${problem.path} ${problem.message}`, 'VALIDATION_FAILED', [problem]),
-    );
-  };
-}

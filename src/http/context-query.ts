@@ -6,11 +6,11 @@ import { createRouteMatcher } from './route-matching.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 
 /**
- * Reads the `context` query parameter into one object before the spec validator sees it, in every
+ * Reads the `context` query parameter into one object before the request check sees it, in every
  * encoding clients use (spec parameter `Context`, style deepObject):
  *
  * - deepObject fields, nested to any depth: `context[actors][requester][username]=alice`. Generated
- *   clients send this. The validator's own bracket handling merges sibling fields shallowly (a second
+ *   clients send this. A generic bracket parser merges sibling fields shallowly (a second
  *   `context[actors][…]` field would drop the first), so the fields are parsed here, with qs.
  * - a deepObject field holding JSON text of an object, `context[actors]={"requester":…}`: how Swagger UI
  *   sends a nested object under deepObject.
@@ -44,7 +44,7 @@ export function contextQuery(spec: { paths: Record<string, Record<string, unknow
       context,
       (request.user as { isAdmin?: boolean } | undefined)?.isAdmin === true,
     );
-    // Express 5 computes `req.query` on each read; an own property is what the validator and the handler then see.
+    // Express 5 computes `req.query` on each read; an own property is what the request check and the handler then see.
     Object.defineProperty(request, 'query', { value: query, writable: true, configurable: true, enumerable: true });
     next();
   };
@@ -85,7 +85,7 @@ function lostObject(isAdmin: boolean, path: string): undefined {
   );
 }
 
-/** `context=<JSON>` as an object; absent or empty as `{}`; anything else as it came, for the validator to reject. */
+/** `context=<JSON>` as an object; absent or empty as `{}`; anything else as it came, for the request check to reject. */
 function fromPlainValue(value: unknown): unknown {
   if (value === undefined || value === '') return {};
   if (typeof value !== 'string') return value;

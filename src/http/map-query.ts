@@ -14,12 +14,12 @@ interface ParameterObject {
 /**
  * Reads the query parameters that are maps of strings in deepObject style — `filter[column]=value`
  * (collection rows), `output[name]=value` (decision records) — from the raw query string, before the
- * spec validator sees them. The validator's own bracket handling re-parses each field with qs, which
+ * request check sees them. express-openapi-validator, which checked requests before, re-parsed each field with qs, which
  * (1) drops keys that are names of Object.prototype properties (`filter[constructor]`,
  * `output[toString]`, `output[__proto__]`: the filter silently vanished and every row matched), and
  * (2) decodes the value a second time (`%2B` became a space, `%26` cut the value short). Here each
  * key and value is decoded once, as the rest of the query is (`+` is a space), into an object without
- * a prototype; the validator then checks it against the schema (names, lengths, counts) as before.
+ * a prototype; the request check then checks it against the schema (names, lengths, counts).
  */
 export function mapQuery(spec: { paths: Record<string, Record<string, unknown>> }): RequestHandler {
   const matchRoute = createRouteMatcher(routes);
@@ -44,7 +44,7 @@ export function mapQuery(spec: { paths: Record<string, Record<string, unknown>> 
       for (const key of fields) delete query[key];
       query[name] = mapOf(name, pairs);
     }
-    // Express 5 computes `req.query` on each read; an own property is what the validator and the handler then see.
+    // Express 5 computes `req.query` on each read; an own property is what the request check and the handler then see.
     Object.defineProperty(request, 'query', { value: query, writable: true, configurable: true, enumerable: true });
     next();
   };

@@ -20,19 +20,17 @@ function markingFailures(storage: StorageEngine): StorageEngine {
 }
 
 /**
- * Multipart bodies (multer), read before the spec's validator. express-openapi-validator runs
- * multer itself but turns every error that is not a MulterError into a 500, so a form with the
- * wrong boundary or cut short ("Unexpected end of form", "Malformed part header", a missing
- * boundary) would be a server error. Here those are 400 MALFORMED_BODY; multer's limits keep their
- * meaning (413 for sizes and counts, see error-handler.ts); only a failure to store the file on
- * disk is a 500. Like the validator, each uploaded file's field gets an empty string in the body,
+ * Multipart bodies (multer), read before the operation's request check. A form with the wrong boundary
+ * or cut short ("Unexpected end of form", "Malformed part header", a missing boundary) is 400
+ * MALFORMED_BODY; multer's limits keep their meaning (413 for sizes and counts, see error-handler.ts);
+ * only a failure to store the file on disk is a 500. Each uploaded file's field gets an empty string in the body,
  * so the spec's `format: binary` properties validate; the Express adapter (src/http/express-adapter.ts)
  * then hands each file to the handler in its field, as an UploadedFile.
  */
 export function multipartBody(options: { storage: StorageEngine; limits: Options['limits'] }): RequestHandler {
   const upload = multer({ storage: markingFailures(options.storage), limits: options.limits }).any();
   return (request, response, next) => {
-    // Any other content type is left to the validator (415).
+    // Any other content type was refused before (415, validate-request.ts), or carries no body bytes.
     if (!request.is('multipart/form-data')) {
       next();
       return;

@@ -13,7 +13,7 @@ import type { ErrorDetail } from '../errors/app-error.js';
 /** Each of the spec's schemas is its own Ajv schema under this prefix, so Ajv compiles it once per instance. */
 const SCHEMA_ID = 'urn:scenario-scoring:schema:';
 
-interface SpecParameter {
+export interface SpecParameter {
   name: string;
   in: 'query' | 'path' | 'header' | 'cookie';
   required?: boolean;
@@ -59,7 +59,18 @@ export function resolve<T>(spec: OpenApiDocument, value: T | { $ref: string }): 
  * compiled again for every operation (about 20–60 ms each); refs to added schemas compile once.
  */
 function createAjv(spec: OpenApiDocument, coerceTypes = false): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, inlineRefs: false });
+  return createSpecAjv(spec, { allErrors: true, useDefaults: false, coerceTypes });
+}
+
+/**
+ * An Ajv holding every schema of the spec (see createAjv) with the given options: the request checks of
+ * src/http/request-check.ts use one with `useDefaults`, first problem only, and strictNumbers.
+ */
+export function createSpecAjv(
+  spec: OpenApiDocument,
+  options: { allErrors: boolean; useDefaults: boolean; coerceTypes?: boolean; strictNumbers?: boolean },
+): Ajv2020 {
+  const ajv = new Ajv2020({ coerceTypes: false, ...options, strict: false, inlineRefs: false });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   for (const [name, schema] of Object.entries(spec.components.schemas)) {
@@ -69,7 +80,7 @@ function createAjv(spec: OpenApiDocument, coerceTypes = false): Ajv2020 {
 }
 
 /** `#/components/schemas/X` inside the spec's schemas points at the schema added as `X`. */
-function anchored(schema: unknown): unknown {
+export function anchored(schema: unknown): unknown {
   return JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\/schemas\//g, `"${SCHEMA_ID}`));
 }
 

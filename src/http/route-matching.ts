@@ -4,9 +4,9 @@ import type { RouteDefinition } from '../../generated/routes.js';
 
 /**
  * The one rule by which a request path selects an operation (docs/architecture.md, "Route
- * matching"). Express routes with it (app settings and every Router), express-openapi-validator
- * reads the same app settings, and authentication and the score fast lane match with
- * `createRouteMatcher`, built on the same path-to-regexp Express and the validator use:
+ * matching"). Express routes with it (app settings and every Router), and authentication, the score fast
+ * lane and the answer to an unknown route (404, or 405 naming the methods the path takes) match with
+ * `createRouteMatcher` and `createAllowedMethods`, built on the same path-to-regexp Express uses:
  * - case-sensitive: `/API/batch/score` is not `/api/batch/score` (404);
  * - the raw path as sent: a percent-escape never stands for a character of the route's literal
  *   text (`/api/%62atch/score`, `/api%2Fbatch/score` are no route), and empty, `.` and `..`
@@ -55,6 +55,24 @@ export function createOperationMatcher(
     }
     return undefined;
   };
+}
+
+/**
+ * The methods of the operations whose path matches `pathname` (upper case, in the table's order, each once): a
+ * request to such a path with another method is 405 with these in `Allow`; none is 404.
+ */
+export function createAllowedMethods(table: readonly RouteDefinition[]): (pathname: string) => string[] {
+  const compiled = table.map((route) => ({
+    method: route.method.toUpperCase(),
+    matches: match(route.expressPath, {
+      sensitive: ROUTE_MATCHING.caseSensitive,
+      trailing: !ROUTE_MATCHING.strict,
+      decode: false,
+    }),
+  }));
+  return (pathname) => [
+    ...new Set(compiled.filter((candidate) => candidate.matches(pathname)).map((candidate) => candidate.method)),
+  ];
 }
 
 /** createOperationMatcher, answering the operation only. */

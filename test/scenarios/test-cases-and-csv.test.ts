@@ -244,8 +244,8 @@ describe('createInputVariablesFromCsv on large files', () => {
   beforeAll(async () => {
     // A deployment that raised LIMIT_BODY_BYTES: the parse must stay off the event loop's critical path whatever the limit.
     big = await createTestApp({ configOverrides: { limits: { ...testApp.config.limits, bodyBytes: 16 << 20 } } });
-    // The operation's validators compile on its first request and first error in a process (express-openapi-validator,
-    // lazily): not what is measured here.
+    // A first request and a first error in a process (what initialises lazily: the CSV reader, the error path): not
+    // what is measured here.
     const user = await big.newUser();
     await upload(user, 'true;a;STRING\n');
     await upload(user, 'true;a;NOPE\n');

@@ -22,8 +22,6 @@ export interface TestUser {
 export interface TestApp {
   /** The service's request listener (the score fast lane, then Express), for supertest. */
   app: RequestListener;
-  /** Builds every operation's request validator now, as src/main.ts does before it listens (tests skip it: slow). */
-  warmUp(): Promise<number>;
   services: Services;
   config: AppConfig;
   /** A new user with a unique name (tests never share users, so they never share data). */
@@ -67,7 +65,6 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   return {
     app,
-    warmUp: () => app.warmUp(),
     services,
     config,
     async newUser({ admin = false, prefix = 'user' } = {}) {

@@ -35,8 +35,6 @@ export async function startFuzzService(options: { echoErrors?: boolean } = {}): 
   isolateJobStore('fuzz');
   const errorLog = new ServerErrorLog(options.echoErrors);
   const testApp = await createTestApp({ logger: errorLog.logger });
-  // As src/main.ts starts the service: request validators built before it listens.
-  await testApp.warmUp();
   await testApp.services.execution.startWorker();
   const holds = new Map<string, Hold[]>();
   const inFlight = new Map<IncomingMessage, Hold>();
