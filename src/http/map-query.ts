@@ -14,7 +14,7 @@ interface ParameterObject {
 /**
  * Reads the query parameters that are maps of strings in deepObject style — `filter[column]=value`
  * (collection rows), `output[name]=value` (decision records) — from the raw query string, before the
- * request check sees them. express-openapi-validator, which checked requests before, re-parsed each field with qs, which
+ * request check sees them. The validator used before (express-openapi-validator) re-parsed each field with qs, which
  * (1) drops keys that are names of Object.prototype properties (`filter[constructor]`,
  * `output[toString]`, `output[__proto__]`: the filter silently vanished and every row matched), and
  * (2) decodes the value a second time (`%2B` became a space, `%26` cut the value short). Here each

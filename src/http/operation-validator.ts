@@ -4,7 +4,7 @@ import type { ErrorDetail } from '../errors/app-error.js';
 
 /**
  * Checks compiled once from spec/openapi.json with Ajv. Requests: those of the fast lane's operations
- * (src/http/fast-lane.ts; every other operation's requests go through express-openapi-validator), with
+ * (src/http/fast-lane.ts; every other operation's requests go through src/http/request-check.ts), with
  * the same error details (`query.name`, `body.x`) and what such an operation declares: query, path and
  * header parameters with schemas and a JSON body. Responses (VALIDATE_RESPONSES): every operation's,
  * on both lanes (src/http/response-check.ts on Express).
@@ -111,7 +111,7 @@ export interface RequestToCheck {
   isJson: boolean;
 }
 
-/** A schema for an object of the given parameters (names as keys), as express-openapi-validator reads them. */
+/** A schema for an object of the given parameters (names as keys), as the request checks read them. */
 function parametersSchema(parameters: SpecParameter[], extra: Array<[string, unknown]> = [], closed = false): object {
   return {
     type: 'object',
@@ -127,7 +127,7 @@ function parametersSchema(parameters: SpecParameter[], extra: Array<[string, unk
 /**
  * Compiles the checks of the query string, path and header parameters and JSON body of
  * `operationId`; the result lists every problem ([] when valid), with the paths
- * express-openapi-validator reports (`query.name`, `params.name`, `headers.x-sce-requestid`, `body.a`).
+ * every request check reports (`query.name`, `params.name`, `headers.x-sce-requestid`, `body.a`).
  */
 export function compileRequestCheck(
   spec: OpenApiDocument,
