@@ -69,14 +69,20 @@ interface LocationCheck {
 
 /** Every operation's request check, by operationId: what the app builds before it listens. */
 export function compileRequestChecks(spec: OpenApiDocument): Map<string, RequestCheck> {
-  // One Ajv for every request of every operation: the first problem only; defaults written in; no coercion of its
-  // own (parameters are coerced here, bodies never are).
+  // One Ajv for the bodies, path and header parameters of every operation: the first problem only; defaults written
+  // in; no coercion of its own (top-level parameters are coerced here, bodies never are). Query parameters get the
+  // same Ajv with coercion on as well: a deepObject parameter (`context[actors][requester][attempts]=2`) arrives as
+  // nested text, and its leaves are coerced to the types its schema gives, as the spec's style says they are sent.
   const ajv = createSpecAjv(spec, { allErrors: false, useDefaults: true, strictNumbers: true });
+  const queryAjv = createSpecAjv(spec, { allErrors: false, useDefaults: true, strictNumbers: true, coerceTypes: true });
   const checks = new Map<string, RequestCheck>();
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (!operation?.operationId) continue;
-      checks.set(operation.operationId, compileRequestCheck(spec, ajv, `${method.toUpperCase()} ${path}`, operation));
+      checks.set(
+        operation.operationId,
+        compileRequestCheck(spec, { ajv, queryAjv }, `${method.toUpperCase()} ${path}`, operation),
+      );
     }
   }
   return checks;
@@ -84,7 +90,7 @@ export function compileRequestChecks(spec: OpenApiDocument): Map<string, Request
 
 function compileRequestCheck(
   spec: OpenApiDocument,
-  ajv: ReturnType<typeof createSpecAjv>,
+  { ajv, queryAjv }: { ajv: ReturnType<typeof createSpecAjv>; queryAjv: ReturnType<typeof createSpecAjv> },
   where: string,
   operation: OpenApiDocument['paths'][string][string],
 ): RequestCheck {
@@ -98,7 +104,7 @@ function compileRequestCheck(
     .filter((scheme) => scheme?.in === 'query' && typeof scheme.name === 'string')
     .map((scheme) => ({ name: scheme?.name as string, in: 'query' as const, schema: { type: 'string' } }));
   const [queryCheck, paramsCheck, headersCheck] = [
-    locationCheck(spec, ajv, 'query', [
+    locationCheck(spec, queryAjv, 'query', [
       ...parameters.filter((parameter) => parameter.in === 'query'),
       ...securityQuery,
     ]),
