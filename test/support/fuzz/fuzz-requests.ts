@@ -21,6 +21,7 @@ import {
 import { jsonTextAroundANode, mutatedJson } from './json-mutation.js';
 import { multipartUploads } from './multipart-bodies.js';
 import { SchemaArbitraries } from './schema-arbitrary.js';
+import type { TestUser } from '../test-app.js';
 
 /**
  * The fuzzer's requests, derived from spec/openapi.json: for each operation, its path, query and
@@ -48,12 +49,8 @@ export interface FuzzRequest {
   addressesOperation: boolean;
 }
 
-export interface FuzzUser {
-  id: number;
-  username: string;
-  accessToken: string;
-  scoreToken: string;
-}
+/** A user the fixtures made with TestApp.newUser: its identity and credentials, which requests carry. */
+export type FuzzUser = Omit<TestUser, 'context'>;
 
 /** The data the fixtures arranged, so that generated requests can name things that exist. */
 export interface FuzzFixtures {
