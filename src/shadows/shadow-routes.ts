@@ -11,7 +11,9 @@ export function createShadowHandlers(
 ): Pick<OperationHandlers, ShadowOperation> {
   return {
     listShadows: answer(200, (actor, { params }) => shadows.list(actor, params.id)),
-    attachShadow: answer(201, (actor, { user, params, body }) => shadows.attach(actor, user.username, params.id, body)),
+    attachShadow: answer(201, (actor, { user, params, body }) =>
+      shadows.attach({ actor, createdBy: user.username, scenarioId: params.id, request: body }),
+    ),
     getShadow: answer(200, (actor, { params }) => shadows.get(actor, params.id, params.shadowId)),
     stopShadow: answer(200, (actor, { params }) => shadows.stop(actor, params.id, params.shadowId)),
     startShadow: answer(200, (actor, { params }) => shadows.start(actor, params.id, params.shadowId)),

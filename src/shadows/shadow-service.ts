@@ -2,13 +2,13 @@ import type { components } from '../../generated/api-types.js';
 import type { ScenarioEngine } from '../engine/index.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
 import type { AccessibleScenario, ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { ScenarioVersions, VersionSnapshot } from '../scenarios/scenario-versions.js';
 import type { LiveShadows } from './live-shadows.js';
 import { checkCompiles, ofScenario } from './live-test-checks.js';
+import { type LiveTestStart, liveTestId } from './live-test-start.js';
 import type { NewShadow, ShadowRecord } from './shadow.js';
 import type { ShadowReports } from './shadow-reports.js';
 import type { MySqlShadowStore } from './shadow-store.js';
@@ -34,14 +34,9 @@ export class ShadowService implements DeployListener {
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async attach(
-    actor: ScenarioActor,
-    createdBy: string,
-    scenarioId: string,
-    request: ShadowRequestDto,
-    id: string = timeOrderedId(),
-  ): Promise<ShadowDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+  async attach(start: LiveTestStart<ShadowRequestDto>): Promise<ShadowDto> {
+    const { request } = start;
+    const scenario = await this.scenarios.accessible(start.actor, start.scenarioId);
     const champion = await this.scenarios.latestDeployed(scenario.id);
     if (!champion)
       throw new NotFoundError(
@@ -56,7 +51,7 @@ export class ShadowService implements DeployListener {
     }
     await checkCompiles(this.models, this.engine, scenario.ownerId, shadow);
     const attached: NewShadow = {
-      ...shadowTerms(id, scenario, createdBy, champion, request),
+      ...shadowTerms(liveTestId(start), scenario, start.createdBy, champion, request),
       version: shadow.label,
       versionId: shadow.versionId,
       contentHash: shadow.contentHash,

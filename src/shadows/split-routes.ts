@@ -10,7 +10,9 @@ export function createSplitHandlers(
   answer: ScenarioAnswer,
 ): Pick<OperationHandlers, SplitOperation> {
   return {
-    createSplit: answer(201, (actor, { user, params, body }) => splits.create(actor, user.username, params.id, body)),
+    createSplit: answer(201, (actor, { user, params, body }) =>
+      splits.create({ actor, createdBy: user.username, scenarioId: params.id, request: body }),
+    ),
     getSplit: answer(200, (actor, { params }) => splits.get(actor, params.id, params.splitId)),
     promoteSplit: answer(200, (actor, { user, params, body }) =>
       splits.promote(actor, user.username, params.id, params.splitId, body.version),

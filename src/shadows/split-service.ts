@@ -3,13 +3,13 @@ import type { ScenarioDocument, ScenarioEngine } from '../engine/index.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
 import type { AccessibleScenario, ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
 import type { LiveSplits } from './live-splits.js';
 import { checkCompiles, ofScenario } from './live-test-checks.js';
+import { type LiveTestStart, liveTestId } from './live-test-start.js';
 import type { NewSplit, SplitRecord } from './split.js';
 import type { SplitReports } from './split-reports.js';
 import type { MySqlSplitStore } from './split-store.js';
@@ -44,14 +44,10 @@ export class SplitService implements DeployListener {
     private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async create(
-    actor: ScenarioActor,
-    createdBy: string,
-    scenarioId: string,
-    request: SplitRequestDto,
-    id: string = timeOrderedId(),
-  ): Promise<SplitDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+  async create(start: LiveTestStart<SplitRequestDto>): Promise<SplitDto> {
+    const { request } = start;
+    const id = liveTestId(start);
+    const scenario = await this.scenarios.accessible(start.actor, start.scenarioId);
     const total = request.challengers.reduce((sum, challenger) => sum + challenger.percent, 0);
     if (!(total < 100)) {
       throw new BadRequestError(
@@ -99,7 +95,7 @@ export class SplitService implements DeployListener {
       id,
       scenarioId: scenario.id,
       ownerId: scenario.ownerId,
-      createdBy,
+      createdBy: start.createdBy,
       championVersion: champion.label,
       championVersionId: champion.versionId,
       challengers,
