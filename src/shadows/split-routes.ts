@@ -1,14 +1,11 @@
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { ScenarioAnswer } from '../scenarios/scenario-answers.js';
+import type { ScenarioScopedHandlers } from '../scenarios/scenario-answers.js';
 import type { SplitService } from './split-service.js';
 
-export type SplitOperation = 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit';
+export type SplitHandlers = Pick<OperationHandlers, 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit'>;
 
 /** HTTP in/out of the split operations; the rules live in SplitService. Requests reach here validated by the spec. */
-export function createSplitHandlers(
-  splits: SplitService,
-  answer: ScenarioAnswer,
-): Pick<OperationHandlers, SplitOperation> {
+export const createSplitHandlers: ScenarioScopedHandlers<SplitService, SplitHandlers> = (splits, answer) => {
   return {
     createSplit: answer(201, (actor, { user, params, body }) =>
       splits.create({ actor, createdBy: user.username, scenarioId: params.id, request: body }),
@@ -19,4 +16,4 @@ export function createSplitHandlers(
     ),
     endSplit: answer(200, (actor, { user, params }) => splits.end(actor, user.username, params.id, params.splitId)),
   };
-}
+};
