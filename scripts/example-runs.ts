@@ -19,8 +19,8 @@ import type { Services } from '../src/services.js';
 import type { ShadowService } from '../src/shadows/shadow-service.js';
 import type { SplitService } from '../src/shadows/split-service.js';
 
-type ShadowRequest = Parameters<ShadowService['attach']>[3];
-type SplitRequest = Parameters<SplitService['create']>[3];
+type ShadowRequest = Parameters<ShadowService['attach']>[0]['request'];
+type SplitRequest = Parameters<SplitService['create']>[0]['request'];
 
 const SPEC = new URL('../spec/openapi.json', import.meta.url);
 /** The request id the seeded run is recorded under. */
@@ -111,7 +111,13 @@ export async function seedExampleRuns(services: Services, seeded: SeedResult): P
   const shadowId = examples.pathId('getShadow', 'shadowId');
   if (!(await found(() => services.shadows.service.get(actor, scenarioId, shadowId)))) {
     const shadow = examples.body('attachShadow') as ShadowRequest;
-    await services.shadows.service.attach(actor, user.username, scenarioId, shadow, shadowId);
+    await services.shadows.service.attach({
+      actor,
+      createdBy: user.username,
+      scenarioId,
+      request: shadow,
+      id: shadowId,
+    });
     await services.shadows.service.stop(actor, scenarioId, shadowId);
     made.push(`shadow ${shadowId} (stopped)`);
   }
@@ -119,7 +125,7 @@ export async function seedExampleRuns(services: Services, seeded: SeedResult): P
   const splitId = examples.pathId('getSplit', 'splitId');
   if (!(await found(() => services.shadows.splits.get(actor, scenarioId, splitId)))) {
     const split = examples.body('createSplit') as SplitRequest;
-    await services.shadows.splits.create(actor, user.username, scenarioId, split, splitId);
+    await services.shadows.splits.create({ actor, createdBy: user.username, scenarioId, request: split, id: splitId });
     made.push(`split ${splitId}`);
   }
   return made;

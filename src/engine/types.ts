@@ -2,19 +2,8 @@
 import type { ModelDocument } from './models/model-document.js';
 import type { PortHooks } from './ports.js';
 
-export type NodeType =
-  | 'START'
-  | 'END'
-  | 'SCRIPT'
-  | 'DECISION'
-  | 'DECISION_TABLE'
-  | 'SCORECARD'
-  | 'DATA_LOOKUP'
-  | 'SCENARIO_CALL'
-  | 'HTTP_CALL'
-  | 'MODEL';
-
-export const NODE_TYPES: readonly NodeType[] = [
+/** The node kinds of the spec's NodeType, once: the list parse-document checks types against, and the union. */
+export const NODE_TYPES = [
   'START',
   'END',
   'SCRIPT',
@@ -25,7 +14,8 @@ export const NODE_TYPES: readonly NodeType[] = [
   'SCENARIO_CALL',
   'HTTP_CALL',
   'MODEL',
-];
+] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
 
 export type MergeType = 'OVERWRITE_ALL' | 'OVERWRITE_NULL' | 'OVERWRITE_NONE' | 'OVERWRITE_ERROR';
 

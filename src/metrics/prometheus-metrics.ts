@@ -5,7 +5,7 @@ import type { MeasuredRun } from './measured-run.js';
 import type { CallbackOutcome, Metrics, MetricsExposition, ScrapeProbes } from './metrics.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { registerProcessMetrics } from './process-metrics.js';
-import { registeredCounter } from './registered-counter.js';
+import { type PrometheusCounters, registerPrometheusCounters } from './prometheus-counters.js';
 import { RunCounters } from './run-counters.js';
 import { ScrapeProbe } from './scrape-probe.js';
 
@@ -39,18 +39,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   readonly contentType = this.registry.contentType;
   private readonly runs: RunCounters;
   private readonly durations: DurationHistogram;
-  private readonly sandboxLimitFailures: Counter<'owner' | 'scenario' | 'mode' | 'limit'>;
-  private readonly callbacks: Counter<'outcome'>;
-  private readonly droppedRecords: Counter<'reason'>;
-  private readonly droppedStatistics: Counter;
-  private readonly recoveredWork: Counter<'kind'>;
-  private readonly hostDeaths: Counter;
-  private readonly hostReplacements: Counter<'reason'>;
-  private readonly crashedRuns: Counter<'outcome'>;
-  private readonly quarantines: Counter;
-  private readonly shadowRuns: Counter<'outcome'>;
-  private readonly shadowSkips: Counter<'reason'>;
-  private readonly splitRuns: Counter<'arm' | 'outcome'>;
+  private readonly counters: PrometheusCounters;
   private probes?: {
     batchElementsPending: ScrapeProbe;
     jobQueueDepth: ScrapeProbe;
@@ -81,35 +70,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       'Duration of runs of deployed scenario versions (compile, cached after the first run, and run in the engine pool), by mode.',
       DURATION_BUCKETS_SECONDS,
     );
-    this.sandboxLimitFailures = registeredCounter(
-      this.registry,
-      'scoring_sandbox_limit_failures_total',
-      'Runs that failed at a sandbox limit (limit: time = TIME_LIMIT_EXCEEDED, memory = MEMORY_LIMIT_EXCEEDED, crash = ENGINE_CRASHED: its engine host died), by owner, scenario and mode.',
-      { owner: [], scenario: [], mode: [], limit: [] },
-    );
-    this.callbacks = registeredCounter(
-      this.registry,
-      'scoring_callback_deliveries_total',
-      'Callback attempts by outcome: delivered (2xx), retrying (failed, another attempt scheduled), failed (failed, retries used up).',
-      { outcome: ['delivered', 'retrying', 'failed'] },
-    );
-    this.droppedRecords = registeredCounter(
-      this.registry,
-      'scoring_records_dropped_total',
-      'Decision records not kept, by reason.',
-      { reason: [] },
-    );
-    this.recoveredWork = registeredCounter(
-      this.registry,
-      'scoring_recovered_work_total',
-      'Stored work found without a pending job and queued again, by kind (runs, chunks, callbacks, replays).',
-      { kind: ['runs', 'chunks', 'callbacks', 'replays'] },
-    );
-    this.droppedStatistics = registeredCounter(
-      this.registry,
-      'scoring_statistics_dropped_total',
-      'Runs left out of the run statistics because their buffer was full while MySQL refused the writes.',
-    );
+    this.counters = registerPrometheusCounters(this.registry);
     const probes = () => this.probes;
     new Gauge({
       name: 'scoring_batch_elements_pending',
@@ -146,46 +107,6 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
         this.set(probes()?.engineQuarantinedTenants() ?? Number.NaN);
       },
     });
-    this.hostDeaths = registeredCounter(
-      this.registry,
-      'scoring_engine_host_deaths_total',
-      'Engine host processes of this process that died (aborted, killed, or killed by their watchdog for a crossing that overran).',
-    );
-    this.hostReplacements = registeredCounter(
-      this.registry,
-      'scoring_engine_host_replacements_total',
-      'Engine hosts replaced while alive, by reason: memory (resident memory past ENGINE_HOST_MEMORY_MB), unresponsive.',
-      { reason: [] },
-    );
-    this.crashedRuns = registeredCounter(
-      this.registry,
-      'scoring_engine_crash_items_total',
-      'Sandbox work items in an engine host when it died, by outcome: failed (ENGINE_CRASHED, the message that was running, or a second death), requeued (run again on another host).',
-      { outcome: [] },
-    );
-    this.quarantines = registeredCounter(
-      this.registry,
-      'scoring_engine_quarantines_total',
-      'Tenants put in quarantine after their runs killed engine hosts repeatedly (the log names each).',
-    );
-    this.shadowRuns = registeredCounter(
-      this.registry,
-      'scoring_shadow_runs_total',
-      'Shadow runs beside live runs (docs/live-tests.md), by how the shadow ended: succeeded, failed.',
-      { outcome: ['succeeded', 'failed'] },
-    );
-    this.shadowSkips = registeredCounter(
-      this.registry,
-      'scoring_shadow_skips_total',
-      'Sampled shadow runs not run, by reason: budget (SHADOW_ENGINE_SHARE of engine time spent), in_flight (SHADOW_MAX_IN_FLIGHT reached).',
-      { reason: ['budget', 'in_flight'] },
-    );
-    this.splitRuns = registeredCounter(
-      this.registry,
-      'scoring_split_runs_total',
-      'Live runs of champion/challenger splits (docs/live-tests.md), by arm (champion, challenger) and how they ended (succeeded, failed).',
-      { arm: ['champion', 'challenger'], outcome: ['succeeded', 'failed'] },
-    );
   }
 
   runFinished(run: MeasuredRun): void {
@@ -193,47 +114,48 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     this.durations.observe(run.mode, run.durationMs / 1000);
     if (run.errorCode === null) return;
     const limit = SANDBOX_LIMITS[run.errorCode];
-    if (limit) this.sandboxLimitFailures.inc({ owner: series.owner, scenario: series.scenario, mode: run.mode, limit });
+    if (limit)
+      this.counters.sandboxLimitFailures.inc({ owner: series.owner, scenario: series.scenario, mode: run.mode, limit });
   }
 
   callbackDelivered(outcome: CallbackOutcome): void {
-    this.callbacks.inc({ outcome });
+    this.counters.callbacks.inc({ outcome });
   }
 
   recordsDropped(count: number, reason: string): void {
-    if (count > 0) this.droppedRecords.inc({ reason }, count);
+    if (count > 0) this.counters.droppedRecords.inc({ reason }, count);
   }
 
   workRecovered(kind: string, count: number): void {
-    if (count > 0) this.recoveredWork.inc({ kind }, count);
+    if (count > 0) this.counters.recoveredWork.inc({ kind }, count);
   }
 
   statisticsDropped(count: number): void {
-    if (count > 0) this.droppedStatistics.inc(count);
+    if (count > 0) this.counters.droppedStatistics.inc(count);
   }
 
   engineEvent(event: EngineEvent): void {
     if (event.kind === 'host-died') {
-      this.hostDeaths.inc();
-      if (event.runsFailed > 0) this.crashedRuns.inc({ outcome: 'failed' }, event.runsFailed);
-      if (event.runsRequeued > 0) this.crashedRuns.inc({ outcome: 'requeued' }, event.runsRequeued);
+      this.counters.hostDeaths.inc();
+      if (event.runsFailed > 0) this.counters.crashedRuns.inc({ outcome: 'failed' }, event.runsFailed);
+      if (event.runsRequeued > 0) this.counters.crashedRuns.inc({ outcome: 'requeued' }, event.runsRequeued);
     } else if (event.kind === 'host-replaced') {
-      this.hostReplacements.inc({ reason: event.reason });
+      this.counters.hostReplacements.inc({ reason: event.reason });
     } else {
-      this.quarantines.inc();
+      this.counters.quarantines.inc();
     }
   }
 
   shadowRunFinished(outcome: 'succeeded' | 'failed'): void {
-    this.shadowRuns.inc({ outcome });
+    this.counters.shadowRuns.inc({ outcome });
   }
 
   shadowRunSkipped(reason: 'budget' | 'in_flight'): void {
-    this.shadowSkips.inc({ reason });
+    this.counters.shadowSkips.inc({ reason });
   }
 
   splitRunFinished(arm: 'champion' | 'challenger', outcome: 'succeeded' | 'failed'): void {
-    this.splitRuns.inc({ arm, outcome });
+    this.counters.splitRuns.inc({ arm, outcome });
   }
 
   setScrapeProbes(probes: ScrapeProbes): void {

@@ -1,19 +1,15 @@
 import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { ScenarioAnswer } from '../scenarios/scenario-answers.js';
+import type { ScenarioScopedHandlers } from '../scenarios/scenario-answers.js';
 import type { RecordsService } from './records-service.js';
 
-export type RecordsOperation =
-  | 'listDecisionRecords'
-  | 'getDecisionRecord'
-  | 'getRecordingSettings'
-  | 'updateRecordingSettings';
+export type RecordsHandlers = Pick<
+  OperationHandlers,
+  'listDecisionRecords' | 'getDecisionRecord' | 'getRecordingSettings' | 'updateRecordingSettings'
+>;
 
 /** HTTP in/out of the decision-record operations; the rules live in RecordsService. Requests reach here validated by the spec. */
-export function createRecordsHandlers(
-  records: RecordsService,
-  answer: ScenarioAnswer,
-): Pick<OperationHandlers, RecordsOperation> {
+export const createRecordsHandlers: ScenarioScopedHandlers<RecordsService, RecordsHandlers> = (records, answer) => {
   return {
     listDecisionRecords: answer(200, (actor, { params, query }) => {
       const { version, state, requestId, output, cursor, limit } = query;
@@ -25,4 +21,4 @@ export function createRecordsHandlers(
     getRecordingSettings: answer(200, (actor, { params }) => records.settingsOf(actor, params.id)),
     updateRecordingSettings: answer(200, (actor, { params, body }) => records.updateSettings(actor, params.id, body)),
   };
-}
+};

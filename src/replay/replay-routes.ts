@@ -1,15 +1,12 @@
 import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { ScenarioAnswer } from '../scenarios/scenario-answers.js';
+import type { ScenarioScopedHandlers } from '../scenarios/scenario-answers.js';
 import type { ReplayService } from './replay-service.js';
 
-export type ReplayOperation = 'listReplays' | 'startReplay' | 'getReplay' | 'cancelReplay';
+export type ReplayHandlers = Pick<OperationHandlers, 'listReplays' | 'startReplay' | 'getReplay' | 'cancelReplay'>;
 
 /** HTTP in/out of the replay operations; the rules live in ReplayService. Requests reach here validated by the spec. */
-export function createReplayHandlers(
-  replays: ReplayService,
-  answer: ScenarioAnswer,
-): Pick<OperationHandlers, ReplayOperation> {
+export const createReplayHandlers: ScenarioScopedHandlers<ReplayService, ReplayHandlers> = (replays, answer) => {
   return {
     listReplays: answer(200, (actor, { params, query }) => replays.list(actor, params.id, query.cursor, query.limit)),
     startReplay: answer(202, (actor, { user, params, body }) => {
@@ -26,4 +23,4 @@ export function createReplayHandlers(
       replays.cancel(actor, user.username, params.id, params.replayId),
     ),
   };
-}
+};

@@ -15,3 +15,10 @@ export type ScenarioAnswer = <const Status extends number, Request extends Manag
 export function scenarioAnswers(actorOf: ScenarioActorOf): ScenarioAnswer {
   return (status, act) => async (request) => ({ status, body: await act(await actorOf(request), request) });
 }
+
+/**
+ * The handler factory of a feature's scenario-scoped operations (decision records, replays, statistics, shadows,
+ * splits): its service and the ScenarioAnswer in, its handlers out. A routes file declares its factory with this type
+ * and `Pick<OperationHandlers, …>` as `Handlers`, so each handler is still checked against its operation's slot, there.
+ */
+export type ScenarioScopedHandlers<Service, Handlers> = (service: Service, answer: ScenarioAnswer) => Handlers;

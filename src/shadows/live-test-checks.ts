@@ -11,8 +11,7 @@ import { hashCacheKey } from '../scenarios/version-content.js';
  * one that does not compile is refused now (422 COMPILE_ERROR, thrown by the engine), not found out by live runs.
  */
 export async function checkCompiles(
-  models: ModelDocuments,
-  engine: ScenarioEngine,
+  { models, engine }: { models: ModelDocuments; engine: ScenarioEngine },
   ownerId: number,
   snapshot: Pick<VersionSnapshot, 'document' | 'contentHash'>,
 ): Promise<void> {

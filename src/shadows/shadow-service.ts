@@ -1,14 +1,12 @@
 import type { components } from '../../generated/api-types.js';
-import type { ScenarioEngine } from '../engine/index.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import { timeOrderedId } from '../ids/time-ordered-id.js';
-import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
-import type { AccessibleScenario, ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
-import type { ScenarioVersions, VersionSnapshot } from '../scenarios/scenario-versions.js';
+import type { AccessibleScenario, ScenarioActor } from '../scenarios/scenario-access.js';
+import type { VersionSnapshot } from '../scenarios/scenario-versions.js';
 import type { LiveShadows } from './live-shadows.js';
 import { checkCompiles, ofScenario } from './live-test-checks.js';
+import { type LiveTestParts, type LiveTestStart, liveTestId } from './live-test-start.js';
 import type { NewShadow, ShadowRecord } from './shadow.js';
 import type { ShadowReports } from './shadow-reports.js';
 import type { MySqlShadowStore } from './shadow-store.js';
@@ -25,72 +23,62 @@ type ShadowSummaryDto = components['schemas']['ShadowSummary'];
  */
 export class ShadowService implements DeployListener {
   constructor(
-    private readonly scenarios: ScenarioAccess & ScenarioVersions,
-    private readonly store: MySqlShadowStore,
-    private readonly reports: ShadowReports,
-    private readonly live: LiveShadows,
-    private readonly engine: ScenarioEngine,
+    private readonly parts: LiveTestParts<MySqlShadowStore, ShadowReports, LiveShadows>,
     private readonly maxPerScenario: number,
-    private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async attach(
-    actor: ScenarioActor,
-    createdBy: string,
-    scenarioId: string,
-    request: ShadowRequestDto,
-    id: string = timeOrderedId(),
-  ): Promise<ShadowDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
-    const champion = await this.scenarios.latestDeployed(scenario.id);
+  async attach(start: LiveTestStart<ShadowRequestDto>): Promise<ShadowDto> {
+    const { request } = start;
+    const scenario = await this.parts.scenarios.accessible(start.actor, start.scenarioId);
+    const champion = await this.parts.scenarios.latestDeployed(scenario.id);
     if (!champion)
       throw new NotFoundError(
         `Scenario "${scenario.name}" has no deployed version for a shadow to run beside; deploy it first.`,
         'SCENARIO_NOT_DEPLOYED',
       );
-    const shadow = await this.scenarios.snapshot(scenario.id, request.version);
+    const shadow = await this.parts.scenarios.snapshot(scenario.id, request.version);
     if (!shadow) {
       throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.version}".`, 'VERSION_NOT_FOUND', [
         { path: 'body.version', message: 'is not a version of this scenario' },
       ]);
     }
-    await checkCompiles(this.models, this.engine, scenario.ownerId, shadow);
+    await checkCompiles(this.parts, scenario.ownerId, shadow);
     const attached: NewShadow = {
-      ...shadowTerms(id, scenario, createdBy, champion, request),
+      ...shadowTerms(liveTestId(start), scenario, start.createdBy, champion, request),
       version: shadow.label,
       versionId: shadow.versionId,
       contentHash: shadow.contentHash,
       document: shadow.document,
     };
-    const refused = await this.store.insertWithinLimit(attached, this.maxPerScenario);
+    const refused = await this.parts.store.insertWithinLimit(attached, this.maxPerScenario);
     if (refused !== null) {
       throw new ConflictError(
         `Scenario "${scenario.name}" has ${refused} shadows that have not ended, the most this server allows (SHADOW_MAX_PER_SCENARIO); stop one and let a deploy end it, or attach this one later.`,
         'SHADOW_LIMIT_REACHED',
       );
     }
-    await this.live.reload(scenario.id);
+    await this.parts.live.reload(scenario.id);
     return this.withReport(await this.found(scenario, attached.id));
   }
 
   async list(actor: ScenarioActor, scenarioId: string): Promise<{ shadows: ShadowSummaryDto[] }> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
-    return { shadows: (await this.store.list(scenario.id)).map(summaryDto) };
+    const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
+    return { shadows: (await this.parts.store.list(scenario.id)).map(summaryDto) };
   }
 
   async get(actor: ScenarioActor, scenarioId: string, shadowId: string): Promise<ShadowDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
     return this.withReport(await this.found(scenario, shadowId));
   }
 
   /** RUNNING → STOPPED; a STOPPED or ENDED shadow is answered as it is. */
   async stop(actor: ScenarioActor, scenarioId: string, shadowId: string): Promise<ShadowDto> {
-    return this.withReport(await this.change(actor, scenarioId, shadowId, (id) => this.store.stop(id)));
+    return this.withReport(await this.change(actor, scenarioId, shadowId, (id) => this.parts.store.stop(id)));
   }
 
   /** STOPPED → RUNNING; a RUNNING shadow is answered as it is, an ENDED one is 409 SHADOW_ENDED. */
   async start(actor: ScenarioActor, scenarioId: string, shadowId: string): Promise<ShadowDto> {
-    const now = await this.change(actor, scenarioId, shadowId, (id) => this.store.start(id));
+    const now = await this.change(actor, scenarioId, shadowId, (id) => this.parts.store.start(id));
     if (now.state === 'ENDED')
       throw new ConflictError(
         `Shadow "${shadowId}" ended: ${now.endedReason ?? 'its champion was replaced'}. Attach a new shadow.`,
@@ -101,8 +89,8 @@ export class ShadowService implements DeployListener {
 
   /** A deploy replaced the champion: the scenario's shadows end, their reports frozen as they are. */
   async deployed(scenario: { id: number; name: string }, label: string): Promise<void> {
-    await this.store.endAll(scenario.id, `version ${label} was deployed as champion`);
-    await this.live.reload(scenario.id);
+    await this.parts.store.endAll(scenario.id, `version ${label} was deployed as champion`);
+    await this.parts.live.reload(scenario.id);
   }
 
   /** Changes the shadow's state (stop, start), applies it to this process's live path at once, and answers the shadow as it is now. */
@@ -112,19 +100,19 @@ export class ShadowService implements DeployListener {
     shadowId: string,
     change: (shadowId: string) => Promise<boolean>,
   ): Promise<ShadowRecord> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
     await this.found(scenario, shadowId);
     await change(shadowId);
-    await this.live.reload(scenario.id);
+    await this.parts.live.reload(scenario.id);
     return this.found(scenario, shadowId);
   }
 
   private async found(scenario: AccessibleScenario, shadowId: string): Promise<ShadowRecord> {
-    return ofScenario(scenario, await this.store.find(shadowId), `shadow "${shadowId}"`, 'SHADOW_NOT_FOUND');
+    return ofScenario(scenario, await this.parts.store.find(shadowId), `shadow "${shadowId}"`, 'SHADOW_NOT_FOUND');
   }
 
   private async withReport(shadow: ShadowRecord): Promise<ShadowDto> {
-    return { ...summaryDto(shadow), report: await this.reports.report(shadow) };
+    return { ...summaryDto(shadow), report: await this.parts.reports.report(shadow) };
   }
 }
 

@@ -96,26 +96,31 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
     models,
   );
   const service = new ShadowService(
-    deps.scenarios,
-    store,
-    new ShadowReports(store, SETTLED_MS),
-    live,
-    deps.engine,
+    {
+      scenarios: deps.scenarios,
+      store,
+      reports: new ShadowReports(store, SETTLED_MS),
+      live,
+      engine: deps.engine,
+      models,
+    },
     deps.config.maxPerScenario,
-    models,
   );
 
   const splitStore = new MySqlSplitStore(deps.db, deps.scenarioLocks);
   const splitWriter = new SplitRunWriter(splitStore, writing('split_buffer_full'), logger);
   const splitsLive = new LiveSplits(splitStore, splitWriter, deps.metrics, logger, cached, models);
+  const splitReports = new SplitReports(splitStore, SETTLED_MS);
   const splits = new SplitService(
+    {
+      scenarios: deps.scenarios,
+      store: splitStore,
+      reports: splitReports,
+      live: splitsLive,
+      engine: deps.engine,
+      models,
+    },
     deps.scenarios,
-    deps.scenarios,
-    splitStore,
-    new SplitReports(splitStore, SETTLED_MS),
-    splitsLive,
-    deps.engine,
-    models,
   );
   const retention = new LiveTestRetentionSweeper(
     [store.runs, splitStore.runs],

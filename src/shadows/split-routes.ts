@@ -1,20 +1,19 @@
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { ScenarioAnswer } from '../scenarios/scenario-answers.js';
+import type { ScenarioScopedHandlers } from '../scenarios/scenario-answers.js';
 import type { SplitService } from './split-service.js';
 
-export type SplitOperation = 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit';
+export type SplitHandlers = Pick<OperationHandlers, 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit'>;
 
 /** HTTP in/out of the split operations; the rules live in SplitService. Requests reach here validated by the spec. */
-export function createSplitHandlers(
-  splits: SplitService,
-  answer: ScenarioAnswer,
-): Pick<OperationHandlers, SplitOperation> {
+export const createSplitHandlers: ScenarioScopedHandlers<SplitService, SplitHandlers> = (splits, answer) => {
   return {
-    createSplit: answer(201, (actor, { user, params, body }) => splits.create(actor, user.username, params.id, body)),
+    createSplit: answer(201, (actor, { user, params, body }) =>
+      splits.create({ actor, createdBy: user.username, scenarioId: params.id, request: body }),
+    ),
     getSplit: answer(200, (actor, { params }) => splits.get(actor, params.id, params.splitId)),
     promoteSplit: answer(200, (actor, { user, params, body }) =>
       splits.promote(actor, user.username, params.id, params.splitId, body.version),
     ),
     endSplit: answer(200, (actor, { user, params }) => splits.end(actor, user.username, params.id, params.splitId)),
   };
-}
+};

@@ -1,15 +1,13 @@
 import type { components } from '../../generated/api-types.js';
-import type { ScenarioDocument, ScenarioEngine } from '../engine/index.js';
+import type { ScenarioDocument } from '../engine/index.js';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
-import { timeOrderedId } from '../ids/time-ordered-id.js';
-import { NO_MODELS, type ModelDocuments } from '../models/model-documents.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
-import type { AccessibleScenario, ScenarioAccess, ScenarioActor } from '../scenarios/scenario-access.js';
-import type { ScenarioVersions } from '../scenarios/scenario-versions.js';
+import type { AccessibleScenario, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { LiveSplits } from './live-splits.js';
 import { checkCompiles, ofScenario } from './live-test-checks.js';
+import { type LiveTestParts, type LiveTestStart, liveTestId } from './live-test-start.js';
 import type { NewSplit, SplitRecord } from './split.js';
 import type { SplitReports } from './split-reports.js';
 import type { MySqlSplitStore } from './split-store.js';
@@ -35,23 +33,14 @@ export interface ChallengerDeploys {
  */
 export class SplitService implements DeployListener {
   constructor(
-    private readonly scenarios: ScenarioAccess & ScenarioVersions,
+    private readonly parts: LiveTestParts<MySqlSplitStore, SplitReports, LiveSplits>,
     private readonly deploys: ChallengerDeploys,
-    private readonly store: MySqlSplitStore,
-    private readonly reports: SplitReports,
-    private readonly live: LiveSplits,
-    private readonly engine: ScenarioEngine,
-    private readonly models: ModelDocuments = NO_MODELS,
   ) {}
 
-  async create(
-    actor: ScenarioActor,
-    createdBy: string,
-    scenarioId: string,
-    request: SplitRequestDto,
-    id: string = timeOrderedId(),
-  ): Promise<SplitDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+  async create(start: LiveTestStart<SplitRequestDto>): Promise<SplitDto> {
+    const { request } = start;
+    const id = liveTestId(start);
+    const scenario = await this.parts.scenarios.accessible(start.actor, start.scenarioId);
     const total = request.challengers.reduce((sum, challenger) => sum + challenger.percent, 0);
     if (!(total < 100)) {
       throw new BadRequestError(
@@ -65,7 +54,7 @@ export class SplitService implements DeployListener {
       throw new BadRequestError('Each challenger must be a different version.', 'VALIDATION_FAILED', [
         { path: 'body.challengers', message: 'a version appears twice' },
       ]);
-    const champion = await this.scenarios.latestDeployed(scenario.id);
+    const champion = await this.parts.scenarios.latestDeployed(scenario.id);
     if (!champion)
       throw new NotFoundError(
         `Scenario "${scenario.name}" has no deployed version to split traffic with; deploy it first.`,
@@ -73,7 +62,7 @@ export class SplitService implements DeployListener {
       );
     const challengers: NewSplit['challengers'] = [];
     for (const [index, { version, percent }] of request.challengers.entries()) {
-      const snapshot = await this.scenarios.snapshot(scenario.id, version);
+      const snapshot = await this.parts.scenarios.snapshot(scenario.id, version);
       if (!snapshot) {
         throw new NotFoundError(`Scenario "${scenario.name}" has no version "${version}".`, 'VERSION_NOT_FOUND', [
           { path: `body.challengers.${index}.version`, message: 'is not a version of this scenario' },
@@ -86,7 +75,7 @@ export class SplitService implements DeployListener {
           [{ path: `body.challengers.${index}.version`, message: 'is the champion' }],
         );
       }
-      await checkCompiles(this.models, this.engine, scenario.ownerId, snapshot);
+      await checkCompiles(this.parts, scenario.ownerId, snapshot);
       challengers.push({
         version: snapshot.label,
         versionId: snapshot.versionId,
@@ -95,11 +84,11 @@ export class SplitService implements DeployListener {
         document: snapshot.document,
       });
     }
-    const running = await this.store.insertUnlessRunning({
+    const running = await this.parts.store.insertUnlessRunning({
       id,
       scenarioId: scenario.id,
       ownerId: scenario.ownerId,
-      createdBy,
+      createdBy: start.createdBy,
       championVersion: champion.label,
       championVersionId: champion.versionId,
       challengers,
@@ -111,21 +100,21 @@ export class SplitService implements DeployListener {
         `Scenario "${scenario.name}" has a running split, "${running}"; end it or promote one of its challengers first.`,
         'SPLIT_EXISTS',
       );
-    await this.live.reload(scenario.id);
+    await this.parts.live.reload(scenario.id);
     return this.withReport(await this.found(scenario, id));
   }
 
   async get(actor: ScenarioActor, scenarioId: string, splitId: string): Promise<SplitDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
     return this.withReport(await this.found(scenario, splitId));
   }
 
   /** RUNNING → ENDED; an ENDED split is answered as it is. */
   async end(actor: ScenarioActor, endedBy: string, scenarioId: string, splitId: string): Promise<SplitDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
     await this.found(scenario, splitId);
-    await this.store.end(splitId, `ended by ${endedBy}`, endedBy);
-    await this.live.reload(scenario.id);
+    await this.parts.store.end(splitId, `ended by ${endedBy}`, endedBy);
+    await this.parts.live.reload(scenario.id);
     return this.withReport(await this.found(scenario, splitId));
   }
 
@@ -141,7 +130,7 @@ export class SplitService implements DeployListener {
     splitId: string,
     version: string,
   ): Promise<SplitDto> {
-    const scenario = await this.scenarios.accessible(actor, scenarioId);
+    const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
     const split = await this.found(scenario, splitId);
     if (split.state === 'ENDED')
       throw new ConflictError(
@@ -154,30 +143,30 @@ export class SplitService implements DeployListener {
         { path: 'body.version', message: 'is not a challenger of this split' },
       ]);
     }
-    const document = (await this.store.documents(splitId))[index] as ScenarioDocument;
+    const document = (await this.parts.store.documents(splitId))[index] as ScenarioDocument;
     // Ended first: no live run is given to an arm of a split whose champion is about to change.
-    if (!(await this.store.end(splitId, `challenger ${version} was promoted`, promotedBy))) {
+    if (!(await this.parts.store.end(splitId, `challenger ${version} was promoted`, promotedBy))) {
       throw new ConflictError(`Split "${splitId}" ended meanwhile. Start a new split.`, 'SPLIT_ENDED');
     }
-    await this.live.reload(scenario.id);
+    await this.parts.live.reload(scenario.id);
     const label = await this.deploys.deployDocument(
       scenario,
       document,
       `split ${version}`,
       `Challenger ${version} promoted by ${promotedBy} from split ${splitId}`,
     );
-    await this.store.promoted(splitId, label);
+    await this.parts.store.promoted(splitId, label);
     return this.withReport(await this.found(scenario, splitId));
   }
 
   /** A deploy replaced the champion: the scenario's split ends, its report frozen as it is. */
   async deployed(scenario: { id: number; name: string }, label: string): Promise<void> {
-    await this.store.endRunning(scenario.id, `version ${label} was deployed as champion`);
-    await this.live.reload(scenario.id);
+    await this.parts.store.endRunning(scenario.id, `version ${label} was deployed as champion`);
+    await this.parts.live.reload(scenario.id);
   }
 
   private async found(scenario: AccessibleScenario, splitId: string): Promise<SplitRecord> {
-    return ofScenario(scenario, await this.store.find(splitId), `split "${splitId}"`, 'SPLIT_NOT_FOUND');
+    return ofScenario(scenario, await this.parts.store.find(splitId), `split "${splitId}"`, 'SPLIT_NOT_FOUND');
   }
 
   private async withReport(split: SplitRecord): Promise<SplitDto> {
@@ -202,7 +191,7 @@ export class SplitService implements DeployListener {
       createdAt: split.createdAt.toISOString(),
       endedBy: split.endedBy,
       endedAt: split.endedAt?.toISOString() ?? null,
-      report: await this.reports.report(split),
+      report: await this.parts.reports.report(split),
     };
   }
 }

@@ -1,15 +1,15 @@
 import { optionalDateTimeParameter } from '../http/date-time-parameter.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
-import type { ScenarioAnswer } from '../scenarios/scenario-answers.js';
+import type { ScenarioScopedHandlers } from '../scenarios/scenario-answers.js';
 import type { StatisticsService } from './statistics-service.js';
 
-export type StatisticsOperation = 'getScenarioStatistics';
+export type StatisticsHandlers = Pick<OperationHandlers, 'getScenarioStatistics'>;
 
 /** HTTP in/out of the run statistics; the rules live in StatisticsService. Requests reach here validated by the spec. */
-export function createStatisticsHandlers(
-  statistics: StatisticsService,
-  answer: ScenarioAnswer,
-): Pick<OperationHandlers, StatisticsOperation> {
+export const createStatisticsHandlers: ScenarioScopedHandlers<StatisticsService, StatisticsHandlers> = (
+  statistics,
+  answer,
+) => {
   return {
     async getScenarioStatistics(request) {
       // The window is checked before the actor: a malformed date is a 400 whoever asks.
@@ -20,4 +20,4 @@ export function createStatisticsHandlers(
       return answer(200, (actor) => statistics.forScenario(actor, request.params.id, window))(request);
     },
   };
-}
+};

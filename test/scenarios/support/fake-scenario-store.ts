@@ -1,13 +1,7 @@
 import type { StoreTransaction } from '../../../src/db/store-transaction.js';
 import type { LockedScenario, ScenarioStore } from '../../../src/scenarios/scenario-store-type.js';
-import type {
-  NewTestCase,
-  ScenarioListing,
-  ScenarioRecord,
-  TestCaseRecord,
-  VersionContent,
-  VersionRecord,
-} from '../../../src/scenarios/scenario-types.js';
+// The records the store interface speaks in, under one name: the fake stores and answers the same ones.
+import type * as Scenarios from '../../../src/scenarios/scenario-types.js';
 import { copyOf, duplicateKeyError, FakeTransactions } from '../../support/fake-transactions.js';
 
 interface StoredScenario {
@@ -18,12 +12,12 @@ interface StoredScenario {
   createdAt: Date;
   updatedAt: Date;
 }
-interface StoredTestCase extends TestCaseRecord {
+interface StoredTestCase extends Scenarios.TestCaseRecord {
   position: number;
 }
 interface State {
   scenarios: StoredScenario[];
-  versions: VersionRecord[];
+  versions: Scenarios.VersionRecord[];
   testCases: StoredTestCase[];
   ids: { scenario: number; version: number; testCase: number };
 }
@@ -32,7 +26,7 @@ interface State {
 const byName = (a: { name: string }, b: { name: string }): number =>
   Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
 /** Develop first, then deployed by descending number (the MySQL store's `version_number IS NOT NULL, version_number DESC`). */
-const openedFirst = (a: VersionRecord, b: VersionRecord): number =>
+const openedFirst = (a: Scenarios.VersionRecord, b: Scenarios.VersionRecord): number =>
   a.versionNumber === null ? -1 : b.versionNumber === null ? 1 : b.versionNumber - a.versionNumber;
 
 /**
@@ -59,22 +53,22 @@ export class FakeScenarioStore implements ScenarioStore {
     return this.transactions.run(work);
   }
 
-  async findById(id: number): Promise<ScenarioRecord | undefined> {
+  async findById(id: number): Promise<Scenarios.ScenarioRecord | undefined> {
     return this.toRecord(this.state.scenarios.find((s) => s.id === id));
   }
 
-  async findByName(ownerId: number, name: string): Promise<ScenarioRecord | undefined> {
+  async findByName(ownerId: number, name: string): Promise<Scenarios.ScenarioRecord | undefined> {
     return this.toRecord(this.state.scenarios.find((s) => s.ownerId === ownerId && s.name === name));
   }
 
-  async listByOwner(ownerId: number): Promise<ScenarioRecord[]> {
+  async listByOwner(ownerId: number): Promise<Scenarios.ScenarioRecord[]> {
     return this.state.scenarios
       .filter((s) => s.ownerId === ownerId)
       .sort(byName)
       .flatMap((s) => this.toRecord(s) ?? []);
   }
 
-  async listPage(ownerId: number, limit: number, beforeId?: number): Promise<ScenarioListing[]> {
+  async listPage(ownerId: number, limit: number, beforeId?: number): Promise<Scenarios.ScenarioListing[]> {
     return this.state.scenarios
       .filter((s) => s.ownerId === ownerId && (beforeId === undefined || s.id < beforeId))
       .sort((a, b) => b.id - a.id)
@@ -120,15 +114,15 @@ export class FakeScenarioStore implements ScenarioStore {
     if (scenario) scenario.updatedAt = new Date();
   }
 
-  async findOpenedVersion(scenarioId: number): Promise<VersionRecord | undefined> {
+  async findOpenedVersion(scenarioId: number): Promise<Scenarios.VersionRecord | undefined> {
     return copy(this.versionsOf(scenarioId).sort(openedFirst)[0]);
   }
 
-  async findDevelopVersion(scenarioId: number): Promise<VersionRecord | undefined> {
+  async findDevelopVersion(scenarioId: number): Promise<Scenarios.VersionRecord | undefined> {
     return copy(this.versionsOf(scenarioId).find((v) => v.status === 'DEVELOP'));
   }
 
-  async findLatestDeployed(scenarioId: number): Promise<VersionRecord | undefined> {
+  async findLatestDeployed(scenarioId: number): Promise<Scenarios.VersionRecord | undefined> {
     return copy(
       this.versionsOf(scenarioId)
         .filter((v) => v.status === 'DEPLOYED')
@@ -136,14 +130,14 @@ export class FakeScenarioStore implements ScenarioStore {
     );
   }
 
-  async findDeployedVersion(scenarioId: number, versionNumber: number): Promise<VersionRecord | undefined> {
+  async findDeployedVersion(scenarioId: number, versionNumber: number): Promise<Scenarios.VersionRecord | undefined> {
     return copy(this.versionsOf(scenarioId).find((v) => v.status === 'DEPLOYED' && v.versionNumber === versionNumber));
   }
 
   async findLatestDeployedByName(
     ownerId: number,
     name: string,
-  ): Promise<{ scenarioId: number; ownerName: string; version: VersionRecord | null } | undefined> {
+  ): Promise<{ scenarioId: number; ownerName: string; version: Scenarios.VersionRecord | null } | undefined> {
     const scenario = await this.findByName(ownerId, name);
     if (!scenario) return undefined;
     return {
@@ -153,7 +147,7 @@ export class FakeScenarioStore implements ScenarioStore {
     };
   }
 
-  async listVersions(scenarioId: number): Promise<Omit<VersionRecord, 'content' | 'nodeProperties'>[]> {
+  async listVersions(scenarioId: number): Promise<Omit<Scenarios.VersionRecord, 'content' | 'nodeProperties'>[]> {
     return this.versionsOf(scenarioId)
       .sort(openedFirst)
       .map(({ content: _content, nodeProperties: _nodeProperties, ...rest }) => copyOf(rest));
@@ -162,7 +156,7 @@ export class FakeScenarioStore implements ScenarioStore {
   async putDevelopVersion(
     _trx: StoreTransaction,
     scenarioId: number,
-    version: VersionContent,
+    version: Scenarios.VersionContent,
     sourceVersion: string,
   ): Promise<number> {
     const values = {
@@ -185,7 +179,7 @@ export class FakeScenarioStore implements ScenarioStore {
   async insertDeployedVersion(
     _trx: StoreTransaction,
     scenario: LockedScenario,
-    version: VersionContent,
+    version: Scenarios.VersionContent,
     sourceVersion: string,
     replayId?: string,
   ): Promise<{ id: number; versionNumber: number }> {
@@ -211,31 +205,35 @@ export class FakeScenarioStore implements ScenarioStore {
     return { id, versionNumber };
   }
 
-  async listTestCases(scenarioId: number): Promise<TestCaseRecord[]> {
+  async listTestCases(scenarioId: number): Promise<Scenarios.TestCaseRecord[]> {
     return this.state.testCases
       .filter((t) => t.scenarioId === scenarioId)
       .sort((a, b) => a.position - b.position || a.id - b.id)
       .map(testCaseRecord);
   }
 
-  async findTestCase(id: number): Promise<TestCaseRecord | undefined> {
+  async findTestCase(id: number): Promise<Scenarios.TestCaseRecord | undefined> {
     const found = this.state.testCases.find((t) => t.id === id);
     return found ? testCaseRecord(found) : undefined;
   }
 
-  async replaceTestCases(_trx: StoreTransaction, scenarioId: number, testCases: NewTestCase[]): Promise<void> {
+  async replaceTestCases(
+    _trx: StoreTransaction,
+    scenarioId: number,
+    testCases: Scenarios.NewTestCase[],
+  ): Promise<void> {
     this.state.testCases = this.state.testCases.filter((t) => t.scenarioId !== scenarioId);
     testCases.forEach((testCase, position) => {
       this.state.testCases.push({ ...stored(testCase), id: ++this.state.ids.testCase, scenarioId, position });
     });
   }
 
-  async updateTestCase(_trx: StoreTransaction, id: number, testCase: NewTestCase): Promise<void> {
+  async updateTestCase(_trx: StoreTransaction, id: number, testCase: Scenarios.NewTestCase): Promise<void> {
     const found = this.state.testCases.find((t) => t.id === id);
     if (found) Object.assign(found, stored(testCase));
   }
 
-  private versionsOf(scenarioId: number): VersionRecord[] {
+  private versionsOf(scenarioId: number): Scenarios.VersionRecord[] {
     return this.state.versions.filter((v) => v.scenarioId === scenarioId);
   }
 
@@ -244,7 +242,7 @@ export class FakeScenarioStore implements ScenarioStore {
       throw duplicateKeyError(`${ownerId}-${name}`);
   }
 
-  private toRecord(scenario: StoredScenario | undefined): ScenarioRecord | undefined {
+  private toRecord(scenario: StoredScenario | undefined): Scenarios.ScenarioRecord | undefined {
     const ownerName = scenario && this.owners.get(scenario.ownerId);
     return scenario && ownerName !== undefined
       ? { id: scenario.id, ownerId: scenario.ownerId, ownerName, name: scenario.name }
@@ -252,20 +250,20 @@ export class FakeScenarioStore implements ScenarioStore {
   }
 }
 
-function copy(version: VersionRecord | undefined): VersionRecord | undefined {
+function copy(version: Scenarios.VersionRecord | undefined): Scenarios.VersionRecord | undefined {
   return version && copyOf(version);
 }
 
 /** A test case as its columns hold it: variables as JSON text (what JSON drops is gone), `ignore` a boolean. */
-function stored(testCase: NewTestCase): NewTestCase {
+function stored(testCase: Scenarios.NewTestCase): Scenarios.NewTestCase {
   return {
     name: testCase.name,
-    variables: JSON.parse(JSON.stringify(testCase.variables)) as NewTestCase['variables'],
+    variables: JSON.parse(JSON.stringify(testCase.variables)) as Scenarios.NewTestCase['variables'],
     expression: testCase.expression,
     ignore: Boolean(testCase.ignore),
   };
 }
 
-function testCaseRecord({ position: _position, ...record }: StoredTestCase): TestCaseRecord {
+function testCaseRecord({ position: _position, ...record }: StoredTestCase): Scenarios.TestCaseRecord {
   return copyOf(record);
 }

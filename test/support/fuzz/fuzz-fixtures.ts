@@ -4,7 +4,7 @@ import jwt from 'jsonwebtoken';
 import { parse as parseYaml } from 'yaml';
 import { everyNodeScenario, simpleScenario } from '../../scenarios/support/fixtures.js';
 import type { TestApp } from '../test-app.js';
-import type { FuzzFixtures, FuzzUser } from './fuzz-requests.js';
+import { FUZZ_ROLES, type FuzzFixtures, type FuzzRole, type FuzzUser } from './fuzz-requests.js';
 import { multipartOf } from './multipart-bodies.js';
 import { renderBody } from './hostile-values.js';
 
@@ -18,11 +18,11 @@ import { renderBody } from './hostile-values.js';
 const EXAMPLE = new URL('../../../examples/credit-decision.yaml', import.meta.url);
 
 export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Promise<FuzzFixtures> {
-  const [owner, admin, stranger] = await Promise.all([
-    testApp.newUser({ prefix: 'fuzz-owner' }),
-    testApp.newUser({ prefix: 'fuzz-admin', admin: true }),
-    testApp.newUser({ prefix: 'fuzz-stranger' }),
-  ]);
+  const made = await Promise.all(
+    FUZZ_ROLES.map(async (role) => [role, await testApp.newUser({ prefix: `fuzz-${role}`, admin: role === 'admin' })]),
+  );
+  const users = Object.fromEntries(made) as Record<FuzzRole, FuzzUser>;
+  const { owner, admin, stranger } = users;
   const call = async (
     method: string,
     path: string,
@@ -163,9 +163,7 @@ export async function arrangeFuzzFixtures(testApp: TestApp, baseUrl: string): Pr
   (everyNode.nodeProperties.bureau.content as { url: string }).url = 'http://fuzz.invalid/score/{{customerId}}';
 
   return {
-    owner,
-    admin,
-    stranger,
+    ...users,
     refusedAccessTokens: {
       expired: jwt.sign(
         { ...claims(owner.username), exp: Math.floor(Date.now() / 1000) - 60 },

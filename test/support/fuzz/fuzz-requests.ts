@@ -21,6 +21,7 @@ import {
 import { jsonTextAroundANode, mutatedJson } from './json-mutation.js';
 import { multipartUploads } from './multipart-bodies.js';
 import { SchemaArbitraries } from './schema-arbitrary.js';
+import type { TestUser } from '../test-app.js';
 
 /**
  * The fuzzer's requests, derived from spec/openapi.json: for each operation, its path, query and
@@ -48,18 +49,15 @@ export interface FuzzRequest {
   addressesOperation: boolean;
 }
 
-export interface FuzzUser {
-  id: number;
-  username: string;
-  accessToken: string;
-  scoreToken: string;
-}
+/** A user the fixtures made with TestApp.newUser: its identity and credentials, which requests carry. */
+export type FuzzUser = Omit<TestUser, 'context'>;
 
-/** The data the fixtures arranged, so that generated requests can name things that exist. */
-export interface FuzzFixtures {
-  owner: FuzzUser;
-  admin: FuzzUser;
-  stranger: FuzzUser;
+/** The users the fixtures make: the scenarios' owner, an admin, and a stranger who owns none of them. */
+export const FUZZ_ROLES = ['owner', 'admin', 'stranger'] as const;
+export type FuzzRole = (typeof FUZZ_ROLES)[number];
+
+/** The data the fixtures arranged (a user per FuzzRole first), so that generated requests can name things that exist. */
+export interface FuzzFixtures extends Record<FuzzRole, FuzzUser> {
   /** Bearer tokens that must not authenticate anyone (by name: `expired`, `wrong-secret`, …). */
   refusedAccessTokens: Record<string, string>;
   /** Bearer tokens that do not follow the house rules but are not forged (`no-exp`, a never-seen user). */
