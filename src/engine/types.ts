@@ -1,6 +1,9 @@
 /** Shapes of the scenario document and of what the engine reports. Mirrors the schemas in spec/openapi.json. */
+import type { components } from '../../generated/api-types.js';
 import type { ModelDocument } from './models/model-document.js';
 import type { PortHooks } from './ports.js';
+
+type SpecSchemas = components['schemas'];
 
 /** The node kinds of the spec's NodeType, once: the list parse-document checks types against, and the union. */
 export const NODE_TYPES = [
@@ -115,24 +118,9 @@ export interface DecisionTableNodeSettings {
   rules: TableRule[];
 }
 
-export interface ScorecardBin {
-  min?: number;
-  max?: number;
-  minInclusive?: boolean;
-  maxInclusive?: boolean;
-  values?: (string | number | boolean)[];
-  points: number;
-  label?: string;
-}
-export interface ScorecardCharacteristic {
-  name: string;
-  variable: string;
-  reasonCode?: string;
-  bins: ScorecardBin[];
-  elsePoints: number;
-  /** variable that receives the points this characteristic gave */
-  pointsVariable?: string;
-}
+/** A scorecard's bin and characteristic: the spec's own schemas (type-only: the engine imports no code of generated/). */
+export type ScorecardBin = SpecSchemas['ScorecardBin'];
+export type ScorecardCharacteristic = SpecSchemas['ScorecardCharacteristic'];
 export interface ScorecardNodeSettings {
   baseScore: number;
   scoreVariable?: string;
@@ -161,18 +149,7 @@ export interface ScenarioCallNodeSettings {
   outputVariable?: string;
 }
 
-export interface HttpCallNodeSettings {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
-  url: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-  bodyExpression?: string;
-  timeoutMs?: number;
-  retries?: number;
-  output: string;
-  catchErrors?: boolean;
-  errorOutput?: string;
-}
+export type HttpCallNodeSettings = SpecSchemas['HttpCallNodeSettings'];
 
 export interface ModelNodeSettings {
   model: string;
@@ -189,14 +166,7 @@ export function modelReferenceKey(settings: Pick<ModelNodeSettings, 'model' | 'v
   return `${settings.model}@${settings.version ?? 'latest'}`;
 }
 
-export interface Diagnostic {
-  code: string;
-  message: string;
-  nodeId?: string;
-  path?: string;
-  line?: number;
-  column?: number;
-}
+export type Diagnostic = SpecSchemas['Diagnostic'];
 export interface DocumentProblem {
   path: string;
   message: string;

@@ -37,15 +37,7 @@ export interface OperationMatch {
 export function createOperationMatcher(
   table: readonly RouteDefinition[],
 ): (method: string, pathname: string) => OperationMatch | undefined {
-  const compiled = table.map((route) => ({
-    method: route.method.toUpperCase(),
-    matches: match(route.expressPath, {
-      sensitive: ROUTE_MATCHING.caseSensitive,
-      trailing: !ROUTE_MATCHING.strict,
-      decode: false,
-    }),
-    route,
-  }));
+  const compiled = compiledRoutes(table);
   return (method, pathname) => {
     for (const candidate of compiled) {
       const methodMatches = candidate.method === method || (method === 'HEAD' && candidate.method === 'GET');
@@ -62,14 +54,7 @@ export function createOperationMatcher(
  * request to such a path with another method is 405 with these in `Allow`; none is 404.
  */
 export function createAllowedMethods(table: readonly RouteDefinition[]): (pathname: string) => string[] {
-  const compiled = table.map((route) => ({
-    method: route.method.toUpperCase(),
-    matches: match(route.expressPath, {
-      sensitive: ROUTE_MATCHING.caseSensitive,
-      trailing: !ROUTE_MATCHING.strict,
-      decode: false,
-    }),
-  }));
+  const compiled = compiledRoutes(table);
   return (pathname) => [
     ...new Set(compiled.filter((candidate) => candidate.matches(pathname)).map((candidate) => candidate.method)),
   ];
@@ -79,4 +64,17 @@ export function createAllowedMethods(table: readonly RouteDefinition[]): (pathna
 export function createRouteMatcher(table: readonly RouteDefinition[]): RouteMatcher {
   const matchOperation = createOperationMatcher(table);
   return (method, pathname) => matchOperation(method, pathname)?.route;
+}
+
+/** Each route with its method in upper case and its path compiled under the one matching rule. */
+function compiledRoutes(table: readonly RouteDefinition[]) {
+  return table.map((route) => ({
+    method: route.method.toUpperCase(),
+    matches: match(route.expressPath, {
+      sensitive: ROUTE_MATCHING.caseSensitive,
+      trailing: !ROUTE_MATCHING.strict,
+      decode: false,
+    }),
+    route,
+  }));
 }

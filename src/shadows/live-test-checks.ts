@@ -2,8 +2,9 @@ import type { ScenarioEngine } from '../engine/index.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { ModelDocuments } from '../models/model-documents.js';
-import type { AccessibleScenario } from '../scenarios/scenario-access.js';
-import type { VersionSnapshot } from '../scenarios/scenario-versions.js';
+import type { AccessibleScenario, ScenarioAccess } from '../scenarios/scenario-access.js';
+import type { ScenarioVersions, VersionSnapshot } from '../scenarios/scenario-versions.js';
+import type { LiveTestStart } from './live-test-start.js';
 import { hashCacheKey } from '../scenarios/version-content.js';
 
 /**
@@ -29,4 +30,23 @@ export function ofScenario<Test extends { scenarioId: number }>(
   if (!test || test.scenarioId !== scenario.id)
     throw new NotFoundError(`Scenario "${scenario.name}" has no ${what}.`, code);
   return test;
+}
+
+/**
+ * The scenario a live test starts on, if the caller may act on it, and its deployed version (the champion the test
+ * runs beside), or 404 SCENARIO_NOT_DEPLOYED: `beside` says what for ("for a shadow to run beside").
+ */
+export async function scenarioAndChampion(
+  scenarios: ScenarioAccess & ScenarioVersions,
+  start: Pick<LiveTestStart<unknown>, 'actor' | 'scenarioId'>,
+  beside: string,
+): Promise<{ scenario: AccessibleScenario; champion: VersionSnapshot }> {
+  const scenario = await scenarios.accessible(start.actor, start.scenarioId);
+  const champion = await scenarios.latestDeployed(scenario.id);
+  if (!champion)
+    throw new NotFoundError(
+      `Scenario "${scenario.name}" has no deployed version ${beside}; deploy it first.`,
+      'SCENARIO_NOT_DEPLOYED',
+    );
+  return { scenario, champion };
 }

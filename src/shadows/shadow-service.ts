@@ -5,7 +5,7 @@ import type { DeployListener } from '../scenarios/deploy-listener.js';
 import type { AccessibleScenario, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { VersionSnapshot } from '../scenarios/scenario-versions.js';
 import type { LiveShadows } from './live-shadows.js';
-import { checkCompiles, ofScenario } from './live-test-checks.js';
+import { checkCompiles, ofScenario, scenarioAndChampion } from './live-test-checks.js';
 import { type LiveTestParts, type LiveTestStart, liveTestId } from './live-test-start.js';
 import type { NewShadow, ShadowRecord } from './shadow.js';
 import type { ShadowReports } from './shadow-reports.js';
@@ -22,20 +22,11 @@ type ShadowSummaryDto = components['schemas']['ShadowSummary'];
  * operations' one ownership rule.
  */
 export class ShadowService implements DeployListener {
-  constructor(
-    private readonly parts: LiveTestParts<MySqlShadowStore, ShadowReports, LiveShadows>,
-    private readonly maxPerScenario: number,
-  ) {}
+  constructor(private readonly parts: ShadowParts) {}
 
   async attach(start: LiveTestStart<ShadowRequestDto>): Promise<ShadowDto> {
+    const { scenario, champion } = await scenarioAndChampion(this.parts.scenarios, start, 'for a shadow to run beside');
     const { request } = start;
-    const scenario = await this.parts.scenarios.accessible(start.actor, start.scenarioId);
-    const champion = await this.parts.scenarios.latestDeployed(scenario.id);
-    if (!champion)
-      throw new NotFoundError(
-        `Scenario "${scenario.name}" has no deployed version for a shadow to run beside; deploy it first.`,
-        'SCENARIO_NOT_DEPLOYED',
-      );
     const shadow = await this.parts.scenarios.snapshot(scenario.id, request.version);
     if (!shadow) {
       throw new NotFoundError(`Scenario "${scenario.name}" has no version "${request.version}".`, 'VERSION_NOT_FOUND', [
@@ -50,7 +41,7 @@ export class ShadowService implements DeployListener {
       contentHash: shadow.contentHash,
       document: shadow.document,
     };
-    const refused = await this.parts.store.insertWithinLimit(attached, this.maxPerScenario);
+    const refused = await this.parts.store.insertWithinLimit(attached, this.parts.maxPerScenario);
     if (refused !== null) {
       throw new ConflictError(
         `Scenario "${scenario.name}" has ${refused} shadows that have not ended, the most this server allows (SHADOW_MAX_PER_SCENARIO); stop one and let a deploy end it, or attach this one later.`,
@@ -153,3 +144,6 @@ function summaryDto(shadow: ShadowRecord): ShadowSummaryDto {
     endedAt: shadow.endedAt?.toISOString() ?? null,
   };
 }
+
+/** What the shadow service is built from: the live-test parts, and the most shadows one scenario may have. */
+export type ShadowParts = LiveTestParts<MySqlShadowStore, ShadowReports, LiveShadows> & { maxPerScenario: number };

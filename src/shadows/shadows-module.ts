@@ -95,33 +95,29 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
     { ...cached, runTimeoutMs: deps.runTimeoutMs },
     models,
   );
-  const service = new ShadowService(
-    {
-      scenarios: deps.scenarios,
-      store,
-      reports: new ShadowReports(store, SETTLED_MS),
-      live,
-      engine: deps.engine,
-      models,
-    },
-    deps.config.maxPerScenario,
-  );
+  const service = new ShadowService({
+    scenarios: deps.scenarios,
+    store,
+    reports: new ShadowReports(store, SETTLED_MS),
+    live,
+    engine: deps.engine,
+    models,
+    maxPerScenario: deps.config.maxPerScenario,
+  });
 
   const splitStore = new MySqlSplitStore(deps.db, deps.scenarioLocks);
   const splitWriter = new SplitRunWriter(splitStore, writing('split_buffer_full'), logger);
   const splitsLive = new LiveSplits(splitStore, splitWriter, deps.metrics, logger, cached, models);
   const splitReports = new SplitReports(splitStore, SETTLED_MS);
-  const splits = new SplitService(
-    {
-      scenarios: deps.scenarios,
-      store: splitStore,
-      reports: splitReports,
-      live: splitsLive,
-      engine: deps.engine,
-      models,
-    },
-    deps.scenarios,
-  );
+  const splits = new SplitService({
+    scenarios: deps.scenarios,
+    store: splitStore,
+    reports: splitReports,
+    live: splitsLive,
+    engine: deps.engine,
+    models,
+    deploys: deps.scenarios,
+  });
   const retention = new LiveTestRetentionSweeper(
     [store.runs, splitStore.runs],
     { everyMs: RETENTION_SWEEP_MS, retentionDays: deps.config.runsRetentionDays },

@@ -6,7 +6,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import type { DeployListener } from '../scenarios/deploy-listener.js';
 import type { AccessibleScenario, ScenarioActor } from '../scenarios/scenario-access.js';
 import type { LiveSplits } from './live-splits.js';
-import { checkCompiles, ofScenario } from './live-test-checks.js';
+import { checkCompiles, ofScenario, scenarioAndChampion } from './live-test-checks.js';
 import { type LiveTestParts, type LiveTestStart, liveTestId } from './live-test-start.js';
 import type { NewSplit, SplitRecord } from './split.js';
 import type { SplitReports } from './split-reports.js';
@@ -32,15 +32,13 @@ export interface ChallengerDeploys {
  * replaces its champion. Who may: the scenario operations' one ownership rule.
  */
 export class SplitService implements DeployListener {
-  constructor(
-    private readonly parts: LiveTestParts<MySqlSplitStore, SplitReports, LiveSplits>,
-    private readonly deploys: ChallengerDeploys,
-  ) {}
+  constructor(private readonly parts: SplitParts) {}
 
   async create(start: LiveTestStart<SplitRequestDto>): Promise<SplitDto> {
+    // The champion first: a split of a scenario never deployed is 404 whatever its shares.
+    const { scenario, champion } = await scenarioAndChampion(this.parts.scenarios, start, 'to split traffic with');
     const { request } = start;
     const id = liveTestId(start);
-    const scenario = await this.parts.scenarios.accessible(start.actor, start.scenarioId);
     const total = request.challengers.reduce((sum, challenger) => sum + challenger.percent, 0);
     if (!(total < 100)) {
       throw new BadRequestError(
@@ -54,12 +52,6 @@ export class SplitService implements DeployListener {
       throw new BadRequestError('Each challenger must be a different version.', 'VALIDATION_FAILED', [
         { path: 'body.challengers', message: 'a version appears twice' },
       ]);
-    const champion = await this.parts.scenarios.latestDeployed(scenario.id);
-    if (!champion)
-      throw new NotFoundError(
-        `Scenario "${scenario.name}" has no deployed version to split traffic with; deploy it first.`,
-        'SCENARIO_NOT_DEPLOYED',
-      );
     const challengers: NewSplit['challengers'] = [];
     for (const [index, { version, percent }] of request.challengers.entries()) {
       const snapshot = await this.parts.scenarios.snapshot(scenario.id, version);
@@ -149,7 +141,7 @@ export class SplitService implements DeployListener {
       throw new ConflictError(`Split "${splitId}" ended meanwhile. Start a new split.`, 'SPLIT_ENDED');
     }
     await this.parts.live.reload(scenario.id);
-    const label = await this.deploys.deployDocument(
+    const label = await this.parts.deploys.deployDocument(
       scenario,
       document,
       `split ${version}`,
@@ -195,3 +187,6 @@ export class SplitService implements DeployListener {
     };
   }
 }
+
+/** What the split service is built from: the live-test parts, and the deploys a promoted challenger goes through. */
+export type SplitParts = LiveTestParts<MySqlSplitStore, SplitReports, LiveSplits> & { deploys: ChallengerDeploys };
