@@ -13,7 +13,8 @@ import type { AppConfig } from './config/config.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { API_ERROR_TRANSLATORS } from './http/error-body.js';
 import { apiDocsRouter, loadSpec } from './http/api-docs.js';
-import { bodyDepthLimit, jsonBody, yamlBody } from './http/body-parsers.js';
+import { bodyDepthLimit, yamlBody } from './http/body-parsers.js';
+import { jsonBody } from './http/json-body.js';
 import { contextQuery } from './http/context-query.js';
 import { mapQuery } from './http/map-query.js';
 import { healthRouter, type HealthChecks } from './http/health-router.js';
@@ -158,6 +159,7 @@ export function createApp(deps: AppDependencies): ServiceApp {
     operations: laneOperations,
     logger: deps.logger,
     users: deps.users,
+    requestChecks,
     bodyLimitBytes: config.limits.bodyBytes,
     bodyDepthLimit: config.limits.bodyDepth,
     responseChecks,

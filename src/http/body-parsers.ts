@@ -1,6 +1,5 @@
 import express, { type RequestHandler } from 'express';
 import { BadRequestError } from '../errors/bad-request-error.js';
-import { carriesBody } from './body-presence.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { pathBeyondDepth } from '../engine/index.js';
 import { nestingTooDeep } from './nesting-depth.js';
@@ -8,23 +7,6 @@ import type { YamlBodyParser } from './yaml-body-parser.js';
 import { yamlNestingBeyond } from './yaml-nesting.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
-
-/**
- * JSON bodies (objects and arrays only) up to the configured limit; larger is 413. An empty body
- * (`Content-Length: 0`) is no body at all, whatever its content type, not the `{}` body-parser would
- * make of it: deploy and validate without validation data stay that, also from clients that always
- * send `Content-Type: application/json` (orval's), and an operation that needs a body says it is missing.
- */
-export function jsonBody(limitBytes: number): RequestHandler {
-  const parse = express.json({ limit: limitBytes, strict: true, type: ['application/json', 'application/*+json'] });
-  return (request, response, next) => {
-    if (!carriesBody(request.headers)) {
-      next();
-      return;
-    }
-    parse(request, response, next);
-  };
-}
 
 /**
  * YAML bodies become the same objects a JSON body would; a syntax error or a duplicate key is a 400 naming

@@ -1,34 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
 import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { RouteDefinition } from '../../generated/routes.js';
 import { authenticateScoreToken } from '../auth/authenticate.js';
 import type { UserService } from '../auth/user-service.js';
-import { BadRequestError } from '../errors/bad-request-error.js';
 import { errorHeaders } from '../errors/error-handler.js';
 import { toApiErrorBody } from './error-body.js';
-import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
-import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import { assertNestingWithin } from './nesting-depth.js';
 import { replyHeaders, type AnyOperationHandler, type WireReply } from './operation-handler.js';
 import { operationShape } from './operation-shape.js';
-import { compileRequestCheck, type OpenApiDocument, type ResponseCheck } from './operation-validator.js';
+import { carriesBody } from './body-presence.js';
+import { readJsonBody } from './json-body.js';
+import type { OpenApiDocument, ResponseCheck } from './operation-validator.js';
+import { parseQueryString } from './query-string.js';
+import { declaredHeaderValues, type RequestCheck } from './request-check.js';
 import { createOperationMatcher } from './route-matching.js';
 
 /**
- * The fast lane serves the execution hot paths (synchronous scoring, async submission and async
- * result) on Node's request listener, before Express: Express's own per-request work cost more than
- * a whole score (measured in docs/benchmarks.md). It keeps every rule of the Express chain: a request
- * id and one access-log line, the score token checked first (401 whatever else is wrong), the body
- * limit (413) and nesting-depth limit (400), JSON only (415), the spec's validation of query, path and
- * header parameters and body (400 naming each field), errors through the one mapping of src/errors,
- * and, when VALIDATE_RESPONSES is on, every response checked against the spec (one that breaks it is
- * logged and becomes a 500). It runs the same typed handlers as Express (src/http/operation-handler.ts):
- * it builds their request from what it validated and sends their reply as JSON. It recognises its
- * operations with the service's one route-matching rule (src/http/route-matching.ts); a request it
- * does not serve (or whose path parameter has a malformed escape) goes to Express untouched.
- * `SCORE_FAST_LANE=false` turns it off.
+ * The fast lane serves the execution hot paths (synchronous scoring, async submission and result, batch status) on
+ * Node's request listener, before Express: Express's own per-request work cost more than a whole score (measured in
+ * docs/benchmarks.md). It runs the one request pipeline (docs/adr/0014-one-request-pipeline.md) in the order Express
+ * runs it, with the same functions: a request id and one access-log line; the score token checked first (401 whatever
+ * else is wrong); the one query parser (query-string.ts); the operation's compiled request check (request-check.ts:
+ * 415 before the body is read, no body bytes is no body, then parameters and body against the spec, 400 naming the
+ * field); the one JSON body reader (json-body.ts: 413, 400 MALFORMED_BODY) and nesting-depth limit (400); errors
+ * through the one mapping of src/errors; and, when VALIDATE_RESPONSES is on, every response checked against the spec
+ * (one that breaks it is logged and becomes a 500). It runs the same typed handlers as Express
+ * (src/http/operation-handler.ts) and sends their reply as JSON. It recognises its operations with the service's one
+ * route-matching rule (src/http/route-matching.ts); a request it does not serve (or whose path parameter has a
+ * malformed escape) goes to Express untouched. `SCORE_FAST_LANE=false` turns it off.
  */
 
 interface FastLaneOperation {
@@ -42,6 +42,8 @@ export interface FastLaneOptions {
   operations: FastLaneOperation[];
   logger: Logger;
   users: UserService;
+  /** Every operation's request check, by operationId: the ones Express runs (compileRequestChecks). */
+  requestChecks: ReadonlyMap<string, RequestCheck>;
   bodyLimitBytes: number;
   /** Deepest nesting of the body (LIMIT_BODY_DEPTH); deeper is 400 NESTING_TOO_DEEP, before validation. */
   bodyDepthLimit: number;
@@ -53,13 +55,9 @@ export interface FastLaneOptions {
 export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 interface LaneOperation extends FastLaneOperation {
-  headerNames: string[];
-  /** The operation declares a request body; without one, a body sent is ignored. */
-  takesBody: boolean;
-  check: ReturnType<typeof compileRequestCheck>;
+  check: RequestCheck;
   checkResponse?: ResponseCheck;
 }
 
@@ -80,11 +78,12 @@ function compileOperation(options: FastLaneOptions, operation: FastLaneOperation
     throw new Error(
       `the fast lane answers JSON only, and ${route.operationId} answers ${shape.replyMediaTypes.join(', ')}`,
     );
+  const check = options.requestChecks.get(route.operationId);
+  if (!check) throw new Error(`no request check for ${route.operationId}`);
   return {
-    ...operation,
-    headerNames: shape.headerNames,
-    takesBody: shape.takesBody,
-    check: compileRequestCheck(options.spec, route.operationId),
+    route,
+    handle: operation.handle,
+    check,
     checkResponse: options.responseChecks?.get(route.operationId),
   };
 }
@@ -113,35 +112,30 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     operation: LaneOperation,
     params: Record<string, string>,
     log: RequestLog,
+    pathname: string,
     queryString: string,
   ): Promise<WireReply> {
+    const { check } = operation;
     const user = await authenticateScoreToken(options.users, request.headers, request.url ?? '', operation.route);
     log.user = user.username;
-    const query = parseQuery(queryString) as Record<string, unknown>;
+    const query = parseQueryString(queryString);
     // An operation that declares no body (the async result) ignores one, whatever its type or size.
-    const contentType = operation.takesBody ? request.headers['content-type'] : undefined;
-    const isJson = JSON_TYPE.test(contentType ?? '');
-    if (!operation.takesBody) request.resume();
-    else if (contentType && !isJson) {
-      request.resume();
-      throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${contentType.split(';')[0]}.`);
+    const hasBody = check.takesBody && carriesBody(request.headers);
+    const contentType = hasBody ? request.headers['content-type'] : undefined;
+    if (!hasBody) request.resume();
+    else {
+      try {
+        check.checkMediaType(request.method ?? '', pathname, contentType, true);
+      } catch (error) {
+        request.resume();
+        throw error;
+      }
     }
-    const body = operation.takesBody ? await readJsonBody(request, options.bodyLimitBytes, isJson) : undefined;
+    const body = hasBody ? await readJsonBody(request, options.bodyLimitBytes) : undefined;
     assertNestingWithin(body, options.bodyDepthLimit);
-    const headers: Record<string, unknown> = {};
-    for (const name of operation.headerNames) {
-      const value = request.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    const problems = operation.check({ query, params, headers, body, isJson });
-    if (problems.length > 0) {
-      throw new BadRequestError(
-        problems.map((problem) => `${problem.path} ${problem.message}`).join('; '),
-        'VALIDATION_FAILED',
-        problems,
-      );
-    }
-    // Validated above: the handler's types hold from here on. Its operation answers JSON only: nothing to negotiate.
+    const headers = declaredHeaderValues(check, request.headers);
+    check.check(query, params, headers, body, contentType);
+    // Checked above: the handler's types hold from here on. Its operation answers JSON only: nothing to negotiate.
     const typed = {
       user,
       requestId: log.requestId,
@@ -149,7 +143,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       query,
       headers,
       body,
-      accepts: (mediaTypes: string[]) => mediaTypes[0] ?? false,
+      accepts: firstMediaType,
     };
     return operation.handle(typed as never);
   }
@@ -217,7 +211,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       started: process.hrtime.bigint(),
       route: served.route,
     };
-    serve(request, served, params, log, mark < 0 ? '' : url.slice(mark + 1)).then(
+    serve(request, served, params, log, pathname, mark < 0 ? '' : url.slice(mark + 1)).then(
       (outcome) => reply(response, served, log, outcome),
       (error: unknown) => {
         const body = toApiErrorBody(error);
@@ -230,47 +224,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
   };
 }
 
-/** Reads the body up to `limitBytes` (413 past it) and parses it when it is JSON; undefined when there is none. */
-function readJsonBody(request: IncomingMessage, limitBytes: number, isJson: boolean): Promise<unknown> {
-  const declared = Number(request.headers['content-length'] ?? NaN);
-  if (declared > limitBytes) {
-    request.resume();
-    return Promise.reject(new PayloadTooLargeError('The request body is larger than this server accepts.'));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    request.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > limitBytes) {
-        refused = true;
-        reject(new PayloadTooLargeError('The request body is larger than this server accepts.'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('error', reject);
-    request.on('end', () => {
-      if (refused) return;
-      if (size === 0) {
-        // No bytes is no body, whatever the content type (as on the Express lane: body-parsers.ts).
-        resolve(undefined);
-        return;
-      }
-      const text = Buffer.concat(chunks, size).toString('utf8');
-      if (!isJson) {
-        resolve(text);
-        return;
-      }
-      try {
-        resolve(JSON.parse(text) as unknown);
-      } catch (error) {
-        reject(
-          new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, 'MALFORMED_BODY'),
-        );
-      }
-    });
-  });
+/** Content negotiation on the lane: its operations answer JSON only, the first (only) type offered. */
+function firstMediaType(mediaTypes: string[]): string | false {
+  return mediaTypes[0] ?? false;
 }

@@ -1,13 +1,10 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ErrorDetail } from '../errors/app-error.js';
 
 /**
- * Checks compiled once from spec/openapi.json with Ajv. Requests: those of the fast lane's operations
- * (src/http/fast-lane.ts; every other operation's requests go through src/http/request-check.ts), with
- * the same error details (`query.name`, `body.x`) and what such an operation declares: query, path and
- * header parameters with schemas and a JSON body. Responses (VALIDATE_RESPONSES): every operation's,
- * on both lanes (src/http/response-check.ts on Express).
+ * The spec read for checks compiled once with Ajv: its schemas on one Ajv (createSpecAjv), the request checks'
+ * building blocks (src/http/request-check.ts compiles those of both lanes), and the responses' checks
+ * (VALIDATE_RESPONSES: every operation's, on both lanes; src/http/response-check.ts on Express).
  */
 
 /** Each of the spec's schemas is its own Ajv schema under this prefix, so Ajv compiles it once per instance. */
@@ -82,103 +79,6 @@ export function createSpecAjv(
 /** `#/components/schemas/X` inside the spec's schemas points at the schema added as `X`. */
 export function anchored(schema: unknown): unknown {
   return JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\/schemas\//g, `"${SCHEMA_ID}`));
-}
-
-function details(errors: ErrorObject[] | null | undefined, location: string): ErrorDetail[] {
-  return (errors ?? []).map((error) => {
-    let path = location + error.instancePath.replace(/\//g, '.');
-    if (error.keyword === 'required') path += `.${(error.params as { missingProperty: string }).missingProperty}`;
-    if (error.keyword === 'additionalProperties')
-      path += `.${(error.params as { additionalProperty: string }).additionalProperty}`;
-    const message =
-      error.keyword === 'additionalProperties' ? 'is not an allowed parameter' : (error.message ?? 'is invalid');
-    return { path, message };
-  });
-}
-
-export interface RequestToCheck {
-  query: Record<string, unknown>;
-  /** Path parameters by name, decoded. */
-  params: Record<string, string>;
-  /**
-   * Header parameters the operation declares, by lower-case name (only those sent). The check
-   * coerces them to their schema's type in place (`X-SCE-CallbackRetryCount: 3` becomes 3).
-   */
-  headers: Record<string, unknown>;
-  /** The parsed JSON body; undefined when none was sent. */
-  body: unknown;
-  /** Whether the body was declared as JSON (Content-Type). */
-  isJson: boolean;
-}
-
-/** A schema for an object of the given parameters (names as keys), as the request checks read them. */
-function parametersSchema(parameters: SpecParameter[], extra: Array<[string, unknown]> = [], closed = false): object {
-  return {
-    type: 'object',
-    properties: Object.fromEntries([
-      ...parameters.map((parameter) => [parameter.name, anchored(parameter.schema)]),
-      ...extra,
-    ]),
-    required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-    additionalProperties: !closed,
-  };
-}
-
-/**
- * Compiles the checks of the query string, path and header parameters and JSON body of
- * `operationId`; the result lists every problem ([] when valid), with the paths
- * every request check reports (`query.name`, `params.name`, `headers.x-sce-requestid`, `body.a`).
- */
-export function compileRequestCheck(
-  spec: OpenApiDocument,
-  operationId: string,
-): (request: RequestToCheck) => ErrorDetail[] {
-  const operation = findOperation(spec, operationId);
-  const ajv = createAjv(spec);
-  // Header values arrive as text: integers are coerced, as the Express lane's validator does.
-  const coercing = createAjv(spec, true);
-  const parameters = (operation.parameters ?? []).map((parameter) => resolve<SpecParameter>(spec, parameter));
-  const unsupported = parameters.find((parameter) => parameter.in === 'cookie');
-  if (unsupported) throw new Error(`${operationId}: cookie parameters are not supported here`);
-  // API-key schemes sent as query parameters (the score token's `key`) are allowed too.
-  const securityQuery = (operation.security ?? [])
-    .flatMap((requirement) => Object.keys(requirement))
-    .map((name) => spec.components.securitySchemes?.[name])
-    .filter(
-      (scheme): scheme is { in: string; name: string } => scheme?.in === 'query' && typeof scheme.name === 'string',
-    )
-    .map((scheme) => scheme.name);
-  const inLocation = (location: SpecParameter['in']) => parameters.filter((parameter) => parameter.in === location);
-  const validateQuery = ajv.compile(
-    parametersSchema(
-      inLocation('query'),
-      securityQuery.map((name) => [name, { type: 'string' }]),
-      true,
-    ),
-  );
-  const validateParams = ajv.compile(parametersSchema(inLocation('path')));
-  const validateHeaders = coercing.compile(
-    parametersSchema(inLocation('header').map((parameter) => ({ ...parameter, name: parameter.name.toLowerCase() }))),
-  );
-  const jsonBody = operation.requestBody?.content['application/json'];
-  const validateBody: ValidateFunction | undefined = jsonBody
-    ? ajv.compile(anchored(jsonBody.schema) as object)
-    : undefined;
-  const bodyRequired = operation.requestBody?.required === true;
-
-  return ({ query, params, headers, body, isJson }) => {
-    const problems: ErrorDetail[] = [];
-    if (!validateQuery(query)) problems.push(...details(validateQuery.errors, 'query'));
-    if (!validateParams(params)) problems.push(...details(validateParams.errors, 'params'));
-    if (!validateHeaders(headers)) problems.push(...details(validateHeaders.errors, 'headers'));
-    if (validateBody) {
-      if (body !== undefined && !isJson) problems.push({ path: 'body', message: 'must be sent as application/json' });
-      else if (body === undefined && bodyRequired)
-        problems.push({ path: 'body', message: 'is required (application/json)' });
-      else if (body !== undefined && !validateBody(body)) problems.push(...details(validateBody.errors, 'body'));
-    }
-    return problems;
-  };
 }
 
 /** The header parameters `operationId` declares, by lower-case name: what both lanes hand to the check and to the handler. */
