@@ -3124,7 +3124,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3"
+                     *       "batchTaskId": "0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f"
                      *     }
                      */
                     "application/json": components["schemas"]["BatchSubmission"];
@@ -3165,7 +3165,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *       "batchTaskId": "0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f",
                      *       "scenarioName": "credit-decision",
                      *       "state": "FINISHED",
                      *       "total": 2,
@@ -3233,7 +3233,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *       "batchTaskId": "0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f",
                      *       "scenarioName": "credit-decision",
                      *       "state": "QUEUED",
                      *       "total": 2,
@@ -5943,8 +5943,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3",
-                     *       "externalId": 3,
+                     *       "id": "1",
+                     *       "externalId": 1,
                      *       "name": "employed applicant with little debt is approved",
                      *       "variables": [
                      *         {
@@ -6064,7 +6064,7 @@ export interface operations {
                      *           "mode": "BATCH",
                      *           "requesterId": "1",
                      *           "requestId": "01a21b25-d05c-7f0c-ad52-666ff37d2583",
-                     *           "batchId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *           "batchId": "0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f",
                      *           "state": "SUCCEEDED",
                      *           "inputs": {
                      *             "income": 9000,
@@ -6096,7 +6096,7 @@ export interface operations {
                      *           "mode": "BATCH",
                      *           "requesterId": "1",
                      *           "requestId": "01a21b25-d05c-7884-a65e-d9b2182d121c",
-                     *           "batchId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *           "batchId": "0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f",
                      *           "state": "SUCCEEDED",
                      *           "inputs": {
                      *             "income": 52000,
@@ -6157,7 +6157,7 @@ export interface operations {
                 id: components["parameters"]["ScenarioId"];
                 /**
                  * @description The record id (`id` of a list item; the `runId` of a sync run; a batch element's result id).
-                 * @example 0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f
+                 * @example 0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e11
                  */
                 recordId: string;
             };
@@ -6174,29 +6174,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01a21b25-d05c-7f0c-ad52-666ff37d2583",
+                     *       "id": "0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e11",
                      *       "scenarioId": "1",
                      *       "scenarioName": "credit-decision",
                      *       "version": "1",
-                     *       "mode": "BATCH",
+                     *       "mode": "SYNC",
                      *       "requesterId": "1",
-                     *       "requestId": "01a21b25-d05c-7f0c-ad52-666ff37d2583",
-                     *       "batchId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *       "requestId": "example-seed",
+                     *       "batchId": null,
                      *       "state": "SUCCEEDED",
                      *       "inputs": {
-                     *         "income": 9000,
-                     *         "existingDebt": 8000,
-                     *         "age": 19,
-                     *         "employment": "UNEMPLOYED"
+                     *         "income": 52000,
+                     *         "existingDebt": 4000,
+                     *         "age": 34,
+                     *         "employment": "EMPLOYED"
                      *       },
                      *       "maskedInputs": [],
                      *       "result": {
-                     *         "decision": "DECLINE",
-                     *         "score": 520,
-                     *         "reasonCodes": [
-                     *           "DEBT",
-                     *           "EMPLOYMENT"
-                     *         ]
+                     *         "decision": "APPROVE",
+                     *         "score": 740,
+                     *         "riskBand": "LOW",
+                     *         "creditLimit": 10000,
+                     *         "reasonCodes": []
                      *       },
                      *       "error": null,
                      *       "beganAt": "2026-11-27T03:56:32.732Z",
@@ -6380,7 +6379,7 @@ export interface operations {
                      * @example {
                      *       "replays": [
                      *         {
-                     *           "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *           "replayId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f60",
                      *           "scenarioId": "1",
                      *           "candidateVersion": "develop",
                      *           "state": "FINISHED",
@@ -6473,7 +6472,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *       "replayId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f60",
                      *       "scenarioId": "1",
                      *       "candidateVersion": "develop",
                      *       "state": "QUEUED",
@@ -6553,7 +6552,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "replayId": "01a21b25-db5b-7c55-8cee-c18c5b222b26",
+                     *       "replayId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f60",
                      *       "scenarioId": "1",
                      *       "candidateVersion": "develop",
                      *       "state": "FINISHED",
@@ -7090,7 +7089,7 @@ export interface operations {
                      * @example {
                      *       "batches": [
                      *         {
-                     *           "batchTaskId": "01a21b25-d002-7257-9636-b358c8ace9b3",
+                     *           "batchTaskId": "0193a8f2-6c1e-7b4d-9e2f-5a6b7c8d9e0f",
                      *           "scenarioName": "credit-decision",
                      *           "state": "FINISHED",
                      *           "total": 2,

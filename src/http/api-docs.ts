@@ -11,6 +11,20 @@ export function loadSpec(): Record<string, unknown> {
 }
 
 /**
+ * Runs in the browser (swagger-ui-express writes the function's source into the page): Swagger UI parses every
+ * answer whose Content-Type contains "json" as one JSON document, so an NDJSON stream (getBatchResults) showed
+ * "can't parse JSON". The view shows it as the text it is; the headers list the type as sent.
+ */
+function showStreamsAsText(response: { headers?: Record<string, string> }) {
+  const sent = response.headers?.['content-type'];
+  if (sent && /ndjson/i.test(sent) && response.headers) {
+    response.headers['content-type'] = 'text/plain; charset=utf-8';
+    response.headers['content-type (as sent)'] = sent;
+  }
+  return response;
+}
+
+/**
  * `GET /openapi.json` serves the contract; `/docs` an interactive view that can call the API; `/docs/guides`
  * the guides the document links to.
  */
@@ -30,6 +44,7 @@ export function apiDocsRouter(spec: Record<string, unknown>): Router {
         persistAuthorization: true,
         tryItOutEnabled: true,
         displayOperationId: true,
+        responseInterceptor: showStreamsAsText,
       },
     }),
   );

@@ -237,6 +237,34 @@ describe('every parameter and every success answer has an example', () => {
     expect(missing).toEqual([]);
     expect(invalid).toEqual([]);
   });
+
+  it('a success example names the resource its path example names (the id pre-filled is the id answered)', () => {
+    // The field of the answer that holds each path parameter, where the answer is that resource.
+    const fieldOf: Record<string, string> = {
+      batchTaskId: 'batchTaskId',
+      replayId: 'replayId',
+      shadowId: 'shadowId',
+      splitId: 'splitId',
+      recordId: 'id',
+      testCaseId: 'id',
+    };
+    const mismatches: string[] = [];
+    for (const op of operations) {
+      for (const parameter of parametersOf(op).filter((candidate) => candidate.in === 'path')) {
+        const field = fieldOf[parameter.name];
+        if (!field) continue;
+        for (const [status, response] of Object.entries(op.responses)) {
+          const example = response.content?.['application/json']?.example as Record<string, unknown> | undefined;
+          if (!status.startsWith('2') || !example || !(field in example)) continue;
+          if (example[field] !== parameter.example)
+            mismatches.push(
+              `${op.operationId} ${status}: ${field} ${String(example[field])}, path ${parameter.example}`,
+            );
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
 });
 
 describe('the pre-filled parameters work as they are', () => {
