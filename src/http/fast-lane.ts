@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { timeOrderedId } from '../ids/time-ordered-id.js';
 import type { RouteDefinition } from '../../generated/routes.js';
 import { authenticateScoreToken } from '../auth/authenticate.js';
 import type { UserService } from '../auth/user-service.js';
@@ -11,6 +10,7 @@ import { replyHeaders, type AnyOperationHandler, type WireReply } from './operat
 import { operationShape } from './operation-shape.js';
 import { carriesBody } from './body-presence.js';
 import { readJsonBody } from './json-body.js';
+import { requestIdOf } from './request-context.js';
 import type { OpenApiDocument, ResponseCheck } from './operation-validator.js';
 import { parseQueryString } from './query-string.js';
 import { declaredHeaderValues, type RequestCheck } from './request-check.js';
@@ -53,8 +53,6 @@ export interface FastLaneOptions {
 
 /** Serves requests to the lane's operations and answers true; answers false (untouched) for any other request. */
 export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean;
-
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 interface LaneOperation extends FastLaneOperation {
   check: RequestCheck;
@@ -205,9 +203,8 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const params = matched && decodeParams(matched.rawParams);
     if (!operation || !params) return false;
     const served = operation;
-    const incoming = request.headers['x-request-id'];
     const log: RequestLog = {
-      requestId: typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId(),
+      requestId: requestIdOf(request.headers),
       started: process.hrtime.bigint(),
       route: served.route,
     };

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
@@ -23,6 +24,12 @@ declare global {
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A request's id, on both lanes: the caller's X-Request-Id when it is a sane one, else a new time-ordered id. */
+export function requestIdOf(headers: IncomingHttpHeaders): string {
+  const incoming = headers['x-request-id'];
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId();
+}
+
 /**
  * Gives each request an id and a child logger (created on first use: most requests only log one
  * line, and a child logger per request costs more than a score), and logs one structured line
@@ -30,8 +37,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function requestContext(logger: Logger): RequestHandler {
   return (request, response, next) => {
-    const incoming = request.headers['x-request-id'];
-    const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : timeOrderedId();
+    const id = requestIdOf(request.headers);
     request.id = id;
     let child: Logger | undefined;
     Object.defineProperty(request, 'log', {
