@@ -2406,6 +2406,10 @@ export interface components {
             optype: "continuous" | "categorical" | "ordinal";
             /** @description The valid values of a categorical field; absent: any value. */
             values?: (string | number | boolean)[];
+            /** @description Values that stand for a missing value (PMML `Value` elements with `property="missing"`): such a value is treated as missing. */
+            missingValues?: (string | number | boolean)[];
+            /** @description Values that are invalid (PMML `Value` elements with `property="invalid"`): such a value gets `invalidValueTreatment`. */
+            invalidValues?: (string | number | boolean)[];
             /** @description The valid ranges of a continuous field; absent: any number. */
             intervals?: {
                 min?: number;
@@ -2421,6 +2425,13 @@ export interface components {
              */
             invalidValueTreatment: "returnInvalid" | "asIs" | "asMissing" | "asValue";
             invalidValueReplacement?: string | number | boolean;
+            /** @description The MiningSchema's treatment of a valid number below `low` or above `high` (absent: used as it is): `asMissingValues` treats it as missing, `asExtremeValues` replaces it with the bound it passed. */
+            outliers?: {
+                /** @enum {string} */
+                treatment: "asMissingValues" | "asExtremeValues";
+                low?: number;
+                high?: number;
+            };
             tensor?: components["schemas"]["ModelTensor"];
         };
         /** @description An output field of a model. For ONNX, a graph output (`tensor`): a MODEL node writes a number or string when it holds one value per row, else an array of the row's values (a classifier's `probability` output: the probabilities by class index). */

@@ -175,6 +175,12 @@ function prepareFunction(e: Emitter, name: string, input: ModelInputField, nodeI
     `if (x === undefined || x === null || (typeof x === "number" && x !== x)) return ${missing};`,
     'let ok = true;',
   ];
+  // DataDictionary Values with property="missing" stand for a missing value (a string field compares numbers and
+  // booleans as their text, as below).
+  if (input.missingValues)
+    lines.push(
+      `if (${e.constant(data(input.missingValues))}.includes(${numeric || input.dataType === 'boolean' ? 'x' : '(typeof x === "number" || typeof x === "boolean" ? String(x) : x)'})) return ${missing};`,
+    );
   if (numeric) {
     lines.push(
       `if (typeof x !== "number" || !isFinite(x)${input.dataType === 'integer' ? ' || x % 1 !== 0' : ''}) ok = false;`,
@@ -198,6 +204,7 @@ function prepareFunction(e: Emitter, name: string, input: ModelInputField, nodeI
   }
   if (input.values && input.optype !== 'continuous')
     lines.push(`if (ok && !${e.constant(data(input.values))}.includes(x)) ok = false;`);
+  if (input.invalidValues) lines.push(`if (ok && ${e.constant(data(input.invalidValues))}.includes(x)) ok = false;`);
   switch (input.invalidValueTreatment) {
     case 'returnInvalid':
       lines.push(
@@ -213,6 +220,13 @@ function prepareFunction(e: Emitter, name: string, input: ModelInputField, nodeI
     case 'asIs':
       lines.push(`if (!ok && typeof x === "object") return ${missing};`);
       break;
+  }
+  // MiningSchema outliers: a valid value past a bound is missing, or the bound itself.
+  if (input.outliers) {
+    const { treatment, low, high } = input.outliers;
+    const past = (bound: number) => (treatment === 'asMissingValues' ? missing : q(bound));
+    if (low !== undefined) lines.push(`if (ok && x < ${q(low)}) return ${past(low)};`);
+    if (high !== undefined) lines.push(`if (ok && x > ${q(high)}) return ${past(high)};`);
   }
   lines.push('return x;');
   return `function ${name}(raw) {\n${lines.join('\n')}\n}`;

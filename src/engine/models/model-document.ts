@@ -22,6 +22,10 @@ export interface ModelInputField {
   optype: OpType;
   /** valid values of a categorical field (from DataDictionary Value elements); absent: any value */
   values?: FieldValue[];
+  /** values that stand for a missing value (DataDictionary Value elements with property="missing") */
+  missingValues?: FieldValue[];
+  /** values that are invalid (DataDictionary Value elements with property="invalid") */
+  invalidValues?: FieldValue[];
   /** valid ranges of a continuous field (DataDictionary Interval elements); absent: any number */
   intervals?: { min?: number; max?: number; minClosed: boolean; maxClosed: boolean }[];
   /** MiningSchema treatment of a missing value: the replacement, when there is one */
@@ -29,6 +33,11 @@ export interface ModelInputField {
   /** MiningSchema treatment of an invalid value */
   invalidValueTreatment: 'returnInvalid' | 'asIs' | 'asMissing' | 'asValue';
   invalidValueReplacement?: FieldValue;
+  /**
+   * MiningSchema treatment of a valid numeric value below `low` or above `high` (absent: as is): treated as missing,
+   * or replaced by the bound it passed.
+   */
+  outliers?: { treatment: 'asMissingValues' | 'asExtremeValues'; low?: number; high?: number };
 }
 
 export interface ModelOutputField {

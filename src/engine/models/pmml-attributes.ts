@@ -95,6 +95,8 @@ const CHOICES = {
     ['returnInvalid', 'asIs', 'asMissing', 'asValue'] as const,
     'returnInvalid',
   ),
+  'MiningField.outliers': choice(['asIs', 'asMissingValues', 'asExtremeValues'] as const, 'asIs'),
+  'Value.property': choice(['valid', 'invalid', 'missing'] as const, 'valid'),
   'Apply.invalidValueTreatment': choice(['returnInvalid', 'asIs', 'asMissing'] as const, 'returnInvalid'),
   'Interval.closure': choice(['openClosed', 'openOpen', 'closedOpen', 'closedClosed'] as const, 'closedClosed'),
   'NormContinuous.outliers': choice(['asIs', 'asMissingValues', 'asExtremeValues'] as const, 'asIs'),

@@ -448,6 +448,8 @@ function readInputs(
       dataType: ModelDataType;
       optype: OpType;
       values?: FieldValue[];
+      missingValues?: FieldValue[];
+      invalidValues?: FieldValue[];
       intervals?: ModelInputField['intervals'];
     }
   >();
@@ -455,11 +457,12 @@ function readInputs(
     const fpath = `PMML.DataDictionary.DataField[${k}]`;
     const name = f.attributes.name ?? invalid(fpath, 'attribute "name" is required');
     const { dataType, optype } = fieldTypes(f, fpath, 'string');
-    // Only Value elements without a property, or with property="valid", list valid values; "invalid" and "missing" ones are refused.
-    const values = kids(f, 'Value');
-    values.forEach((v, j) => {
-      if (v.attributes.property && v.attributes.property !== 'valid')
-        unsupported(`${fpath}.Value[${j}]`, `property="${v.attributes.property}" is not supported`);
+    // Value elements list the valid values (no property, or property="valid"), and the values that stand for a
+    // missing value (property="missing") or are invalid (property="invalid").
+    const byProperty = { valid: [] as FieldValue[], missing: [] as FieldValue[], invalid: [] as FieldValue[] };
+    kids(f, 'Value').forEach((v, j) => {
+      const vpath = `${fpath}.Value[${j}]`;
+      byProperty[attribute(v, vpath, 'Value.property')].push(typed(vpath, dataType, v.attributes.value ?? ''));
     });
     const intervals = kids(f, 'Interval').map((i, j) => readInterval(i, `${fpath}.Interval[${j}]`));
     if (dataFields.has(name)) invalid(fpath, `field "${name}" is declared twice`);
@@ -467,9 +470,9 @@ function readInputs(
       name,
       dataType,
       optype,
-      ...(values.length > 0
-        ? { values: values.map((v, j) => typed(`${fpath}.Value[${j}]`, dataType, v.attributes.value ?? '')) }
-        : {}),
+      ...(byProperty.valid.length > 0 ? { values: byProperty.valid } : {}),
+      ...(byProperty.missing.length > 0 ? { missingValues: byProperty.missing } : {}),
+      ...(byProperty.invalid.length > 0 ? { invalidValues: byProperty.invalid } : {}),
       ...(intervals.length > 0 ? { intervals } : {}),
     });
   });
@@ -485,8 +488,6 @@ function readInputs(
       return;
     }
     if (usage !== 'active') return;
-    if (f.attributes.outliers !== undefined && f.attributes.outliers !== 'asIs')
-      unsupported(fpath, `outliers="${f.attributes.outliers}" is not supported`);
     const treatment = attribute(f, fpath, 'MiningField.invalidValueTreatment');
     const input: ModelInputField = {
       name,
@@ -495,7 +496,27 @@ function readInputs(
       invalidValueTreatment: treatment,
     };
     if (field.values) input.values = field.values;
+    if (field.missingValues) input.missingValues = field.missingValues;
+    if (field.invalidValues) input.invalidValues = field.invalidValues;
     if (field.intervals) input.intervals = field.intervals;
+    const outliers = attribute(f, fpath, 'MiningField.outliers');
+    if (outliers !== 'asIs') {
+      if (field.dataType === 'string' || field.dataType === 'boolean')
+        invalid(fpath, `outliers="${outliers}" applies to numeric fields; "${name}" is ${field.dataType}`);
+      const bound = (which: 'lowValue' | 'highValue') => {
+        const text = f.attributes[which];
+        if (text === undefined) return undefined;
+        const value = Number(text);
+        return Number.isFinite(value) ? value : invalid(fpath, `${which}="${text}" is not a number`);
+      };
+      const [low, high] = [bound('lowValue'), bound('highValue')];
+      if (low === undefined && high === undefined) invalid(fpath, `outliers="${outliers}" needs lowValue or highValue`);
+      input.outliers = {
+        treatment: outliers,
+        ...(low !== undefined ? { low } : {}),
+        ...(high !== undefined ? { high } : {}),
+      };
+    }
     if (f.attributes.missingValueReplacement !== undefined)
       input.missingValueReplacement = typed(fpath, field.dataType, f.attributes.missingValueReplacement);
     if (treatment === 'asValue') {

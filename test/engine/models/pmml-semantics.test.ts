@@ -445,6 +445,40 @@ describe('files the reader refuses', () => {
     ).toMatch(/PMML\.TreeModel\.Node\.SimplePredicate: field "nope" is not in the DataDictionary/);
   });
 
+  it('refuses outliers without a bound, with a bound that is no number, or on a field that is no number, naming the field', () => {
+    const withOutliers = (dictionary: string, field: string) =>
+      refuse(
+        pmml(
+          dictionary,
+          `<RegressionModel functionName="regression"><MiningSchema>${field}<MiningField name="t" usageType="target"/></MiningSchema><RegressionTable intercept="1"/></RegressionModel>`,
+        ),
+      );
+    expect(withOutliers(xy, '<MiningField name="x" outliers="asExtremeValues"/>')).toEqual({
+      kind: 'invalid',
+      message: expect.stringMatching(/MiningField\[0\]: outliers="asExtremeValues" needs lowValue or highValue/),
+    });
+    expect(withOutliers(xy, '<MiningField name="x" outliers="asMissingValues" lowValue="low"/>')).toEqual({
+      kind: 'invalid',
+      message: expect.stringMatching(/MiningField\[0\]: lowValue="low" is not a number/),
+    });
+    expect(
+      withOutliers(
+        `${xy}<DataField name="s" optype="categorical" dataType="string"/>`,
+        '<MiningField name="s" outliers="asMissingValues" lowValue="1"/>',
+      ),
+    ).toEqual({
+      kind: 'invalid',
+      message: expect.stringMatching(/outliers="asMissingValues" applies to numeric fields; "s" is string/),
+    });
+    expect(withOutliers(xy, '<MiningField name="x" outliers="sometimes" lowValue="1"/>').kind).toBe('invalid');
+    expect(
+      withOutliers(
+        '<DataField name="x" optype="continuous" dataType="double"><Value value="1" property="odd"/></DataField><DataField name="t" optype="continuous" dataType="double"/>',
+        '<MiningField name="x"/>',
+      ),
+    ).toEqual({ kind: 'invalid', message: expect.stringMatching(/DataField\[0\]\.Value\[0\].*property/) });
+  });
+
   it('refuses, as unsupported, other model types, derived fields and strategies it does not implement', () => {
     expect(refuse(pmml(xy, `<NeuralNetwork functionName="regression">${schemaXY}</NeuralNetwork>`))).toEqual({
       kind: 'unsupported',
