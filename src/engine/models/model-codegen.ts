@@ -14,6 +14,7 @@ import { modelCategories } from './model-categories.js';
 import { type FieldRead, PREDICATE_RUNTIME, truthSource } from './predicate-codegen.js';
 import { FieldLocals, NODES_PER_FUNCTION, scoreLeaf, treeFunction, treeSize, treeStatements } from './tree-codegen.js';
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
+import { NORMAL_CDF_SOURCE } from './normal-cdf.js';
 
 /**
  * A model as JavaScript for the tenant's sandbox: one generated function per model body (a tree is one function of
@@ -245,6 +246,28 @@ const fromX =
   (field) =>
     `X[${e.slot(field)}]`;
 
+/** A RegressionModel's normalization of one value `y` (PMML 4.4), as an expression; `normalCdf` names Φ. */
+function link(method: RegressionModel['normalizationMethod'], y: string, normalCdf: () => string): string {
+  switch (method) {
+    case 'none':
+    case 'simplemax':
+      return y;
+    case 'exp':
+      return `Math.exp(${y})`;
+    case 'logit':
+    case 'softmax':
+      return `1 / (1 + Math.exp(-${y}))`;
+    case 'probit':
+      return `${normalCdf()}(${y})`;
+    case 'cloglog':
+      return `1 - Math.exp(-Math.exp(${y}))`;
+    case 'loglog':
+      return `Math.exp(-Math.exp(-${y}))`;
+    case 'cauchit':
+      return `0.5 + Math.atan(${y}) / Math.PI`;
+  }
+}
+
 /** Emits the function(s) of a model body; returns the name of the one to call with X. */
 function body(e: Emitter, model: ModelBody, nodeId: string): string {
   switch (model.kind) {
@@ -294,14 +317,11 @@ function regression(e: Emitter, m: RegressionModel): string {
     for (const c of t.categorical) terms.push(`(${local.get(c.field)} === ${q(c.value)} ? ${q(c.coefficient)} : 0)`);
     lines.push(`const y${j} = ${terms.join(' + ')};`);
   });
+  let cdf: string | undefined;
+  const normalCdf = () => (cdf ??= e.constant(NORMAL_CDF_SOURCE));
   if (m.functionName === 'regression') {
-    const norm = {
-      none: 'y0',
-      exp: 'Math.exp(y0)',
-      logit: '1 / (1 + Math.exp(-y0))',
-      softmax: '1 / (1 + Math.exp(-y0))',
-      simplemax: 'y0',
-    }[m.normalizationMethod];
+    // softmax of one value is the logistic function (PMML 4.4, RegressionModel); simplemax is refused by the reader.
+    const norm = link(m.normalizationMethod === 'softmax' ? 'logit' : m.normalizationMethod, 'y0', normalCdf);
     lines.push(`return { v: ${norm}, p: null, rc: null };`);
   } else {
     const index = m.tables.map((t) => e.category(t.targetCategory!)!);
@@ -319,8 +339,9 @@ function regression(e: Emitter, m: RegressionModel): string {
       lines.push(`const t = ${ys.join(' + ')};`);
       lines.push('const p = ZEROS();', ...index.map((c, j) => `p[${c}] = y${j} / t;`));
     } else {
-      // logit and none: the last category gets what the others leave (PMML 4.4, RegressionModel).
-      const f = (j: number) => (m.normalizationMethod === 'logit' ? `1 / (1 + Math.exp(-y${j}))` : `y${j}`);
+      // logit, probit, cloglog, loglog, cauchit and none: each category but the last through the link, the last gets
+      // what the others leave (PMML 4.4, RegressionModel).
+      const f = (j: number) => link(m.normalizationMethod, `y${j}`, normalCdf);
       index.slice(0, last).forEach((_, j) => {
         lines.push(`const p${j} = ${f(j)};`);
       });

@@ -81,7 +81,7 @@ export interface RegressionTable {
 export interface RegressionModel {
   kind: 'regression';
   functionName: 'regression' | 'classification';
-  normalizationMethod: 'none' | 'softmax' | 'logit' | 'exp' | 'simplemax';
+  normalizationMethod: 'none' | 'softmax' | 'logit' | 'exp' | 'simplemax' | 'probit' | 'cloglog' | 'loglog' | 'cauchit';
   tables: RegressionTable[];
 }
 

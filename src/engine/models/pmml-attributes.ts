@@ -44,12 +44,10 @@ const CHOICES = {
   'SimplePredicate.operator': choice([...COMPARISONS, 'isMissing', 'isNotMissing'] as const, 'equal'),
   'SimpleSetPredicate.booleanOperator': choice(['isIn', 'isNotIn'] as const, 'isIn'),
   'CompoundPredicate.booleanOperator': choice(['and', 'or', 'xor', 'surrogate'] as const, 'and'),
-  'RegressionModel.normalizationMethod': choice(['none', 'softmax', 'logit', 'exp', 'simplemax'] as const, 'none', [
-    'probit',
-    'cloglog',
-    'loglog',
-    'cauchit',
-  ]),
+  'RegressionModel.normalizationMethod': choice(
+    ['none', 'softmax', 'logit', 'exp', 'simplemax', 'probit', 'cloglog', 'loglog', 'cauchit'] as const,
+    'none',
+  ),
   'TreeModel.missingValueStrategy': choice(
     ['none', 'lastPrediction', 'nullPrediction', 'defaultChild'] as const,
     'none',

@@ -166,7 +166,7 @@ function readRegression(
     invalid(path, 'a regression needs exactly one RegressionTable');
   if (functionName === 'classification' && tables.some((t) => t.targetCategory === undefined))
     invalid(path, 'every RegressionTable of a classification needs a targetCategory');
-  if (functionName === 'regression' && !['none', 'logit', 'exp', 'softmax'].includes(normalizationMethod))
+  if (functionName === 'regression' && normalizationMethod === 'simplemax')
     unsupported(path, `normalizationMethod="${normalizationMethod}" of a regression is not supported`);
   if (functionName === 'classification' && normalizationMethod === 'exp')
     unsupported(path, 'normalizationMethod="exp" of a classification is not supported');

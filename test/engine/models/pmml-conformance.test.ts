@@ -61,6 +61,7 @@ const HAND_WRITTEN = [
   'mining-model-chain',
   'mining-outliers',
   'mining-select-first',
+  'regression-links',
   'scorecard-baseline-max',
   'scorecard-points-above',
   'scorecard-reasons',

@@ -237,6 +237,43 @@ describe('RegressionModel details', () => {
     });
     expect((await score(model, [{ x: 0.5 }])).map((r) => r.t)).toEqual([1.5]);
   });
+
+  // Φ from Python's 0.5 * math.erfc(-x / math.sqrt(2)), to 17 digits.
+  const PHI = {
+    '-3': 0.0013498980316300957,
+    '-0.5': 0.3085375387259869,
+    '1.25': 0.8943502263331446,
+    '7': 0.9999999999987201,
+  };
+  it('a binary classification through probit, cloglog, loglog and cauchit: the first category by the link, the last the rest', async () => {
+    const classifier = (method: string) =>
+      readPmml(
+        pmml(
+          '<DataField name="x" optype="continuous" dataType="double"/><DataField name="t" optype="categorical" dataType="string"><Value value="yes"/><Value value="no"/></DataField>',
+          `<RegressionModel functionName="classification" normalizationMethod="${method}"><MiningSchema><MiningField name="x"/><MiningField name="t" usageType="target"/></MiningSchema>
+          <RegressionTable intercept="0" targetCategory="yes"><NumericPredictor name="x" coefficient="1"/></RegressionTable><RegressionTable intercept="0" targetCategory="no"/></RegressionModel>`,
+        ),
+      );
+    const xs = [-3, -0.5, 1.25, 7];
+    const links: Record<string, (x: number) => number> = {
+      probit: (x) => PHI[String(x) as keyof typeof PHI],
+      cloglog: (x) => 1 - Math.exp(-Math.exp(x)),
+      loglog: (x) => Math.exp(-Math.exp(-x)),
+      cauchit: (x) => 0.5 + Math.atan(x) / Math.PI,
+    };
+    for (const [method, f] of Object.entries(links)) {
+      const rows = await score(
+        classifier(method),
+        xs.map((x) => ({ x })),
+        ['probability(yes)', 'probability(no)'],
+      );
+      rows.forEach((row, k) => {
+        const yes = f(xs[k]);
+        expect([method, xs[k], row['probability(yes)']]).toEqual([method, xs[k], expect.closeTo(yes, 15)]);
+        expect(row['probability(no)']).toBeCloseTo(1 - yes, 15);
+      });
+    }
+  });
 });
 
 describe('transformations and Targets', () => {
