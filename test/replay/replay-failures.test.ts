@@ -66,6 +66,8 @@ const ended = (replayId: string) =>
 describe('a replay whose report cannot be stored', () => {
   it('ends FAILED with the reason, once, when the write breaks the connection while MySQL answers, and logs no statement', async () => {
     const finish = jest.spyOn(MySqlReplayStore.prototype, 'finish').mockRejectedValue(connectionClosedUnder());
+    // MySQL answers (the premise): the probe says so even when a loaded machine would keep `SELECT 1` past its 2 s.
+    jest.spyOn(MySqlReplayStore.prototype, 'databaseAnswers').mockResolvedValue(true);
     const started = await startReplay(t, alice, scenarioId, { candidateVersion: '1', outputs: ['doubled'] });
     expect(started.status).toBe(202);
     const replay = await ended(started.body.replayId);
