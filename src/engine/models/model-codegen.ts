@@ -14,7 +14,7 @@ import { modelCategories } from './model-categories.js';
 import { type FieldRead, PREDICATE_RUNTIME, truthSource } from './predicate-codegen.js';
 import { FieldLocals, NODES_PER_FUNCTION, scoreLeaf, treeFunction, treeSize, treeStatements } from './tree-codegen.js';
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
-import { NORMAL_CDF_SOURCE } from './normal-cdf.js';
+import { NORMAL_SOURCE } from './normal-distribution.js';
 
 /**
  * A model as JavaScript for the tenant's sandbox: one generated function per model body (a tree is one function of
@@ -246,7 +246,7 @@ const fromX =
   (field) =>
     `X[${e.slot(field)}]`;
 
-/** A RegressionModel's normalization of one value `y` (PMML 4.4), as an expression; `normalCdf` names Φ. */
+/** A RegressionModel's normalization of one value `y` (PMML 4.4), as an expression; `normalCdf` names NORMAL_SOURCE. */
 function link(method: RegressionModel['normalizationMethod'], y: string, normalCdf: () => string): string {
   switch (method) {
     case 'none':
@@ -258,7 +258,7 @@ function link(method: RegressionModel['normalizationMethod'], y: string, normalC
     case 'softmax':
       return `1 / (1 + Math.exp(-${y}))`;
     case 'probit':
-      return `${normalCdf()}(${y})`;
+      return `${normalCdf()}.cdf(${y})`;
     case 'cloglog':
       return `1 - Math.exp(-Math.exp(${y}))`;
     case 'loglog':
@@ -318,7 +318,7 @@ function regression(e: Emitter, m: RegressionModel): string {
     lines.push(`const y${j} = ${terms.join(' + ')};`);
   });
   let cdf: string | undefined;
-  const normalCdf = () => (cdf ??= e.constant(NORMAL_CDF_SOURCE));
+  const normalCdf = () => (cdf ??= e.constant(NORMAL_SOURCE));
   if (m.functionName === 'regression') {
     // softmax of one value is the logistic function (PMML 4.4, RegressionModel); simplemax is refused by the reader.
     const norm = link(m.normalizationMethod === 'softmax' ? 'logit' : m.normalizationMethod, 'y0', normalCdf);

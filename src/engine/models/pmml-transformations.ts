@@ -14,8 +14,11 @@ const EXPRESSIONS = ['Constant', 'FieldRef', 'NormContinuous', 'NormDiscrete', '
 /** Built-in functions by how many arguments they take: [fewest, most], then the functions. */
 const ARITIES: [number, number, string[]][] = [
   [1, 1, ['log10', 'ln', 'sqrt', 'abs', 'exp', 'floor', 'ceil', 'round', 'isMissing', 'isNotMissing', 'not']],
+  [1, 1, ['ln1p', 'expm1', 'rint', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh']],
+  [1, 1, ['erf', 'stdNormalCDF', 'stdNormalPDF']],
   [1, 1, ['uppercase', 'lowercase', 'trimBlanks']],
-  [2, 2, ['+', '-', '*', '/', 'pow', 'threshold']],
+  [2, 2, ['+', '-', '*', '/', 'pow', 'threshold', 'modulo', 'atan2', 'hypot']],
+  [3, 3, ['normalCDF', 'normalPDF']],
   [2, 2, ['equal', 'notEqual', 'lessThan', 'lessOrEqual', 'greaterThan', 'greaterOrEqual']],
   [1, Infinity, ['min', 'max', 'sum', 'avg', 'concat']],
   [2, Infinity, ['and', 'or', 'isIn', 'isNotIn']],

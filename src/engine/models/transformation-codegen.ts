@@ -1,4 +1,5 @@
 import type { DerivedField, Expression, FieldValue, ModelDataType, TargetSpec } from './model-document.js';
+import { NORMAL_SOURCE } from './normal-distribution.js';
 
 /**
  * The generated JavaScript of PMML expressions (derived fields, transformedValue outputs) and of Targets, for
@@ -20,7 +21,8 @@ interface CodeSink {
 }
 
 /** Helpers of the expressions, emitted once per model that has any. */
-const RUNTIME = `function NORMC(x, o, n, out, mm) {
+const RUNTIME = `const NORMAL = ${NORMAL_SOURCE};
+function NORMC(x, o, n, out, mm) {
   if (x === null) return mm;
   if (typeof x !== "number") return null;
   const last = o.length - 1;
@@ -83,6 +85,29 @@ const NUMERIC: Record<string, (a: string[]) => string> = {
   ceil: (a) => `Math.ceil(${a[0]})`,
   // Java's Math.round, as PMML's reference implementations: halves go up (-2.5 → -2), which JavaScript's Math.round also does
   round: (a) => `Math.round(${a[0]})`,
+  ln1p: (a) => `Math.log1p(${a[0]})`,
+  expm1: (a) => `Math.expm1(${a[0]})`,
+  // to the nearest integer, halves to the even one (Java's Math.rint, as PMML's reference implementations)
+  rint: (a) => `(Math.abs(${a[0]} % 1) === 0.5 ? 2 * Math.round(${a[0]} / 2) : Math.round(${a[0]}))`,
+  // PMML 4.4: the result has the sign of the divisor (x − y·floor(x / y))
+  modulo: (a) => `${a[0]} - ${a[1]} * Math.floor(${a[0]} / ${a[1]})`,
+  sin: (a) => `Math.sin(${a[0]})`,
+  cos: (a) => `Math.cos(${a[0]})`,
+  tan: (a) => `Math.tan(${a[0]})`,
+  asin: (a) => `Math.asin(${a[0]})`,
+  acos: (a) => `Math.acos(${a[0]})`,
+  atan: (a) => `Math.atan(${a[0]})`,
+  sinh: (a) => `Math.sinh(${a[0]})`,
+  cosh: (a) => `Math.cosh(${a[0]})`,
+  tanh: (a) => `Math.tanh(${a[0]})`,
+  atan2: (a) => `Math.atan2(${a[0]}, ${a[1]})`,
+  hypot: (a) => `Math.hypot(${a[0]}, ${a[1]})`,
+  erf: (a) => `NORMAL.erf(${a[0]})`,
+  stdNormalCDF: (a) => `NORMAL.cdf(${a[0]})`,
+  stdNormalPDF: (a) => `NORMAL.pdf(${a[0]})`,
+  // (x, mean, standard deviation)
+  normalCDF: (a) => `NORMAL.cdf((${a[0]} - ${a[1]}) / ${a[2]})`,
+  normalPDF: (a) => `NORMAL.pdf((${a[0]} - ${a[1]}) / ${a[2]}) / ${a[2]}`,
 };
 
 const OTHER: Record<string, (a: string[]) => string> = {

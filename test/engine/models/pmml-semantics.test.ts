@@ -287,6 +287,40 @@ describe('transformations and Targets', () => {
     );
   const ln = (treatment: string) => derived(`<Apply function="ln"${treatment}><FieldRef field="x"/></Apply>`);
 
+  // Expected values from Python's math module (round() halves to even, as rint; erf, erfc).
+  it.each<[string, string, number[], number]>([
+    ['ln1p', 'x', [1e-10], 9.999999999500001e-11],
+    ['ln1p', 'x', [2.5], 1.252762968495368],
+    ['expm1', 'x', [1e-10], 1.00000000005e-10],
+    ['expm1', 'x', [-0.7], -0.5034146962085905],
+    ['rint', 'x', [2.5], 2],
+    ['rint', 'x', [-3.5], -4],
+    ['rint', 'x', [1.4], 1],
+    ['modulo', 'x,y', [-7, 3], 2],
+    ['modulo', 'x,y', [7, -3], -2],
+    ['modulo', 'x,y', [5.5, 2], 1.5],
+    ['atan2', 'x,y', [1, -2], 2.677945044588987],
+    ['hypot', 'x,y', [3, 4], 5],
+    ['tanh', 'x', [0.3], 0.2913126124515909],
+    ['erf', 'x', [1e-9], 1.1283791670955127e-9],
+    ['erf', 'x', [0.5], 0.5204998778130465],
+    ['erf', 'x', [-2.5], -0.999593047982555],
+    ['erf', 'x', [3.2], 0.9999939742388483],
+    ['stdNormalCDF', 'x', [-1.7], 0.044565462758543076],
+    ['stdNormalCDF', 'x', [0.2], 0.579259709439103],
+    ['stdNormalPDF', 'x', [0.8], 0.28969155276148273],
+    ['normalCDF', 'x,y,15', [110, 100], 0.7475074624530771],
+    ['normalPDF', 'x,y,15', [110, 100], 0.02129653370149015],
+  ])('Apply %s(%s) of %j is %d', async (fn, args, values, expected) => {
+    const refs = args
+      .split(',')
+      .map((a) => (/^\d/.test(a) ? `<Constant dataType="double">${a}</Constant>` : `<FieldRef field="${a}"/>`));
+    const [x, y] = values;
+    const [row] = await score(derived(`<Apply function="${fn}">${refs.join('')}</Apply>`), [{ x, y: y ?? 0 }]);
+    const scale = Math.max(Math.abs(expected), Number.MIN_VALUE);
+    expect(Math.abs((row.t as number) - expected) / scale).toBeLessThan(1e-13);
+  });
+
   it('fails the run with MODEL_INPUT_INVALID naming the derived field when a function result is invalid under returnInvalid (the default)', async () => {
     await expect(score(ln(''), [{ x: -1 }])).rejects.toMatchObject({
       code: 'MODEL_INPUT_INVALID',
