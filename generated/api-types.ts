@@ -889,7 +889,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the splits of a scenario
+         * @description The scenario’s champion/challenger splits, newest first (at most 100), without their reports (getSplit gives a split with its report): at most one is RUNNING. Owners and admins, as the other scenario operations: 404 SCENARIO_NOT_FOUND for an unknown scenario, 403 for another user’s. See the [live tests guide](/docs/guides/live-tests).
+         */
+        get: operations["listSplits"];
         put?: never;
         /**
          * Split live traffic between the champion and challengers
@@ -2700,6 +2704,33 @@ export interface components {
             /** Format: date-time */
             endedAt: string | null;
             report: components["schemas"]["SplitReport"];
+        };
+        /** @description A champion/challenger split without its report. */
+        SplitSummary: {
+            splitId: string;
+            scenarioId: string;
+            championVersion: string;
+            arms: components["schemas"]["SplitArm"][];
+            stickyBy: string | null;
+            decisionOutput: string;
+            /**
+             * @description RUNNING: live runs are split; ENDED (endSplit, promoteSplit or a deploy): every run goes to the champion, the report is frozen.
+             * @enum {string}
+             */
+            state: "RUNNING" | "ENDED";
+            endedReason: string | null;
+            /** @description The deployed version promoteSplit created. */
+            promotedVersion: string | null;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            endedBy: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+        };
+        SplitList: {
+            /** @description The scenario’s splits, newest first (at most 100). */
+            splits: components["schemas"]["SplitSummary"][];
         };
     };
     responses: {
@@ -7805,6 +7836,82 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSplits: {
+        parameters: {
+            query: {
+                /**
+                 * @description The access-control context (AccessControlContext): who asks and whose scenarios are addressed. `{}` means the token's user acting on their own scenarios, and because serialisers write an empty object as nothing at all (openapi-fetch, Swagger UI), a request without `context` (or with `context=`) is read as `{}`.
+                 *
+                 *     Encodings accepted: deepObject fields, e.g. `context[actors][resourceOwner][username]=alice` (nested to any depth, as qs-style serialisers write them; a field holding JSON text of an object, as Swagger UI sends nested objects, is read as that object. OpenAPI 3.1 defines deepObject for one level only: openapi-fetch and @hey-api/openapi-ts refuse the nested users of a context, and clients that write objects with `String()` send `[object Object]`, which is read as `{}` for users who are not admins (every context of theirs means the same) and refused (400) for admins, whose context may have named another owner; to name users, send the JSON form below through a query serializer, as the [scenario management guide](/docs/guides/scenario-management) shows); or the whole context as URL-encoded JSON, e.g. `context=%7B%22actors%22%3A%7B%22requester%22%3A%7B%22username%22%3A%22alice%22%7D%7D%7D` for `{"actors":{"requester":{"username":"alice"}}}`. Not both in one request (400).
+                 *
+                 *     Rules: `actors.requester`, when given, must be the token's user (else 403 CONTEXT_MISMATCH); naming another resource owner (`actors.resourceOwner`, `resourceOwnerOrRequester`) is for admins only (else 403 FORBIDDEN; an unknown user is 404); users are named by `id` or `username`. The pre-1.9 shape `{"requester":…,"owner":…}` is still accepted.
+                 * @example {}
+                 */
+                context: components["parameters"]["Context"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Scenario id (the `scenarioId` of versions and import outcomes). Ids are decimal strings issued by this service; one that is not ours is treated as unknown (404).
+                 * @example 1
+                 */
+                id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The splits. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "splits": [
+                     *         {
+                     *           "splitId": "0193a8f2-7a10-7c3e-8d4f-1b2c3d4e5f62",
+                     *           "scenarioId": "1",
+                     *           "championVersion": "1",
+                     *           "arms": [
+                     *             {
+                     *               "version": "1",
+                     *               "champion": true,
+                     *               "percent": 90
+                     *             },
+                     *             {
+                     *               "version": "develop",
+                     *               "champion": false,
+                     *               "percent": 10
+                     *             }
+                     *           ],
+                     *           "stickyBy": "customerId",
+                     *           "decisionOutput": "decision",
+                     *           "state": "RUNNING",
+                     *           "endedReason": null,
+                     *           "promotedVersion": null,
+                     *           "createdBy": "demo",
+                     *           "createdAt": "2026-11-27T03:56:35.549Z",
+                     *           "endedBy": null,
+                     *           "endedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SplitList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

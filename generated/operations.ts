@@ -441,6 +441,15 @@ export interface OperationContracts {
     replies:
       | { status: 200; contentType?: 'application/json'; body: operations['startShadow']['responses'][200]['content']['application/json'] };
   };
+  listSplits: {
+    params: NonNullable<operations['listSplits']['parameters']['path']>;
+    query: NonNullable<operations['listSplits']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['listSplits']['responses'][200]['content']['application/json'] };
+  };
   createSplit: {
     params: NonNullable<operations['createSplit']['parameters']['path']>;
     query: NonNullable<operations['createSplit']['parameters']['query']>;

@@ -61,6 +61,7 @@ export const routes = [
   { operationId: 'getShadow', method: 'get', path: '/api/scenario/{id}/shadows/{shadowId}', expressPath: '/api/scenario/:id/shadows/:shadowId', security: ['bearerAuth'] },
   { operationId: 'stopShadow', method: 'post', path: '/api/scenario/{id}/shadows/{shadowId}/stop', expressPath: '/api/scenario/:id/shadows/:shadowId/stop', security: ['bearerAuth'] },
   { operationId: 'startShadow', method: 'post', path: '/api/scenario/{id}/shadows/{shadowId}/start', expressPath: '/api/scenario/:id/shadows/:shadowId/start', security: ['bearerAuth'] },
+  { operationId: 'listSplits', method: 'get', path: '/api/scenario/{id}/splits', expressPath: '/api/scenario/:id/splits', security: ['bearerAuth'] },
   { operationId: 'createSplit', method: 'post', path: '/api/scenario/{id}/splits', expressPath: '/api/scenario/:id/splits', security: ['bearerAuth'] },
   { operationId: 'getSplit', method: 'get', path: '/api/scenario/{id}/splits/{splitId}', expressPath: '/api/scenario/:id/splits/:splitId', security: ['bearerAuth'] },
   { operationId: 'promoteSplit', method: 'post', path: '/api/scenario/{id}/splits/{splitId}/promote', expressPath: '/api/scenario/:id/splits/:splitId/promote', security: ['bearerAuth'] },

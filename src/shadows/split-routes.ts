@@ -2,11 +2,15 @@ import type { OperationHandlers } from '../http/operation-handler.js';
 import type { ScenarioScopedHandlers } from '../scenarios/scenario-answers.js';
 import type { SplitService } from './split-service.js';
 
-export type SplitHandlers = Pick<OperationHandlers, 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit'>;
+export type SplitHandlers = Pick<
+  OperationHandlers,
+  'listSplits' | 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit'
+>;
 
 /** HTTP in/out of the split operations; the rules live in SplitService. Requests reach here validated by the spec. */
 export const createSplitHandlers: ScenarioScopedHandlers<SplitService, SplitHandlers> = (splits, answer) => {
   return {
+    listSplits: answer(200, (actor, { params }) => splits.list(actor, params.id)),
     createSplit: answer(201, (actor, { user, params, body }) =>
       splits.create({ actor, createdBy: user.username, scenarioId: params.id, request: body }),
     ),

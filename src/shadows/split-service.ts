@@ -14,6 +14,10 @@ import type { MySqlSplitStore } from './split-store.js';
 
 type SplitRequestDto = components['schemas']['SplitRequest'];
 type SplitDto = components['schemas']['Split'];
+type SplitSummaryDto = components['schemas']['SplitSummary'];
+
+/** Splits listSplits answers, newest first. */
+const LIST_LIMIT = 100;
 
 /** What promote needs of the scenarios feature: deploy a document as the next version (ScenarioService.deployDocument). */
 export interface ChallengerDeploys {
@@ -96,6 +100,11 @@ export class SplitService implements DeployListener {
     return this.withReport(await this.found(scenario, id));
   }
 
+  async list(actor: ScenarioActor, scenarioId: string): Promise<{ splits: SplitSummaryDto[] }> {
+    const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
+    return { splits: (await this.parts.store.list(scenario.id, LIST_LIMIT)).map(summaryOf) };
+  }
+
   async get(actor: ScenarioActor, scenarioId: string, splitId: string): Promise<SplitDto> {
     const scenario = await this.parts.scenarios.accessible(actor, scenarioId);
     return this.withReport(await this.found(scenario, splitId));
@@ -162,30 +171,34 @@ export class SplitService implements DeployListener {
   }
 
   private async withReport(split: SplitRecord): Promise<SplitDto> {
-    return {
-      splitId: split.id,
-      scenarioId: String(split.scenarioId),
-      championVersion: split.championVersion,
-      arms: [
-        {
-          version: split.championVersion,
-          champion: true,
-          percent: 100 - split.challengers.reduce((sum, arm) => sum + arm.percent, 0),
-        },
-        ...split.challengers.map((arm) => ({ version: arm.version, champion: false, percent: arm.percent })),
-      ],
-      stickyBy: split.stickyBy,
-      decisionOutput: split.decisionOutput,
-      state: split.state,
-      endedReason: split.endedReason,
-      promotedVersion: split.promotedVersion,
-      createdBy: split.createdBy,
-      createdAt: split.createdAt.toISOString(),
-      endedBy: split.endedBy,
-      endedAt: split.endedAt?.toISOString() ?? null,
-      report: await this.parts.reports.report(split),
-    };
+    return { ...summaryOf(split), report: await this.parts.reports.report(split) };
   }
+}
+
+/** A split as the API shows it, without its report. */
+function summaryOf(split: SplitRecord): SplitSummaryDto {
+  return {
+    splitId: split.id,
+    scenarioId: String(split.scenarioId),
+    championVersion: split.championVersion,
+    arms: [
+      {
+        version: split.championVersion,
+        champion: true,
+        percent: 100 - split.challengers.reduce((sum, arm) => sum + arm.percent, 0),
+      },
+      ...split.challengers.map((arm) => ({ version: arm.version, champion: false, percent: arm.percent })),
+    ],
+    stickyBy: split.stickyBy,
+    decisionOutput: split.decisionOutput,
+    state: split.state,
+    endedReason: split.endedReason,
+    promotedVersion: split.promotedVersion,
+    createdBy: split.createdBy,
+    createdAt: split.createdAt.toISOString(),
+    endedBy: split.endedBy,
+    endedAt: split.endedAt?.toISOString() ?? null,
+  };
 }
 
 /** What the split service is built from: the live-test parts, and the deploys a promoted challenger goes through. */

@@ -61,6 +61,19 @@ export class MySqlSplitStore extends LiveTestStore<SplitRunRow, StoredSplitRun> 
     return row ? splitOf(row) : undefined;
   }
 
+  /** The scenario's splits, newest first, at most `limit`. */
+  async list(scenarioId: number, limit: number): Promise<SplitRecord[]> {
+    const rows = await this.db('splits')
+      .where({ scenario_id: scenarioId })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .select(COLUMNS);
+    return (rows as SplitRow[]).map(splitOf);
+  }
+
   /** The challengers' documents as the split runs them (promote deploys one). */
   async documents(id: string): Promise<unknown[]> {
     const row = await this.db('splits').where({ id }).first('arm_documents');

@@ -83,6 +83,12 @@ describe('the contract kit against a service that keeps the contract', () => {
     if (!report.passed) throw new Error(formatReport(report));
     expect(report.rows.every((row) => row.result === 'PASS')).toBe(true);
     const statuses = Object.fromEntries(report.rows.map((row) => [row.operationId, row.statuses]));
+    // Every operation on its success path, its body checked: not only its 401 probe.
+    expect(
+      report.rows
+        .filter((row) => !row.statuses.some((status) => status >= 200 && status < 300))
+        .map((row) => row.operationId),
+    ).toEqual([]);
     expect(statuses.importScenarios).toContain(200);
     expect(statuses.deployScenario).toContain(204);
     expect(statuses.getAsyncScoreResult).toContain(200);

@@ -248,6 +248,16 @@ describe('promote and end', () => {
       endedReason: 'version 2 was deployed as champion',
     });
     for (let a = 0; a < 10; a += 1) expect((await score('ended', { a: 2 * a })).body.version).toBe('2');
+
+    // listSplits: both, newest first, without reports.
+    const listed = await request(t.app).get(`/api/scenario/${scenarioId}/splits`).set(bearer(alice));
+    expect(listed.status).toBe(200);
+    expect(listed.body.splits.map((s: { splitId: string; state: string }) => [s.splitId, s.state])).toEqual([
+      [next.splitId, 'ENDED'],
+      [split.splitId, 'ENDED'],
+    ]);
+    expect(listed.body.splits[1]).toMatchObject({ endedBy: alice.username, championVersion: '1' });
+    expect(listed.body.splits[0]).not.toHaveProperty('report');
   });
 
   it('refuses shares of 100 % or more, an unknown version, the champion as a challenger', async () => {
@@ -333,6 +343,18 @@ describe('who may', () => {
     const elsewhere = await getSplit(alice, other, split.splitId);
     expect([elsewhere.status, elsewhere.body.code]).toEqual([404, 'SPLIT_NOT_FOUND']);
     expect((await request(t.app).get(`/api/scenario/${scenarioId}/splits/${split.splitId}`)).status).toBe(401);
+    const list = (user: TestUser | undefined, id: string) =>
+      user
+        ? request(t.app).get(`/api/scenario/${id}/splits`).set(bearer(user))
+        : request(t.app).get(`/api/scenario/${id}/splits`);
+    expect((await list(bob, scenarioId)).status).toBe(403);
+    expect((await list(undefined, scenarioId)).status).toBe(401);
+    const unknown = await list(alice, '999999999');
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'SCENARIO_NOT_FOUND']);
+    expect((await list(admin, scenarioId)).body.splits.map((s: { splitId: string }) => s.splitId)).toEqual([
+      split.splitId,
+    ]);
+    expect((await list(alice, other)).body.splits).toEqual([]);
     expect((await getSplit(admin, scenarioId, split.splitId)).status).toBe(200);
     expect((await end(admin, scenarioId, split.splitId)).body).toMatchObject({
       state: 'ENDED',

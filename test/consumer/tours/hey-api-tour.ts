@@ -54,6 +54,7 @@ import {
   listScenarios,
   listScenarioVersions,
   listShadows,
+  listSplits,
   loadCollectionData,
   openScenario,
   promoteSplit,
@@ -725,6 +726,16 @@ const passed = await runTour('@hey-api/openapi-ts (fetch client)', [
         `status ${response.status}, ${JSON.stringify(data)}`,
       );
       splitId = data.splitId;
+    },
+  ],
+  [
+    'listSplits: find it in the list',
+    async () => {
+      const { data, response } = await listSplits({ path: { id: need(scenarioId, 'scenario') }, query: { context } });
+      check(
+        response.status === 200 && data !== undefined && data.splits.some((split) => split.splitId === splitId),
+        `status ${response.status}`,
+      );
     },
   ],
   [

@@ -713,6 +713,18 @@ const passed = await runTour('openapi-typescript + openapi-fetch', [
     },
   ],
   [
+    'listSplits: find it in the list',
+    async () => {
+      const { data, response } = await management.GET('/api/scenario/{id}/splits', {
+        params: { path: { id: need(scenarioId, 'scenario') }, query: { context } },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.splits.some((split) => split.splitId === splitId),
+        `status ${response.status}`,
+      );
+    },
+  ],
+  [
     'getSplit: score four applicants, then read the report per arm until it counts them',
     async () => {
       const path = { id: need(scenarioId, 'scenario'), splitId: need(splitId, 'split') };

@@ -56,6 +56,7 @@ import {
   listScenarios,
   listScenarioVersions,
   listShadows,
+  listSplits,
   loadCollectionData,
   openScenario,
   promoteSplit,
@@ -652,6 +653,13 @@ const passed = await runTour('orval (axios functions)', [
         `status ${status}, ${JSON.stringify(data)}`,
       );
       splitId = data.splitId;
+    },
+  ],
+  [
+    'listSplits: find it in the list',
+    async () => {
+      const { data, status } = await listSplits(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.splits.some((split) => split.splitId === splitId), `status ${status}`);
     },
   ],
   [

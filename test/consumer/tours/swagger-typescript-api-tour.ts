@@ -626,6 +626,13 @@ const passed = await runTour('swagger-typescript-api (Api class, fetch)', [
     },
   ],
   [
+    'listSplits: find it in the list',
+    async () => {
+      const { data, status } = await api.listSplits(need(scenarioId, 'scenario'), { context });
+      check(status === 200 && data.splits.some((split) => split.splitId === splitId), `status ${status}`);
+    },
+  ],
+  [
     'getSplit: score four applicants, then read the report per arm until it counts them',
     async () => {
       const id = need(scenarioId, 'scenario');
