@@ -9,9 +9,12 @@ import type { JsonObject, ServedSpec } from './served-spec.js';
  * `contract-<run>` and `contract_<run>`: import, open, inputs, debug, validate, save a test case, deploy,
  * versions, copy and rename, export (JSON and YAML), score synchronously (both token transports),
  * asynchronously and in a batch (status, an element's result, the results in every declared media type),
- * load a collection and read it, then delete the collection. The
- * interface has no operation that deletes a scenario, so the run's three scenarios stay, under the
- * user whose tokens ran the kit (use a dedicated user for contract tests).
+ * load a collection and read it, then delete the collection; the decision records and replays of those runs (one
+ * replay read until it finished, one cancelled); a shadow and a champion/challenger split of the scenario (the
+ * challenger promoted); and a model of its own (`contract-<run>`), uploaded, read, downloaded and deleted. Each
+ * operation the served spec has beyond the interface is exercised only when it is served. The interface has no
+ * operation that deletes a scenario, so the run's scenarios stay, under the user whose tokens ran the kit (use a
+ * dedicated user for contract tests).
  */
 
 export interface WriteOptions {
@@ -104,7 +107,9 @@ export async function runWriteChecks(
     if (scenarioId !== null) {
       await executionTour(client, options, name);
       await recordsTour(client, options, scenarioId);
+      await liveTestsTour(client, options, scenarioId);
     }
+    await modelsTour(client, `contract-${run}`);
   } finally {
     await collectionTour(client, collection, written);
   }
@@ -138,6 +143,16 @@ async function scenarioTour(
   }
   written.scenarios.push(name);
   const path = { id: String(scenarioId) };
+  if (client.has('listScenarios')) {
+    const listed = await client.call('listScenarios', {
+      label: "the caller's scenarios",
+      credential: 'bearer',
+      query: { context, limit: 100 },
+      expect: [200],
+    });
+    if (listed.ok && !JSON.stringify(listed.body).includes(`"${name}"`))
+      client.fail('listScenarios', "the caller's scenarios", `the first page does not list the new scenario ${name}`);
+  }
   const opened = await client.call('openScenario', {
     label: 'the imported scenario',
     credential: 'bearer',
@@ -368,12 +383,179 @@ async function recordsTour(client: ContractClient, options: WriteOptions, scenar
         `the replay is ${String(field(finished, 'state'))} after ${options.timeoutMs} ms`,
       );
   }
+  if (client.has('cancelReplay')) {
+    // Cancelled as soon as it is accepted: 200 while it is QUEUED or RUNNING, 409 once a worker has finished it.
+    const second = await client.call('startReplay', {
+      label: 'a second replay, to cancel',
+      credential: 'bearer',
+      path,
+      query: { context },
+      body: { json: { candidateVersion: '1', outputs: ['doubled'], limit: 10 } },
+      expect: [202],
+    });
+    const secondId = field(second, 'replayId');
+    if (typeof secondId === 'string')
+      await client.call('cancelReplay', {
+        label: 'the second replay, cancelled',
+        credential: 'bearer',
+        path: { id: scenarioId, replayId: secondId },
+        query: { context },
+        expect: [200, 409],
+      });
+  }
   await client.call('listReplays', {
     label: 'its replays',
     credential: 'bearer',
     path,
     query: { context },
     expect: [200],
+  });
+}
+
+/**
+ * Live tests of the deployed scenario: its development version as a shadow (attached, listed, read, stopped and
+ * started), then as a challenger on 10 % of live traffic (listed, read, promoted: the scenario's next deployed
+ * version, which ends the shadow too), and the split's end answered as it is.
+ */
+async function liveTestsTour(client: ContractClient, options: WriteOptions, scenarioId: string): Promise<void> {
+  if (!client.has('attachShadow') || !client.has('createSplit')) return;
+  const { context } = options;
+  const path = { id: scenarioId };
+  const attached = await client.call('attachShadow', {
+    label: 'the development version as a shadow',
+    credential: 'bearer',
+    path,
+    query: { context },
+    body: { json: { version: 'develop', sampleRate: 1, outputs: ['doubled'] } },
+    expect: [201],
+  });
+  const shadowId = field(attached, 'shadowId');
+  await client.call('listShadows', {
+    label: 'its shadows',
+    credential: 'bearer',
+    path,
+    query: { context },
+    expect: [200],
+  });
+  if (typeof shadowId === 'string') {
+    const shadowPath = { id: scenarioId, shadowId };
+    await client.call('getShadow', {
+      label: 'the shadow and its report',
+      credential: 'bearer',
+      path: shadowPath,
+      query: { context },
+      expect: [200],
+    });
+    await client.call('stopShadow', {
+      label: 'stopped',
+      credential: 'bearer',
+      path: shadowPath,
+      query: { context },
+      expect: [200],
+    });
+    await client.call('startShadow', {
+      label: 'started again',
+      credential: 'bearer',
+      path: shadowPath,
+      query: { context },
+      expect: [200],
+    });
+  }
+  const created = await client.call('createSplit', {
+    label: 'the development version on 10 % of live traffic',
+    credential: 'bearer',
+    path,
+    query: { context },
+    body: { json: { challengers: [{ version: 'develop', percent: 10 }], decisionOutput: 'doubled' } },
+    expect: [201],
+  });
+  const splitId = field(created, 'splitId');
+  if (client.has('listSplits'))
+    await client.call('listSplits', {
+      label: 'its splits',
+      credential: 'bearer',
+      path,
+      query: { context },
+      expect: [200],
+    });
+  if (typeof splitId !== 'string') return;
+  const splitPath = { id: scenarioId, splitId };
+  await client.call('getSplit', {
+    label: 'the split and its report per arm',
+    credential: 'bearer',
+    path: splitPath,
+    query: { context },
+    expect: [200],
+  });
+  await client.call('promoteSplit', {
+    label: 'the challenger promoted (deployed as the next version)',
+    credential: 'bearer',
+    path: splitPath,
+    query: { context },
+    body: { json: { version: 'develop' } },
+    expect: [200],
+  });
+  await client.call('endSplit', {
+    label: 'the ended split, answered as it is',
+    credential: 'bearer',
+    path: splitPath,
+    query: { context },
+    expect: [200],
+  });
+}
+
+/** A one-field PMML regression: what the models tour uploads. */
+const CONTRACT_MODEL = `<?xml version="1.0" encoding="UTF-8"?>
+<PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4">
+  <Header description="Uploaded by the contract test kit (scoring-contract --write); safe to delete."/>
+  <DataDictionary numberOfFields="2">
+    <DataField name="a" optype="continuous" dataType="double"/>
+    <DataField name="doubled" optype="continuous" dataType="double"/>
+  </DataDictionary>
+  <RegressionModel functionName="regression">
+    <MiningSchema>
+      <MiningField name="a"/>
+      <MiningField name="doubled" usageType="predicted"/>
+    </MiningSchema>
+    <RegressionTable intercept="0"><NumericPredictor name="a" coefficient="2"/></RegressionTable>
+  </RegressionModel>
+</PMML>
+`;
+
+/** The model registry: a model of the run's own, uploaded, listed, read, downloaded, then its version deleted. */
+async function modelsTour(client: ContractClient, model: string): Promise<void> {
+  if (!client.has('uploadModelVersion')) return;
+  const path = { name: model };
+  const uploaded = await client.call('uploadModelVersion', {
+    label: 'a PMML regression, version 1',
+    credential: 'bearer',
+    path,
+    body: {
+      multipart: { field: 'file', fileName: `${model}.pmml`, contentType: 'application/xml', content: CONTRACT_MODEL },
+    },
+    expect: [201],
+  });
+  if (!uploaded.ok) return;
+  await client.call('listModels', { label: 'the models', credential: 'bearer', expect: [200] });
+  await client.call('getModel', { label: 'the model and its versions', credential: 'bearer', path, expect: [200] });
+  const version = { name: model, version: String(field(uploaded, 'version') ?? 1) };
+  await client.call('getModelVersion', {
+    label: 'the version, with its fields',
+    credential: 'bearer',
+    path: version,
+    expect: [200],
+  });
+  await client.call('downloadModelVersion', {
+    label: 'the file as uploaded',
+    credential: 'bearer',
+    path: version,
+    expect: [200],
+  });
+  await client.call('deleteModelVersion', {
+    label: 'the version, deleted',
+    credential: 'bearer',
+    path: version,
+    expect: [204],
   });
 }
 
