@@ -738,6 +738,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/models/{name}/versions/{version}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score a model version on sample input
+         * @description Scores the version on the sample, as debugScenario runs a scenario: where a scenario's MODEL node runs it (PMML in the owner's sandbox, ONNX in an engine host), with the same limits and the same input treatment (missing and invalid values as the model's MiningSchema says; an invalid value under `returnInvalid` is 422 `RUN_FAILED` whose message names the field, as in debugScenario). The body maps model input fields (ModelVersion `inputs`) to values; a field left out is missing, a key that is no input field is 400. Models belong to the token's user: another user's are 404. Nothing is stored. See the [models guide](/docs/guides/models).
+         */
+        post: operations["testModelVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/batch": {
         parameters: {
             query?: never;
@@ -2479,6 +2499,19 @@ export interface components {
             createdAt: string;
             inputs: components["schemas"]["ModelField"][];
             outputs: components["schemas"]["ModelOutput"][];
+        };
+        /** @description A model version scored on sample input (testModelVersion). */
+        ModelTestResult: {
+            name: components["schemas"]["ModelName"];
+            version: number;
+            /** @description Each model input field with the value the sample gave it (null: missing; the model's missing and invalid value treatment then applies, as in a scenario). */
+            inputs: {
+                [key: string]: unknown;
+            };
+            /** @description Each output field of the model (ModelVersion `outputs`) with its value; null when the model predicts nothing (a missing input without replacement). */
+            outputs: {
+                [key: string]: unknown;
+            };
         };
         ModelVersionSummary: {
             version: number;
@@ -7098,6 +7131,78 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    testModelVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model's name (ModelName).
+                 * @example credit-risk
+                 */
+                name: components["parameters"]["ModelName"];
+                /**
+                 * @description A version number, or `latest` (the newest).
+                 * @example latest
+                 */
+                version: components["parameters"]["ModelVersion"];
+            };
+            cookie?: never;
+        };
+        /** @description Model input field → value. Without a body every input is missing. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "age": 34,
+                 *       "housing": "RENT",
+                 *       "income": 52000
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The sample's inputs and the model's outputs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "credit-risk",
+                     *       "version": 1,
+                     *       "inputs": {
+                     *         "age": 34,
+                     *         "housing": "RENT",
+                     *         "income": 52000
+                     *       },
+                     *       "outputs": {
+                     *         "score": 580,
+                     *         "reason1": "HOUSING",
+                     *         "reason2": "AGE",
+                     *         "reason3": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];

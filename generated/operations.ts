@@ -369,6 +369,15 @@ export interface OperationContracts {
       | { status: 200; contentType: 'application/xml'; body: operations['downloadModelVersion']['responses'][200]['content']['application/xml'] | AsyncIterable<operations['downloadModelVersion']['responses'][200]['content']['application/xml']> }
       | { status: 200; contentType: 'application/octet-stream'; body: Uint8Array };
   };
+  testModelVersion: {
+    params: NonNullable<operations['testModelVersion']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: NonNullable<operations['testModelVersion']['requestBody']>['content']['application/json'] | undefined;
+    uploads: never;
+    replies:
+      | { status: 200; contentType?: 'application/json'; body: operations['testModelVersion']['responses'][200]['content']['application/json'] };
+  };
   listBatches: {
     params: Record<string, never>;
     query: NonNullable<operations['listBatches']['parameters']['query']>;

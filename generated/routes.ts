@@ -53,6 +53,7 @@ export const routes = [
   { operationId: 'getModelVersion', method: 'get', path: '/api/models/{name}/versions/{version}', expressPath: '/api/models/:name/versions/:version', security: ['bearerAuth'] },
   { operationId: 'deleteModelVersion', method: 'delete', path: '/api/models/{name}/versions/{version}', expressPath: '/api/models/:name/versions/:version', security: ['bearerAuth'] },
   { operationId: 'downloadModelVersion', method: 'get', path: '/api/models/{name}/versions/{version}/file', expressPath: '/api/models/:name/versions/:version/file', security: ['bearerAuth'] },
+  { operationId: 'testModelVersion', method: 'post', path: '/api/models/{name}/versions/{version}/test', expressPath: '/api/models/:name/versions/:version/test', security: ['bearerAuth'] },
   { operationId: 'listBatches', method: 'get', path: '/api/batch', expressPath: '/api/batch', security: ['scoreTokenHeader', 'scoreTokenQuery'] },
   { operationId: 'cancelReplay', method: 'post', path: '/api/scenario/{id}/replays/{replayId}/cancel', expressPath: '/api/scenario/:id/replays/:replayId/cancel', security: ['bearerAuth'] },
   { operationId: 'listScenarios', method: 'get', path: '/api/scenario', expressPath: '/api/scenario', security: ['bearerAuth'] },

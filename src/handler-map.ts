@@ -29,7 +29,7 @@ function createHandlerMap(services: Services): OperationHandlers {
     ...createStatisticsHandlers(services.statistics.service, answer),
     ...createRecordsHandlers(services.records.service, answer),
     ...createReplayHandlers(services.replay.service, answer),
-    ...createModelHandlers({ models: services.models }),
+    ...createModelHandlers({ models: services.models, tester: services.modelTester }),
     ...createShadowHandlers(services.shadows.service, answer),
     ...createSplitHandlers(services.shadows.splits, answer),
   };

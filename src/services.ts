@@ -27,6 +27,7 @@ import { ScenarioService } from './scenarios/scenario-service.js';
 import { DeployedModelReferences } from './scenarios/deployed-model-references.js';
 import { ModelResolver } from './models/model-documents.js';
 import { ModelService } from './models/model-service.js';
+import { ModelTester } from './models/model-tester.js';
 import { MySqlModelStore } from './models/model-store.js';
 import { MySqlScenarioStore } from './scenarios/scenario-store.js';
 import { createStatistics, type Statistics } from './statistics/statistics-module.js';
@@ -80,6 +81,8 @@ export interface Services {
   yamlParser: YamlBodyParser;
   // ── models ──
   models: ModelService;
+  /** testModelVersion: a version scored on sample input, in the engine. */
+  modelTester: ModelTester;
   /** Resolves the models of MODEL nodes into documents before they are compiled. */
   modelDocuments: ModelResolver;
 }
@@ -261,6 +264,7 @@ export async function createServices(config: AppConfig, logger: Logger): Promise
     shadows,
     yamlParser,
     models,
+    modelTester: new ModelTester(models, modelDocuments, engine),
     modelDocuments,
   };
 }

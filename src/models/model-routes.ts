@@ -1,6 +1,7 @@
 import { BadRequestError } from '../errors/bad-request-error.js';
 import type { OperationHandlers } from '../http/operation-handler.js';
 import type { ModelService } from './model-service.js';
+import type { ModelTester } from './model-tester.js';
 
 export type ModelOperation =
   | 'listModels'
@@ -8,7 +9,8 @@ export type ModelOperation =
   | 'uploadModelVersion'
   | 'getModelVersion'
   | 'downloadModelVersion'
-  | 'deleteModelVersion';
+  | 'deleteModelVersion'
+  | 'testModelVersion';
 
 /** `latest` or a number (the spec's pattern has checked it). */
 function versionOf(raw: string): number | 'latest' {
@@ -18,11 +20,12 @@ function versionOf(raw: string): number | 'latest' {
 /** What the model handlers need. */
 export interface ModelHandlerDeps {
   models: ModelService;
+  tester: ModelTester;
 }
 
 /** HTTP in/out of the model registry; the rules live in ModelService. Models belong to the token's user. */
 export function createModelHandlers(services: ModelHandlerDeps): Pick<OperationHandlers, ModelOperation> {
-  const { models } = services;
+  const { models, tester } = services;
   return {
     async listModels({ user }) {
       return { status: 200, body: await models.list(user.id) };
@@ -51,6 +54,11 @@ export function createModelHandlers(services: ModelHandlerDeps): Pick<OperationH
       const { format, bytes } = await models.file(user.id, params.name, versionOf(params.version));
       if (format === 'ONNX') return { status: 200, contentType: 'application/octet-stream', body: bytes };
       return { status: 200, contentType: 'application/xml', body: bytes.toString('utf8') };
+    },
+
+    async testModelVersion({ user, params, body }) {
+      const sample = (body ?? {}) as Record<string, unknown>;
+      return { status: 200, body: await tester.test(user.id, params.name, versionOf(params.version), sample) };
     },
 
     async deleteModelVersion({ user, params }) {

@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => testApp.close());
 
 describe('the contract', () => {
-  it('serves an OpenAPI 3.1.0 document with all 52 operations at /openapi.json', async () => {
+  it('serves an OpenAPI 3.1.0 document with all 53 operations at /openapi.json', async () => {
     const response = await request(testApp.app).get('/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
@@ -36,7 +36,7 @@ describe('the contract', () => {
     const operations = Object.values(response.body.paths as Record<string, object>).flatMap((item) =>
       Object.keys(item),
     );
-    expect(operations).toHaveLength(52);
+    expect(operations).toHaveLength(53);
   });
 
   it('serves the interactive view at /docs', async () => {

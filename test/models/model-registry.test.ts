@@ -86,6 +86,36 @@ describe('model registry', () => {
     expect(file.text).toBe(LOGISTIC.toString('utf8'));
   });
 
+  it('testModelVersion scores a version on sample input, as a MODEL node does, and stores nothing', async () => {
+    const name = uniqueModel('tried');
+    await upload(user, name, SCORECARD).expect(201);
+    const tried = (version: string, body?: object, who = user) => {
+      const call = request(t.app).post(`/api/models/${name}/versions/${version}/test`).set(bearer(who));
+      return body === undefined ? call : call.send(body);
+    };
+    const scored = await tried('latest', { age: 34, housing: 'RENT', income: 52000 });
+    expect(scored.status).toBe(200);
+    expect(scored.body).toMatchObject({ name, version: 1, inputs: { age: 34, housing: 'RENT', income: 52000 } });
+    expect(Object.keys(scored.body.outputs)).toEqual(['score', 'reason1', 'reason2', 'reason3']);
+    expect(typeof scored.body.outputs.score).toBe('number');
+    // The same as the version read by number; without a body every input is missing.
+    expect((await tried('1', { age: 34, housing: 'RENT', income: 52000 })).body.outputs).toEqual(scored.body.outputs);
+    const empty = await tried('1');
+    expect([empty.status, empty.body.inputs]).toEqual([200, { age: null, housing: null, income: null }]);
+    // A key that is no input of the model: 400 naming it.
+    const typo = await tried('1', { agee: 34 });
+    expect([typo.status, typo.body.code, typo.body.details[0].path]).toEqual([400, 'VALIDATION_FAILED', 'body.agee']);
+    // Another user's model, an unknown version: 404.
+    expect((await tried('1', {}, await t.newUser())).body.code).toBe('MODEL_NOT_FOUND');
+    expect((await tried('9', {})).status).toBe(404);
+    // No bearer: 401.
+    expect((await request(t.app).post(`/api/models/${name}/versions/1/test`).send({})).status).toBe(401);
+    // An invalid value under returnInvalid (income is a number): 422 naming the field.
+    const invalid = await tried('1', { age: 34, housing: 'RENT', income: 'lots' });
+    expect([invalid.status, invalid.body.code]).toEqual([422, 'RUN_FAILED']);
+    expect(invalid.body.message).toContain('model input "income"');
+  });
+
   it('keeps models per owner: another user gets 404 MODEL_NOT_FOUND', async () => {
     const name = uniqueModel('mine');
     await upload(user, name, LOGISTIC).expect(201);

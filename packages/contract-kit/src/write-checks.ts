@@ -522,7 +522,7 @@ const CONTRACT_MODEL = `<?xml version="1.0" encoding="UTF-8"?>
 </PMML>
 `;
 
-/** The model registry: a model of the run's own, uploaded, listed, read, downloaded, then its version deleted. */
+/** The model registry: a model of the run's own, uploaded, listed, read, scored on a sample, downloaded, then its version deleted. */
 async function modelsTour(client: ContractClient, model: string): Promise<void> {
   if (!client.has('uploadModelVersion')) return;
   const path = { name: model };
@@ -545,6 +545,21 @@ async function modelsTour(client: ContractClient, model: string): Promise<void> 
     path: version,
     expect: [200],
   });
+  if (client.has('testModelVersion')) {
+    const tried = await client.call('testModelVersion', {
+      label: 'the version scored on a sample',
+      credential: 'bearer',
+      path: version,
+      body: { json: { a: 21 } },
+      expect: [200],
+    });
+    if (tried.ok && field(tried, 'outputs', 'doubled') !== 42)
+      client.fail(
+        'testModelVersion',
+        'the version scored on a sample',
+        `doubled is ${String(field(tried, 'outputs', 'doubled'))}, not 42`,
+      );
+  }
   await client.call('downloadModelVersion', {
     label: 'the file as uploaded',
     credential: 'bearer',

@@ -67,6 +67,7 @@ import {
   submitBatch,
   updateRecordingSettings,
   updateScenarioTestCase,
+  testModelVersion,
   uploadModelVersion,
   validateScenario,
 } from '../generated/hey-api/sdk.gen.js';
@@ -901,6 +902,19 @@ const passed = await runTour('@hey-api/openapi-ts (fetch client)', [
         path: { name: model, version: need(modelVersion, 'model version') },
       });
       check(response.status === 200 && data !== undefined && data.inputs.length > 0, `status ${response.status}`);
+    },
+  ],
+  [
+    'testModelVersion: score the version on a sample applicant',
+    async () => {
+      const { data, response } = await testModelVersion({
+        path: { name: model, version: 'latest' },
+        body: { age: 46, income: 100717, debt_ratio: 0.66, months_employed: 411, employment: 'EMPLOYED' },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.outputs.decision === 'good',
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
     },
   ],
   [

@@ -898,6 +898,19 @@ const passed = await runTour('openapi-typescript + openapi-fetch', [
     },
   ],
   [
+    'testModelVersion: score the version on a sample applicant',
+    async () => {
+      const { data, response } = await management.POST('/api/models/{name}/versions/{version}/test', {
+        params: { path: { name: model, version: 'latest' } },
+        body: { age: 46, income: 100717, debt_ratio: 0.66, months_employed: 411, employment: 'EMPLOYED' },
+      });
+      check(
+        response.status === 200 && data !== undefined && data.outputs.decision === 'good',
+        `status ${response.status}, ${JSON.stringify(data)}`,
+      );
+    },
+  ],
+  [
     'downloadModelVersion: download the file (parseAs text)',
     async () => {
       const { data, response } = await management.GET('/api/models/{name}/versions/{version}/file', {

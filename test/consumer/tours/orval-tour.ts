@@ -69,6 +69,7 @@ import {
   submitBatch,
   updateRecordingSettings,
   updateScenarioTestCase,
+  testModelVersion,
   uploadModelVersion,
   validateScenario,
   type RecordingSettings,
@@ -794,6 +795,19 @@ const passed = await runTour('orval (axios functions)', [
     async () => {
       const { data, status } = await getModelVersion(model, need(modelVersion, 'model version'));
       check(status === 200 && data.inputs.length > 0, `status ${status}`);
+    },
+  ],
+  [
+    'testModelVersion: score the version on a sample applicant',
+    async () => {
+      const { data, status } = await testModelVersion(model, 'latest', {
+        age: 46,
+        income: 100717,
+        debt_ratio: 0.66,
+        months_employed: 411,
+        employment: 'EMPLOYED',
+      });
+      check(status === 200 && data.outputs.decision === 'good', `status ${status}, ${JSON.stringify(data)}`);
     },
   ],
   [

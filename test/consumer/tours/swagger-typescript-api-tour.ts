@@ -772,6 +772,19 @@ const passed = await runTour('swagger-typescript-api (Api class, fetch)', [
     },
   ],
   [
+    'testModelVersion: score the version on a sample applicant',
+    async () => {
+      const { data, status } = await api.testModelVersion(model, 'latest', {
+        age: 46,
+        income: 100717,
+        debt_ratio: 0.66,
+        months_employed: 411,
+        employment: 'EMPLOYED',
+      });
+      check(status === 200 && data.outputs.decision === 'good', `status ${status}, ${JSON.stringify(data)}`);
+    },
+  ],
+  [
     'downloadModelVersion: download the file (read with text())',
     async () => {
       const response = await api.downloadModelVersion(model, need(modelVersion, 'model version'));
