@@ -21,17 +21,7 @@ export class ShadowRunWriter extends BufferedRunWriter<ShadowRun> {
     options: ShadowRunWriterOptions,
     logger: Logger,
   ) {
-    super(
-      (runs) => {
-        const started = performance.now();
-        const writing = store.insertRuns(runs);
-        options.onWriteMs(performance.now() - started);
-        return writing;
-      },
-      options,
-      logger,
-      'shadow runs',
-    );
+    super((runs) => store.insertRuns(runs, options.onWriteMs), options, logger, 'shadow runs');
   }
 
   skip(shadowId: string): void {
