@@ -4,7 +4,7 @@ import type { ShadowRun } from './shadow.js';
 import type { MySqlShadowStore } from './shadow-store.js';
 
 export interface ShadowRunWriterOptions extends RunWriterOptions {
-  /** The API-side time of each write (building its statements): charged to the shadows' budget. */
+  /** The API-side time of building each statement that writes the runs: charged to the shadows' budget. */
   onWriteMs: (ms: number) => void;
 }
 
