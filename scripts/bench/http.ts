@@ -31,7 +31,8 @@
  * only, for profiling one of them; `shadow` (never run by default) measures sync scoring with one shadow at 100 %
  * sampling against the same scenario without one, BENCH_SHADOW_PAIRS pairs (default 10) of
  * BENCH_SHADOW_SECONDS (default 3) alternating (docs/live-tests.md); with SHADOW_ENGINE_SHARE=0 in the
- * environment (handed to the API process) every shadow run is skipped: the budget-exhausted figure; the goals of the parts left out are not printed. BENCH_NODE_ARGS (space-separated,
+ * environment (handed to the API process) every shadow run is skipped: the budget-exhausted figure; BENCH_SHADOW_SIDE=with
+ * (or without) loads that side alone, its pairs' worth of time, and prints its CPU per answer (for a profile of one side); the goals of the parts left out are not printed. BENCH_NODE_ARGS (space-separated,
  * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the API and worker processes. BENCH_PHASES=1
  * runs them at LOG_LEVEL=debug and prints where the measured batch's time went (their 'batch submitted'
  * and 'batch chunk done' lines). BENCH_MODEL=onnx measures, in place of the reference credit scenario, a scenario
@@ -73,6 +74,7 @@ const ONLY_SYNC = process.env.BENCH_ONLY === 'sync';
 const ONLY_SHADOW = process.env.BENCH_ONLY === 'shadow';
 const SHADOW_PAIRS = Number(process.env.BENCH_SHADOW_PAIRS ?? 10);
 const SHADOW_SECONDS = Number(process.env.BENCH_SHADOW_SECONDS ?? 3);
+const SHADOW_SIDE = (['with', 'without'] as const).find((side) => side === process.env.BENCH_SHADOW_SIDE);
 /** Runs of sync scoring with metrics on, and as many with them off, for the ratio. */
 const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 3);
 const SYNC_SECONDS = Number(process.env.BENCH_SYNC_SECONDS ?? 10);
@@ -809,6 +811,8 @@ async function main(): Promise<void> {
       const runs: Record<'without' | 'with', CannonResult[]> = { without: [], with: [] };
       for (let pair = 0; pair < SHADOW_PAIRS; pair += 1) {
         for (const side of pair % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const)) {
+          // BENCH_SHADOW_SIDE (profiling): one side only, so a profile of the API process is of that side alone.
+          if (SHADOW_SIDE && side !== SHADOW_SIDE) continue;
           runs[side].push(
             await cannon(API_PORT, user.scoreToken, body, api.pid, {
               scenario: scenarioOf[side],
@@ -818,36 +822,44 @@ async function main(): Promise<void> {
         }
       }
       await sleep(1500);
-      const [{ stored }] = await db('shadow_runs').where({ shadow_id: shadowId }).count({ stored: '*' });
-      const { skipped } = (await db('shadows').where({ id: shadowId }).first('skipped')) as { skipped: number };
-      const answered = runs.with.reduce((sum, run) => sum + run.ok, 0) + 0;
-      const middle = (values: number[]) => percentile(values, 50);
-      const rpsRatio = middle(runs.with.map((run, pair) => run.rps / runs.without[pair].rps));
-      const p99Ratio = middle(runs.with.map((run, pair) => run.p99 / Math.max(runs.without[pair].p99, 1)));
-      const share = process.env.SHADOW_ENGINE_SHARE ?? 'default (0.25)';
-      report(
-        `sync score with one shadow at 100 % (SHADOW_ENGINE_SHARE ${share}; ${SHADOW_PAIRS} pairs of ${SHADOW_SECONDS} s): with ${runs.with.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.with.map((run) => fixed(run.p99, 0)).join(', ')} ms); without ${runs.without.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.without.map((run) => fixed(run.p99, 0)).join(', ')} ms)`,
-      );
-      report(
-        `  shadow runs stored ${Number(stored)}, skipped ${Number(skipped)} (budget or in flight), for the ${answered} shadowed answers autocannon counted (warm-up not included)`,
-      );
-      // Where a shadow's cost lands: the API process (its event loop: capture, hand-off, rows) and its engine hosts.
-      const [without, withShadow] = [mean(runs.without), mean(runs.with)];
-      report(
-        `  API process CPU per answered request: ${fixed(without.cpuMicros, 0)} µs without, ${fixed(withShadow.cpuMicros, 0)} µs with (main thread ${fixed(without.mainCpuMicros, 0)} → ${fixed(withShadow.mainCpuMicros, 0)} µs); engine hosts ${fixed(without.hostCpuMicros, 0)} → ${fixed(withShadow.hostCpuMicros, 0)} µs; MariaDB ${fixed(without.dbCpuMicros, 0)} → ${fixed(withShadow.dbCpuMicros, 0)} µs`,
-      );
-      const exhausted = process.env.SHADOW_ENGINE_SHARE === '0';
-      goal(
-        `sync score with a shadow at 100 % ≥ ${exhausted ? 95 : 85} % of without (median of pairs)`,
-        `${fixed(100 * rpsRatio)} %`,
-        rpsRatio >= (exhausted ? 0.95 : 0.85) && runs.with.every((run) => run.non2xx === 0),
-      );
-      if (!exhausted)
-        goal(
-          'sync score p99 with a shadow ≤ 1.2× without (median of pairs)',
-          `${fixed(p99Ratio, 2)}×`,
-          p99Ratio <= 1.2,
+      if (SHADOW_SIDE) {
+        const [{ stored }] = await db('shadow_runs').where({ shadow_id: shadowId }).count({ stored: '*' });
+        const only = mean(runs[SHADOW_SIDE]);
+        report(
+          `sync score, ${SHADOW_SIDE} the shadow only (BENCH_SHADOW_SIDE): ${runs[SHADOW_SIDE].map((run) => fixed(run.rps, 0)).join(', ')} req/s; API process CPU per answered request ${fixed(only.cpuMicros, 0)} µs (main thread ${fixed(only.mainCpuMicros, 0)} µs), engine hosts ${fixed(only.hostCpuMicros, 0)} µs, MariaDB ${fixed(only.dbCpuMicros, 0)} µs; ${runs[SHADOW_SIDE].reduce((sum, run) => sum + run.ok, 0)} answers, ${Number(stored)} shadow runs stored`,
         );
+      } else {
+        const [{ stored }] = await db('shadow_runs').where({ shadow_id: shadowId }).count({ stored: '*' });
+        const { skipped } = (await db('shadows').where({ id: shadowId }).first('skipped')) as { skipped: number };
+        const answered = runs.with.reduce((sum, run) => sum + run.ok, 0) + 0;
+        const middle = (values: number[]) => percentile(values, 50);
+        const rpsRatio = middle(runs.with.map((run, pair) => run.rps / runs.without[pair].rps));
+        const p99Ratio = middle(runs.with.map((run, pair) => run.p99 / Math.max(runs.without[pair].p99, 1)));
+        const share = process.env.SHADOW_ENGINE_SHARE ?? 'default (0.25)';
+        report(
+          `sync score with one shadow at 100 % (SHADOW_ENGINE_SHARE ${share}; ${SHADOW_PAIRS} pairs of ${SHADOW_SECONDS} s): with ${runs.with.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.with.map((run) => fixed(run.p99, 0)).join(', ')} ms); without ${runs.without.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.without.map((run) => fixed(run.p99, 0)).join(', ')} ms)`,
+        );
+        report(
+          `  shadow runs stored ${Number(stored)}, skipped ${Number(skipped)} (budget or in flight), for the ${answered} shadowed answers autocannon counted (warm-up not included)`,
+        );
+        // Where a shadow's cost lands: the API process (its event loop: capture, hand-off, rows) and its engine hosts.
+        const [without, withShadow] = [mean(runs.without), mean(runs.with)];
+        report(
+          `  API process CPU per answered request: ${fixed(without.cpuMicros, 0)} µs without, ${fixed(withShadow.cpuMicros, 0)} µs with (main thread ${fixed(without.mainCpuMicros, 0)} → ${fixed(withShadow.mainCpuMicros, 0)} µs); engine hosts ${fixed(without.hostCpuMicros, 0)} → ${fixed(withShadow.hostCpuMicros, 0)} µs; MariaDB ${fixed(without.dbCpuMicros, 0)} → ${fixed(withShadow.dbCpuMicros, 0)} µs`,
+        );
+        const exhausted = process.env.SHADOW_ENGINE_SHARE === '0';
+        goal(
+          `sync score with a shadow at 100 % ≥ ${exhausted ? 95 : 85} % of without (median of pairs)`,
+          `${fixed(100 * rpsRatio)} %`,
+          rpsRatio >= (exhausted ? 0.95 : 0.85) && runs.with.every((run) => run.non2xx === 0),
+        );
+        if (!exhausted)
+          goal(
+            'sync score p99 with a shadow ≤ 1.2× without (median of pairs)',
+            `${fixed(p99Ratio, 2)}×`,
+            p99Ratio <= 1.2,
+          );
+      }
     }
     if (ONLY_SYNC || ONLY_SHADOW) {
       api.kill('SIGTERM');

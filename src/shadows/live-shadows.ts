@@ -83,7 +83,9 @@ export class LiveShadows implements RunShadows {
 
   sample(deployed: DeployedScenario): SampledShadows | undefined {
     const shadows = this.cache.peek(deployed.scenarioId);
-    if (shadows === undefined) return undefined;
+    if (shadows === undefined || shadows.length === 0) return undefined;
+    // Sampling, skipping and counting are shadow work too: charged as the rest (ADR 0028).
+    const started = performance.now();
     let picked: LiveShadow[] | undefined;
     for (const shadow of shadows) {
       // A shadow runs beside the champion it was attached to only (a deploy ends it: docs/live-tests.md).
@@ -98,7 +100,9 @@ export class LiveShadows implements RunShadows {
       picked ??= [];
       picked.push(shadow);
     }
-    return picked && new ShadowedRun(this, picked);
+    const sampled = picked && new ShadowedRun(this, picked);
+    this.budget.charge(performance.now() - started);
+    return sampled;
   }
 
   /** A change made in this process (attach, stop, start, a deploy) applies at once here: the scenario's shadows are read again now. */

@@ -4,7 +4,7 @@ import type { ShadowRun } from './shadow.js';
 import type { MySqlShadowStore } from './shadow-store.js';
 
 export interface ShadowRunWriterOptions extends RunWriterOptions {
-  /** The API-side time of each write (building its statements): charged to the shadows' budget. */
+  /** The API-side time of building each statement that writes the runs: charged to the shadows' budget. */
   onWriteMs: (ms: number) => void;
 }
 
@@ -21,17 +21,7 @@ export class ShadowRunWriter extends BufferedRunWriter<ShadowRun> {
     options: ShadowRunWriterOptions,
     logger: Logger,
   ) {
-    super(
-      (runs) => {
-        const started = performance.now();
-        const writing = store.insertRuns(runs);
-        options.onWriteMs(performance.now() - started);
-        return writing;
-      },
-      options,
-      logger,
-      'shadow runs',
-    );
+    super((runs) => store.insertRuns(runs, options.onWriteMs), options, logger, 'shadow runs');
   }
 
   skip(shadowId: string): void {

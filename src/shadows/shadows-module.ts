@@ -75,10 +75,16 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
   const models = deps.modelDocuments ?? NO_MODELS;
 
   const store = new MySqlShadowStore(deps.db, deps.scenarioLocks);
+  let pool: ReturnType<ScenarioEngine['poolStats']> = null;
   const budget = new ShadowBudget({
     share: deps.config.engineShare,
     maxInFlight: deps.config.maxInFlight,
-    engineMs: () => deps.engine.poolStats()?.crossingMs ?? 0,
+    engineMs: () => {
+      pool = deps.engine.poolStats();
+      return pool?.crossingMs ?? 0;
+    },
+    // Read right after engineMs (ShadowBudget reads both at once): the same copy of the pool's counters.
+    background: () => (pool ? { ms: pool.backgroundMs, items: pool.backgroundItems } : { ms: 0, items: 0 }),
   });
   const writer = new ShadowRunWriter(
     store,

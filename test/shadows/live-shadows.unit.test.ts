@@ -107,9 +107,27 @@ describe('the live path of shadows, what the budget is charged', () => {
   };
 
   it('charges the API process’s own time for a shadow run, not only its sandbox time', async () => {
-    const { store, inserted } = fakeStore();
-    // A frozen clock and no engine time spent: the bucket holds only what it started with (1 µs).
-    const budget = new ShadowBudget({ share: 0.000_001, maxInFlight: 10, engineMs: () => 0, now: () => 0 });
+    const { store, inserted } = fakeStore({
+      insertRuns: async (...args: never[]) => {
+        const [runs, onBuilt] = args as unknown as [ShadowRun[], (ms: number) => void];
+        inserted.push(...runs);
+        onBuilt(0.5);
+      },
+    });
+    // A frozen clock and no engine time spent: the bucket holds only what it started with (100 ms).
+    const budget = new ShadowBudget({ share: 1, maxInFlight: 10, engineMs: () => 0, now: () => 0 });
+    const charged: number[] = [];
+    const finished: number[] = [];
+    const charge = budget.charge.bind(budget);
+    const finish = budget.finish.bind(budget);
+    budget.charge = (ms) => {
+      charged.push(ms);
+      charge(ms);
+    };
+    budget.finish = (id, ms) => {
+      finished.push(ms);
+      finish(id, ms);
+    };
     const writer = new ShadowRunWriter(
       store,
       { flushMs: 10_000, maxBuffered: 10, onDropped: () => undefined, onWriteMs: (ms) => budget.charge(ms) },
@@ -127,14 +145,23 @@ describe('the live path of shadows, what the budget is charged', () => {
     await live.reload(deployed.scenarioId);
     const sampled = live.sample(deployed);
     expect(sampled).toBeDefined();
+    // The sampling itself is charged.
+    expect(charged).toHaveLength(1);
     sampled?.championFinished(champion);
     // Started on a later turn, never in the champion's.
     expect(run).not.toHaveBeenCalled();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(run).toHaveBeenCalledTimes(1);
+    // The hand-over turn is charged, and the run's ending though the engine measured no sandbox time.
+    expect(charged).toHaveLength(2);
+    expect(finished).toHaveLength(1);
+    expect(finished[0]).toBeGreaterThan(0);
     await writer.flush();
     expect(inserted.map((row) => JSON.parse(row.shadow))).toEqual([{ result: { out: 2 }, error: null }]);
-    // The hand-over, the run's ending and its row's write cost this process time: the next one is skipped.
+    // And the building of the statement that writes its row.
+    expect(charged.slice(2)).toEqual([0.5]);
+    // What was charged is gone from the bucket: with all of it charged again, the next run is skipped.
+    budget.charge(100);
     expect(live.sample(deployed)).toBeUndefined();
     expect(counted.skips).toEqual(['budget']);
   });

@@ -146,6 +146,12 @@ export interface PoolStats {
   crossings: number;
   items: number;
   crossingMs: number;
+  /**
+   * This process's own time for background messages (ms): building and sending them, taking in their answers; and
+   * the items sent in them. The shadows' budget charges it (docs/adr/0028-shadow-costs-charged-in-full.md).
+   */
+  backgroundMs: number;
+  backgroundItems: number;
   /** Hosts that died (aborted, killed from outside, or killed by their watchdog). */
   hostDeaths: number;
   /** Hosts replaced for any reason, deaths included. */
@@ -209,6 +215,8 @@ export class EnginePool {
     crossings: 0,
     items: 0,
     crossingMs: 0,
+    backgroundMs: 0,
+    backgroundItems: 0,
     hostDeaths: 0,
     replacedHosts: 0,
     crashedItems: 0,
@@ -480,6 +488,7 @@ export class EnginePool {
   }
 
   private dispatch(slot: Slot, owner: number, lane: RunLane, items: Pending[]): void {
+    const started = lane === 'background' ? performance.now() : 0;
     const seq = ++this.seq;
     const sources: ([number, string] | [number, string, [string, string][]])[] = [];
     const pids: number[] = new Array(items.length);
@@ -505,6 +514,10 @@ export class EnginePool {
     this.counters.messages++;
     this.send(slot, { t: 'run', seq, owner, sources, pids, items: texts, budgets });
     this.startWatchdog();
+    if (lane === 'background') {
+      this.counters.backgroundMs += performance.now() - started;
+      this.counters.backgroundItems += items.length;
+    }
   }
 
   private onMessage(slot: Slot, msg: HostMessage): void {
@@ -518,6 +531,7 @@ export class EnginePool {
     }
     const flight = slot.flights[0];
     if (!flight || msg.seq !== flight.seq) return;
+    const started = flight.lane === 'background' ? performance.now() : 0;
     for (const out of msg.outs) this.resolveOutputs(flight, out);
     for (const failed of msg.fails) {
       if (flight.answered[failed.i]) continue;
@@ -535,6 +549,7 @@ export class EnginePool {
         });
       this.lanes[flight.lane].requeue(flight.owner, again, true);
     }
+    if (started > 0) this.counters.backgroundMs += performance.now() - started;
     if (msg.done) {
       this.finish(slot, flight, 'The engine host skipped this item');
       if (slot.flights.length === 0) {
