@@ -164,6 +164,11 @@ const WATCHDOG_EVERY_MS = 250;
 const UNRESPONSIVE_MS = 30_000;
 /** Messages a host may hold at once: the next batch waits in its channel, so caller and host overlap. */
 const PIPELINE_DEPTH = 2;
+/**
+ * A tenant's queue is split into messages of at least this many items (when it holds twice as many): below it, a
+ * message's own cost (tens of µs on each side of the channel) outweighs what overlapping caller and host gains.
+ */
+const MIN_SPLIT_BATCH = 16;
 const STDERR_TAIL = 2048;
 /** Where hosts note the message they start: memory-backed where there is /dev/shm. */
 const STARTED_FILES_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
@@ -395,7 +400,10 @@ export class EnginePool {
     if (this.closed) return;
     this.pumpQuarantine();
     while (this.idle.length > 0 && this.pending() > 0) {
-      const next = this.take((owner) => !this.crashes.isQuarantined(owner));
+      const next = this.take(
+        (owner) => !this.crashes.isQuarantined(owner),
+        (owner, lane, queued) => this.batchSize(owner, lane, queued),
+      );
       if (!next) break;
       if (next.lane === 'background') this.backgroundHeld++;
       this.dispatch(this.pickHost(next.owner), next.owner, next.lane, next.items);
@@ -409,7 +417,7 @@ export class EnginePool {
       if (this.crashes.isQuarantined(owner) || this.earlierLaneWaiting(lane)) continue;
       const scheduler = this.lanes[lane];
       if (scheduler.othersWaiting(owner)) continue;
-      const items = scheduler.takeMore(owner);
+      const items = scheduler.takeMore(owner, this.batchSize(owner, lane, scheduler.queuedOf(owner)));
       if (items) this.dispatch(slot, owner, lane, items);
     }
   }
@@ -429,13 +437,35 @@ export class EnginePool {
   }
 
   /** A batch for a free host from the first lane with work it may take (background work never on the last host free of it). */
-  private take(eligible: (owner: number) => boolean): { lane: RunLane; owner: number; items: Pending[] } | null {
+  private take(
+    eligible: (owner: number) => boolean,
+    sizeFor?: (owner: number, lane: RunLane, queued: number) => number,
+  ): { lane: RunLane; owner: number; items: Pending[] } | null {
     for (const lane of LANES) {
       if (lane === 'background' && this.backgroundHeld >= this.maxBackgroundHosts) continue;
-      const batch = this.lanes[lane].take(eligible);
+      const batch = this.lanes[lane].take(eligible, sizeFor && ((owner, queued) => sizeFor(owner, lane, queued)));
       if (batch) return { lane, ...batch };
     }
     return null;
+  }
+
+  /**
+   * How many of `owner`'s `queued` items of `lane` the next message takes: the queue spread evenly over the messages
+   * the tenant may still put in flight in that lane (free hosts it may take, and room in the channels of the hosts
+   * it holds for that lane, PIPELINE_DEPTH each). So 256 runs in flight on two hosts go as four messages of 64, and a
+   * host always has the tenant's next message waiting while the caller builds the one after, instead of two messages
+   * of 128 that leave each host idle while the caller answers and resubmits their runs. Never below MIN_SPLIT_BATCH
+   * (fewer queued than twice that go as one message, as before), never above maxBatch (the scheduler's cap).
+   */
+  private batchSize(owner: number, lane: RunLane, queued: number): number {
+    if (queued < 2 * MIN_SPLIT_BATCH) return queued;
+    let room = Math.max(0, Math.min(this.holds.cap - this.holds.count(owner), this.idle.length)) * PIPELINE_DEPTH;
+    for (const slot of this.slots) {
+      const flights = slot.flights;
+      if (flights.length > 0 && flights[0].owner === owner && flights[0].lane === lane && !slot.retiring)
+        room += Math.max(0, PIPELINE_DEPTH - flights.length);
+    }
+    return Math.max(MIN_SPLIT_BATCH, Math.ceil(queued / Math.max(1, room)));
   }
 
   /** Whether a lane served before `lane` has work queued. */
