@@ -45,7 +45,7 @@ export interface ScenarioEngineOptions {
 }
 
 type Step =
-  | { s: 'end'; node: number; result: Record<string, unknown>; trace: TraceEntry[] | null; seed: number }
+  | { s: 'end'; result: Record<string, unknown>; trace?: TraceEntry[] }
   | {
       s: 'pause';
       node: number;

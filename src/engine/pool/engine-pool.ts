@@ -170,6 +170,11 @@ const WATCHDOG_EVERY_MS = 250;
 const UNRESPONSIVE_MS = 30_000;
 /** Messages a host may hold at once: the next batch waits in its channel, so caller and host overlap. */
 const PIPELINE_DEPTH = 2;
+/**
+ * A tenant's queue is split into messages of at least this many items (when it holds twice as many): below it, a
+ * message's own cost (tens of µs on each side of the channel) outweighs what overlapping caller and host gains.
+ */
+const MIN_SPLIT_BATCH = 16;
 const STDERR_TAIL = 2048;
 /** Where hosts note the message they start: memory-backed where there is /dev/shm. */
 const STARTED_FILES_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
@@ -204,8 +209,11 @@ export class EnginePool {
   /** The host quarantined tenants' items run on, started when first needed. */
   private quarantineSlot: Slot | null = null;
   private readonly crashes: CrashRecord;
-  /** The host that last ran a tenant (its isolate is warm there). */
-  private readonly affinity = new Map<number, Slot>();
+  /**
+   * The hosts that last ran each tenant, most recent first, as many as it may hold (its isolates are warm there);
+   * tenants least recently given a new host first.
+   */
+  private readonly affinity = new Map<number, Slot[]>();
   private seq = 0;
   private pumpQueued = false;
   private closed = false;
@@ -403,7 +411,10 @@ export class EnginePool {
     if (this.closed) return;
     this.pumpQuarantine();
     while (this.idle.length > 0 && this.pending() > 0) {
-      const next = this.take((owner) => !this.crashes.isQuarantined(owner));
+      const next = this.take(
+        (owner) => !this.crashes.isQuarantined(owner),
+        (owner, lane, queued) => this.batchSize(owner, lane, queued),
+      );
       if (!next) break;
       if (next.lane === 'background') this.backgroundHeld++;
       this.dispatch(this.pickHost(next.owner), next.owner, next.lane, next.items);
@@ -417,7 +428,7 @@ export class EnginePool {
       if (this.crashes.isQuarantined(owner) || this.earlierLaneWaiting(lane)) continue;
       const scheduler = this.lanes[lane];
       if (scheduler.othersWaiting(owner)) continue;
-      const items = scheduler.takeMore(owner);
+      const items = scheduler.takeMore(owner, this.batchSize(owner, lane, scheduler.queuedOf(owner)));
       if (items) this.dispatch(slot, owner, lane, items);
     }
   }
@@ -437,13 +448,35 @@ export class EnginePool {
   }
 
   /** A batch for a free host from the first lane with work it may take (background work never on the last host free of it). */
-  private take(eligible: (owner: number) => boolean): { lane: RunLane; owner: number; items: Pending[] } | null {
+  private take(
+    eligible: (owner: number) => boolean,
+    sizeFor?: (owner: number, lane: RunLane, queued: number) => number,
+  ): { lane: RunLane; owner: number; items: Pending[] } | null {
     for (const lane of LANES) {
       if (lane === 'background' && this.backgroundHeld >= this.maxBackgroundHosts) continue;
-      const batch = this.lanes[lane].take(eligible);
+      const batch = this.lanes[lane].take(eligible, sizeFor && ((owner, queued) => sizeFor(owner, lane, queued)));
       if (batch) return { lane, ...batch };
     }
     return null;
+  }
+
+  /**
+   * How many of `owner`'s `queued` items of `lane` the next message takes: the queue spread evenly over the messages
+   * the tenant may still put in flight in that lane (free hosts it may take, and room in the channels of the hosts
+   * it holds for that lane, PIPELINE_DEPTH each). So 256 runs in flight on two hosts go as four messages of 64, and a
+   * host always has the tenant's next message waiting while the caller builds the one after, instead of two messages
+   * of 128 that leave each host idle while the caller answers and resubmits their runs. Never below MIN_SPLIT_BATCH
+   * (fewer queued than twice that go as one message, as before), never above maxBatch (the scheduler's cap).
+   */
+  private batchSize(owner: number, lane: RunLane, queued: number): number {
+    if (queued < 2 * MIN_SPLIT_BATCH) return queued;
+    let room = Math.max(0, Math.min(this.holds.cap - this.holds.count(owner), this.idle.length)) * PIPELINE_DEPTH;
+    for (const slot of this.slots) {
+      const flights = slot.flights;
+      if (flights.length > 0 && flights[0].owner === owner && flights[0].lane === lane && !slot.retiring)
+        room += Math.max(0, PIPELINE_DEPTH - flights.length);
+    }
+    return Math.max(MIN_SPLIT_BATCH, Math.ceil(queued / Math.max(1, room)));
   }
 
   /** Whether a lane served before `lane` has work queued. */
@@ -462,28 +495,39 @@ export class EnginePool {
   }
 
   /**
-   * The tenant's warm host when it is free (its isolate and programs are loaded there); else the free host
-   * fewest tenants call home, so tenants spread over the hosts instead of evicting each other's sandboxes.
+   * One of the tenant's warm hosts when one is free (its isolate and programs are loaded there, hot in the CPU's
+   * caches); else the free host fewest tenants call home, so tenants spread over the hosts instead of evicting each
+   * other's sandboxes. A tenant keeps as many warm hosts as it may hold at once: one that holds two hosts runs on
+   * the same two, instead of turning over every host of the pool (which cost its runs a fifth more host CPU).
    */
   private pickHost(owner: number): Slot {
-    const warm = this.affinity.get(owner);
-    let at = warm ? this.idle.indexOf(warm) : -1;
+    let warm = this.affinity.get(owner);
+    let at = -1;
+    if (warm) for (let w = 0; w < warm.length && at < 0; w++) at = this.idle.indexOf(warm[w]);
     if (at < 0) {
       at = 0;
       for (let k = 1; k < this.idle.length; k++) if (this.idle[k].tenants < this.idle[at].tenants) at = k;
     }
     const slot = this.idle.splice(at, 1)[0];
-    if (warm !== slot) {
-      if (warm) warm.tenants--;
-      slot.tenants++;
+    const known = warm ? warm.indexOf(slot) : -1;
+    if (warm && known >= 0) {
+      if (known > 0) warm.unshift(...warm.splice(known, 1));
+      return slot;
+    }
+    slot.tenants++;
+    if (warm) {
       this.affinity.delete(owner);
+      if (warm.length >= this.holds.cap) warm.pop()!.tenants--;
+      warm.unshift(slot);
+    } else {
+      warm = [slot];
       if (this.affinity.size >= 10_000) {
-        const [oldest, home] = this.affinity.entries().next().value as [number, Slot];
+        const [oldest, homes] = this.affinity.entries().next().value as [number, Slot[]];
         this.affinity.delete(oldest);
-        home.tenants--;
+        for (const home of homes) home.tenants--;
       }
     }
-    this.affinity.set(owner, slot);
+    this.affinity.set(owner, warm);
     return slot;
   }
 
@@ -696,7 +740,12 @@ export class EnginePool {
     const at = this.idle.indexOf(slot);
     if (at >= 0) this.idle.splice(at, 1);
     // its tenants' sandboxes are gone with it: they start afresh wherever they land next
-    for (const [owner, warm] of this.affinity) if (warm === slot) this.affinity.delete(owner);
+    for (const [owner, warm] of this.affinity) {
+      const at = warm.indexOf(slot);
+      if (at < 0) continue;
+      warm.splice(at, 1);
+      if (warm.length === 0) this.affinity.delete(owner);
+    }
     if (slot.quarantine) {
       this.quarantineSlot = null;
       this.pump();

@@ -67,11 +67,21 @@ export class TenantScheduler<T extends Schedulable> {
     this.markReady(owner, tenant);
   }
 
+  /** Items `owner` has queued in this lane. */
+  queuedOf(owner: number): number {
+    const tenant = this.tenants.get(owner);
+    return tenant ? tenant.items.length - tenant.head : 0;
+  }
+
   /**
    * The next batch for a free host, or null when no tenant with work may take another host. `eligible` narrows
-   * the tenants this host may serve (a quarantine host, or any other).
+   * the tenants this host may serve (a quarantine host, or any other); `sizeFor` caps the batch below maxBatch
+   * (the pool spreads a tenant's queue over the messages it may have in flight).
    */
-  take(eligible?: (owner: number) => boolean): { owner: number; items: T[] } | null {
+  take(
+    eligible?: (owner: number) => boolean,
+    sizeFor?: (owner: number, queued: number) => number,
+  ): { owner: number; items: T[] } | null {
     let pick = -1;
     let pickServed = Infinity;
     for (let k = 0; k < this.ready.length; k++) {
@@ -88,17 +98,17 @@ export class TenantScheduler<T extends Schedulable> {
     this.ready.splice(pick, 1);
     tenant.ready = false;
     tenant.served = ++this.clock;
-    const items = this.batchOf(tenant);
+    const items = this.batchOf(tenant, sizeFor?.(owner, tenant.items.length - tenant.head));
     this.holds.take(owner, this.lane);
     if (tenant.head < tenant.items.length) this.markReady(owner, tenant);
     return { owner, items };
   }
 
-  /** The next batch of `owner` for a host it already holds (no new host is taken), or null. */
-  takeMore(owner: number): T[] | null {
+  /** The next batch of `owner` (at most `size` items) for a host it already holds (no new host is taken), or null. */
+  takeMore(owner: number, size?: number): T[] | null {
     const tenant = this.tenants.get(owner);
     if (!tenant || tenant.head >= tenant.items.length) return null;
-    const items = this.batchOf(tenant);
+    const items = this.batchOf(tenant, size);
     if (tenant.head >= tenant.items.length && tenant.ready) {
       this.ready.splice(this.ready.indexOf(owner), 1);
       tenant.ready = false;
@@ -146,8 +156,9 @@ export class TenantScheduler<T extends Schedulable> {
     this.ready.push(owner);
   }
 
-  private batchOf(tenant: TenantQueue<T>): T[] {
-    const { maxBatch, budgetSpreadMs } = this.settings;
+  private batchOf(tenant: TenantQueue<T>, size?: number): T[] {
+    const { budgetSpreadMs } = this.settings;
+    const maxBatch = Math.max(1, Math.min(this.settings.maxBatch, size ?? Infinity));
     const first = tenant.items[tenant.head];
     let end = tenant.head + 1;
     while (

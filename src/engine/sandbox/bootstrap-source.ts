@@ -156,7 +156,8 @@ export const BOOTSTRAP_SOURCE = String.raw`
           case 1: {
             const result = selectResult(node, v);
             if (tr) { entryTrace.durationMicros = clock() - t0; tr.push(entryTrace); }
-            return { s: "end", node: i, result: result, trace: tr, seed: rngState };
+            // the caller reads an end's result and trace only: no node, seed or null trace to write, copy and parse
+            return tr ? { s: "end", result: result, trace: tr } : { s: "end", result: result };
           }
           case 3: {
             const b = exec(v);

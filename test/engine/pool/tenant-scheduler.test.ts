@@ -152,4 +152,22 @@ describe('TenantScheduler', () => {
     expect(scheduler.take((owner) => owner !== 1)).toBeNull();
     expect(names(scheduler.take((owner) => owner === 1))).toEqual(['a0']);
   });
+
+  it('caps a batch at the size the pool asks for, never above maxBatch', () => {
+    const holds = new TenantHolds(2);
+    const scheduler = new TenantScheduler<Item>({ maxBatch: 4, budgetSpreadMs: 10 }, holds);
+    for (let k = 0; k < 10; k++) scheduler.enqueue(1, item(`a${k}`));
+    const asked: number[] = [];
+    const first = scheduler.take(undefined, (owner, queued) => {
+      asked.push(owner, queued);
+      return 3;
+    });
+    expect(asked).toEqual([1, 10]);
+    expect(names(first)).toEqual(['a0', 'a1', 'a2']);
+    expect(scheduler.queuedOf(1)).toBe(7);
+    expect(scheduler.takeMore(1, 2)).toEqual([item('a3'), item('a4')]);
+    expect(scheduler.takeMore(1, 100)?.map((i) => i.name)).toEqual(['a5', 'a6', 'a7', 'a8']);
+    expect(scheduler.takeMore(1)?.map((i) => i.name)).toEqual(['a9']);
+    expect(scheduler.queuedOf(1)).toBe(0);
+  });
 });
