@@ -69,6 +69,7 @@ describe('operations with a request body', () => {
       'scoreScenario',
       'startReplay',
       'submitBatch',
+      'testModelVersion',
       'updateRecordingSettings',
       'updateScenarioTestCase',
       'uploadModelVersion',
