@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { processCpuMs } from './proc-cpu.js';
+import { rowScenario } from '../../src/models/model-tester.js';
 
 type Engine = typeof import('../../src/engine/index.js');
 
@@ -32,38 +33,17 @@ interface Side {
 
 async function side(name: string, checkout: string, pool: string | undefined): Promise<Side> {
   const engineModule = (await import(`${checkout}/src/engine/index.ts`)) as Engine;
-  const { ScenarioEngine, normalizeScenarioDocument, readPmml } = engineModule;
+  const { ScenarioEngine, readPmml } = engineModule;
   const dir = `${checkout}/test/models/fixtures/onnx/`;
   const rows = (
     JSON.parse(readFileSync(`${dir}gbm-100.expected.json`, 'utf8')) as { rows: { inputs: Record<string, unknown> }[] }
   ).rows.map((r) => r.inputs);
   const model = readPmml(readFileSync(`${dir}gbm-100.pmml`, 'utf8'));
   const withModel = WHICH === 'pmml';
+  // The document is built once, by this checkout (the model tester's scenario): its shape is the same for both.
   const fields = model.inputs.map((i) => i.name);
-  const nodes = [
-    { id: 'start', type: 'START' },
-    { id: 'spread', type: 'SCRIPT' },
-    ...(withModel ? [{ id: 'model', type: 'MODEL' }] : []),
-    { id: 'end', type: 'END' },
-  ];
-  const outputs = Object.fromEntries(model.outputs.map((o, k) => [o.name, `out${k}`]));
-  const document = normalizeScenarioDocument({
-    content: { nodes, edges: nodes.slice(1).map((n, k) => ({ from: nodes[k].id, to: n.id })) },
-    nodeProperties: {
-      start: { content: { inputs: [{ name: 'row', type: { type: 'MAP' }, required: true }] } },
-      spread: {
-        content: {
-          language: 'javascript',
-          code: fields
-            .map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`)
-            .join('\n'),
-          outputs: fields,
-        },
-      },
-      ...(withModel ? { model: { content: { model: 'm', outputs } } } : {}),
-      end: { content: {} },
-    },
-  });
+  const node = { name: 'm', version: 'latest' as const, outputs: model.outputs.map((o: { name: string }) => o.name) };
+  const document = rowScenario(fields, withModel ? node : undefined);
   const engine = new ScenarioEngine({
     ports: {
       lookups: { lookup: async () => null, describe: async () => null },

@@ -26,6 +26,7 @@ import {
 import { modelFunction } from '../../src/engine/models/model-codegen.js';
 import type { PmmlModelDocument } from '../../src/engine/models/model-document.js';
 import { ChildProcessOnnxInspector } from '../../src/models/onnx-inspector.js';
+import { rowScenario } from '../../src/models/model-tester.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const CONCURRENCY = 256;
@@ -41,34 +42,11 @@ const noPorts: EnginePorts = {
   },
 };
 
-/** START (one MAP input) → SCRIPT (spreads it) → [MODEL] → END. */
+/** START (one MAP input) → SCRIPT (spreads it) → [MODEL] → END: the model tester's scenario (src/models/model-tester.ts). */
 function scenario(model: ModelDocument, withModel: boolean): ScenarioDocument {
   const fields = model.inputs.map((i) => i.name);
-  const nodes = [
-    { id: 'start', type: 'START' },
-    { id: 'spread', type: 'SCRIPT' },
-    ...(withModel ? [{ id: 'model', type: 'MODEL' }] : []),
-    { id: 'end', type: 'END' },
-  ];
-  const outputs = Object.fromEntries(model.outputs.map((o, k) => [o.name, `out${k}`]));
-  const document = normalizeScenarioDocument({
-    content: { nodes, edges: nodes.slice(1).map((n, k) => ({ from: nodes[k].id, to: n.id })) },
-    nodeProperties: {
-      start: { content: { inputs: [{ name: 'row', type: { type: 'MAP' }, required: true }] } },
-      spread: {
-        content: {
-          language: 'javascript',
-          code: fields
-            .map((f) => `${f} = row[${JSON.stringify(f)}] === undefined ? null : row[${JSON.stringify(f)}];`)
-            .join('\n'),
-          outputs: fields,
-        },
-      },
-      ...(withModel ? { model: { content: { model: 'm', outputs } } } : {}),
-      end: { content: {} },
-    },
-  });
-  return { ...document, models: { 'm@latest': model } };
+  const node = { name: 'm', version: 'latest' as const, outputs: model.outputs.map((o) => o.name) };
+  return { ...rowScenario(fields, withModel ? node : undefined), models: { 'm@latest': model } };
 }
 
 async function throughput(

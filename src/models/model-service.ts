@@ -176,16 +176,6 @@ export class ModelService {
     await this.store.deleteVersion(record.id);
   }
 
-  /** A version and its document (what the model tester builds its scenario from); 404 MODEL_NOT_FOUND. */
-  async versionDocument(
-    ownerId: number,
-    name: string,
-    version: number | 'latest',
-  ): Promise<{ record: ModelVersionRecord; document: ModelDocument }> {
-    const record = await this.require(ownerId, name, version);
-    return { record, document: await this.store.documentOf(record.id) };
-  }
-
   private async require(ownerId: number, name: string, version: number | 'latest'): Promise<ModelVersionRecord> {
     const record = await this.store.findVersion(ownerId, name, version);
     if (!record) throw notFound(name, version);

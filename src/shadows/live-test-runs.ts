@@ -97,6 +97,18 @@ export abstract class LiveTestStore<RunRow, Run> {
     return this.runs.after(testId, afterSeq, limit, settledMs);
   }
 
+  /** A scenario's live tests of `table`, newest first, at most `limit` rows of `columns`. */
+  protected async newestOf<Row>(table: string, scenarioId: number, limit: number, columns: string[]): Promise<Row[]> {
+    return (await this.db(table)
+      .where({ scenario_id: scenarioId })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .select(columns)) as Row[];
+  }
+
   /**
    * Inserts a live test's row in a transaction that holds the scenario's row lock (the scenarios feature's: it
    * serialises the attaches and starts of one scenario), unless `refusal`, read under that lock, answers something:

@@ -85,15 +85,7 @@ export class MySqlShadowStore extends LiveTestStore<ShadowRunRow, StoredShadowRu
   }
 
   async list(scenarioId: number): Promise<ShadowRecord[]> {
-    const rows = await this.db('shadows')
-      .where({ scenario_id: scenarioId })
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(LIST_LIMIT)
-      .select(COLUMNS);
-    return (rows as ShadowRow[]).map(shadowOf);
+    return (await this.newestOf<ShadowRow>('shadows', scenarioId, LIST_LIMIT, COLUMNS)).map(shadowOf);
   }
 
   /** RUNNING → STOPPED (false when it was not RUNNING). */

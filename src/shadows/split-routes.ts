@@ -2,10 +2,9 @@ import type { OperationHandlers } from '../http/operation-handler.js';
 import type { ScenarioScopedHandlers } from '../scenarios/scenario-answers.js';
 import type { SplitService } from './split-service.js';
 
-export type SplitHandlers = Pick<
-  OperationHandlers,
-  'listSplits' | 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit'
->;
+/** The split operations: the scenario's splits, and each split's life from creation to promotion or end. */
+type SplitOperation = 'listSplits' | 'createSplit' | 'getSplit' | 'promoteSplit' | 'endSplit';
+export type SplitHandlers = Pick<OperationHandlers, SplitOperation>;
 
 /** HTTP in/out of the split operations; the rules live in SplitService. Requests reach here validated by the spec. */
 export const createSplitHandlers: ScenarioScopedHandlers<SplitService, SplitHandlers> = (splits, answer) => {

@@ -63,15 +63,7 @@ export class MySqlSplitStore extends LiveTestStore<SplitRunRow, StoredSplitRun> 
 
   /** The scenario's splits, newest first, at most `limit`. */
   async list(scenarioId: number, limit: number): Promise<SplitRecord[]> {
-    const rows = await this.db('splits')
-      .where({ scenario_id: scenarioId })
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit)
-      .select(COLUMNS);
-    return (rows as SplitRow[]).map(splitOf);
+    return (await this.newestOf<SplitRow>('splits', scenarioId, limit, COLUMNS)).map(splitOf);
   }
 
   /** The challengers' documents as the split runs them (promote deploys one). */
