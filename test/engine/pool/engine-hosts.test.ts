@@ -49,16 +49,23 @@ describe('a tenant whose code aborts its engine host', () => {
       const crasher = compileScript(code);
       await outcomeOf(light, BOB, { n: 1 });
       const pidsBefore = engine.hostPids();
-      const crash = engine.run(crasher, {}, { ownerId: ALICE }).then(
-        () => null,
-        (error: ScenarioRunError) => error,
-      );
-      const others = Array.from({ length: 30 }, (_, n) => outcomeOf(light, n % 2 === 0 ? BOB : CAROL, { n }));
-      const error = await crash;
-      expect(error).toBeInstanceOf(ScenarioRunError);
+      let error: ScenarioRunError | null = null;
+      // Which limit stops a growing table first is V8's race: the isolate's heap limit (the run fails
+      // MEMORY_LIMIT_EXCEEDED and the host lives: contained too) or one allocation past it (the host aborts). On a
+      // loaded machine the first wins now and then; the test needs the abort, so it tries up to three times.
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const crash = engine.run(crasher, {}, { ownerId: ALICE }).then(
+          () => null,
+          (failure: ScenarioRunError) => failure,
+        );
+        const others = Array.from({ length: 30 }, (_, n) => outcomeOf(light, n % 2 === 0 ? BOB : CAROL, { n }));
+        error = await crash;
+        expect(error).toBeInstanceOf(ScenarioRunError);
+        expect(await Promise.all(others)).toEqual(Array.from({ length: 30 }, (_, n) => ({ n, out: n * 2 })));
+        if (error?.code !== 'MEMORY_LIMIT_EXCEEDED') break;
+      }
       expect(error!.code).toBe('ENGINE_CRASHED');
       expect(error!.message).toMatch(/sandbox memory limit of 64 MB/);
-      expect(await Promise.all(others)).toEqual(Array.from({ length: 30 }, (_, n) => ({ n, out: n * 2 })));
       // this process is alive (we are here), a host was replaced, and the engine answers Alice too afterwards
       expect(events.some((event) => event.kind === 'host-died' && event.owner === ALICE && event.runsFailed >= 1)).toBe(
         true,
