@@ -132,9 +132,10 @@ describe('a shadow on live traffic', () => {
     });
     // The looping runs spent the shadow budget for a while: the next tests start with it refilled.
     // The looping runs were charged their time limit each (6 s of engine time, a quarter of it earned back by
-    // themselves); an idle process earns the share of one host's time (0.25 ms a ms): back within about 20 s.
-    await waitFor(async () => (t.services.shadows.budget.available() ? true : undefined), 40_000, 100);
-  }, 90_000);
+    // themselves); an idle process earns the share of one host's time (0.25 ms a ms): back within about 20 s, and
+    // within 47 s measured on a loaded machine (the idle share is weighted by how idle the loop was).
+    await waitFor(async () => (t.services.shadows.budget.available() ? true : undefined), 80_000, 100);
+  }, 130_000);
 
   it('runs a shadow only at its sample rate: 0 runs none', async () => {
     const scenarioId = await newScenario('unsampled');
@@ -314,7 +315,8 @@ describe('a shadow whose every run loops to its time limit', () => {
     expect(shadow.report.failures.onlyNew).toBe(shadow.report.replayed);
     expect(shadow.report.failures.newErrorCodes.TIME_LIMIT_EXCEEDED).toBe(shadow.report.replayed);
     // The looping runs were charged their time limit each (6 s of engine time, a quarter of it earned back by
-    // themselves); an idle process earns the share of one host's time (0.25 ms a ms): back within about 20 s.
-    await waitFor(async () => (t.services.shadows.budget.available() ? true : undefined), 40_000, 100);
-  }, 90_000);
+    // themselves); an idle process earns the share of one host's time (0.25 ms a ms): back within about 20 s, and
+    // within 47 s measured on a loaded machine (the idle share is weighted by how idle the loop was).
+    await waitFor(async () => (t.services.shadows.budget.available() ? true : undefined), 80_000, 100);
+  }, 130_000);
 });
