@@ -175,6 +175,14 @@ const PIPELINE_DEPTH = 2;
  * message's own cost (tens of µs on each side of the channel) outweighs what overlapping caller and host gains.
  */
 const MIN_SPLIT_BATCH = 16;
+/**
+ * Items of a background message (shadow runs, replays), at most, while live runs are being served (one dispatched in
+ * the last LIVE_RECENT_MS): a host busy with a background message is a host live runs wait for (one cap per tenant
+ * across lanes), so it comes back after a few runs' time, not after 128. Without live traffic (a replay on a quiet
+ * service) background messages are as large as any.
+ */
+const BACKGROUND_BATCH = 8;
+const LIVE_RECENT_MS = 50;
 const STDERR_TAIL = 2048;
 /** Where hosts note the message they start: memory-backed where there is /dev/shm. */
 const STARTED_FILES_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
@@ -202,6 +210,8 @@ export class EnginePool {
   private readonly lanes: Record<RunLane, TenantScheduler<Pending>>;
   /** Hosts holding background work now, and the most that may (all but one, so other work always finds one). */
   private backgroundHeld = 0;
+  /** When a live message was last sent (performance.now()): background messages stay short for LIVE_RECENT_MS. */
+  private liveDispatchedAt = -Infinity;
   private readonly maxBackgroundHosts: number;
   private readonly slots: Slot[] = [];
   /** Hosts with no message (the quarantine host is never here). */
@@ -469,6 +479,9 @@ export class EnginePool {
    * (fewer queued than twice that go as one message, as before), never above maxBatch (the scheduler's cap).
    */
   private batchSize(owner: number, lane: RunLane, queued: number): number {
+    // While live runs are being served, a background message is short: its host is back for them within a few runs.
+    if (lane === 'background' && performance.now() - this.liveDispatchedAt < LIVE_RECENT_MS)
+      return Math.min(queued, BACKGROUND_BATCH);
     if (queued < 2 * MIN_SPLIT_BATCH) return queued;
     let room = Math.max(0, Math.min(this.holds.cap - this.holds.count(owner), this.idle.length)) * PIPELINE_DEPTH;
     for (const slot of this.slots) {
@@ -533,6 +546,7 @@ export class EnginePool {
 
   private dispatch(slot: Slot, owner: number, lane: RunLane, items: Pending[]): void {
     const started = lane === 'background' ? performance.now() : 0;
+    if (lane === 'live') this.liveDispatchedAt = performance.now();
     const seq = ++this.seq;
     const sources: ([number, string] | [number, string, [string, string][]])[] = [];
     const pids: number[] = new Array(items.length);
