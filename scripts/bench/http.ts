@@ -725,9 +725,9 @@ async function main(): Promise<void> {
       }
       const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
       const share = middle(rounds.map((r) => r.score.rps / r.bare.rps));
-      const tail = middle(rounds.map((r) => r.score.p99 / Math.max(r.bare.p99, 1)));
+      const tail = middle(rounds.map((r) => r.score.p99 / Math.max(r.bare.p99, 0.01)));
       report(
-        `sync score (recorded) vs bare Express, ${CEILING_ROUNDS} rounds of ${SYNC_SECONDS} s interleaved: ${rounds.map((r) => `${fixed(r.score.rps, 0)} vs ${fixed(r.bare.rps, 0)} req/s (p99 ${fixed(r.score.p99, 0)} vs ${fixed(r.bare.p99, 0)} ms)`).join('; ')}`,
+        `sync score (recorded) vs bare Express, ${CEILING_ROUNDS} rounds of ${SYNC_SECONDS} s interleaved: ${rounds.map((r) => `${fixed(r.score.rps, 0)} vs ${fixed(r.bare.rps, 0)} req/s (p99 ${fixed(r.score.p99)} vs ${fixed(r.bare.p99)} ms)`).join('; ')}`,
       );
       goal(
         'sync score ≥ 130 % of bare Express req/s (median of rounds)',
@@ -761,7 +761,7 @@ async function main(): Promise<void> {
         );
       const metricsRatio = median(on) / median(off);
       report(
-        `sync score, metrics on vs off (${METRICS_ROUNDS} runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => fixed(run.p99, 0)).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => fixed(run.p99, 0)).join(', ')} ms); ratio of the medians ${fixed(metricsRatio, 3)}`,
+        `sync score, metrics on vs off (${METRICS_ROUNDS} runs each, interleaved): on ${on.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${on.map((run) => fixed(run.p99)).join(', ')} ms); off ${off.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${off.map((run) => fixed(run.p99)).join(', ')} ms); ratio of the medians ${fixed(metricsRatio, 3)}`,
       );
       if (!process.env.BENCH_METRICS_NULL) {
         const scrapeStarted = performance.now();
@@ -846,10 +846,10 @@ async function main(): Promise<void> {
         const answered = runs.with.reduce((sum, run) => sum + run.ok, 0) + 0;
         const middle = (values: number[]) => percentile(values, 50);
         const rpsRatio = middle(runs.with.map((run, pair) => run.rps / runs.without[pair].rps));
-        const p99Ratio = middle(runs.with.map((run, pair) => run.p99 / Math.max(runs.without[pair].p99, 1)));
+        const p99Ratio = middle(runs.with.map((run, pair) => run.p99 / Math.max(runs.without[pair].p99, 0.01)));
         const share = process.env.SHADOW_ENGINE_SHARE ?? 'default (0.25)';
         report(
-          `sync score with one shadow at 100 % (SHADOW_ENGINE_SHARE ${share}; ${SHADOW_PAIRS} pairs of ${SHADOW_SECONDS} s): with ${runs.with.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.with.map((run) => fixed(run.p99, 0)).join(', ')} ms); without ${runs.without.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.without.map((run) => fixed(run.p99, 0)).join(', ')} ms)`,
+          `sync score with one shadow at 100 % (SHADOW_ENGINE_SHARE ${share}; ${SHADOW_PAIRS} pairs of ${SHADOW_SECONDS} s): with ${runs.with.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.with.map((run) => fixed(run.p99)).join(', ')} ms); without ${runs.without.map((run) => fixed(run.rps, 0)).join(', ')} req/s (p99 ${runs.without.map((run) => fixed(run.p99)).join(', ')} ms)`,
         );
         report(
           `  shadow runs stored ${Number(stored)}, skipped ${Number(skipped)} (budget or in flight), for the ${answered} shadowed answers autocannon counted (warm-up not included)`,
