@@ -408,8 +408,8 @@ function scorecard(e: Emitter, m: ScorecardModel): string {
 
 /**
  * A segment that a sum, average or weightedAverage of a regression adds in line (see treeSums): a regression tree
- * that always applies, with no transformations or Targets of its own. Gradient boosting and random forests, as
- * exporters write them, are made of these.
+ * that always applies and follows one child at a time, with no transformations or Targets of its own. Gradient
+ * boosting and random forests, as exporters write them, are made of these.
  */
 function inlineTree(m: MiningModel, s: MiningSegment): s is MiningSegment & { model: TreeModel } {
   return (
@@ -417,6 +417,8 @@ function inlineTree(m: MiningModel, s: MiningSegment): s is MiningSegment & { mo
     s.predicate.op === 'true' &&
     s.model.kind === 'tree' &&
     s.model.functionName === 'regression' &&
+    // a walk of several children answers a vector, not a score to add
+    s.model.missingValueStrategy !== 'aggregateNodes' &&
     (s.derived ?? []).length === 0 &&
     s.targets === undefined
   );

@@ -49,9 +49,8 @@ const CHOICES = {
     'none',
   ),
   'TreeModel.missingValueStrategy': choice(
-    ['none', 'lastPrediction', 'nullPrediction', 'defaultChild'] as const,
+    ['none', 'lastPrediction', 'nullPrediction', 'defaultChild', 'weightedConfidence', 'aggregateNodes'] as const,
     'none',
-    ['weightedConfidence', 'aggregateNodes'],
   ),
   'TreeModel.noTrueChildStrategy': choice(
     ['returnNullPrediction', 'returnLastPrediction'] as const,

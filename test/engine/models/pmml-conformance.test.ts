@@ -68,8 +68,11 @@ const HAND_WRITTEN = [
   'targets-classification',
   'targets-regression',
   'transformations',
+  'tree-aggregate-nodes',
+  'tree-aggregate-nodes-regression',
   'tree-default-child',
   'tree-last-prediction',
+  'tree-weighted-confidence',
 ];
 
 const SCIKIT_LEARN = [
