@@ -153,7 +153,11 @@ export interface MiningModel {
     | 'majorityVote'
     | 'weightedMajorityVote'
     | 'selectFirst'
-    | 'modelChain';
+    | 'modelChain'
+    | 'median'
+    | 'weightedMedian'
+    | 'max'
+    | 'weightedSum';
   segments: MiningSegment[];
 }
 

@@ -296,9 +296,12 @@ function readMining(
 ): MiningModel {
   const segmentation = kid(m, 'Segmentation') ?? invalid(path, 'needs a Segmentation');
   const multipleModelMethod = attribute(segmentation, path, 'Segmentation.multipleModelMethod');
-  if (multipleModelMethod === 'sum' && functionName === 'classification')
-    unsupported(path, 'multipleModelMethod="sum" of a classification is not supported');
-  if (['majorityVote', 'weightedMajorityVote'].includes(multipleModelMethod) && functionName !== 'classification')
+  if ((multipleModelMethod === 'sum' || multipleModelMethod === 'weightedSum') && functionName === 'classification')
+    unsupported(path, `multipleModelMethod="${multipleModelMethod}" of a classification is not supported`);
+  if (
+    ['majorityVote', 'weightedMajorityVote', 'max'].includes(multipleModelMethod) &&
+    functionName !== 'classification'
+  )
     invalid(path, `multipleModelMethod="${multipleModelMethod}" is for classifications`);
   // Fields a model chain's earlier segments output become inputs of the later ones.
   const chained = new Map(ctx.fields);

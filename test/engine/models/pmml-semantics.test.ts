@@ -700,6 +700,26 @@ describe('files the reader refuses', () => {
       kind: 'unsupported',
       message: expect.stringContaining('functionName="clustering" is not supported'),
     });
+    // the methods PMML reserves for the other function, and selectAll (several predictions, not one)
+    const method = (functionName: string, name: string) =>
+      refuse(
+        pmml(
+          xy,
+          `<MiningModel functionName="${functionName}">${schemaXY}<Segmentation multipleModelMethod="${name}"><Segment><True/><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`,
+        ),
+      );
+    expect(method('regression', 'max')).toEqual({
+      kind: 'invalid',
+      message: expect.stringContaining('multipleModelMethod="max" is for classifications'),
+    });
+    expect(method('classification', 'weightedSum')).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('multipleModelMethod="weightedSum" of a classification is not supported'),
+    });
+    expect(method('regression', 'selectAll')).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('multipleModelMethod="selectAll" is not supported'),
+    });
     const segmentTreatment = `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="sum"><Segment><True/><RegressionModel functionName="regression"><MiningSchema><MiningField name="x" missingValueReplacement="1"/></MiningSchema><RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`;
     expect(refuse(pmml(xy, segmentTreatment))).toEqual({
       kind: 'unsupported',
