@@ -579,7 +579,7 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   if (cells > MAX_PROBABILITY_CELLS)
     unsupported(
       path,
-      `its tree nodes would hold ${cells} probabilities (nodes × categories); at most ${MAX_PROBABILITY_CELLS} are supported`,
+      `its tree nodes would hold ${cells} probabilities (nodes × categories, twice for the nodes a weightedConfidence or aggregateNodes walk ends on); at most ${MAX_PROBABILITY_CELLS} are supported`,
     );
   const read = readOutputs(kid(m, 'Output'), `${path}.Output`, local.ctx.fields, functionName);
   const expressions = read.expressions;

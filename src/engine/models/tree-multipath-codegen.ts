@@ -70,8 +70,12 @@ export class MultiPathWalk {
     return `${this.finish}(${this.vectorAt(n)})`;
   }
 
-  /** The vector of a node's own ScoreDistribution or score, as the strategy combines them; null when it has none. */
+  /**
+   * The vector of a node's own ScoreDistribution or score, as the strategy combines them; null when it has none, or
+   * when no walk ends on it (a node with children, unless noTrueChildStrategy returns its last prediction).
+   */
   private vectorOfNode(n: TreeNode): number[] | null {
+    if (n.children.length > 0 && this.m.noTrueChildStrategy !== 'returnLastPrediction') return null;
     if (this.m.functionName === 'regression')
       return n.score === undefined || n.recordCount === undefined
         ? null

@@ -689,6 +689,19 @@ describe('files the reader refuses', () => {
         ),
       ),
     ).toEqual({ kind: 'unsupported', message: expect.stringContaining('1001 target categories; at most 1000') });
+    // 1,000 categories in 2,601 nodes: 2,601,000 probabilities; a walk of several children also keeps a vector per
+    // leaf (2,600 more arrays): past the 5,000,000 the generated code may hold
+    const thousand = manyCategories.replace('<Value value="c1000"/>', '');
+    const wide = (strategy: string) =>
+      pmml(
+        thousand,
+        `<TreeModel functionName="classification" missingValueStrategy="${strategy}"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema><Node><True/><ScoreDistribution value="c0" recordCount="1"/>${Array.from({ length: 2600 }, (_, k) => `<Node><SimplePredicate field="x" operator="equal" value="${k}"/><ScoreDistribution value="c${k % 1000}" recordCount="1"/></Node>`).join('')}</Node></TreeModel>`,
+      );
+    expect(readPmml(wide('none')).modelType).toBe('TreeModel');
+    expect(refuse(wide('aggregateNodes'))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('its tree nodes would hold 5201000 probabilities'),
+    });
     // the same value refused the same way wherever PMML allows it: a date type in a derived field, a function of a segment
     const derivedDate = `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations><DerivedField name="d" dataType="dateDaysSince[1970]"><FieldRef field="x"/></DerivedField></LocalTransformations><RegressionTable intercept="1"/></RegressionModel>`;
     expect(refuse(pmml(xy, derivedDate))).toEqual({
