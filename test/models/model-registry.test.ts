@@ -188,6 +188,16 @@ describe('model registry', () => {
         'MODEL_NOT_SUPPORTED',
         /DerivedField\[0\]\.Aggregate: <Aggregate> is not supported/,
       ],
+      [
+        'a tree whose missing value strategy weighs children by record counts it does not have',
+        '<PMML><DataDictionary><DataField name="x" optype="continuous" dataType="double"/><DataField name="c" optype="categorical" dataType="string"/></DataDictionary>' +
+          '<TreeModel functionName="classification" missingValueStrategy="weightedConfidence"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema>' +
+          '<Node><True/><Node id="low" recordCount="3"><SimplePredicate field="x" operator="lessThan" value="0"/><ScoreDistribution value="A" recordCount="3"/></Node>' +
+          '<Node id="high"><True/><ScoreDistribution value="B" recordCount="2"/></Node></Node></TreeModel></PMML>',
+        422,
+        'MODEL_NOT_SUPPORTED',
+        /Node\[1\]: missingValueStrategy="weightedConfidence" needs the recordCount of every Node but the root: Node "high" has none/,
+      ],
     ])('%s', async (_label, body, status, code, message) => {
       const answer = await upload(user, name, body);
       expect(answer.status).toBe(status);

@@ -30,13 +30,20 @@ export function modelCategories(model: ModelBody, declared: FieldValue[] = []): 
   return [...seen];
 }
 
-/** Tree nodes of classifications that carry a probability per category in the generated code. */
+/**
+ * Tree nodes of classifications that carry a probability per category in the generated code, counted once per
+ * array: every node's result, and, under the strategies that follow several children (tree-multipath-codegen.ts),
+ * the vector of each node a walk may end on (the leaves; every node under returnLastPrediction).
+ */
 export function classificationTreeNodes(model: ModelBody): number {
   if (model.kind === 'mining') return model.segments.reduce((sum, s) => sum + classificationTreeNodes(s.model), 0);
   if (model.kind !== 'tree' || model.functionName !== 'classification') return 0;
+  const walked = model.missingValueStrategy === 'weightedConfidence' || model.missingValueStrategy === 'aggregateNodes';
+  const lastPrediction = model.noTrueChildStrategy === 'returnLastPrediction';
   let count = 0;
   const walk = (n: TreeNode): void => {
     count += 1;
+    if (walked && (n.children.length === 0 || lastPrediction)) count += 1;
     n.children.forEach(walk);
   };
   walk(model.root);

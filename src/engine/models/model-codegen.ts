@@ -15,6 +15,7 @@ import { type FieldRead, PREDICATE_RUNTIME, truthSource } from './predicate-code
 import { FieldLocals, NODES_PER_FUNCTION, scoreLeaf, treeFunction, treeSize, treeStatements } from './tree-codegen.js';
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
 import { NORMAL_SOURCE } from './normal-distribution.js';
+import { ORDER_STATISTICS_RUNTIME, orderStatisticReturn } from './segment-order-statistics.js';
 
 /**
  * A model as JavaScript for the tenant's sandbox: one generated function per model body (a tree is one function of
@@ -50,6 +51,7 @@ class Emitter {
   private next = 0;
   private readonly slots = new Map<string, number>();
   private readonly categoryIndex: Map<string, number>;
+  private readonly emitted = new Set<string>();
 
   constructor(readonly categories: string[]) {
     this.categoryIndex = new Map(categories.map((c, k) => [c, k]));
@@ -72,6 +74,12 @@ class Emitter {
   }
   category(value: FieldValue): number | undefined {
     return this.categoryIndex.get(String(value));
+  }
+  /** Source the program needs once, however many of its models use it (helper functions). */
+  once(source: string): void {
+    if (this.emitted.has(source)) return;
+    this.emitted.add(source);
+    this.parts.push(source);
   }
   /** A constant of the program (hoisted out of the functions that use it). */
   constant(source: string): string {
@@ -408,8 +416,8 @@ function scorecard(e: Emitter, m: ScorecardModel): string {
 
 /**
  * A segment that a sum, average or weightedAverage of a regression adds in line (see treeSums): a regression tree
- * that always applies, with no transformations or Targets of its own. Gradient boosting and random forests, as
- * exporters write them, are made of these.
+ * that always applies and follows one child at a time, with no transformations or Targets of its own. Gradient
+ * boosting and random forests, as exporters write them, are made of these.
  */
 function inlineTree(m: MiningModel, s: MiningSegment): s is MiningSegment & { model: TreeModel } {
   return (
@@ -417,6 +425,8 @@ function inlineTree(m: MiningModel, s: MiningSegment): s is MiningSegment & { mo
     s.predicate.op === 'true' &&
     s.model.kind === 'tree' &&
     s.model.functionName === 'regression' &&
+    // a walk of several children answers a vector, not a score to add
+    s.model.missingValueStrategy !== 'aggregateNodes' &&
     (s.derived ?? []).length === 0 &&
     s.targets === undefined
   );
@@ -511,6 +521,24 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
         );
       else lines.push(`return { v: ${m.multipleModelMethod === 'sum' ? 't' : 't / w'}, p: null, rc: null };`);
       break;
+    case 'median':
+    case 'weightedMedian':
+    case 'max':
+    case 'weightedSum': {
+      const weighted = m.multipleModelMethod === 'weightedMedian' || m.multipleModelMethod === 'weightedSum';
+      e.once(ORDER_STATISTICS_RUNTIME);
+      lines.push('const R = [], W = [];');
+      segs.forEach((s) => {
+        lines.push(
+          `if (${s.predicate}) { const r = ${s.fn}(X); if (r === null) return null; R.push(r); W.push(${weighted ? q(s.weight) : '1'}); }`,
+        );
+      });
+      lines.push(
+        'if (R.length === 0) return null;',
+        orderStatisticReturn(m.multipleModelMethod, m.functionName, order),
+      );
+      break;
+    }
     case 'majorityVote':
     case 'weightedMajorityVote':
       lines.push('let w = 0; const P = ZEROS();');

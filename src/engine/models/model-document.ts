@@ -88,6 +88,8 @@ export interface RegressionModel {
 export interface TreeNode {
   id?: string;
   predicate: Predicate;
+  /** Node@recordCount: the training records that reached the node (what weightedConfidence and aggregateNodes weigh by) */
+  recordCount?: number;
   score?: FieldValue;
   distribution?: { value: FieldValue; recordCount: number; probability?: number }[];
   defaultChild?: string;
@@ -97,7 +99,13 @@ export interface TreeNode {
 export interface TreeModel {
   kind: 'tree';
   functionName: 'regression' | 'classification';
-  missingValueStrategy: 'none' | 'lastPrediction' | 'nullPrediction' | 'defaultChild';
+  missingValueStrategy:
+    | 'none'
+    | 'lastPrediction'
+    | 'nullPrediction'
+    | 'defaultChild'
+    | 'weightedConfidence'
+    | 'aggregateNodes';
   noTrueChildStrategy: 'returnNullPrediction' | 'returnLastPrediction';
   root: TreeNode;
 }
@@ -145,7 +153,11 @@ export interface MiningModel {
     | 'majorityVote'
     | 'weightedMajorityVote'
     | 'selectFirst'
-    | 'modelChain';
+    | 'modelChain'
+    | 'median'
+    | 'weightedMedian'
+    | 'max'
+    | 'weightedSum';
   segments: MiningSegment[];
 }
 

@@ -49,9 +49,8 @@ const CHOICES = {
     'none',
   ),
   'TreeModel.missingValueStrategy': choice(
-    ['none', 'lastPrediction', 'nullPrediction', 'defaultChild'] as const,
+    ['none', 'lastPrediction', 'nullPrediction', 'defaultChild', 'weightedConfidence', 'aggregateNodes'] as const,
     'none',
-    ['weightedConfidence', 'aggregateNodes'],
   ),
   'TreeModel.noTrueChildStrategy': choice(
     ['returnNullPrediction', 'returnLastPrediction'] as const,
@@ -60,9 +59,21 @@ const CHOICES = {
   'Scorecard.reasonCodeAlgorithm': choice(['pointsBelow', 'pointsAbove'] as const, 'pointsBelow'),
   'Scorecard.baselineMethod': choice(['max', 'min', 'mean', 'neutral', 'other'] as const, 'other'),
   'Segmentation.multipleModelMethod': choice(
-    ['sum', 'average', 'weightedAverage', 'majorityVote', 'weightedMajorityVote', 'selectFirst', 'modelChain'] as const,
+    [
+      'sum',
+      'average',
+      'weightedAverage',
+      'majorityVote',
+      'weightedMajorityVote',
+      'selectFirst',
+      'modelChain',
+      'median',
+      'weightedMedian',
+      'max',
+      'weightedSum',
+    ] as const,
     'selectFirst',
-    ['median', 'max', 'selectAll', 'weightedSum', 'weightedMedian'],
+    ['selectAll'],
   ),
   'OutputField.feature': choice(
     ['predictedValue', 'probability', 'reasonCode', 'transformedValue'] as const,

@@ -22,6 +22,7 @@ import { classificationTreeNodes, modelCategories } from './model-categories.js'
 import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml-parser.js';
 import { attribute, fieldTypes, readInterval } from './pmml-attributes.js';
 import { readDerivedFields, readTargets, expressionOf } from './pmml-transformations.js';
+import { checkTreeStrategy } from './pmml-tree-strategies.js';
 import {
   ModelFileError,
   fieldOf,
@@ -176,11 +177,18 @@ function readRegression(
 function readTree(ctx: Context, m: XmlElement, path: string, functionName: 'regression' | 'classification'): TreeModel {
   const missingValueStrategy = attribute(m, path, 'TreeModel.missingValueStrategy');
   const noTrueChildStrategy = attribute(m, path, 'TreeModel.noTrueChildStrategy');
+  const multiPath = missingValueStrategy === 'weightedConfidence' || missingValueStrategy === 'aggregateNodes';
   const top = kid(m, 'Node');
   if (!top) invalid(path, 'needs a Node');
   const readNode = (n: XmlElement, npath: string): TreeNode => {
     const node: TreeNode = { predicate: predicateOf(ctx, n, npath), children: [] };
     if (n.attributes.id !== undefined) node.id = n.attributes.id;
+    // only the strategies that weigh children read it: other trees keep accepting whatever an exporter wrote there
+    if (multiPath && n.attributes.recordCount !== undefined) {
+      node.recordCount = number(npath, n.attributes.recordCount, 'recordCount');
+      if (!(node.recordCount >= 0 && Number.isFinite(node.recordCount)))
+        invalid(npath, `recordCount must be a finite number, 0 or more, got "${n.attributes.recordCount}"`);
+    }
     if (n.attributes.score !== undefined)
       node.score = functionName === 'regression' ? number(npath, n.attributes.score, 'score') : n.attributes.score;
     if (n.attributes.defaultChild !== undefined) node.defaultChild = n.attributes.defaultChild;
@@ -205,13 +213,15 @@ function readTree(ctx: Context, m: XmlElement, path: string, functionName: 'regr
       invalid(npath, 'missingValueStrategy="defaultChild" needs a defaultChild on every Node with children');
     return node;
   };
-  return {
+  const tree: TreeModel = {
     kind: 'tree',
     functionName,
     missingValueStrategy,
     noTrueChildStrategy,
     root: readNode(top!, `${path}.Node`),
   };
+  checkTreeStrategy(tree, path);
+  return tree;
 }
 
 function readScorecard(ctx: Context, m: XmlElement, path: string): ScorecardModel {
@@ -286,9 +296,12 @@ function readMining(
 ): MiningModel {
   const segmentation = kid(m, 'Segmentation') ?? invalid(path, 'needs a Segmentation');
   const multipleModelMethod = attribute(segmentation, path, 'Segmentation.multipleModelMethod');
-  if (multipleModelMethod === 'sum' && functionName === 'classification')
-    unsupported(path, 'multipleModelMethod="sum" of a classification is not supported');
-  if (['majorityVote', 'weightedMajorityVote'].includes(multipleModelMethod) && functionName !== 'classification')
+  if ((multipleModelMethod === 'sum' || multipleModelMethod === 'weightedSum') && functionName === 'classification')
+    unsupported(path, `multipleModelMethod="${multipleModelMethod}" of a classification is not supported`);
+  if (
+    ['majorityVote', 'weightedMajorityVote', 'max'].includes(multipleModelMethod) &&
+    functionName !== 'classification'
+  )
     invalid(path, `multipleModelMethod="${multipleModelMethod}" is for classifications`);
   // Fields a model chain's earlier segments output become inputs of the later ones.
   const chained = new Map(ctx.fields);
@@ -566,7 +579,7 @@ export function readPmml(source: string, limits?: XmlLimits): ModelDocument {
   if (cells > MAX_PROBABILITY_CELLS)
     unsupported(
       path,
-      `its tree nodes would hold ${cells} probabilities (nodes × categories); at most ${MAX_PROBABILITY_CELLS} are supported`,
+      `its tree nodes would hold ${cells} probabilities (nodes × categories, twice for the nodes a weightedConfidence or aggregateNodes walk ends on); at most ${MAX_PROBABILITY_CELLS} are supported`,
     );
   const read = readOutputs(kid(m, 'Output'), `${path}.Output`, local.ctx.fields, functionName);
   const expressions = read.expressions;

@@ -1,5 +1,6 @@
 import type { FieldValue, TreeModel, TreeNode } from './model-document.js';
 import { type FieldRead, predicateSource, truthSource, unknownSource } from './predicate-codegen.js';
+import { MultiPathWalk, followsSeveralChildren } from './tree-multipath-codegen.js';
 
 /**
  * A PMML TreeModel as straight-line JavaScript, for model-codegen.ts: the whole tree one labelled block of nested
@@ -9,7 +10,8 @@ import { type FieldRead, predicateSource, truthSource, unknownSource } from './p
  * PMML 4.4 semantics: a node's children are tried in order and the first whose predicate is true is taken; a
  * predicate that is unknown (it reads a missing value) does what missingValueStrategy says: `none` takes it as
  * false, `lastPrediction` answers the node's own result, `nullPrediction` no result, `defaultChild` goes down the
- * node's defaultChild. No true child answers the node's result (returnLastPrediction) or none.
+ * node's defaultChild, `weightedConfidence` and `aggregateNodes` hand over to the walk of several children from that
+ * node down (tree-multipath-codegen.ts). No true child answers the node's result (returnLastPrediction) or none.
  */
 
 const q = JSON.stringify;
@@ -50,6 +52,9 @@ export const NODES_PER_FUNCTION = 400;
 /**
  * Statements that set `v` to the tree's result, as `leaf` writes a node's result, and leave the block
  * `label`. The caller declares `let v`. Subtrees past NODES_PER_FUNCTION go to functions of their own.
+ * `multiPath`: the tree's result, as `leaf` writes it, when a predicate under the node is unknown; what
+ * weightedConfidence and aggregateNodes need (treeFunction gives it; the ensembles that add trees in line take none
+ * of these trees).
  */
 export function treeStatements(
   e: TreeSink,
@@ -57,6 +62,7 @@ export function treeStatements(
   read: FieldRead,
   leaf: (n: TreeNode) => string,
   label: string,
+  multiPath?: (n: TreeNode) => string,
 ): string {
   const sizes = new Map<TreeNode, number>();
   const size = (n: TreeNode): number => {
@@ -66,13 +72,19 @@ export function treeStatements(
     return total;
   };
   size(m.root);
-  return subtreeBlock(e, m, { read, leaf, sizes }, m.root, label, true);
+  const walk =
+    multiPath ??
+    (() => {
+      throw new Error(`missingValueStrategy "${m.missingValueStrategy}" needs the walk of several children`);
+    });
+  return subtreeBlock(e, m, { read, leaf, sizes, multiPath: walk }, m.root, label, true);
 }
 
 interface TreeEmit {
   read: FieldRead;
   leaf: (n: TreeNode) => string;
   sizes: Map<TreeNode, number>;
+  multiPath: (n: TreeNode) => string;
 }
 
 /** The labelled block of the subtree at `top`: children fit in while the function's node budget lasts. */
@@ -97,7 +109,7 @@ function subtreeBlock(e: TreeSink, m: TreeModel, t: TreeEmit, top: TreeNode, lab
     }
     if (m.missingValueStrategy === 'defaultChild') defaultChildNode(n);
     else {
-      const onUnknown = { none: null, lastPrediction: leaf(n), nullPrediction: 'null' }[m.missingValueStrategy];
+      const onUnknown = unknownResult(n);
       for (const c of n.children) {
         const unknown = onUnknown === null ? 'false' : unknownSource(c.predicate, read);
         if (unknown === undefined) {
@@ -143,11 +155,28 @@ function subtreeBlock(e: TreeSink, m: TreeModel, t: TreeEmit, top: TreeNode, lab
     lines.push(`${noTrueChild(n)} }`);
   };
   const noTrueChild = (n: TreeNode) => set(m.noTrueChildStrategy === 'returnLastPrediction' ? leaf(n) : 'null');
+  /** What a node answers when one of its children's predicates is unknown (null: the child counts as false). */
+  const unknownResult = (n: TreeNode): string | null => {
+    switch (m.missingValueStrategy) {
+      case 'none':
+        return null;
+      case 'lastPrediction':
+        return leaf(n);
+      case 'weightedConfidence':
+      case 'aggregateNodes':
+        return t.multiPath(n);
+      default:
+        return 'null';
+    }
+  };
 
   lines.push(`${label}: {`);
   if (!isRoot || top.predicate.op === 'true') node(top);
   else {
-    // the root's own predicate: not true, no prediction (a subtree's predicate was tested by its parent)
+    // the root's own predicate: not true, no prediction (a subtree's predicate was tested by its parent); unknown,
+    // the strategies that follow what is unknown follow it
+    if (followsSeveralChildren(m))
+      lines.push(`if (${predicateSource(e, top.predicate, read)} === null) { ${set(t.multiPath(top))} }`);
     lines.push(`if (${truthSource(e, top.predicate, read)}) {`);
     node(top);
     lines.push('}', set('null'));
@@ -210,7 +239,15 @@ export function treeFunction(e: TreeSink, m: TreeModel): string {
   const index = new Map(nodes.map((n, k) => [n, k]));
   const results = e.constant(`JSON.parse(${q(JSON.stringify(nodeResults(e, m, nodes)))})`);
   const locals = new FieldLocals(e);
-  const body = treeStatements(e, m, locals.read, (n) => `${results}[${index.get(n)}]`, 'L');
+  const walk = followsSeveralChildren(m) ? new MultiPathWalk(e, m, nodes) : undefined;
+  const body = treeStatements(
+    e,
+    m,
+    locals.read,
+    (n) => `${results}[${index.get(n)}]`,
+    'L',
+    walk && ((n) => walk.resultFrom(n)),
+  );
   e.parts.push(`function ${name}(X) {\n${locals.declarations()}\nlet v;\n${body}\nreturn v;\n}`);
   return name;
 }

@@ -59,6 +59,8 @@ function disagreement(actual: unknown, expected: unknown): string | null {
 /** Hand-written models, with outputs worked by hand (a few rows each, each explained); the others are scikit-learn's. */
 const HAND_WRITTEN = [
   'mining-model-chain',
+  'mining-order-classification',
+  'mining-order-regression',
   'mining-outliers',
   'mining-select-first',
   'regression-links',
@@ -68,8 +70,11 @@ const HAND_WRITTEN = [
   'targets-classification',
   'targets-regression',
   'transformations',
+  'tree-aggregate-nodes',
+  'tree-aggregate-nodes-regression',
   'tree-default-child',
   'tree-last-prediction',
+  'tree-weighted-confidence',
 ];
 
 const SCIKIT_LEARN = [

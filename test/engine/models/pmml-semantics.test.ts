@@ -82,6 +82,38 @@ describe('TreeModel', () => {
   });
 });
 
+describe('TreeModel weightedConfidence', () => {
+  it("weighs the followed children's confidences (ScoreDistribution probabilities when given) and leaves out what predicts nothing", async () => {
+    const dictionary = `${xy}<DataField name="c" optype="categorical" dataType="string"><Value value="A"/><Value value="B"/></DataField>`;
+    const schema =
+      '<MiningSchema><MiningField name="x"/><MiningField name="y"/><MiningField name="c" usageType="target"/></MiningSchema>';
+    const leaf = (id: string, records: number, predicate: string, pA: number) =>
+      `<Node id="${id}" recordCount="${records}">${predicate}<ScoreDistribution value="A" recordCount="0" probability="${pA}"/><ScoreDistribution value="B" recordCount="0" probability="${1 - pA}"/></Node>`;
+    const model = readPmml(
+      pmml(
+        dictionary,
+        `<TreeModel functionName="classification" missingValueStrategy="weightedConfidence">${schema}<Output><OutputField name="c" feature="predictedValue"/><OutputField name="pA" feature="probability" value="A"/></Output>
+          <Node id="root"><True/>
+            ${leaf('a', 3, '<SimplePredicate field="x" operator="lessThan" value="0"/>', 0.25)}
+            <Node id="b" recordCount="1"><SimplePredicate field="x" operator="greaterOrEqual" value="0"/>
+              ${leaf('b1', 0, '<SimplePredicate field="y" operator="lessThan" value="0"/>', 1)}
+              ${leaf('b2', 0, '<SimplePredicate field="y" operator="greaterOrEqual" value="0"/>', 1)}
+            </Node>
+          </Node></TreeModel>`,
+      ),
+    );
+    expect(
+      await score(model, [{ x: -1 }, { x: 1, y: 1 }, { x: null, y: 1 }, { x: 1, y: null }, { x: null, y: null }]),
+    ).toEqual([
+      { c: 'B', pA: 0.25 }, // leaf a: its probabilities, not its (zero) record counts
+      { c: 'A', pA: 1 }, // leaf b2
+      { c: 'B', pA: (3 * 0.25 + 1 * 1) / 4 }, // a and b followed, weighted 3 and 1: A .4375, B .5625
+      { c: null, pA: null }, // b's children both followed, with no records between them: b predicts nothing
+      { c: 'B', pA: 0.25 }, // a and b followed; b predicts nothing and is left out: a alone
+    ]);
+  });
+});
+
 describe('MiningModel segmentation', () => {
   const segment = (predicate: string, intercept: number, slope: number, weight = 1, output = '') =>
     `<Segment weight="${weight}">${predicate}<RegressionModel functionName="regression">${schemaXY}${output}<RegressionTable intercept="${intercept}"><NumericPredictor name="x" coefficient="${slope}"/></RegressionTable></RegressionModel></Segment>`;
@@ -550,6 +582,75 @@ describe('files the reader refuses', () => {
     ).toEqual({ kind: 'invalid', message: expect.stringMatching(/DataField\[0\]\.Value\[0\].*property/) });
   });
 
+  it('refuses a tree whose missing value strategy would weigh or add up counts it lacks, naming the Node', () => {
+    const classes =
+      '<DataField name="x" optype="continuous" dataType="double"/><DataField name="c" optype="categorical" dataType="string"><Value value="A"/><Value value="B"/></DataField>';
+    const schemaC = '<MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema>';
+    const split = (left: string, right: string) =>
+      `<Node recordCount="10"><True/><Node ${left}><SimplePredicate field="x" operator="lessThan" value="0"/><ScoreDistribution value="A" recordCount="3"/><ScoreDistribution value="B" recordCount="1"/></Node>` +
+      `<Node ${right}><SimplePredicate field="x" operator="greaterOrEqual" value="0"/>${right.includes('score') ? '' : '<ScoreDistribution value="A" recordCount="1"/><ScoreDistribution value="B" recordCount="5"/>'}</Node></Node>`;
+    const classification = (strategy: string, nodes: string, noTrueChild = 'returnNullPrediction') =>
+      refuse(
+        pmml(
+          classes,
+          `<TreeModel functionName="classification" missingValueStrategy="${strategy}" noTrueChildStrategy="${noTrueChild}">${schemaC}${nodes}</TreeModel>`,
+        ),
+      );
+    // weightedConfidence weighs each child by its Node recordCount
+    expect(classification('weightedConfidence', split('id="low" recordCount="4"', 'id="high"'))).toEqual({
+      kind: 'unsupported',
+      message:
+        'PMML.TreeModel.Node.Node[1]: missingValueStrategy="weightedConfidence" needs the recordCount of every Node but the root: Node "high" has none',
+    });
+    expect(classification('weightedConfidence', split('recordCount="4"', ''))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining(
+        'Node[1]: missingValueStrategy="weightedConfidence" needs the recordCount of every Node but the root: Node (no id) has none',
+      ),
+    });
+    // a leaf's confidences, or the counts aggregateNodes adds up, are its ScoreDistribution
+    expect(classification('aggregateNodes', split('id="low"', 'id="high" score="B"'))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining(
+        'Node[1]: missingValueStrategy="aggregateNodes" needs a ScoreDistribution on every leaf Node: Node "high" has none',
+      ),
+    });
+    // where a path may end on a node with children (returnLastPrediction), that node needs one too
+    expect(
+      classification(
+        'aggregateNodes',
+        split('id="low"', 'id="high"').replace(
+          '<True/>',
+          '<True/><ScoreDistribution value="A" recordCount="4"/><ScoreDistribution value="B" recordCount="6"/><Node id="mid"><False/><Node score="A"><True/><ScoreDistribution value="A" recordCount="1"/></Node></Node>',
+        ),
+        'returnLastPrediction',
+      ),
+    ).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining(
+        'missingValueStrategy="aggregateNodes" needs a ScoreDistribution on every Node (noTrueChildStrategy="returnLastPrediction"): Node "mid" has none',
+      ),
+    });
+    // a regression's leaves are weighed by their records
+    const regression = (leaf: string) =>
+      refuse(
+        pmml(
+          xy,
+          `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schemaXY}<Node score="0"><True/><Node id="a" score="1" recordCount="2"><SimplePredicate field="x" operator="lessThan" value="0"/></Node><Node id="b" ${leaf}><True/></Node></Node></TreeModel>`,
+        ),
+      );
+    expect(regression('score="2"')).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining(
+        'Node[1]: missingValueStrategy="aggregateNodes" needs the recordCount of every leaf Node: Node "b" has none',
+      ),
+    });
+    expect(regression('score="2" recordCount="-1"')).toEqual({
+      kind: 'invalid',
+      message: expect.stringContaining('Node[1]: recordCount must be a finite number, 0 or more, got "-1"'),
+    });
+  });
+
   it('refuses, as unsupported, other model types, derived fields and strategies it does not implement', () => {
     expect(refuse(pmml(xy, `<NeuralNetwork functionName="regression">${schemaXY}</NeuralNetwork>`))).toEqual({
       kind: 'unsupported',
@@ -559,10 +660,13 @@ describe('files the reader refuses', () => {
       refuse(
         pmml(
           xy,
-          `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schemaXY}<Node score="1"><True/></Node></TreeModel>`,
+          `<TreeModel functionName="regression" missingValueStrategy="weightedConfidence">${schemaXY}<Node score="1"><True/></Node></TreeModel>`,
         ),
-      ).kind,
-    ).toBe('unsupported');
+      ),
+    ).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('missingValueStrategy="weightedConfidence" of a regression is not supported'),
+    });
     expect(
       refuse(
         pmml(
@@ -585,6 +689,19 @@ describe('files the reader refuses', () => {
         ),
       ),
     ).toEqual({ kind: 'unsupported', message: expect.stringContaining('1001 target categories; at most 1000') });
+    // 1,000 categories in 2,601 nodes: 2,601,000 probabilities; a walk of several children also keeps a vector per
+    // leaf (2,600 more arrays): past the 5,000,000 the generated code may hold
+    const thousand = manyCategories.replace('<Value value="c1000"/>', '');
+    const wide = (strategy: string) =>
+      pmml(
+        thousand,
+        `<TreeModel functionName="classification" missingValueStrategy="${strategy}"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema><Node><True/><ScoreDistribution value="c0" recordCount="1"/>${Array.from({ length: 2600 }, (_, k) => `<Node><SimplePredicate field="x" operator="equal" value="${k}"/><ScoreDistribution value="c${k % 1000}" recordCount="1"/></Node>`).join('')}</Node></TreeModel>`,
+      );
+    expect(readPmml(wide('none')).modelType).toBe('TreeModel');
+    expect(refuse(wide('aggregateNodes'))).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('its tree nodes would hold 5201000 probabilities'),
+    });
     // the same value refused the same way wherever PMML allows it: a date type in a derived field, a function of a segment
     const derivedDate = `<RegressionModel functionName="regression">${schemaXY}<LocalTransformations><DerivedField name="d" dataType="dateDaysSince[1970]"><FieldRef field="x"/></DerivedField></LocalTransformations><RegressionTable intercept="1"/></RegressionModel>`;
     expect(refuse(pmml(xy, derivedDate))).toEqual({
@@ -595,6 +712,26 @@ describe('files the reader refuses', () => {
     expect(refuse(pmml(xy, segmentClustering))).toEqual({
       kind: 'unsupported',
       message: expect.stringContaining('functionName="clustering" is not supported'),
+    });
+    // the methods PMML reserves for the other function, and selectAll (several predictions, not one)
+    const method = (functionName: string, name: string) =>
+      refuse(
+        pmml(
+          xy,
+          `<MiningModel functionName="${functionName}">${schemaXY}<Segmentation multipleModelMethod="${name}"><Segment><True/><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`,
+        ),
+      );
+    expect(method('regression', 'max')).toEqual({
+      kind: 'invalid',
+      message: expect.stringContaining('multipleModelMethod="max" is for classifications'),
+    });
+    expect(method('classification', 'weightedSum')).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('multipleModelMethod="weightedSum" of a classification is not supported'),
+    });
+    expect(method('regression', 'selectAll')).toEqual({
+      kind: 'unsupported',
+      message: expect.stringContaining('multipleModelMethod="selectAll" is not supported'),
     });
     const segmentTreatment = `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="sum"><Segment><True/><RegressionModel functionName="regression"><MiningSchema><MiningField name="x" missingValueReplacement="1"/></MiningSchema><RegressionTable intercept="1"/></RegressionModel></Segment></Segmentation></MiningModel>`;
     expect(refuse(pmml(xy, segmentTreatment))).toEqual({

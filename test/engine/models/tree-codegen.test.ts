@@ -165,3 +165,100 @@ describe('ensembles of trees added in line', () => {
     expect(source.match(/\bfunction\b/g)?.length).toBeLessThan(30);
   });
 });
+
+describe('the walk of several children (weightedConfidence, aggregateNodes)', () => {
+  // leaves score their number and hold one record each: the mean of the leaves reached is easy to check
+  const balanced = (strategy: string, depth: number, yLevel: number) => {
+    let leaves = 0;
+    const node = (level: number, lo: number, hi: number, predicate: string): string => {
+      if (level === depth) return `<Node score="${leaves++}" recordCount="1">${predicate}</Node>`;
+      const field = level === yLevel ? 'y' : 'x';
+      const mid = (lo + hi) / 2;
+      const [left, right] =
+        field === 'x'
+          ? [
+              node(level + 1, lo, mid, simple('x', 'lessThan', mid)),
+              node(level + 1, mid, hi, simple('x', 'greaterOrEqual', mid)),
+            ]
+          : [
+              node(level + 1, lo, hi, simple('y', 'lessThan', 0)),
+              node(level + 1, lo, hi, simple('y', 'greaterOrEqual', 0)),
+            ];
+      return `<Node recordCount="${2 ** (depth - level)}" score="-1">${predicate}${left}${right}</Node>`;
+    };
+    return readPmml(
+      pmml(
+        `<TreeModel functionName="regression" missingValueStrategy="${strategy}">${schema}${node(0, 0, 512, '<True/>')}</TreeModel>`,
+      ),
+    );
+  };
+
+  it('hands over from a subtree cut into a function of its own, and follows both sides of each unknown split', async () => {
+    // depth 10 (2,047 nodes): x splits levels 0–8 into 512 intervals of 1, y the last level; leaf 2i + (y >= 0)
+    const model = balanced('aggregateNodes', 10, 9);
+    const source = modelFunction(model as PmmlModelDocument, { reads: {}, outputs: ['t'], nodeId: 'model' });
+    expect(source.match(/\bfunction N\d+\(/g)?.length).toBeGreaterThanOrEqual(4);
+    expect(
+      await score(model, [
+        { x: 5.5, y: 1 },
+        { x: 5.5, y: null },
+        { x: null, y: -1 },
+        { x: null, y: null },
+      ]),
+    ).toEqual([
+      11, // one path: leaf 11
+      10.5, // y unknown at the last split: leaves 10 and 11
+      511, // x unknown at the root: every even leaf, 0 … 1022
+      511.5, // both: every leaf
+    ]);
+  });
+
+  it("follows the root when its own predicate is unknown, as any node's", async () => {
+    const model = readPmml(
+      pmml(`<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schema}
+        <Node recordCount="4" score="0">${simple('x', 'lessThan', 10)}
+          <Node recordCount="1" score="10">${simple('y', 'lessThan', 5)}</Node>
+          <Node recordCount="3" score="30">${simple('y', 'greaterOrEqual', 5)}</Node>
+        </Node></TreeModel>`),
+    );
+    // x 20: the root's predicate is false, no prediction; x missing: the root followed; then y decides, or both leaves
+    expect(
+      await score(model, [
+        { x: 20, y: 1 },
+        { x: null, y: 1 },
+        { x: null, y: null },
+      ]),
+    ).toEqual([null, 10, 25]);
+  });
+
+  it('follows the children an unknown compound predicate leaves open, and skips those it makes false', async () => {
+    const model = readPmml(
+      pmml(`<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schema}
+        <Node score="0"><True/>
+          <Node recordCount="1" score="1"><CompoundPredicate booleanOperator="and">${simple('x', 'lessThan', 10)}${simple('y', 'lessThan', 5)}</CompoundPredicate></Node>
+          <Node recordCount="2" score="4"><CompoundPredicate booleanOperator="or">${simple('x', 'greaterOrEqual', 10)}${simple('y', 'greaterOrEqual', 5)}</CompoundPredicate></Node>
+          <Node recordCount="5" score="7"><True/></Node>
+        </Node></TreeModel>`),
+    );
+    expect(
+      await score(model, [
+        { x: 5, y: 1 }, // the first child, alone
+        { x: null, y: 1 }, // and(unknown, true) unknown, or(unknown, false) unknown, True: (1 + 8 + 35) / 8
+        { x: null, y: 7 }, // and(unknown, false) false, or(unknown, true) true: the second child alone
+        { x: 5, y: null }, // and(true, unknown) unknown, or(false, unknown) unknown, True: all three
+      ]),
+    ).toEqual([1, 44 / 8, 4, 44 / 8]);
+  });
+
+  it('keeps its trees out of the sums added in line: they answer through their own function', async () => {
+    const walked = `<TreeModel functionName="regression" missingValueStrategy="aggregateNodes">${schema}<Node score="0"><True/><Node recordCount="1" score="10">${simple('x', 'lessThan', 10)}</Node><Node recordCount="3" score="30">${simple('x', 'greaterOrEqual', 10)}</Node></Node></TreeModel>`;
+    const constant = `<TreeModel functionName="regression">${schema}<Node score="100"><True/></Node></TreeModel>`;
+    const model = readPmml(
+      pmml(
+        `<MiningModel functionName="regression">${schema}<Segmentation multipleModelMethod="sum"><Segment><True/>${walked}</Segment><Segment><True/>${constant}</Segment></Segmentation></MiningModel>`,
+      ),
+    );
+    // x missing: both leaves of the first tree, (10 + 3 × 30) / 4 = 25, plus 100
+    expect(await score(model, [{ x: 5 }, { x: 20 }, { x: null }])).toEqual([110, 130, 125]);
+  });
+});
