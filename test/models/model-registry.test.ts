@@ -198,6 +198,17 @@ describe('model registry', () => {
         'MODEL_NOT_SUPPORTED',
         /Node\[1\]: missingValueStrategy="weightedConfidence" needs the recordCount of every Node but the root: Node "high" has none/,
       ],
+      [
+        'a classification averaging probabilities over a segment that may answer without them',
+        '<PMML><DataDictionary><DataField name="x" optype="continuous" dataType="double"/><DataField name="c" optype="categorical" dataType="string"/></DataDictionary>' +
+          '<MiningModel functionName="classification"><MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema><Segmentation multipleModelMethod="average">' +
+          '<Segment id="forest-1"><True/><TreeModel functionName="classification"><MiningSchema><MiningField name="x"/></MiningSchema><Node><True/><ScoreDistribution value="A" recordCount="3"/><ScoreDistribution value="B" recordCount="1"/></Node></TreeModel></Segment>' +
+          '<Segment id="forest-2"><True/><TreeModel functionName="classification"><MiningSchema><MiningField name="x"/></MiningSchema><Node><True/><Node id="leaf" score="B"><True/></Node></Node></TreeModel></Segment>' +
+          '</Segmentation></MiningModel></PMML>',
+        422,
+        'MODEL_NOT_SUPPORTED',
+        /Segment\[1\]: multipleModelMethod="average" combines the segments' probabilities: Segment "forest-2" can answer without them \(its TreeModel's Node\.Node\[0\] "leaf" has a score but no ScoreDistribution\)/,
+      ],
     ])('%s', async (_label, body, status, code, message) => {
       const answer = await upload(user, name, body);
       expect(answer.status).toBe(status);

@@ -16,6 +16,7 @@ import { FieldLocals, NODES_PER_FUNCTION, scoreLeaf, treeFunction, treeSize, tre
 import { derivedStatements, expressionSource, targetsFunction } from './transformation-codegen.js';
 import { NORMAL_SOURCE } from './normal-distribution.js';
 import { ORDER_STATISTICS_RUNTIME, orderStatisticReturn } from './segment-order-statistics.js';
+import { MissingPredictions } from './segment-missing-predictions.js';
 
 /**
  * A model as JavaScript for the tenant's sandbox: one generated function per model body (a tree is one function of
@@ -463,9 +464,12 @@ function treeSums(e: Emitter, trees: (MiningSegment & { model: TreeModel })[], w
 
 function mining(e: Emitter, m: MiningModel, nodeId: string): string {
   const name = e.id('M');
+  const voting = m.multipleModelMethod === 'majorityVote' || m.multipleModelMethod === 'weightedMajorityVote';
+  const missing = new MissingPredictions(m, voting);
   const sumLike = ['sum', 'average', 'weightedAverage'].includes(m.multipleModelMethod);
   const segs = m.segments.map((s) => ({
-    fn: sumLike && inlineTree(m, s) ? null : segmentFunction(e, s, nodeId),
+    // trees added in line stop the sum at a missing score: skipSegment leaves each segment's result out by itself
+    fn: sumLike && !missing.skips && inlineTree(m, s) ? null : segmentFunction(e, s, nodeId),
     segment: s,
     predicate: truthSource(e, s.predicate, fromX(e)),
     weight: s.weight,
@@ -478,24 +482,33 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
   switch (m.multipleModelMethod) {
     case 'selectFirst':
       segs.forEach((s) => {
-        lines.push(`if (${s.predicate}) return ${s.fn}(X);`);
+        lines.push(
+          missing.skips
+            ? `if (${s.predicate}) { const r = ${s.fn}(X); if (r !== null) return r; }`
+            : `if (${s.predicate}) return ${s.fn}(X);`,
+        );
       });
       lines.push('return null;');
       break;
-    case 'modelChain':
+    case 'modelChain': {
       lines.push('X = X.slice();', 'let r = null;');
+      // continue passes a segment's missing outputs on to the later segments; returnMissing ends the chain there
+      const stop = missing.treatment === 'returnMissing' ? ' if (r === null) return null;' : '';
       segs.forEach((s) => {
         const assigns = s.outputs
           .map((o) => `X[${e.slot(o.name)}] = ${outputValue(e, o, s.functionName, s.expressions)};`)
           .join(' ');
-        lines.push(`if (${s.predicate}) { r = ${s.fn}(X); ${assigns} }`);
+        lines.push(`if (${s.predicate}) { r = ${s.fn}(X);${stop} ${assigns} }`);
       });
       lines.push('return r;');
       break;
+    }
     case 'sum':
     case 'average':
     case 'weightedAverage':
-      lines.push(`let n = 0, w = 0, t = 0${m.functionName === 'classification' ? ', P = ZEROS()' : ''};`);
+      lines.push(
+        `let n = 0, w = 0, t = 0${m.functionName === 'classification' ? ', P = ZEROS()' : ''}; ${missing.declarations()}`,
+      );
       segs.forEach((s, k) => {
         if (s.fn === null) {
           // the first of a run of inline trees adds them all
@@ -507,14 +520,15 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
           return;
         }
         const weight = m.multipleModelMethod === 'weightedAverage' ? q(s.weight) : '1';
-        lines.push(`if (${s.predicate}) { const r = ${s.fn}(X); if (r === null) return null; n++; w += ${weight};`);
-        if (m.functionName === 'classification')
-          lines.push(
-            `for (let c = 0; c < P.length; c++) P[c] += ${weight === '1' ? 'r.p[c]' : `${weight} * r.p[c]`}; }`,
-          );
-        else lines.push(`t += ${weight === '1' ? 'r.v' : `${weight} * r.v`}; }`);
+        const add =
+          m.functionName === 'classification'
+            ? `for (let c = 0; c < P.length; c++) P[c] += ${weight === '1' ? 'r.p[c]' : `${weight} * r.p[c]`};`
+            : `t += ${weight === '1' ? 'r.v' : `${weight} * r.v`};`;
+        lines.push(
+          `if (${s.predicate}) { const r = ${s.fn}(X); ${missing.onResult(q(s.weight), `n++; w += ${weight}; ${add}`)} }`,
+        );
       });
-      lines.push('if (n === 0) return null;');
+      lines.push('if (n === 0) return null;', ...missing.shareCheck());
       if (m.functionName === 'classification')
         lines.push(
           `for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`,
@@ -527,30 +541,32 @@ function mining(e: Emitter, m: MiningModel, nodeId: string): string {
     case 'weightedSum': {
       const weighted = m.multipleModelMethod === 'weightedMedian' || m.multipleModelMethod === 'weightedSum';
       e.once(ORDER_STATISTICS_RUNTIME);
-      lines.push('const R = [], W = [];');
+      lines.push(`const R = [], W = []; ${missing.declarations()}`);
       segs.forEach((s) => {
-        lines.push(
-          `if (${s.predicate}) { const r = ${s.fn}(X); if (r === null) return null; R.push(r); W.push(${weighted ? q(s.weight) : '1'}); }`,
-        );
+        const use = `R.push(r); W.push(${weighted ? q(s.weight) : '1'});`;
+        lines.push(`if (${s.predicate}) { const r = ${s.fn}(X); ${missing.onResult(q(s.weight), use)} }`);
       });
       lines.push(
         'if (R.length === 0) return null;',
+        ...missing.shareCheck(),
         orderStatisticReturn(m.multipleModelMethod, m.functionName, order),
       );
       break;
     }
     case 'majorityVote':
     case 'weightedMajorityVote':
-      lines.push('let w = 0; const P = ZEROS();');
+      // `mv`: the votes for "missing" (continue), which wins when it has more than every category
+      lines.push(`let w = 0, mv = 0; const P = ZEROS(); ${missing.declarations()}`);
       segs.forEach((s) => {
-        const weight = m.multipleModelMethod === 'weightedMajorityVote' ? q(s.weight) : '1';
+        const vote = m.multipleModelMethod === 'weightedMajorityVote' ? q(s.weight) : '1';
+        const onMissing = missing.treatment === 'continue' ? `mv += ${vote};` : '';
         lines.push(
-          `if (${s.predicate}) { const r = ${s.fn}(X); if (r === null) return null; w += ${weight}; P[r.v] += ${weight}; }`,
+          `if (${s.predicate}) { const r = ${s.fn}(X); ${missing.onResult(q(s.weight), `w += ${vote}; P[r.v] += ${vote};`, onMissing)} }`,
         );
       });
-      lines.push(
-        `if (w === 0) return null; for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: BEST(P, ${order}), p: P, rc: null };`,
-      );
+      lines.push('if (w === 0) return null;', ...missing.shareCheck(), `const b = BEST(P, ${order});`);
+      if (missing.treatment === 'continue') lines.push('if (mv > P[b]) return null;');
+      lines.push('for (let c = 0; c < P.length; c++) P[c] = P[c] / w; return { v: b, p: P, rc: null };');
       break;
   }
   e.parts.push(`function ${name}(X) {\n${lines.join('\n')}\n}`);

@@ -158,6 +158,13 @@ export interface MiningModel {
     | 'weightedMedian'
     | 'max'
     | 'weightedSum';
+  /**
+   * Segmentation@missingPredictionTreatment: what a segment that applies and predicts nothing does
+   * (segment-missing-predictions.ts). Absent in documents stored before it was read: `continue`, PMML's default.
+   */
+  missingPredictionTreatment?: 'returnMissing' | 'skipSegment' | 'continue';
+  /** Segmentation@missingThreshold, 0 to 1: the share of the applying segments' weight that may predict nothing. Absent: 1. */
+  missingThreshold?: number;
   segments: MiningSegment[];
 }
 

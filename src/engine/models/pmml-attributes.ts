@@ -75,6 +75,7 @@ const CHOICES = {
     'selectFirst',
     ['selectAll'],
   ),
+  'Segmentation.missingPredictionTreatment': choice(['returnMissing', 'skipSegment', 'continue'] as const, 'continue'),
   'OutputField.feature': choice(
     ['predictedValue', 'probability', 'reasonCode', 'transformedValue'] as const,
     'predictedValue',

@@ -23,6 +23,7 @@ import { parseXml, XmlSyntaxError, type XmlElement, type XmlLimits } from './xml
 import { attribute, fieldTypes, readInterval } from './pmml-attributes.js';
 import { readDerivedFields, readTargets, expressionOf } from './pmml-transformations.js';
 import { checkTreeStrategy } from './pmml-tree-strategies.js';
+import { checkSegmentProbabilities } from './pmml-segment-probabilities.js';
 import {
   ModelFileError,
   fieldOf,
@@ -303,6 +304,13 @@ function readMining(
     functionName !== 'classification'
   )
     invalid(path, `multipleModelMethod="${multipleModelMethod}" is for classifications`);
+  const missingPredictionTreatment = attribute(segmentation, path, 'Segmentation.missingPredictionTreatment');
+  // PMML 4.4: "skipSegment should not be used with modelChain" (a later segment may read what the skipped one outputs)
+  if (missingPredictionTreatment === 'skipSegment' && multipleModelMethod === 'modelChain')
+    invalid(path, 'missingPredictionTreatment="skipSegment" is not for multipleModelMethod="modelChain"');
+  const missingThreshold = number(path, segmentation.attributes.missingThreshold, 'missingThreshold', 1);
+  if (!(missingThreshold >= 0 && missingThreshold <= 1))
+    invalid(path, `missingThreshold must be a number from 0 to 1, got "${segmentation.attributes.missingThreshold}"`);
   // Fields a model chain's earlier segments output become inputs of the later ones.
   const chained = new Map(ctx.fields);
   const segments: MiningSegment[] = kids(segmentation, 'Segment').map((s, k) => {
@@ -352,7 +360,20 @@ function readMining(
     };
   });
   if (segments.length === 0) invalid(path, 'needs at least one Segment');
-  return { kind: 'mining', functionName, multipleModelMethod, segments };
+  const mining: MiningModel = {
+    kind: 'mining',
+    functionName,
+    multipleModelMethod,
+    missingPredictionTreatment,
+    missingThreshold,
+    segments,
+  };
+  checkSegmentProbabilities(
+    mining,
+    path,
+    kids(segmentation, 'Segment').map((s) => s.attributes.id),
+  );
+  return mining;
 }
 
 function readBody(

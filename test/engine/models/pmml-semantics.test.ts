@@ -173,6 +173,148 @@ describe('MiningModel segmentation', () => {
   });
 });
 
+describe('MiningModel segments that give no probabilities', () => {
+  const dictionary = `${xy.replace('<DataField name="t" optype="continuous" dataType="double"/>', '')}<DataField name="c" optype="categorical" dataType="string"><Value value="A"/><Value value="B"/></DataField>`;
+  const schema = '<MiningSchema><MiningField name="x"/><MiningField name="c" usageType="target"/></MiningSchema>';
+  const output =
+    '<Output><OutputField name="c" feature="predictedValue"/><OutputField name="pA" feature="probability" value="A"/></Output>';
+  // t1: leaves with a ScoreDistribution; t2: its high leaf a score alone (the category without probabilities)
+  const t1 = `<Segment id="t1"><True/><TreeModel functionName="classification">${schema}<Node><True/><Node><SimplePredicate field="x" operator="lessThan" value="0"/><ScoreDistribution value="A" recordCount="3"/><ScoreDistribution value="B" recordCount="1"/></Node><Node><True/><ScoreDistribution value="B" recordCount="1"/></Node></Node></TreeModel></Segment>`;
+  const t2 = `<Segment id="t2"><True/><TreeModel functionName="classification">${schema}<Node><True/><Node id="low"><SimplePredicate field="x" operator="lessThan" value="0"/><ScoreDistribution value="B" recordCount="1"/></Node><Node id="high" score="A"><True/></Node></Node></TreeModel></Segment>`;
+  const mining = (method: string, segments: string) =>
+    pmml(
+      dictionary,
+      `<MiningModel functionName="classification">${schema}${output}<Segmentation multipleModelMethod="${method}">${segments}</Segmentation></MiningModel>`,
+    );
+  const refusal = (text: string) => {
+    try {
+      readPmml(text);
+    } catch (error) {
+      if (error instanceof ModelFileError) return { kind: error.kind, path: error.path, message: error.message };
+      throw error;
+    }
+    throw new Error('accepted');
+  };
+
+  it.each(['average', 'weightedAverage', 'max', 'median', 'weightedMedian'])(
+    '%s combines probabilities: a segment that may answer without them is refused at upload, naming it',
+    (method) => {
+      expect(refusal(mining(method, t1 + t2))).toEqual({
+        kind: 'unsupported',
+        path: 'PMML.MiningModel.Segmentation.Segment[1]',
+        message: `PMML.MiningModel.Segmentation.Segment[1]: multipleModelMethod="${method}" combines the segments' probabilities: Segment "t2" can answer without them (its TreeModel's Node.Node[1] "high" has a score but no ScoreDistribution)`,
+      });
+    },
+  );
+
+  it('looks into nested segmentations and where a tree may answer from a node with children', () => {
+    const nested = `<Segment><True/><MiningModel functionName="classification">${schema}<Segmentation multipleModelMethod="selectFirst">${t1}${t2}</Segmentation></MiningModel></Segment>`;
+    expect(refusal(mining('average', t1 + nested)).message).toBe(
+      `PMML.MiningModel.Segmentation.Segment[1]: multipleModelMethod="average" combines the segments' probabilities: Segment (no id) can answer without them (its MiningModel's (selectFirst) Segment[1]: its TreeModel's Node.Node[1] "high" has a score but no ScoreDistribution)`,
+    );
+    // returnLastPrediction: the root, without a ScoreDistribution, answers when no child is true
+    const last = t1.replace('<TreeModel ', '<TreeModel noTrueChildStrategy="returnLastPrediction" ');
+    expect(refusal(mining('median', last)).message).toContain(
+      `Segment "t1" can answer without them (its TreeModel's Node (no id) has no score and no ScoreDistribution)`,
+    );
+    // a nested vote gives its shares as probabilities: accepted
+    const votes = `<Segment><True/><MiningModel functionName="classification">${schema}<Segmentation multipleModelMethod="majorityVote">${t2}</Segmentation></MiningModel></Segment>`;
+    expect(readPmml(mining('average', t1 + votes)).modelType).toBe('MiningModel');
+  });
+
+  it('the votes, selectFirst and modelChain take such segments: they need the predicted category only', async () => {
+    const rows = [{ x: -1 }, { x: 1 }];
+    // x −1: t1 A (3 of 4), t2 B; x 1: t1 B, t2 A (a score alone)
+    expect(await score(readPmml(mining('majorityVote', t1 + t2)), rows)).toEqual([
+      { c: 'A', pA: 0.5 },
+      { c: 'A', pA: 0.5 },
+    ]);
+    expect(
+      await score(readPmml(mining('weightedMajorityVote', t1 + t2.replace('<Segment ', '<Segment weight="3" '))), rows),
+    ).toEqual([
+      { c: 'B', pA: 0.25 },
+      { c: 'A', pA: 0.75 },
+    ]);
+    // t2 answers: its category, and no probability to give
+    expect(await score(readPmml(mining('selectFirst', t2 + t1)), rows)).toEqual([
+      { c: 'B', pA: 0 },
+      { c: 'A', pA: null },
+    ]);
+    expect(await score(readPmml(mining('modelChain', t1 + t2)), rows)).toEqual([
+      { c: 'B', pA: 0 },
+      { c: 'A', pA: null },
+    ]);
+  });
+});
+
+describe('Segmentation missingPredictionTreatment and missingThreshold', () => {
+  const segment = (field: string) =>
+    `<Segment><True/><RegressionModel functionName="regression">${schemaXY}<RegressionTable intercept="0"><NumericPredictor name="${field}" coefficient="1"/></RegressionTable></RegressionModel></Segment>`;
+  const mining = (attributes: string, method = 'average') =>
+    pmml(
+      xy,
+      `<MiningModel functionName="regression">${schemaXY}<Segmentation multipleModelMethod="${method}" ${attributes}>${segment('x')}${segment('y')}</Segmentation></MiningModel>`,
+    );
+  const refusal = (text: string) => {
+    try {
+      readPmml(text);
+    } catch (error) {
+      if (error instanceof ModelFileError) return `${error.kind}: ${error.message}`;
+      throw error;
+    }
+    return 'accepted';
+  };
+
+  it('reads PMML 4.4 defaults, continue and 1, and keeps them through the JSON the registry stores', () => {
+    const model = readPmml(mining(''));
+    expect(model.model).toMatchObject({ missingPredictionTreatment: 'continue', missingThreshold: 1 });
+    expect(JSON.parse(JSON.stringify(model))).toEqual(model);
+  });
+
+  it('classification average skipSegment: the segments that predict something, averaged', async () => {
+    const dictionary = `${xy}<DataField name="c" optype="categorical" dataType="string"><Value value="A"/><Value value="B"/></DataField>`;
+    const schema =
+      '<MiningSchema><MiningField name="x"/><MiningField name="y"/><MiningField name="c" usageType="target"/></MiningSchema>';
+    const logit = (field: string, weight: number) =>
+      `<Segment weight="${weight}"><True/><RegressionModel functionName="classification" normalizationMethod="logit">${schema}<RegressionTable intercept="0" targetCategory="A"><NumericPredictor name="${field}" coefficient="1"/></RegressionTable><RegressionTable intercept="0" targetCategory="B"/></RegressionModel></Segment>`;
+    const model = (attributes: string) =>
+      readPmml(
+        pmml(
+          dictionary,
+          `<MiningModel functionName="classification">${schema}<Output><OutputField name="pA" feature="probability" value="A"/></Output><Segmentation multipleModelMethod="weightedAverage" ${attributes}>${logit('x', 1)}${logit('y', 3)}</Segmentation></MiningModel>`,
+        ),
+      );
+    const rows = [{ x: 1, y: -1 }, { x: 1 }, { y: -1 }];
+    const logistic = (v: number) => 1 / (1 + Math.exp(-v));
+    const both = expect.closeTo((logistic(1) + 3 * logistic(-1)) / 4, 12);
+    // y missing leaves out 3/4 of the weight, x missing 1/4; the rest is averaged alone
+    expect((await score(model('missingPredictionTreatment="skipSegment"'), rows)).map((r) => r.pA)).toEqual([
+      both,
+      logistic(1),
+      logistic(-1),
+    ]);
+    expect(
+      (await score(model('missingPredictionTreatment="skipSegment" missingThreshold="0.5"'), rows)).map((r) => r.pA),
+    ).toEqual([both, null, logistic(-1)]);
+    // continue (the default): a missing prediction cannot be averaged
+    expect((await score(model(''), rows)).map((r) => r.pA)).toEqual([both, null, null]);
+  });
+
+  it('refuses a threshold outside 0 to 1, an unknown treatment, and skipSegment in a model chain', () => {
+    expect(refusal(mining('missingThreshold="1.5"'))).toBe(
+      'invalid: PMML.MiningModel: missingThreshold must be a number from 0 to 1, got "1.5"',
+    );
+    expect(refusal(mining('missingThreshold="half"'))).toMatch(/^invalid: .*missingThreshold" must be a number/);
+    expect(refusal(mining('missingPredictionTreatment="sometimes"'))).toMatch(
+      /^invalid: PMML\.MiningModel: missingPredictionTreatment must be one of returnMissing, skipSegment, continue/,
+    );
+    expect(refusal(mining('missingPredictionTreatment="skipSegment"', 'modelChain'))).toBe(
+      'invalid: PMML.MiningModel: missingPredictionTreatment="skipSegment" is not for multipleModelMethod="modelChain"',
+    );
+    expect(refusal(mining('missingPredictionTreatment="skipSegment" missingThreshold="0"'))).toBe('accepted');
+  });
+});
+
 describe('Scorecard baselines and algorithms', () => {
   const card = (algorithm: string, method: string) =>
     readPmml(
