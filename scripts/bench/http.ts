@@ -448,15 +448,17 @@ class CpuMeter {
   }
 }
 
-/** The worker processes' main threads (their event loops) and their engine hosts, from now on: µs of CPU per element. */
+/** The worker processes' main threads (their event loops), their other threads, their engine hosts and MariaDB, from now on: µs of CPU per element. */
 class PerElementCpu {
   private readonly mainBefore: number;
   private readonly hostsBefore: number;
   private readonly processBefore: number;
+  private readonly databaseBefore: number;
   constructor(private readonly workers: ChildProcess[]) {
     this.mainBefore = this.mainMs();
     this.hostsBefore = this.hostsMs();
     this.processBefore = this.processMs();
+    this.databaseBefore = totalCpuMs(databaseServerPids());
   }
 
   private processMs(): number {
@@ -476,7 +478,8 @@ class PerElementCpu {
     const main = this.mainMs() - this.mainBefore;
     // The other threads: V8's (garbage collection, compilation) and libuv's.
     const others = this.processMs() - this.processBefore - main;
-    return `worker main thread ${micros(main)} µs, its other threads ${micros(others)} µs, engine hosts ${micros(this.hostsMs() - this.hostsBefore)} µs`;
+    const database = totalCpuMs(databaseServerPids()) - this.databaseBefore;
+    return `worker main thread ${micros(main)} µs, its other threads ${micros(others)} µs, engine hosts ${micros(this.hostsMs() - this.hostsBefore)} µs, MariaDB ${micros(database)} µs (whole server)`;
   }
 }
 
