@@ -460,6 +460,41 @@ class CpuMeter {
   }
 }
 
+/** The worker processes' main threads (their event loops), their other threads, their engine hosts and MariaDB, from now on: µs of CPU per element. */
+class PerElementCpu {
+  private readonly mainBefore: number;
+  private readonly hostsBefore: number;
+  private readonly processBefore: number;
+  private readonly databaseBefore: number;
+  constructor(private readonly workers: ChildProcess[]) {
+    this.mainBefore = this.mainMs();
+    this.hostsBefore = this.hostsMs();
+    this.processBefore = this.processMs();
+    this.databaseBefore = totalCpuMs(databaseServerPids());
+  }
+
+  private processMs(): number {
+    return totalCpuMs(this.workers.map((child) => child.pid));
+  }
+
+  private mainMs(): number {
+    return this.workers.reduce((sum, child) => sum + threadCpuMs(child.pid, child.pid), 0);
+  }
+
+  private hostsMs(): number {
+    return totalCpuMs(this.workers.flatMap((child) => childPids(child.pid)));
+  }
+
+  report(elements: number): string {
+    const micros = (ms: number) => fixed((ms * 1000) / elements, 1);
+    const main = this.mainMs() - this.mainBefore;
+    // The other threads: V8's (garbage collection, compilation) and libuv's.
+    const others = this.processMs() - this.processBefore - main;
+    const database = totalCpuMs(databaseServerPids()) - this.databaseBefore;
+    return `worker main thread ${micros(main)} µs, its other threads ${micros(others)} µs, engine hosts ${micros(this.hostsMs() - this.hostsBefore)} µs, MariaDB ${micros(database)} µs (whole server)`;
+  }
+}
+
 const ASYNC_WINDOW_SECONDS = 10;
 type StoredRun = { request_id: string; created_at: Date; started_at: Date | null; finished_at: Date | null };
 
@@ -898,13 +933,21 @@ async function main(): Promise<void> {
         MariaDB: databaseServerPids(),
         'this bench': [process.pid],
       });
+      const perElement = new PerElementCpu(workers);
+      const monotonicStart = process.hrtime.bigint() / 1000n;
       batch = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
+      // The clock of --cpu-prof's profiles (CLOCK_MONOTONIC, µs): the measured batch's window in the services' profiles.
+      if (process.env.BENCH_NODE_ARGS?.includes('--cpu-prof'))
+        report(
+          `  profile window of the measured batch: ${monotonicStart}–${process.hrtime.bigint() / 1000n} µs (monotonic)`,
+        );
       if (batch.status.failed !== 0) throw new Error(`batch ended with ${batch.status.failed} failed elements`);
       const batchRate = (BATCH_ELEMENTS * 1000) / batch.totalMs;
       report(
         `batch of ${BATCH_ELEMENTS} (${WORKERS} worker process${WORKERS === 1 ? '' : 'es'}): submit ${fixed(batch.submitMs, 0)} ms, submit to last result ${fixed(batch.totalMs, 0)} ms`,
       );
       report(`  CPU time used meanwhile: ${cpu.report()} (MariaDB serves the whole machine)`);
+      report(`  CPU per element: ${perElement.report(BATCH_ELEMENTS)}`);
       if (PHASES) await sleep(300); // the services' last log lines may still be on their way
       if (PHASES) report(`  phases: ${phaseReport(batch.status.batchTaskId)}`);
       // BENCH_BATCH_REPEAT: more batches of the same size afterwards, for information (the goal uses the first).
@@ -923,10 +966,11 @@ async function main(): Promise<void> {
       }
       // The same batch with recording off, for information (the goal is the recorded batch above).
       await setRecording(db, Number(scenarioId), false);
+      const unrecordedPerElement = new PerElementCpu(workers);
       const unrecordedBatch = await runBatch(token, inputs.slice(0, BATCH_ELEMENTS));
       await setRecording(db, Number(scenarioId), true);
       report(
-        `  the same batch with recording off (same run): submit to last result ${fixed(unrecordedBatch.totalMs, 0)} ms = ${fixed((BATCH_ELEMENTS * 1000) / unrecordedBatch.totalMs, 0)} elements/s (recording keeps ${fixed((100 * unrecordedBatch.totalMs) / batch.totalMs)} %)`,
+        `  the same batch with recording off (same run): submit to last result ${fixed(unrecordedBatch.totalMs, 0)} ms = ${fixed((BATCH_ELEMENTS * 1000) / unrecordedBatch.totalMs, 0)} elements/s (recording keeps ${fixed((100 * unrecordedBatch.totalMs) / batch.totalMs)} %); CPU per element: ${unrecordedPerElement.report(BATCH_ELEMENTS)}`,
       );
       goal(
         `batch of ${BATCH_ELEMENTS.toLocaleString('en-US')} ≥ 10,000 elements/s`,
@@ -1111,8 +1155,10 @@ async function main(): Promise<void> {
     api.kill('SIGTERM');
   } finally {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await sleep(500);
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    // A process profiled with --cpu-prof writes its profile only when it exits by itself: give it the time to.
+    const exitWaitMs = (process.env.BENCH_NODE_ARGS ?? '').includes('--cpu-prof') ? 15_000 : 500;
+    for (let waited = 0; waited < exitWaitMs && children.some(running); waited += 100) await sleep(100);
+    for (const child of children) if (running(child)) child.kill('SIGKILL');
     await db('decision_record_pages')
       .where({ owner_id: user.id })
       .del()
@@ -1148,6 +1194,10 @@ async function main(): Promise<void> {
     agent.destroy();
   }
   printGoals();
+}
+
+function running(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
 }
 
 function printGoals(): void {

@@ -1,20 +1,26 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * Multi-row INSERT statements written as SQL text, for the hot bulk writes (batch results, async
  * outcomes, batch inputs). Going through knex's insert builder and the driver's placeholder
  * formatting cost about 15 µs of CPU per row (a general-purpose escaper on every value, then a scan
  * of the whole statement for placeholders); a 10,000-element batch spent more time there than in
  * the sandbox. Here every value becomes a literal whose meaning does not depend on escaping rules:
- * numbers as digits, dates as UTC text, a string that holds no quote, backslash or control
- * character as it is between single quotes (inside a quoted literal nothing else is special, in
- * any sql_mode), and any other string or a Buffer as a hexadecimal literal (`X'…'` of its UTF-8
- * bytes, which MySQL stores in a text column as that text). Statements built here carry no
+ * numbers as digits, dates as UTC text, a string that holds no quote, backslash, NUL or Ctrl-Z as
+ * it is between single quotes (inside a quoted literal nothing else is special, in any sql_mode: a
+ * line break is one more character of it, as decision records' pages' `\n`-separated ids), a Buffer of UTF-8 text holding none of those bytes likewise (the same bytes reach a
+ * text or a binary column), and any other string or Buffer as a hexadecimal literal (`X'…'` of its
+ * UTF-8 bytes, which MySQL stores in a text column as that text). Statements built here carry no
  * placeholders: database.ts sends a statement without values as written.
  */
 export type SqlValue = string | number | boolean | Date | Buffer | null | undefined;
 
+/** The bytes of the characters NEEDS_ESCAPING finds: a Buffer holding one goes as hex. */
+const ESCAPED_BYTES = [0x27, 0x5c, 0x00, 0x1a];
+
 /** A string holding none of these can go between single quotes as it is; one that does goes as hex. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and Ctrl-Z are exactly what MySQL's quoting must escape.
-const NEEDS_ESCAPING = /['\\\0\n\r\x1a]/;
+const NEEDS_ESCAPING = /['\\\0\x1a]/;
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 /** The SQL literal of one value (null and undefined are NULL). */
@@ -28,7 +34,18 @@ export function sqlLiteral(value: SqlValue): string {
   }
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (value instanceof Date) return dateLiteral(value);
-  return hexLiteral(value);
+  return quotable(value) ? `'${value.toString('utf8')}'` : hexLiteral(value);
+}
+
+/**
+ * Whether bytes can go between single quotes as the text they encode: valid UTF-8 holding none of ESCAPED_BYTES.
+ * Half the SQL of a hexadecimal literal, and nothing to convert on either side (decision records' pages are such
+ * text, JSON, unless a value holds a quote or backslash); each test is one native pass over the bytes.
+ */
+function quotable(bytes: Buffer): boolean {
+  if (bytes.length === 0 || !isUtf8(bytes)) return false;
+  for (const byte of ESCAPED_BYTES) if (bytes.includes(byte)) return false;
+  return true;
 }
 
 /**

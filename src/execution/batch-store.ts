@@ -333,10 +333,16 @@ export class MySqlBatchStore implements BatchStore {
     const { failure, afterCommit } = await retryOnDeadlock(() =>
       this.db.transaction(async (trx) => {
         const written = await writeFinishedRuns(trx, finished, 'ON DUPLICATE KEY UPDATE `id` = `id`');
-        const ids = finished.filter((_, k) => written[k] === null).map(({ run }) => run.id);
-        const records = held.length === 0 || ids.length === 0 ? [] : await this.storedByThisCall(trx, ids, held);
+        const ids = finished.filter((_, k) => written.errors[k] === null).map(({ run }) => run.id);
+        // Every row new (the usual case): each is this call's, no need to read them back.
+        const records =
+          held.length === 0 || ids.length === 0
+            ? []
+            : written.allNew
+              ? heldFor(ids, held)
+              : await this.storedByThisCall(trx, ids, held);
         return {
-          failure: written.find((error) => error !== null),
+          failure: written.errors.find((error) => error !== null),
           afterCommit: await this.records.write(trx, records),
         };
       }),
@@ -351,11 +357,10 @@ export class MySqlBatchStore implements BatchStore {
     ids: string[],
     held: readonly HeldRecord[],
   ): Promise<HeldRecord[]> {
-    const stored = new Set<string>();
-    for (let k = 0; k < ids.length; k += 1000) {
-      for (const id of await selectIds(trx('run_results').whereIn('id', ids.slice(k, k + 1000)))) stored.add(id);
-    }
-    return held.filter((record) => stored.delete(record.id));
+    const stored: string[] = [];
+    for (let k = 0; k < ids.length; k += 1000)
+      stored.push(...(await selectIds(trx('run_results').whereIn('id', ids.slice(k, k + 1000)))));
+    return heldFor(stored, held);
   }
 
   /**
@@ -602,4 +607,10 @@ function toBatch(row: BatchRow): BatchRecord {
     createdAt: new Date(row.created_at),
     finishedAt: row.finished_at ? new Date(row.finished_at) : null,
   };
+}
+
+/** The held records of these result ids (each once). */
+function heldFor(ids: readonly string[], held: readonly HeldRecord[]): HeldRecord[] {
+  const stored = new Set(ids);
+  return held.filter((record) => stored.delete(record.id));
 }

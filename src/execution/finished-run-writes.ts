@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, isDatabaseUnavailable, mysqlErrno } from '../db/mysql-errors.js';
 import type { SqlValue } from '../db/sql-literals.js';
+import { insertedWithoutDuplicates } from '../db/insert-duplicates.js';
+import { sendStatement, type StatementAnswer } from '../db/send-statement.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import type { RunOutcome } from './run-outcome.js';
 import { finishedRunValues, insertFinishedRuns, type RunIdentity } from './run-columns.js';
@@ -32,13 +34,18 @@ const STATEMENT_MAX_BYTES = 8 * 1024 * 1024;
  * lock that could not be had says nothing about the rows: it is thrown, and the job is tried again.
  * `db` may be a transaction (the runs' decision records are written in it too): a refused statement
  * is undone alone by MySQL, so the fallbacks work the same inside one.
+ *
+ * `allNew` is true when every run's row was inserted as a new row by this call (each statement's answer
+ * said so, insert-duplicates.ts): a caller that must know which rows it stored need not read them back.
+ * False says nothing either way (a duplicate key, a statement of one row, a fallback).
  */
 export async function writeFinishedRuns(
   db: Knex,
   finished: readonly FinishedRun[],
   onDuplicate: string,
-): Promise<Array<Error | null>> {
+): Promise<{ errors: Array<Error | null>; allNew: boolean }> {
   const answers = new Array<Error | null>(finished.length).fill(null);
+  let allNew = true;
   const order = finished.map((_, index) => index).sort((a, b) => compareIds(finished[a].run.id, finished[b].run.id));
   const rows = order.map((index) => ({
     index,
@@ -46,13 +53,15 @@ export async function writeFinishedRuns(
   }));
   for (const statement of groupsWithin(rows, (row) => estimatedBytes(row.values), STATEMENT_MAX_BYTES)) {
     try {
-      await write(
+      const answer = await write(
         db,
         statement.map((row) => row.values),
         onDuplicate,
       );
+      allNew &&= insertedWithoutDuplicates(answer);
       continue;
     } catch (error) {
+      allNew = false;
       if (!isRowFault(error)) throw error;
       if (statement.length === 1) {
         answers[statement[0].index] = await writeReplacement(db, finished[statement[0].index], error, onDuplicate);
@@ -68,14 +77,14 @@ export async function writeFinishedRuns(
       }
     }
   }
-  return answers;
+  return { errors: answers, allNew };
 }
 
-async function write(db: Knex, rows: SqlValue[][], onDuplicate: string): Promise<void> {
+async function write(db: Knex, rows: SqlValue[][], onDuplicate: string): Promise<StatementAnswer> {
   const sql = insertFinishedRuns(rows, onDuplicate);
   // A deadlock rolls back a whole transaction: within one, the caller tries the transaction again, never a statement.
-  if ((db as Knex.Transaction).isTransaction) await db.raw(sql);
-  else await retryOnDeadlock(() => db.raw(sql));
+  if ((db as Knex.Transaction).isTransaction) return await sendStatement(db, sql);
+  return await retryOnDeadlock(() => sendStatement(db, sql));
 }
 
 /** Stores RESULT_NOT_STORED for a run whose row was refused; answers null, or the error when that row is refused too. */
@@ -103,12 +112,22 @@ function isRowFault(error: unknown): boolean {
   return !isDatabaseUnavailable(error) && errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT;
 }
 
-/** About how many bytes of SQL a row's values make (strings as hexadecimal literals, the worst case). */
+/**
+ * About how many bytes of SQL a row's values make (strings as hexadecimal literals, the worst case). A short string
+ * counts 3 bytes a UTF-16 unit (the most UTF-8 takes for one) instead of being measured: a pass over every value of
+ * every row, for statements whose bound only matters with values of megabytes.
+ */
 function estimatedBytes(values: SqlValue[]): number {
   let bytes = 16;
-  for (const value of values) bytes += typeof value === 'string' ? Buffer.byteLength(value, 'utf8') * 2 + 4 : 24;
+  for (const value of values) {
+    if (typeof value !== 'string') bytes += 24;
+    else bytes += (value.length <= SHORT_STRING ? 3 * value.length : Buffer.byteLength(value, 'utf8')) * 2 + 4;
+  }
   return bytes;
 }
+
+/** Strings up to this many UTF-16 units are estimated, not measured (estimatedBytes). */
+const SHORT_STRING = 4096;
 
 function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -271,7 +271,7 @@ export class MySqlRunResultStore implements RunResultStore {
         const toStore = finished.filter(
           ({ run }, k) => !done.has(run.id) && finished.findIndex((other) => other.run.id === run.id) === k,
         );
-        const written = await writeFinishedRuns(trx, toStore, ON_DUPLICATE_STORE_OUTCOME);
+        const { errors: written } = await writeFinishedRuns(trx, toStore, ON_DUPLICATE_STORE_OUTCOME);
         const stored = new Set(toStore.filter((_, k) => written[k] === null).map(({ run }) => run.id));
         const errors = new Map(toStore.map(({ run }, k) => [run.id, written[k]]));
         const left = await this.records.write(

@@ -27,8 +27,8 @@ export class PagesPartlyStoredError extends Error {
 }
 
 /**
- * Most bytes of pages one INSERT on a caller's transaction carries: knex sends the records' bytes as
- * hexadecimal literals (twice their size), and the statement must stay well below MariaDB's default
+ * Most bytes of pages one INSERT on a caller's transaction carries: the records' bytes go as
+ * hexadecimal literals (src/db/sql-literals.ts, twice their size), and the statement must stay well below MariaDB's default
  * max_allowed_packet (16 MiB).
  */
 export const IN_TRANSACTION_STATEMENT_BYTES = 4 * 1024 * 1024;

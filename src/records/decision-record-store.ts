@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { BulkInserter } from '../db/mariadb-bulk-insert.js';
-import { utcDatetimeText } from '../db/sql-literals.js';
+import { insertStatement, utcDatetimeText, type SqlValue } from '../db/sql-literals.js';
 import { groupsWithin } from '../db/statement-groups.js';
 import type { DecisionRecord, DecisionRecordSummary, PortCapture } from './decision-record.js';
 import {
@@ -22,6 +22,7 @@ import {
   type StoredPage,
 } from './record-page.js';
 import { databaseAnswers } from '../db/database.js';
+import { sendStatement } from '../db/send-statement.js';
 
 const TABLE = 'decision_record_pages';
 
@@ -155,7 +156,9 @@ export class MySqlDecisionRecordStore implements DecisionRecordStore {
     let stored = 0;
     for (const group of groupsWithin(pages, pageBytes, IN_TRANSACTION_STATEMENT_BYTES)) {
       try {
-        await trx(TABLE).insert(group.map(pageRow));
+        // SQL literals sent as they are (ADR 0007), not knex's builder: the driver's escaper turned each page's bytes
+        // into hex in JavaScript, and knex copied the statement, a few µs of a stored run's record on the worker's event loop.
+        await sendStatement(trx, insertStatement(TABLE, INSERT_COLUMNS, group.map(pageValues)));
       } catch (error) {
         throw stored > 0 ? new PagesPartlyStoredError(stored, error) : error;
       }
@@ -418,7 +421,7 @@ function idTime(id: string): number | undefined {
   return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
 
-function pageValues(page: SealedPage): unknown[] {
+function pageValues(page: SealedPage): SqlValue[] {
   const { key } = page;
   return [
     key.ownerId,

@@ -72,8 +72,46 @@ describe('SQL literals of multi-row inserts', () => {
   });
 
   it('never writes a quote or backslash outside a hexadecimal literal', () => {
-    for (const text of ["it's", 'a\\b', 'nul\0']) expect(sqlLiteral(text)).toMatch(/^X'[0-9a-f]+'$/);
+    for (const text of ["it's", 'a\\b', 'nul\0', 'ctrl-z \x1a']) expect(sqlLiteral(text)).toMatch(/^X'[0-9a-f]+'$/);
     expect(sqlLiteral('plain "json" text')).toBe(`'plain "json" text'`);
+    expect(sqlLiteral('\nid-1\nid-2\r\n')).toBe(`'\nid-1\nid-2\r\n'`);
+  });
+
+  it('writes bytes of plain UTF-8 text between quotes, and any other bytes as hex', () => {
+    expect(sqlLiteral(Buffer.from('["id",{"a":"é 🙂"}]'))).toBe(`'["id",{"a":"é 🙂"}]'`);
+    expect(sqlLiteral(Buffer.from('line\nbreak\r\n'))).toBe(`'line\nbreak\r\n'`);
+    for (const bytes of [
+      Buffer.from("it's"),
+      Buffer.from('a\\b'),
+      Buffer.from('nul\0'),
+      Buffer.from('ctrl-z \x1a'),
+      Buffer.from([0x00, 0x00, 0x01, 0x2c]),
+      Buffer.from([0x61, 0xc3]),
+      Buffer.from([0xff, 0xfe]),
+    ])
+      expect(sqlLiteral(bytes)).toBe(`X'${bytes.toString('hex')}'`);
+    expect(sqlLiteral(Buffer.alloc(0))).toBe("''");
+  });
+
+  it('stores bytes in a binary column exactly as given, quoted or as hex', async () => {
+    await db.raw('CREATE TEMPORARY TABLE bytes_check (id INT UNSIGNED NOT NULL, b LONGBLOB NULL)');
+    const values = [
+      Buffer.from('["id",{"a":"é 🙂"}]'),
+      Buffer.from("it's \\ \n"),
+      Buffer.from('\nline\r\nbreaks\n'),
+      Buffer.from([0x00, 0xff, 0x27, 0x5c, 0x80]),
+      Buffer.from([0x00, 0x00, 0x01, 0x2c]),
+      Buffer.alloc(0),
+    ];
+    await db.raw(
+      insertStatement(
+        'bytes_check',
+        ['id', 'b'],
+        values.map((bytes, id) => [id, bytes]),
+      ),
+    );
+    const rows = (await db('bytes_check').orderBy('id').select('b')) as Array<{ b: Buffer }>;
+    expect(rows.map((row) => row.b.toString('hex'))).toEqual(values.map((bytes) => bytes.toString('hex')));
   });
 
   it('refuses what has no SQL literal or is not a plain identifier', () => {

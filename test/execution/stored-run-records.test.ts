@@ -3,6 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 import { allStoredRecords } from '../records/stored-records.js';
+import { aRecord } from '../records/record-fixture.js';
+import { MadeRecord } from '../../src/records/stored-run-records.js';
+import type { ElementOutcome } from '../../src/execution/batch-store.js';
 import { isolateJobStore } from './support.js';
 
 /**
@@ -176,6 +179,77 @@ describe('records of stored runs, written with their outcomes', () => {
     );
     expect(batchRecords).toHaveLength(20);
     expect(batchRecords.map((record) => record.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('records only the elements a slice stored when some of them were stored before (a statement that met duplicate keys)', async () => {
+    const batchId = await newBatch(6);
+    const { batchStore } = t.services.execution;
+    const batch = await batchStore.findBatch(batchId);
+    if (!batch) throw new Error('no batch');
+    /** An element's outcome and its held record, under a new result id. */
+    const element = (index: number): { outcome: ElementOutcome; held: MadeRecord } => {
+      const resultId = randomUUID();
+      const beganAt = new Date();
+      return {
+        outcome: {
+          index,
+          resultId,
+          outcome: { state: 'SUCCEEDED', result: { b: index }, error: null, version: '1', beganAt, endedAt: beganAt },
+        },
+        held: new MadeRecord(
+          aRecord(scenarioId, { id: resultId, requestId: resultId, mode: 'BATCH', batchId, ownerId: alice.id }),
+        ),
+      };
+    };
+    const insert = (elements: Array<ReturnType<typeof element>>) =>
+      batchStore.insertResults(
+        batch,
+        elements.map((e) => e.outcome),
+        elements.map((e) => e.held),
+      );
+    const first = [0, 1, 2].map(element);
+    await insert(first);
+    // Elements 0–2 again (under new result ids: a chunk run twice at once), with three new ones, in one statement.
+    const second = [0, 1, 2, 3, 4, 5].map(element);
+    await insert(second);
+    const stored = [...first, ...second.slice(3)].map((e) => e.outcome.resultId as string).sort();
+    expect((await resultIdsOf(batchId)).sort()).toEqual(stored);
+    const recorded = await recordsOf([...first, ...second].map((e) => e.outcome.resultId as string));
+    expect(recorded.map((record) => record.id).sort()).toEqual(stored);
+  });
+
+  it('records every element of a slice whose rows were all new, without reading them back', async () => {
+    const batchId = await newBatch(4);
+    const { batchStore } = t.services.execution;
+    const batch = await batchStore.findBatch(batchId);
+    if (!batch) throw new Error('no batch');
+    const resultIds = [0, 1, 2, 3].map(() => randomUUID());
+    const beganAt = new Date();
+    const reads: string[] = [];
+    const listen = (query: { sql: string }) => {
+      if (/^select/i.test(query.sql) && query.sql.includes('run_results')) reads.push(query.sql);
+    };
+    t.services.db.on('query', listen);
+    try {
+      await batchStore.insertResults(
+        batch,
+        resultIds.map((resultId, index) => ({
+          index,
+          resultId,
+          outcome: { state: 'SUCCEEDED', result: { b: index }, error: null, version: '1', beganAt, endedAt: beganAt },
+        })),
+        resultIds.map(
+          (resultId) =>
+            new MadeRecord(
+              aRecord(scenarioId, { id: resultId, requestId: resultId, mode: 'BATCH', batchId, ownerId: alice.id }),
+            ),
+        ),
+      );
+    } finally {
+      t.services.db.off('query', listen);
+    }
+    expect(reads).toEqual([]);
+    expect((await recordsOf(resultIds)).map((record) => record.id).sort()).toEqual([...resultIds].sort());
   });
 
   it('records an async run once when two workers finish it at once, keeps its first outcome and schedules one callback', async () => {
