@@ -6,13 +6,13 @@ import { LiveTestStore, type RunsTable } from './live-test-runs.js';
 
 /** Shadows listed per scenario, newest first. */
 const LIST_LIMIT = 100;
-/** The shadow_runs table: shadow runs written 200 a statement. */
+/** The shadow_runs table: shadow runs written 50 a statement (a small hold of the event loop each, ADR 0028). */
 const SHADOW_RUNS: RunsTable<ShadowRunRow, StoredShadowRun> = {
   table: 'shadow_runs',
   testColumn: 'shadow_id',
   columns: ['shadow_id', 'run_id', 'request_id', 'began_at', 'champion', 'shadow', 'calls', 'duration_micros'],
   readColumns: ['id', 'run_id', 'request_id', 'began_at', 'champion', 'shadow', 'calls', 'duration_micros'],
-  chunk: 200,
+  chunk: 50,
   stored: (row, testId) => ({
     seq: Number(row.id),
     shadowId: testId,

@@ -20,8 +20,14 @@ import { SplitRunWriter } from './split-run-writer.js';
 import { SplitService, type ChallengerDeploys } from './split-service.js';
 import { MySqlSplitStore } from './split-store.js';
 
-/** How often buffered shadow runs are written. */
-const FLUSH_MS = 250;
+/**
+ * How often buffered shadow runs are written: every 50 ms in statements of 50 rows, so that a write's statement
+ * building and MariaDB's work for it come in small pieces beside the live runs (ADR 0028's addendum), not as a
+ * quarter second's rows at once.
+ */
+const SHADOW_FLUSH_MS = 50;
+/** How often buffered split runs are written (a row per live run of the scenario, a few bytes each). */
+const SPLIT_FLUSH_MS = 250;
 /** Shadow runs held in memory while MySQL is slow or down. */
 const MAX_BUFFERED = 10_000;
 /** How often worker processes delete shadow and split runs past their retention. */
@@ -66,8 +72,8 @@ export interface ShadowsDependencies {
 
 export function createShadows(deps: ShadowsDependencies): Shadows {
   const logger = deps.logger.child({ component: 'shadows' });
-  const writing = (reason: string) => ({
-    flushMs: FLUSH_MS,
+  const writing = (reason: string, flushMs: number) => ({
+    flushMs,
     maxBuffered: MAX_BUFFERED,
     onDropped: (count: number) => deps.metrics.recordsDropped(count, reason),
   });
@@ -88,7 +94,7 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
   });
   const writer = new ShadowRunWriter(
     store,
-    { ...writing('shadow_buffer_full'), onWriteMs: (ms) => budget.charge(ms) },
+    { ...writing('shadow_buffer_full', SHADOW_FLUSH_MS), onWriteMs: (ms) => budget.charge(ms) },
     logger,
   );
   const live = new LiveShadows(
@@ -112,7 +118,7 @@ export function createShadows(deps: ShadowsDependencies): Shadows {
   });
 
   const splitStore = new MySqlSplitStore(deps.db, deps.scenarioLocks);
-  const splitWriter = new SplitRunWriter(splitStore, writing('split_buffer_full'), logger);
+  const splitWriter = new SplitRunWriter(splitStore, writing('split_buffer_full', SPLIT_FLUSH_MS), logger);
   const splitsLive = new LiveSplits(splitStore, splitWriter, deps.metrics, logger, cached, models);
   const splitReports = new SplitReports(splitStore, SETTLED_MS);
   const splits = new SplitService({
