@@ -2,9 +2,10 @@ import { afterEach, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { isolateJobStore } from '../execution/support.js';
 import { putDevelop, scenarioIdOf } from '../replay/support.js';
-import { deployScenario, doublingScenario, scriptScenario } from '../support/scenario-fixtures.js';
+import { deployScenario, scriptScenario } from '../support/scenario-fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { attachShadow, shadowWithRuns } from './support.js';
+import { deployedScenarioId, scoreAs, attachShadow, shadowWithRuns } from './support.js';
+import type { ScenarioDocument } from '../../src/engine/index.js';
 
 /**
  * Shadows whose runs loop to their time limit (issue 32). Each test has an app of its own: the looping runs spend the
@@ -24,17 +25,8 @@ async function freshApp(label: string): Promise<void> {
 }
 afterEach(() => t.close());
 
-async function newScenario(name: string, doc = doublingScenario()): Promise<string> {
-  await deployScenario(t.services.db, alice.id, name, doc);
-  return scenarioIdOf(t, alice.id, name);
-}
-
-function score(name: string, inputs: Record<string, unknown>) {
-  return request(t.app)
-    .post(`/api/scenario/code/remote/score?name=${name}`)
-    .set('Score-Token', alice.scoreToken)
-    .send(inputs);
-}
+const newScenario = (name: string, doc?: ScenarioDocument) => deployedScenarioId(t, alice, name, doc);
+const score = (name: string, inputs: Record<string, unknown>) => scoreAs(t, alice, name, inputs);
 
 it('leaves the champion\u2019s answers exactly as they are when its shadows throw or loop', async () => {
   await freshApp('shadow-throws-loops');

@@ -5,9 +5,18 @@ import request from 'supertest';
 import { chain, input, script } from '../engine/support/scenario-builder.js';
 import { isolateJobStore, waitFor } from '../execution/support.js';
 import { bearer, putDevelop, scenarioIdOf } from '../replay/support.js';
-import { deployScenario, doublingScenario, scriptScenario } from '../support/scenario-fixtures.js';
+import { scriptScenario } from '../support/scenario-fixtures.js';
 import { createTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { attachShadow, getShadow, shadowAction, shadowWithRuns, storedShadowRuns } from './support.js';
+import {
+  deployedScenarioId,
+  scoreAs,
+  attachShadow,
+  getShadow,
+  shadowAction,
+  shadowWithRuns,
+  storedShadowRuns,
+} from './support.js';
+import type { ScenarioDocument } from '../../src/engine/index.js';
 
 /** Shadows (issue 32, docs/live-tests.md): a version run beside the live one on live traffic, and its report. */
 
@@ -26,17 +35,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function newScenario(name: string, doc = doublingScenario()): Promise<string> {
-  await deployScenario(t.services.db, alice.id, name, doc);
-  return scenarioIdOf(t, alice.id, name);
-}
-
-function score(name: string, inputs: Record<string, unknown>) {
-  return request(t.app)
-    .post(`/api/scenario/code/remote/score?name=${name}`)
-    .set('Score-Token', alice.scoreToken)
-    .send(inputs);
-}
+const newScenario = (name: string, doc?: ScenarioDocument) => deployedScenarioId(t, alice, name, doc);
+const score = (name: string, inputs: Record<string, unknown>) => scoreAs(t, alice, name, inputs);
 
 const tripling = () => scriptScenario('if (a === 13) { throw new Error("unlucky thirteen"); } out = a * 3;');
 

@@ -1,5 +1,8 @@
 import request from 'supertest';
+import type { ScenarioDocument } from '../../src/engine/index.js';
 import { waitFor } from '../execution/support.js';
+import { scenarioIdOf } from '../replay/support.js';
+import { deployScenario, doublingScenario } from '../support/scenario-fixtures.js';
 import type { TestApp, TestUser } from '../support/test-app.js';
 import { bearer } from '../records/support.js';
 
@@ -52,4 +55,23 @@ export async function storedShadowRuns(t: TestApp, shadowId: string): Promise<nu
   await t.services.shadows.writer.flush();
   const [{ n }] = await t.services.db('shadow_runs').where({ shadow_id: shadowId }).count({ n: '*' });
   return Number(n);
+}
+
+/** Deploys `doc` as `name`, owned by `user`, and answers its id. */
+export async function deployedScenarioId(
+  t: TestApp,
+  user: TestUser,
+  name: string,
+  doc: ScenarioDocument = doublingScenario(),
+): Promise<string> {
+  await deployScenario(t.services.db, user.id, name, doc);
+  return scenarioIdOf(t, user.id, name);
+}
+
+/** A sync score of the deployed scenario `name` with `user`'s score token. */
+export function scoreAs(t: TestApp, user: TestUser, name: string, inputs: Record<string, unknown>) {
+  return request(t.app)
+    .post(`/api/scenario/code/remote/score?name=${name}`)
+    .set('Score-Token', user.scoreToken)
+    .send(inputs);
 }
