@@ -16,8 +16,8 @@ import { MultiPathWalk, followsSeveralChildren } from './tree-multipath-codegen.
 
 const q = JSON.stringify;
 
-/** What of model-codegen's emitter a tree uses. */
-interface TreeSink {
+/** What of model-codegen's emitter a tree (and its multi-path walk) uses. */
+export interface TreeSink {
   readonly categories: string[];
   readonly parts: string[];
   id(prefix: string): string;

@@ -1,5 +1,6 @@
-import type { FieldValue, TreeModel, TreeNode } from './model-document.js';
+import type { TreeModel, TreeNode } from './model-document.js';
 import { predicateSource } from './predicate-codegen.js';
+import type { TreeSink } from './tree-codegen.js';
 
 /**
  * The missing value strategies that follow several children (PMML 4.4, TreeModel), for tree-codegen.ts: the
@@ -25,16 +26,6 @@ import { predicateSource } from './predicate-codegen.js';
 
 const q = JSON.stringify;
 
-/** What of model-codegen's emitter the walk uses. */
-interface WalkSink {
-  readonly categories: string[];
-  readonly parts: string[];
-  id(prefix: string): string;
-  slot(field: string): number;
-  category(value: FieldValue): number | undefined;
-  constant(source: string): string;
-}
-
 type MultiPathTree = TreeModel & { missingValueStrategy: 'weightedConfidence' | 'aggregateNodes' };
 
 /** The tree's missing value strategy follows several children where a predicate is unknown. */
@@ -50,7 +41,7 @@ export class MultiPathWalk {
   private readonly finish: string;
 
   constructor(
-    private readonly e: WalkSink,
+    private readonly e: TreeSink,
     private readonly m: MultiPathTree,
     nodes: TreeNode[],
   ) {
